@@ -1,0 +1,86 @@
+import type { ConfigData } from '../../sdk/index.ts';
+import { ApiError } from '../../sdk/index.ts';
+import { activate, saveConfigFile, syncAliases, withDefaults, type LoadedConfig } from './load.ts';
+import { deepMerge, isPlainObject } from './schema-walk.ts';
+import { semanticErrors, typeErrors, type ConfigErrors } from './validate.ts';
+
+const ZERO_TIME = '0001-01-01T00:00:00Z';
+
+/** Outcome of a rejected PUT: 400 for shape errors, 409 with a ConfigError map for values. */
+export class ConfigRejected extends Error {
+  constructor(readonly status: 400 | 409, readonly errors: ConfigErrors) {
+    super('config rejected');
+  }
+}
+
+/**
+ * The configuration as the API sees it: what is stored in the file, what is active (stored +
+ * environment), and when each happened. A PUT stores; only a reload applies.
+ */
+export class ConfigStore {
+  #stored: ConfigData;
+  #active: ConfigData;
+  #overrides: string[];
+  readonly #path: string;
+  readonly #env: NodeJS.ProcessEnv;
+  #createdAt: string;
+  #updatedAt: string;
+  readonly #loadedAt = new Date().toISOString();
+
+  constructor(loaded: LoadedConfig, env: NodeJS.ProcessEnv) {
+    this.#stored = loaded.stored;
+    this.#active = loaded.active;
+    this.#overrides = loaded.env.overrides;
+    this.#path = loaded.path;
+    this.#env = env;
+    this.#createdAt = loaded.stored.created_at;
+    this.#updatedAt = loaded.fresh ? ZERO_TIME : loaded.stored.created_at;
+  }
+
+  get active(): ConfigData { return this.#active; }
+  get stored(): ConfigData { return this.#stored; }
+  get path(): string { return this.#path; }
+
+  /** The `Config` resource of `GET /api/v3/config`. */
+  view(): { config: ConfigData; created_at: string; loaded_at: string; updated_at: string; overrides: string[] } {
+    return {
+      config: this.#active, created_at: this.#createdAt, loaded_at: this.#loadedAt,
+      updated_at: this.#updatedAt, overrides: this.#overrides,
+    };
+  }
+
+  /** Validates a partial config over the stored one and stores it atomically. */
+  async put(body: unknown): Promise<void> {
+    if (!isPlainObject(body)) throw new ApiError(400, 'Invalid JSON', ['the config must be a JSON object']);
+    const version = body.version ?? 3;
+    if (version !== 3 && version !== 1 && version !== 2) {
+      throw new ApiError(400, 'Invalid config version', [`version ${JSON.stringify(version)}`]);
+    }
+    const patch = { ...body, version: 3 };
+    delete (patch as Record<string, unknown>).created_at;
+    const merged = deepMerge(structuredClone(this.#stored) as unknown as Record<string, unknown>, patch);
+    const conflicts = syncAliases(merged, this.#stored as unknown as Record<string, unknown>);
+    if (conflicts.length) {
+      throw new ConfigRejected(409, Object.fromEntries(conflicts.map((k) => [k, [`${conflicts.join(' and ')} were changed differently`]])));
+    }
+    const shape = typeErrors(withDefaultsKeepTypes(merged));
+    if (Object.keys(shape).length) throw new ConfigRejected(400, shape);
+    const next = withDefaults(merged);
+    const { active, env } = activate(next, this.#env);
+    const errs: ConfigErrors = { ...env.errors, ...semanticErrors(active) };
+    if (Object.keys(errs).length) throw new ConfigRejected(409, errs);
+    const now = new Date().toISOString();
+    next.created_at = now;
+    await saveConfigFile(this.#path, next);
+    this.#stored = next;
+    this.#active = active;
+    this.#overrides = env.overrides;
+    this.#createdAt = now;
+    this.#updatedAt = now;
+  }
+}
+
+/** Type-checks with defaults filled but without dropping wrong values (Clean would hide them). */
+function withDefaultsKeepTypes(merged: Record<string, unknown>): unknown {
+  return deepMerge(withDefaults({}), merged);
+}

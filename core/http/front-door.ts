@@ -1,0 +1,57 @@
+import { arch } from 'node:os';
+import { OPTIONAL_AUTH, PUBLIC, Type, type HttpScope } from '../../sdk/index.ts';
+import type { Kernel } from '../kernel/kernel.ts';
+import { buildInfo } from './build-info.ts';
+
+/** The API version clients check: they refuse anything that is not datarhei Core 16.x. */
+export const API_VERSION = '16.15.0';
+
+/** `GET /ping`, `GET /api` (About), `GET /api/v3/log`. */
+export function frontDoorRoutes(k: Kernel) {
+  return async (http: HttpScope) => {
+    http.get('/ping', { config: PUBLIC, schema: { hide: true } }, async (_req, reply) => reply.type('text/plain; charset=utf-8').send('pong'));
+
+    http.get('/api', {
+      config: OPTIONAL_AUTH,
+      schema: { summary: 'About the service', tags: ['v16.7.2'] },
+    }, async (req) => {
+      const auths = authDescriptions(k);
+      if (k.config.api.auth.enable && !req.auth) {
+        return { app: 'datarhei-core', name: k.config.name, auths, version: { number: `${API_VERSION.split('.')[0]}.0.0` } };
+      }
+      const b = buildInfo();
+      return {
+        app: 'datarhei-core',
+        auths,
+        name: k.config.name,
+        id: k.config.id,
+        created_at: new Date(k.server.startedAt).toISOString().replace(/\.\d+Z$/, 'Z'),
+        uptime_seconds: Math.floor((Date.now() - k.server.startedAt) / 1000),
+        version: {
+          number: API_VERSION,
+          repository_commit: b.commit,
+          repository_branch: b.branch,
+          build_date: b.date,
+          arch: `linux/${arch()}`,
+          compiler: `node ${process.version}`,
+        },
+      };
+    });
+
+    http.get('/api/v3/log', {
+      schema: {
+        summary: 'Application log', tags: ['v16.7.2'],
+        querystring: Type.Object({ format: Type.Optional(Type.String()) }),
+      },
+    }, async (req) => (req.query.format === 'raw' ? k.ring.raw() : k.ring.console()));
+  };
+}
+
+/** The `auths` list of About: one entry per login method, as plugins describe them. */
+function authDescriptions(k: Kernel): string[] {
+  const a = k.config.api.auth;
+  if (!a.enable) return [];
+  const out = ['localjwt'];
+  if (a.idp.enable) for (const t of a.idp.tenants) out.push(`auth0 domain=${t.domain} audience=${t.audience} clientid=${t.clientid}`);
+  return out;
+}

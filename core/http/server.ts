@@ -1,0 +1,40 @@
+import Fastify from 'fastify';
+import type { Logger } from 'pino';
+import { ApiError, httpHooksRef, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
+import type { HookRegistry } from '../kernel/hook-registry.ts';
+import { errorHandler, sendError } from './errors.ts';
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The root fastify instance: Error bodies for every failure, 404 for unknown routes, and the
+ * authorize hook that auth plugins tap (routes are protected unless they say otherwise).
+ */
+export function createServer(opts: { log: Logger; bodyLimit: number; hooks: HookRegistry }): HttpScope {
+  const app = Fastify({
+    // request lines are logged at info by fastify; the HTTP component logs warnings and up
+    loggerInstance: opts.log.child({ component: 'HTTP' }, { level: opts.log.level === 'debug' ? 'debug' : 'warn' }),
+    bodyLimit: opts.bodyLimit,
+    routerOptions: { maxParamLength: 4096 },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    forceCloseConnections: true,
+  }).withTypeProvider() as unknown as HttpScope;
+
+  app.setErrorHandler(errorHandler(opts.log));
+  app.setNotFoundHandler((_req, reply) => sendError(reply, new ApiError(404, 'Not Found', ['Not Found'], 'ROUTE_NOT_FOUND')));
+
+  const http = opts.hooks.get(httpHooksRef);
+  app.addHook('onRequest', async (request) => {
+    const path = request.url;
+    const api = path === '/api' || path.startsWith('/api/') || path.startsWith('/api?');
+    const declared = request.is404 ? undefined : request.routeOptions.config.access;
+    const access: RouteAccess = declared ?? (request.is404 && !api ? 'public' : 'protected');
+    if (access === 'public') return;
+    const denied = await http.authorize.promise({ request, access, mutating: MUTATING.has(request.method), api });
+    if (denied) throw denied;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode >= 500) request.log.warn({ method: request.method, url: request.url, status: reply.statusCode }, 'request failed');
+  });
+  return app;
+}

@@ -1,0 +1,50 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { BootError, type DepsMap, type HttpScope, type PluginContext, type ServiceRef } from '../../sdk/index.ts';
+import type { Kernel } from './kernel.ts';
+import { getPath } from '../config/schema-walk.ts';
+import { vendorConfig, type LoadedPlugin } from './loader.ts';
+
+/** Mounts one plugin in its own encapsulated fastify scope and runs its setup. */
+export async function mountPlugin(k: Kernel, p: LoadedPlugin, closers: Array<() => unknown>): Promise<void> {
+  const { def } = p;
+  const log = k.log.child({ component: def.name });
+  const deps: Record<string, unknown> = {};
+  for (const [key, ref] of Object.entries((def.deps ?? {}) as DepsMap)) deps[key] = k.services.resolve(ref);
+  const config = def.configKey && getPath(k.config, def.configKey) !== undefined
+    ? getPath(k.config, def.configKey)
+    : vendorConfig(p);
+  const dataDir = resolve(k.config.db.dir, 'plugins', def.name);
+  try {
+    await k.http.register(async (scope: HttpScope) => {
+      const ctx: PluginContext<unknown, DepsMap> = {
+        name: def.name,
+        config,
+        coreConfig: k.config,
+        deps: deps as PluginContext<unknown, DepsMap>['deps'],
+        log,
+        http: scope,
+        hooks: k.hooks.forTapper(def.name),
+        provide: <T>(ref: ServiceRef<T, boolean>, impl: T) => {
+          if (!(def.provides ?? []).some((r) => r.id === ref.id)) {
+            throw new Error(`provides '${ref.id}' without declaring it in 'provides'`);
+          }
+          k.services.provide(ref, impl);
+        },
+        onClose: (fn) => { closers.push(fn); },
+        retain: <T>(key: string, create: () => T): T => {
+          const full = `${def.name}:${key}`;
+          if (!k.retained.has(full)) k.retained.set(full, create());
+          return k.retained.get(full) as T;
+        },
+        get dataDir() {
+          mkdirSync(dataDir, { recursive: true });
+          return dataDir;
+        },
+      };
+      await def.setup(ctx as never);
+    });
+  } catch (err) {
+    throw new BootError(`Plugin '${def.name}' startup failed: ${(err as Error).message}`, { cause: err });
+  }
+}

@@ -1,0 +1,34 @@
+import { BootError } from '../sdk/index.ts';
+import { CoreService } from './service.ts';
+
+/** The command line: `npm start [-- --config PATH]`. The only place that listens. */
+async function main(): Promise<void> {
+  let service: CoreService;
+  try {
+    service = await CoreService.start({ argv: process.argv.slice(2), stdoutLog: process.env.CORE_LOG_STDOUT !== 'false' });
+  } catch (err) {
+    const e = err as Error;
+    process.stderr.write(`\nThe service could not start:\n${e.message}\n${e instanceof BootError && e.cause ? `cause: ${(e.cause as Error).message}\n` : ''}`);
+    process.exit(1);
+  }
+  const cfg = service.app.kernel.config;
+  const base = `http://${service.app.kernel.server.host()}:${service.port}`;
+  const login = cfg.api.auth.enable
+    ? `log in at POST ${base}/api/login with api.auth.username/password from ${service.configPath}`
+    : `auth is off (set api.auth.enable, username and password in ${service.configPath} to turn it on)`;
+  process.stderr.write(`\nmedia process core listening on ${base}\n  API: ${base}/api  (docs: ${base}/api/swagger)\n  ${login}\n  config: ${service.configPath}\n\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`${signal}: shutting down\n`);
+    const force = setTimeout(() => process.exit(1), 20_000);
+    force.unref();
+    service.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+void main();

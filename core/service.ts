@@ -1,0 +1,113 @@
+import type { AddressInfo } from 'node:net';
+import { BootError } from '../sdk/index.ts';
+import { buildApp, type App } from './app.ts';
+import { loadConfig, resolveConfigPath } from './config/load.ts';
+import { ConfigStore } from './config/store.ts';
+import { semanticErrors, typeErrors } from './config/validate.ts';
+
+export interface ServiceOptions {
+  argv?: readonly string[];
+  env?: NodeJS.ProcessEnv;
+  /** Config file path; overrides argv and CORE_CONFIGFILE. */
+  configPath?: string;
+  stdoutLog?: boolean;
+}
+
+/** Splits `host:port` (`:8080` = every interface). */
+export function parseAddress(address: string): { host: string; port: number } {
+  const a = /^\d+$/.test(address) ? `:${address}` : address;
+  const i = a.lastIndexOf(':');
+  const host = a.slice(0, i).replace(/^\[|\]$/g, '');
+  return { host: host === '' ? '0.0.0.0' : host, port: Number(a.slice(i + 1)) };
+}
+
+/**
+ * A running service: config file + app + listener. It survives reloads: the app is rebuilt
+ * from the stored config in-process and listens on the same port again.
+ */
+export class CoreService {
+  app!: App;
+  port = 0;
+  readonly #opts: ServiceOptions;
+  readonly #retained = new Map<string, unknown>();
+  #reloading: Promise<void> | undefined;
+  #closed = false;
+
+  private constructor(opts: ServiceOptions) {
+    this.#opts = opts;
+  }
+
+  static async start(opts: ServiceOptions = {}): Promise<CoreService> {
+    const s = new CoreService(opts);
+    s.app = await s.#build();
+    await s.#listen();
+    return s;
+  }
+
+  get env(): NodeJS.ProcessEnv { return this.#opts.env ?? process.env; }
+  get configPath(): string {
+    return this.#opts.configPath ?? resolveConfigPath(this.#opts.argv ?? process.argv.slice(2), this.env);
+  }
+  get url(): string { return `http://127.0.0.1:${this.port}`; }
+
+  async #build(): Promise<App> {
+    const loaded = await loadConfig(this.configPath, this.env);
+    const errs = { ...loaded.env.errors, ...typeErrors(loaded.active) };
+    if (Object.keys(errs).length) {
+      throw new BootError(`invalid configuration (${loaded.path}):\n${Object.entries(errs).map(([k, m]) => `  ${k}: ${m.join('; ')}`).join('\n')}`);
+    }
+    return buildApp(loaded.active, {
+      configStore: new ConfigStore(loaded, this.env),
+      env: this.env,
+      retained: this.#retained,
+      stdoutLog: this.#opts.stdoutLog,
+      requestReload: () => { void this.reload(); },
+    });
+  }
+
+  async #listen(reusePort?: number): Promise<void> {
+    const { host, port } = parseAddress(this.app.kernel.config.address);
+    await this.app.http.listen({ host, port: port === 0 && reusePort ? reusePort : port });
+    this.port = (this.app.http.server.address() as AddressInfo).port;
+    await this.app.listening(this.port);
+  }
+
+  /** Rebuilds the app from the stored config. An invalid stored config leaves the running app alone. */
+  reload(): Promise<void> {
+    this.#reloading ??= this.#reload().finally(() => { this.#reloading = undefined; });
+    return this.#reloading;
+  }
+
+  async #reload(): Promise<void> {
+    if (this.#closed) return;
+    const log = this.app.kernel.log;
+    try {
+      const loaded = await loadConfig(this.configPath, this.env);
+      const errs = { ...loaded.env.errors, ...typeErrors(loaded.active), ...semanticErrors(loaded.active) };
+      if (Object.keys(errs).length) {
+        log.error({ errors: errs }, 'reload refused: the stored config is invalid');
+        return;
+      }
+    } catch (err) {
+      log.error({ err }, 'reload refused');
+      return;
+    }
+    log.info('reloading');
+    const oldPort = this.port;
+    await this.app.close();
+    try {
+      this.app = await this.#build();
+    } catch (err) {
+      log.error({ err }, 'reload failed');
+      throw err;
+    }
+    await this.#listen(oldPort);
+  }
+
+  /** Stops everything (children, listeners); state is already on disk. Safe to call twice. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#reloading?.catch(() => {});
+    await this.app.close();
+  }
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what the service needs: npm packages, and ffmpeg through apt-get when root and missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]; then
+  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund >&2; else npm install --no-audit --no-fund >&2; fi
+fi
+if ! command -v ffmpeg >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "ffmpeg is missing: installing the Debian package ffmpeg" >&2
+    apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg >&2
+  else
+    echo "ffmpeg is missing: install the Debian package 'ffmpeg' (sudo apt-get install ffmpeg), then run this again" >&2
+    exit 1
+  fi
+fi

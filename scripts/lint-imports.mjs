@@ -1,0 +1,33 @@
+// Plugins may import only sdk/, their own folder and npm packages (design.md section 6.2).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, dirname, sep } from 'node:path';
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const pluginsDir = join(root, 'plugins');
+const bad = [];
+function walk(dir, files = []) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, files);
+    else if (/\.(ts|mts|js|mjs)$/.test(name)) files.push(p);
+  }
+  return files;
+}
+let plugins = [];
+try { plugins = readdirSync(pluginsDir).filter((d) => statSync(join(pluginsDir, d)).isDirectory()); } catch { /* none */ }
+for (const plugin of plugins) {
+  const own = join(pluginsDir, plugin);
+  for (const file of walk(own)) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      const target = resolve(dirname(file), m[1]);
+      const ok = target.startsWith(own + sep) || target.startsWith(join(root, 'sdk') + sep) || target === join(root, 'sdk');
+      if (!ok) bad.push(`${relative(root, file)}: imports ${m[1]}`);
+    }
+  }
+}
+if (bad.length) {
+  console.error('Plugins must import only sdk/, their own folder and npm packages:\n  ' + bad.join('\n  '));
+  process.exit(1);
+}
+console.log(`import lint: ${plugins.length} plugin folder(s) clean`);

@@ -1,0 +1,45 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { LogConfig, DbConfig, HostConfig, ApiConfig, TlsConfig, StorageConfig } from './sections-a.ts';
+import {
+  RtmpConfig, SrtConfig, EncoderConfig, PlayoutConfig, DebugConfig, MetricsConfig, SessionsConfig,
+  ServiceConfig, RouterConfig, PluginEntry,
+} from './sections-b.ts';
+
+export * from './sections-a.ts';
+export * from './sections-b.ts';
+
+/** The names of the built-in plugins; `"*"` in `plugins` (the default) loads all of this build's. */
+export const BUILTIN_PLUGINS = [
+  'auth', 'idp-login', 'disk-fs', 'memfs', 'rtmp', 'srt', 'sessions', 'metrics', 'playout', 'widget',
+] as const;
+
+/**
+ * The complete configuration, layout version 3 (reference section 6.2), plus `plugins`.
+ * `encoder` and `ffmpeg` hold the same settings (the loader keeps them identical).
+ */
+export const ConfigData = Type.Object({
+  version: Type.Integer({ default: 3 }),
+  id: Type.String({ default: '' }),
+  name: Type.String({ default: '' }),
+  address: Type.String({ default: ':8080' }),
+  created_at: Type.String({ default: '' }),
+  update_check: Type.Boolean({ default: true }),
+  log: LogConfig,
+  db: DbConfig,
+  host: HostConfig,
+  api: ApiConfig,
+  tls: TlsConfig,
+  storage: StorageConfig,
+  rtmp: RtmpConfig,
+  srt: SrtConfig,
+  encoder: EncoderConfig,
+  ffmpeg: EncoderConfig,
+  playout: PlayoutConfig,
+  debug: DebugConfig,
+  metrics: MetricsConfig,
+  sessions: SessionsConfig,
+  service: ServiceConfig,
+  router: RouterConfig,
+  plugins: Type.Array(PluginEntry, { default: ['*'] }),
+});
+export type ConfigData = Static<typeof ConfigData>;

@@ -1,0 +1,80 @@
+/**
+ * Errors that become the interface's Error body `{code, message, details}`.
+ * `code` in the body is the HTTP status (as datarhei Core does); the stable
+ * string `errorCode` names the cause for logs and tests.
+ */
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 416: 'Range Not Satisfiable',
+  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable', 507: 'Insufficient Storage',
+};
+
+/** The standard reason phrase of an HTTP status. */
+export function reasonPhrase(status: number): string {
+  return REASONS[status] ?? 'Error';
+}
+
+/** The Error body of the interface. */
+export interface ErrorBody {
+  code: number;
+  message: string;
+  details: string[];
+}
+
+/**
+ * An error with an HTTP status; thrown from a route handler it becomes the Error body.
+ *
+ * @example
+ * throw new ApiError(404, 'Unknown process ID', ['unknown process'], 'PROCESS_NOT_FOUND');
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly details: string[];
+  readonly errorCode: string;
+  /** Extra headers to send with the error (e.g. WWW-Authenticate). */
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, message?: string, details?: string[], errorCode?: string, headers?: Record<string, string>) {
+    super(message ?? reasonPhrase(status));
+    this.name = 'ApiError';
+    this.status = status;
+    this.details = details ?? [this.message];
+    this.errorCode = errorCode ?? `HTTP_${status}`;
+    this.headers = headers ?? {};
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.status, message: this.message, details: this.details };
+  }
+}
+
+/**
+ * Short constructors with stable codes.
+ *
+ * @example
+ * throw httpErrors.badRequest('Invalid JSON', ['unexpected end of input']);
+ */
+export const httpErrors = {
+  badRequest: (message = 'Bad Request', details?: string[], code = 'BAD_REQUEST') => new ApiError(400, message, details, code),
+  unauthorized: (details = ['Missing or invalid JWT token'], code = 'UNAUTHORIZED') => new ApiError(401, 'Unauthorized', details, code),
+  forbidden: (details = ['Forbidden'], code = 'FORBIDDEN') => new ApiError(403, 'Forbidden', details, code),
+  notFound: (message = 'Not Found', details?: string[], code = 'NOT_FOUND') => new ApiError(404, message, details, code),
+  conflict: (message = 'Conflict', details?: string[], code = 'CONFLICT') => new ApiError(409, message, details, code),
+  tooLarge: (details?: string[], code = 'PAYLOAD_TOO_LARGE') => new ApiError(413, 'Payload Too Large', details, code),
+  insufficientStorage: (details?: string[], code = 'INSUFFICIENT_STORAGE') => new ApiError(507, 'Insufficient Storage', details, code),
+  internal: (details?: string[], code = 'INTERNAL') => new ApiError(500, 'Internal Server Error', details, code),
+};
+
+/**
+ * An error that stops the boot; the kernel prints it with its context.
+ *
+ * @example
+ * throw new BootError("Plugin 'rtmp' startup failed", { cause: err });
+ */
+export class BootError extends Error {
+  constructor(message: string, opts?: { cause?: unknown }) {
+    super(message, opts);
+    this.name = 'BootError';
+  }
+}

@@ -1,0 +1,72 @@
+import type {} from '@fastify/swagger';
+import type {
+  FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression,
+  FastifyRequest,
+} from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { createHooksRef, AsyncSeriesBailHook } from './hooks.ts';
+import type { ApiError } from './errors.ts';
+
+/**
+ * Who may call a route. `protected` (the default) needs the API credential when auth is on;
+ * `optional` authenticates when it can but never refuses (e.g. `GET /api`); `network` needs no
+ * credential but obeys the API's IP access lists (e.g. `/metrics`); `public` skips all checks.
+ */
+export type RouteAccess = 'public' | 'protected' | 'optional' | 'network';
+
+/** Who the caller is, once an auth plugin has recognised them. */
+export interface RequestAuth {
+  user: string;
+  /** How: `jwt`, `localhost`, `basic`, `disabled`, ... */
+  via: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Route access class, read by the kernel's authorize hook. Default `protected`. */
+    access?: RouteAccess;
+  }
+  interface FastifyRequest {
+    /** Set by the auth plugin's authorize tap. */
+    auth?: RequestAuth;
+  }
+}
+
+/** The encapsulated fastify scope a plugin gets as `ctx.http`, typed for TypeBox schemas. */
+export type HttpScope = FastifyInstance<
+  RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider
+>;
+
+/**
+ * Route `config` for a public route.
+ *
+ * @example
+ * ctx.http.get('/ping', { config: PUBLIC }, async () => 'pong');
+ */
+export const PUBLIC = Object.freeze({ access: 'public' as RouteAccess });
+/** Route `config` for a route that authenticates when it can but never refuses. */
+export const OPTIONAL_AUTH = Object.freeze({ access: 'optional' as RouteAccess });
+/** Route `config` for a route without credential that still obeys the API's IP access lists. */
+export const NETWORK = Object.freeze({ access: 'network' as RouteAccess });
+
+/** What the kernel knows about a request when it asks who may pass. */
+export interface AuthorizeInput {
+  request: FastifyRequest;
+  access: RouteAccess;
+  /** True for methods that change state (POST, PUT, PATCH, DELETE). */
+  mutating: boolean;
+  /** True when the path is under `/api` (the API tree). */
+  api: boolean;
+}
+
+/**
+ * Hooks of the kernel's HTTP front. `authorize` runs for every request before its handler;
+ * the first tap that returns an ApiError refuses the request with it.
+ *
+ * @example
+ * ctx.hooks.tap(httpHooksRef, 'authorize', async ({ request, access }) =>
+ *   access === 'protected' && !request.headers.authorization ? httpErrors.unauthorized() : undefined);
+ */
+export const httpHooksRef = createHooksRef('http', () => ({
+  authorize: new AsyncSeriesBailHook<[AuthorizeInput], ApiError | undefined>(['input']),
+}));
