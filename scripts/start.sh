@@ -3,4 +3,5 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$here/scripts/ensure-deps.sh"
-exec node --import tsx "$here/core/main.ts" "$@"
+tsx_loader="$(cd "$here" && node --input-type=module -e "console.log(import.meta.resolve('tsx'))")"
+exec node --import "$tsx_loader" "$here/core/main.ts" "$@"

@@ -52,6 +52,8 @@ export function findExecutable(bin: string, env: NodeJS.ProcessEnv = process.env
   return undefined;
 }
 
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
+
 /** Which plugin serves an `enable` key; turning it on without the plugin loaded is an error. */
 const ENABLE_KEYS: Record<string, string> = {
   'rtmp.enable': 'rtmp', 'srt.enable': 'srt', 'metrics.enable': 'metrics', 'playout.enable': 'playout',
@@ -59,13 +61,17 @@ const ENABLE_KEYS: Record<string, string> = {
 };
 
 function loadedNames(cfg: ConfigData): Set<string> {
-  return new Set(cfg.plugins.map((p) => (typeof p === 'string' ? p : p.name ?? p.module ?? '')));
+  const names = new Set(cfg.plugins.map((p) => (typeof p === 'string' ? p : p.name ?? p.module ?? '')));
+  // "*" loads every built-in of the build
+  if (names.has('*')) for (const b of BUILTIN_PLUGINS) names.add(b);
+  return names;
 }
 
 /** Cross-field and value checks (reference 6.2); every error at once. */
 export function semanticErrors(cfg: ConfigData): ConfigErrors {
   const errs: ConfigErrors = {};
   if (cfg.version !== 3) add(errs, 'version', `must be 3, is ${cfg.version}`);
+  if (!LOG_LEVELS.includes(cfg.log.level)) add(errs, 'log.level', `'${cfg.log.level}' is not one of ${LOG_LEVELS.join(', ')}`);
   if (!cfg.id.trim()) add(errs, 'id', 'must not be empty');
   if (!validAddress(cfg.address)) add(errs, 'address', `'${cfg.address}' is not a host:port address`);
   for (const proto of ['http', 'https'] as const) {

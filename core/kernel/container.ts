@@ -11,17 +11,22 @@ export class ServiceContainer {
 
   provide<T>(ref: ServiceRef<T, boolean>, impl: T): void {
     if (ref.multiple) {
-      let list = this.#multi.get(ref.id);
-      if (!list) {
-        list = [];
-        this.#multi.set(ref.id, list);
-        this.#c.register(ref.id, asValue(list));
-      }
-      list.push(impl);
+      this.#list(ref.id).push(impl);
       return;
     }
     if (this.#c.hasRegistration(ref.id)) throw new Error(`service '${ref.id}' is already provided`);
     this.#c.register(ref.id, asValue(impl));
+  }
+
+  /** The live list of a multi ref: consumers resolved early still see later providers. */
+  #list(id: string): unknown[] {
+    let list = this.#multi.get(id);
+    if (!list) {
+      list = [];
+      this.#multi.set(id, list);
+      this.#c.register(id, asValue(list));
+    }
+    return list;
   }
 
   has(id: string): boolean {
@@ -29,13 +34,14 @@ export class ServiceContainer {
   }
 
   resolve(ref: AnyServiceRef): unknown {
-    if (!this.#c.hasRegistration(ref.id)) return ref.multiple ? [] : undefined;
+    if (ref.multiple) return this.#list(ref.id);
+    if (!this.#c.hasRegistration(ref.id)) return undefined;
     return this.#c.resolve(ref.id);
   }
 
-  /** Ids provided so far. */
+  /** Ids of single-provider services provided so far. */
   ids(): Set<string> {
-    return new Set(Object.keys(this.#c.registrations));
+    return new Set(Object.keys(this.#c.registrations).filter((id) => !this.#multi.has(id)));
   }
 
   async dispose(): Promise<void> {

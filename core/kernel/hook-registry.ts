@@ -19,10 +19,11 @@ export class HookRegistry {
       get: (ref) => this.get(ref),
       tap: (ref, hook, fn) => {
         const h = this.get(ref)[hook] as unknown as {
-          tapPromise?: (o: string, f: unknown) => void; tap: (o: string, f: unknown) => void;
+          call?: unknown; tapPromise: (o: string, f: unknown) => void; tap: (o: string, f: unknown) => void;
         };
-        if (h.tapPromise) h.tapPromise(name, fn as TapFn<unknown>);
-        else h.tap(name, fn);
+        // tapable's async hooks have no `call`; sync hooks refuse tapPromise
+        if (typeof h.call === 'function') h.tap(name, fn);
+        else h.tapPromise(name, fn as TapFn<unknown>);
       },
     };
   }

@@ -48,7 +48,11 @@ export class DbStore {
         throw new BootError(`cannot read ${path}: ${(err as Error).message}`);
       }
     }
-    if (text === undefined || text.trim() === '') return new DbStore(path, emptyDb());
+    if (text === undefined || text.trim() === '') {
+      const store = new DbStore(path, emptyDb());
+      await store.save();
+      return store;
+    }
     let parsed: Partial<DbData>;
     try {
       parsed = JSON.parse(text) as Partial<DbData>;

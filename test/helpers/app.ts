@@ -54,7 +54,13 @@ export async function startApp(t: TestLike, opts: { config?: Record<string, unkn
     await writeFile(configPath, JSON.stringify(deepMerge(base, opts.config ?? {}), null, 2));
   }
   const env = opts.env ?? cleanEnv();
-  const service = await CoreService.start({ configPath, env });
+  let service: CoreService;
+  try {
+    service = await CoreService.start({ configPath, env });
+  } catch (err) {
+    if (!opts.dir) await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
   t.teardown(async () => {
     await service.close();
     if (!opts.dir) await rm(dir, { recursive: true, force: true });

@@ -1,0 +1,78 @@
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cleanEnv } from '../helpers/app.ts';
+
+const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+
+/** Runs the CLI, waits for its URL, returns it with the child. */
+async function runCli(t: Tap, args: string[], env: NodeJS.ProcessEnv, cwd: string) {
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`no URL printed: ${err}`)), 30_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(err);
+      if (m) { clearTimeout(timer); res(m[1]!); }
+    });
+    child.on('exit', () => { clearTimeout(timer); rej(new Error(`exited early: ${err}`)); });
+  });
+  return { child, url, exited, stderr: () => err };
+}
+type Tap = { teardown(fn: () => unknown): void };
+
+t.test('with no config it starts on the embedded default under ./data and stops on SIGTERM', async (t) => {
+  const cwd = await mkdtemp(join(tmpdir(), 'core-cli-'));
+  t.teardown(() => rm(cwd, { recursive: true, force: true }));
+  const { child, url, exited, stderr } = await runCli(t, [], cleanEnv({ CORE_ADDRESS: '127.0.0.1:0' }), cwd);
+  t.equal(await (await fetch(`${url}/ping`)).text(), 'pong');
+  t.match(stderr(), /auth is off/);
+  const cfg = JSON.parse(await readFile(join(cwd, 'data', 'config.json'), 'utf8'));
+  t.equal(cfg.address, ':8080', 'the file keeps the default; the environment only overrides');
+  t.ok(existsSync(join(cwd, 'data', 'db.json')));
+  await fetch(`${url}/api/v3/metadata/k`, { method: 'PUT', body: '"v"', headers: { 'content-type': 'application/json' } });
+  child.kill('SIGTERM');
+  t.equal(await exited, 0, 'graceful exit');
+  t.match(stderr(), /SIGTERM: shutting down/);
+  const db = JSON.parse(await readFile(join(cwd, 'data', 'db.json'), 'utf8'));
+  t.equal(db.metadata.system.k, 'v');
+});
+
+t.test('--config PATH and CORE_CONFIGFILE are honoured; SIGINT stops it', async (t) => {
+  const cwd = await mkdtemp(join(tmpdir(), 'core-cli-'));
+  t.teardown(() => rm(cwd, { recursive: true, force: true }));
+  const path = join(cwd, 'custom.json');
+  await writeFile(path, JSON.stringify({ version: 3, name: 'from-flag', address: '127.0.0.1:0', db: { dir: join(cwd, 'db') }, plugins: [] }));
+  const a = await runCli(t, ['--config', path], cleanEnv(), cwd);
+  t.equal((await (await fetch(`${a.url}/api`)).json() as { name: string }).name, 'from-flag');
+  a.child.kill('SIGINT');
+  t.equal(await a.exited, 0);
+
+  const b = await runCli(t, [], cleanEnv({ CORE_CONFIGFILE: path, CORE_NAME: 'from-env' }), cwd);
+  t.equal((await (await fetch(`${b.url}/api`)).json() as { name: string }).name, 'from-env');
+  b.child.kill('SIGTERM');
+  t.equal(await b.exited, 0);
+  t.notOk(existsSync(join(cwd, 'data')), 'no default ./data when a config file is named');
+});
+
+t.test('an invalid config stops the boot with every error', async (t) => {
+  const cwd = await mkdtemp(join(tmpdir(), 'core-cli-'));
+  t.teardown(() => rm(cwd, { recursive: true, force: true }));
+  const path = join(cwd, 'bad.json');
+  await writeFile(path, JSON.stringify({ version: 3, address: 'x', log: { level: 'loud' }, plugins: [] }));
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, '--config', path], { cwd, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+  const code = await new Promise((res) => child.on('exit', res));
+  t.equal(code, 1);
+  t.match(err, /address: 'x' is not a host:port address/);
+  t.match(err, /log\.level: 'loud' is not one of/);
+});
