@@ -2,7 +2,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname, sep } from 'node:path';
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+// an optional argument names another tree (the lint's own test uses it)
+const root = process.argv[2] ? resolve(process.argv[2]) : resolve(dirname(new URL(import.meta.url).pathname), '..');
 const pluginsDir = join(root, 'plugins');
 const bad = [];
 function walk(dir, files = []) {

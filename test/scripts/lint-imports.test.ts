@@ -1,0 +1,32 @@
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const LINT = fileURLToPath(new URL('../../scripts/lint-imports.mjs', import.meta.url));
+
+function lint(root: string): { code: number; out: string } {
+  try {
+    return { code: 0, out: execFileSync(process.execPath, [LINT, root], { encoding: 'utf8', stdio: 'pipe' }) };
+  } catch (err) {
+    const e = err as { status: number; stderr: string };
+    return { code: e.status, out: e.stderr };
+  }
+}
+
+t.test('plugins may import sdk/, their own folder and packages only', async (t) => {
+  const root = t.testdirName;
+  mkdirSync(join(root, 'plugins', 'good'), { recursive: true });
+  mkdirSync(join(root, 'plugins', 'bad'), { recursive: true });
+  mkdirSync(join(root, 'sdk'), { recursive: true });
+  writeFileSync(join(root, 'plugins', 'good', 'index.ts'), "import { x } from '../../sdk/index.ts';\nimport { y } from './service.ts';\nimport fastify from 'fastify';\n");
+  writeFileSync(join(root, 'plugins', 'bad', 'index.ts'), "import { App } from '../../core/app.ts';\nconst m = await import('../good/index.ts');\n");
+  const r = lint(root);
+  t.equal(r.code, 1);
+  t.match(r.out, /plugins\/bad\/index\.ts: imports \.\.\/\.\.\/core\/app\.ts/);
+  t.match(r.out, /plugins\/bad\/index\.ts: imports \.\.\/good\/index\.ts/);
+  t.notMatch(r.out, /plugins\/good/);
+  writeFileSync(join(root, 'plugins', 'bad', 'index.ts'), "export {};\n");
+  t.equal(lint(root).code, 0);
+});
