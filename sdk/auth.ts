@@ -22,3 +22,52 @@ export interface BasicAuthService {
 }
 
 export const basicAuthRef = createServiceRef<BasicAuthService>('auth.basic');
+
+/** What a login validator says about a login request it recognises. */
+export type LoginVerdict =
+  /** Accepted: the service issues its own tokens for `subject`. */
+  | { subject: string }
+  /** Recognised but refused; `reason` ends up in the 401 details. */
+  | { reason: string };
+
+/**
+ * One way to log in at `POST /api/login`, besides the local username and password (which the
+ * `auth` plugin checks itself). The auth plugin asks every validator; a validator that does not
+ * recognise the request (e.g. no token of its issuer) returns `undefined`.
+ *
+ * @example
+ * ctx.provide(loginValidatorsRef, {
+ *   name: 'vendor-sso',
+ *   async check(request) {
+ *     const key = request.headers['x-sso-key'];
+ *     if (typeof key !== 'string') return undefined;
+ *     return key === 'letmein' ? { subject: 'sso-user' } : { reason: 'unknown key' };
+ *   },
+ * });
+ */
+export interface LoginValidator {
+  /** Short description for logs, e.g. `auth0 domain=example.eu.auth0.com`. */
+  readonly name: string;
+  check(request: FastifyRequest): Promise<LoginVerdict | undefined>;
+}
+
+/** Login validators (many providers: one per identity-provider tenant, vendor SSO, ...); consumed by `auth`. */
+export const loginValidatorsRef = createServiceRef<LoginValidator, true>('auth.login-validators', { multiple: true });
+
+/**
+ * The `Bearer` credentials of a request, from every Authorization header (node keeps only the
+ * first one in `request.headers`; the reference tries each). The scheme matches case-insensitively.
+ *
+ * @example
+ * for (const token of bearerTokens(request)) { ... }
+ */
+export function bearerTokens(request: FastifyRequest): string[] {
+  const raw = request.raw.rawHeaders;
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() !== 'authorization') continue;
+    const m = /^bearer\s+(\S+)\s*$/i.exec(raw[i + 1]!);
+    if (m) out.push(m[1]!);
+  }
+  return out;
+}

@@ -25,6 +25,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Route access class, read by the kernel's authorize hook. Default `protected`. */
     access?: RouteAccess;
+    /**
+     * Whether the route changes state, for `api.read_only`. Default: by method (POST, PUT, PATCH,
+     * DELETE change state). A POST that only queries says `false`; a GET that acts says `true`.
+     */
+    mutates?: boolean;
   }
   interface FastifyRequest {
     /** Set by the auth plugin's authorize tap. */
@@ -53,7 +58,7 @@ export const NETWORK = Object.freeze({ access: 'network' as RouteAccess });
 export interface AuthorizeInput {
   request: FastifyRequest;
   access: RouteAccess;
-  /** True for methods that change state (POST, PUT, PATCH, DELETE). */
+  /** True when the route changes state: its `mutates` config, else by method (POST, PUT, PATCH, DELETE). */
   mutating: boolean;
   /** True when the path is under `/api` (the API tree). */
   api: boolean;

@@ -4,6 +4,7 @@ import { delimiter, join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigData, BUILTIN_PLUGINS } from '../../sdk/index.ts';
 import { getPath } from './schema-walk.ts';
+import { availableBuiltins } from '../kernel/loader.ts';
 
 /** Dotted key -> messages; the body of a 409 ConfigError. */
 export type ConfigErrors = Record<string, string[]>;
@@ -62,8 +63,8 @@ const ENABLE_KEYS: Record<string, string> = {
 
 function loadedNames(cfg: ConfigData): Set<string> {
   const names = new Set(cfg.plugins.map((p) => (typeof p === 'string' ? p : p.name ?? p.module ?? '')));
-  // "*" loads every built-in of the build
-  if (names.has('*')) for (const b of BUILTIN_PLUGINS) names.add(b);
+  // "*" loads every built-in this build has
+  if (names.has('*')) for (const b of availableBuiltins()) names.add(b);
   return names;
 }
 

@@ -39,6 +39,7 @@ export function configRoutes(k: Kernel) {
     });
 
     http.get('/api/v3/config/reload', {
+      config: { mutates: true },
       schema: { summary: 'Restart the service with the stored configuration', tags: ['v16.7.2'] },
     }, async (_req, reply) => {
       reply.raw.once('finish', () => k.requestReload());

@@ -18,6 +18,9 @@ export function createServer(opts: { log: Logger; bodyLimit: number; hooks: Hook
     routerOptions: { maxParamLength: 4096 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     forceCloseConnections: true,
+    // node's default (16 KiB) answers 431 before fastify sees the request; the reference allows 1 MiB,
+    // so an oversized credential gets the auth plugin's 401 Error body instead
+    http: { maxHeaderSize: 1024 * 1024 },
   }).withTypeProvider() as unknown as HttpScope;
 
   app.setErrorHandler(errorHandler(opts.log));
@@ -30,7 +33,8 @@ export function createServer(opts: { log: Logger; bodyLimit: number; hooks: Hook
     const declared = request.is404 ? undefined : request.routeOptions.config.access;
     const access: RouteAccess = declared ?? (request.is404 && !api ? 'public' : 'protected');
     if (access === 'public') return;
-    const denied = await http.authorize.promise({ request, access, mutating: MUTATING.has(request.method), api });
+    const mutating = (request.is404 ? undefined : request.routeOptions.config.mutates) ?? MUTATING.has(request.method);
+    const denied = await http.authorize.promise({ request, access, mutating, api });
     if (denied) throw denied;
   });
   app.addHook('onResponse', async (request, reply) => {

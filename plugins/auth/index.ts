@@ -1,0 +1,43 @@
+import {
+  basicAuthRef, definePlugin, httpHooksRef, loginValidatorsRef,
+} from '../../sdk/index.ts';
+import { BasicAuth } from './basic-auth.ts';
+import { loginRoutes } from './routes.ts';
+import { AuthPluginConfig } from './schema.ts';
+import { AuthService } from './service.ts';
+
+/**
+ * Authentication and access control of the API (reference section 3): local login and JWTs,
+ * the kernel's `authorize` hook (IP lists, tokens, `disable_localhost`, `read_only`), brute-force
+ * slowing of failed logins, and HTTP Basic auth as a service for the filesystem plugins.
+ */
+export default definePlugin({
+  name: 'auth',
+  configSchema: AuthPluginConfig,
+  deps: { validators: loginValidatorsRef },
+  provides: [basicAuthRef],
+  async setup(ctx) {
+    const api = ctx.coreConfig.api;
+    const service = new AuthService({
+      auth: api.auth,
+      readOnly: api.read_only,
+      access: api.access,
+      validators: ctx.deps.validators,
+      throttle: {
+        baseMs: ctx.config.fail_delay_ms,
+        maxMs: ctx.config.fail_delay_max_ms,
+        forgetMs: ctx.config.fail_forget_ms,
+        maxEntries: ctx.config.fail_max_addresses,
+        maxPending: ctx.config.fail_max_pending,
+      },
+    });
+    ctx.onClose(() => service.close());
+
+    ctx.hooks.tap(httpHooksRef, 'authorize', (input) => service.authorize(input));
+    ctx.provide(basicAuthRef, new BasicAuth());
+
+    // without auth the login routes do not exist (reference 3.1): they are a 404 like any unknown route
+    if (api.auth.enable) await loginRoutes(ctx.http, service);
+    if (api.auth.enable) ctx.log.info({ validators: ['localjwt', ...ctx.deps.validators.map((v) => v.name)] }, 'API authentication enabled');
+  },
+});

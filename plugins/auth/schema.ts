@@ -1,0 +1,50 @@
+import { Type, type Static } from '../../sdk/index.ts';
+
+/**
+ * The plugin's own settings, from its `plugins` entry (the API keys live in `api.*` of
+ * ConfigData). They tune the brute-force slowing of failed logins.
+ *
+ * @example
+ * plugins: [{ name: 'auth', config: { fail_delay_ms: 50 } }, '*']
+ */
+export const AuthPluginConfig = Type.Object({
+  /** Delay of the first failed login of an address; it doubles with every further failure. */
+  fail_delay_ms: Type.Integer({ minimum: 0, default: 1000 }),
+  /** Upper bound of the delay. */
+  fail_delay_max_ms: Type.Integer({ minimum: 0, default: 30_000 }),
+  /** Failures of an address are forgotten after this long without a new one. */
+  fail_forget_ms: Type.Integer({ minimum: 1000, default: 15 * 60_000 }),
+  /** Addresses remembered at most (least recently seen go first). */
+  fail_max_addresses: Type.Integer({ minimum: 1, default: 10_000 }),
+  /** Login attempts of one address queued at most; more are refused with 429. */
+  fail_max_pending: Type.Integer({ minimum: 1, default: 8 }),
+}, { default: {} });
+export type AuthPluginConfig = Static<typeof AuthPluginConfig>;
+
+/** `api.Login` (reference 5.18). */
+export const LoginBody = Type.Object({
+  username: Type.String({ description: 'Local user name' }),
+  password: Type.String({ description: 'Local password' }),
+});
+
+/** `api.JWT`. */
+export const JwtBody = Type.Object({
+  access_token: Type.String(),
+  refresh_token: Type.String(),
+});
+
+/** `api.JWTRefresh`. */
+export const JwtRefreshBody = Type.Object({
+  access_token: Type.String(),
+});
+
+/** The claims of the service's own tokens (reference 3.2). */
+export interface TokenClaims {
+  iss: string;
+  sub: string;
+  usefor: 'access' | 'refresh';
+  iat: number;
+  exp: number;
+  exi: number;
+  jti: string;
+}

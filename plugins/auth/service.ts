@@ -1,0 +1,128 @@
+import type { FastifyRequest } from 'fastify';
+import {
+  bearerTokens, type ApiAuthConfig, type ApiError, type AuthorizeInput, type LoginValidator,
+  type LoginVerdict, type RequestAuth,
+} from '../../sdk/index.ts';
+import { AccessList, clientAddress, isLoopback } from './client-address.ts';
+import { credentialsMatch, localLogin } from './credentials.ts';
+import { authErrors } from './errors.ts';
+import { LoginThrottle, type Attempt, type ThrottleOptions } from './throttle.ts';
+import { TokenIssuer } from './tokens.ts';
+
+export interface AuthServiceOptions {
+  auth: ApiAuthConfig;
+  readOnly: boolean;
+  access: { http: { allow: string[]; block: string[] }; https: { allow: string[]; block: string[] } };
+  validators: readonly LoginValidator[];
+  throttle: ThrottleOptions;
+}
+
+export interface LoginTokens {
+  access_token: string;
+  refresh_token: string;
+}
+
+/**
+ * Who may call what: IP lists, bearer tokens, `disable_localhost`, `read_only`; and the local
+ * login with its brute-force slowing. No fastify routes here; `routes.ts` and the authorize tap
+ * in `index.ts` call in.
+ */
+export class AuthService {
+  readonly tokens: TokenIssuer;
+  readonly throttle: LoginThrottle;
+  readonly #opts: AuthServiceOptions;
+  readonly #http: AccessList;
+  readonly #https: AccessList;
+
+  constructor(opts: AuthServiceOptions) {
+    this.#opts = opts;
+    this.tokens = new TokenIssuer({ username: opts.auth.username, password: opts.auth.password, secret: opts.auth.jwt.secret });
+    this.throttle = new LoginThrottle(opts.throttle);
+    this.#http = new AccessList(opts.access.http);
+    this.#https = new AccessList(opts.access.https);
+  }
+
+  /** The kernel's authorize hook: an ApiError refuses the request. */
+  async authorize({ request, access, mutating }: AuthorizeInput): Promise<ApiError | undefined> {
+    const ip = clientAddress(request);
+    const list = request.protocol === 'https' ? this.#https : this.#http;
+    if (!list.allows(ip)) return authErrors.forbiddenAddress();
+    if (access === 'network' || access === 'public') return undefined;
+    // a CORS preflight never carries credentials (browsers strip them); the real request will
+    if (request.method === 'OPTIONS') return undefined;
+    const who = await this.identify(request, ip);
+    if (who) request.auth = who;
+    if (access === 'optional') return undefined;
+    if (!who) return authErrors.invalidToken();
+    // an unknown route stays a 404, even when its method would change state
+    if (this.#opts.readOnly && mutating && !request.is404) return authErrors.readOnly();
+    return undefined;
+  }
+
+  /** The caller, if known: auth off, a valid access token, or a local client under `disable_localhost`. */
+  async identify(request: FastifyRequest, ip = clientAddress(request)): Promise<RequestAuth | undefined> {
+    const auth = this.#opts.auth;
+    if (!auth.enable) return { user: '', via: 'disabled' };
+    for (const token of bearerTokens(request)) {
+      const user = await this.tokens.verify(token, 'access');
+      if (user) return { user, via: 'jwt' };
+    }
+    if (auth.disable_localhost && isLoopback(ip)) return { user: auth.username, via: 'localhost' };
+    return undefined;
+  }
+
+  /**
+   * `POST /api/login`: the local validator, then every contributed one. Failures (refused or not
+   * recognised) are slowed per client address.
+   */
+  async login(request: FastifyRequest): Promise<LoginTokens> {
+    const out = await this.throttle.run(clientAddress(request), async (): Promise<Attempt<LoginTokens>> => {
+      const verdicts = await this.#verdicts(request);
+      const accepted = verdicts.find((v): v is { subject: string } => 'subject' in v);
+      if (accepted) {
+        return {
+          ok: true,
+          value: {
+            access_token: await this.tokens.issue(accepted.subject, 'access'),
+            refresh_token: await this.tokens.issue(accepted.subject, 'refresh'),
+          },
+        };
+      }
+      const refused = verdicts.find((v): v is { reason: string } => 'reason' in v);
+      return { ok: false, error: refused ? authErrors.invalidCredentials(refused.reason) : authErrors.missingCredentials() };
+    }, authErrors.tooManyAttempts);
+    if (!out.ok) throw out.error;
+    return out.value;
+  }
+
+  /** `GET /api/login/refresh`: a new access token for the subject of a valid refresh token. */
+  async refresh(request: FastifyRequest): Promise<{ access_token: string }> {
+    for (const token of bearerTokens(request)) {
+      const user = await this.tokens.verify(token, 'refresh');
+      if (user) return { access_token: await this.tokens.issue(user, 'access') };
+    }
+    throw authErrors.invalidToken();
+  }
+
+  close(): void {
+    this.throttle.close();
+  }
+
+  async #verdicts(request: FastifyRequest): Promise<LoginVerdict[]> {
+    const out: LoginVerdict[] = [];
+    const local = localLogin(request.body);
+    if (local) {
+      const auth = this.#opts.auth;
+      out.push(credentialsMatch(local, auth) ? { subject: auth.username } : { reason: 'invalid username or password' });
+    }
+    const others = await Promise.all(this.#opts.validators.map(async (v) => {
+      try {
+        return await v.check(request);
+      } catch (err) {
+        return { reason: `${v.name}: ${(err as Error).message}` };
+      }
+    }));
+    for (const v of others) if (v) out.push(v);
+    return out;
+  }
+}

@@ -1,0 +1,61 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import type { TokenClaims } from './schema.ts';
+
+const ISSUER = 'datarhei-core';
+/** Lifetimes of reference 3.2, in seconds. */
+export const ACCESS_TTL = 600;
+export const REFRESH_TTL = 86_400;
+/** Our own tokens are a few hundred bytes; anything much larger is refused before parsing. */
+const MAX_TOKEN_LENGTH = 8192;
+
+export type TokenUse = TokenClaims['usefor'];
+
+/**
+ * Issues and verifies the service's HS256 tokens. The key is `username + password + jwt.secret`
+ * (reference 3.2), so tokens survive a restart and die when the credentials change; without a
+ * configured secret a random one is made per start.
+ */
+export class TokenIssuer {
+  readonly #key: Uint8Array;
+
+  constructor(opts: { username: string; password: string; secret: string }) {
+    const secret = opts.secret
+      ? opts.username + opts.password + opts.secret
+      : randomBytes(24).toString('base64url');
+    this.#key = new TextEncoder().encode(secret);
+  }
+
+  async issue(subject: string, use: TokenUse): Promise<string> {
+    const exi = use === 'access' ? ACCESS_TTL : REFRESH_TTL;
+    const iat = Math.floor(Date.now() / 1000);
+    return new SignJWT({ usefor: use, exi })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setSubject(subject)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + exi)
+      .setJti(randomUUID())
+      .sign(this.#key);
+  }
+
+  /**
+   * The subject of a valid token for `use`, or undefined. Checks signature (HS256 only: no
+   * `none`, no algorithm confusion), issuer, `exp`/`nbf`, and that `usefor` is exactly `use`,
+   * so a refresh token never passes as an access token nor the reverse.
+   */
+  async verify(token: string, use: TokenUse): Promise<string | undefined> {
+    if (token.length > MAX_TOKEN_LENGTH) return undefined;
+    try {
+      const { payload } = await jwtVerify(token, this.#key, {
+        algorithms: ['HS256'],
+        issuer: ISSUER,
+        requiredClaims: ['exp', 'sub'],
+      });
+      if (payload.usefor !== use || typeof payload.sub !== 'string' || payload.sub === '') return undefined;
+      return payload.sub;
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import { definePlugin, loginValidatorsRef } from '../../sdk/index.ts';
+import { TenantValidator } from './tenant.ts';
+
+/**
+ * Identity-provider login (`api.auth.idp.*`, alias `api.auth.auth0.*`): a token issued by a
+ * configured tenant is exchanged at `POST /api/login` (owned by the `auth` plugin) for the
+ * service's own tokens. One login validator per tenant.
+ */
+export default definePlugin({
+  name: 'idp-login',
+  provides: [loginValidatorsRef],
+  setup(ctx) {
+    const auth = ctx.coreConfig.api.auth;
+    // without API auth there is no login route to contribute to
+    if (!auth.enable || !auth.idp.enable) return;
+    for (const tenant of auth.idp.tenants) {
+      const v = new TenantValidator(tenant);
+      ctx.provide(loginValidatorsRef, v);
+      ctx.log.info({ tenant: tenant.domain, issuer: v.issuer }, 'identity-provider tenant');
+    }
+  },
+});

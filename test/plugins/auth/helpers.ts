@@ -1,0 +1,41 @@
+import { fileURLToPath } from 'node:url';
+import { startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
+
+/** The test-only plugin with one route per access class. */
+export const PROBE = fileURLToPath(new URL('./fixtures/probe-plugin.ts', import.meta.url));
+
+export const USER = 'admin';
+export const PASS = 'pw-Secret-123';
+export const SECRET = 'jwt-secret-abc';
+
+export interface AuthAppOptions {
+  /** Merged over `api.auth` (enabled with USER/PASS/SECRET by default). */
+  auth?: Record<string, unknown>;
+  /** Merged over `api`. */
+  api?: Record<string, unknown>;
+  /** The auth plugin's own settings (its `plugins` entry); the failure delay is tiny by default. */
+  authPlugin?: Record<string, unknown>;
+  /** Extra plugins after auth and the probe. */
+  plugins?: unknown[];
+  config?: Record<string, unknown>;
+}
+
+/** Starts the real service with the auth plugin, the probe plugin and nothing else. */
+export function startAuthApp(t: TestLike, o: AuthAppOptions = {}): Promise<TestApp> {
+  return startApp(t, {
+    config: {
+      ...o.config,
+      api: { ...o.api, auth: { enable: true, username: USER, password: PASS, jwt: { secret: SECRET }, ...o.auth } },
+      plugins: [{ name: 'auth', config: { fail_delay_ms: 10, fail_delay_max_ms: 40, ...o.authPlugin } }, PROBE, ...(o.plugins ?? [])],
+    },
+  });
+}
+
+/** Logs in and returns the tokens (fails the test through the thrown error otherwise). */
+export async function login(app: TestApp, username = USER, password = PASS, headers?: Record<string, string>) {
+  const res = await app.request('POST', '/api/login', { body: { username, password }, headers });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+  return res.body as { access_token: string; refresh_token: string };
+}
+
+export const UNAUTHORIZED = { code: 401, message: 'Unauthorized', details: ['Missing or invalid JWT token'] };
