@@ -1,0 +1,267 @@
+import type { Logger } from 'pino';
+import { ChildRun, type RunExit } from './child-run.ts';
+import { canTransition, exitState, type ExecState } from './exit-state.ts';
+import { LimitWatch } from './limit-watch.ts';
+import type { RunEndInfo, SupervisorOptions, SupervisorStatus } from './types.ts';
+import { UsageSampler } from './usage-sampler.ts';
+
+/**
+ * Keeps one program running as asked (reference 7.1-7.4): spawns it, reads its stderr, stops it
+ * with SIGINT then SIGKILL, restarts it after a crash, and kills it when it hangs (stale) or
+ * exceeds a limit. Commands are serialised, so a stop issued while a start is still preparing
+ * wins without a race; the reconnect and grace timers exist only while they are pending, and the
+ * periodic work (usage, limits, stale) rides on the shared sampler's single timer.
+ */
+export class Supervisor {
+  readonly #opts: SupervisorOptions;
+  readonly #log: Logger | undefined;
+  readonly #now: () => number;
+  readonly #sampler: UsageSampler;
+  readonly #ownSampler: boolean;
+  readonly #graceMs: number;
+  readonly #minRespawnMs: number;
+  readonly #limitWatch = new LimitWatch();
+  #state: ExecState = 'finished';
+  #queue: Promise<void> = Promise.resolve();
+  #run: ChildRun | undefined;
+  #runEnded: Promise<void> = Promise.resolve();
+  #unwatch: (() => void) | undefined;
+  /** The owner wants the program running (start/restart since the last stop). */
+  #wanted = false;
+  #destroyed: Promise<void> | undefined;
+  /** The current run is being ended by stop(): no reconnect afterwards. */
+  #stopRequested = false;
+  /** Why the supervisor is ending the current run itself (stale, limit); the run then ends `killed`. */
+  #killReason: string | undefined;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+  #reconnectAt = -1;
+  #attemptAt = -Infinity;
+  #spawnedAt = 0;
+  #lastProgress = 0;
+  #cpu = 0;
+  #mem = 0;
+  #lastReason: string | undefined;
+
+  constructor(opts: SupervisorOptions) {
+    this.#opts = opts;
+    this.#log = opts.log?.child({ process: opts.id });
+    this.#now = opts.now ?? Date.now;
+    this.#ownSampler = opts.sampler === undefined;
+    this.#sampler = opts.sampler ?? new UsageSampler();
+    this.#graceMs = opts.stopGraceMs ?? 5000;
+    this.#minRespawnMs = opts.minRespawnIntervalMs ?? 1000;
+  }
+
+  /** Starts a run unless one is active; idempotent. Clears any pending reconnect first. */
+  start(): Promise<void> {
+    if (this.#destroyed) return Promise.resolve();
+    this.#wanted = true;
+    this.#cancelReconnect();
+    return this.#enqueue(() => this.#startRun());
+  }
+
+  /** SIGINT, then SIGKILL after the grace; resolves once the child has exited. Cancels pending reconnects. */
+  stop(): Promise<void> {
+    this.#wanted = false;
+    this.#cancelReconnect();
+    return this.#enqueue(() => this.#stopRun());
+  }
+
+  /** Stop (if running) then start, whether or not `reconnect` is set. */
+  restart(): Promise<void> {
+    if (this.#destroyed) return Promise.resolve();
+    this.#wanted = true;
+    this.#cancelReconnect();
+    return this.#enqueue(async () => {
+      await this.#stopRun();
+      await this.#startRun();
+    });
+  }
+
+  /** Tells the stale watchdog that the child made progress. */
+  touch(): void {
+    this.#lastProgress = this.#now();
+  }
+
+  status(): SupervisorStatus {
+    const now = this.#now();
+    const live = this.#state === 'running' || this.#state === 'finishing';
+    return {
+      state: this.#state,
+      pid: this.#run?.pid,
+      runtimeSeconds: live ? Math.max(0, now - this.#spawnedAt) / 1000 : 0,
+      reconnectSeconds: this.#reconnectTimer ? Math.max(0, this.#reconnectAt - now) / 1000 : -1,
+      cpuUsage: live ? this.#cpu : 0,
+      memoryBytes: live ? this.#mem : 0,
+      lastReason: this.#lastReason,
+    };
+  }
+
+  /** Stops the child and every timer for good (delete, app close). Idempotent. */
+  destroy(): Promise<void> {
+    this.#destroyed ??= (async () => {
+      this.#wanted = false;
+      this.#cancelReconnect();
+      await this.#enqueue(() => this.#stopRun());
+      if (this.#ownSampler) this.#sampler.close();
+    })();
+    return this.#destroyed;
+  }
+
+  #enqueue(fn: () => Promise<void>): Promise<void> {
+    const p = this.#queue.then(fn);
+    this.#queue = p.catch((err: unknown) => this.#log?.error({ err }, 'supervisor command failed'));
+    return p;
+  }
+
+  async #startRun(): Promise<void> {
+    if (this.#destroyed || !this.#wanted || this.#run) return;
+    this.#cancelReconnect();
+    this.#stopRequested = false;
+    this.#killReason = undefined;
+    this.#attemptAt = this.#now();
+    this.#transition('starting');
+    this.#call('onRunStart', () => this.#opts.onRunStart?.());
+    let args: string[];
+    try {
+      args = await this.#opts.prepare();
+    } catch (err) {
+      // A veto is deliberate: retrying would only repeat it, so no reconnect.
+      const reason = err instanceof Error ? err.message : String(err);
+      this.#endWithoutChild('failed', reason);
+      return;
+    }
+    if (this.#destroyed || !this.#wanted) {
+      this.#transition('finishing');
+      this.#endWithoutChild('finished', undefined);
+      return;
+    }
+    let run: ChildRun;
+    try {
+      run = new ChildRun(this.#opts.binary, args, this.#opts.env ?? {}, this.#onLine);
+    } catch (err) {
+      this.#endWithoutChild('failed', `cannot start ${this.#opts.binary}: ${(err as Error).message}`);
+      this.#maybeReconnect();
+      return;
+    }
+    this.#run = run;
+    this.#runEnded = run.exited.then((exit) => this.#onExit(run, exit));
+    if (run.pid === undefined) return; // the spawn error arrives as exit.error
+    this.#spawnedAt = this.#now();
+    this.#lastProgress = this.#spawnedAt;
+    this.#cpu = 0;
+    this.#mem = 0;
+    this.#limitWatch.reset();
+    this.#unwatch = this.#sampler.watch(run.pid, this.#onSample);
+    this.#log?.info({ pid: run.pid }, 'process spawned');
+    this.#transition('running');
+  }
+
+  async #stopRun(): Promise<void> {
+    const run = this.#run;
+    if (!run) return;
+    this.#stopRequested = true;
+    this.#transition('finishing');
+    run.interrupt(this.#graceMs);
+    await this.#runEnded;
+  }
+
+  /** The supervisor ends the run itself; the order stays, so reconnect rules apply. */
+  #kill(reason: string): void {
+    const run = this.#run;
+    if (!run || this.#state !== 'running') return;
+    this.#log?.warn({ pid: run.pid, reason }, 'stopping process');
+    this.#killReason = reason;
+    this.#transition('finishing', reason);
+    run.interrupt(this.#graceMs);
+  }
+
+  #onExit(run: ChildRun, exit: RunExit): void {
+    if (this.#run !== run) return;
+    this.#run = undefined;
+    this.#unwatch?.();
+    this.#unwatch = undefined;
+    this.#cpu = 0;
+    this.#mem = 0;
+    let state: ExecState;
+    let reason: string | undefined;
+    if (exit.error) {
+      state = 'failed';
+      reason = `cannot start ${this.#opts.binary}: ${exit.error.message}`;
+    } else if (this.#killReason !== undefined) {
+      state = 'killed';
+      reason = this.#killReason;
+    } else {
+      state = exitState(exit.exitCode, exit.signal);
+    }
+    this.#log?.info({ pid: run.pid, exitCode: exit.exitCode, signal: exit.signal, state, reason }, 'process ended');
+    this.#lastReason = reason;
+    this.#transition(state, reason);
+    this.#call('onRunEnd', () => this.#opts.onRunEnd?.(state, { exitCode: exit.exitCode, signal: exit.signal, reason }));
+    if (!this.#stopRequested) this.#maybeReconnect();
+  }
+
+  #endWithoutChild(state: ExecState, reason: string | undefined): void {
+    this.#lastReason = reason;
+    this.#transition(state, reason);
+    const info: RunEndInfo = { exitCode: null, signal: null, reason };
+    this.#call('onRunEnd', () => this.#opts.onRunEnd?.(state, info));
+  }
+
+  #maybeReconnect(): void {
+    if (this.#destroyed || !this.#wanted || !this.#opts.reconnect || this.#reconnectTimer) return;
+    const now = this.#now();
+    const delay = Math.max(this.#opts.reconnectDelaySeconds * 1000, this.#minRespawnMs - (now - this.#attemptAt), 0);
+    this.#reconnectAt = now + delay;
+    this.#reconnectTimer = setTimeout(() => {
+      this.#reconnectTimer = undefined;
+      this.#reconnectAt = -1;
+      this.#enqueue(() => this.#startRun()).catch(() => {});
+    }, delay);
+  }
+
+  #cancelReconnect(): void {
+    if (this.#reconnectTimer) clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = undefined;
+    this.#reconnectAt = -1;
+  }
+
+  // Bound once: these run per line / per tick and must not allocate closures.
+  readonly #onLine = (line: string): void => {
+    try {
+      this.#opts.onLine(line);
+    } catch (err) {
+      this.#log?.error({ err }, 'onLine failed');
+    }
+  };
+
+  readonly #onSample = (cpu: number, mem: number): void => {
+    if (this.#state !== 'running') return;
+    if (cpu >= 0) this.#cpu = cpu;
+    if (mem >= 0) this.#mem = mem;
+    const now = this.#now();
+    const over = this.#limitWatch.check(this.#opts.limits, cpu, mem, now);
+    if (over !== undefined) return this.#kill(over);
+    const stale = this.#opts.staleTimeoutSeconds;
+    if (stale > 0 && now - this.#lastProgress > stale * 1000) this.#kill(`stale timeout: no progress for ${stale} s`);
+  };
+
+  #transition(to: ExecState, reason?: string): void {
+    const from = this.#state;
+    if (from === to) return;
+    if (!canTransition(from, to)) {
+      this.#log?.debug({ from, to }, 'ignored state transition');
+      return;
+    }
+    this.#state = to;
+    this.#call('onStateChange', () => this.#opts.onStateChange?.(from, to, reason));
+  }
+
+  #call(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.#log?.error({ err }, `${what} failed`);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import type { Logger } from 'pino';
+import type { ExecState } from './exit-state.ts';
+import type { SupervisorLimits } from './limit-watch.ts';
+import type { UsageSampler } from './usage-sampler.ts';
+
+export interface RunEndInfo {
+  exitCode: number | null;
+  signal: string | null;
+  /** Set when the supervisor ended the run or it never started (stale, limit, veto, spawn error). */
+  reason?: string;
+}
+
+export interface SupervisorOptions {
+  /** For logs. */
+  id: string;
+  /** e.g. 'ffmpeg' or an absolute path; looked up in the child's PATH (/usr/bin:/bin when unset). */
+  binary: string;
+  /**
+   * Called before every spawn (start, reconnect, restart). Returns the argv (without the binary),
+   * or throws an Error whose message explains why it must not start (e.g. a preStart veto): the
+   * supervisor then goes to 'failed' with that message as `lastReason` and does NOT reconnect.
+   */
+  prepare(): Promise<string[]>;
+  reconnect: boolean;
+  /** 0 = at once, but never more than one spawn per `minRespawnIntervalMs`. */
+  reconnectDelaySeconds: number;
+  /** 0 = off; no `touch()` for this long -> stopped (SIGINT, SIGKILL after the grace), ends `killed`. */
+  staleTimeoutSeconds: number;
+  limits: SupervisorLimits;
+  /** Every stderr line (split on \r and \n, empty lines skipped), in order. */
+  onLine(line: string): void;
+  /** A new run begins (state `starting`, before prepare and spawn). Always paired with onRunEnd. */
+  onRunStart?(): void;
+  /** A run ended (after exit and stderr drained, or after a veto / spawn error), with the final state. */
+  onRunEnd?(state: ExecState, info: RunEndInfo): void;
+  onStateChange?(from: ExecState, to: ExecState, reason?: string): void;
+  log?: Logger;
+  /** Clock for tests; default Date.now. */
+  now?(): number;
+  /** Shared sampler (one timer per app, created by the manager); default: a private one. */
+  sampler?: UsageSampler;
+  /** Time between SIGINT and SIGKILL on a stop; default 5000 ms (reference 7.3). */
+  stopGraceMs?: number;
+  /** Least time between two spawn attempts caused by reconnect, so a delay of 0 cannot spin; default 1000 ms. */
+  minRespawnIntervalMs?: number;
+  /** Environment of the child; default empty, as the reference spawns ffmpeg (7.3). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface SupervisorStatus {
+  state: ExecState;
+  pid: number | undefined;
+  /** Seconds (fractional) since the current run was spawned; 0 when no child is running. */
+  runtimeSeconds: number;
+  /** Seconds (fractional, >= 0) until the next reconnect attempt, -1 when none is scheduled. */
+  reconnectSeconds: number;
+  /** Last measured usage of the running child: percent of one core, bytes RSS; 0 when not running. */
+  cpuUsage: number;
+  memoryBytes: number;
+  /** Why the last run ended if the supervisor ended it (stale, limit, veto, spawn error). */
+  lastReason?: string;
+}
