@@ -21,6 +21,12 @@ export interface BasicAuthService {
   verify(request: FastifyRequest, creds: BasicCredentials): void;
 }
 
+/**
+ * The Basic auth service (provided by the `auth` plugin).
+ *
+ * @example
+ * deps: { basicAuth: optional(basicAuthRef) }
+ */
 export const basicAuthRef = createServiceRef<BasicAuthService>('auth.basic');
 
 /** What a login validator says about a login request it recognises. */
@@ -51,7 +57,12 @@ export interface LoginValidator {
   check(request: FastifyRequest): Promise<LoginVerdict | undefined>;
 }
 
-/** Login validators (many providers: one per identity-provider tenant, vendor SSO, ...); consumed by `auth`. */
+/**
+ * Login validators (many providers: one per identity-provider tenant, vendor SSO, ...); consumed by `auth`.
+ *
+ * @example
+ * provides: [loginValidatorsRef], setup(ctx) { ctx.provide(loginValidatorsRef, myValidator); }
+ */
 export const loginValidatorsRef = createServiceRef<LoginValidator, true>('auth.login-validators', { multiple: true });
 
 /**

@@ -10,7 +10,12 @@ const REASONS: Record<number, string> = {
   429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable', 507: 'Insufficient Storage',
 };
 
-/** The standard reason phrase of an HTTP status. */
+/**
+ * The standard reason phrase of an HTTP status.
+ *
+ * @example
+ * reasonPhrase(507) // 'Insufficient Storage'
+ */
 export function reasonPhrase(status: number): string {
   return REASONS[status] ?? 'Error';
 }

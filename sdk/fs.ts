@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { createServiceRef } from './refs.ts';
 
 /** One file of a filesystem; `name` is its absolute path inside the filesystem (`/a/b.ts`). */
@@ -12,6 +13,41 @@ export interface FsFileInfo {
 export interface FsWriteResult {
   /** True when the file did not exist before (201), false when it was overwritten (204). */
   created: boolean;
+}
+
+/**
+ * A file ready to be served over HTTP (see `sendFsFile`): its facts and a way to read it.
+ * Objects handed out for one version of a file never change, so they may be shared by readers.
+ */
+export interface FsFile {
+  size: number;
+  mtimeMs: number;
+  /** Strong validator, quoted (`"..."`): differs whenever the content may differ. */
+  etag: string;
+  /** Content type fixed when the file was written, if the filesystem knows it; else from the path. */
+  mime?: string;
+  /** `Last-Modified` as an HTTP date, when precomputed. */
+  lastModified?: string;
+  /** The whole content when held in memory: sent as is, never copied. */
+  data?: Buffer;
+  /** Bytes `start..end` (inclusive) for files not held in memory. */
+  stream?(start: number, end: number): Readable;
+  /** Releases what was acquired to read the file when no stream was taken (HEAD, 304, errors). */
+  release?(): void;
+  /** Memo of the gzip encoding of `data`, filled by the HTTP helper. */
+  gzip?: Buffer;
+}
+
+/** What a path names: a file (with the path actually read), a link to another path, or a folder. */
+export type FsNode =
+  | { kind: 'file'; path: string; file: FsFile }
+  | { kind: 'link'; target: string }
+  | { kind: 'dir' };
+
+/** Options of a streamed write. */
+export interface FsWriteOptions {
+  /** Declared length (Content-Length), when known: lets a filesystem refuse early. */
+  length?: number;
 }
 
 /**
@@ -36,6 +72,21 @@ export interface FilesystemService {
   deleteFile(path: string): Promise<boolean>;
   /** Bytes used and the limit (0 = unlimited). */
   usage(): { used: number; limit: number };
+  /** File served for a folder (disk: `index.html`); none when unset. */
+  readonly defaultFile?: string;
+  /**
+   * Looks a path up for serving. Synchronous when it can be (memory), so the hot path stays
+   * cheap. Without it the HTTP helper falls back to `stat` + `readFile`.
+   */
+  open?(path: string): FsNode | undefined | Promise<FsNode | undefined>;
+  /**
+   * Writes a file from a stream of chunks and replaces the old one atomically: a failed or
+   * aborted upload leaves the old content. Capacity errors are ApiError 507. Without it the HTTP
+   * helper collects the body and calls `writeFile`.
+   */
+  writeStream?(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts?: FsWriteOptions): Promise<FsWriteResult>;
+  /** Creates (or replaces) a link at `path` to the existing file `target` (memfs). */
+  link?(path: string, target: string): Promise<FsWriteResult>;
 }
 
 /**

@@ -13,6 +13,7 @@ export {
   AsyncParallelHook,
 } from 'tapable';
 
+/** A named set of tapable hooks, as `createHooksRef` builds it. */
 export type HookSet = Record<string, object>;
 
 /** A reference to a frozen set of hooks owned by one module. */

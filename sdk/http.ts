@@ -49,9 +49,19 @@ export type HttpScope = FastifyInstance<
  * ctx.http.get('/ping', { config: PUBLIC }, async () => 'pong');
  */
 export const PUBLIC = Object.freeze({ access: 'public' as RouteAccess });
-/** Route `config` for a route that authenticates when it can but never refuses. */
+/**
+ * Route `config` for a route that authenticates when it can but never refuses.
+ *
+ * @example
+ * ctx.http.get('/api/v3/hello', { config: OPTIONAL_AUTH }, async (req) => ({ user: req.auth?.user ?? null }));
+ */
 export const OPTIONAL_AUTH = Object.freeze({ access: 'optional' as RouteAccess });
-/** Route `config` for a route without credential that still obeys the API's IP access lists. */
+/**
+ * Route `config` for a route without credential that still obeys the API's IP access lists.
+ *
+ * @example
+ * ctx.http.get('/metrics', { config: NETWORK }, async () => registry.metrics());
+ */
 export const NETWORK = Object.freeze({ access: 'network' as RouteAccess });
 
 /** What the kernel knows about a request when it asks who may pass. */

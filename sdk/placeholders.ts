@@ -38,4 +38,10 @@ export interface PlaceholderRegistry {
   list(): PlaceholderDefinition[];
 }
 
+/**
+ * The placeholder registry (provided by the core).
+ *
+ * @example
+ * deps: { placeholders: placeholdersRef }
+ */
 export const placeholdersRef = createServiceRef<PlaceholderRegistry>('placeholders');

@@ -43,6 +43,7 @@ export function optional<T>(ref: ServiceRef<T, false>): OptionalServiceRef<T> {
 
 /** Anything that may stand in a `deps` map. */
 export type AnyServiceRef = ServiceRef<unknown, boolean>;
+/** The `deps` of a plugin definition: names to refs. */
 export type DepsMap = Record<string, AnyServiceRef>;
 
 /** The resolved value for one ref: arrays for multi refs, `T | undefined` for optional ones. */

@@ -1,0 +1,22 @@
+import { ApiError } from '../../sdk/index.ts';
+
+/** Errors of the disk filesystem, with stable codes. */
+export const diskErrors = {
+  /** A path (or a symlink on it) that resolves outside the disk root. */
+  outside: (path: string) => new ApiError(403, 'Forbidden', [`${path} leads outside of the filesystem`], 'DISKFS_OUTSIDE_ROOT'),
+  /** Files the service keeps for itself (config, database) when they live below the disk root. */
+  reserved: (path: string) => new ApiError(403, 'Forbidden', [`${path} is reserved`], 'DISKFS_RESERVED'),
+  full: () => new ApiError(507, 'Insufficient Storage', ['not enough space on device'], 'DISKFS_FULL'),
+  tooBig: () => new ApiError(507, 'Insufficient Storage', ['File is too big'], 'DISKFS_FILE_TOO_BIG'),
+  notAFile: (path: string) => new ApiError(400, 'Bad Request', [`${path} is a directory`], 'DISKFS_NOT_A_FILE'),
+};
+
+/** Maps a node error of a write to the interface's answer. */
+export function writeError(err: unknown, path: string): ApiError {
+  if (err instanceof ApiError) return err;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return diskErrors.full();
+  if (code === 'EISDIR') return diskErrors.notAFile(path);
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return new ApiError(403, 'Forbidden', [`${path}: permission denied`], 'DISKFS_DENIED');
+  return new ApiError(400, 'Bad Request', [`${path}: ${(err as Error).message}`], 'DISKFS_WRITE');
+}

@@ -1,0 +1,52 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { definePlugin, filesystemsRef, httpHooksRef, placeholdersRef, MimeTable } from '../../sdk/index.ts';
+import { DiskFsConfig } from './schema.ts';
+import { DiskRoot } from './root.ts';
+import { DiskFilesystem } from './service.ts';
+import { DiskCache } from './cache.ts';
+import { diskRoutes } from './routes.ts';
+
+/**
+ * The disk filesystem `disk`: `/api/v3/fs/disk` and the public, read-only `/*` (folders serve
+ * their `index.html`), with its HTTP cache, capacity bound and `{diskfs}` placeholder.
+ */
+export default definePlugin({
+  name: 'disk-fs',
+  configKey: 'storage.disk',
+  configSchema: DiskFsConfig,
+  deps: { placeholders: placeholdersRef },
+  provides: [filesystemsRef],
+  async setup(ctx) {
+    const cfg = ctx.config;
+    const dir = resolve(cfg.dir);
+    await mkdir(dir, { recursive: true });
+    const root = await DiskRoot.open(dir, resolve(ctx.coreConfig.db.dir));
+    const fs = new DiskFilesystem(root, cfg.max_size_mbytes * 1024 * 1024);
+    ctx.provide(filesystemsRef, fs);
+
+    ctx.deps.placeholders.register({
+      name: 'diskfs', aliases: ['fs:disk'], contexts: ['global', 'address', 'options'], value: () => dir,
+    });
+
+    const c = cfg.cache;
+    const cache = c.enable ? new DiskCache({
+      maxBytes: c.max_size_mbytes * 1024 * 1024,
+      maxFileBytes: c.max_file_size_mbytes * 1024 * 1024,
+      ttlMs: c.ttl_seconds * 1000,
+      allow: c.types.allow,
+      block: c.types.block,
+    }) : undefined;
+    if (cache) fs.onChange((path) => cache.evict(path));
+
+    const hooks = ctx.hooks.get(httpHooksRef);
+    diskRoutes(ctx.http, {
+      fs,
+      mime: MimeTable.load(ctx.coreConfig.storage.mimetypes_file),
+      corsOrigins: ctx.coreConfig.storage.cors.origins,
+      cache,
+      authorize: (input) => hooks.authorize.promise(input),
+    });
+    ctx.log.info({ dir, limit_mbytes: cfg.max_size_mbytes, cache: c.enable }, 'disk filesystem ready');
+  },
+});

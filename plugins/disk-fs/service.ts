@@ -1,0 +1,201 @@
+import { lstat, mkdir, open, readFile, rename, stat, statfs, unlink } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import picomatch from 'picomatch';
+import type {
+  FilesystemService, FsFile, FsFileInfo, FsNode, FsWriteOptions, FsWriteResult,
+} from '../../sdk/index.ts';
+import { diskErrors, writeError } from './errors.ts';
+import { isMissing, type DiskRoot } from './root.ts';
+import { diskUsage, walkFiles } from './walk.ts';
+
+const USAGE_MAX_AGE_MS = 2000;
+
+/** Inode, size and nanosecond mtime: changes with every rewrite or rename over the file. */
+const etagOf = (st: BigIntStats) => `"${st.ino.toString(16)}-${st.size.toString(16)}-${st.mtimeNs.toString(16)}"`;
+
+/**
+ * The disk filesystem `disk`: a folder, served at `/` with `index.html` for folders. Uploads go
+ * to a temp file beside the target and are renamed over it, so a failed or aborted upload never
+ * replaces the old file. `storage.disk.max_size_mbytes` bounds what is written through it.
+ */
+export class DiskFilesystem implements FilesystemService {
+  readonly name = 'disk';
+  readonly type = 'disk';
+  readonly mount = '/';
+  readonly defaultFile = 'index.html';
+  readonly root: string;
+  readonly #r: DiskRoot;
+  readonly #limit: number;
+  readonly #changed: Array<(path: string) => void> = [];
+  #used = 0;
+  #usedAt = 0;
+  /** Bytes of uploads in flight, so two concurrent uploads cannot both take the last free space. */
+  #inflight = 0;
+
+  constructor(root: DiskRoot, limit: number) {
+    this.#r = root;
+    this.root = root.dir;
+    this.#limit = limit;
+  }
+
+  /** Calls `fn` after every write or delete through this service (the HTTP cache evicts). */
+  onChange(fn: (path: string) => void): void {
+    this.#changed.push(fn);
+  }
+
+  usage(): { used: number; limit: number } {
+    if (Date.now() - this.#usedAt > USAGE_MAX_AGE_MS) void this.#refreshUsage().catch(() => {});
+    return { used: this.#used, limit: this.#limit };
+  }
+
+  async #refreshUsage(): Promise<number> {
+    // ffmpeg writes to the disk directly, so the total is re-read rather than only counted
+    if (Date.now() - this.#usedAt > USAGE_MAX_AGE_MS) {
+      this.#used = await diskUsage(this.#r);
+      this.#usedAt = Date.now();
+    }
+    return this.#used;
+  }
+
+  async open(path: string): Promise<FsNode | undefined> {
+    if (this.#r.hidden(path)) return undefined;
+    const real = await this.#r.resolve(path);
+    if (real === undefined) return undefined;
+    const l = await lstat(this.#r.abs(path));
+    // a link answers 301 to its target; the root may itself be a link (a mounted volume)
+    if (l.isSymbolicLink() && path !== '/') return { kind: 'link', target: this.#r.toFsPath(real) };
+    let fh;
+    try {
+      fh = await open(real, 'r');
+      // facts from the open descriptor: a rename over the file cannot mix two versions
+      const st = await fh.stat({ bigint: true });
+      if (st.isDirectory()) {
+        await fh.close();
+        return { kind: 'dir' };
+      }
+      if (!st.isFile()) {
+        await fh.close();
+        return undefined;
+      }
+      const h = fh;
+      const size = Number(st.size);
+      const file: FsFile = {
+        size,
+        mtimeMs: Number(st.mtimeMs),
+        etag: etagOf(st),
+        stream: (start, end) => h.createReadStream({ start, end, autoClose: true }),
+        release: () => { void h.close().catch(() => {}); },
+      };
+      return { kind: 'file', path, file };
+    } catch (err) {
+      await fh?.close().catch(() => {});
+      if (isMissing(err) || (err as NodeJS.ErrnoException).code === 'EACCES') return undefined;
+      throw err;
+    }
+  }
+
+  /** The current version (ETag) of a file, without opening it; undefined when it is gone. */
+  async version(path: string): Promise<string | undefined> {
+    const st = await stat(this.#r.abs(path), { bigint: true }).catch(() => undefined);
+    return st?.isFile() ? etagOf(st) : undefined;
+  }
+
+  async list(glob?: string): Promise<FsFileInfo[]> {
+    const match = glob ? picomatch(glob, { dot: true }) : undefined;
+    const out: FsFileInfo[] = [];
+    for await (const f of walkFiles(this.#r)) {
+      if (!match || match(f.name)) out.push({ name: f.name, size_bytes: f.size, last_modified: Math.floor(f.mtimeMs / 1000) });
+    }
+    return out;
+  }
+
+  async stat(path: string): Promise<FsFileInfo | undefined> {
+    const n = await this.open(path);
+    if (n?.kind !== 'file') return undefined;
+    n.file.release?.();
+    return { name: path, size_bytes: n.file.size, last_modified: Math.floor(n.file.mtimeMs / 1000) };
+  }
+
+  async readFile(path: string): Promise<Buffer | undefined> {
+    if (this.#r.hidden(path)) return undefined;
+    const real = await this.#r.resolve(path);
+    return real === undefined ? undefined : readFile(real).catch(() => undefined);
+  }
+
+  async writeFile(path: string, data: Buffer): Promise<FsWriteResult> {
+    return this.writeStream(path, [data], { length: data.length });
+  }
+
+  async writeStream(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions = {}): Promise<FsWriteResult> {
+    if (path === '/') throw diskErrors.notAFile(path);
+    if (this.#r.hidden(path)) throw diskErrors.reserved(path);
+    await this.#r.checkParents(path);
+    const abs = this.#r.abs(path);
+    const old = await lstat(abs).catch(() => undefined);
+    if (old?.isDirectory()) throw diskErrors.notAFile(path);
+    const oldSize = old?.isFile() ? old.size : 0;
+    const limit = this.#limit;
+    if (limit > 0) {
+      if (opts.length !== undefined && opts.length > limit) throw diskErrors.tooBig();
+      const used = await this.#refreshUsage();
+      if (opts.length !== undefined && used + this.#inflight - oldSize + opts.length > limit) throw diskErrors.full();
+    }
+    const dir = dirname(abs);
+    await mkdir(dir, { recursive: true }).catch((err) => { throw writeError(err, path); });
+    if (opts.length !== undefined) await this.#checkFree(dir, opts.length);
+    const tmp = join(dir, `.${basename(abs)}.${randomBytes(6).toString('hex')}.upload`);
+    let size = 0;
+    const fh = await open(tmp, 'wx', 0o644).catch((err) => { throw writeError(err, path); });
+    try {
+      for await (const c of body) {
+        size += c.length;
+        this.#inflight += c.length;
+        if (limit > 0 && this.#used + this.#inflight - oldSize > limit) throw size > limit ? diskErrors.tooBig() : diskErrors.full();
+        await fh.write(c);
+      }
+      await fh.datasync();
+      await fh.close();
+      await rename(tmp, abs);
+    } catch (err) {
+      await fh.close().catch(() => {});
+      await unlink(tmp).catch(() => {});
+      throw writeError(err, path);
+    } finally {
+      this.#inflight -= size;
+    }
+    this.#used += size - oldSize;
+    this.#emit(path);
+    return { created: old === undefined };
+  }
+
+  /** Refuses early an upload of known length that the device has no room for. */
+  async #checkFree(dir: string, length: number): Promise<void> {
+    const st = await statfs(dir).catch(() => undefined);
+    if (st && st.bavail * st.bsize < length) throw diskErrors.full();
+  }
+
+  async deleteFile(path: string): Promise<boolean> {
+    if (path === '/' || this.#r.hidden(path)) return false;
+    // the parent must be inside the root: a symlinked folder would let us delete outside it
+    const parent = await this.#r.resolve(dirname(path));
+    if (parent === undefined) return false;
+    const abs = join(parent, basename(path));
+    const st = await lstat(abs).catch(() => undefined);
+    if (!st || st.isDirectory()) return false;
+    try {
+      await unlink(abs);
+    } catch (err) {
+      if (isMissing(err)) return false;
+      throw err;
+    }
+    if (st.isFile()) this.#used -= st.size;
+    this.#emit(path);
+    return true;
+  }
+
+  #emit(path: string): void {
+    for (const fn of this.#changed) fn(path);
+  }
+}

@@ -1,0 +1,46 @@
+import { isCompressible, type FsFile, type FsFileInfo } from '../../sdk/index.ts';
+
+/** A file: its serving facts (ETag, type, date) are fixed when it is written, never per request. */
+export interface MemFileNode {
+  kind: 'file';
+  path: string;
+  file: FsFile;
+  /** The response headers of a plain GET, as node's flat list (the fast path sends them as is). */
+  head: string[];
+  /** Large and text-ish: gzip applies when the client accepts it. */
+  zip: boolean;
+}
+
+/** A link to another path of the same filesystem. */
+export interface MemLinkNode { kind: 'link'; target: string; mtimeMs: number }
+export type MemNode = MemFileNode | MemLinkNode;
+
+export const sizeOf = (n: MemNode | undefined) => (n?.kind === 'file' ? n.file.size : 0);
+
+/** A file's node with its response headers, built once per write. */
+export function fileNode(path: string, file: FsFile): MemFileNode {
+  const mime = file.mime!;
+  const zip = file.size >= 1000 && isCompressible(mime);
+  const head = [
+    'vary', zip ? 'Origin, Accept-Encoding' : 'Origin', 'content-type', mime, 'last-modified', file.lastModified!,
+    'accept-ranges', 'bytes', 'etag', file.etag, 'content-length', String(file.size),
+  ];
+  return { kind: 'file', path, file, head, zip };
+}
+
+/** The listing entry of a node (links count 0 bytes). */
+export function info(name: string, n: MemNode): FsFileInfo {
+  const mtimeMs = n.kind === 'file' ? n.file.mtimeMs : n.mtimeMs;
+  return { name, size_bytes: sizeOf(n), last_modified: Math.floor(mtimeMs / 1000) };
+}
+
+/** The bytes in a Buffer of their own: compact (no pinned socket slab) and safe from the writer. */
+export function own(data: Uint8Array | Uint8Array[], size: number): Buffer {
+  const out = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const c of Array.isArray(data) ? data : [data]) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}

@@ -1,0 +1,48 @@
+import {
+  definePlugin, optional, basicAuthRef, filesystemsRef, placeholdersRef, serverRef, MimeTable,
+} from '../../sdk/index.ts';
+import { MemfsConfig } from './schema.ts';
+import { MemFilesystem, type MemStore } from './service.ts';
+import { memfsRoutes } from './routes.ts';
+
+/**
+ * The memory filesystem `mem`: `/api/v3/fs/mem`, the public `/memfs/*` (ffmpeg PUTs HLS there
+ * through `{memfs}`), capacity with optional purge. Its files survive config reloads.
+ */
+export default definePlugin({
+  name: 'memfs',
+  configKey: 'storage.memory',
+  configSchema: MemfsConfig,
+  deps: { placeholders: placeholdersRef, server: serverRef, basicAuth: optional(basicAuthRef) },
+  provides: [filesystemsRef],
+  setup(ctx) {
+    const cfg = ctx.config;
+    const mime = MimeTable.load(ctx.coreConfig.storage.mimetypes_file);
+    const store = ctx.retain<MemStore>('files', () => ({ files: new Map(), seq: 0 }));
+    const fs = new MemFilesystem(store, { limit: cfg.max_size_mbytes * 1024 * 1024, purge: cfg.purge, mime });
+    const freed = fs.resize();
+    if (freed > 0) ctx.log.info({ freed }, 'purged the oldest files to fit the new size limit');
+    const { used, limit } = fs.usage();
+    if (limit > 0 && used > limit) ctx.log.warn({ used, limit }, 'memfs holds more than its limit; writes get 507 until files are deleted');
+    ctx.provide(filesystemsRef, fs);
+
+    const { server } = ctx.deps;
+    ctx.deps.placeholders.register({
+      name: 'memfs',
+      aliases: ['fs:mem'],
+      contexts: ['address', 'options'],
+      // computed on every use: the port is known only once the app listens
+      value: () => {
+        const host = server.host().includes(':') ? `[${server.host()}]` : server.host();
+        const a = cfg.auth;
+        const cred = a.enable ? `${encodeURIComponent(a.username)}:${encodeURIComponent(a.password)}@` : '';
+        return `http://${cred}${host}:${server.port()}/memfs`;
+      },
+    });
+
+    const stopFastPath = memfsRoutes(ctx.http, {
+      fs, mime, config: cfg, corsOrigins: ctx.coreConfig.storage.cors.origins, basicAuth: ctx.deps.basicAuth, log: ctx.log,
+    });
+    ctx.onClose(stopFastPath);
+  },
+});

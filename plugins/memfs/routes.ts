@@ -1,0 +1,50 @@
+import type { FastifyRequest } from 'fastify';
+import {
+  CorsPolicy, addFastPath, registerFsApi, registerFsMount, type BasicAuthService, type HttpScope, type MimeTable,
+} from '../../sdk/index.ts';
+import type { Logger } from 'pino';
+import { memfsErrors } from './errors.ts';
+import type { MemFilesystem } from './service.ts';
+import type { MemfsConfig } from './schema.ts';
+import { memfsFastPath } from './fast-path.ts';
+
+export interface MemfsRoutesOptions {
+  fs: MemFilesystem;
+  mime: MimeTable;
+  config: MemfsConfig;
+  corsOrigins: readonly string[];
+  basicAuth: BasicAuthService | undefined;
+  log: Logger;
+}
+
+/**
+ * `/api/v3/fs/mem` (protected, with PATCH links) and the public `/memfs/*`: GET/HEAD for
+ * everyone, PUT/POST/DELETE behind basic auth when `storage.memory.auth.enable` is on; plain
+ * reads take the fast path. Returns what undoes the fast path (for `onClose`).
+ */
+export function memfsRoutes(http: HttpScope, o: MemfsRoutesOptions): () => void {
+  const cors = new CorsPolicy(o.corsOrigins);
+  registerFsApi(http, o.fs, { mime: o.mime });
+  registerFsMount(http, o.fs, {
+    mime: o.mime,
+    defaultType: 'application/data',
+    cors,
+    writes: { authorize: writeCheck(o) },
+  });
+  return addFastPath(http.server, memfsFastPath(o.fs, cors));
+}
+
+function writeCheck(o: MemfsRoutesOptions): (request: FastifyRequest) => void {
+  const { enable, username, password } = o.config.auth;
+  if (!enable) return () => {};
+  const basic = o.basicAuth;
+  if (basic) return (request) => basic.verify(request, { username, password });
+  let warned = false;
+  return () => {
+    if (!warned) {
+      warned = true;
+      o.log.warn('storage.memory.auth.enable is on but no plugin provides basic auth (load the auth plugin): writes to /memfs are refused');
+    }
+    throw memfsErrors.authUnavailable();
+  };
+}

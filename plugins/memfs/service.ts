@@ -1,0 +1,163 @@
+import picomatch from 'picomatch';
+import type {
+  FilesystemService, FsFile, FsFileInfo, FsWriteOptions, FsWriteResult, MimeTable,
+} from '../../sdk/index.ts';
+import { memfsErrors } from './errors.ts';
+import { fileNode, info, own, sizeOf, type MemNode } from './entry.ts';
+
+/**
+ * What survives a config reload (`ctx.retain`). The map's order is the order of last writes
+ * (a write deletes and re-inserts its key), so the oldest file is always first: purging is a walk
+ * from the front, never a sort.
+ */
+export interface MemStore {
+  files: Map<string, MemNode>;
+  /** Makes every ETag unique, even for two writes of one size in one millisecond. */
+  seq: number;
+}
+
+export interface MemfsOptions {
+  /** Bytes; 0 = unlimited. */
+  limit: number;
+  /** Drop the oldest files to make room instead of refusing the write. */
+  purge: boolean;
+  mime: MimeTable;
+}
+
+/**
+ * The memory filesystem. Files are immutable Buffers; a write swaps the map entry in one
+ * synchronous step, so a reader gets either the old or the new bytes, never a mix, and readers
+ * that hold the old Buffer keep it.
+ */
+export class MemFilesystem implements FilesystemService {
+  readonly name = 'mem';
+  readonly type = 'mem';
+  readonly mount = '/memfs';
+  readonly #store: MemStore;
+  readonly #files: Map<string, MemNode>;
+  readonly #opts: MemfsOptions;
+  #used = 0;
+
+  constructor(store: MemStore, opts: MemfsOptions) {
+    this.#store = store;
+    this.#files = store.files;
+    this.#opts = opts;
+    // retained files get this app's content types (the mime table may have changed)
+    for (const [path, n] of this.#files) {
+      if (n.kind === 'file') this.#files.set(path, fileNode(path, { ...n.file, mime: this.#mimeOf(path), gzip: undefined }));
+      this.#used += sizeOf(n);
+    }
+  }
+
+  #mimeOf(path: string): string {
+    return this.#opts.mime.lookup(path) ?? 'application/data';
+  }
+
+  /** Trims to the limit after a reload that lowered it (only with purge: nothing is dropped silently). */
+  resize(): number {
+    const over = this.#opts.limit > 0 ? this.#used - this.#opts.limit : 0;
+    return over > 0 && this.#opts.purge ? this.#purge(over, '') : 0;
+  }
+
+  usage(): { used: number; limit: number } {
+    return { used: this.#used, limit: this.#opts.limit };
+  }
+
+  open(path: string): MemNode | undefined {
+    return this.#files.get(path);
+  }
+
+  async list(glob?: string): Promise<FsFileInfo[]> {
+    const match = glob ? picomatch(glob, { dot: true }) : undefined;
+    const out: FsFileInfo[] = [];
+    for (const [name, n] of this.#files) if (!match || match(name)) out.push(info(name, n));
+    return out;
+  }
+
+  async stat(path: string): Promise<FsFileInfo | undefined> {
+    const n = this.#files.get(path);
+    return n && info(path, n);
+  }
+
+  async readFile(path: string): Promise<Buffer | undefined> {
+    let n = this.#files.get(path);
+    if (n?.kind === 'link') n = this.#files.get(n.target);
+    return n?.kind === 'file' ? n.file.data : undefined;
+  }
+
+  async writeFile(path: string, data: Buffer): Promise<FsWriteResult> {
+    return this.#commit(path, own(data, data.length));
+  }
+
+  async writeStream(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions = {}): Promise<FsWriteResult> {
+    const { limit, purge } = this.#opts;
+    if (limit > 0 && opts.length !== undefined) {
+      if (opts.length > limit) throw memfsErrors.tooBig();
+      if (!purge && this.#used - sizeOf(this.#files.get(path)) + opts.length > limit) throw memfsErrors.full();
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const c of body) {
+      size += c.length;
+      if (limit > 0 && size > limit) throw memfsErrors.tooBig();
+      chunks.push(c);
+    }
+    return this.#commit(path, own(chunks, size));
+  }
+
+  async deleteFile(path: string): Promise<boolean> {
+    const n = this.#files.get(path);
+    if (!n) return false;
+    this.#files.delete(path);
+    this.#used -= sizeOf(n);
+    return true;
+  }
+
+  async link(path: string, target: string): Promise<FsWriteResult> {
+    if (path === '/' || path === target) throw memfsErrors.linkTarget('a link needs a path of its own');
+    if (this.#files.get(target)?.kind !== 'file') throw memfsErrors.linkTarget(`${target} is not a file`);
+    const old = this.#files.get(path);
+    this.#files.delete(path);
+    this.#files.set(path, { kind: 'link', target, mtimeMs: Date.now() });
+    this.#used -= sizeOf(old);
+    return { created: !old };
+  }
+
+  /** Checks the capacity and swaps the entry, all in one synchronous step. */
+  #commit(path: string, data: Buffer): FsWriteResult {
+    const { limit, purge } = this.#opts;
+    const old = this.#files.get(path);
+    if (limit > 0) {
+      if (data.length > limit) throw memfsErrors.tooBig();
+      const need = this.#used - sizeOf(old) + data.length - limit;
+      if (need > 0) {
+        if (!purge) throw memfsErrors.full();
+        this.#purge(need, path);
+      }
+    }
+    const mtimeMs = Date.now();
+    const seq = ++this.#store.seq;
+    const file: FsFile = {
+      size: data.length, mtimeMs, data, mime: this.#mimeOf(path),
+      etag: `"${data.length.toString(16)}-${mtimeMs.toString(16)}-${seq.toString(16)}"`,
+      lastModified: new Date(mtimeMs).toUTCString(),
+    };
+    this.#files.delete(path);
+    this.#files.set(path, fileNode(path, file));
+    this.#used += data.length - sizeOf(old);
+    return { created: old === undefined };
+  }
+
+  /** Drops the oldest files (not `keep`) until `need` bytes are free; returns the bytes freed. */
+  #purge(need: number, keep: string): number {
+    let freed = 0;
+    for (const [p, n] of this.#files) {
+      if (freed >= need) break;
+      if (p === keep || n.kind !== 'file') continue;
+      this.#files.delete(p);
+      freed += n.file.size;
+    }
+    this.#used -= freed;
+    return freed;
+  }
+}

@@ -1,0 +1,214 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from './errors.ts';
+import type { FilesystemService, FsNode, FsWriteResult } from './fs.ts';
+import { PUBLIC, type HttpScope } from './http.ts';
+import { fsPathFromUrl } from './fs-path.ts';
+import { sendFsFile, type SendFileOptions } from './fs-send.ts';
+import type { CorsPolicy } from './fs-cors.ts';
+import { continueUpload, deferContinue } from './fs-continue.ts';
+
+/**
+ * HTTP building blocks shared by every filesystem (disk, mem, a vendor's): lookups with the
+ * folder's default file, links as 301, raw uploads, and `registerFsMount` for public routes.
+ */
+
+type Maybe<T> = T | Promise<T>;
+const isPromise = <T>(v: Maybe<T>): v is Promise<T> => typeof (v as { then?: unknown } | undefined)?.then === 'function';
+
+/**
+ * The Error of a missing file: 404 `File not found` with the path.
+ *
+ * @example
+ * if (!(await fs.stat(path))) throw fsNotFound(path);
+ */
+export const fsNotFound = (path: string) => new ApiError(404, 'File not found', [path], 'FS_NOT_FOUND');
+
+async function statOpen(fs: FilesystemService, path: string): Promise<FsNode | undefined> {
+  const info = await fs.stat(path);
+  const data = info && await fs.readFile(path);
+  if (!info || !data) return undefined;
+  const etag = `"${data.length.toString(16)}-${info.last_modified.toString(16)}"`;
+  return { kind: 'file', path, file: { size: data.length, mtimeMs: info.last_modified * 1000, etag, data } };
+}
+
+const openNode = (fs: FilesystemService, path: string) => (fs.open ? fs.open(path) : statOpen(fs, path));
+
+/**
+ * What a GET of `path` serves: the file, a link, or for a folder its default file (disk:
+ * `index.html`); undefined when there is nothing. Synchronous when the filesystem is.
+ *
+ * @example
+ * const node = await lookupFsNode(disk, '/site'); // { kind: 'file', path: '/site/index.html', ... }
+ */
+export function lookupFsNode(fs: FilesystemService, path: string): Maybe<FsNode | undefined> {
+  const finish = (n: FsNode | undefined): Maybe<FsNode | undefined> => {
+    if (n?.kind !== 'dir') return n;
+    if (!fs.defaultFile) return undefined;
+    const index = openNode(fs, `${path === '/' ? '' : path}/${fs.defaultFile}`);
+    const noDir = (m: FsNode | undefined) => (m?.kind === 'dir' ? undefined : m);
+    return isPromise(index) ? index.then(noDir) : noDir(index);
+  };
+  const first = openNode(fs, path);
+  return isPromise(first) ? first.then(finish) : finish(first);
+}
+
+/** How a lookup result is answered: where links point and how types are chosen. */
+export interface ServeOptions extends SendFileOptions {
+  /** URL prefix that link targets are appended to (`/memfs`, `/api/v3/fs/mem`, `` for `/`). */
+  prefix: string;
+}
+
+/**
+ * Answers a lookup: 404 Error, 301 for a link (absolute Location under the prefix), or the file.
+ *
+ * @example
+ * return sendFsNode(request, reply, path, await lookupFsNode(fs, path), { mime, defaultType: 'application/data', prefix: '/vendor' });
+ */
+export function sendFsNode(request: FastifyRequest, reply: FastifyReply, path: string, node: FsNode | undefined, opts: ServeOptions): FastifyReply {
+  if (node === undefined || node.kind === 'dir') throw fsNotFound(path);
+  if (node.kind === 'link') {
+    // the original sends the bare target without its slash, which breaks for links in folders
+    const location = encodeURI(opts.prefix + node.target);
+    return reply.code(301).header('location', location).type('text/plain; charset=utf-8').send(location);
+  }
+  return sendFsFile(request, reply, node.path, node.file, opts);
+}
+
+/**
+ * Looks up and answers in one go; no promise on the hot path when the lookup is synchronous.
+ *
+ * @example
+ * handler: (request, reply) => serveFs(request, reply, path, lookupFsNode(fs, path), opts),
+ */
+export function serveFs(request: FastifyRequest, reply: FastifyReply, path: string, found: Maybe<FsNode | undefined>, opts: ServeOptions): Maybe<FastifyReply> | undefined {
+  if (isPromise(found)) return found.then((n) => sendFsNode(request, reply, path, n, opts));
+  sendFsNode(request, reply, path, found, opts);
+  return undefined;
+}
+
+/**
+ * Lets a scope take any request body raw (a stream, whatever its Content-Type): uploads are
+ * bounded by the filesystem's capacity, not the API's JSON limit. Call on a scope that holds
+ * only filesystem routes, and give upload routes `onRequest: ignoreContentType`.
+ *
+ * @example
+ * ctx.http.register(async (s) => { acceptRawBodies(s); s.put('/vendor/*', { onRequest: ignoreContentType }, handler); });
+ */
+export function acceptRawBodies(scope: HttpScope): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+}
+
+/**
+ * Route `onRequest` hook for uploads: a file's type comes from its name, so an odd or malformed
+ * Content-Type must not refuse the upload (fastify would answer 415 before any parser runs).
+ *
+ * @example
+ * s.put('/vendor/*', { onRequest: ignoreContentType }, handler);
+ */
+export function ignoreContentType(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  delete request.headers['content-type'];
+  done();
+}
+
+/**
+ * Writes a request's body to `path` (streamed when the filesystem can); errors become ApiErrors.
+ *
+ * @example
+ * return replyWritten(request, reply, await writeFsUpload(fs, path, request, reply));
+ */
+export async function writeFsUpload(fs: FilesystemService, path: string, request: FastifyRequest, reply: FastifyReply): Promise<FsWriteResult> {
+  if (path === '/') throw new ApiError(400, 'Bad Request', ['path must name a file'], 'FS_BAD_PATH');
+  const body = (request.body ?? request.raw) as AsyncIterable<Uint8Array>;
+  const cl = request.headers['content-length'];
+  const length = cl === undefined ? undefined : Number(cl);
+  try {
+    continueUpload(request.raw, reply.raw);
+    if (fs.writeStream) return await fs.writeStream(path, body, { length });
+    const chunks: Uint8Array[] = [];
+    for await (const c of body) chunks.push(c);
+    return await fs.writeFile(path, Buffer.concat(chunks));
+  } catch (err) {
+    // refused before the body was read: close rather than read a body nobody wants
+    if (!request.raw.complete) reply.header('connection', 'close');
+    throw err instanceof ApiError ? err : new ApiError(400, 'Bad Request', [(err as Error).message], 'FS_WRITE');
+  }
+}
+
+/**
+ * 201 (empty text body) for a new file, 204 for a replaced one; `Content-Location` = request URI.
+ *
+ * @example
+ * return replyWritten(request, reply, await fs.writeFile(path, data));
+ */
+export function replyWritten(request: FastifyRequest, reply: FastifyReply, r: FsWriteResult): FastifyReply {
+  reply.header('content-location', request.url);
+  return r.created ? reply.code(201).type('text/plain; charset=utf-8').send('') : reply.code(204).send();
+}
+
+/**
+ * 200 `Deleted: <path>`, or the 404 Error.
+ *
+ * @example
+ * s.delete('/vendor/*', async (request, reply) => deleteFsFile(fs, fsPathFromUrl(request.url, '/vendor'), reply));
+ */
+export async function deleteFsFile(fs: FilesystemService, path: string, reply: FastifyReply): Promise<FastifyReply> {
+  if (!(await fs.deleteFile(path))) throw fsNotFound(path);
+  return reply.type('text/plain; charset=utf-8').send(`Deleted: ${path}`);
+}
+
+/** Options of a public mount (`/memfs`, `/`, a vendor's). */
+export interface FsMountOptions extends SendFileOptions {
+  cors: CorsPolicy;
+  /** Turns on public PUT/POST/DELETE; `authorize` throws an ApiError to refuse (basic auth). */
+  writes?: { authorize(request: FastifyRequest): void };
+  /** Replaces the plain lookup for GET/HEAD (a cache, a reserved prefix); may add reply headers. */
+  lookup?(path: string, request: FastifyRequest, reply: FastifyReply): Maybe<FsNode | undefined>;
+  /** Registers `OPTIONS <mount>/*` answering CORS preflights (default true). */
+  preflight?: boolean;
+}
+
+/**
+ * Registers the public routes of a filesystem at its mount: GET and HEAD (public), and when
+ * `writes` is set PUT, POST and DELETE behind its check. Routes live in a child scope that takes
+ * raw bodies.
+ *
+ * @example
+ * registerFsMount(ctx.http, memfs, { mime, defaultType: 'application/data', cors, writes: { authorize } });
+ */
+export function registerFsMount(scope: HttpScope, fs: FilesystemService, opts: FsMountOptions): void {
+  const prefix = fs.mount === '/' ? '' : fs.mount;
+  const url = `${prefix}/*`;
+  const serve: ServeOptions = { mime: opts.mime, defaultType: opts.defaultType, prefix };
+  const lookup = opts.lookup ?? ((p: string) => lookupFsNode(fs, p));
+  const { cors } = opts;
+  scope.register(async (s: HttpScope) => {
+    acceptRawBodies(s);
+    s.route({
+      method: ['GET', 'HEAD'], url, exposeHeadRoute: false, config: PUBLIC, schema: { hide: true },
+      handler(request, reply) {
+        cors.apply(request, reply);
+        const path = fsPathFromUrl(request.url, prefix);
+        return serveFs(request, reply, path, lookup(path, request, reply), serve);
+      },
+    });
+    if (opts.preflight !== false) s.options(url, { config: PUBLIC, schema: { hide: true } }, (req, reply) => cors.preflight(req, reply));
+    const writes = opts.writes;
+    if (!writes) return;
+    deferContinue(s.server, `${prefix}/`);
+    s.route({
+      method: ['PUT', 'POST'], url, config: PUBLIC, schema: { hide: true }, onRequest: ignoreContentType,
+      async handler(request, reply) {
+        cors.apply(request, reply);
+        writes.authorize(request);
+        const path = fsPathFromUrl(request.url, prefix);
+        return replyWritten(request, reply, await writeFsUpload(fs, path, request, reply));
+      },
+    });
+    s.delete(url, { config: PUBLIC, schema: { hide: true } }, async (request, reply) => {
+      cors.apply(request, reply);
+      writes.authorize(request);
+      return deleteFsFile(fs, fsPathFromUrl(request.url, prefix), reply);
+    });
+  });
+}

@@ -1,0 +1,68 @@
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { placeholdersRef } from '../../../sdk/index.ts';
+import { startFs, rawRequest } from './fs-helpers.ts';
+import type { TestLike } from '../../helpers/app.ts';
+
+const FFMPEG = '/usr/bin/ffmpeg';
+
+/** Runs ffmpeg to completion (killed at the deadline); resolves with its exit code and stderr tail. */
+function ffmpeg(t: TestLike, args: string[], timeoutMs = 40_000): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'warning', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-4000); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    t.teardown(() => { clearTimeout(timer); child.kill('SIGKILL'); });
+    child.on('error', reject);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stderr }); });
+  });
+}
+
+const source = ['-re', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=10', '-t', '3',
+  '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '10', '-pix_fmt', 'yuv420p'];
+
+t.test('ffmpeg writes HLS into memfs with PUT through {memfs} (basic auth in the URL)', async (t) => {
+  const app = await startFs(t);
+  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string } };
+  const base = ph.get('memfs').value('output');
+  t.match(base, /^http:\/\/admin:[^@]+@127\.0\.0\.1:\d+\/memfs$/);
+
+  const run = await ffmpeg(t, [...source, '-f', 'hls', '-hls_time', '1', '-hls_list_size', '0', '-method', 'PUT', `${base}/live/x.m3u8`]);
+  t.equal(run.code, 0, `ffmpeg exit (${run.stderr})`);
+
+  const playlist = await rawRequest(app.url, 'GET', '/memfs/live/x.m3u8');
+  t.equal(playlist.status, 200);
+  t.equal(playlist.headers['content-type'], 'application/vnd.apple.mpegurl');
+  t.match(playlist.text, /^#EXTM3U/);
+  t.match(playlist.text, /#EXT-X-ENDLIST/);
+  const segments = playlist.text.split('\n').filter((l) => l && !l.startsWith('#'));
+  t.ok(segments.length >= 2, `several segments (${segments.join(', ')})`);
+  for (const s of segments) {
+    const r = await rawRequest(app.url, 'GET', `/memfs/live/${s}`);
+    t.equal(r.status, 200, s);
+    t.equal(r.headers['content-type'], 'video/MP2T');
+    t.equal(r.body[0], 0x47, `${s} is MPEG-TS (sync byte)`);
+  }
+  const list = await app.request('GET', '/api/v3/fs/mem?glob=/live/*&sort=name');
+  t.equal(list.status, 200);
+  const names = list.body.map((f: any) => f.name);
+  t.ok(names.includes('/live/x.m3u8'));
+  for (const s of segments) t.ok(names.includes(`/live/${s}`), `${s} is listed`);
+  t.ok(list.body.every((f: any) => f.size_bytes > 0));
+});
+
+t.test('ffmpeg deletes old segments with DELETE (delete_segments)', async (t) => {
+  const app = await startFs(t);
+  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string } };
+  const base = ph.get('memfs').value('output');
+  const run = await ffmpeg(t, [...source.map((a) => (a === '3' ? '5' : a)), '-f', 'hls', '-hls_time', '1', '-hls_list_size', '2',
+    '-hls_flags', 'delete_segments', '-method', 'PUT', `${base}/d/y.m3u8`]);
+  t.equal(run.code, 0, `ffmpeg exit (${run.stderr})`);
+  const playlist = await rawRequest(app.url, 'GET', '/memfs/d/y.m3u8');
+  const segments = playlist.text.split('\n').filter((l) => l && !l.startsWith('#'));
+  const list = await app.request('GET', '/api/v3/fs/mem?glob=/d/*.ts');
+  const names: string[] = list.body.map((f: any) => f.name);
+  for (const s of segments) t.ok(names.includes(`/d/${s}`), `${s} of the playlist is there`);
+  t.notOk(names.includes('/d/y0.ts'), `the first segment was deleted (left: ${names.join(', ')})`);
+});
