@@ -1,6 +1,7 @@
 import { ApiError, ConfigData, Type, type HttpScope } from '../../sdk/index.ts';
 import { ConfigRejected } from '../config/store.ts';
 import type { Kernel } from '../kernel/kernel.ts';
+import { sendJson } from './json.ts';
 
 const ConfigView = Type.Object({
   config: ConfigData,
@@ -35,7 +36,7 @@ export function configRoutes(k: Kernel) {
         }
         return reply.code(409).send(err.errors);
       }
-      return 'OK';
+      return sendJson(reply, 'OK');
     });
 
     http.get('/api/v3/config/reload', {
@@ -43,7 +44,7 @@ export function configRoutes(k: Kernel) {
       schema: { summary: 'Restart the service with the stored configuration', tags: ['v16.7.2'] },
     }, async (_req, reply) => {
       reply.raw.once('finish', () => k.requestReload());
-      return 'OK';
+      return sendJson(reply, 'OK');
     });
   };
 }

@@ -1,5 +1,7 @@
 import { ApiError, Type, type HttpScope } from '../../sdk/index.ts';
+import type { FastifyReply } from 'fastify';
 import type { Kernel } from '../kernel/kernel.ts';
+import { sendJson } from './json.ts';
 
 const KeyParams = Type.Object({ key: Type.String() });
 
@@ -7,15 +9,15 @@ const KeyParams = Type.Object({ key: Type.String() });
 export function metadataRoutes(k: Kernel) {
   return async (http: HttpScope) => {
     const system = () => k.db.data.metadata.system;
-    const all = async () => system();
+    const all = async (_req: unknown, reply: FastifyReply) => sendJson(reply, system());
     http.get('/api/v3/metadata', { schema: { summary: 'All global metadata', tags: ['v16.7.2'] } }, all);
     http.get('/api/v3/metadata/', { schema: { hide: true } }, all);
     http.get('/api/v3/metadata/:key', {
       schema: { summary: 'One global metadata key', tags: ['v16.7.2'], params: KeyParams },
-    }, async (req) => {
+    }, async (req, reply) => {
       const v = system()[req.params.key];
       if (v === undefined) throw new ApiError(404, 'Metadata not found', ['unknown key'], 'METADATA_NOT_FOUND');
-      return v;
+      return sendJson(reply, v);
     });
     const put = async (key: string, body: unknown) => {
       if (key === '') throw new ApiError(400, 'Invalid key', ['The key must not be of length 0'], 'METADATA_INVALID_KEY');
@@ -26,7 +28,7 @@ export function metadataRoutes(k: Kernel) {
     };
     http.put('/api/v3/metadata/:key', {
       schema: { summary: 'Set (or, with null, delete) a global metadata key', tags: ['v16.7.2'], params: KeyParams },
-    }, async (req) => put(req.params.key, req.body ?? null));
-    http.put('/api/v3/metadata/', { schema: { hide: true } }, async (req) => put('', req.body));
+    }, async (req, reply) => sendJson(reply, await put(req.params.key, req.body ?? null)));
+    http.put('/api/v3/metadata/', { schema: { hide: true } }, async (req, reply) => sendJson(reply, await put('', req.body)));
   };
 }

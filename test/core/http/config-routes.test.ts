@@ -43,7 +43,7 @@ t.test('PUT /api/v3/config: partial merge, 400 for bad JSON and types, 409 for b
 
   const ok = await app.request('PUT', '/api/v3/config', { body: { name: 'after', ffmpeg: { log: { max_lines: 77 } }, unknown_key: 1 } });
   t.equal(ok.status, 200);
-  t.equal(ok.body, 'OK');
+  t.equal(ok.text, '"OK"', 'the JSON string OK');
   const stored = JSON.parse(await readFile(app.configPath, 'utf8'));
   t.equal(stored.name, 'after');
   t.equal(stored.encoder.log.max_lines, 77, 'the original name changes the interface name too');
@@ -61,7 +61,7 @@ t.test('reload rebuilds the app from the stored config on the same port', async 
   const created = (await app.request('GET', '/api')).body.created_at;
   const r = await app.request('GET', '/api/v3/config/reload');
   t.equal(r.status, 200);
-  t.equal(r.body, 'OK');
+  t.equal(r.text, '"OK"');
   await waitFor(async () => (await app.request('GET', '/api').catch(() => undefined))?.body?.name === 'two', { what: 'reload' });
   t.same((await app.request('GET', '/api/v3/metadata/keep')).body, { v: 1 }, 'metadata kept');
   t.ok((await app.request('GET', '/api')).body.created_at >= created);

@@ -41,7 +41,9 @@ t.test('malformed and oversize bodies get 400 / 413 with the Error body and chan
     t.type(r.body.message, 'string');
     t.ok(Array.isArray(r.body.details));
   }
-  t.equal((await app.request('GET', '/api/v3/metadata/x')).body, 'kept');
+  const kept = await app.request('GET', '/api/v3/metadata/x');
+  t.equal(kept.text, '"kept"', 'a string value comes back as a JSON string');
+  t.match(kept.headers.get('content-type'), /application\/json/);
   t.equal((await app.request('GET', '/ping')).text, 'pong', 'still serving');
 });
 

@@ -1,0 +1,86 @@
+import type { ProcessListQuery } from './schema.ts';
+
+/*
+ * The list filters of reference 4.4.1: `filter` picks the parts, `id`/`reference` and the
+ * `idpattern`/`refpattern` globs pick the processes.
+ */
+
+export interface Parts {
+  config: boolean;
+  state: boolean;
+  report: boolean;
+  metadata: boolean;
+}
+
+const ALL: Parts = Object.freeze({ config: true, state: true, report: true, metadata: true });
+
+/** Absent or empty = all four; unknown names are ignored. */
+export function parseParts(filter: string | undefined): Parts {
+  if (!filter) return ALL;
+  const names = new Set(filter.split(',').map((s) => s.trim()));
+  return { config: names.has('config'), state: names.has('state'), report: names.has('report'), metadata: names.has('metadata') };
+}
+
+/**
+ * A glob without path separators (`*` matches anything, `?`, `[...]`, `{a,b}`) as a RegExp;
+ * undefined when the glob is malformed (the list is then empty, as in the original).
+ */
+export function globToRegExp(glob: string): RegExp | undefined {
+  let re = '';
+  let depth = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '\\') {
+      const n = glob[++i];
+      if (n === undefined) return undefined;
+      re += n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    } else if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else if (c === '[') {
+      const end = glob.indexOf(']', i + 2);
+      if (end < 0) return undefined;
+      let cls = glob.slice(i + 1, end);
+      if (cls.startsWith('!')) cls = '^' + cls.slice(1);
+      re += `[${cls.replace(/\\/g, '\\\\')}]`;
+      i = end;
+    } else if (c === '{') { re += '(?:'; depth++; }
+    else if (c === '}' && depth > 0) { re += ')'; depth--; }
+    else if (c === ',' && depth > 0) re += '|';
+    else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  if (depth !== 0) return undefined;
+  try {
+    return new RegExp(`^${re}$`, 's');
+  } catch {
+    return undefined;
+  }
+}
+
+export interface Listable {
+  id: string;
+  reference: string;
+}
+
+/** The processes a list query selects (reference 4.4.1 steps 1-3, with the interface's precedence). */
+export function selectProcesses<T extends Listable>(all: Iterable<T>, q: ProcessListQuery): T[] {
+  let idRe: RegExp | undefined;
+  let refRe: RegExp | undefined;
+  if (q.idpattern) {
+    idRe = globToRegExp(q.idpattern);
+    if (!idRe) return [];
+  }
+  if (q.refpattern) {
+    refRe = globToRegExp(q.refpattern);
+    if (!refRe) return [];
+  }
+  // The interface lets `id` override `reference` (the original did the reverse, quirk 17.7).
+  const ids = q.id ? new Set(q.id.split(',')) : undefined;
+  const out: T[] = [];
+  for (const p of all) {
+    if (idRe && !idRe.test(p.id)) continue;
+    if (refRe && !refRe.test(p.reference)) continue;
+    if (ids ? !ids.has(p.id) : q.reference && p.reference !== q.reference) continue;
+    out.push(p);
+  }
+  return out;
+}

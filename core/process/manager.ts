@@ -1,0 +1,256 @@
+import type { Logger } from 'pino';
+import type { ProcessOrder } from '../../sdk/index.ts';
+import type { DbStore, StoredProcess } from '../store/db.ts';
+import { CleanupRunner } from './cleanup.ts';
+import { fromStoredConfig, mergeOnto, normalize, PROCESS_TYPES, shortId, toStoredConfig, type FullConfig } from './config-model.ts';
+import { maxProcessesReason, processErrors } from './errors.ts';
+import { KeyedLock } from './keyed-lock.ts';
+import { ProcessEntry, type EntryEnv, type EntryTimes } from './process-entry.ts';
+import type { ProcessConfig } from './schema.ts';
+
+export type Command = 'start' | 'stop' | 'restart' | 'reload';
+const COMMANDS: ReadonlySet<string> = new Set(['start', 'stop', 'restart', 'reload']);
+
+export interface ManagerOptions {
+  db: DbStore;
+  log: Logger;
+  entryEnv: EntryEnv;
+  cleanup: CleanupRunner;
+  /** `encoder.max_processes`; 0 = unbounded. */
+  maxProcesses: number;
+  /** `^<version>` of the installed encoder, recorded in stored configs (reference 7.5 step 2). */
+  ffversion(): Promise<string>;
+  onDelete(id: string, reference: string): Promise<void>;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * All processes: add, replace, delete and command them, keep db.json in step (saved before a
+ * change is acknowledged), restore them at start. Work on one process is serialised.
+ */
+export class ProcessManager {
+  readonly #entries = new Map<string, ProcessEntry>();
+  readonly #ffversions = new Map<string, string>();
+  readonly #lock = new KeyedLock();
+  readonly #o: ManagerOptions;
+
+  constructor(o: ManagerOptions) {
+    this.#o = o;
+  }
+
+  get(id: string): ProcessEntry | undefined { return this.#entries.get(id); }
+  values(): IterableIterator<ProcessEntry> { return this.#entries.values(); }
+
+  /** Another process's definition, for input references. */
+  lookup = (id: string): FullConfig | undefined => this.#entries.get(id)?.config;
+
+  /** Loads every stored process; invalid ones are kept (listed, deletable) but cannot start. */
+  restore(): void {
+    for (const [key, sp] of Object.entries(this.#o.db.data.process)) {
+      const stored = (sp?.config ?? {}) as Record<string, unknown>;
+      const c = fromStoredConfig({ ...stored, id: typeof stored.id === 'string' && stored.id.trim() ? stored.id : key });
+      const times: EntryTimes = {
+        createdAt: Number(sp?.created_at) || nowSeconds(),
+        updatedAt: Number(sp?.updated_at) || nowSeconds(),
+        order: sp?.order === 'start' ? 'start' : 'stop',
+      };
+      const e = new ProcessEntry(c, times, this.#o.entryEnv);
+      this.#entries.set(c.id, e);
+      this.#ffversions.set(c.id, typeof stored.ffversion === 'string' ? stored.ffversion : '');
+      if (key !== c.id) delete this.#o.db.data.process[key];
+      this.#record(e);
+    }
+    // References need every process loaded before any is resolved.
+    for (const e of this.#entries.values()) {
+      const why = e.refresh();
+      if (why !== undefined) this.#o.log.warn({ process: e.id, reason: why }, 'stored process is invalid');
+      else this.#o.cleanup.set(e.id, e.resolution!.cleanup);
+    }
+  }
+
+  /**
+   * Once the listener is bound: order `start` runs (each spawn resolves placeholders afresh, so
+   * `{memfs}` has the real port); the others re-resolve when next shown.
+   */
+  async startAll(): Promise<void> {
+    const starting: Promise<void>[] = [];
+    for (const e of this.#entries.values()) {
+      e.outdated();
+      if (e.order === 'start' && e.valid) starting.push(e.start());
+    }
+    await Promise.all(starting);
+  }
+
+  /** Stops every child, keeping their order so they come back at the next start. */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.#entries.values()].map((e) => e.destroy()));
+    this.#o.cleanup.stop();
+  }
+
+  async add(body: ProcessConfig): Promise<ProcessEntry> {
+    const c = this.#validateBody({ ...body, id: body.id ?? shortId(), autostart: body.autostart ?? true });
+    const ffversion = await this.#o.ffversion();
+    return this.#lock.run([c.id], async () => {
+      if (this.#entries.has(c.id)) throw processErrors.invalidConfig('process already exists');
+      const order: ProcessOrder = c.autostart ? 'start' : 'stop';
+      if (order === 'start') this.#checkMax(processErrors.invalidConfig);
+      const now = nowSeconds();
+      const e = this.#create(c, { createdAt: now, updatedAt: now, order });
+      if (!e.valid) {
+        void e.destroy();
+        throw processErrors.invalidConfig(e.invalidReason!);
+      }
+      this.#entries.set(c.id, e);
+      this.#ffversions.set(c.id, ffversion);
+      this.#o.db.data.metadata.process[c.id] ??= null;
+      this.#record(e);
+      this.#o.cleanup.set(c.id, e.resolution!.cleanup);
+      await this.#o.db.save();
+      if (order === 'start') await e.start();
+      return e;
+    });
+  }
+
+  /** PUT: the body decoded onto the current config; the old process is replaced (reference 4.4.4). */
+  async update(id: string, body: ProcessConfig): Promise<ProcessEntry> {
+    const current = this.#entries.get(id);
+    if (!current) throw processErrors.updateNotFound(id);
+    const c = this.#validateBody(mergeOnto(current.apiConfig, body) as ProcessConfig, processErrors.cantUpdate);
+    return this.#lock.run([id, c.id], async () => {
+      const old = this.#entries.get(id);
+      if (!old) throw processErrors.notFound();
+      if (c.id !== id && this.#entries.has(c.id)) throw processErrors.cantUpdate('process already exists');
+      const e = this.#create(c, { createdAt: old.createdAt, updatedAt: nowSeconds(), order: old.order });
+      if (!e.valid) {
+        void e.destroy();
+        throw processErrors.cantUpdate(e.invalidReason!);
+      }
+      await old.destroy();
+      await this.#o.cleanup.unset(id, true);
+      e.monitor.adoptHistory(old.monitor);
+      this.#entries.delete(id);
+      this.#entries.set(c.id, e);
+      this.#ffversions.set(c.id, this.#ffversions.get(id) ?? '');
+      const meta = this.#o.db.data.metadata.process;
+      if (c.id !== id) {
+        this.#ffversions.delete(id);
+        meta[c.id] = meta[id] ?? null;
+        delete meta[id];
+        delete this.#o.db.data.process[id];
+      }
+      this.#record(e);
+      this.#o.cleanup.set(c.id, e.resolution!.cleanup);
+      await this.#o.db.save();
+      if (e.order === 'start') await e.start();
+      return e;
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.#lock.run([id], async () => {
+      const e = this.#entries.get(id);
+      if (!e) throw processErrors.notFound();
+      await e.destroy();
+      this.#entries.delete(id);
+      this.#ffversions.delete(id);
+      await this.#o.cleanup.unset(id, true);
+      delete this.#o.db.data.process[id];
+      delete this.#o.db.data.metadata.process[id];
+      await this.#o.db.save();
+      await this.#o.onDelete(id, e.config.reference);
+    });
+  }
+
+  async command(id: string, command: string): Promise<void> {
+    if (!COMMANDS.has(command)) throw processErrors.unknownCommand();
+    await this.#lock.run([id], async () => {
+      const e = this.#entries.get(id);
+      if (!e) throw processErrors.notFound();
+      switch (command as Command) {
+        case 'start':
+          if (!e.valid) throw processErrors.commandFailed('invalid process definition');
+          if (e.order !== 'start') {
+            this.#checkMax(processErrors.commandFailed);
+            await this.#setOrder(e, 'start');
+          }
+          return e.start();
+        case 'stop':
+          if (e.order !== 'stop') await this.#setOrder(e, 'stop');
+          return e.stop();
+        case 'restart':
+          // Unlike the original (quirk 17.4), the process comes back whether or not `reconnect` is set.
+          if (e.order !== 'start') return undefined;
+          if (!e.valid) throw processErrors.commandFailed('invalid process definition');
+          return e.restart();
+        case 'reload': {
+          const why = e.refresh();
+          if (why !== undefined) {
+            await e.stop();
+            throw processErrors.commandFailed(why);
+          }
+          this.#o.cleanup.set(e.id, e.resolution!.cleanup);
+          await this.#o.db.save();
+          return e.order === 'start' ? e.restart() : undefined;
+        }
+      }
+    });
+  }
+
+  /** Sets (or with `null` removes) one metadata key of a process; the value is saved before the answer. */
+  async setMetadata(id: string, key: string, value: unknown): Promise<void> {
+    if (!this.#entries.has(id)) throw processErrors.notFound();
+    const all = this.#o.db.data.metadata.process;
+    const md = { ...(all[id] ?? {}) };
+    if (value === null) delete md[key];
+    else md[key] = value;
+    all[id] = Object.keys(md).length ? md : null;
+    await this.#o.db.save();
+  }
+
+  metadata(id: string): Record<string, unknown> | null {
+    return this.#o.db.data.metadata.process[id] ?? null;
+  }
+
+  #validateBody(body: ProcessConfig, fail = processErrors.invalidConfig): FullConfig {
+    if (body.type !== undefined && !PROCESS_TYPES.includes(body.type)) throw processErrors.unsupportedType();
+    if (!body.input?.length || !body.output?.length) throw processErrors.noInputOutput();
+    const c = normalize(body);
+    if (c.id === '') throw fail('an empty ID is not allowed');
+    return c;
+  }
+
+  #checkMax(fail: (reason: string) => Error): void {
+    const max = this.#o.maxProcesses;
+    if (max <= 0) return;
+    let n = 0;
+    for (const e of this.#entries.values()) if (e.order === 'start') n++;
+    if (n >= max) throw fail(maxProcessesReason(max));
+  }
+
+  async #setOrder(e: ProcessEntry, order: ProcessOrder): Promise<void> {
+    e.order = order;
+    this.#record(e);
+    await this.#o.db.save();
+  }
+
+  /** A new entry, resolved (check `valid`). */
+  #create(c: FullConfig, times: EntryTimes): ProcessEntry {
+    const e = new ProcessEntry(c, times, this.#o.entryEnv);
+    e.refresh();
+    return e;
+  }
+
+  /** Writes the entry's stored form into db.data (the caller saves). */
+  #record(e: ProcessEntry): void {
+    const sp: StoredProcess = {
+      id: e.id,
+      reference: e.config.reference,
+      created_at: e.createdAt,
+      updated_at: e.updatedAt,
+      order: e.order,
+      config: toStoredConfig(e.config, this.#ffversions.get(e.id) ?? ''),
+    };
+    this.#o.db.data.process[e.id] = sp;
+  }
+}

@@ -1,0 +1,211 @@
+import type { Logger } from 'pino';
+import type { ProcessInfo, ProcessOrder, processHooksRef } from '../../sdk/index.ts';
+import { ACTIVE_STATES, Supervisor, type ExecState, type UsageSampler } from './supervisor/index.ts';
+import { toApiConfig, type FullConfig } from './config-model.ts';
+import type { Resolution } from './command.ts';
+import type { RunMonitor } from './run-monitor-types.ts';
+import type { ProcessConfig } from './schema.ts';
+import { pushState, type StateParts } from './json-write.ts';
+
+type ProcessHooks = ReturnType<typeof processHooksRef.create>;
+
+/** What every entry shares with the manager. */
+export interface EntryEnv {
+  binary: string;
+  sampler: UsageSampler;
+  hooks: Readonly<ProcessHooks>;
+  log: Logger;
+  /** Logical CPUs: limits and usage are percent of the whole machine in the API, of one core below. */
+  cpus: number;
+  resolve(c: FullConfig): Resolution | string;
+  monitor(): RunMonitor;
+  now(): number;
+}
+
+export interface EntryTimes {
+  createdAt: number;
+  updatedAt: number;
+  order: ProcessOrder;
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * One process: its definition (as given and resolved), its supervisor and what its stderr told
+ * us. The API views are built from cached parts, so listing many processes stays cheap.
+ */
+export class ProcessEntry {
+  readonly config: FullConfig;
+  readonly apiConfig: ProcessConfig;
+  readonly createdAt: number;
+  updatedAt: number;
+  order: ProcessOrder;
+  readonly monitor: RunMonitor;
+  readonly #env: EntryEnv;
+  readonly #supervisor: Supervisor;
+  #resolution: Resolution | undefined;
+  /** Why the definition cannot run; until the first refresh() nothing is known. */
+  #invalid: string | undefined = 'not resolved yet';
+  #command: string[] | null = null;
+  #commandJson = 'null';
+  #configJson: string | undefined;
+  #exec: ExecState = 'finished';
+  #outdated = false;
+  #since: number;
+
+  constructor(config: FullConfig, times: EntryTimes, env: EntryEnv) {
+    this.config = config;
+    this.apiConfig = toApiConfig(config);
+    this.createdAt = times.createdAt;
+    this.updatedAt = times.updatedAt;
+    this.order = times.order;
+    this.#env = env;
+    this.#since = env.now();
+    this.monitor = env.monitor();
+    const l = config.limits;
+    this.#supervisor = new Supervisor({
+      id: config.id,
+      binary: env.binary,
+      prepare: () => this.#prepare(),
+      reconnect: config.reconnect,
+      reconnectDelaySeconds: config.reconnect_delay_seconds,
+      staleTimeoutSeconds: config.stale_timeout_seconds,
+      limits: { cpuUsage: l.cpu_usage * env.cpus, memoryBytes: l.memory_mbytes * MIB, waitforSeconds: l.waitfor_seconds },
+      onLine: (line) => this.#onLine(line),
+      onRunStart: () => this.monitor.runStart(),
+      onRunEnd: (state, info) => {
+        if (info.reason) this.monitor.note(info.reason);
+        this.monitor.runEnd(state);
+      },
+      onStateChange: (from, to, reason) => this.#onState(from, to, reason),
+      log: env.log,
+      sampler: env.sampler,
+      now: env.now,
+    });
+  }
+
+  get id(): string { return this.config.id; }
+  get reference(): string { return this.config.reference; }
+  get valid(): boolean { return this.#invalid === undefined; }
+  get invalidReason(): string | undefined { return this.#invalid; }
+  get resolution(): Resolution | undefined { return this.#resolution; }
+  /** The config as JSON, built once: it never changes for an entry (PUT makes a new one). */
+  get configJson(): string { return (this.#configJson ??= JSON.stringify(this.apiConfig)); }
+
+  /** Resolve again before the command is next shown (the port became known). */
+  outdated(): void {
+    this.#outdated = true;
+  }
+
+  /** Re-resolves placeholders and references; returns the reason when the definition is invalid now. */
+  refresh(): string | undefined {
+    this.#outdated = false;
+    const r = this.#env.resolve(this.config);
+    if (typeof r === 'string') {
+      this.#invalid = r;
+      this.#resolution = undefined;
+      this.#setCommand(null);
+      return r;
+    }
+    this.#invalid = undefined;
+    this.#resolution = r;
+    this.monitor.setIds(r.inputs.map((i) => i.id), r.outputs.map((o) => o.id));
+    // a running process keeps showing the command it runs with
+    if (!ACTIVE_STATES.has(this.#exec)) this.#setCommand(r.command);
+    return undefined;
+  }
+
+  #setCommand(c: string[] | null): void {
+    this.#command = c;
+    this.#commandJson = JSON.stringify(c);
+  }
+
+  start(): Promise<void> { return this.#supervisor.start(); }
+  stop(): Promise<void> { return this.#supervisor.stop(); }
+  restart(): Promise<void> { return this.#supervisor.restart(); }
+  destroy(): Promise<void> { return this.#supervisor.destroy(); }
+
+  /** Runs before every spawn: fresh placeholders (the port is known by now), then preStart. */
+  async #prepare(): Promise<string[]> {
+    const why = this.refresh();
+    if (why !== undefined) throw new Error(`invalid process definition: ${why}`);
+    let args = [...this.#resolution!.command];
+    const pre = this.#env.hooks.preStart;
+    if (pre.taps.length) {
+      const out = await pre.promise({ id: this.id, reference: this.config.reference, args });
+      if (out?.veto) throw new Error(`start vetoed: ${out.veto}`);
+      if (Array.isArray(out?.args)) args = out.args.map(String);
+    }
+    this.#setCommand(args);
+    return args;
+  }
+
+  #onLine(line: string): void {
+    if (!this.monitor.line(line)) return;
+    this.#supervisor.touch();
+    const hook = this.#env.hooks.onProgress;
+    if (hook.taps.length) {
+      hook.promise({ id: this.id, reference: this.config.reference, progress: this.monitor.progressInfo() })
+        .catch((err: unknown) => this.#env.log.warn({ err, process: this.id }, 'onProgress tap failed'));
+    }
+  }
+
+  #onState(from: ExecState, to: ExecState, reason?: string): void {
+    this.#exec = to;
+    this.#since = this.#env.now();
+    const hook = this.#env.hooks.onStateChange;
+    if (hook.taps.length) {
+      hook.promise({ id: this.id, reference: this.config.reference, from, to, reason })
+        .catch((err: unknown) => this.#env.log.warn({ err, process: this.id }, 'onStateChange tap failed'));
+    }
+  }
+
+  /** Whole seconds in the current state. */
+  runtimeSeconds(): number {
+    return Math.max(0, Math.floor((this.#env.now() - this.#since) / 1000));
+  }
+
+  /** Writes the API's ProcessState (reference 5.6) into `out`; all empty for an invalid definition. */
+  pushState(out: string[]): void {
+    pushState(out, this.#stateParts());
+  }
+
+  stateJson(): string {
+    const out: string[] = [];
+    this.pushState(out);
+    return out.join('');
+  }
+
+  #stateParts(): StateParts {
+    if (this.#outdated) this.refresh();
+    if (!this.valid) {
+      return {
+        order: '', exec: '', runtimeSeconds: 0, reconnectSeconds: 0, lastLogline: '', progress: this.monitor.progressJson(),
+        memoryBytes: 0, cpuUsage: 0, command: 'null',
+      };
+    }
+    const s = this.#supervisor.status();
+    return {
+      order: this.order,
+      exec: this.#exec,
+      runtimeSeconds: this.runtimeSeconds(),
+      reconnectSeconds: s.reconnectSeconds < 0 ? -1 : Math.floor(s.reconnectSeconds),
+      lastLogline: this.monitor.lastLogline(),
+      progress: this.monitor.progressJson(),
+      memoryBytes: s.memoryBytes,
+      cpuUsage: s.cpuUsage / this.#env.cpus,
+      command: this.#commandJson,
+    };
+  }
+
+  /** What other plugins see (sdk ProcessInfo). */
+  info(): ProcessInfo {
+    if (this.#outdated) this.refresh();
+    const c = this.config;
+    return {
+      id: c.id, type: c.type, reference: c.reference, createdAt: this.createdAt, updatedAt: this.updatedAt,
+      order: this.order, exec: this.valid ? this.#exec : '', runtimeSeconds: this.runtimeSeconds(), valid: this.valid,
+      inputs: c.input, outputs: c.output, command: this.#command ?? undefined,
+    };
+  }
+}

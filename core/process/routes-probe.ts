@@ -1,0 +1,37 @@
+import type { HttpScope } from '../../sdk/index.ts';
+import { assemble } from './command.ts';
+import type { ProcessManager } from './manager.ts';
+import { probeJson } from './json-write.ts';
+import { json } from './routes.ts';
+import { emptySkills } from './parse/skills.ts';
+import { parseProbe } from './parse/probe.ts';
+import { runProbe } from './probe.ts';
+import { IdParams, Probe, Skills as SkillsSchema } from './schema.ts';
+import type { Probe as ProbeData } from './parse/schemas.ts';
+import type { Skills } from './skills.ts';
+
+const TAGS = ['v16.7.2'];
+
+/** `GET /api/v3/process/{id}/probe` (reference 4.4.10): always 200, problems go into the log. */
+export function probeRoutes(http: HttpScope, m: ProcessManager, binary: string, closing: AbortSignal): void {
+  http.get('/api/v3/process/:id/probe', {
+    schema: { summary: 'Probe the inputs of a process', tags: TAGS, params: IdParams, response: { 200: Probe } },
+  }, async (req, reply) => {
+    const e = m.get(req.params.id);
+    let probe: ProbeData = { streams: [], log: [`Unknown process ID (${req.params.id})`] };
+    if (e && e.refresh() !== undefined) probe = { streams: [], log: [] };
+    else if (e) probe = parseProbe(await runProbe(binary, assemble(e.resolution!.options, e.resolution!.inputs, []), closing));
+    // written by hand for the number rules of reference 2.4
+    return json(reply, probeJson(probe));
+  });
+}
+
+/** `GET /api/v3/skills` and `GET /api/v3/skills/reload` (reference 4.6). */
+export function skillsRoutes(http: HttpScope, skills: Skills): void {
+  http.get('/api/v3/skills', {
+    schema: { summary: 'What the installed encoder can do', tags: TAGS, response: { 200: SkillsSchema } },
+  }, async () => (await skills.get()) ?? emptySkills());
+  http.get('/api/v3/skills/reload', {
+    schema: { summary: 'Detect the encoder\'s skills again', tags: TAGS, response: { 200: SkillsSchema } },
+  }, async () => (await skills.reload()) ?? emptySkills());
+}

@@ -1,0 +1,69 @@
+import type { FastifyReply } from 'fastify';
+import { Type, type HttpScope } from '../../sdk/index.ts';
+import { processErrors } from './errors.ts';
+import { parseParts, selectProcesses } from './list-filter.ts';
+import type { ProcessManager } from './manager.ts';
+import type { ProcessEntry } from './process-entry.ts';
+import {
+  Command, IdParams, OkString, Process, ProcessConfig, ProcessListQuery, ProcessReport, ProcessState,
+} from './schema.ts';
+import { ProcessViews } from './views.ts';
+
+const TAGS = ['v16.7.2'];
+const FilterQuery = Type.Object({ filter: Type.Optional(Type.String()) });
+const OK = '"OK"';
+
+/** Sends JSON text as written by json-write.ts (the route schemas document it). */
+export const json = (reply: FastifyReply, text: string) => reply.type('application/json; charset=utf-8').send(text);
+
+/** The process API of reference 4.4.1-4.4.9. */
+export function processRoutes(http: HttpScope, m: ProcessManager): void {
+  const entry = (id: string): ProcessEntry => {
+    const e = m.get(id);
+    if (!e) throw processErrors.notFound();
+    return e;
+  };
+  const views = new ProcessViews((id) => m.metadata(id));
+
+  http.get('/api/v3/process', {
+    schema: { summary: 'List processes', tags: TAGS, querystring: ProcessListQuery, response: { 200: Type.Array(Process) } },
+  }, async (req, reply) => json(reply, views.list(selectProcesses(m.values(), req.query), parseParts(req.query.filter))));
+
+  http.post('/api/v3/process', {
+    schema: { summary: 'Add a process (started unless autostart is false)', tags: TAGS, body: ProcessConfig, response: { 200: ProcessConfig } },
+  }, async (req, reply) => json(reply, (await m.add(req.body)).configJson));
+
+  http.get('/api/v3/process/:id', {
+    schema: { summary: 'One process', tags: TAGS, params: IdParams, querystring: FilterQuery, response: { 200: Process } },
+  }, async (req, reply) => json(reply, views.process(entry(req.params.id), parseParts(req.query.filter))));
+
+  http.put('/api/v3/process/:id', {
+    schema: { summary: 'Replace a process (a new id renames it)', tags: TAGS, params: IdParams, body: ProcessConfig, response: { 200: ProcessConfig } },
+  }, async (req, reply) => json(reply, (await m.update(req.params.id, req.body)).configJson));
+
+  http.delete('/api/v3/process/:id', {
+    schema: { summary: 'Stop and delete a process', tags: TAGS, params: IdParams, response: { 200: OkString } },
+  }, async (req, reply) => {
+    await m.remove(req.params.id);
+    return json(reply, OK);
+  });
+
+  http.put('/api/v3/process/:id/command', {
+    schema: { summary: 'start, stop, restart or reload a process', tags: TAGS, params: IdParams, body: Command, response: { 200: OkString } },
+  }, async (req, reply) => {
+    await m.command(req.params.id, req.body.command);
+    return json(reply, OK);
+  });
+
+  http.get('/api/v3/process/:id/config', {
+    schema: { summary: 'The stored config (placeholders kept)', tags: TAGS, params: IdParams, response: { 200: ProcessConfig } },
+  }, async (req, reply) => json(reply, entry(req.params.id).configJson));
+
+  http.get('/api/v3/process/:id/state', {
+    schema: { summary: 'Runtime state and progress', tags: TAGS, params: IdParams, response: { 200: ProcessState } },
+  }, async (req, reply) => json(reply, entry(req.params.id).stateJson()));
+
+  http.get('/api/v3/process/:id/report', {
+    schema: { summary: 'Logs of the current run and the history', tags: TAGS, params: IdParams, response: { 200: ProcessReport } },
+  }, async (req, reply) => json(reply, entry(req.params.id).monitor.reportJson()));
+}

@@ -1,0 +1,111 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import {
+  ProbeSchema, ProcessReportSchema, ProgressIOSchema, ProgressSchema, SkillsSchema,
+} from './parse/schemas.ts';
+
+/*
+ * The process API's shapes (reference 5.3-5.7). One schema per shape: body validation, the
+ * TypeScript types and the OpenAPI document come from these. Responses are written by
+ * json-write.ts (exact number rules of reference 2.4); tests check them against these schemas.
+ */
+
+const U64 = (o: object = {}) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...o });
+/** Linux refuses single arguments longer than 128 KiB, so nothing longer can be run anyway. */
+const Arg = (o: object = {}) => Type.String({ maxLength: 131071, ...o });
+const Id = () => Type.String({ maxLength: 1024 });
+const Args = () => Type.Array(Arg(), { maxItems: 4096 });
+
+export const ProcessConfigIOCleanup = Type.Object({
+  pattern: Type.String({ maxLength: 4096 }),
+  max_files: Type.Optional(U64()),
+  max_file_age_seconds: Type.Optional(U64()),
+  purge_on_delete: Type.Optional(Type.Boolean()),
+});
+export type ProcessConfigIOCleanup = Static<typeof ProcessConfigIOCleanup>;
+
+export const ProcessConfigIO = Type.Object({
+  id: Type.Optional(Id()),
+  address: Type.Optional(Arg()),
+  options: Type.Optional(Args()),
+  /** Outputs only; ignored (and not returned) for inputs. */
+  cleanup: Type.Optional(Type.Array(ProcessConfigIOCleanup, { maxItems: 256 })),
+});
+export type ProcessConfigIO = Static<typeof ProcessConfigIO>;
+
+export const ProcessConfigLimits = Type.Object({
+  /** Percent of the whole machine (all cores = 100); 0 = no limit. */
+  cpu_usage: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  memory_mbytes: Type.Optional(U64({ maximum: 2 ** 33 })),
+  waitfor_seconds: Type.Optional(U64()),
+});
+export type ProcessConfigLimits = Static<typeof ProcessConfigLimits>;
+
+/** Request body of add/replace and the stored config as returned (all fields filled then). */
+export const ProcessConfig = Type.Object({
+  id: Type.Optional(Id()),
+  /** `encoder` or its original name `ffmpeg`, returned as given (design.md section 8). */
+  type: Type.Optional(Type.String({ maxLength: 64 })),
+  reference: Type.Optional(Type.String({ maxLength: 4096 })),
+  input: Type.Array(ProcessConfigIO, { maxItems: 256 }),
+  output: Type.Array(ProcessConfigIO, { maxItems: 256 }),
+  options: Type.Optional(Args()),
+  reconnect: Type.Optional(Type.Boolean()),
+  reconnect_delay_seconds: Type.Optional(U64()),
+  autostart: Type.Optional(Type.Boolean()),
+  stale_timeout_seconds: Type.Optional(U64()),
+  limits: Type.Optional(ProcessConfigLimits),
+});
+export type ProcessConfig = Static<typeof ProcessConfig>;
+
+/* Progress, report, probe and skills shapes are the parse module's (core/process/parse/schemas.ts). */
+export {
+  ProgressIOSchema as ProgressIO, ProgressSchema as Progress, ProcessReportSchema as ProcessReport, ProbeSchema as Probe,
+  SkillsSchema as Skills,
+};
+
+export const ProcessState = Type.Object({
+  order: Type.String({ description: '`start` or `stop` (empty for an invalid process)' }),
+  exec: Type.String({ description: 'finished, starting, running, finishing, failed, killed' }),
+  runtime_seconds: Type.Integer(),
+  reconnect_seconds: Type.Integer(),
+  last_logline: Type.String(),
+  progress: ProgressSchema,
+  memory_bytes: Type.Integer(),
+  cpu_usage: Type.Number({ description: 'percent of the whole machine' }),
+  command: Type.Union([Type.Array(Type.String()), Type.Null()]),
+});
+export type ProcessState = Static<typeof ProcessState>;
+
+export const Process = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  reference: Type.String(),
+  created_at: Type.Integer(),
+  updated_at: Type.Integer(),
+  config: Type.Optional(ProcessConfig),
+  state: Type.Optional(ProcessState),
+  report: Type.Optional(ProcessReportSchema),
+  metadata: Type.Optional(Type.Unknown()),
+});
+export type Process = Static<typeof Process>;
+
+export const Command = Type.Object({
+  command: Type.String({ description: 'start, stop, restart or reload' }),
+});
+
+export const ProcessListQuery = Type.Object({
+  filter: Type.Optional(Type.String()),
+  reference: Type.Optional(Type.String()),
+  id: Type.Optional(Type.String()),
+  idpattern: Type.Optional(Type.String()),
+  refpattern: Type.Optional(Type.String()),
+});
+export type ProcessListQuery = Static<typeof ProcessListQuery>;
+
+export const IdParams = Type.Object({ id: Type.String() });
+export const IdKeyParams = Type.Object({ id: Type.String(), key: Type.String() });
+
+/** The JSON string `"OK"` several endpoints answer with. */
+export const OkString = Type.String({ description: 'the JSON string "OK"' });
+
+export type { TSchema };

@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import type { Logger } from 'pino';
+import type { Skills as SkillsData } from './parse/schemas.ts';
+import { detectSkillsWithErrors } from './parse/skills-detect.ts';
+import { parseVersion } from './parse/skills.ts';
+
+/**
+ * The encoder's capabilities (reference 7.10), detected when first asked for and kept for the
+ * service's life (config reloads included). Nothing runs at boot: the full detection spawns the
+ * encoder seven times, which would slow every start; the version alone (for stored configs) is
+ * one `-version` run. Unlike the original, a missing encoder does not stop the service.
+ */
+export class Skills {
+  readonly #binary: string;
+  readonly #log: Logger;
+  #skills: Promise<SkillsData | undefined> | undefined;
+  #version: Promise<string> | undefined;
+
+  private constructor(binary: string, log: Logger) {
+    this.#binary = binary;
+    this.#log = log;
+  }
+
+  /** The instance kept in the service's retained state (one per binary). */
+  static retained(retained: Map<string, unknown>, binary: string, log: Logger): Skills {
+    const key = `process:skills:${binary}`;
+    let s = retained.get(key) as Skills | undefined;
+    if (!s) {
+      s = new Skills(binary, log);
+      retained.set(key, s);
+    }
+    return s;
+  }
+
+  async #detect(): Promise<SkillsData | undefined> {
+    const { skills, errors } = await detectSkillsWithErrors(this.#binary);
+    if (errors.length) this.#log.warn({ binary: this.#binary, errors }, 'skills detection incomplete');
+    if (!skills.ffmpeg.version) {
+      this.#log.error({ binary: this.#binary }, 'cannot detect the encoder version; is it installed?');
+      return undefined;
+    }
+    this.#version = Promise.resolve(skills.ffmpeg.version);
+    return skills;
+  }
+
+  /** The full skills, detected on first use. */
+  get(): Promise<SkillsData | undefined> {
+    return (this.#skills ??= this.#detect());
+  }
+
+  /** Detects again; a failed run keeps the previous result. */
+  async reload(): Promise<SkillsData | undefined> {
+    const previous = await this.#skills;
+    this.#skills = this.#detect().then((s) => s ?? previous);
+    return this.#skills;
+  }
+
+  /** `^<version>` as stored configs record it (reference 7.5 step 2); '' when unknown. */
+  async ffversion(): Promise<string> {
+    this.#version ??= new Promise((resolve) => {
+      execFile(this.#binary, ['-version'], { env: {}, timeout: 10_000 }, (_err, stdout) => resolve(parseVersion(String(stdout ?? '')).version));
+    });
+    const v = await this.#version;
+    return v ? `^${v}` : '';
+  }
+
+  /** Resolves once no encoder run of ours is in flight (close waits, so none outlives the app). */
+  async settled(): Promise<void> {
+    await Promise.all([this.#skills, this.#version]);
+  }
+}

@@ -1,0 +1,120 @@
+import { isAbsolute, resolve, sep } from 'node:path';
+import { BootError } from '../../sdk/index.ts';
+import type { FullConfig, IOConfig } from './config-model.ts';
+
+/*
+ * Checks of a process definition (reference 7.5 and 8.4): IDs, addresses, the access lists of
+ * `encoder.access.*` and the disk root for file outputs. Every function returns the reasons
+ * the API shows; none throws for user input.
+ */
+
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const SCHEME = /^[a-z][a-z0-9.+\-:]*:\/{1,3}/i;
+
+export interface AccessList {
+  allow: RegExp[];
+  block: RegExp[];
+}
+
+function compile(list: readonly string[], key: string): RegExp[] {
+  return list.map((re, i) => {
+    try {
+      return new RegExp(re);
+    } catch (err) {
+      throw new BootError(`${key}[${i}]: invalid regular expression '${re}': ${(err as Error).message}`);
+    }
+  });
+}
+
+/** Compiles `encoder.access.{input,output}` once; an invalid regex stops the boot with its key. */
+export function accessList(cfg: { allow: readonly string[]; block: readonly string[] }, key: string): AccessList {
+  return { allow: compile(cfg.allow, `${key}.allow`), block: compile(cfg.block, `${key}.block`) };
+}
+
+/** Block wins; an empty allow list allows everything. */
+export function allowed(list: AccessList, address: string): boolean {
+  if (list.block.some((re) => re.test(address))) return false;
+  return list.allow.length === 0 || list.allow.some((re) => re.test(address));
+}
+
+export interface Validator {
+  input: AccessList;
+  output: AccessList;
+  /** Absolute path of `storage.disk.dir`: file outputs must stay inside it. */
+  diskRoot: string;
+}
+
+/** The reason an ID cannot be used, or undefined. */
+export function idProblem(id: string, what: string): string | undefined {
+  if (id.trim() === '') return `an empty ${what} is not allowed`;
+  if (CONTROL.test(id)) return `the ${what} must not contain control characters`;
+  return undefined;
+}
+
+/** Checks the unresolved definition: IDs present, unique, addresses not blank. */
+export function checkDefinition(c: FullConfig): string | undefined {
+  const p = idProblem(c.id, 'ID');
+  if (p) return p;
+  for (const [list, what] of [[c.input, 'input'], [c.output, 'output']] as const) {
+    if (list.length === 0) return `at least one ${what} must be defined`;
+    const seen = new Set<string>();
+    for (const io of list) {
+      const q = idProblem(io.id, `${what} ID`);
+      if (q) return q;
+      if (seen.has(io.id)) return `the ${what} ID '${io.id}' is used more than once`;
+      seen.add(io.id);
+      if (io.address.trim() === '') return `the address for ${what} '#${c.id}:${io.id}' must not be empty`;
+    }
+  }
+  return undefined;
+}
+
+function urlProblem(address: string): string | undefined {
+  try {
+    new URL(address);
+    return undefined;
+  } catch {
+    return 'invalid URL';
+  }
+}
+
+/** Reference 8.4 for one input address (already resolved). */
+export function checkInput(v: Validator, pid: string, io: IOConfig): string | undefined {
+  const a = io.address;
+  const bad = (why: string) => `the address for input '#${pid}:${io.id}' (${a}) is invalid: ${why}`;
+  if (SCHEME.test(a)) {
+    const u = urlProblem(a);
+    if (u) return bad(u);
+  }
+  return allowed(v.input, a) ? undefined : bad('address is not allowed');
+}
+
+function outputPart(v: Validator, part: string): string | undefined {
+  let a = part;
+  if (a.startsWith('file:')) a = a.slice(5);
+  if (SCHEME.test(a)) {
+    return urlProblem(a) ?? (allowed(v.output, a) ? undefined : 'address is not allowed');
+  }
+  if (a === '-') return undefined;
+  const path = resolve(a);
+  if (path.startsWith('/dev/')) return allowed(v.output, `file:${path}`) ? undefined : 'address is not allowed';
+  const root = v.diskRoot;
+  if (path !== root && !path.startsWith(root.endsWith(sep) ? root : root + sep)) return `${path} is not inside of ${root}`;
+  return allowed(v.output, `file:${path}`) ? undefined : 'address is not allowed';
+}
+
+/** Reference 8.4 for one output address (already resolved), tee syntax included. */
+export function checkOutput(v: Validator, pid: string, io: IOConfig): string | undefined {
+  const a = io.address;
+  const parts = a.includes('|') || a.startsWith('[') ? a.split('|').map((p) => p.replace(/^\[[^\]]*\]/, '')) : [a];
+  for (const part of parts) {
+    const why = outputPart(v, part);
+    if (why) return `the address for output '#${pid}:${io.id}' is invalid: ${why}`;
+  }
+  return undefined;
+}
+
+/** The absolute disk root, as output validation compares it. */
+export function diskRootOf(dir: string): string {
+  return isAbsolute(dir) ? resolve(dir) : resolve(process.cwd(), dir);
+}

@@ -1,0 +1,47 @@
+import t from 'tap';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { addProcess } from './helpers.ts';
+
+const segments = async (app: TestApp, prefix: string): Promise<string[]> =>
+  ((await app.request('GET', '/api/v3/fs/mem')).body as { name: string }[])
+    .map((f) => f.name).filter((n) => n.startsWith(`/${prefix}_`)).sort();
+
+t.test('cleanup rules bound the segment count; purge_on_delete clears them', async (t) => {
+  const app = await startApp(t);
+  await addProcess(app, {
+    id: 'clean',
+    input: [{ id: 'in', address: 'testsrc2=size=160x120:rate=10', options: ['-re', '-f', 'lavfi'] }],
+    output: [{
+      id: 'hls',
+      address: '{memfs}/{processid}.m3u8',
+      // the playlist lists every segment and ffmpeg deletes none: only the rule bounds them
+      options: ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '5', '-f', 'hls', '-hls_time', '0.5', '-hls_list_size', '0',
+        '-hls_segment_filename', '{memfs}/{processid}_%d.ts', '-method', 'PUT'],
+      cleanup: [
+        { pattern: 'memfs:/{processid}_*.ts', max_files: 3, purge_on_delete: true },
+        { pattern: 'mem:/{processid}.m3u8', purge_on_delete: true },
+      ],
+    }],
+  });
+  // wait until ffmpeg has written well over 3 segments (their numbers say how many)
+  await waitFor(async () => {
+    const names = await segments(app, 'clean');
+    return names.some((n) => Number(/_(\d+)\.ts$/.exec(n)?.[1]) >= 7);
+  }, { what: 'segment 7', timeout: 30_000 });
+  const bounded = await waitFor(async () => {
+    const names = await segments(app, 'clean');
+    return names.length <= 3 ? names : undefined;
+  }, { what: 'at most 3 segments', timeout: 5_000 });
+  t.ok(bounded.length >= 1 && bounded.length <= 3, `kept ${bounded.join(', ')}`);
+  const numbers = bounded.map((n) => Number(/_(\d+)\.ts$/.exec(n)![1])).sort((a, b) => a - b);
+  t.ok(numbers[0]! >= 4, 'the oldest were deleted, the newest kept');
+
+  const del = await app.request('DELETE', '/api/v3/process/clean');
+  t.equal(del.status, 200);
+  // the encoder's final playlist upload may land after it exited: a second purge follows
+  const all = async () => ((await app.request('GET', '/api/v3/fs/mem')).body as { name: string }[]).map((f) => f.name);
+  await waitFor(async () => (await all()).every((n) => !n.startsWith('/clean')), { what: 'playlist and segments purged', timeout: 5_000 });
+  await new Promise((r) => setTimeout(r, 2500));
+  t.same((await all()).filter((n) => n.startsWith('/clean')), [], 'purged on delete and they stay gone');
+});

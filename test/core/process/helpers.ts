@@ -1,0 +1,53 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { TestApp } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
+
+/** A light endless video source: real time, tiny, so many of them fit on a busy 2-core machine. */
+export const VIDEO_IN = { id: 'in', address: 'testsrc2=size=160x120:rate=10', options: ['-re', '-f', 'lavfi'] };
+export const NULL_OUT = { id: 'out', address: '-', options: ['-f', 'null'] };
+
+/** A minimal valid body: lavfi video to the null muxer, not started. */
+export function nullProcess(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id, input: [VIDEO_IN], output: [NULL_OUT], autostart: false, ...extra };
+}
+
+export async function addProcess(app: TestApp, body: Record<string, unknown>): Promise<any> {
+  const r = await app.request('POST', '/api/v3/process', { body });
+  if (r.status !== 200) throw new Error(`POST /api/v3/process: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+export async function command(app: TestApp, id: string, cmd: string): Promise<number> {
+  return (await app.request('PUT', `/api/v3/process/${encodeURIComponent(id)}/command`, { body: { command: cmd } })).status;
+}
+
+export async function state(app: TestApp, id: string): Promise<any> {
+  const r = await app.request('GET', `/api/v3/process/${encodeURIComponent(id)}/state`);
+  if (r.status !== 200) throw new Error(`state of ${id}: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+/** Waits until the state satisfies `pred`; returns that state. */
+export async function waitState(app: TestApp, id: string, pred: (s: any) => boolean, what: string, timeout = 20_000): Promise<any> {
+  return waitFor(async () => {
+    const s = await state(app, id);
+    return pred(s) ? s : undefined;
+  }, { timeout, what: `${id}: ${what}` });
+}
+
+/** Pids of running ffmpeg children whose command line contains `marker`. */
+export function ffmpegPids(marker: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (cmd.startsWith('ffmpeg') || cmd.includes('/ffmpeg\0')) {
+        if (cmd.includes(marker)) out.push(Number(name));
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
