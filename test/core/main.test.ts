@@ -1,11 +1,12 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanEnv } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
 const TSX = import.meta.resolve('tsx');
@@ -75,4 +76,39 @@ t.test('an invalid config stops the boot with every error', async (t) => {
   t.equal(code, 1);
   t.match(err, /address: 'x' is not a host:port address/);
   t.match(err, /log\.level: 'loud' is not one of/);
+});
+
+/** Pids whose parent is `ppid`, from /proc. */
+function childrenOf(ppid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === ppid) out.push(Number(name));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+t.test('SIGTERM stops the running ffmpeg children and keeps their order for the next start', async (t) => {
+  const cwd = await mkdtemp(join(tmpdir(), 'core-cli-'));
+  t.teardown(() => rm(cwd, { recursive: true, force: true }));
+  const { child, url, exited } = await runCli(t, [], cleanEnv({ CORE_ADDRESS: '127.0.0.1:0' }), cwd);
+  const body = {
+    id: 'sig', input: [{ id: 'in', address: 'testsrc2=size=64x64:rate=5', options: ['-f', 'lavfi', '-re'] }],
+    output: [{ id: 'out', address: '-', options: ['-f', 'null'] }],
+  };
+  const add = await fetch(`${url}/api/v3/process`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  t.equal(add.status, 200);
+  const ffmpeg = await waitFor(() => {
+    const kids = childrenOf(child.pid!).filter((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('testsrc2'));
+    return kids.length ? kids : undefined;
+  }, { what: 'an ffmpeg child' });
+  child.kill('SIGTERM');
+  t.equal(await exited, 0);
+  for (const pid of ffmpeg) t.throws(() => process.kill(pid, 0), `ffmpeg ${pid} is gone`);
+  const db = JSON.parse(await readFile(join(cwd, 'data', 'db.json'), 'utf8'));
+  t.equal(db.process.sig.order, 'start', 'the order is kept, so it starts again with the service');
 });
