@@ -2,10 +2,9 @@ import type * as P from './parse/schemas.ts';
 
 /*
  * The process API's JSON, written by hand: exact number formatting (reference 2.4: rule N
- * `25`/`24.975`, rule F3 `25.000`, which JS numbers cannot carry through JSON.stringify) and a
- * list path that reuses what does not change (each entry's config JSON is built once). Field
- * names and order follow the schemas in schema.ts / parse/schemas.ts; tests check the output
- * against them.
+ * `25`/`24.975`, rule F3 `25.000`, which JS numbers cannot carry through JSON.stringify), as
+ * parts that callers cache until they change (see views.ts). Field names and order follow the
+ * schemas in schema.ts / parse/schemas.ts; tests check the output against them.
  */
 
 const str = JSON.stringify as (s: string) => string;
@@ -54,8 +53,8 @@ function progressIO(io: P.ProgressIO): string {
 
 const list = <T>(items: readonly T[], fn: (x: T) => string): string => `[${items.map(fn).join(',')}]`;
 
-// Strings that get cached (progress, report) are joined from arrays: a join's result is flat, so
-// the list's final join copies them instead of walking a concatenation tree every time.
+// Strings that get cached (progress, report, state) are joined from arrays: a join's result is flat,
+// so a later join or UTF-8 encoding copies them instead of walking a concatenation tree.
 
 export function progressJson(p: Readonly<P.Progress>): string {
   return ['{"inputs":', list(p.inputs, progressIO), ',"outputs":', list(p.outputs, progressIO), ',"frame":', int(p.frame),
@@ -76,11 +75,10 @@ export interface StateParts {
   command: string;
 }
 
-/** Pushes the pieces instead of concatenating: one join copies a whole list once. */
-export function pushState(out: string[], s: StateParts): void {
-  out.push('{"order":', str(s.order), ',"exec":', str(s.exec), ',"runtime_seconds":', int(s.runtimeSeconds),
+export function stateJson(s: StateParts): string {
+  return ['{"order":', str(s.order), ',"exec":', str(s.exec), ',"runtime_seconds":', int(s.runtimeSeconds),
     ',"reconnect_seconds":', int(s.reconnectSeconds), ',"last_logline":', str(s.lastLogline), ',"progress":', s.progress,
-    ',"memory_bytes":', int(s.memoryBytes), ',"cpu_usage":', numN(s.cpuUsage), ',"command":', s.command, '}');
+    ',"memory_bytes":', int(s.memoryBytes), ',"cpu_usage":', numN(s.cpuUsage), ',"command":', s.command, '}'].join('');
 }
 
 function historyEntry(h: P.ReportHistoryEntry): string {
@@ -115,20 +113,18 @@ export interface ProcessParts {
   createdAt: number;
   updatedAt: number;
   config?: string;
+  state?: string;
   report?: string;
   metadata?: string;
 }
 
-/** `state` is pushed by its writer (pushState), the other parts arrive as JSON. */
-export function pushProcess(out: string[], p: ProcessParts, state?: (out: string[]) => void): void {
-  out.push('{"id":', str(p.id), ',"type":', str(p.type), ',"reference":', str(p.reference), ',"created_at":', int(p.createdAt),
-    ',"updated_at":', int(p.updatedAt));
+export function processJson(p: ProcessParts): string {
+  const out = ['{"id":', str(p.id), ',"type":', str(p.type), ',"reference":', str(p.reference), ',"created_at":', int(p.createdAt),
+    ',"updated_at":', int(p.updatedAt)];
   if (p.config !== undefined) out.push(',"config":', p.config);
-  if (state) {
-    out.push(',"state":');
-    state(out);
-  }
+  if (p.state !== undefined) out.push(',"state":', p.state);
   if (p.report !== undefined) out.push(',"report":', p.report);
   if (p.metadata !== undefined) out.push(',"metadata":', p.metadata);
   out.push('}');
+  return out.join('');
 }

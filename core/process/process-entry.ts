@@ -5,7 +5,7 @@ import { toApiConfig, type FullConfig } from './config-model.ts';
 import type { Resolution } from './command.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
 import type { ProcessConfig } from './schema.ts';
-import { pushState, type StateParts } from './json-write.ts';
+import { stateJson, type StateParts } from './json-write.ts';
 
 type ProcessHooks = ReturnType<typeof processHooksRef.create>;
 
@@ -52,6 +52,8 @@ export class ProcessEntry {
   #exec: ExecState = 'finished';
   #outdated = false;
   #since: number;
+  /** The last state JSON and what it was built from: a stopped process's state rarely changes. */
+  #state: { parts: StateParts; json: string } | undefined;
 
   constructor(config: FullConfig, times: EntryTimes, env: EntryEnv) {
     this.config = config;
@@ -165,15 +167,11 @@ export class ProcessEntry {
     return Math.max(0, Math.floor((this.#env.now() - this.#since) / 1000));
   }
 
-  /** Writes the API's ProcessState (reference 5.6) into `out`; all empty for an invalid definition. */
-  pushState(out: string[]): void {
-    pushState(out, this.#stateParts());
-  }
-
+  /** The API's ProcessState (reference 5.6); all empty for an invalid definition. */
   stateJson(): string {
-    const out: string[] = [];
-    this.pushState(out);
-    return out.join('');
+    const parts = this.#stateParts();
+    if (!this.#state || !sameState(this.#state.parts, parts)) this.#state = { parts, json: stateJson(parts) };
+    return this.#state.json;
   }
 
   #stateParts(): StateParts {
@@ -208,4 +206,10 @@ export class ProcessEntry {
       inputs: c.input, outputs: c.output, command: this.#command ?? undefined,
     };
   }
+}
+
+function sameState(a: StateParts, b: StateParts): boolean {
+  return a.order === b.order && a.exec === b.exec && a.runtimeSeconds === b.runtimeSeconds
+    && a.reconnectSeconds === b.reconnectSeconds && a.lastLogline === b.lastLogline && a.progress === b.progress
+    && a.memoryBytes === b.memoryBytes && a.cpuUsage === b.cpuUsage && a.command === b.command;
 }

@@ -13,8 +13,11 @@ const TAGS = ['v16.7.2'];
 const FilterQuery = Type.Object({ filter: Type.Optional(Type.String()) });
 const OK = '"OK"';
 
-/** Sends JSON text as written by json-write.ts (the route schemas document it). */
-export const json = (reply: FastifyReply, text: string) => reply.type('application/json; charset=utf-8').send(text);
+/**
+ * Sends JSON as written by json-write.ts (the route schemas document it); fastify passes a string
+ * or Buffer with a JSON type through unserialized, and takes a Buffer's length as it is.
+ */
+export const json = (reply: FastifyReply, body: string | Buffer) => reply.type('application/json; charset=utf-8').send(body);
 
 /** The process API of reference 4.4.1-4.4.9. */
 export function processRoutes(http: HttpScope, m: ProcessManager): void {

@@ -1,15 +1,32 @@
 import type { Parts } from './list-filter.ts';
-import { pushProcess } from './json-write.ts';
+import { processJson } from './json-write.ts';
 import type { ProcessEntry } from './process-entry.ts';
 
+/** One process's JSON as sent last time, and the parts it was built from. */
+interface Built {
+  config: boolean;
+  state: string | undefined;
+  report: string | undefined;
+  metadata: string | undefined;
+  bytes: Buffer;
+}
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
 /**
- * The API's Process (reference 5.3) as JSON: only the parts the filter asks for are built; the
- * config and report parts are the entry's cached JSON and metadata JSON is cached per stored
- * object (a change stores a new object), so listing many processes mostly joins ready strings.
+ * The API's Process (reference 5.3) as UTF-8 JSON. Every part is a cached string that is
+ * replaced when it changes (config: never for an entry, a PUT makes a new one; state: see
+ * ProcessEntry.stateJson; report: by log version; metadata: per stored object), so comparing
+ * them by identity tells whether a process's bytes from the last request still hold. A list
+ * of 1,000 mostly stopped processes then copies ready Buffers into one: no big string to join,
+ * no UTF-8 encoding of the whole body for its length and again for the socket.
  */
 export class ProcessViews {
   readonly #metadata: (id: string) => Record<string, unknown> | null;
   readonly #metaJson = new WeakMap<object, string>();
+  readonly #built = new WeakMap<ProcessEntry, Built>();
 
   constructor(metadata: (id: string) => Record<string, unknown> | null) {
     this.#metadata = metadata;
@@ -26,30 +43,31 @@ export class ProcessViews {
     return json;
   }
 
-  #push(out: string[], e: ProcessEntry, parts: Parts): void {
+  process(e: ProcessEntry, parts: Parts): Buffer {
+    const config = parts.config;
+    const state = parts.state ? e.stateJson() : undefined;
+    const report = parts.report ? e.monitor.reportJson() : undefined;
+    const metadata = parts.metadata ? this.metadataJson(e.id) : undefined;
+    const last = this.#built.get(e);
+    if (last && last.config === config && last.state === state && last.report === report && last.metadata === metadata) {
+      return last.bytes;
+    }
     const c = e.config;
-    pushProcess(out, {
+    const bytes = Buffer.from(processJson({
       id: c.id, type: c.type, reference: c.reference, createdAt: e.createdAt, updatedAt: e.updatedAt,
-      config: parts.config ? e.configJson : undefined,
-      report: parts.report ? e.monitor.reportJson() : undefined,
-      metadata: parts.metadata ? this.metadataJson(c.id) : undefined,
-    }, parts.state ? (o) => e.pushState(o) : undefined);
+      config: config ? e.configJson : undefined, state, report, metadata,
+    }));
+    this.#built.set(e, { config, state, report, metadata, bytes });
+    return bytes;
   }
 
-  process(e: ProcessEntry, parts: Parts): string {
-    const out: string[] = [];
-    this.#push(out, e, parts);
-    return out.join('');
-  }
-
-  /** One array of pieces for the whole list, joined once (no string is copied twice). */
-  list(entries: readonly ProcessEntry[], parts: Parts): string {
-    const out: string[] = ['['];
+  list(entries: readonly ProcessEntry[], parts: Parts): Buffer {
+    const chunks: Buffer[] = [OPEN];
     entries.forEach((e, i) => {
-      if (i) out.push(',');
-      this.#push(out, e, parts);
+      if (i) chunks.push(COMMA);
+      chunks.push(this.process(e, parts));
     });
-    out.push(']');
-    return out.join('');
+    chunks.push(CLOSE);
+    return Buffer.concat(chunks);
   }
 }
