@@ -4,6 +4,7 @@ import {
   BootError, placeholdersRef, serverRef, kernelHooksRef, type ConfigData, type HttpScope,
 } from '../sdk/index.ts';
 import { ConfigStore } from './config/store.ts';
+import { parseAddress } from './config/address.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
 import { createLogger } from './log/logger.ts';
 import type { LogRing } from './log/ring.ts';
@@ -71,12 +72,11 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const shutdowns: Array<() => unknown> = [];
   let port = 0;
   const startedAt = Date.now();
-  const hostOf = (addr: string) => addr.slice(0, addr.lastIndexOf(':')).replace(/^\[|\]$/g, '');
   const kernel: Kernel = {
     config, configStore, log, ring: logRing, http, hooks, services, db, retained, env, plugins: [],
     server: {
       port: () => port,
-      host: () => { const h = hostOf(config.address); return h === '' || h === '0.0.0.0' || h === '::' ? 'localhost' : h; },
+      host: () => { const { host } = parseAddress(config.address); return host === '0.0.0.0' || host === '::' ? 'localhost' : host; },
       startedAt,
       setPort: (p) => { port = p; },
     },

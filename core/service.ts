@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { BootError } from '../sdk/index.ts';
 import { buildApp, type App } from './app.ts';
+import { parseAddress } from './config/address.ts';
 import { loadConfig, resolveConfigPath } from './config/load.ts';
 import { ConfigStore } from './config/store.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
@@ -11,14 +12,6 @@ export interface ServiceOptions {
   /** Config file path; overrides argv and CORE_CONFIGFILE. */
   configPath?: string;
   stdoutLog?: boolean;
-}
-
-/** Splits `host:port` (`:8080` = every interface). */
-export function parseAddress(address: string): { host: string; port: number } {
-  const a = /^\d+$/.test(address) ? `:${address}` : address;
-  const i = a.lastIndexOf(':');
-  const host = a.slice(0, i).replace(/^\[|\]$/g, '');
-  return { host: host === '' ? '0.0.0.0' : host, port: Number(a.slice(i + 1)) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { arch } from 'node:os';
-import { OPTIONAL_AUTH, PUBLIC, Type, type HttpScope } from '../../sdk/index.ts';
+import { OPTIONAL_AUTH, PUBLIC, Type, loginValidatorsRef, type HttpScope, type LoginValidator } from '../../sdk/index.ts';
 import type { Kernel } from '../kernel/kernel.ts';
 import { buildInfo } from './build-info.ts';
 
@@ -47,11 +47,9 @@ export function frontDoorRoutes(k: Kernel) {
   };
 }
 
-/** The `auths` list of About: one entry per login method, as plugins describe them. */
+/** The `auths` list of About: the local login, then each login validator a plugin provides. */
 function authDescriptions(k: Kernel): string[] {
-  const a = k.config.api.auth;
-  if (!a.enable) return [];
-  const out = ['localjwt'];
-  if (a.idp.enable) for (const t of a.idp.tenants) out.push(`auth0 domain=${t.domain} audience=${t.audience} clientid=${t.clientid}`);
-  return out;
+  if (!k.config.api.auth.enable) return [];
+  const validators = k.services.resolve(loginValidatorsRef) as readonly LoginValidator[];
+  return ['localjwt', ...validators.map((v) => v.name)];
 }
