@@ -8,8 +8,12 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 /** Outcome of a rejected PUT: 400 for shape errors, 409 with a ConfigError map for values. */
 export class ConfigRejected extends Error {
-  constructor(readonly status: 400 | 409, readonly errors: ConfigErrors) {
+  readonly status: 400 | 409;
+  readonly errors: ConfigErrors;
+  constructor(status: 400 | 409, errors: ConfigErrors) {
     super('config rejected');
+    this.status = status;
+    this.errors = errors;
   }
 }
 
