@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { loaderArgs } from '../runtime/loader.ts';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 import autocannon from 'autocannon';
@@ -23,7 +24,7 @@ const ROUNDS = Number(process.argv[3] ?? 5);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['serve'], { execArgv: ['--import', 'tsx'] });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['serve'], { execArgv: loaderArgs() });
   const urls = await new Promise<{ core: string; bare: string }>((resolve, reject) => {
     child.once('message', (m) => resolve(m as { core: string; bare: string }));
     child.once('exit', (code) => reject(new Error(`server process exited (${code})`)));

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { loaderArgs } from '../runtime/loader.ts';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -28,7 +29,7 @@ interface Server { child: ChildProcess; url: string; startupMs: number; readyMs:
 async function startServer(stored: number): Promise<Server> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-process-'));
   const t0 = performance.now();
-  const child = fork(SERVER, [dir, String(stored)], { execArgv: ['--import', 'tsx'] });
+  const child = fork(SERVER, [dir, String(stored)], { execArgv: loaderArgs() });
   const msg = await new Promise<{ url: string; startupMs: number }>((resolve, reject) => {
     child.once('message', (m) => resolve(m as { url: string; startupMs: number }));
     child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
