@@ -6,6 +6,9 @@ bash scripts/ensure-deps.sh
 node_bin="$(bash scripts/node.sh)"
 # Every `node` below (tsc, tap and the test processes tap spawns with its own execPath) is Node 24.
 export PATH="$(dirname "$node_bin"):$PATH"
+# npm passes a machine npmrc's `nodedir` on as npm_config_nodedir, which newer npm warns about on every
+# npx; addons get the runtime's own headers from scripts/build-addon.sh instead.
+unset npm_config_nodedir
 npx tsc --noEmit
 node scripts/lint-imports.mjs
 npx tap "$@"

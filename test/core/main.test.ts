@@ -9,11 +9,12 @@ import { cleanEnv } from '../helpers/app.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
+// As `npm start` runs it: Node 24 strips the types itself; the tsx loader only on an older Node.
+const TSX = (process.features as { typescript?: string }).typescript ? [] : ['--import', import.meta.resolve('tsx')];
 
 /** Runs the CLI, waits for its URL, returns it with the child. */
 async function runCli(t: Tap, args: string[], env: NodeJS.ProcessEnv, cwd: string) {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...TSX, MAIN, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
@@ -69,7 +70,7 @@ t.test('an invalid config stops the boot with every error', async (t) => {
   t.teardown(() => rm(cwd, { recursive: true, force: true }));
   const path = join(cwd, 'bad.json');
   await writeFile(path, JSON.stringify({ version: 3, address: 'x', log: { level: 'loud' }, plugins: [] }));
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, '--config', path], { cwd, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...TSX, MAIN, '--config', path], { cwd, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
   const code = await new Promise((res) => child.on('exit', res));
