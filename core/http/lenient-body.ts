@@ -12,6 +12,8 @@ import { ApiError, type HttpScope } from '../../sdk/index.ts';
  *   its Content-Type, so clients that send `Content-Type: application/json` on every method work;
  * - a route with a body schema refuses a non-JSON Content-Type (text/plain would otherwise be
  *   parsed as a string and judged by the schema).
+ * - a query parameter given more than once counts with its first value (echo's QueryParam), where
+ *   the schema wants a single string.
  * Wrong types still fail the schema afterwards.
  */
 
@@ -25,6 +27,7 @@ export function installLenientDecoding(app: HttpScope): void {
     if (bodySchemaOf(request) === undefined) delete request.headers['content-type'];
   });
   app.addHook('preValidation', async (request) => {
+    firstQueryValues(request);
     const schema = bodySchemaOf(request);
     if (schema === undefined) return;
     const type = request.headers['content-type'];
@@ -38,6 +41,13 @@ export function installLenientDecoding(app: HttpScope): void {
 function bodySchemaOf(request: FastifyRequest): Schema | undefined {
   if (request.is404) return undefined;
   return request.routeOptions.schema?.body as Schema | undefined;
+}
+
+function firstQueryValues(request: FastifyRequest): void {
+  const props = (request.routeOptions.schema?.querystring as Schema | undefined)?.properties;
+  const q = request.query as Record<string, unknown> | undefined;
+  if (!props || !q || typeof q !== 'object') return;
+  for (const [k, v] of Object.entries(q)) if (Array.isArray(v) && props[k]?.type === 'string') q[k] = v[0];
 }
 
 /** True when the schema itself accepts `null` (or anything). */

@@ -109,3 +109,17 @@ t.test('lenient(): the schema walk on its own', async (t) => {
   lenient(ProcessConfig as never, src);
   t.same(src, { options: null }, 'the input is not mutated');
 });
+
+t.test('query parameters: a repeated one counts with its first value; empty filter = everything', async (t) => {
+  const app = await startApp(t);
+  for (const id of ['qa', 'qb']) t.equal((await app.request('POST', '/api/v3/process', { body: nullProcess(id, { reference: 'r' }) })).status, 200);
+  const r = await rawRequest(app.url, 'GET', '/api/v3/process?id=qa&id=qb&filter=', { headers: { ...PY, 'content-length': '0' } });
+  t.equal(r.status, 200, r.text);
+  const list = r.json as any[];
+  t.same(list.map((p) => p.id), ['qa']);
+  t.ok(list[0].config && list[0].state, 'an empty filter returns all parts');
+  const one = await rawRequest(app.url, 'GET', '/api/v3/process/qb?filter=config&filter=state', { headers: PY });
+  t.equal(one.status, 200);
+  t.ok((one.json as any).config);
+  t.notOk('state' in (one.json as any));
+});
