@@ -30,6 +30,11 @@ export function toApiError(err: FastifyError | Error, log?: Logger): ApiError {
 
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  if (reply.request.method === 'HEAD') {
+    // status only (reference 2.2): a JSON type with no body makes clients (restreamer-ui) parse nothing and throw
+    reply.removeHeader('content-type');
+    return reply.code(err.status).send();
+  }
   return reply.code(err.status).type('application/json; charset=utf-8').send(err.toBody());
 }
 

@@ -1,7 +1,6 @@
-import { arch } from 'node:os';
 import { OPTIONAL_AUTH, PUBLIC, Type, loginValidatorsRef, type HttpScope, type LoginValidator } from '../../sdk/index.ts';
 import type { Kernel } from '../kernel/kernel.ts';
-import { buildInfo } from './build-info.ts';
+import { buildInfo, goArch } from './build-info.ts';
 
 /** The API version clients check: they refuse anything that is not datarhei Core 16.x. */
 export const API_VERSION = '16.15.0';
@@ -16,8 +15,9 @@ export function frontDoorRoutes(k: Kernel) {
       schema: { summary: 'About the service', tags: ['v16.7.2'] },
     }, async (req) => {
       const auths = authDescriptions(k);
+      // exactly these three keys without a token (reference 3.5): clients compare the object whole
       if (k.config.api.auth.enable && !req.auth) {
-        return { app: 'datarhei-core', name: k.config.name, auths, version: { number: `${API_VERSION.split('.')[0]}.0.0` } };
+        return { app: 'datarhei-core', auths, version: { number: `${API_VERSION.split('.')[0]}.0.0` } };
       }
       const b = buildInfo();
       return {
@@ -32,7 +32,7 @@ export function frontDoorRoutes(k: Kernel) {
           repository_commit: b.commit,
           repository_branch: b.branch,
           build_date: b.date,
-          arch: `linux/${arch()}`,
+          arch: goArch(),
           compiler: `node ${process.version}`,
         },
       };

@@ -2,6 +2,7 @@ import { ApiError, Type, type HttpScope } from '../../sdk/index.ts';
 import type { FastifyReply } from 'fastify';
 import type { Kernel } from '../kernel/kernel.ts';
 import { sendJson } from './json.ts';
+import { AnyJson, metadataBody } from './metadata-body.ts';
 
 const KeyParams = Type.Object({ key: Type.String() });
 
@@ -27,8 +28,8 @@ export function metadataRoutes(k: Kernel) {
       return body;
     };
     http.put('/api/v3/metadata/:key', {
-      schema: { summary: 'Set (or, with null, delete) a global metadata key', tags: ['v16.7.2'], params: KeyParams },
-    }, async (req, reply) => sendJson(reply, await put(req.params.key, req.body ?? null)));
-    http.put('/api/v3/metadata/', { schema: { hide: true } }, async (req, reply) => sendJson(reply, await put('', req.body)));
+      schema: { summary: 'Set (or, with null, delete) a global metadata key', tags: ['v16.7.2'], params: KeyParams, body: AnyJson },
+    }, async (req, reply) => sendJson(reply, await put(req.params.key, metadataBody(req.body))));
+    http.put('/api/v3/metadata/', { schema: { hide: true, body: AnyJson } }, async (req, reply) => sendJson(reply, await put('', metadataBody(req.body))));
   };
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { ApiError, httpHooksRef, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
 import type { HookRegistry } from '../kernel/hook-registry.ts';
 import { errorHandler, sendError } from './errors.ts';
+import { installLenientDecoding } from './lenient-body.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -25,6 +26,8 @@ export function createServer(opts: { log: Logger; bodyLimit: number; hooks: Hook
 
   app.setErrorHandler(errorHandler(opts.log));
   app.setNotFoundHandler((_req, reply) => sendError(reply, new ApiError(404, 'Not Found', ['Not Found'], 'ROUTE_NOT_FOUND')));
+
+  installLenientDecoding(app);
 
   const http = opts.hooks.get(httpHooksRef);
   app.addHook('onRequest', async (request) => {

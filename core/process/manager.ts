@@ -6,7 +6,7 @@ import { fromStoredConfig, mergeOnto, normalize, PROCESS_TYPES, shortId, toStore
 import { maxProcessesReason, processErrors } from './errors.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { ProcessEntry, type EntryEnv, type EntryTimes } from './process-entry.ts';
-import type { ProcessConfig } from './schema.ts';
+import type { ProcessConfig, ProcessConfigUpdate } from './schema.ts';
 
 export type Command = 'start' | 'stop' | 'restart' | 'reload';
 const COMMANDS: ReadonlySet<string> = new Set(['start', 'stop', 'restart', 'reload']);
@@ -113,7 +113,7 @@ export class ProcessManager {
   }
 
   /** PUT: the body decoded onto the current config; the old process is replaced (reference 4.4.4). */
-  async update(id: string, body: ProcessConfig): Promise<ProcessEntry> {
+  async update(id: string, body: ProcessConfigUpdate): Promise<ProcessEntry> {
     const current = this.#entries.get(id);
     if (!current) throw processErrors.updateNotFound(id);
     const c = this.#validateBody(mergeOnto(current.apiConfig, body) as ProcessConfig, processErrors.cantUpdate);

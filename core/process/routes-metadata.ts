@@ -1,4 +1,4 @@
-import type { HttpScope } from '../../sdk/index.ts';
+import { ApiError, Type, type HttpScope } from '../../sdk/index.ts';
 import { processErrors } from './errors.ts';
 import type { ProcessManager } from './manager.ts';
 import { IdKeyParams, IdParams } from './schema.ts';
@@ -10,6 +10,14 @@ const json = (reply: FastifyReply, v: unknown) => sendJson(reply, JSON.stringify
 
 const TAGS = ['v16.7.2'];
 
+/** Any JSON value; as the declared body it makes the route a JSON one (Content-Type checked). */
+const AnyJson = Type.Unknown({ description: 'any JSON value; null removes the key' });
+
+/** No body at all reaches here as `undefined`: refused like the reference's binder, never taken as null (delete). */
+function metadataBody(body: unknown): unknown {
+  if (body === undefined) throw new ApiError(400, 'Invalid JSON', ["request doesn't contain any content"], 'INVALID_JSON');
+  return body;
+}
 
 /** Per-process metadata (reference 4.4.11): any JSON per key; `null` removes the key. */
 export function metadataRoutes(http: HttpScope, m: ProcessManager): void {
@@ -39,8 +47,8 @@ export function metadataRoutes(http: HttpScope, m: ProcessManager): void {
   });
 
   http.put('/api/v3/process/:id/metadata/:key', {
-    schema: { summary: 'Set (or, with null, remove) a metadata key of a process', tags: TAGS, params: IdKeyParams },
-  }, async (req, reply) => json(reply, await put(req.params.id, req.params.key, req.body ?? null)));
-  http.put('/api/v3/process/:id/metadata/', { schema: { hide: true, params: IdParams } },
-    async (req, reply) => json(reply, await put(req.params.id, '', req.body)));
+    schema: { summary: 'Set (or, with null, remove) a metadata key of a process', tags: TAGS, params: IdKeyParams, body: AnyJson },
+  }, async (req, reply) => json(reply, await put(req.params.id, req.params.key, metadataBody(req.body))));
+  http.put('/api/v3/process/:id/metadata/', { schema: { hide: true, params: IdParams, body: AnyJson } },
+    async (req, reply) => json(reply, await put(req.params.id, '', metadataBody(req.body))));
 }

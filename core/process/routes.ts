@@ -5,7 +5,7 @@ import { parseParts, selectProcesses } from './list-filter.ts';
 import type { ProcessManager } from './manager.ts';
 import type { ProcessEntry } from './process-entry.ts';
 import {
-  Command, IdParams, OkString, Process, ProcessConfig, ProcessListQuery, ProcessReport, ProcessState,
+  Command, IdParams, OkString, Process, ProcessConfig, ProcessConfigUpdate, ProcessListQuery, ProcessReport, ProcessState,
 } from './schema.ts';
 import { ProcessViews } from './views.ts';
 
@@ -41,7 +41,7 @@ export function processRoutes(http: HttpScope, m: ProcessManager): void {
   }, async (req, reply) => json(reply, views.process(entry(req.params.id), parseParts(req.query.filter))));
 
   http.put('/api/v3/process/:id', {
-    schema: { summary: 'Replace a process (a new id renames it)', tags: TAGS, params: IdParams, body: ProcessConfig, response: { 200: ProcessConfig } },
+    schema: { summary: 'Replace a process (a new id renames it)', tags: TAGS, params: IdParams, body: ProcessConfigUpdate, response: { 200: ProcessConfig } },
   }, async (req, reply) => json(reply, (await m.update(req.params.id, req.body)).configJson));
 
   http.delete('/api/v3/process/:id', {

@@ -57,6 +57,13 @@ export const ProcessConfig = Type.Object({
 });
 export type ProcessConfig = Static<typeof ProcessConfig>;
 
+/**
+ * Request body of replace (PUT): decoded onto the current config (reference 4.4.4), so every
+ * top-level field may be absent, `input`/`output` included; the merged config is checked again.
+ */
+export const ProcessConfigUpdate = Type.Partial(ProcessConfig);
+export type ProcessConfigUpdate = Static<typeof ProcessConfigUpdate>;
+
 /* Progress, report, probe and skills shapes are the parse module's (core/process/parse/schemas.ts). */
 export {
   ProgressIOSchema as ProgressIO, ProgressSchema as Progress, ProcessReportSchema as ProcessReport, ProbeSchema as Probe,

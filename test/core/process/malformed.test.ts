@@ -18,9 +18,9 @@ function bodies(diskDir: string): [string, unknown][] {
   const add = (name: string, body: unknown) => cases.push([name, body]);
   // whole body of the wrong kind
   for (const b of [null, [], [good()], 'text', 42, true]) add(`body ${JSON.stringify(b)?.slice(0, 20)}`, b);
-  // wrong types of top-level fields
-  for (const [k, v] of [['id', 1], ['id', {}], ['id', []], ['id', null], ['type', 5], ['type', 'foo'], ['type', ''], ['reference', 7],
-    ['reference', []], ['options', 'x'], ['options', [1]], ['options', [null]], ['options', [['-y']]], ['reconnect', 'yes'], ['reconnect', 1],
+  // wrong types of top-level fields (null is "not sent" or an empty list: lenient-body.test.ts)
+  for (const [k, v] of [['id', 1], ['id', {}], ['id', []], ['type', 5], ['type', 'foo'], ['type', ''], ['reference', 7],
+    ['reference', []], ['options', 'x'], ['options', [1]], ['options', [['-y']]], ['reconnect', 'yes'], ['reconnect', 1],
     ['reconnect_delay_seconds', -1], ['reconnect_delay_seconds', 'x'], ['reconnect_delay_seconds', 1.5], ['stale_timeout_seconds', -5],
     ['stale_timeout_seconds', 1e300], ['autostart', 'true'], ['autostart', 0], ['limits', 'x'], ['limits', []], ['limits', { cpu_usage: -1 }],
     ['limits', { cpu_usage: 101 }], ['limits', { cpu_usage: 'x' }], ['limits', { memory_mbytes: -1 }], ['limits', { memory_mbytes: 1.5 }],
@@ -97,6 +97,8 @@ t.test('a hundred malformed process bodies are each a 400 and crash nothing', as
   t.equal((await app.request('POST', '/api/v3/process', { body: good() })).status, 400, 'duplicate process id');
   for (const [name, body] of cases.slice(0, 60)) {
     if (name.startsWith('id ') || name.startsWith('body ')) continue;
+    // a PUT is decoded onto the current config: absent input/output, or a null element, keep their value
+    if (['no input', 'no output', 'neither', 'input [null]', 'output [null]'].includes(name)) continue;
     const r = await app.request('PUT', '/api/v3/process/ok', { raw: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
     t.equal(r.status, 400, `PUT ${name}`);
   }
