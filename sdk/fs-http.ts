@@ -123,7 +123,7 @@ export async function writeFsUpload(fs: FilesystemService, path: string, request
   // an upload refused halfway must leave the request intact: the core reads and discards the
   // rest so the refusal reaches the client (a plain for-await would destroy the socket)
   const body = (request.body ?? request.raw) as Readable;
-  const chunks = body.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>;
+  const chunks = (typeof body.iterator === 'function' ? body.iterator({ destroyOnReturn: false }) : body) as AsyncIterable<Uint8Array>;
   const cl = request.headers['content-length'];
   const length = cl === undefined ? undefined : Number(cl);
   try {
