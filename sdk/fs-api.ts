@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import type { FilesystemService, FsFileInfo } from './fs.ts';
@@ -147,7 +148,8 @@ function apiRoutes(reg: Map<string, Registered>) {
 async function readText(request: FastifyRequest): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const c of (request.body ?? request.raw) as AsyncIterable<Buffer>) {
+  // stop reading without destroying the request: the core drains the rest behind the 400
+  for await (const c of ((request.body ?? request.raw) as Readable).iterator({ destroyOnReturn: false })) {
     size += c.length;
     if (size > 64 * 1024) throw new ApiError(400, 'Bad Request', ['link target is too long'], 'FS_LINK');
     chunks.push(c);

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import type { FilesystemService, FsNode, FsWriteResult } from './fs.ts';
@@ -119,18 +120,19 @@ export function ignoreContentType(request: FastifyRequest, _reply: FastifyReply,
  */
 export async function writeFsUpload(fs: FilesystemService, path: string, request: FastifyRequest, reply: FastifyReply): Promise<FsWriteResult> {
   if (path === '/') throw new ApiError(400, 'Bad Request', ['path must name a file'], 'FS_BAD_PATH');
-  const body = (request.body ?? request.raw) as AsyncIterable<Uint8Array>;
+  // an upload refused halfway must leave the request intact: the core reads and discards the
+  // rest so the refusal reaches the client (a plain for-await would destroy the socket)
+  const body = (request.body ?? request.raw) as Readable;
+  const chunks = (typeof body.iterator === 'function' ? body.iterator({ destroyOnReturn: false }) : body) as AsyncIterable<Uint8Array>;
   const cl = request.headers['content-length'];
   const length = cl === undefined ? undefined : Number(cl);
   try {
     continueUpload(request.raw, reply.raw);
-    if (fs.writeStream) return await fs.writeStream(path, body, { length });
-    const chunks: Uint8Array[] = [];
-    for await (const c of body) chunks.push(c);
-    return await fs.writeFile(path, Buffer.concat(chunks));
+    if (fs.writeStream) return await fs.writeStream(path, chunks, { length });
+    const parts: Uint8Array[] = [];
+    for await (const c of chunks) parts.push(c);
+    return await fs.writeFile(path, Buffer.concat(parts));
   } catch (err) {
-    // refused before the body was read: close rather than read a body nobody wants
-    if (!request.raw.complete) reply.header('connection', 'close');
     throw err instanceof ApiError ? err : new ApiError(400, 'Bad Request', [(err as Error).message], 'FS_WRITE');
   }
 }

@@ -81,7 +81,9 @@ export interface FilesystemService {
   open?(path: string): FsNode | undefined | Promise<FsNode | undefined>;
   /**
    * Writes a file from a stream of chunks and replaces the old one atomically: a failed or
-   * aborted upload leaves the old content. Capacity errors are ApiError 507. Without it the HTTP
+   * aborted upload leaves the old content. Capacity errors are ApiError 507, thrown as soon as the
+   * bytes so far (or `opts.length`) cannot fit, so memory stays bounded: stopping early is safe,
+   * the core drains the rest of the body and the refusal reaches the client. Without it the HTTP
    * helper collects the body and calls `writeFile`.
    */
   writeStream?(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts?: FsWriteOptions): Promise<FsWriteResult>;

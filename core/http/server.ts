@@ -4,6 +4,7 @@ import { ApiError, httpHooksRef, type HttpScope, type RouteAccess } from '../../
 import type { HookRegistry } from '../kernel/hook-registry.ts';
 import { errorHandler, sendError } from './errors.ts';
 import { installLenientDecoding } from './lenient-body.ts';
+import { drainUnreadBodies } from './unread-body.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -25,6 +26,8 @@ export function createServer(opts: { log: Logger; bodyLimit: number; hooks: Hook
   }).withTypeProvider() as unknown as HttpScope;
 
   app.setErrorHandler(errorHandler(opts.log));
+  // refusals sent before the body was read (401, 403, 413, 507) must reach the client
+  drainUnreadBodies(app);
   app.setNotFoundHandler((_req, reply) => sendError(reply, new ApiError(404, 'Not Found', ['Not Found'], 'ROUTE_NOT_FOUND')));
 
   installLenientDecoding(app);

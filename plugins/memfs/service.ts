@@ -4,6 +4,8 @@ import type {
 } from '../../sdk/index.ts';
 import { memfsErrors } from './errors.ts';
 import { fileNode, info, own, sizeOf, type MemNode } from './entry.ts';
+import { Inflight } from './inflight.ts';
+import { UploadBuffer } from './upload.ts';
 
 /**
  * What survives a config reload (`ctx.retain`). The map's order is the order of last writes
@@ -22,6 +24,8 @@ export interface MemfsOptions {
   /** Drop the oldest files to make room instead of refusing the write. */
   purge: boolean;
   mime: MimeTable;
+  /** Bytes all uploads in progress may hold (default: the limit, or 256 MiB without one). */
+  maxInflight?: number;
 }
 
 /**
@@ -36,12 +40,18 @@ export class MemFilesystem implements FilesystemService {
   readonly #store: MemStore;
   readonly #files: Map<string, MemNode>;
   readonly #opts: MemfsOptions;
+  readonly #inflight: Inflight;
   #used = 0;
 
   constructor(store: MemStore, opts: MemfsOptions) {
     this.#store = store;
     this.#files = store.files;
     this.#opts = opts;
+    this.#inflight = new Inflight({
+      used: () => this.#used,
+      replaced: (path) => sizeOf(this.#files.get(path)),
+      purge: (need, keep) => this.#purge(need, keep),
+    }, { limit: opts.limit, purge: opts.purge, cap: opts.maxInflight });
     // retained files get this app's content types (the mime table may have changed)
     for (const [path, n] of this.#files) {
       if (n.kind === 'file') this.#files.set(path, fileNode(path, { ...n.file, mime: this.#mimeOf(path), gzip: undefined }));
@@ -90,19 +100,29 @@ export class MemFilesystem implements FilesystemService {
   }
 
   async writeStream(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions = {}): Promise<FsWriteResult> {
-    const { limit, purge } = this.#opts;
-    if (limit > 0 && opts.length !== undefined) {
-      if (opts.length > limit) throw memfsErrors.tooBig();
-      if (!purge && this.#used - sizeOf(this.#files.get(path)) + opts.length > limit) throw memfsErrors.full();
+    const inflight = this.#inflight;
+    let buf = new UploadBuffer(undefined);
+    let reserved = 0;
+    inflight.begin(path);
+    try {
+      // an announced length is reserved (and allocated) up front: refused before any byte is read
+      if (opts.length !== undefined && opts.length > 0) {
+        inflight.reserve(path, opts.length, opts.length);
+        reserved = opts.length;
+        buf = new UploadBuffer(opts.length);
+      }
+      for await (const c of body) {
+        const total = buf.size + c.length;
+        if (total > reserved) {
+          inflight.reserve(path, total - reserved, total);
+          reserved = total;
+        }
+        buf.push(c);
+      }
+    } finally {
+      inflight.end(path, reserved);
     }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const c of body) {
-      size += c.length;
-      if (limit > 0 && size > limit) throw memfsErrors.tooBig();
-      chunks.push(c);
-    }
-    return this.#commit(path, own(chunks, size));
+    return this.#commit(path, buf.take());
   }
 
   async deleteFile(path: string): Promise<boolean> {
@@ -129,7 +149,8 @@ export class MemFilesystem implements FilesystemService {
     const old = this.#files.get(path);
     if (limit > 0) {
       if (data.length > limit) throw memfsErrors.tooBig();
-      const need = this.#used - sizeOf(old) + data.length - limit;
+      // uploads in flight have reserved their room: a commit does not take it from them
+      const need = this.#used - sizeOf(old) + data.length + this.#inflight.bytes - limit;
       if (need > 0) {
         if (!purge) throw memfsErrors.full();
         this.#purge(need, path);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { placeholdersRef } from '../../../sdk/index.ts';
-import { startFs, rawRequest } from './fs-helpers.ts';
+import { MEM_USER, startFs, rawRequest } from './fs-helpers.ts';
 import type { TestLike } from '../../helpers/app.ts';
 
 const FFMPEG = '/usr/bin/ffmpeg';
@@ -65,4 +65,23 @@ t.test('ffmpeg deletes old segments with DELETE (delete_segments)', async (t) =>
   const names: string[] = list.body.map((f: any) => f.name);
   for (const s of segments) t.ok(names.includes(`/d/${s}`), `${s} of the playlist is there`);
   t.notOk(names.includes('/d/y0.ts'), `the first segment was deleted (left: ${names.join(', ')})`);
+});
+
+t.test('ffmpeg with wrong credentials: a refused PUT is no broken pipe, and the 401 is reported when ffmpeg reads it', async (t) => {
+  const app = await startFs(t);
+  const url = `http://${MEM_USER}:wrong@${new URL(app.url).host}/memfs/refused.ts`;
+  // about 8 MiB in one PUT: far more than the socket buffers hold, so the server answers 401
+  // while ffmpeg is still sending
+  const big = ['-f', 'lavfi', '-i', 'testsrc2=size=640x480:rate=25', '-t', '3', '-c:v', 'mpeg2video', '-b:v', '20M', '-f', 'mpegts', '-method', 'PUT'];
+  // ffmpeg's first PUT carries `Expect: 100-continue` and gets the 401 challenge; its retry with
+  // the (wrong) credentials is sent blind: ffmpeg never reads that answer, so the point is that
+  // the server takes the body and lets ffmpeg finish instead of resetting it mid-stream
+  const blind = await ffmpeg(t, [...big, url]);
+  t.notMatch(blind.stderr, /Broken pipe|Connection reset/i, 'no broken pipe');
+  t.equal(blind.code, 0, blind.stderr);
+  // with every PUT asking for 100-continue ffmpeg reads the refusal and reports it
+  const asked = await ffmpeg(t, [...big, '-send_expect_100', '1', url]);
+  t.match(asked.stderr, /401 Unauthorized/);
+  t.not(asked.code, 0);
+  t.same((await app.request('GET', '/api/v3/fs/mem')).body, [], 'nothing was stored');
 });

@@ -1,0 +1,41 @@
+import { own } from './entry.ts';
+
+/**
+ * The bytes of one upload as they arrive. With a announced length they are copied into one
+ * Buffer of that size (no second copy at commit); without one (chunked) they are kept as a list
+ * and joined once at commit.
+ */
+export class UploadBuffer {
+  #chunks: Uint8Array[] = [];
+  #into: Buffer | undefined;
+  size = 0;
+
+  constructor(length: number | undefined) {
+    if (length !== undefined && length > 0) this.#into = Buffer.allocUnsafeSlow(length);
+  }
+
+  /** Bytes this upload holds in memory now (the whole announced length once it is allocated). */
+  get held(): number {
+    return Math.max(this.#into?.length ?? 0, this.size);
+  }
+
+  push(c: Uint8Array): void {
+    const into = this.#into;
+    if (into && this.size + c.length <= into.length) into.set(c, this.size);
+    else {
+      if (into) {
+        this.#chunks.push(into.subarray(0, this.size));
+        this.#into = undefined;
+      }
+      this.#chunks.push(c);
+    }
+    this.size += c.length;
+  }
+
+  /** The file's bytes in a compact Buffer of their own. */
+  take(): Buffer {
+    const into = this.#into;
+    if (into && this.size === into.length) return into;
+    return own(into ? [into.subarray(0, this.size)] : this.#chunks, this.size);
+  }
+}

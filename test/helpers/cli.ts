@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cleanEnv, type TestLike } from './app.ts';
+import { deepMerge } from '../../core/config/schema-walk.ts';
+
+const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+
+export interface CliApp {
+  child: ChildProcess;
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  dir: string;
+  /** `VmRSS` and `VmHWM` (peak) of the service process, in bytes, from /proc. */
+  memory(): { rss: number; peak: number };
+}
+
+/**
+ * Runs the service as its own OS process (the CLI) with a temp config merged over the test
+ * defaults, so clients in the test process and the server do not share an event loop, and the
+ * server's memory can be read from /proc. Killed and removed at teardown.
+ */
+export async function startCli(t: TestLike, config: Record<string, unknown> = {}): Promise<CliApp> {
+  const dir = await mkdtemp(join(tmpdir(), 'core-cli-'));
+  await mkdir(join(dir, 'disk'), { recursive: true });
+  const base = {
+    address: '127.0.0.1:0', db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } },
+    log: { level: 'info' }, update_check: false,
+  };
+  const configPath = join(dir, 'config.json');
+  await writeFile(configPath, JSON.stringify(deepMerge(base, config)));
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, '--config', configPath], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await gone;
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+  let err = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed: ${err}`)), 60_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err = (err + d.toString()).slice(-20_000);
+      const m = /listening on (http:\/\/\S+)/.exec(err);
+      if (m) { clearTimeout(timer); resolve(m[1]!); }
+    });
+    child.once('exit', () => { clearTimeout(timer); reject(new Error(`exited early: ${err}`)); });
+  });
+  const memory = () => {
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  };
+  return { child, url, dir, memory };
+}

@@ -1,0 +1,95 @@
+import t from 'tap';
+import { startCli, type CliApp } from '../../helpers/cli.ts';
+import { basic, startFs, FS_PLUGINS, MEM_USER, MEM_PASS } from './fs-helpers.ts';
+
+/**
+ * Hostile uploads must not take the service's memory beyond memfs's limit plus a documented
+ * margin (plugins/memfs/README.md): parallel large uploads, chunked uploads of unknown length,
+ * a huge upload to an unlimited memfs. The service runs as its own process and its memory is
+ * read from /proc (VmHWM is the peak), a bound on the mechanism, not a timing.
+ */
+
+const MB = 1000 * 1000;
+const MiB = 1024 * 1024;
+/** Allowed above limit (or in-flight cap) + idle RSS: buffers the socket and the GC hold. */
+const MARGIN = 96 * MiB;
+
+async function startService(t: Tap, memory: Record<string, unknown>): Promise<CliApp> {
+  return startCli(t, { plugins: FS_PLUGINS, storage: { memory: { auth: { enable: true, username: MEM_USER, password: MEM_PASS }, ...memory } } });
+}
+type Tap = { teardown(fn: () => unknown): void };
+
+/** A body of `size` bytes sent chunked (no Content-Length), 1 MiB at a time. */
+function chunked(size: number): ReadableStream<Uint8Array> {
+  const chunk = new Uint8Array(MiB).fill(9);
+  let sent = 0;
+  return new ReadableStream({
+    pull(ctl) {
+      if (sent >= size) return ctl.close();
+      const n = Math.min(MiB, size - sent);
+      sent += n;
+      ctl.enqueue(n === MiB ? chunk : chunk.subarray(0, n));
+    },
+  });
+}
+
+/** PUT to the public mount; resolves with the status, or `failed` when the connection broke. */
+async function put(app: CliApp, path: string, body: Buffer | ReadableStream<Uint8Array>): Promise<number | 'failed'> {
+  try {
+    const init = { method: 'PUT', headers: basic(), body, duplex: 'half' } as RequestInit;
+    const res = await fetch(`${app.url}/memfs${path}`, init);
+    await res.arrayBuffer();
+    return res.status;
+  } catch {
+    return 'failed';
+  }
+}
+
+const count = (xs: Array<number | 'failed'>) => xs.reduce<Record<string, number>>((m, x) => ({ ...m, [x]: (m[x] ?? 0) + 1 }), {});
+
+t.test('10 parallel 95 MB uploads against a 100 MiB limit: one is stored, memory stays near the limit', async (t) => {
+  const app = await startService(t, { max_size_mbytes: 100 });
+  const idle = app.memory().rss;
+  const body = Buffer.alloc(95 * MB, 1);
+  const results = await Promise.all(Array.from({ length: 10 }, (_, i) => put(app, `/p${i}.ts`, body)));
+  t.same(count(results), { 201: 1, 507: 9 }, 'the others are refused with 507');
+  const { peak } = app.memory();
+  t.ok(peak < idle + 100 * MiB + MARGIN, `peak RSS ${(peak / MiB).toFixed(0)} MiB, idle ${(idle / MiB).toFixed(0)} MiB`);
+});
+
+t.test('10 parallel chunked 95 MB uploads: refused as their bytes arrive, not at the end', async (t) => {
+  const app = await startService(t, { max_size_mbytes: 100 });
+  const idle = app.memory().rss;
+  const results = await Promise.all(Array.from({ length: 10 }, (_, i) => put(app, `/c${i}.ts`, chunked(95 * MB))));
+  const c = count(results);
+  t.ok((c[201] ?? 0) <= 1, `at most one fits (${JSON.stringify(c)})`);
+  t.equal((c[507] ?? 0) + (c.failed ?? 0), 10 - (c[201] ?? 0), 'the others are refused');
+  const { peak } = app.memory();
+  // a chunked upload's pieces are joined once at commit: its size counts twice for a moment
+  t.ok(peak < idle + 2 * 100 * MiB + MARGIN, `peak RSS ${(peak / MiB).toFixed(0)} MiB, idle ${(idle / MiB).toFixed(0)} MiB`);
+});
+
+t.test('a 1 GB chunked upload to an unlimited memfs stops at the in-flight cap (256 MiB)', async (t) => {
+  const app = await startService(t, { max_size_mbytes: 0 });
+  const idle = app.memory().rss;
+  const status = await put(app, '/huge.ts', chunked(1000 * MB));
+  t.ok(status === 507 || status === 'failed', `refused (${status})`);
+  const { peak } = app.memory();
+  t.ok(peak < idle + 256 * MiB + MARGIN, `peak RSS ${(peak / MiB).toFixed(0)} MiB, idle ${(idle / MiB).toFixed(0)} MiB`);
+  const small = await put(app, '/small.ts', Buffer.alloc(MiB));
+  t.equal(small, 201, 'the cap is given back: later uploads work');
+});
+
+t.test('purge makes room while bytes arrive, but never for a write that cannot fit', async (t) => {
+  const app = await startFs(t, { storage: { memory: { max_size_mbytes: 1, purge: true } } });
+  for (const n of [1, 2, 3]) {
+    t.equal((await app.request('PUT', `/memfs/${n}.ts`, { raw: Buffer.alloc(300 * 1024), headers: basic() })).status, 201);
+  }
+  const tooBig = await app.request('PUT', '/memfs/big.ts', { raw: Buffer.alloc(MiB + 1), headers: basic() });
+  t.equal(tooBig.status, 507);
+  t.equal((await app.request('GET', '/api/v3/fs/mem')).body.length, 3, 'nothing purged for it');
+  const fits = await app.request('PUT', '/memfs/4.ts', { raw: Buffer.alloc(500 * 1024), headers: basic() });
+  t.equal(fits.status, 201);
+  const names = (await app.request('GET', '/api/v3/fs/mem?sort=name')).body.map((f: { name: string }) => f.name);
+  t.same(names, ['/3.ts', '/4.ts'], 'the two oldest made room');
+});
