@@ -65,7 +65,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     { path: resolve(config.db.dir, 'config.json'), stored: config, active: config, env: { overrides: [], errors: {}, warnings: [] }, fresh: false }, env);
   const hooks = new HookRegistry();
   const services = new ServiceContainer();
-  const http = createServer({ log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks });
+  const http = createServer({ log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api });
   const db = await DbStore.open(resolve(config.db.dir));
 
   const closers: Array<() => unknown> = [];
