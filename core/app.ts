@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  BootError, placeholdersRef, serverRef, kernelHooksRef, type ConfigData, type HttpScope,
+  BootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, kernelHooksRef, type ConfigData,
+  type FilesystemService, type HttpScope,
 } from '../sdk/index.ts';
 import { ConfigStore } from './config/store.ts';
 import { parseAddress } from './config/address.ts';
@@ -21,6 +22,7 @@ import { frontDoorRoutes } from './http/front-door.ts';
 import { metadataRoutes } from './http/metadata-routes.ts';
 import { configRoutes } from './http/config-routes.ts';
 import { profilingRoutes } from './http/profiling.ts';
+import { fsApiRoutes } from './http/fs-routes.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
 import { CORE_MODULES } from './modules.ts';
 
@@ -92,6 +94,9 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   await http.register(frontDoorRoutes(kernel));
   await http.register(metadataRoutes(kernel));
   await http.register(configRoutes(kernel));
+  // served from the live filesystem registry: whatever plugins provide filesystems, mounted later
+  const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
+  await http.register(fsApiRoutes(filesystems, MimeTable.load(config.storage.mimetypes_file)));
   if (config.debug.profiling) await http.register(profilingRoutes);
   for (const mod of CORE_MODULES as CoreModule[]) await mod(kernel);
 
