@@ -88,14 +88,14 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   };
 
   services.provide(serverRef, kernel.server);
-  services.provide(placeholdersRef, new Placeholders());
+  // the one filesystem registry: the fs API, `{fs:<name>}` and cleanup rules all look here (live list)
+  const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
+  services.provide(placeholdersRef, new Placeholders({ filesystems, server: kernel.server }));
 
   await registerSwagger(http);
   await http.register(frontDoorRoutes(kernel));
   await http.register(metadataRoutes(kernel));
   await http.register(configRoutes(kernel));
-  // served from the live filesystem registry: whatever plugins provide filesystems, mounted later
-  const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
   await http.register(fsApiRoutes(filesystems, MimeTable.load(config.storage.mimetypes_file)));
   if (config.debug.profiling) await http.register(profilingRoutes);
   for (const mod of CORE_MODULES as CoreModule[]) await mod(kernel);

@@ -62,3 +62,15 @@ t.test('cleanup rules find a vendor filesystem, by name and by alias', async (t)
   }, { what: 'the rules to trim the vendor filesystem', timeout: 10_000 });
   t.equal(left.length, 3, `kept ${left.join(', ')}`);
 });
+
+t.test('{fs:<name>} finds a filesystem through the registry, by name or alias', async (t) => {
+  const app = await startApp(t, { config: { plugins: ['disk-fs', 'memfs', VENDOR] } });
+  const port = new URL(app.url).port;
+  await addProcess(app, nullProcess('fsph', {
+    output: [{ id: 'out', address: '-', options: ['-f', 'null', '-metadata', 'a={fs:vfs}/x', '-metadata', 'b={fs:vendorfs}', '-metadata', 'c={fs:nope}'] }],
+  }));
+  const cmd = (await app.request('GET', '/api/v3/process/fsph/state')).body.command as string[];
+  t.ok(cmd.includes(`a=http://127.0.0.1:${port}/vfs/x`), `the vendor mount as a URL (${cmd.join(' ')})`);
+  t.ok(cmd.includes(`b=http://127.0.0.1:${port}/vfs`), 'by alias');
+  t.ok(cmd.includes('c={fs:nope}'), 'an unknown filesystem stays literal');
+});
