@@ -35,6 +35,7 @@ export const FsListQuery = Type.Object({
   sort: Type.Optional(Type.String({ description: 'none, name, size, lastmod (default none)' })),
   order: Type.Optional(Type.String({ description: 'asc or desc (default asc)' })),
 });
+/** The decoded query of a file listing. */
 export type FsListQuery = Static<typeof FsListQuery>;
 
 /**
