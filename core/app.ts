@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  BootError, placeholdersRef, serverRef, kernelHooksRef, type ConfigData, type HttpScope,
+  BootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, kernelHooksRef, type ConfigData,
+  type FilesystemService, type HttpScope,
 } from '../sdk/index.ts';
 import { ConfigStore } from './config/store.ts';
 import { parseAddress } from './config/address.ts';
@@ -21,6 +22,7 @@ import { frontDoorRoutes } from './http/front-door.ts';
 import { metadataRoutes } from './http/metadata-routes.ts';
 import { configRoutes } from './http/config-routes.ts';
 import { profilingRoutes } from './http/profiling.ts';
+import { fsApiRoutes } from './http/fs-routes.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
 import { CORE_MODULES } from './modules.ts';
 
@@ -65,7 +67,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     { path: resolve(config.db.dir, 'config.json'), stored: config, active: config, env: { overrides: [], errors: {}, warnings: [] }, fresh: false }, env);
   const hooks = new HookRegistry();
   const services = new ServiceContainer();
-  const http = createServer({ log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks });
+  const http = createServer({ log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api });
   const db = await DbStore.open(resolve(config.db.dir));
 
   const closers: Array<() => unknown> = [];
@@ -86,12 +88,15 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   };
 
   services.provide(serverRef, kernel.server);
-  services.provide(placeholdersRef, new Placeholders());
+  // the one filesystem registry: the fs API, `{fs:<name>}` and cleanup rules all look here (live list)
+  const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
+  services.provide(placeholdersRef, new Placeholders({ filesystems, server: kernel.server }));
 
   await registerSwagger(http);
   await http.register(frontDoorRoutes(kernel));
   await http.register(metadataRoutes(kernel));
   await http.register(configRoutes(kernel));
+  await http.register(fsApiRoutes(filesystems, MimeTable.load(config.storage.mimetypes_file)));
   if (config.debug.profiling) await http.register(profilingRoutes);
   for (const mod of CORE_MODULES as CoreModule[]) await mod(kernel);
 

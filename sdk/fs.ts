@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { createServiceRef } from './refs.ts';
+import type { MimeTable } from './fs-mime.ts';
 
 /** One file of a filesystem; `name` is its absolute path inside the filesystem (`/a/b.ts`). */
 export interface FsFileInfo {
@@ -55,8 +56,15 @@ export interface FsWriteOptions {
  * already cleaned by the caller; implementations must still refuse anything outside their root.
  */
 export interface FilesystemService {
-  /** API name: `disk`, `mem`, ... (`/api/v3/fs/{name}`). */
+  /** API name: `disk`, `mem`, ... (`/api/v3/fs/{name}`, listed by `GET /api/v3/fs`). */
   readonly name: string;
+  /**
+   * Other names that find this filesystem in `/api/v3/fs/{alias}/...` and cleanup patterns
+   * (`diskfs` for `disk`, `memfs` for `mem`); never listed by `GET /api/v3/fs`.
+   */
+  readonly aliases?: readonly string[];
+  /** Content types by extension for `/api/v3/fs/{name}/...`; default: `storage.mimetypes_file`. */
+  readonly mime?: MimeTable;
   /** Kind: `disk`, `mem`, ... */
   readonly type: string;
   /** Public mount point: `/` for disk, `/memfs` for mem. */
@@ -92,10 +100,14 @@ export interface FilesystemService {
 }
 
 /**
- * Every filesystem of the app (many providers).
+ * Every filesystem of the app (many providers): the one registry. The core serves
+ * `/api/v3/fs` from it and the process engine finds cleanup targets in it, by name or alias;
+ * a vendor plugin that provides a filesystem here gets both without further code. The resolved
+ * list is live: providers mounted later appear in it.
  *
  * @example
- * deps: { filesystems: filesystemsRef },
- * setup(ctx) { const mem = ctx.deps.filesystems.find((f) => f.name === 'mem'); }
+ * provides: [filesystemsRef],
+ * setup(ctx) { ctx.provide(filesystemsRef, { name: 'vfs', aliases: ['vendorfs'], type: 'mem', mount: '/vfs', ... }); }
+ * // elsewhere: deps: { filesystems: filesystemsRef } and findFilesystem(ctx.deps.filesystems, 'memfs')
  */
 export const filesystemsRef = createServiceRef<FilesystemService, true>('filesystems', { multiple: true });

@@ -11,6 +11,8 @@ import type { ApiError } from './errors.ts';
  * Who may call a route. `protected` (the default) needs the API credential when auth is on;
  * `optional` authenticates when it can but never refuses (e.g. `GET /api`); `network` needs no
  * credential but obeys the API's IP access lists (e.g. `/metrics`); `public` skips all checks.
+ * The core's front door enforces the IP lists and `api.read_only` on every route that is not
+ * `public`, whatever plugins are loaded; only the credential is an auth plugin's business.
  */
 export type RouteAccess = 'public' | 'protected' | 'optional' | 'network';
 
@@ -23,7 +25,7 @@ export interface RequestAuth {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Route access class, read by the kernel's authorize hook. Default `protected`. */
+    /** Route access class, read by the core's front door and the authorize hook. Default `protected`. */
     access?: RouteAccess;
     /**
      * Whether the route changes state, for `api.read_only`. Default: by method (POST, PUT, PATCH,
@@ -75,8 +77,11 @@ export interface AuthorizeInput {
 }
 
 /**
- * Hooks of the kernel's HTTP front. `authorize` runs for every request before its handler;
- * the first tap that returns an ApiError refuses the request with it.
+ * Hooks of the kernel's HTTP front. `authorize` runs for every request to a non-public route
+ * before its handler; the first tap that returns an ApiError refuses the request with it. The
+ * core's own tap comes first (the `api.access` IP lists); `api.read_only` is checked after the
+ * hook, so a caller without credential learns 401 first. A public catch-all route that passes an
+ * `/api/...` path on (disk-fs) calls `authorize.promise` itself and gets the IP lists too.
  *
  * @example
  * ctx.hooks.tap(httpHooksRef, 'authorize', async ({ request, access }) =>

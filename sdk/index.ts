@@ -19,6 +19,7 @@ export * from './fast-path.ts';
 export * from './fs-api.ts';
 export * from './placeholders.ts';
 export * from './auth.ts';
+export * from './client-address.ts';
 export * from './server.ts';
 export * from './atomic-write.ts';
 export * from './config/index.ts';

@@ -15,6 +15,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   'api.access.http.block': 'CIDRs refused on the API over HTTP (wins over allow).',
   'api.access.https.allow': 'CIDRs allowed to use the API over HTTPS (empty = all).',
   'api.access.https.block': 'CIDRs refused on the API over HTTPS.',
+  'api.access.trusted_proxies': 'CIDRs of reverse proxies whose X-Real-IP / X-Forwarded-For headers name the client (default: loopback). Not in datarhei Core.',
   'api.auth.enable': 'Require a JWT (from `POST /api/login`) on the API.',
   'api.auth.disable_localhost': 'Let requests from 127.0.0.1 and ::1 in without a token.',
   'api.auth.username': 'Login user name.',

@@ -82,6 +82,9 @@ export function semanticErrors(cfg: ConfigData): ConfigErrors {
       }
     }
   }
+  for (const c of cfg.api.access.trusted_proxies) {
+    if (!validCidr(c)) add(errs, 'api.access.trusted_proxies', `'${c}' is not a valid CIDR`);
+  }
   const auth = cfg.api.auth;
   if (auth.enable && (!auth.username || !auth.password)) {
     add(errs, 'api.auth.enable', 'api.auth.username and api.auth.password must be set when auth is enabled');

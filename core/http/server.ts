@@ -1,7 +1,8 @@
 import Fastify from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, httpHooksRef, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
+import { ApiError, httpHooksRef, type ApiConfig, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
 import type { HookRegistry } from '../kernel/hook-registry.ts';
+import { FrontDoorAccess } from './access.ts';
 import { errorHandler, sendError } from './errors.ts';
 import { installLenientDecoding } from './lenient-body.ts';
 import { drainUnreadBodies } from './unread-body.ts';
@@ -10,9 +11,13 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * The root fastify instance: Error bodies for every failure, 404 for unknown routes, and the
- * authorize hook that auth plugins tap (routes are protected unless they say otherwise).
+ * front door every route passes (routes are protected unless they say otherwise): the client
+ * address, the IP lists (a core tap on `authorize`, first of all, so plugins that delegate to
+ * the hook get them too), authentication by whoever taps `authorize`, then `api.read_only`.
  */
-export function createServer(opts: { log: Logger; bodyLimit: number; hooks: HookRegistry }): HttpScope {
+export function createServer(opts: {
+  log: Logger; bodyLimit: number; hooks: HookRegistry; api: Pick<ApiConfig, 'read_only' | 'access'>;
+}): HttpScope {
   const app = Fastify({
     // request lines are logged at info by fastify; the HTTP component logs warnings and up
     loggerInstance: opts.log.child({ component: 'HTTP' }, { level: opts.log.level === 'debug' ? 'debug' : 'warn' }),
@@ -32,15 +37,21 @@ export function createServer(opts: { log: Logger; bodyLimit: number; hooks: Hook
 
   installLenientDecoding(app);
 
+  const access = new FrontDoorAccess(opts.api);
+  app.decorateRequest('clientAddress', undefined);
   const http = opts.hooks.get(httpHooksRef);
+  // tapped before any plugin mounts, so it runs first and no plugin can skip it
+  http.authorize.tapPromise('core', async (input) => access.checkAddress(input.request, input.access));
   app.addHook('onRequest', async (request) => {
+    access.address(request);
     const path = request.url;
     const api = path === '/api' || path.startsWith('/api/') || path.startsWith('/api?');
     const declared = request.is404 ? undefined : request.routeOptions.config.access;
-    const access: RouteAccess = declared ?? (request.is404 && !api ? 'public' : 'protected');
-    if (access === 'public') return;
+    const kind: RouteAccess = declared ?? (request.is404 && !api ? 'public' : 'protected');
+    if (kind === 'public') return;
     const mutating = (request.is404 ? undefined : request.routeOptions.config.mutates) ?? MUTATING.has(request.method);
-    const denied = await http.authorize.promise({ request, access, mutating, api });
+    const denied = await http.authorize.promise({ request, access: kind, mutating, api })
+      ?? access.checkReadOnly(request, kind, mutating);
     if (denied) throw denied;
   });
   app.addHook('onResponse', async (request, reply) => {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { FilesystemService, FsFileInfo } from '../../sdk/index.ts';
+import { findFilesystem, type FilesystemService, type FsFileInfo } from '../../sdk/index.ts';
 import type { CleanupRule } from './config-model.ts';
 
 /*
@@ -9,18 +9,21 @@ import type { CleanupRule } from './config-model.ts';
  */
 
 const PREFIX = /^([a-z]+):(.+)$/s;
-const ALIASES: Record<string, string> = { disk: 'disk', diskfs: 'disk', mem: 'mem', memfs: 'mem' };
 
 interface Rule extends CleanupRule {
   fs: string;
   glob: string;
 }
 
-/** `memfs:/x_*.ts` -> `{ fs: 'mem', glob: '/x_*.ts' }`; undefined for a pattern without a known prefix form. */
+/**
+ * `memfs:/x_*.ts` -> `{ fs: 'memfs', glob: '/x_*.ts' }`; undefined without a prefix. The name is
+ * looked up in the filesystem registry when the rule runs, by name or alias (`memfs` is the
+ * `mem` filesystem's alias), so a vendor's filesystem works and one mounted later is found.
+ */
 export function parsePattern(pattern: string): { fs: string; glob: string } | undefined {
   const m = PREFIX.exec(pattern);
   if (!m) return undefined;
-  return { fs: ALIASES[m[1]!] ?? m[1]!, glob: m[2]! };
+  return { fs: m[1]!, glob: m[2]! };
 }
 
 /** Oldest first; names compare numerically so `x_9.ts` comes before `x_10.ts` within one second. */
@@ -142,7 +145,7 @@ export class CleanupRunner {
   }
 
   #fs(name: string): FilesystemService | undefined {
-    return this.#filesystems().find((f) => f.name === name);
+    return findFilesystem(this.#filesystems(), name);
   }
 
   /** The timer only runs while some rule has something to enforce. */

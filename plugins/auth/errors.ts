@@ -11,10 +11,6 @@ export const authErrors = {
   /** No validator recognised the login request. */
   missingCredentials: () => httpErrors.badRequest('Bad Request', ['Missing authorization credentials'], 'AUTH_MISSING_CREDENTIALS'),
   invalidJson: (why: string) => new ApiError(400, 'Invalid JSON', [why], 'AUTH_INVALID_JSON'),
-  /** The client address is not allowed by `api.access.*` (reference 1.1). */
-  forbiddenAddress: () => httpErrors.forbidden(['Forbidden'], 'AUTH_ADDRESS_FORBIDDEN'),
-  /** `api.read_only` refuses every call that changes state. */
-  readOnly: () => httpErrors.forbidden(['The API is read-only (api.read_only)'], 'AUTH_READ_ONLY'),
   /** Too many login attempts of one address waiting for their turn. */
   tooManyAttempts: () => new ApiError(429, 'Too Many Requests', ['Too many login attempts from this address; retry later'], 'AUTH_TOO_MANY_ATTEMPTS'),
   /** HTTP Basic (reference 3.7). */

@@ -7,9 +7,9 @@ import { AuthPluginConfig } from './schema.ts';
 import { AuthService } from './service.ts';
 
 /**
- * Authentication and access control of the API (reference section 3): local login and JWTs,
- * the kernel's `authorize` hook (IP lists, tokens, `disable_localhost`, `read_only`), brute-force
- * slowing of failed logins, and HTTP Basic auth as a service for the filesystem plugins.
+ * Authentication of the API (reference section 3): local login and JWTs, the kernel's
+ * `authorize` hook (tokens, `disable_localhost`; the IP lists and `read_only` are the core's),
+ * brute-force slowing of failed logins, and HTTP Basic auth as a service for the filesystem plugins.
  */
 export default definePlugin({
   name: 'auth',
@@ -20,8 +20,6 @@ export default definePlugin({
     const api = ctx.coreConfig.api;
     const service = new AuthService({
       auth: api.auth,
-      readOnly: api.read_only,
-      access: api.access,
       validators: ctx.deps.validators,
       throttle: {
         baseMs: ctx.config.fail_delay_ms,

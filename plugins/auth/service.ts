@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import {
-  bearerTokens, type ApiAuthConfig, type ApiError, type AuthorizeInput, type LoginValidator,
+  addressKey, bearerTokens, clientAddress, isLoopback, type ApiAuthConfig, type ApiError, type AuthorizeInput, type LoginValidator,
   type LoginVerdict, type RequestAuth,
 } from '../../sdk/index.ts';
-import { AccessList, clientAddress, isLoopback } from './client-address.ts';
 import { credentialsMatch, localLogin } from './credentials.ts';
 import { authErrors } from './errors.ts';
 import { LoginThrottle, type Attempt, type ThrottleOptions } from './throttle.ts';
@@ -11,8 +10,6 @@ import { TokenIssuer } from './tokens.ts';
 
 export interface AuthServiceOptions {
   auth: ApiAuthConfig;
-  readOnly: boolean;
-  access: { http: { allow: string[]; block: string[] }; https: { allow: string[]; block: string[] } };
   validators: readonly LoginValidator[];
   throttle: ThrottleOptions;
 }
@@ -23,40 +20,31 @@ export interface LoginTokens {
 }
 
 /**
- * Who may call what: IP lists, bearer tokens, `disable_localhost`, `read_only`; and the local
- * login with its brute-force slowing. No fastify routes here; `routes.ts` and the authorize tap
- * in `index.ts` call in.
+ * Who is calling: bearer tokens and `disable_localhost`; and the local login with its
+ * brute-force slowing. The IP lists and `api.read_only` are the core's front door's, which
+ * also resolves the client address (`clientAddress`). No fastify routes here; `routes.ts` and
+ * the authorize tap in `index.ts` call in.
  */
 export class AuthService {
   readonly tokens: TokenIssuer;
   readonly throttle: LoginThrottle;
   readonly #opts: AuthServiceOptions;
-  readonly #http: AccessList;
-  readonly #https: AccessList;
 
   constructor(opts: AuthServiceOptions) {
     this.#opts = opts;
     this.tokens = new TokenIssuer({ username: opts.auth.username, password: opts.auth.password, secret: opts.auth.jwt.secret });
     this.throttle = new LoginThrottle(opts.throttle);
-    this.#http = new AccessList(opts.access.http);
-    this.#https = new AccessList(opts.access.https);
   }
 
   /** The kernel's authorize hook: an ApiError refuses the request. */
-  async authorize({ request, access, mutating }: AuthorizeInput): Promise<ApiError | undefined> {
-    const ip = clientAddress(request);
-    const list = request.protocol === 'https' ? this.#https : this.#http;
-    if (!list.allows(ip)) return authErrors.forbiddenAddress();
+  async authorize({ request, access }: AuthorizeInput): Promise<ApiError | undefined> {
     if (access === 'network' || access === 'public') return undefined;
     // a CORS preflight never carries credentials (browsers strip them); the real request will
     if (request.method === 'OPTIONS') return undefined;
-    const who = await this.identify(request, ip);
+    const who = await this.identify(request);
     if (who) request.auth = who;
     if (access === 'optional') return undefined;
-    if (!who) return authErrors.invalidToken();
-    // an unknown route stays a 404, even when its method would change state
-    if (this.#opts.readOnly && mutating && !request.is404) return authErrors.readOnly();
-    return undefined;
+    return who ? undefined : authErrors.invalidToken();
   }
 
   /** The caller, if known: auth off, a valid access token, or a local client under `disable_localhost`. */
@@ -73,10 +61,11 @@ export class AuthService {
 
   /**
    * `POST /api/login`: the local validator, then every contributed one. Failures (refused or not
-   * recognised) are slowed per client address.
+   * recognised) are slowed per client address, IPv6 clients per /64 (one subscriber holds a
+   * whole /64 and could otherwise rotate through it).
    */
   async login(request: FastifyRequest): Promise<LoginTokens> {
-    const out = await this.throttle.run(clientAddress(request), async (): Promise<Attempt<LoginTokens>> => {
+    const out = await this.throttle.run(addressKey(clientAddress(request)), async (): Promise<Attempt<LoginTokens>> => {
       const verdicts = await this.#verdicts(request);
       const accepted = verdicts.find((v): v is { subject: string } => 'subject' in v);
       if (accepted) {

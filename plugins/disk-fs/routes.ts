@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  ApiError, CorsPolicy, PUBLIC, fsExtension, lookupFsNode, registerFsApi, registerFsMount,
+  ApiError, CorsPolicy, PUBLIC, fsExtension, lookupFsNode, registerFsMount,
   type AuthorizeInput, type FsFile, type FsNode, type HttpScope, type MimeTable,
 } from '../../sdk/index.ts';
 import type { DiskCache, CachedNode } from './cache.ts';
@@ -18,13 +18,12 @@ export interface DiskRoutesOptions {
 const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
 
 /**
- * `/api/v3/fs/disk` (protected) and the public read-only mount `/*` with its cache, the HLS
+ * The public read-only mount `/*` (the core serves `/api/v3/fs/disk` from the registry) with its cache, the HLS
  * playlist rewrite, and CORS preflights for every path (`/api` with origin `*`, as the reference
  * does). The catch-all leaves `/api/...` to the API: such paths are checked like any API route
  * and then get the kernel's 404.
  */
 export function diskRoutes(http: HttpScope, o: DiskRoutesOptions): void {
-  registerFsApi(http, o.fs, { mime: o.mime });
   const cors = new CorsPolicy(o.corsOrigins);
   const apiCors = new CorsPolicy(['*']);
   const load = (path: string) => loadFile(o.fs, path);

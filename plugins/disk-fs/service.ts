@@ -22,6 +22,8 @@ const etagOf = (st: BigIntStats) => `"${st.ino.toString(16)}-${st.size.toString(
  */
 export class DiskFilesystem implements FilesystemService {
   readonly name = 'disk';
+  /** The legacy name, still used by cleanup patterns and `/api/v3/fs/diskfs`. */
+  readonly aliases = ['diskfs'];
   readonly type = 'disk';
   readonly mount = '/';
   readonly defaultFile = 'index.html';

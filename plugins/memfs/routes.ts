@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import {
-  CorsPolicy, addFastPath, registerFsApi, registerFsMount, type BasicAuthService, type HttpScope, type MimeTable,
+  CorsPolicy, addFastPath, registerFsMount, type BasicAuthService, type HttpScope, type MimeTable,
 } from '../../sdk/index.ts';
 import type { Logger } from 'pino';
 import { memfsErrors } from './errors.ts';
@@ -18,13 +18,12 @@ export interface MemfsRoutesOptions {
 }
 
 /**
- * `/api/v3/fs/mem` (protected, with PATCH links) and the public `/memfs/*`: GET/HEAD for
+ * The public `/memfs/*` (the core serves `/api/v3/fs/mem` from the registry): GET/HEAD for
  * everyone, PUT/POST/DELETE behind basic auth when `storage.memory.auth.enable` is on; plain
  * reads take the fast path. Returns what undoes the fast path (for `onClose`).
  */
 export function memfsRoutes(http: HttpScope, o: MemfsRoutesOptions): () => void {
   const cors = new CorsPolicy(o.corsOrigins);
-  registerFsApi(http, o.fs, { mime: o.mime });
   registerFsMount(http, o.fs, {
     mime: o.mime,
     defaultType: 'application/data',

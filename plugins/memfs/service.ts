@@ -35,6 +35,8 @@ export interface MemfsOptions {
  */
 export class MemFilesystem implements FilesystemService {
   readonly name = 'mem';
+  /** The legacy name, still used by cleanup patterns and `/api/v3/fs/memfs`. */
+  readonly aliases = ['memfs'];
   readonly type = 'mem';
   readonly mount = '/memfs';
   readonly #store: MemStore;

@@ -47,7 +47,15 @@ export type ApiAuthConfig = Static<typeof ApiAuthConfig>;
 
 export const ApiConfig = Type.Object({
   read_only: Bool(false),
-  access: Type.Object({ http: AllowBlock(), https: AllowBlock() }, { default: {} }),
+  access: Type.Object({
+    http: AllowBlock(),
+    https: AllowBlock(),
+    /** Not in datarhei Core: forwarded-address headers are believed only from these peers. */
+    trusted_proxies: Type.Array(Type.String(), {
+      default: ['127.0.0.0/8', '::1/128'],
+      description: 'CIDRs of reverse proxies whose X-Real-IP / X-Forwarded-For name the client (default: loopback).',
+    }),
+  }, { default: {} }),
   auth: ApiAuthConfig,
   /** Bound for JSON request bodies (file uploads are not bound by it). Not in datarhei Core. */
   max_body_size_mbytes: Int(4),

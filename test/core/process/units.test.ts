@@ -55,8 +55,8 @@ function fakeFs(files: Map<string, number>): FilesystemService {
 }
 
 t.test('cleanup rules (reference 9)', async (t) => {
-  t.same(parsePattern('memfs:/a_*.ts'), { fs: 'mem', glob: '/a_*.ts' });
-  t.same(parsePattern('diskfs:/x/**'), { fs: 'disk', glob: '/x/**' });
+  t.same(parsePattern('memfs:/a_*.ts'), { fs: 'memfs', glob: '/a_*.ts' });
+  t.same(parsePattern('diskfs:/x/**'), { fs: 'diskfs', glob: '/x/**' });
   t.same(parsePattern('archive:/y'), { fs: 'archive', glob: '/y' });
   t.equal(parsePattern('s3name:/y'), undefined, 'only lowercase letters name a filesystem');
   t.equal(parsePattern('/no/prefix'), undefined);

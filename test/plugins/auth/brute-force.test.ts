@@ -78,3 +78,15 @@ t.test('the throttle state stays bounded and is cleaned on close', async (t) => 
   await waiting;
   t.ok(Date.now() - start < 10_000, 'close releases a failure that would wait 30 s');
 });
+
+t.test('IPv6 clients are slowed per /64: rotating through it gains nothing (issue 11.8)', async (t) => {
+  // one failure holds its /64's queue for BASE*6; a second address of the same /64 finds the queue full
+  const app = await startAuthApp(t, { authPlugin: { fail_delay_ms: BASE * 6, fail_delay_max_ms: 10_000, fail_max_pending: 1 } });
+  const [a, b, other] = await Promise.all([
+    timed(app, '2001:db8:1:2::1', 'wrong'),
+    timed(app, '2001:db8:1:2::2', 'wrong'),
+    timed(app, '2001:db8:1:3::1', PASS),
+  ]);
+  t.same([a.status, b.status].sort(), [401, 429], 'two addresses of one /64 share one queue');
+  t.equal(other.status, 200, 'another /64 is another client');
+});

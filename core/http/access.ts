@@ -1,0 +1,59 @@
+import type { FastifyRequest } from 'fastify';
+import { httpErrors, type ApiError, type ApiConfig, type RouteAccess } from '../../sdk/index.ts';
+import { AccessList, CidrSet, resolveClientAddress } from './client-address.ts';
+
+/** The front door's refusals; bodies as the reference (1.1) and the former auth plugin answered. */
+export const accessErrors = {
+  /** The client address is not allowed by `api.access.*` (reference 1.1). */
+  forbiddenAddress: () => httpErrors.forbidden(['Forbidden'], 'ACCESS_ADDRESS_FORBIDDEN'),
+  /** `api.read_only` refuses every call that changes state. */
+  readOnly: () => httpErrors.forbidden(['The API is read-only (api.read_only)'], 'ACCESS_READ_ONLY'),
+};
+
+/** Default of `api.access.trusted_proxies`: a reverse proxy on the same host. */
+export const LOOPBACK_PROXIES = ['127.0.0.0/8', '::1/128'];
+
+/**
+ * What the core enforces on every route, whatever plugins are loaded: the client address
+ * (trusted proxies), the `api.access` IP lists and `api.read_only`. Authentication is not here:
+ * it is the `authorize` hook's (the auth plugin's).
+ */
+export class FrontDoorAccess {
+  readonly #http: AccessList;
+  readonly #https: AccessList;
+  readonly #trusted: CidrSet;
+  readonly #readOnly: boolean;
+
+  constructor(api: Pick<ApiConfig, 'read_only' | 'access'>) {
+    this.#http = new AccessList(api.access.http);
+    this.#https = new AccessList(api.access.https);
+    this.#trusted = new CidrSet(api.access.trusted_proxies ?? LOOPBACK_PROXIES);
+    this.#readOnly = api.read_only;
+  }
+
+  /** Resolves the client address once and keeps it on the request (`clientAddress` in the SDK). */
+  address(request: FastifyRequest): string {
+    request.clientAddress ??= resolveClientAddress(request, this.#trusted);
+    return request.clientAddress;
+  }
+
+  /**
+   * The IP lists, for every route that is not `public` (the API tree, `network` routes such as
+   * `/metrics`; not login, swagger, `/ping` or the file mounts, as in the reference), CORS
+   * preflights included.
+   */
+  checkAddress(request: FastifyRequest, access: RouteAccess): ApiError | undefined {
+    if (access === 'public') return undefined;
+    const list = request.protocol === 'https' ? this.#https : this.#http;
+    return list.allows(this.address(request)) ? undefined : accessErrors.forbiddenAddress();
+  }
+
+  /**
+   * `api.read_only`, after authentication (a caller without token learns 401 first): a known,
+   * non-public route that changes state is refused; an unknown route stays a 404.
+   */
+  checkReadOnly(request: FastifyRequest, access: RouteAccess, mutating: boolean): ApiError | undefined {
+    if (!this.#readOnly || access === 'public' || !mutating || request.is404) return undefined;
+    return accessErrors.readOnly();
+  }
+}

@@ -1,0 +1,85 @@
+import { BlockList, isIP } from 'node:net';
+import type { FastifyRequest } from 'fastify';
+import { normalizeIp } from '../../sdk/index.ts';
+
+/** A set of CIDRs (v4 and v6) to match addresses against. */
+export class CidrSet {
+  readonly #list = new BlockList();
+  readonly size: number;
+
+  constructor(cidrs: readonly string[]) {
+    let n = 0;
+    for (const cidr of cidrs) {
+      const [net, bits] = cidr.split('/');
+      const ip = normalizeIp(net ?? '');
+      const family = isIP(ip);
+      // the config validation already refused bad CIDRs; skip rather than crash if one slips through
+      if (family === 0) continue;
+      const max = family === 4 ? 32 : 128;
+      this.#list.addSubnet(ip, bits === undefined ? max : Math.min(Number(bits), max), family === 4 ? 'ipv4' : 'ipv6');
+      n++;
+    }
+    this.size = n;
+  }
+
+  has(ip: string): boolean {
+    const family = isIP(ip);
+    return family !== 0 && this.#list.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+  }
+}
+
+/** One `allow`/`block` pair of CIDR lists (reference 1.1): block wins, an empty allow list allows all. */
+export class AccessList {
+  readonly #allow: CidrSet;
+  readonly #block: CidrSet;
+
+  constructor(lists: { allow: readonly string[]; block: readonly string[] }) {
+    this.#allow = new CidrSet(lists.allow);
+    this.#block = new CidrSet(lists.block);
+  }
+
+  allows(ip: string): boolean {
+    // an address we cannot parse cannot be matched against the lists: only an open list lets it in
+    if (isIP(ip) === 0) return this.#allow.size === 0 && this.#block.size === 0;
+    if (this.#block.has(ip)) return false;
+    return this.#allow.size === 0 || this.#allow.has(ip);
+  }
+}
+
+/**
+ * The client's address. The reference believes `X-Forwarded-For` and `X-Real-IP` from anyone,
+ * so any client can pose as 127.0.0.1 or dodge the IP lists. Here the headers count only when
+ * the TCP peer is a trusted proxy (`api.access.trusted_proxies`), and then:
+ * 1. `X-Real-IP`, when it names an untrusted address: a proxy that sets it overwrites whatever
+ *    the client sent (nginx `proxy_set_header X-Real-IP $remote_addr`), while it usually passes
+ *    a client-written `X-Forwarded-For` through untouched;
+ * 2. else `X-Forwarded-For` walked from the right, skipping trusted proxies: each proxy appends
+ *    its peer, so the rightmost untrusted entry is the first one no trusted hop vouches for;
+ * 3. else the peer.
+ * A proxy that only appends `X-Forwarded-For` must therefore clear or set `X-Real-IP`.
+ */
+export function resolveClientAddress(request: FastifyRequest, trusted: CidrSet): string {
+  const peer = normalizeIp(request.socket.remoteAddress ?? '');
+  if (!trusted.has(peer)) return peer;
+  const real = normalizeIp(header(request, 'x-real-ip') ?? '');
+  if (isIP(real) && !trusted.has(real)) return real;
+  const xff = header(request, 'x-forwarded-for');
+  if (xff) {
+    const hops = xff.split(',').map((p) => normalizeIp(p));
+    for (let i = hops.length - 1; i >= 0; i--) {
+      const hop = hops[i]!;
+      // garbage in the chain: nothing left of it can be vouched for; stop at the last good hop
+      if (!isIP(hop)) break;
+      if (!trusted.has(hop)) return hop;
+    }
+    // every hop is a trusted proxy: the leftmost one is where the request came from
+    const first = hops.find((h) => isIP(h));
+    if (first && hops.every((h) => isIP(h))) return first;
+  }
+  return isIP(real) ? real : peer;
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return Array.isArray(v) ? v.join(',') : v;
+}
