@@ -19,11 +19,11 @@ export const BUILTIN_PLUGINS = [
  */
 export const ConfigData = Type.Object({
   version: Type.Integer({ default: 3 }),
-  id: Type.String({ default: '' }),
-  name: Type.String({ default: '' }),
-  address: Type.String({ default: ':8080' }),
+  id: Type.String({ default: '', description: 'Unique id of this instance (generated on first start).' }),
+  name: Type.String({ default: '', description: 'Human-readable name of this instance (generated on first start).' }),
+  address: Type.String({ default: ':8080', description: 'HTTP listen address, host:port (`:8080` = every interface).' }),
   created_at: Type.String({ default: '' }),
-  update_check: Type.Boolean({ default: true }),
+  update_check: Type.Boolean({ default: true, description: 'Kept for compatibility; this build never calls home.' }),
   log: LogConfig,
   db: DbConfig,
   host: HostConfig,
