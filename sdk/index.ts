@@ -22,5 +22,7 @@ export * from './auth.ts';
 export * from './server.ts';
 export * from './atomic-write.ts';
 export * from './config/index.ts';
+export * from './config/checks.ts';
+export * from './config/describe.ts';
 export * from './kernel.ts';
 export * from './process.ts';

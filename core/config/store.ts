@@ -67,7 +67,7 @@ export class ConfigStore {
     if (Object.keys(shape).length) throw new ConfigRejected(400, shape);
     const next = withDefaults(merged);
     const { active, env } = activate(next, this.#env);
-    const errs: ConfigErrors = { ...env.errors, ...semanticErrors(active) };
+    const errs: ConfigErrors = { ...env.errors, ...(await semanticErrors(active)) };
     if (Object.keys(errs).length) throw new ConfigRejected(409, errs);
     const now = new Date().toISOString();
     next.created_at = now;

@@ -7,6 +7,7 @@ import {
 
 export * from './sections-a.ts';
 export * from './sections-b.ts';
+export * from './known-sections.ts';
 
 /** The names of the built-in plugins; `"*"` in `plugins` (the default) loads all of this build's. */
 export const BUILTIN_PLUGINS = [
