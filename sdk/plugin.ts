@@ -9,6 +9,7 @@ import type { ConfigErrors } from './config/checks.ts';
 /** A top-level section of ConfigData a plugin may declare in `reads`. */
 export type SectionName = Exclude<keyof ConfigData, 'plugins'>;
 
+/** A value and everything below it read-only (the type of `ctx.sections`). */
 export type DeepReadonly<T> = T extends (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 type Thawed<T> = T extends readonly (infer E)[] ? Thawed<E>[] : T extends object ? { -readonly [K in keyof T]: Thawed<T[K]> } : T;
 
