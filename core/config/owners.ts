@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { KNOWN_SECTIONS, type ConfigData, type ConfigErrors, type PluginDefinition } from '../../sdk/index.ts';
-import { availableBuiltins } from '../kernel/loader.ts';
+import { availableBuiltins, loadPlugins, vendorConfigErrors } from '../kernel/loader.ts';
 import { validateEncoder } from '../process/config-schema.ts';
 import { getPath } from './schema-walk.ts';
 
@@ -47,9 +47,30 @@ export async function sectionOwners(): Promise<SectionOwner[]> {
   return owners;
 }
 
+/**
+ * The `plugins` list itself: every entry must load, and a vendor plugin's settings must pass its
+ * schema and `validate`, so a PUT that would not boot is a 409 instead of a failed reload.
+ */
+async function pluginEntryErrors(cfg: ConfigData): Promise<ConfigErrors> {
+  const errs: ConfigErrors = {};
+  let loaded;
+  try {
+    loaded = await loadPlugins(cfg.plugins);
+  } catch (err) {
+    return { plugins: [(err as Error).message] };
+  }
+  for (const p of loaded) {
+    for (const line of vendorConfigErrors(p, cfg)) {
+      const i = line.indexOf(': ');
+      (errs[line.slice(0, i)] ??= []).push(line.slice(i + 2));
+    }
+  }
+  return errs;
+}
+
 /** Runs every owner's rules; keys get the owner's prefix. */
 export async function ownerErrors(cfg: ConfigData): Promise<ConfigErrors> {
-  const errs: ConfigErrors = {};
+  const errs: ConfigErrors = await pluginEntryErrors(cfg);
   for (const o of await sectionOwners()) {
     for (const [rel, msgs] of Object.entries(o.validate(cfg))) {
       const key = rel ? `${o.key}.${rel}` : o.key;

@@ -20,6 +20,11 @@ t.test("a plugin's own rule: 409 on PUT and a boot error, both with the dotted p
   t.same(r.body, { 'storage.memory.auth.enable': ['username and password must be set when memfs auth is enabled'] }, 'memfs validate, prefixed by its section');
   const enc = await app.request('PUT', '/api/v3/config', { body: { encoder: { access: { input: { block: ['(x'] } } } } });
   t.same(enc.body, { 'encoder.access.input.block': ["'(x' is not a valid regular expression"] }, 'the process engine rules');
+  const vendor = await app.request('PUT', '/api/v3/config', { body: { plugins: ['memfs', 'disk-fs', { module: fixture, config: { min: 5, max: 1 } }] } });
+  t.same(vendor.body, { 'plugins[2].config.min': ['must not be bigger than max'] }, "a vendor plugin's validate, at its entry");
+  const unknown = await app.request('PUT', '/api/v3/config', { body: { plugins: ['memfs', 'no-such-plugin'] } });
+  t.equal(unknown.status, 409);
+  t.match(unknown.body.plugins[0], /Unknown plugin 'no-such-plugin' in 'plugins\[1\]'/, 'a list that would not boot is refused');
 
   t.match(await bootError(t, { plugins: ['memfs'], storage: { memory: { auth: { enable: true, username: '' } } } }),
     /storage\.memory\.auth\.enable: username and password must be set/);
