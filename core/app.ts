@@ -53,7 +53,7 @@ function formatErrors(errs: Record<string, string[]>): string {
 /** Builds the whole app from a configuration. Never listens. */
 export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Promise<App> {
   const errs = { ...typeErrors(config) };
-  if (Object.keys(errs).length === 0) Object.assign(errs, semanticErrors(config));
+  if (Object.keys(errs).length === 0) Object.assign(errs, await semanticErrors(config));
   if (Object.keys(errs).length) throw new BootError(`invalid configuration:\n${formatErrors(errs)}`);
 
   mkdirSync(resolve(config.db.dir), { recursive: true });
@@ -101,7 +101,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   for (const mod of CORE_MODULES as CoreModule[]) await mod(kernel);
 
   const loaded = await loadPlugins(config.plugins);
-  const vendorErrs = loaded.flatMap(vendorConfigErrors);
+  const vendorErrs = loaded.flatMap((p) => vendorConfigErrors(p, config));
   if (vendorErrs.length) throw new BootError(`invalid plugin configuration:\n  ${vendorErrs.join('\n  ')}`);
   const ordered = orderPlugins(
     loaded.map((p) => ({ ...p, name: p.def.name, deps: Object.values(p.def.deps ?? {}), provides: [...(p.def.provides ?? [])] })),

@@ -76,7 +76,7 @@ export class CoreService {
     const log = this.app.kernel.log;
     try {
       const loaded = await loadConfig(this.configPath, this.env);
-      const errs = { ...loaded.env.errors, ...typeErrors(loaded.active), ...semanticErrors(loaded.active) };
+      const errs = { ...loaded.env.errors, ...typeErrors(loaded.active), ...(await semanticErrors(loaded.active)) };
       if (Object.keys(errs).length) {
         log.error({ errors: errs }, 'reload refused: the stored config is invalid');
         return;

@@ -1,9 +1,8 @@
-// Prints the key table of sample-config/README.md from the config schema (run: node --import tsx scripts/config-docs.ts).
+// Prints the key table of sample-config/README.md from the config schema (descriptions included) (run: node --import tsx scripts/config-docs.ts).
 import { Value } from '@sinclair/typebox/value';
 import { ConfigData } from '../sdk/index.ts';
 import { envTable } from '../core/config/env.ts';
-import { getPath } from '../core/config/schema-walk.ts';
-import { DESCRIPTIONS } from '../core/config/descriptions.ts';
+import { getPath, schemaAt } from '../core/config/schema-walk.ts';
 import { GENERATED } from '../core/config/generate.ts';
 
 export function configTable(): string {
@@ -12,7 +11,7 @@ export function configTable(): string {
   for (const { path, spec } of envTable()) {
     const def = path in GENERATED ? '(generated)' : JSON.stringify(getPath(defaults, path));
     const env = spec.names.map((n) => `\`${n}\``).join(', ') + (spec.sep !== ',' ? ` (list separator \`${spec.sep}\`)` : '');
-    rows.push(`| \`${path}\` | \`${def}\` | ${env} | ${DESCRIPTIONS[path] ?? ''} |`);
+    rows.push(`| \`${path}\` | \`${def}\` | ${env} | ${schemaAt(ConfigData, path)?.description ?? ''} |`);
   }
   return rows.join('\n') + '\n';
 }

@@ -10,7 +10,7 @@ const HEADERS = 'Origin, Content-Length, Content-Type, Authorization';
  * Patterns may hold `*` (e.g. `https://*.example.com`).
  *
  * @example
- * const cors = new CorsPolicy(ctx.coreConfig.storage.cors.origins);
+ * const cors = new CorsPolicy(ctx.sections.storage.cors.origins);
  * ctx.http.options('/memfs/*', { config: PUBLIC }, (req, reply) => cors.preflight(req, reply));
  */
 export class CorsPolicy {

@@ -41,7 +41,7 @@ export class MimeTable {
    * file then gets its mount's default type, as the reference says).
    *
    * @example
-   * const mime = MimeTable.load(ctx.coreConfig.storage.mimetypes_file);
+   * const mime = MimeTable.load(ctx.sections.storage.mimetypes_file);
    */
   static load(file: string): MimeTable {
     if (!file) return MimeTable.builtin();

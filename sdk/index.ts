@@ -23,5 +23,7 @@ export * from './client-address.ts';
 export * from './server.ts';
 export * from './atomic-write.ts';
 export * from './config/index.ts';
+export * from './config/checks.ts';
+export * from './config/describe.ts';
 export * from './kernel.ts';
 export * from './process.ts';

@@ -4,15 +4,40 @@ import type { DepsMap, ResolvedDeps, ServiceRef } from './refs.ts';
 import type { PluginHooks } from './hooks.ts';
 import type { HttpScope } from './http.ts';
 import type { ConfigData } from './config/index.ts';
+import type { ConfigErrors } from './config/checks.ts';
+
+/** A top-level section of ConfigData a plugin may declare in `reads`. */
+export type SectionName = Exclude<keyof ConfigData, 'plugins'>;
+
+/** A value and everything below it read-only (the type of `ctx.sections`). */
+export type DeepReadonly<T> = T extends (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+type Thawed<T> = T extends readonly (infer E)[] ? Thawed<E>[] : T extends object ? { -readonly [K in keyof T]: Thawed<T[K]> } : T;
+
+/**
+ * A private, mutable deep copy of a read-only section, for code that wants plain types.
+ *
+ * @example
+ * const service = new AuthService({ auth: thaw(ctx.sections.api.auth) });
+ */
+export function thaw<T>(value: T): Thawed<T> {
+  return structuredClone(value) as Thawed<T>;
+}
+
+/** The sections named in `reads`, typed and frozen; reading any other one throws. */
+export type ReadSections<R extends readonly SectionName[]> = { readonly [K in R[number]]: DeepReadonly<ConfigData[K]> };
 
 /** The room a plugin gets in `setup`: its config, deps, logger, HTTP scope, hooks. */
-export interface PluginContext<C, D extends DepsMap> {
+export interface PluginContext<C, D extends DepsMap, R extends readonly SectionName[] = readonly SectionName[]> {
   /** The plugin's name, used for its logger and its hook taps. */
   readonly name: string;
   /** The plugin's own validated config subtree. */
   readonly config: C;
-  /** The whole active configuration, read-only, for cross-cutting settings. */
-  readonly coreConfig: Readonly<ConfigData>;
+  /**
+   * The other sections of the active configuration this plugin declared in `reads`, read-only
+   * (frozen copies). There is no access to the whole configuration: what a plugin depends on is
+   * visible in its definition.
+   */
+  readonly sections: ReadSections<R>;
   /** The resolved services named in `deps`. */
   readonly deps: ResolvedDeps<D>;
   /** A child logger with `component` set to the plugin's name. */
@@ -34,7 +59,9 @@ export interface PluginContext<C, D extends DepsMap> {
 }
 
 /** A plugin definition; pure data, no side effects at import time. */
-export interface PluginDefinition<S extends TSchema | undefined = TSchema | undefined, D extends DepsMap = DepsMap> {
+export interface PluginDefinition<
+  S extends TSchema | undefined = TSchema | undefined, D extends DepsMap = DepsMap, R extends readonly SectionName[] = readonly SectionName[],
+> {
   readonly name: string;
   /**
    * Dotted path of the plugin's subtree in ConfigData (e.g. `rtmp`, `storage.memory`). For a
@@ -43,10 +70,28 @@ export interface PluginDefinition<S extends TSchema | undefined = TSchema | unde
   readonly configKey?: string;
   /** TypeBox schema of the subtree; validation, defaults and `ctx.config`'s type. */
   readonly configSchema?: S;
+  /**
+   * Cross-field and value rules of the plugin's section (what a schema cannot say), run on every
+   * config load, `PUT /api/v3/config` and reload, also when the plugin is not loaded. `section` is
+   * the subtree at `sectionKey` (default `configKey`; for a vendor plugin its `plugins` entry
+   * settings), `whole` the whole configuration. Return errors keyed by dotted path relative to the
+   * section (`''` = the section itself); the core prefixes them and answers 409 / stops the boot.
+   *
+   * @example
+   * validate: (s) => (s.enable && s.min_port >= s.max_port ? { min_port: ['must be smaller than max_port'] } : {}),
+   */
+  readonly validate?: (section: S extends TSchema ? Static<S> : unknown, whole: Readonly<ConfigData>) => ConfigErrors;
+  /**
+   * The ConfigData section `validate` checks when it is not `configKey`: the auth plugin owns
+   * `api.auth` but takes its own tuning from its `plugins` entry.
+   */
+  readonly sectionKey?: string;
+  /** Other top-level sections `setup` reads, e.g. `['storage', 'db']`; handed in as `ctx.sections`. */
+  readonly reads?: R;
   readonly deps?: D;
   /** Refs this plugin provides; the kernel orders providers before consumers. */
   readonly provides?: readonly ServiceRef<unknown, boolean>[];
-  setup(ctx: PluginContext<S extends TSchema ? Static<S> : undefined, D>): void | Promise<void>;
+  setup(ctx: PluginContext<S extends TSchema ? Static<S> : undefined, D, R>): void | Promise<void>;
 }
 
 /**
@@ -56,13 +101,14 @@ export interface PluginDefinition<S extends TSchema | undefined = TSchema | unde
  * export default definePlugin({
  *   name: 'hello',
  *   deps: { fs: filesystemsRef },
+ *   reads: ['storage'],
  *   setup(ctx) {
- *     ctx.http.get('/api/v3/hello', async () => ({ filesystems: ctx.deps.fs.length }));
+ *     ctx.http.get('/api/v3/hello', async () => ({ filesystems: ctx.deps.fs.length, cors: ctx.sections.storage.cors.origins }));
  *   },
  * });
  */
-export function definePlugin<S extends TSchema | undefined = undefined, D extends DepsMap = {}>(
-  def: PluginDefinition<S, D>,
-): PluginDefinition<S, D> {
+export function definePlugin<S extends TSchema | undefined = undefined, D extends DepsMap = {}, const R extends readonly SectionName[] = []>(
+  def: PluginDefinition<S, D, R>,
+): PluginDefinition<S, D, R> {
   return Object.freeze(def);
 }

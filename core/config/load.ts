@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import { ConfigData, BootError, writeFileAtomic } from '../../sdk/index.ts';
 import { ALIASES, applyEnv, type EnvResult } from './env.ts';
 import { GENERATED } from './generate.ts';
+import { upgradeLayout } from './decode.ts';
 import { getPath, setPath, isPlainObject, deepEqual } from './schema-walk.ts';
 
 export const DEFAULT_CONFIG_FILE = './data/config.json';
@@ -39,15 +40,6 @@ export function syncAliases(cfg: Record<string, unknown>, previous?: Record<stri
     setPath(cfg, alias, structuredClone(winner));
   }
   return conflicts;
-}
-
-/** Older layouts (1, 2) moved to 3 where they differ in shape. */
-function migrate(raw: Record<string, unknown>): void {
-  const types = getPath(raw, 'storage.disk.cache.types');
-  if (Array.isArray(types)) setPath(raw, 'storage.disk.cache.types', { allow: types });
-  const app = getPath(raw, 'rtmp.app');
-  if (typeof app === 'string' && !app.startsWith('/')) setPath(raw, 'rtmp.app', '/' + app);
-  raw.version = 3;
 }
 
 /** Fills defaults (and drops unknown keys) without touching what was given. */
@@ -90,7 +82,7 @@ export async function loadConfig(path: string, env: NodeJS.ProcessEnv): Promise<
   const fresh = text.trim() === '';
   const version = raw.version ?? 3;
   if (version !== 3) {
-    if (version === 1 || version === 2) migrate(raw);
+    if (version === 1 || version === 2) upgradeLayout(raw, version);
     else throw new BootError(`config file ${path} has an unknown layout version ${JSON.stringify(version)} (want 3)`);
   }
   let changed = fresh || version !== 3;

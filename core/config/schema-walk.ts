@@ -17,6 +17,13 @@ export function configLeaves(schema: TSchema, prefix = ''): ConfigLeaf[] {
   return out;
 }
 
+/** The schema of a dotted key of an object schema, or undefined. */
+export function schemaAt(schema: TSchema, path: string): TSchema | undefined {
+  let cur: TSchema | undefined = schema;
+  for (const part of path.split('.')) cur = (cur as { properties?: Record<string, TSchema> } | undefined)?.properties?.[part];
+  return cur;
+}
+
 /** Reads a dotted path from an object. */
 export function getPath(obj: unknown, path: string): unknown {
   let cur: unknown = obj;

@@ -1,7 +1,7 @@
-import type { ConfigData } from '../../sdk/index.ts';
-import { ApiError } from '../../sdk/index.ts';
+import { ApiError, ConfigData } from '../../sdk/index.ts';
+import { decodeNulls, upgradeLayout } from './decode.ts';
 import { activate, saveConfigFile, syncAliases, withDefaults, type LoadedConfig } from './load.ts';
-import { deepMerge, isPlainObject } from './schema-walk.ts';
+import { deepMerge, isPlainObject, setPath } from './schema-walk.ts';
 import { semanticErrors, typeErrors, type ConfigErrors } from './validate.ts';
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -60,9 +60,13 @@ export class ConfigStore {
     if (version !== 3 && version !== 1 && version !== 2) {
       throw new ApiError(400, 'Invalid config version', [`version ${JSON.stringify(version)}`]);
     }
-    const patch = { ...body, version: 3 };
-    delete (patch as Record<string, unknown>).created_at;
+    const patch = structuredClone(body);
+    delete patch.created_at;
+    const cleared = decodeNulls(patch, ConfigData);
+    if (version === 1 || version === 2) upgradeLayout(patch, version, true);
+    patch.version = 3;
     const merged = deepMerge(structuredClone(this.#stored) as unknown as Record<string, unknown>, patch);
+    for (const path of cleared) setPath(merged, path, {});
     const conflicts = syncAliases(merged, this.#stored as unknown as Record<string, unknown>);
     if (conflicts.length) {
       throw new ConfigRejected(409, Object.fromEntries(conflicts.map((k) => [k, [`${conflicts.join(' and ')} were changed differently`]])));
@@ -71,7 +75,7 @@ export class ConfigStore {
     if (Object.keys(shape).length) throw new ConfigRejected(400, shape);
     const next = withDefaults(merged);
     const { active, env } = activate(next, this.#env);
-    const errs: ConfigErrors = { ...env.errors, ...semanticErrors(active) };
+    const errs: ConfigErrors = { ...env.errors, ...(await semanticErrors(active)) };
     if (Object.keys(errs).length) throw new ConfigRejected(409, errs);
     const now = new Date().toISOString();
     next.created_at = now;

@@ -4,6 +4,7 @@ import { BootError, type DepsMap, type HttpScope, type PluginContext, type Servi
 import type { Kernel } from './kernel.ts';
 import { getPath } from '../config/schema-walk.ts';
 import { vendorConfig, type LoadedPlugin } from './loader.ts';
+import { readSections } from './read-sections.ts';
 
 /** Mounts one plugin in its own encapsulated fastify scope and runs its setup. */
 export async function mountPlugin(k: Kernel, p: LoadedPlugin, closers: Array<() => unknown>): Promise<void> {
@@ -15,12 +16,13 @@ export async function mountPlugin(k: Kernel, p: LoadedPlugin, closers: Array<() 
     ? getPath(k.config, def.configKey)
     : vendorConfig(p);
   const dataDir = resolve(k.config.db.dir, 'plugins', def.name);
+  const sections = readSections(k.config, def.reads ?? [], def.name);
   try {
     await k.http.register(async (scope: HttpScope) => {
       const ctx: PluginContext<unknown, DepsMap> = {
         name: def.name,
         config,
-        coreConfig: k.config,
+        sections,
         deps: deps as PluginContext<unknown, DepsMap>['deps'],
         log,
         http: scope,

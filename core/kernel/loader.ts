@@ -2,7 +2,7 @@ import { readdirSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
-import { BootError, BUILTIN_PLUGINS, type PluginDefinition, type PluginEntry } from '../../sdk/index.ts';
+import { BootError, BUILTIN_PLUGINS, type ConfigData, type PluginDefinition, type PluginEntry } from '../../sdk/index.ts';
 
 const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
 
@@ -68,11 +68,17 @@ export async function loadPlugins(entries: readonly PluginEntry[]): Promise<Load
 }
 
 /** Validates a vendor plugin's settings against its schema; every error with its path. */
-export function vendorConfigErrors(p: LoadedPlugin): string[] {
+export function vendorConfigErrors(p: LoadedPlugin, whole?: ConfigData): string[] {
   const schema = p.def.configSchema;
-  if (!schema) return [];
-  const value = Value.Default(schema, Value.Clone(p.entryConfig ?? {}));
-  return [...Value.Errors(schema, value)].map((e) => `plugins[${p.index}].config${e.path.replace(/\//g, '.')}: ${e.message}`);
+  const at = `plugins[${p.index}].config`;
+  const value = schema ? Value.Default(schema, Value.Clone(p.entryConfig ?? {})) : p.entryConfig;
+  const errs = schema ? [...Value.Errors(schema, value)].map((e) => `${at}${e.path.replace(/\//g, '.')}: ${e.message}`) : [];
+  // a vendor plugin's own rules run on its entry settings; built-ins' run with the whole config
+  if (errs.length || !p.def.validate || !whole || p.def.configKey || p.def.sectionKey) return errs;
+  for (const [k, msgs] of Object.entries(p.def.validate(value as never, whole))) {
+    for (const m of msgs) errs.push(`${k ? `${at}.${k}` : at}: ${m}`);
+  }
+  return errs;
 }
 
 export function vendorConfig(p: LoadedPlugin): unknown {

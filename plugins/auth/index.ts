@@ -1,9 +1,9 @@
 import {
-  basicAuthRef, definePlugin, httpHooksRef, loginValidatorsRef,
+  basicAuthRef, definePlugin, thaw, httpHooksRef, loginValidatorsRef,
 } from '../../sdk/index.ts';
 import { BasicAuth } from './basic-auth.ts';
 import { loginRoutes } from './routes.ts';
-import { AuthPluginConfig } from './schema.ts';
+import { AuthPluginConfig, validateApiAuth } from './schema.ts';
 import { AuthService } from './service.ts';
 
 /**
@@ -14,10 +14,13 @@ import { AuthService } from './service.ts';
 export default definePlugin({
   name: 'auth',
   configSchema: AuthPluginConfig,
+  sectionKey: 'api.auth',
+  validate: (_own, whole) => validateApiAuth(whole.api.auth),
+  reads: ['api'],
   deps: { validators: loginValidatorsRef },
   provides: [basicAuthRef],
   async setup(ctx) {
-    const api = ctx.coreConfig.api;
+    const api = thaw(ctx.sections.api);
     const service = new AuthService({
       auth: api.auth,
       validators: ctx.deps.validators,

@@ -1,4 +1,4 @@
-import { Type, type Static } from '../../sdk/index.ts';
+import { ConfigErrorList, Type, type ApiAuthConfig, type ConfigErrors, type Static } from '../../sdk/index.ts';
 
 /**
  * The plugin's own settings, from its `plugins` entry (the API keys live in `api.*` of
@@ -20,6 +20,18 @@ export const AuthPluginConfig = Type.Object({
   fail_max_pending: Type.Integer({ minimum: 1, default: 8 }),
 }, { default: {} });
 export type AuthPluginConfig = Static<typeof AuthPluginConfig>;
+
+/**
+ * Rules of `api.auth`, the section this plugin owns (its schema is `ApiAuthConfig` of the SDK's
+ * config sections); keys relative to `api.auth`.
+ */
+export function validateApiAuth(auth: Readonly<ApiAuthConfig>): ConfigErrors {
+  const errs = new ConfigErrorList();
+  if (auth.enable && (!auth.username || !auth.password)) {
+    errs.add('enable', 'api.auth.username and api.auth.password must be set when auth is enabled');
+  }
+  return errs.map;
+}
 
 /** `api.Login` (reference 5.18). */
 export const LoginBody = Type.Object({

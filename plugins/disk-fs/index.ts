@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { definePlugin, filesystemsRef, httpHooksRef, placeholdersRef, MimeTable } from '../../sdk/index.ts';
-import { DiskFsConfig } from './schema.ts';
+import { DiskFsConfig, validateDiskFs } from './schema.ts';
 import { DiskRoot } from './root.ts';
 import { DiskFilesystem } from './service.ts';
 import { DiskCache } from './cache.ts';
@@ -15,13 +15,15 @@ export default definePlugin({
   name: 'disk-fs',
   configKey: 'storage.disk',
   configSchema: DiskFsConfig,
+  validate: validateDiskFs,
+  reads: ['storage', 'db'],
   deps: { placeholders: placeholdersRef },
   provides: [filesystemsRef],
   async setup(ctx) {
     const cfg = ctx.config;
     const dir = resolve(cfg.dir);
     await mkdir(dir, { recursive: true });
-    const root = await DiskRoot.open(dir, resolve(ctx.coreConfig.db.dir));
+    const root = await DiskRoot.open(dir, resolve(ctx.sections.db.dir));
     const fs = new DiskFilesystem(root, cfg.max_size_mbytes * 1024 * 1024);
     ctx.provide(filesystemsRef, fs);
 
@@ -42,8 +44,8 @@ export default definePlugin({
     const hooks = ctx.hooks.get(httpHooksRef);
     diskRoutes(ctx.http, {
       fs,
-      mime: MimeTable.load(ctx.coreConfig.storage.mimetypes_file),
-      corsOrigins: ctx.coreConfig.storage.cors.origins,
+      mime: MimeTable.load(ctx.sections.storage.mimetypes_file),
+      corsOrigins: [...ctx.sections.storage.cors.origins],
       cache,
       authorize: (input) => hooks.authorize.promise(input),
     });

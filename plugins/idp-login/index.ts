@@ -1,5 +1,6 @@
-import { definePlugin, loginValidatorsRef } from '../../sdk/index.ts';
+import { definePlugin, loginValidatorsRef, thaw } from '../../sdk/index.ts';
 import { TenantValidator } from './tenant.ts';
+import { validateIdp } from './schema.ts';
 
 /**
  * Identity-provider login (`api.auth.idp.*`, alias `api.auth.auth0.*`): a token issued by a
@@ -8,9 +9,12 @@ import { TenantValidator } from './tenant.ts';
  */
 export default definePlugin({
   name: 'idp-login',
+  sectionKey: 'api.auth.idp',
+  validate: (own, whole) => validateIdp(own, whole),
+  reads: ['api'],
   provides: [loginValidatorsRef],
   setup(ctx) {
-    const auth = ctx.coreConfig.api.auth;
+    const auth = thaw(ctx.sections.api.auth);
     // without API auth there is no login route to contribute to
     if (!auth.enable || !auth.idp.enable) return;
     for (const tenant of auth.idp.tenants) {

@@ -1,7 +1,7 @@
 import {
   definePlugin, optional, basicAuthRef, filesystemsRef, placeholdersRef, serverRef, MimeTable,
 } from '../../sdk/index.ts';
-import { MemfsConfig } from './schema.ts';
+import { MemfsConfig, validateMemfs } from './schema.ts';
 import { MemFilesystem, type MemStore } from './service.ts';
 import { memfsRoutes } from './routes.ts';
 
@@ -13,11 +13,13 @@ export default definePlugin({
   name: 'memfs',
   configKey: 'storage.memory',
   configSchema: MemfsConfig,
+  validate: validateMemfs,
+  reads: ['storage'],
   deps: { placeholders: placeholdersRef, server: serverRef, basicAuth: optional(basicAuthRef) },
   provides: [filesystemsRef],
   setup(ctx) {
     const cfg = ctx.config;
-    const mime = MimeTable.load(ctx.coreConfig.storage.mimetypes_file);
+    const mime = MimeTable.load(ctx.sections.storage.mimetypes_file);
     const store = ctx.retain<MemStore>('files', () => ({ files: new Map(), seq: 0 }));
     const fs = new MemFilesystem(store, { limit: cfg.max_size_mbytes * 1024 * 1024, purge: cfg.purge, mime });
     const freed = fs.resize();
@@ -41,7 +43,7 @@ export default definePlugin({
     });
 
     const stopFastPath = memfsRoutes(ctx.http, {
-      fs, mime, config: cfg, corsOrigins: ctx.coreConfig.storage.cors.origins, basicAuth: ctx.deps.basicAuth, log: ctx.log,
+      fs, mime, config: cfg, corsOrigins: [...ctx.sections.storage.cors.origins], basicAuth: ctx.deps.basicAuth, log: ctx.log,
     });
     ctx.onClose(stopFastPath);
   },

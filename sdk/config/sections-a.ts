@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { describe } from './describe.ts';
 
 /* Config sections of the interface's ConfigData (reference section 6.2), part one. */
 
@@ -8,16 +9,25 @@ const Int = (d: number) => Type.Integer({ default: d });
 const List = (d: string[] = []) => Type.Array(Type.String(), { default: d });
 const AllowBlock = () => Type.Object({ allow: List(), block: List() }, { default: {} });
 
-export const LogConfig = Type.Object({
+export const LogConfig = describe(Type.Object({
   /** `debug`, `info`, `warn`, `error` or `silent`; checked by the config validation (409, not 400). */
-  level: Type.String({ default: 'info', description: 'debug, info, warn, error or silent' }),
+  level: Type.String({ default: 'info' }),
   topics: List(),
   max_lines: Int(1000),
-}, { default: {} });
+}, { default: {} }), {
+  level: 'Application log level: debug, info, warn, error or silent.',
+  topics: 'Components to show on the console (empty = all).',
+  max_lines: 'Log lines kept for `GET /api/v3/log`.',
+});
 
-export const DbConfig = Type.Object({ dir: Str('./data') }, { default: {} });
+export const DbConfig = describe(Type.Object({ dir: Str('./data') }, { default: {} }), {
+  dir: 'Folder of `db.json` (processes, metadata) and plugin state.',
+});
 
-export const HostConfig = Type.Object({ name: List(), auto: Bool(true) }, { default: {} });
+export const HostConfig = describe(Type.Object({ name: List(), auto: Bool(true) }, { default: {} }), {
+  name: 'Public host names of this instance (used in URLs it hands out).',
+  auto: 'Detect public host names when `host.name` is empty (not done by this build: no outbound calls).',
+});
 
 /** A tenant of the identity-provider login (reference: Auth0Tenant). */
 export const IdpTenant = Type.Object({
@@ -28,12 +38,15 @@ export const IdpTenant = Type.Object({
 });
 export type IdpTenant = Static<typeof IdpTenant>;
 
-export const IdpConfig = Type.Object({
+export const IdpConfig = describe(Type.Object({
   enable: Bool(false),
   tenants: Type.Array(IdpTenant, { default: [] }),
-}, { default: {} });
+}, { default: {} }), {
+  enable: 'Accept identity-provider tokens at `POST /api/login` (alias `api.auth.auth0`).',
+  tenants: 'Tenants: `{domain, audience, clientid, users}`; env: base64 JSON or `auth0://clientid@domain?aud=..&user=..`, comma-separated.',
+});
 
-export const ApiAuthConfig = Type.Object({
+export const ApiAuthConfig = describe(Type.Object({
   enable: Bool(false),
   disable_localhost: Bool(false),
   username: Str(''),
@@ -42,10 +55,16 @@ export const ApiAuthConfig = Type.Object({
   idp: IdpConfig,
   /** Alias of `idp` under the original name; kept identical by the config loader. */
   auth0: IdpConfig,
-}, { default: {} });
+}, { default: {} }), {
+  enable: 'Require a JWT (from `POST /api/login`) on the API.',
+  disable_localhost: 'Let requests from 127.0.0.1 and ::1 in without a token.',
+  username: 'Login user name.',
+  password: 'Login password.',
+  'jwt.secret': 'Part of the token signing key (with user name and password); generated on first start.',
+});
 export type ApiAuthConfig = Static<typeof ApiAuthConfig>;
 
-export const ApiConfig = Type.Object({
+export const ApiConfig = describe(Type.Object({
   read_only: Bool(false),
   access: Type.Object({
     http: AllowBlock(),
@@ -59,17 +78,31 @@ export const ApiConfig = Type.Object({
   auth: ApiAuthConfig,
   /** Bound for JSON request bodies (file uploads are not bound by it). Not in datarhei Core. */
   max_body_size_mbytes: Int(4),
-}, { default: {} });
+}, { default: {} }), {
+  read_only: 'Refuse every API call that changes state.',
+  'access.http.allow': 'CIDRs allowed to use the API over HTTP (empty = all).',
+  'access.http.block': 'CIDRs refused on the API over HTTP (wins over allow).',
+  'access.https.allow': 'CIDRs allowed to use the API over HTTPS (empty = all).',
+  'access.https.block': 'CIDRs refused on the API over HTTPS.',
+  max_body_size_mbytes: 'Largest JSON request body in MiB (413 above it); file uploads are not bound by it.',
+});
 export type ApiConfig = Static<typeof ApiConfig>;
 
-export const TlsConfig = Type.Object({
+export const TlsConfig = describe(Type.Object({
   address: Str(':8181'),
   enable: Bool(false),
   auto: Bool(false),
   email: Str('cert@datarhei.com'),
   cert_file: Str(''),
   key_file: Str(''),
-}, { default: {} });
+}, { default: {} }), {
+  address: 'HTTPS listen address.',
+  enable: 'Serve HTTPS as well.',
+  auto: "Obtain certificates from Let's Encrypt (needs host.name).",
+  email: 'Contact address for certificates.',
+  cert_file: 'Certificate file (PEM) when not automatic.',
+  key_file: 'Key file (PEM) when not automatic.',
+});
 
 export const DiskCacheConfig = Type.Object({
   enable: Bool(true),
@@ -79,18 +112,33 @@ export const DiskCacheConfig = Type.Object({
   types: Type.Object({ allow: List(), block: List(['.m3u8', '.mpd']) }, { default: {} }),
 }, { default: {} });
 
-export const DiskStorageConfig = Type.Object({
+export const DiskStorageConfig = describe(Type.Object({
   dir: Str('./data/disk'),
   max_size_mbytes: Int(0),
   cache: DiskCacheConfig,
-}, { default: {} });
+}, { default: {} }), {
+  dir: 'Root of the disk filesystem, served at `/` and `{diskfs}`.',
+  max_size_mbytes: 'Capacity of the disk filesystem in MiB (0 = unlimited); writes beyond get 507.',
+  'cache.enable': 'Cache disk files in memory for the public route.',
+  'cache.max_size_mbytes': 'Cache size in MiB (0 = unlimited).',
+  'cache.ttl_seconds': 'How long a cached file is kept.',
+  'cache.max_file_size_mbytes': 'Largest file that is cached, MiB.',
+  'cache.types.allow': 'File extensions to cache (empty = all).',
+  'cache.types.block': 'File extensions never cached.',
+});
 export type DiskStorageConfig = Static<typeof DiskStorageConfig>;
 
-export const MemoryStorageConfig = Type.Object({
+export const MemoryStorageConfig = describe(Type.Object({
   auth: Type.Object({ enable: Bool(true), username: Str('admin'), password: Str('') }, { default: {} }),
   max_size_mbytes: Int(0),
   purge: Bool(false),
-}, { default: {} });
+}, { default: {} }), {
+  'auth.enable': 'Require Basic auth for PUT/DELETE on `/memfs`.',
+  'auth.username': 'Basic auth user for `/memfs` writes.',
+  'auth.password': 'Basic auth password for `/memfs` writes (generated on first start).',
+  max_size_mbytes: 'Capacity of the memory filesystem in MiB (0 = unlimited); writes beyond get 507.',
+  purge: 'When full, drop the oldest files instead of refusing writes.',
+});
 export type MemoryStorageConfig = Static<typeof MemoryStorageConfig>;
 
 export const S3StorageConfig = Type.Object({
@@ -105,13 +153,17 @@ export const S3StorageConfig = Type.Object({
   use_ssl: Bool(true),
 });
 
-export const StorageConfig = Type.Object({
+export const StorageConfig = describe(Type.Object({
   mimetypes_file: Str(''),
   disk: DiskStorageConfig,
   memory: MemoryStorageConfig,
   s3: Type.Array(S3StorageConfig, { default: [] }),
   cors: Type.Object({ origins: List(['*']) }, { default: {} }),
-}, { default: {} });
+}, { default: {} }), {
+  mimetypes_file: 'A mime.types file for Content-Type by extension (empty = built-in table).',
+  s3: 'S3 filesystems (not supported by this build; kept for compatibility).',
+  'cors.origins': 'Origins allowed by CORS on the filesystem routes.',
+});
 export type StorageConfig = Static<typeof StorageConfig>;
 
 export { Str, Bool, Int, List, AllowBlock };

@@ -1,57 +1,94 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Str, Bool, Int, List, AllowBlock } from './sections-a.ts';
+import { describe } from './describe.ts';
 
 /* Config sections of the interface's ConfigData (reference section 6.2), part two. */
 
-export const RtmpConfig = Type.Object({
+export const RtmpConfig = describe(Type.Object({
   enable: Bool(false),
   enable_tls: Bool(false),
   address: Str(':1935'),
   address_tls: Str(':1936'),
   app: Str('/'),
   token: Str(''),
-}, { default: {} });
+}, { default: {} }), {
+  enable: 'Run the RTMP server (plugin `rtmp`).',
+  enable_tls: 'Run RTMPS too (needs tls.enable).',
+  address: 'RTMP listen address.',
+  address_tls: 'RTMPS listen address.',
+  app: 'RTMP app path streams are published under.',
+  token: 'Token publishers and players must give.',
+});
 export type RtmpConfig = Static<typeof RtmpConfig>;
 
-export const SrtConfig = Type.Object({
+export const SrtConfig = describe(Type.Object({
   enable: Bool(false),
   address: Str(':6000'),
   passphrase: Str(''),
   token: Str(''),
   log: Type.Object({ enable: Bool(false), topics: List() }, { default: {} }),
-}, { default: {} });
+}, { default: {} }), {
+  enable: 'Run the SRT server (plugin `srt`).',
+  address: 'SRT listen address (UDP).',
+  passphrase: 'SRT encryption passphrase.',
+  token: 'Token publishers and players must give.',
+  'log.enable': 'Log SRT events.',
+  'log.topics': 'SRT log topics.',
+});
 export type SrtConfig = Static<typeof SrtConfig>;
 
-export const EncoderConfig = Type.Object({
+export const EncoderConfig = describe(Type.Object({
   binary: Str('ffmpeg'),
   max_processes: Int(0),
   access: Type.Object({ input: AllowBlock(), output: AllowBlock() }, { default: {} }),
   log: Type.Object({ max_lines: Int(50), max_history: Int(3) }, { default: {} }),
-}, { default: {} });
+}, { default: {} }), {
+  binary: 'The media program (alias section `ffmpeg`).',
+  max_processes: 'Most processes running at once (0 = unlimited).',
+  'access.input.allow': 'Regular expressions an input address must match one of (empty = any).',
+  'access.input.block': 'Regular expressions no input address may match.',
+  'access.output.allow': 'Regular expressions an output address must match one of (empty = any).',
+  'access.output.block': 'Regular expressions no output address may match.',
+  'log.max_lines': 'Log lines kept per process.',
+  'log.max_history': 'Past runs kept in each process report.',
+});
 export type EncoderConfig = Static<typeof EncoderConfig>;
 
-export const PlayoutConfig = Type.Object({
+export const PlayoutConfig = describe(Type.Object({
   enable: Bool(false),
   min_port: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
   max_port: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
-}, { default: {} });
+}, { default: {} }), {
+  enable: 'Enable playout control of process inputs (plugin `playout`).',
+  min_port: 'Lowest local port for playout.',
+  max_port: 'Highest local port for playout.',
+});
 export type PlayoutConfig = Static<typeof PlayoutConfig>;
 
-export const DebugConfig = Type.Object({
+export const DebugConfig = describe(Type.Object({
   profiling: Bool(false),
   force_gc: Int(0),
   memory_limit_mbytes: Int(0),
-}, { default: {} });
+}, { default: {} }), {
+  profiling: 'Serve `/profiling` (heap snapshot and CPU profile).',
+  force_gc: 'Seconds between forced garbage collections (0 = never).',
+  memory_limit_mbytes: 'Soft memory limit in MiB (0 = none).',
+});
 
-export const MetricsConfig = Type.Object({
+export const MetricsConfig = describe(Type.Object({
   enable: Bool(false),
   enable_prometheus: Bool(false),
   range_sec: Int(300),
   interval_sec: Int(2),
-}, { default: {} });
+}, { default: {} }), {
+  enable: 'Collect metrics (plugin `metrics`).',
+  enable_prometheus: 'Serve `/metrics` in the Prometheus text format.',
+  range_sec: 'Seconds of metrics kept.',
+  interval_sec: 'Seconds between metric samples.',
+});
 export type MetricsConfig = Static<typeof MetricsConfig>;
 
-export const SessionsConfig = Type.Object({
+export const SessionsConfig = describe(Type.Object({
   enable: Bool(true),
   ip_ignorelist: List(['127.0.0.1/32', '::1/128']),
   session_timeout_sec: Int(30),
@@ -59,20 +96,36 @@ export const SessionsConfig = Type.Object({
   persist_interval_sec: Int(300),
   max_bitrate_mbit: Int(0),
   max_sessions: Int(0),
-}, { default: {} });
+}, { default: {} }), {
+  enable: 'Track viewer and publisher sessions (plugin `sessions`).',
+  ip_ignorelist: 'CIDRs whose sessions are not counted.',
+  session_timeout_sec: 'Seconds without traffic after which a session ends.',
+  persist: 'Keep session totals across restarts.',
+  persist_interval_sec: 'Seconds between writes of session totals (0 = only at stop).',
+  max_bitrate_mbit: 'Refuse new sessions above this total bitrate (0 = unlimited).',
+  max_sessions: 'Refuse new sessions above this count (0 = unlimited).',
+});
 export type SessionsConfig = Static<typeof SessionsConfig>;
 
-export const ServiceConfig = Type.Object({
+export const ServiceConfig = describe(Type.Object({
   enable: Bool(false),
   token: Str(''),
   url: Str('https://service.datarhei.com'),
-}, { default: {} });
+}, { default: {} }), {
+  enable: 'Connect to a monitoring service (not supported by this build).',
+  token: 'Token for the monitoring service.',
+  url: 'URL of the monitoring service.',
+});
 
-export const RouterConfig = Type.Object({
+export const RouterConfig = describe(Type.Object({
   blocked_prefixes: List(['/api']),
   routes: Type.Record(Type.String(), Type.String(), { default: {} }),
   ui_path: Str(''),
-}, { default: {} });
+}, { default: {} }), {
+  blocked_prefixes: 'Path prefixes custom routes may not use.',
+  routes: 'Custom routes, from -> to (env: space-separated `from:to`).',
+  ui_path: 'Folder of a static UI served at `/ui`.',
+});
 
 /** One entry of the `plugins` key: a built-in name, a module path, or either with settings. */
 export const PluginEntry = Type.Union([

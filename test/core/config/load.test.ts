@@ -111,7 +111,7 @@ t.test('validation reports every error with its path at once', async (t) => {
   bad.log.level = 'loud';
   bad.plugins = ['disk-fs'];
   bad.rtmp.enable = true;
-  const errs = semanticErrors(bad);
+  const errs = await semanticErrors(bad);
   t.same(Object.keys(errs).sort(), [
     'address', 'log.level', 'api.access.http.allow', 'api.auth.enable', 'api.auth.enable', 'encoder.access.input.block',
     'playout.enable', 'playout.min_port', 'rtmp.enable', 'storage.mimetypes_file',

@@ -1,0 +1,81 @@
+import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
+import { KNOWN_SECTIONS, type ConfigData, type ConfigErrors, type PluginDefinition } from '../../sdk/index.ts';
+import { availableBuiltins, loadPlugins, vendorConfigErrors } from '../kernel/loader.ts';
+import { validateEncoder } from '../process/config-schema.ts';
+import { getPath } from './schema-walk.ts';
+
+const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
+
+/** Who checks which section: a built-in plugin, a known section of a plugin not built yet, the engine. */
+export interface SectionOwner {
+  readonly owner: string;
+  /** Dotted prefix of the owner's error keys. */
+  readonly key: string;
+  validate(whole: ConfigData): ConfigErrors;
+}
+
+/** A built-in's own settings: its ConfigData subtree, or its `plugins` entry's `config` with defaults. */
+function ownConfig(def: PluginDefinition, whole: ConfigData): unknown {
+  if (def.configKey) return getPath(whole, def.configKey);
+  const entry = whole.plugins.find((p) => typeof p !== 'string' && p.name === def.name);
+  const given = typeof entry === 'object' ? entry.config : undefined;
+  return def.configSchema ? Value.Default(def.configSchema, Value.Clone(given ?? {})) : given;
+}
+
+/**
+ * Every section owner of this build. Built-in plugins are imported for their definitions (pure
+ * data), loaded or not: the full ConfigData is validated whatever `plugins` says, as clients may
+ * PUT any section.
+ */
+export async function sectionOwners(): Promise<SectionOwner[]> {
+  const owners: SectionOwner[] = [{ owner: 'process engine', key: 'encoder', validate: (c) => validateEncoder(c.encoder) }];
+  const builtins = availableBuiltins();
+  for (const name of builtins) {
+    const url = pathToFileURL(resolve(PLUGINS_DIR, name, 'index.ts')).href;
+    const def = ((await import(url)) as { default: PluginDefinition }).default;
+    const key = def.sectionKey ?? def.configKey;
+    const validate = def.validate;
+    if (!validate || !key) continue;
+    owners.push({ owner: def.name, key, validate: (c) => validate(ownConfig(def, c) as never, c) });
+  }
+  for (const k of KNOWN_SECTIONS) {
+    if (!builtins.includes(k.plugin)) owners.push({ owner: k.plugin, key: k.key, validate: (c) => k.validate(c) });
+  }
+  return owners;
+}
+
+/**
+ * The `plugins` list itself: every entry must load, and a vendor plugin's settings must pass its
+ * schema and `validate`, so a PUT that would not boot is a 409 instead of a failed reload.
+ */
+async function pluginEntryErrors(cfg: ConfigData): Promise<ConfigErrors> {
+  const errs: ConfigErrors = {};
+  let loaded;
+  try {
+    loaded = await loadPlugins(cfg.plugins);
+  } catch (err) {
+    return { plugins: [(err as Error).message] };
+  }
+  for (const p of loaded) {
+    for (const line of vendorConfigErrors(p, cfg)) {
+      const i = line.indexOf(': ');
+      (errs[line.slice(0, i)] ??= []).push(line.slice(i + 2));
+    }
+  }
+  return errs;
+}
+
+/** Runs every owner's rules; keys get the owner's prefix. */
+export async function ownerErrors(cfg: ConfigData): Promise<ConfigErrors> {
+  const errs: ConfigErrors = await pluginEntryErrors(cfg);
+  for (const o of await sectionOwners()) {
+    for (const [rel, msgs] of Object.entries(o.validate(cfg))) {
+      const key = rel ? `${o.key}.${rel}` : o.key;
+      (errs[key] ??= []).push(...msgs);
+    }
+  }
+  return errs;
+}
