@@ -22,5 +22,5 @@ export * from './auth.ts';
 export * from './server.ts';
 export * from './atomic-write.ts';
 export * from './config/index.ts';
-export * from './kernel.ts';
+export * from './state.ts';
 export * from './process.ts';

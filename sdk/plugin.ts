@@ -4,6 +4,7 @@ import type { DepsMap, ResolvedDeps, ServiceRef } from './refs.ts';
 import type { PluginHooks } from './hooks.ts';
 import type { HttpScope } from './http.ts';
 import type { ConfigData } from './config/index.ts';
+import type { PluginState } from './state.ts';
 
 /** The room a plugin gets in `setup`: its config, deps, logger, HTTP scope, hooks. */
 export interface PluginContext<C, D extends DepsMap> {
@@ -22,7 +23,10 @@ export interface PluginContext<C, D extends DepsMap> {
   readonly hooks: PluginHooks;
   /** Offers a service to other plugins and the core. */
   provide<T>(ref: ServiceRef<T, boolean>, impl: T): void;
-  /** Runs on close, in reverse order of registration; every resource acquired in setup belongs here. */
+  /**
+   * Runs on close after every `onShutdown`, in reverse order of registration, once (a second
+   * close does nothing); every resource acquired in setup belongs here.
+   */
   onClose(fn: () => void | Promise<void>): void;
   /**
    * State that survives a config reload of the same service (not a restart of the program),
@@ -31,6 +35,22 @@ export interface PluginContext<C, D extends DepsMap> {
   retain<T>(key: string, create: () => T): T;
   /** Folder for the plugin's own persistent files (below `db.dir`). */
   readonly dataDir: string;
+  /**
+   * Lifecycle, after `setup`: `onReady` runs once every plugin is mounted (every placeholder,
+   * filesystem and service exists), in mount order, before the listener is bound; a failure
+   * stops the boot. The process engine restores its stored processes here.
+   */
+  onReady(fn: () => void | Promise<void>): void;
+  /** Runs once the HTTP listener is bound (again after a reload), with its port; a failure is logged. */
+  onListen(fn: (port: number) => void | Promise<void>): void;
+  /**
+   * Runs first when the app stops (SIGTERM, reload), in reverse mount order and before any
+   * `onClose`: stop work that uses other plugins while they still serve (the process engine
+   * stops its ffmpeg children here, which still write to memfs).
+   */
+  onShutdown(fn: () => void | Promise<void>): void;
+  /** Persistent JSON documents of this plugin (atomic, coalesced writes); see `PluginState`. */
+  readonly state: PluginState;
 }
 
 /** A plugin definition; pure data, no side effects at import time. */
@@ -46,18 +66,33 @@ export interface PluginDefinition<S extends TSchema | undefined = TSchema | unde
   readonly deps?: D;
   /** Refs this plugin provides; the kernel orders providers before consumers. */
   readonly provides?: readonly ServiceRef<unknown, boolean>[];
+  /**
+   * State documents kept at the top of `db.dir` (`<db.dir>/<doc>.json`) instead of the plugin's
+   * folder, for layouts other programs know: the process engine declares `['db']`. Two plugins
+   * cannot claim the same name; `config` is the kernel's.
+   */
+  readonly rootState?: readonly string[];
   setup(ctx: PluginContext<S extends TSchema ? Static<S> : undefined, D>): void | Promise<void>;
 }
 
 /**
- * Declares a plugin.
+ * Declares a plugin. `setup` builds it; the lifecycle taps say when the rest happens. The
+ * process engine (core/process/plugin.ts) is the worked example: it opens its `db` document in
+ * setup, restores in `onReady`, starts processes in `onListen`, stops them in `onShutdown`.
  *
  * @example
  * export default definePlugin({
  *   name: 'hello',
  *   deps: { fs: filesystemsRef },
- *   setup(ctx) {
- *     ctx.http.get('/api/v3/hello', async () => ({ filesystems: ctx.deps.fs.length }));
+ *   async setup(ctx) {
+ *     const doc = await ctx.state.open('hello', { init: () => ({ greeted: 0 }) });
+ *     ctx.onReady(() => ctx.log.info({ filesystems: ctx.deps.fs.length }, 'all plugins mounted'));
+ *     ctx.onListen((port) => ctx.log.info({ port }, 'listening'));
+ *     ctx.http.get('/api/v3/hello', async () => {
+ *       doc.data.greeted++;
+ *       await doc.save();
+ *       return { greeted: doc.data.greeted };
+ *     });
  *   },
  * });
  */
