@@ -1,5 +1,5 @@
 import t from 'tap';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApp } from '../../helpers/app.ts';
@@ -7,8 +7,8 @@ import { startApp } from '../../helpers/app.ts';
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}.ts`, import.meta.url));
 
 t.test('lifecycle phases: ready after every setup, listen with the port, shutdown before close, close once in reverse', async (t) => {
-  const events = join(t.testdirName, 'events.log');
-  mkdirSync(t.testdirName, { recursive: true });
+  // a fresh folder per run: the events file must start empty
+  const events = join(t.testdir(), 'events.log');
   const plugins = [
     { module: fixture('lifecycle-plugin'), config: { events } },
     { module: fixture('lifecycle-plugin-b'), config: { events } },
@@ -42,7 +42,7 @@ t.test('lifecycle phases: ready after every setup, listen with the port, shutdow
 });
 
 t.test('a plugin cannot claim another plugin\'s root document', async (t) => {
-  const events = join(t.testdirName, 'events.log');
+  const events = join(t.testdir(), 'events.log');
   const err = await startApp(t, { config: { plugins: [{ module: fixture('claims-db-plugin'), config: { events } }] } })
     .then(() => 'started', (e: Error) => e.message);
   t.match(err, /Plugin 'claims-db' startup failed: state document 'db' is already claimed by process/);
