@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  BootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, kernelHooksRef, type ConfigData,
+  BootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, type ConfigData,
   type FilesystemService, type HttpScope,
 } from '../sdk/index.ts';
 import { ConfigStore } from './config/store.ts';
@@ -9,22 +9,22 @@ import { parseAddress } from './config/address.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
 import { createLogger } from './log/logger.ts';
 import type { LogRing } from './log/ring.ts';
-import { DbStore } from './store/db.ts';
 import { ServiceContainer } from './kernel/container.ts';
 import { HookRegistry } from './kernel/hook-registry.ts';
 import { orderPlugins } from './kernel/graph.ts';
 import { loadPlugins, vendorConfigErrors } from './kernel/loader.ts';
 import { mountPlugin } from './kernel/context.ts';
-import type { CoreModule, Kernel } from './kernel/kernel.ts';
+import type { Kernel } from './kernel/kernel.ts';
+import { Lifecycle } from './kernel/lifecycle.ts';
+import { REQUIRED_PLUGINS } from './kernel/required.ts';
+import { StateService } from './kernel/state.ts';
 import { createServer } from './http/server.ts';
 import { registerSwagger } from './http/swagger.ts';
 import { frontDoorRoutes } from './http/front-door.ts';
-import { metadataRoutes } from './http/metadata-routes.ts';
 import { configRoutes } from './http/config-routes.ts';
 import { profilingRoutes } from './http/profiling.ts';
 import { fsApiRoutes } from './http/fs-routes.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
-import { CORE_MODULES } from './modules.ts';
 
 export interface BuildOptions {
   /** Where PUT /api/v3/config stores; default `<db.dir>/config.json` for a bare config. */
@@ -40,9 +40,9 @@ export interface BuildOptions {
 export interface App {
   readonly http: HttpScope;
   readonly kernel: Kernel;
-  /** Tells the app its listener is bound: records the port and runs `onListen` taps. */
+  /** Tells the app its listener is bound: records the port and runs the `onListen` taps. */
   listening(port: number): Promise<void>;
-  /** Closes plugins and core in reverse order; safe to call twice. */
+  /** Runs `onShutdown` then `onClose` taps (newest first), flushes state, closes HTTP; safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -68,22 +68,18 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const hooks = new HookRegistry();
   const services = new ServiceContainer();
   const http = createServer({ log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api });
-  const db = await DbStore.open(resolve(config.db.dir));
-
-  const closers: Array<() => unknown> = [];
-  const shutdowns: Array<() => unknown> = [];
+  const lifecycle = new Lifecycle(log);
+  const state = new StateService(config.db.dir);
   let port = 0;
   const startedAt = Date.now();
   const kernel: Kernel = {
-    config, configStore, log, ring: logRing, http, hooks, services, db, retained, env, plugins: [],
+    config, configStore, log, ring: logRing, http, hooks, services, lifecycle, state, retained, env, plugins: [],
     server: {
       port: () => port,
       host: () => { const { host } = parseAddress(config.address); return host === '0.0.0.0' || host === '::' ? 'localhost' : host; },
       startedAt,
       setPort: (p) => { port = p; },
     },
-    onClose: (fn) => { closers.push(fn); },
-    onShutdown: (fn) => { shutdowns.push(fn); },
     requestReload: () => opts.requestReload?.(),
   };
 
@@ -92,46 +88,55 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
   services.provide(placeholdersRef, new Placeholders({ filesystems, server: kernel.server }));
 
-  await registerSwagger(http);
-  await http.register(frontDoorRoutes(kernel));
-  await http.register(metadataRoutes(kernel));
-  await http.register(configRoutes(kernel));
-  await http.register(fsApiRoutes(filesystems, MimeTable.load(config.storage.mimetypes_file)));
-  if (config.debug.profiling) await http.register(profilingRoutes);
-  for (const mod of CORE_MODULES as CoreModule[]) await mod(kernel);
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await lifecycle.stop();
+      await state.flush();
+      await http.close();
+      await services.dispose();
+      log.info('core closed');
+    })();
+    return closing;
+  };
 
-  const loaded = await loadPlugins(config.plugins);
-  const vendorErrs = loaded.flatMap((p) => vendorConfigErrors(p, config));
-  if (vendorErrs.length) throw new BootError(`invalid plugin configuration:\n  ${vendorErrs.join('\n  ')}`);
-  const ordered = orderPlugins(
-    loaded.map((p) => ({ ...p, name: p.def.name, deps: Object.values(p.def.deps ?? {}), provides: [...(p.def.provides ?? [])] })),
-    services.ids(),
-  );
-  for (const p of ordered) {
-    await mountPlugin(kernel, p, closers);
-    kernel.plugins.push(p.def.name);
+  try {
+    await registerSwagger(http);
+    await http.register(frontDoorRoutes(kernel));
+    await http.register(configRoutes(kernel));
+    await http.register(fsApiRoutes(filesystems, MimeTable.load(config.storage.mimetypes_file)));
+    if (config.debug.profiling) await http.register(profilingRoutes);
+
+    const required = REQUIRED_PLUGINS.map((def) => ({ def, entryConfig: undefined, index: -1 }));
+    const loaded = await loadPlugins(config.plugins, required.map((p) => p.def.name));
+    const vendorErrs = loaded.flatMap((p) => vendorConfigErrors(p, config));
+    if (vendorErrs.length) throw new BootError(`invalid plugin configuration:\n  ${vendorErrs.join('\n  ')}`);
+    const node = (p: typeof loaded[number]) => ({ ...p, name: p.def.name, deps: Object.values(p.def.deps ?? {}), provides: [...(p.def.provides ?? [])] });
+    // required plugins first: what they provide (processes) is there for every configured plugin
+    for (const p of orderPlugins(required.map(node), services.ids())) {
+      await mountPlugin(kernel, p);
+      kernel.plugins.push(p.def.name);
+    }
+    for (const p of orderPlugins(loaded.map(node), services.ids())) {
+      await mountPlugin(kernel, p);
+      kernel.plugins.push(p.def.name);
+    }
+    await lifecycle.ready();
+    await http.ready();
+  } catch (err) {
+    // what mounted before the failure is closed again: children, timers, pending writes
+    await close();
+    throw err instanceof BootError ? err : new BootError((err as Error).message, { cause: err });
   }
-  await http.ready();
   log.info({ plugins: kernel.plugins }, 'core ready');
 
-  let closing: Promise<void> | undefined;
   return {
     http,
     kernel,
     async listening(p: number) {
       port = p;
-      await hooks.get(kernelHooksRef).onListen.promise();
+      await lifecycle.listen(p);
     },
-    close() {
-      closing ??= (async () => {
-        for (const fn of [...shutdowns, ...closers.reverse()]) {
-          try { await fn(); } catch (err) { log.error({ err }, 'close failed'); }
-        }
-        await http.close();
-        await services.dispose();
-        log.info('core closed');
-      })();
-      return closing;
-    },
+    close,
   };
 }

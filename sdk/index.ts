@@ -25,5 +25,5 @@ export * from './atomic-write.ts';
 export * from './config/index.ts';
 export * from './config/checks.ts';
 export * from './config/describe.ts';
-export * from './kernel.ts';
+export * from './state.ts';
 export * from './process.ts';

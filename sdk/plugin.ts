@@ -25,6 +25,7 @@ export function thaw<T>(value: T): Thawed<T> {
 
 /** The sections named in `reads`, typed and frozen; reading any other one throws. */
 export type ReadSections<R extends readonly SectionName[]> = { readonly [K in R[number]]: DeepReadonly<ConfigData[K]> };
+import type { PluginState } from './state.ts';
 
 /** The room a plugin gets in `setup`: its config, deps, logger, HTTP scope, hooks. */
 export interface PluginContext<C, D extends DepsMap, R extends readonly SectionName[] = readonly SectionName[]> {
@@ -47,7 +48,10 @@ export interface PluginContext<C, D extends DepsMap, R extends readonly SectionN
   readonly hooks: PluginHooks;
   /** Offers a service to other plugins and the core. */
   provide<T>(ref: ServiceRef<T, boolean>, impl: T): void;
-  /** Runs on close, in reverse order of registration; every resource acquired in setup belongs here. */
+  /**
+   * Runs on close after every `onShutdown`, in reverse order of registration, once (a second
+   * close does nothing); every resource acquired in setup belongs here.
+   */
   onClose(fn: () => void | Promise<void>): void;
   /**
    * State that survives a config reload of the same service (not a restart of the program),
@@ -56,6 +60,22 @@ export interface PluginContext<C, D extends DepsMap, R extends readonly SectionN
   retain<T>(key: string, create: () => T): T;
   /** Folder for the plugin's own persistent files (below `db.dir`). */
   readonly dataDir: string;
+  /**
+   * Lifecycle, after `setup`: `onReady` runs once every plugin is mounted (every placeholder,
+   * filesystem and service exists), in mount order, before the listener is bound; a failure
+   * stops the boot. The process engine restores its stored processes here.
+   */
+  onReady(fn: () => void | Promise<void>): void;
+  /** Runs once the HTTP listener is bound (again after a reload), with its port; a failure is logged. */
+  onListen(fn: (port: number) => void | Promise<void>): void;
+  /**
+   * Runs first when the app stops (SIGTERM, reload), in reverse mount order and before any
+   * `onClose`: stop work that uses other plugins while they still serve (the process engine
+   * stops its ffmpeg children here, which still write to memfs).
+   */
+  onShutdown(fn: () => void | Promise<void>): void;
+  /** Persistent JSON documents of this plugin (atomic, coalesced writes); see `PluginState`. */
+  readonly state: PluginState;
 }
 
 /** A plugin definition; pure data, no side effects at import time. */
@@ -91,19 +111,34 @@ export interface PluginDefinition<
   readonly deps?: D;
   /** Refs this plugin provides; the kernel orders providers before consumers. */
   readonly provides?: readonly ServiceRef<unknown, boolean>[];
+  /**
+   * State documents kept at the top of `db.dir` (`<db.dir>/<doc>.json`) instead of the plugin's
+   * folder, for layouts other programs know: the process engine declares `['db']`. Two plugins
+   * cannot claim the same name; `config` is the kernel's.
+   */
+  readonly rootState?: readonly string[];
   setup(ctx: PluginContext<S extends TSchema ? Static<S> : undefined, D, R>): void | Promise<void>;
 }
 
 /**
- * Declares a plugin.
+ * Declares a plugin. `setup` builds it; the lifecycle taps say when the rest happens. The
+ * process engine (core/process/plugin.ts) is the worked example: it opens its `db` document in
+ * setup, restores in `onReady`, starts processes in `onListen`, stops them in `onShutdown`.
  *
  * @example
  * export default definePlugin({
  *   name: 'hello',
  *   deps: { fs: filesystemsRef },
  *   reads: ['storage'],
- *   setup(ctx) {
- *     ctx.http.get('/api/v3/hello', async () => ({ filesystems: ctx.deps.fs.length, cors: ctx.sections.storage.cors.origins }));
+ *   async setup(ctx) {
+ *     const doc = await ctx.state.open('hello', { init: () => ({ greeted: 0 }) });
+ *     ctx.onReady(() => ctx.log.info({ filesystems: ctx.deps.fs.length }, 'all plugins mounted'));
+ *     ctx.onListen((port) => ctx.log.info({ port }, 'listening'));
+ *     ctx.http.get('/api/v3/hello', async () => {
+ *       doc.data.greeted++;
+ *       await doc.save();
+ *       return { greeted: doc.data.greeted };
+ *     });
  *   },
  * });
  */

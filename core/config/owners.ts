@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { KNOWN_SECTIONS, type ConfigData, type ConfigErrors, type PluginDefinition } from '../../sdk/index.ts';
 import { availableBuiltins, loadPlugins, vendorConfigErrors } from '../kernel/loader.ts';
-import { validateEncoder } from '../process/config-schema.ts';
+import { REQUIRED_PLUGINS } from '../kernel/required.ts';
 import { getPath } from './schema-walk.ts';
 
 const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
@@ -31,11 +31,14 @@ function ownConfig(def: PluginDefinition, whole: ConfigData): unknown {
  * PUT any section.
  */
 export async function sectionOwners(): Promise<SectionOwner[]> {
-  const owners: SectionOwner[] = [{ owner: 'process engine', key: 'encoder', validate: (c) => validateEncoder(c.encoder) }];
+  const owners: SectionOwner[] = [];
   const builtins = availableBuiltins();
+  const defs = [...REQUIRED_PLUGINS];
   for (const name of builtins) {
     const url = pathToFileURL(resolve(PLUGINS_DIR, name, 'index.ts')).href;
-    const def = ((await import(url)) as { default: PluginDefinition }).default;
+    defs.push(((await import(url)) as { default: PluginDefinition }).default);
+  }
+  for (const def of defs) {
     const key = def.sectionKey ?? def.configKey;
     const validate = def.validate;
     if (!validate || !key) continue;

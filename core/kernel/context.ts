@@ -7,7 +7,7 @@ import { vendorConfig, type LoadedPlugin } from './loader.ts';
 import { readSections } from './read-sections.ts';
 
 /** Mounts one plugin in its own encapsulated fastify scope and runs its setup. */
-export async function mountPlugin(k: Kernel, p: LoadedPlugin, closers: Array<() => unknown>): Promise<void> {
+export async function mountPlugin(k: Kernel, p: LoadedPlugin): Promise<void> {
   const { def } = p;
   const log = k.log.child({ component: def.name });
   const deps: Record<string, unknown> = {};
@@ -17,7 +17,9 @@ export async function mountPlugin(k: Kernel, p: LoadedPlugin, closers: Array<() 
     : vendorConfig(p);
   const dataDir = resolve(k.config.db.dir, 'plugins', def.name);
   const sections = readSections(k.config, def.reads ?? [], def.name);
+  const life = k.lifecycle;
   try {
+    const state = k.state.forPlugin(def.name, def.rootState);
     await k.http.register(async (scope: HttpScope) => {
       const ctx: PluginContext<unknown, DepsMap> = {
         name: def.name,
@@ -33,7 +35,7 @@ export async function mountPlugin(k: Kernel, p: LoadedPlugin, closers: Array<() 
           }
           k.services.provide(ref, impl);
         },
-        onClose: (fn) => { closers.push(fn); },
+        onClose: (fn) => life.onClose(def.name, fn),
         retain: <T>(key: string, create: () => T): T => {
           const full = `${def.name}:${key}`;
           if (!k.retained.has(full)) k.retained.set(full, create());
@@ -43,6 +45,10 @@ export async function mountPlugin(k: Kernel, p: LoadedPlugin, closers: Array<() 
           mkdirSync(dataDir, { recursive: true });
           return dataDir;
         },
+        onReady: (fn) => life.onReady(def.name, fn),
+        onListen: (fn) => life.onListen(def.name, fn),
+        onShutdown: (fn) => life.onShutdown(def.name, fn),
+        state,
       };
       await def.setup(ctx as never);
     });

@@ -2,11 +2,15 @@ import type { Logger } from 'pino';
 import type { ConfigData, HttpScope, ServerInfo } from '../../sdk/index.ts';
 import type { ConfigStore } from '../config/store.ts';
 import type { LogRing } from '../log/ring.ts';
-import type { DbStore } from '../store/db.ts';
 import type { ServiceContainer } from './container.ts';
 import type { HookRegistry } from './hook-registry.ts';
+import type { Lifecycle } from './lifecycle.ts';
+import type { StateService } from './state.ts';
 
-/** What core modules (not plugins) get: the whole kernel. */
+/**
+ * The kernel's own parts, for the core's routes (front door, config) and the mounting of
+ * plugins. Plugins, the process engine included, never see it: they get a PluginContext.
+ */
 export interface Kernel {
   readonly config: ConfigData;
   readonly configStore: ConfigStore;
@@ -15,19 +19,14 @@ export interface Kernel {
   readonly http: HttpScope;
   readonly hooks: HookRegistry;
   readonly services: ServiceContainer;
-  readonly db: DbStore;
+  readonly lifecycle: Lifecycle;
+  readonly state: StateService;
   readonly server: ServerInfo & { setPort(port: number): void };
   /** State kept across reloads of one service. */
   readonly retained: Map<string, unknown>;
   /** Names of the loaded plugins, in mount order. */
   readonly plugins: string[];
   readonly env: NodeJS.ProcessEnv;
-  onClose(fn: () => void | Promise<void>): void;
-  /** Runs before every `onClose` callback, e.g. to stop child processes while plugins still serve. */
-  onShutdown(fn: () => void | Promise<void>): void;
   /** Asks the owning service to rebuild the app from the stored config. */
   requestReload(): void;
 }
-
-/** A piece of the core mounted by the kernel (front door routes, process engine, ...). */
-export type CoreModule = (k: Kernel) => void | Promise<void>;

@@ -34,9 +34,9 @@ function isModulePath(s: string): boolean {
 
 /**
  * Expands the `plugins` key ("*" = every built-in of this build) and imports the definitions.
- * An unknown name stops the boot with the list of known ones.
+ * An unknown name stops the boot with the list of known ones; `required` names are skipped.
  */
-export async function loadPlugins(entries: readonly PluginEntry[]): Promise<LoadedPlugin[]> {
+export async function loadPlugins(entries: readonly PluginEntry[], required: readonly string[] = []): Promise<LoadedPlugin[]> {
   const builtins = availableBuiltins();
   const out: LoadedPlugin[] = [];
   const seen = new Set<string>();
@@ -45,6 +45,8 @@ export async function loadPlugins(entries: readonly PluginEntry[]): Promise<Load
     const entryConfig = typeof entry === 'string' ? undefined : entry.config;
     const names = spec === '*' ? builtins : [spec];
     for (const name of names) {
+      // a required plugin is always mounted; naming it is allowed and changes nothing
+      if (required.includes(name)) continue;
       let url: string;
       if (isModulePath(name)) url = pathToFileURL(resolve(name)).href;
       else if (builtins.includes(name)) url = pathToFileURL(resolve(PLUGINS_DIR, name, 'index.ts')).href;

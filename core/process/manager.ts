@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ProcessOrder } from '../../sdk/index.ts';
-import type { DbStore, StoredProcess } from '../store/db.ts';
+import type { StateDocument } from '../../sdk/index.ts';
+import type { DbData, StoredProcess } from './db-document.ts';
 import { CleanupRunner } from './cleanup.ts';
 import { fromStoredConfig, mergeOnto, normalize, PROCESS_TYPES, shortId, toStoredConfig, type FullConfig } from './config-model.ts';
 import { maxProcessesReason, processErrors } from './errors.ts';
@@ -12,7 +13,8 @@ export type Command = 'start' | 'stop' | 'restart' | 'reload';
 const COMMANDS: ReadonlySet<string> = new Set(['start', 'stop', 'restart', 'reload']);
 
 export interface ManagerOptions {
-  db: DbStore;
+  /** The `db` state document (db.json). */
+  db: StateDocument<DbData>;
   log: Logger;
   entryEnv: EntryEnv;
   cleanup: CleanupRunner;
@@ -21,6 +23,11 @@ export interface ManagerOptions {
   /** `^<version>` of the installed encoder, recorded in stored configs (reference 7.5 step 2). */
   ffversion(): Promise<string>;
   onDelete(id: string, reference: string): Promise<void>;
+  /**
+   * Runs once in `startAll`, before any process is started (e.g. a reaper of children a
+   * crashed predecessor left behind); a failure is logged and the starts go ahead.
+   */
+  beforeStart?(): Promise<void>;
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -45,7 +52,11 @@ export class ProcessManager {
   /** Another process's definition, for input references. */
   lookup = (id: string): FullConfig | undefined => this.#entries.get(id)?.config;
 
-  /** Loads every stored process; invalid ones are kept (listed, deletable) but cannot start. */
+  /**
+   * Loads every stored process, once every plugin is ready (their placeholders exist). One that
+   * does not resolve is kept as it is stored (never dropped from db.json), listed with the
+   * reason in its state and log, and resolved again when next started or reloaded.
+   */
   restore(): void {
     for (const [key, sp] of Object.entries(this.#o.db.data.process)) {
       const stored = (sp?.config ?? {}) as Record<string, unknown>;
@@ -74,6 +85,7 @@ export class ProcessManager {
    * `{memfs}` has the real port); the others re-resolve when next shown.
    */
   async startAll(): Promise<void> {
+    await this.#o.beforeStart?.().catch((err: unknown) => this.#o.log.error({ err }, 'beforeStart failed'));
     const starting: Promise<void>[] = [];
     for (const e of this.#entries.values()) {
       e.outdated();
@@ -169,7 +181,8 @@ export class ProcessManager {
       if (!e) throw processErrors.notFound();
       switch (command as Command) {
         case 'start':
-          if (!e.valid) throw processErrors.commandFailed('invalid process definition');
+          // the cause may be fixed by now (a plugin back, a path inside the root again)
+          if (!e.valid) this.#revalidate(e);
           if (e.order !== 'start') {
             this.#checkMax(processErrors.commandFailed);
             await this.#setOrder(e, 'start');
@@ -181,7 +194,7 @@ export class ProcessManager {
         case 'restart':
           // Unlike the original (quirk 17.4), the process comes back whether or not `reconnect` is set.
           if (e.order !== 'start') return undefined;
-          if (!e.valid) throw processErrors.commandFailed('invalid process definition');
+          if (!e.valid) this.#revalidate(e);
           return e.restart();
         case 'reload': {
           const why = e.refresh();
@@ -218,6 +231,12 @@ export class ProcessManager {
     const c = normalize(body);
     if (c.id === '') throw fail('an empty ID is not allowed');
     return c;
+  }
+
+  /** Resolves an invalid entry again; throws the API's refusal when it still does not resolve. */
+  #revalidate(e: ProcessEntry): void {
+    if (e.refresh() !== undefined) throw processErrors.commandFailed('invalid process definition');
+    this.#o.cleanup.set(e.id, e.resolution!.cleanup);
   }
 
   #checkMax(fail: (reason: string) => Error): void {

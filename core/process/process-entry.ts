@@ -104,6 +104,8 @@ export class ProcessEntry {
     this.#outdated = false;
     const r = this.#env.resolve(this.config);
     if (typeof r === 'string') {
+      // the report's log says why, once per reason (a listing re-resolves often)
+      if (r !== this.#invalid) this.monitor.note(`invalid process definition: ${r}`);
       this.#invalid = r;
       this.#resolution = undefined;
       this.#setCommand(null);
@@ -162,12 +164,17 @@ export class ProcessEntry {
     }
   }
 
-  /** Whole seconds in the current state. */
+  /** Whole seconds of the current run; 0 unless running (a finished process's clock does not tick). */
   runtimeSeconds(): number {
+    if (this.#exec !== 'running') return 0;
     return Math.max(0, Math.floor((this.#env.now() - this.#since) / 1000));
   }
 
-  /** The API's ProcessState (reference 5.6); all empty for an invalid definition. */
+  /**
+   * The API's ProcessState (reference 5.6). A definition that does not resolve keeps its order
+   * and shows `failed` with the reason as its last log line (the reference's all-empty state
+   * would not say why a restored process does not run).
+   */
   stateJson(): string {
     const parts = this.#stateParts();
     if (!this.#state || !sameState(this.#state.parts, parts)) this.#state = { parts, json: stateJson(parts) };
@@ -178,7 +185,8 @@ export class ProcessEntry {
     if (this.#outdated) this.refresh();
     if (!this.valid) {
       return {
-        order: '', exec: '', runtimeSeconds: 0, reconnectSeconds: 0, lastLogline: '', progress: this.monitor.progressJson(),
+        order: this.order, exec: 'failed', runtimeSeconds: 0, reconnectSeconds: -1,
+        lastLogline: `invalid process definition: ${this.#invalid}`, progress: this.monitor.progressJson(),
         memoryBytes: 0, cpuUsage: 0, command: 'null',
       };
     }
@@ -202,7 +210,7 @@ export class ProcessEntry {
     const c = this.config;
     return {
       id: c.id, type: c.type, reference: c.reference, createdAt: this.createdAt, updatedAt: this.updatedAt,
-      order: this.order, exec: this.valid ? this.#exec : '', runtimeSeconds: this.runtimeSeconds(), valid: this.valid,
+      order: this.order, exec: this.valid ? this.#exec : 'failed', runtimeSeconds: this.runtimeSeconds(), valid: this.valid,
       inputs: c.input, outputs: c.output, command: this.#command ?? undefined,
     };
   }

@@ -1,4 +1,5 @@
-import { ApiError, Type, type HttpScope } from '../../sdk/index.ts';
+import type { HttpScope } from '../../sdk/index.ts';
+import { AnyJson, metadataBody } from './metadata-body.ts';
 import { processErrors } from './errors.ts';
 import type { ProcessManager } from './manager.ts';
 import { IdKeyParams, IdParams } from './schema.ts';
@@ -10,14 +11,6 @@ const json = (reply: FastifyReply, v: unknown) => sendJson(reply, JSON.stringify
 
 const TAGS = ['v16.7.2'];
 
-/** Any JSON value; as the declared body it makes the route a JSON one (Content-Type checked). */
-const AnyJson = Type.Unknown({ description: 'any JSON value; null removes the key' });
-
-/** No body at all reaches here as `undefined`: refused like the reference's binder, never taken as null (delete). */
-function metadataBody(body: unknown): unknown {
-  if (body === undefined) throw new ApiError(400, 'Invalid JSON', ["request doesn't contain any content"], 'INVALID_JSON');
-  return body;
-}
 
 /** Per-process metadata (reference 4.4.11): any JSON per key; `null` removes the key. */
 export function metadataRoutes(http: HttpScope, m: ProcessManager): void {

@@ -21,15 +21,9 @@ export class Skills {
     this.#log = log;
   }
 
-  /** The instance kept in the service's retained state (one per binary). */
-  static retained(retained: Map<string, unknown>, binary: string, log: Logger): Skills {
-    const key = `process:skills:${binary}`;
-    let s = retained.get(key) as Skills | undefined;
-    if (!s) {
-      s = new Skills(binary, log);
-      retained.set(key, s);
-    }
-    return s;
+  /** The instance kept across reloads through `ctx.retain` (one per binary). */
+  static retained(retain: <T>(key: string, create: () => T) => T, binary: string, log: Logger): Skills {
+    return retain(`skills:${binary}`, () => new Skills(binary, log));
   }
 
   async #detect(): Promise<SkillsData | undefined> {

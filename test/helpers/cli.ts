@@ -8,7 +8,6 @@ import { cleanEnv, type TestLike } from './app.ts';
 import { deepMerge } from '../../core/config/schema-walk.ts';
 
 const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 
 export interface CliApp {
   child: ChildProcess;
@@ -33,7 +32,7 @@ export async function startCli(t: TestLike, config: Record<string, unknown> = {}
   };
   const configPath = join(dir, 'config.json');
   await writeFile(configPath, JSON.stringify(deepMerge(base, config)));
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, '--config', configPath], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, '--config', configPath], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const gone = new Promise((r) => child.once('exit', r));
@@ -58,4 +57,31 @@ export async function startCli(t: TestLike, config: Record<string, unknown> = {}
     return { rss: kb('VmRSS'), peak: kb('VmHWM') };
   };
   return { child, url, dir, memory };
+}
+
+export interface Cli {
+  child: ChildProcess;
+  /** The URL the CLI printed. */
+  url: string;
+  /** The exit code, once it exited. */
+  exited: Promise<number | null>;
+  stderr(): string;
+}
+
+/** Runs the CLI (`core/main.ts`) as a new OS process, waits for its URL; killed at teardown. */
+export async function runCli(t: { teardown(fn: () => unknown): void }, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Cli> {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`no URL printed: ${err}`)), 60_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(err);
+      if (m) { clearTimeout(timer); res(m[1]!); }
+    });
+    child.on('exit', () => { clearTimeout(timer); rej(new Error(`exited early: ${err}`)); });
+  });
+  return { child, url, exited, stderr: () => err };
 }

@@ -21,7 +21,7 @@ for (const file of ['full.json', 'minimal.json', 'slim.json', 'with-vendor.json'
     t.equal(about.status, 200);
     t.equal(about.body.app, 'datarhei-core');
     const loaded = app.service.app.kernel.plugins;
-    if (file === 'minimal.json') t.same(loaded, ['disk-fs', 'memfs']);
+    if (file === 'minimal.json') t.same(loaded, ['process', 'disk-fs', 'memfs'], 'the process engine is always mounted, first');
     if (file === 'slim.json') t.notOk(loaded.includes('rtmp') || loaded.includes('srt'));
     if (file === 'with-vendor.json') t.same((await app.request('GET', '/vendor/motd')).body, { motd: 'hello from the vendor plugin' });
   });

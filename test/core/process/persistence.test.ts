@@ -64,7 +64,11 @@ t.test('a stored process that is invalid now is listed but cannot start', async 
   const again = await startApp(t, { dir: app.dir });
   await waitState(again, 'good', (s) => s.exec === 'running', 'the valid one runs');
   const bad = await state(again, 'bad');
-  t.same([bad.order, bad.exec, bad.command], ['', '', null], 'an invalid process has an empty state');
+  t.same([bad.order, bad.exec, bad.command, bad.runtime_seconds], ['start', 'failed', null, 0], 'it keeps its order and shows failed');
+  t.match(bad.last_logline, /^invalid process definition: .*\/etc\/passwd/, 'with the reason');
+  const report = (await again.request('GET', '/api/v3/process/bad/report')).body;
+  t.ok(report.log.some(([, line]: [string, string]) => /invalid process definition/.test(line)), 'the reason is in its log');
+  t.equal(readDb(app.dir).process.bad.config.output[0].address, '/etc/passwd', 'kept in db.json as stored');
   t.equal((await again.request('GET', '/api/v3/process/bad/config')).body.output[0].address, '/etc/passwd', 'its config is readable');
   const start = await again.request('PUT', '/api/v3/process/bad/command', { body: { command: 'start' } });
   t.same(start.body, { code: 400, message: 'Command failed', details: ['invalid process definition'] });

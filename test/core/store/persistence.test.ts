@@ -2,7 +2,8 @@ import t from 'tap';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startApp } from '../../helpers/app.ts';
-import { DbStore } from '../../../core/store/db.ts';
+import { JsonDocument } from '../../../core/store/json-document.ts';
+import { dbDocument } from '../../../core/process/db-document.ts';
 
 t.test('global metadata survives a restart even with no process', async (t) => {
   const first = await startApp(t, { config: { plugins: [] } });
@@ -51,15 +52,15 @@ t.test('an unknown db.json version stops the boot and the file is not overwritte
   const dir = join(t.testdirName, 'db');
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'db.json'), '{"version": 3, "process": {}}');
-  await t.rejects(DbStore.open(dir), /unsupported version .* \(want: 4, have: 3\)/);
+  await t.rejects(JsonDocument.open(join(dir, 'db.json'), dbDocument), /unsupported version .* \(want: 4, have: 3\)/);
   await writeFile(join(dir, 'db.json'), '{"version": 4, "proc');
-  await t.rejects(DbStore.open(dir), /not valid JSON/);
+  await t.rejects(JsonDocument.open(join(dir, 'db.json'), dbDocument), /not valid JSON/);
   t.equal(await readFile(join(dir, 'db.json'), 'utf8'), '{"version": 4, "proc');
 });
 
 t.test('concurrent saves are coalesced and all land', async (t) => {
   const dir = join(t.testdirName, 'db2');
-  const db = await DbStore.open(dir);
+  const db = await JsonDocument.open(join(dir, 'db.json'), dbDocument);
   const saves: Promise<void>[] = [];
   for (let i = 0; i < 50; i++) {
     db.data.metadata.system[`k${i}`] = i;

@@ -1,0 +1,100 @@
+import { availableParallelism } from 'node:os';
+import {
+  definePlugin, filesystemsRef, placeholdersRef, processesRef, processHooksRef,
+} from '../../sdk/index.ts';
+import { CleanupRunner } from './cleanup.ts';
+import { EncoderSection, validateEncoder } from './config-schema.ts';
+import { resolveProcess } from './command.ts';
+import { dbDocument } from './db-document.ts';
+import { ProcessManager } from './manager.ts';
+import { createRunMonitor } from './run-monitor.ts';
+import { metadataRoutes } from './routes-metadata.ts';
+import { processRoutes } from './routes.ts';
+import { probeRoutes, skillsRoutes } from './routes-probe.ts';
+import { systemMetadataRoutes } from './routes-system-metadata.ts';
+import { Skills } from './skills.ts';
+import { processesService } from './service.ts';
+import { UsageSampler } from './supervisor/index.ts';
+import { explainUnresolved } from './unresolved.ts';
+import { accessList, diskRootOf } from './validate.ts';
+
+/**
+ * The process engine, a required plugin written against the SDK alone (the worked example of
+ * the lifecycle): setup opens db.json (its `db` state document), provides `processes` and the
+ * routes; `onReady` restores the stored processes once every plugin has registered its
+ * placeholders and filesystems; `onListen` starts the order-`start` ones (`{memfs}` needs the
+ * port); `onShutdown` stops every child while memfs and friends still serve, keeping orders.
+ */
+export const processPlugin = definePlugin({
+  name: 'process',
+  configKey: 'encoder',
+  configSchema: EncoderSection,
+  validate: (section) => validateEncoder(section),
+  reads: ['storage'],
+  deps: { placeholders: placeholdersRef, filesystems: filesystemsRef },
+  provides: [processesRef],
+  rootState: ['db'],
+  async setup(ctx) {
+    const enc = ctx.config;
+    const { log } = ctx;
+    const hooks = ctx.hooks.get(processHooksRef);
+    const registry = ctx.deps.placeholders;
+    const validator = {
+      input: accessList(enc.access.input, 'encoder.access.input'),
+      output: accessList(enc.access.output, 'encoder.access.output'),
+      diskRoot: diskRootOf(ctx.sections.storage.disk.dir),
+    };
+    const db = await ctx.state.open('db', dbDocument);
+    const skills = Skills.retained(ctx.retain, enc.binary, log);
+    const sampler = new UsageSampler();
+    // the filesystems list is live: providers mounted after this plugin appear in it
+    const cleanup = new CleanupRunner(() => ctx.deps.filesystems, log);
+    const closing = new AbortController();
+    const logLimits = { maxLines: enc.log.max_lines, maxHistory: enc.log.max_history };
+
+    const manager: ProcessManager = new ProcessManager({
+      db,
+      log,
+      cleanup,
+      maxProcesses: enc.max_processes,
+      ffversion: () => skills.ffversion(),
+      onDelete: (id, reference) => hooks.onDelete.promise({ id, reference })
+        .catch((err: unknown) => log.warn({ err, process: id }, 'onDelete tap failed')),
+      // procsafe: the stray-child reaper runs here, before restore starts anything
+      beforeStart: async () => {},
+      entryEnv: {
+        binary: enc.binary,
+        sampler,
+        hooks,
+        log,
+        cpus: availableParallelism(),
+        now: Date.now,
+        resolve: (c) => {
+          const r = resolveProcess(c, { registry, validator, lookup: manager.lookup });
+          return typeof r === 'string' ? explainUnresolved(c, registry, r) : r;
+        },
+        monitor: () => createRunMonitor(logLimits),
+      },
+    });
+
+    ctx.provide(processesRef, processesService(manager));
+    processRoutes(ctx.http, manager);
+    metadataRoutes(ctx.http, manager);
+    systemMetadataRoutes(ctx.http, db);
+    probeRoutes(ctx.http, manager, enc.binary, closing.signal);
+    skillsRoutes(ctx.http, skills);
+
+    ctx.onReady(async () => {
+      manager.restore();
+      // db.json as the reference writes it after loading; nothing acknowledged depends on this write
+      db.save().catch((err: unknown) => log.error({ err }, 'cannot write db.json'));
+    });
+    ctx.onListen(() => manager.startAll());
+    ctx.onShutdown(async () => {
+      closing.abort();
+      await manager.shutdown();
+      sampler.close();
+      await skills.settled();
+    });
+  },
+});

@@ -1,0 +1,64 @@
+import { readFile } from 'node:fs/promises';
+import { BootError, writeFileAtomic, type StateDocument, type StateDocumentOptions } from '../../sdk/index.ts';
+
+const pretty = (data: unknown) => JSON.stringify(data, null, 4) + '\n';
+
+/**
+ * One JSON document on disk (`ctx.state`): loaded once, written atomically after changes.
+ * Concurrent saves are coalesced: each caller's promise settles after a write that contains
+ * its change, and at most one write waits behind the one in flight.
+ */
+export class JsonDocument<T> implements StateDocument<T> {
+  readonly path: string;
+  data: T;
+  readonly #format: (data: T) => string;
+  #writing: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+
+  private constructor(path: string, data: T, format: (data: T) => string) {
+    this.path = path;
+    this.data = data;
+    this.#format = format;
+  }
+
+  /** Reads the file; a missing or empty one is `init()` and written at once. Bad content stops the boot. */
+  static async open<T>(path: string, opts: StateDocumentOptions<T>): Promise<JsonDocument<T>> {
+    const format = opts.format ?? pretty;
+    let text: string | undefined;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new BootError(`cannot read ${path}: ${(err as Error).message}`);
+    }
+    if (text === undefined || text.trim() === '') {
+      const doc = new JsonDocument(path, opts.init(), format);
+      await doc.save();
+      return doc;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      throw new BootError(`${path} is not valid JSON (${(err as Error).message}); it was left as it is: repair or move it away`);
+    }
+    return new JsonDocument(path, opts.parse ? opts.parse(raw, path) : raw as T, format);
+  }
+
+  save(): Promise<void> {
+    if (!this.#writing) {
+      this.#writing = writeFileAtomic(this.path, this.#format(this.data)).finally(() => { this.#writing = undefined; });
+      return this.#writing;
+    }
+    this.#queued ??= this.#writing.catch(() => {}).then(() => {
+      this.#queued = undefined;
+      return this.save();
+    });
+    return this.#queued;
+  }
+
+  /** Waits for every pending write (errors were reported to their callers). */
+  async settled(): Promise<void> {
+    await this.#queued?.catch(() => {});
+    await this.#writing?.catch(() => {});
+  }
+}
