@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { resolve as resolvePath } from 'node:path';
 import {
   filesystemsRef, kernelHooksRef, placeholdersRef, processesRef, processHooksRef,
   type FilesystemService, type PlaceholderRegistry,
@@ -13,7 +14,7 @@ import { processRoutes } from './routes.ts';
 import { probeRoutes, skillsRoutes } from './routes-probe.ts';
 import { Skills } from './skills.ts';
 import { processesService } from './service.ts';
-import { UsageSampler } from './supervisor/index.ts';
+import { PidDir, reapOrphans, UsageSampler } from './supervisor/index.ts';
 import { accessList, diskRootOf } from './validate.ts';
 
 /**
@@ -34,6 +35,7 @@ export const processModule: CoreModule = async (k) => {
   };
   const skills = Skills.retained(k.retained, enc.binary, log);
   const sampler = new UsageSampler();
+  const runDir = resolvePath(k.config.db.dir, 'run');
   const cleanup = new CleanupRunner(filesystems, log);
   const closing = new AbortController();
   const logLimits = { maxLines: enc.log.max_lines, maxHistory: enc.log.max_history };
@@ -49,6 +51,7 @@ export const processModule: CoreModule = async (k) => {
     entryEnv: {
       binary: enc.binary,
       sampler,
+      pidFiles: new PidDir(runDir, log),
       hooks,
       log,
       cpus: availableParallelism(),
@@ -57,6 +60,8 @@ export const processModule: CoreModule = async (k) => {
       monitor: () => createRunMonitor(logLimits),
     },
   });
+  // Children a crashed predecessor left running go first, so none runs twice (supervisor/orphans.ts).
+  await reapOrphans(runDir, log);
   manager.restore();
   // db.json as the reference writes it after loading; nothing acknowledged depends on this write
   k.db.save().catch((err: unknown) => log.error({ err }, 'cannot write db.json'));
