@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 
 /*
@@ -9,23 +9,38 @@ import { isAbsolute, join, sep } from 'node:path';
 /** The kernel's view of `path` (relative to `cwd`): symlinks and '..' resolved component by component. */
 export function kernelPath(path: string, cwd = process.cwd()): string {
   const abs = isAbsolute(path) ? path : `${cwd}/${path}`;
-  return resolveRaw(abs.replace(/\/+$/, '') || '/');
+  return resolveRaw(abs.replace(/\/+$/, '') || '/', 0);
 }
 
-function resolveRaw(p: string): string {
+function resolveRaw(p: string, links: number): string {
   try {
-    // follows every symlink, the file's own included: writing to a link writes to its target
-    return realpathSync(p);
+    // libc realpath walks component by component as the kernel does ('..' after a link goes up
+    // from its target); Node's JS realpath would clean '..' lexically first
+    return realpathSync.native(p);
   } catch {
-    // not there yet: the longest existing prefix decides (a '..' after a link goes up from the target)
+    // not there yet (or a dangling link): resolved below from the longest existing prefix
   }
   const cut = p.lastIndexOf('/');
-  if (cut <= 0) return p;
-  const parent = resolveRaw(p.slice(0, cut) || '/');
+  if (cut < 0) return p;
+  const parent = cut === 0 ? '/' : resolveRaw(p.slice(0, cut), links);
   const name = p.slice(cut + 1);
   if (name === '' || name === '.') return parent;
   if (name === '..') return parent === '/' ? '/' : parent.slice(0, parent.lastIndexOf('/')) || '/';
-  return join(parent, name);
+  const here = join(parent, name);
+  // a dangling symlink: opening it for writing creates its target
+  if (links < 40 && isLink(here)) {
+    const target = readlinkSync(here);
+    return resolveRaw(isAbsolute(target) ? target : `${parent}/${target}`, links + 1);
+  }
+  return here;
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** True when `path` is `root` or below it (both already kernel paths). */
