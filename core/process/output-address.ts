@@ -53,8 +53,8 @@ export function checkTarget(v: Validator, address: string, depth = 0): string | 
     case 'file':
       return checkFile(v, rest);
     case 'pipe':
-      // stdout and stderr of the child: the supervisor's pipes, nothing else
-      return rest === '' || rest === '1' || rest === '2' ? undefined : `'${address}' is not allowed (only pipe:, pipe:1, pipe:2)`;
+      // the reference refuses pipe: as an output (a path outside the root); `-` is the child's stdout
+      return `'${address}' is not allowed (use '-' for stdout)`;
     case 'tee':
       for (const part of rest.split('|')) {
         const why = checkTarget(v, part, depth + 1);
