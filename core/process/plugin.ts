@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { resolve as resolvePath } from 'node:path';
 import {
   definePlugin, filesystemsRef, placeholdersRef, processesRef, processHooksRef,
 } from '../../sdk/index.ts';
@@ -14,7 +15,7 @@ import { probeRoutes, skillsRoutes } from './routes-probe.ts';
 import { systemMetadataRoutes } from './routes-system-metadata.ts';
 import { Skills } from './skills.ts';
 import { processesService } from './service.ts';
-import { UsageSampler } from './supervisor/index.ts';
+import { PidDir, reapOrphans, UsageSampler } from './supervisor/index.ts';
 import { explainUnresolved } from './unresolved.ts';
 import { accessList, diskRootOf } from './validate.ts';
 
@@ -30,7 +31,7 @@ export const processPlugin = definePlugin({
   configKey: 'encoder',
   configSchema: EncoderSection,
   validate: (section) => validateEncoder(section),
-  reads: ['storage'],
+  reads: ['storage', 'db'],
   deps: { placeholders: placeholdersRef, filesystems: filesystemsRef },
   provides: [processesRef],
   rootState: ['db'],
@@ -47,6 +48,7 @@ export const processPlugin = definePlugin({
     const db = await ctx.state.open('db', dbDocument);
     const skills = Skills.retained(ctx.retain, enc.binary, log);
     const sampler = new UsageSampler();
+    const runDir = resolvePath(ctx.sections.db.dir, 'run');
     // the filesystems list is live: providers mounted after this plugin appear in it
     const cleanup = new CleanupRunner(() => ctx.deps.filesystems, log);
     const closing = new AbortController();
@@ -60,11 +62,12 @@ export const processPlugin = definePlugin({
       ffversion: () => skills.ffversion(),
       onDelete: (id, reference) => hooks.onDelete.promise({ id, reference })
         .catch((err: unknown) => log.warn({ err, process: id }, 'onDelete tap failed')),
-      // procsafe: the stray-child reaper runs here, before restore starts anything
-      beforeStart: async () => {},
+      // children a crashed predecessor left running go first, so none runs twice (supervisor/orphans.ts)
+      beforeStart: async () => { await reapOrphans(runDir, log); },
       entryEnv: {
         binary: enc.binary,
         sampler,
+        pidFiles: new PidDir(runDir, log),
         hooks,
         log,
         cpus: availableParallelism(),

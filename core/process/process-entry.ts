@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ProcessInfo, ProcessOrder, processHooksRef } from '../../sdk/index.ts';
-import { ACTIVE_STATES, Supervisor, type ExecState, type UsageSampler } from './supervisor/index.ts';
+import { ACTIVE_STATES, Supervisor, type ExecState, type PidFiles, type UsageSampler } from './supervisor/index.ts';
 import { toApiConfig, type FullConfig } from './config-model.ts';
 import type { Resolution } from './command.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
@@ -13,6 +13,8 @@ type ProcessHooks = ReturnType<typeof processHooksRef.create>;
 export interface EntryEnv {
   binary: string;
   sampler: UsageSampler;
+  /** Pid files of running children (supervisor/orphans.ts). */
+  pidFiles?: PidFiles;
   hooks: Readonly<ProcessHooks>;
   log: Logger;
   /** Logical CPUs: limits and usage are percent of the whole machine in the API, of one core below. */
@@ -82,6 +84,7 @@ export class ProcessEntry {
       onStateChange: (from, to, reason) => this.#onState(from, to, reason),
       log: env.log,
       sampler: env.sampler,
+      pidFiles: env.pidFiles,
       now: env.now,
     });
   }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { ChildRun, type RunExit } from './child-run.ts';
 import { canTransition, exitState, type ExecState } from './exit-state.ts';
 import { LimitWatch } from './limit-watch.ts';
-import type { RunEndInfo, SupervisorOptions, SupervisorStatus } from './types.ts';
+import type { RunEndInfo, Sampler, SupervisorOptions, SupervisorStatus } from './types.ts';
 import { UsageSampler } from './usage-sampler.ts';
 
 /**
@@ -16,7 +16,7 @@ export class Supervisor {
   readonly #opts: SupervisorOptions;
   readonly #log: Logger | undefined;
   readonly #now: () => number;
-  readonly #sampler: UsageSampler;
+  readonly #sampler: Sampler;
   readonly #ownSampler: boolean;
   readonly #graceMs: number;
   readonly #minRespawnMs: number;
@@ -152,6 +152,7 @@ export class Supervisor {
     this.#cpu = 0;
     this.#mem = 0;
     this.#limitWatch.reset();
+    this.#opts.pidFiles?.record(this.#opts.id, run.pid, this.#opts.binary, args);
     this.#unwatch = this.#sampler.watch(run.pid, this.#onSample);
     this.#log?.info({ pid: run.pid }, 'process spawned');
     this.#transition('running');
@@ -179,6 +180,7 @@ export class Supervisor {
   #onExit(run: ChildRun, exit: RunExit): void {
     if (this.#run !== run) return;
     this.#run = undefined;
+    if (run.pid !== undefined) this.#opts.pidFiles?.forget(this.#opts.id, run.pid);
     this.#unwatch?.();
     this.#unwatch = undefined;
     this.#cpu = 0;

@@ -1,7 +1,17 @@
 import type { Logger } from 'pino';
 import type { ExecState } from './exit-state.ts';
 import type { SupervisorLimits } from './limit-watch.ts';
-import type { UsageSampler } from './usage-sampler.ts';
+import type { UsageListener } from './usage-sampler.ts';
+import type { PidFiles } from './orphans.ts';
+
+/**
+ * What a supervisor needs of a sampler: `UsageSampler` in production; tests inject their own
+ * samples to check the limit mechanism without depending on the machine's load.
+ */
+export interface Sampler {
+  watch(pid: number, listener: UsageListener): () => void;
+  close(): void;
+}
 
 export interface RunEndInfo {
   exitCode: number | null;
@@ -38,7 +48,9 @@ export interface SupervisorOptions {
   /** Clock for tests; default Date.now. */
   now?(): number;
   /** Shared sampler (one timer per app, created by the manager); default: a private one. */
-  sampler?: UsageSampler;
+  sampler?: Sampler;
+  /** Records each running child (pid file) so that a later start can stop it if we crashed. */
+  pidFiles?: PidFiles;
   /** Time between SIGINT and SIGKILL on a stop; default 5000 ms (reference 7.3). */
   stopGraceMs?: number;
   /** Least time between two spawn attempts caused by reconnect, so a delay of 0 cannot spin; default 1000 ms. */

@@ -16,6 +16,8 @@ export interface UsageSamplerOptions {
   procRoot?: string;
   /** Bytes per memory page; default learnt from /proc/self at construction. */
   pageSize?: number;
+  /** Monotonic clock in ms, for tests; default performance.now. */
+  now?: () => number;
 }
 
 interface Watch {
@@ -41,6 +43,7 @@ export class UsageSampler {
   readonly #clockTicks: number;
   readonly #procRoot: string;
   readonly #pageSize: number;
+  readonly #now: () => number;
   readonly #watches = new Set<Watch>();
   readonly #buf = Buffer.allocUnsafe(4096);
   #timer: NodeJS.Timeout | undefined;
@@ -50,6 +53,7 @@ export class UsageSampler {
     this.#clockTicks = opts.clockTicks ?? 100;
     this.#procRoot = opts.procRoot ?? '/proc';
     this.#pageSize = opts.pageSize ?? this.#learnPageSize();
+    this.#now = opts.now ?? (() => performance.now());
   }
 
   get size(): number {
@@ -89,7 +93,7 @@ export class UsageSampler {
       let cpu = -1;
       let rss = -1;
       if (this.#readStat(w)) {
-        const at = performance.now();
+        const at = this.#now();
         if (w.ticks >= 0 && at > w.at) cpu = ((this.#ticks - w.ticks) / this.#clockTicks) / ((at - w.at) / 1000) * 100;
         w.ticks = this.#ticks;
         w.at = at;

@@ -51,9 +51,10 @@ t.test('the reference example (8.2)', async (t) => {
   const c = normalize({
     id: '314159265359', reference: 'refref',
     input: [{ id: 'in_{processid}_{reference}', address: '{rtmp,name=$inputid}', options: ['-f', '{inputid}', '{memfs}'] }],
-    output: [{ id: 'out_{processid}', address: '{srt,name=$reference,latency=42}', options: ['{outputid}'],
+    output: [{ id: 'out_{processid}', address: '{srt,name=$reference,latency=42}', options: ['-metadata', '{outputid}'],
       cleanup: [{ pattern: 'mem:/{outputid}_*.ts' }] }],
-    options: ['{memfs}/x.txt', '{diskfs}/y'],
+    // option values, not bare arguments: a bare argument would be an output (paths-adversarial.test.ts)
+    options: ['-metadata', '{memfs}/x.txt', '-metadata', '{diskfs}/y'],
   });
   const res = resolveProcess(c, {
     registry: r, lookup: () => undefined,
@@ -65,9 +66,9 @@ t.test('the reference example (8.2)', async (t) => {
   t.same(res.inputs[0]!.options, ['-f', 'in_314159265359_refref', 'http://localhost/mnt/memfs']);
   t.equal(res.outputs[0]!.address, 'srt://localhost:6000?mode=caller&transtype=live&latency=42&streamid=refref,mode:publish');
   t.same(res.cleanup.map((x) => x.pattern), ['mem:/out_314159265359_*.ts']);
-  t.same(res.options, ['{memfs}/x.txt', '/mnt/diskfs/y']);
-  t.same(res.command, ['{memfs}/x.txt', '/mnt/diskfs/y', '-f', 'in_314159265359_refref', 'http://localhost/mnt/memfs', '-i',
-    'rtmp://localhost/app/in_314159265359_refref?token=foobar', 'out_314159265359',
+  t.same(res.options, ['-metadata', '{memfs}/x.txt', '-metadata', '/mnt/diskfs/y']);
+  t.same(res.command, ['-metadata', '{memfs}/x.txt', '-metadata', '/mnt/diskfs/y', '-f', 'in_314159265359_refref', 'http://localhost/mnt/memfs', '-i',
+    'rtmp://localhost/app/in_314159265359_refref?token=foobar', '-metadata', 'out_314159265359',
     'srt://localhost:6000?mode=caller&transtype=live&latency=42&streamid=refref,mode:publish']);
 });
 

@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { cleanEnv } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { ffmpegPids, VIDEO_IN } from './helpers.ts';
+
+/*
+ * Issue 11.4: a SIGKILLed (or OOM-killed) service must not leave its ffmpeg children running
+ * next to the copies the next start makes. Three kill rounds, two autostarted processes:
+ * after every restart there is exactly one ffmpeg per process.
+ */
+
+const MAIN = fileURLToPath(new URL('../../../core/main.ts', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+
+async function startCli(t: { teardown(fn: () => unknown): void }, configPath: string, cwd: string) {
+  const child: ChildProcess = spawn(process.execPath, ['--import', TSX, MAIN, '--config', configPath], { cwd, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise<void>((res) => child.on('exit', () => res()));
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  let err = '';
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`no URL printed: ${err}`)), 60_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(err);
+      if (m) { clearTimeout(timer); res(m[1]!); }
+    });
+    child.on('exit', () => { clearTimeout(timer); rej(new Error(`exited early: ${err}`)); });
+  });
+  return { child, url, exited };
+}
+
+t.test('children that outlive a SIGKILLed service are stopped before the restart starts new ones', async (t) => {
+  const cwd = await mkdtemp(join(tmpdir(), 'core-crash-'));
+  const marker = `crash-${randomBytes(6).toString('hex')}`;
+  t.teardown(async () => {
+    // whatever happened above, no ffmpeg of this test survives it
+    for (const pid of ffmpegPids(marker)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    await rm(cwd, { recursive: true, force: true });
+  });
+  await mkdir(join(cwd, 'disk'));
+  const configPath = join(cwd, 'config.json');
+  await writeFile(configPath, JSON.stringify({
+    version: 3, address: '127.0.0.1:0', update_check: false, log: { level: 'info' },
+    db: { dir: join(cwd, 'db') }, storage: { disk: { dir: join(cwd, 'disk') } },
+  }));
+
+  let svc = await startCli(t, configPath, cwd);
+  for (const id of ['a', 'b']) {
+    // an absolute path, not {diskfs}: restore must not depend on when a plugin registers placeholders (issue 8)
+    const body = {
+      id, autostart: true, reconnect: true, reconnect_delay_seconds: 1, input: [VIDEO_IN],
+      output: [{ id: 'out', address: join(cwd, 'disk', `${marker}-${id}.ts`), options: ['-f', 'mpegts', '-y'] }],
+    };
+    const r = await fetch(`${svc.url}/api/v3/process`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    t.equal(r.status, 200, `process ${id} added`);
+  }
+  const both = () => ffmpegPids(`${marker}-a`).length === 1 && ffmpegPids(`${marker}-b`).length === 1;
+  await waitFor(both, { what: 'one ffmpeg per process', timeout: 30_000 });
+
+  for (let round = 1; round <= 3; round++) {
+    const before = ffmpegPids(marker);
+    svc.child.kill('SIGKILL');
+    await svc.exited;
+    t.same(ffmpegPids(marker).sort(), before.sort(), `round ${round}: the children outlived the service (as after an OOM kill)`);
+    svc = await startCli(t, configPath, cwd);
+    await waitFor(async () => {
+      const list = await (await fetch(`${svc.url}/api/v3/process?filter=state`)).json() as { state: { exec: string } }[];
+      return list.length === 2 && list.every((p) => p.state.exec === 'running');
+    }, { what: `round ${round}: both processes running again`, timeout: 30_000 });
+    t.equal(ffmpegPids(`${marker}-a`).length, 1, `round ${round}: exactly one ffmpeg for a`);
+    t.equal(ffmpegPids(`${marker}-b`).length, 1, `round ${round}: exactly one ffmpeg for b`);
+    t.notOk(ffmpegPids(marker).some((pid) => before.includes(pid)), `round ${round}: the old children are gone`);
+  }
+  svc.child.kill('SIGTERM');
+  await svc.exited;
+  t.same(ffmpegPids(marker), [], 'a graceful stop leaves nothing');
+});
