@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import {
   BootError, placeholdersRef, serverRef, kernelHooksRef, type ConfigData, type HttpScope,
 } from '../sdk/index.ts';
@@ -21,6 +21,8 @@ import { frontDoorRoutes } from './http/front-door.ts';
 import { metadataRoutes } from './http/metadata-routes.ts';
 import { configRoutes } from './http/config-routes.ts';
 import { profilingRoutes } from './http/profiling.ts';
+import { removeStaleTemps } from './store/stale-temps.ts';
+import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
 import { CORE_MODULES } from './modules.ts';
 
@@ -67,6 +69,8 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const services = new ServiceContainer();
   const http = createServer({ log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks });
   const db = await DbStore.open(resolve(config.db.dir));
+  await removeStaleTemps(dirname(configStore.path), basename(configStore.path));
+  refuseConfigUnderDisk(configStore.path, config);
 
   const closers: Array<() => unknown> = [];
   const shutdowns: Array<() => unknown> = [];
@@ -92,7 +96,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   await http.register(frontDoorRoutes(kernel));
   await http.register(metadataRoutes(kernel));
   await http.register(configRoutes(kernel));
-  if (config.debug.profiling) await http.register(profilingRoutes);
+  if (config.debug.profiling) await http.register(profilingRoutes());
   for (const mod of CORE_MODULES as CoreModule[]) await mod(kernel);
 
   const loaded = await loadPlugins(config.plugins);

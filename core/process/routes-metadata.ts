@@ -4,6 +4,8 @@ import type { ProcessManager } from './manager.ts';
 import { IdKeyParams, IdParams } from './schema.ts';
 import { json as sendJson } from './routes.ts';
 import type { FastifyReply } from 'fastify';
+import { checkKey } from '../http/safe-names.ts';
+import { own } from '../store/db.ts';
 
 /** Any JSON value, strings and null included (fastify would send a bare string as text). */
 const json = (reply: FastifyReply, v: unknown) => sendJson(reply, JSON.stringify(v ?? null));
@@ -19,6 +21,7 @@ export function metadataRoutes(http: HttpScope, m: ProcessManager): void {
   };
   const put = async (id: string, key: string, value: unknown) => {
     if (key === '') throw processErrors.invalidKey();
+    checkKey(key);
     await m.setMetadata(id, key, value);
     return value;
   };
@@ -33,7 +36,7 @@ export function metadataRoutes(http: HttpScope, m: ProcessManager): void {
   http.get('/api/v3/process/:id/metadata/:key', {
     schema: { summary: 'One metadata key of a process', tags: TAGS, params: IdKeyParams },
   }, async (req, reply) => {
-    const v = all(req.params.id)?.[req.params.key];
+    const v = own(all(req.params.id), req.params.key);
     if (v === undefined) throw processErrors.unknownKey();
     return json(reply, v);
   });
