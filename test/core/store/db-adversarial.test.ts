@@ -16,10 +16,10 @@ t.test('a value db.json cannot hold is refused before it is applied', async (t) 
   const db = await DbStore.open(await tempDir(t));
   let deep: unknown[] = [];
   for (let i = 0; i < 200_000; i++) deep = [deep];
-  t.throws(() => db.storable(deep), { status: 400 });
+  t.throws(() => db.storable(deep), { status: 400 } as unknown as Error);
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
-  t.throws(() => db.storable(cyclic), { status: 400 });
+  t.throws(() => db.storable(cyclic), { status: 400 } as unknown as Error);
   db.data.metadata.system.ok = 1;
   await db.save();
   t.same(JSON.parse(await readFile(db.path, 'utf8')).metadata.system, { ok: 1 });
