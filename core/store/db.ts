@@ -88,7 +88,10 @@ export class DbStore {
     const meta = dict(parsed.metadata?.process);
     for (const id of Object.keys(meta)) meta[id] = meta[id] && typeof meta[id] === 'object' ? dict(meta[id]) : null;
     data.metadata.process = meta;
-    return new DbStore(path, data);
+    const store = new DbStore(path, data);
+    // fills the fragment cache at start, so the first change does not stringify everything
+    store.render();
+    return store;
   }
 
   /**
