@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import {
   BootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, type ConfigData,
   type FilesystemService, type HttpScope,
@@ -24,6 +24,8 @@ import { frontDoorRoutes } from './http/front-door.ts';
 import { configRoutes } from './http/config-routes.ts';
 import { profilingRoutes } from './http/profiling.ts';
 import { fsApiRoutes } from './http/fs-routes.ts';
+import { removeStaleTemps } from './store/stale-temps.ts';
+import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
 
 export interface BuildOptions {
@@ -70,6 +72,8 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const http = createServer({ log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api });
   const lifecycle = new Lifecycle(log);
   const state = new StateService(config.db.dir);
+  await removeStaleTemps(dirname(configStore.path), basename(configStore.path));
+  refuseConfigUnderDisk(configStore.path, config);
   let port = 0;
   const startedAt = Date.now();
   const kernel: Kernel = {
@@ -105,7 +109,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     await http.register(frontDoorRoutes(kernel));
     await http.register(configRoutes(kernel));
     await http.register(fsApiRoutes(filesystems, MimeTable.load(config.storage.mimetypes_file)));
-    if (config.debug.profiling) await http.register(profilingRoutes);
+    if (config.debug.profiling) await http.register(profilingRoutes());
 
     const required = REQUIRED_PLUGINS.map((def) => ({ def, entryConfig: undefined, index: -1 }));
     const loaded = await loadPlugins(config.plugins, required.map((p) => p.def.name));

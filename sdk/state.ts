@@ -25,6 +25,18 @@ export interface StateDocument<T> {
   data: T;
   /** Resolves once a write containing every change made so far is on disk. */
   save(): Promise<void>;
+  /**
+   * Applies a change and saves it; when the write fails the change is undone (by the function
+   * `apply` returns) and the error thrown, so memory and disk never disagree.
+   *
+   * @example
+   * await doc.commit(() => {
+   *   const before = doc.data.hits;
+   *   doc.data.hits++;
+   *   return () => { doc.data.hits = before; };
+   * });
+   */
+  commit(apply: () => (() => void) | void): Promise<void>;
 }
 
 /**

@@ -25,7 +25,12 @@ export function toApiError(err: FastifyError | Error, log?: Logger): ApiError {
   const status = fe.statusCode;
   if (status && status >= 400 && status < 500) return new ApiError(status, reasonPhrase(status), [fe.message], fe.code ?? `HTTP_${status}`);
   log?.error({ err }, 'unexpected error');
-  return new ApiError(500, 'Internal Server Error', [err.message], 'INTERNAL');
+  return new ApiError(500, 'Internal Server Error', [scrubPaths(err.message)], 'INTERNAL');
+}
+
+/** Absolute server paths never reach a client (they stay in the log). */
+export function scrubPaths(message: string): string {
+  return message.replace(/(^|[\s'"(=:,])\/[^\s'"(),]*/g, '$1<path>');
 }
 
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {

@@ -1,9 +1,10 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError, httpHooksRef, type ApiConfig, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
 import type { HookRegistry } from '../kernel/hook-registry.ts';
 import { FrontDoorAccess } from './access.ts';
-import { errorHandler, sendError } from './errors.ts';
+import { errorHandler, sendError, toApiError } from './errors.ts';
+import { limitJsonDepth } from './json-depth.ts';
 import { installLenientDecoding } from './lenient-body.ts';
 import { drainUnreadBodies } from './unread-body.ts';
 
@@ -27,8 +28,13 @@ export function createServer(opts: {
     forceCloseConnections: true,
     // node's default (16 KiB) answers 431 before fastify sees the request; the reference allows 1 MiB,
     // so an oversized credential gets the auth plugin's 401 Error body instead
-    http: { maxHeaderSize: 1024 * 1024 },
+    // headersTimeout: a client has 10 s to send its headers (the reference's read-header timeout),
+    // checked every 2 s; the body and the response (uploads, long streams) are not limited here
+    http: { maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, connectionsCheckingInterval: 2_000 },
+    // a malformed URL (`%zz`) gets the Error body like every other failure
+    frameworkErrors: (err, _req, reply) => { sendError(reply, toApiError(err)); },
   }).withTypeProvider() as unknown as HttpScope;
+  limitJsonDepth(app as unknown as FastifyInstance);
 
   app.setErrorHandler(errorHandler(opts.log));
   // refusals sent before the body was read (401, 403, 413, 507) must reach the client

@@ -1,4 +1,5 @@
-import { BootError, type StateDocumentOptions } from '../../sdk/index.ts';
+import { ApiError, BootError, type StateDocument, type StateDocumentOptions } from '../../sdk/index.ts';
+import { FragmentCache, NotStorable } from './db-text.ts';
 
 /** A process as stored in db.json (reference 10.1): the config as given plus its order. */
 export interface StoredProcess {
@@ -22,25 +23,74 @@ export interface DbData {
 
 export const DB_VERSION = 4;
 
-function emptyDb(): DbData {
-  return { version: DB_VERSION, process: {}, metadata: { system: {}, process: {} } };
+/** A dictionary without a prototype: `__proto__` or `toString` are plain keys, never inherited. */
+export function dict<T>(from?: Record<string, T> | null): Record<string, T> {
+  const d = Object.create(null) as Record<string, T>;
+  if (from && typeof from === 'object') for (const k of Object.keys(from)) d[k] = from[k]!;
+  return d;
 }
 
+/** Own-property lookup (also safe on objects that still have a prototype). */
+export function own<T>(d: Record<string, T> | null | undefined, key: string): T | undefined {
+  return d && Object.prototype.hasOwnProperty.call(d, key) ? d[key] : undefined;
+}
+
+function emptyDb(): DbData {
+  return { version: DB_VERSION, process: dict(), metadata: { system: dict(), process: dict() } };
+}
+
+/** The `db` document with its text cache: `storable` refuses what db.json cannot hold, before it is applied. */
+export interface DbHandle {
+  readonly options: StateDocumentOptions<DbData>;
+  /**
+   * Refuses (400) a value that cannot be written to db.json; its text is kept for the next save.
+   * `depth` is the value's nesting level in db.json (3 for a metadata value, 2 for a process).
+   */
+  storable(value: unknown, depth?: number): void;
+}
+
+/** The process engine's db.json as a state document. */
+export type DbDocument = StateDocument<DbData>;
+
 /**
- * How the process engine's `db` document is read: a missing file is empty, any other version
- * stops the boot and leaves the file alone (reference 10.1).
+ * How db.json is read and written. A missing file is empty; any other version stops the boot and
+ * leaves the file alone (reference 10.1). Dictionaries have no prototype. The text is
+ * `JSON.stringify(data, null, 4)` built from fragments cached per stored object, so a save with
+ * thousands of processes stringifies only what changed: stored objects are replaced, never
+ * mutated in place.
  */
-export const dbDocument: StateDocumentOptions<DbData> = {
-  init: emptyDb,
-  parse(raw, path) {
-    const parsed = raw as Partial<DbData> | null;
-    if (parsed === null || typeof parsed !== 'object' || parsed.version !== DB_VERSION) {
-      throw new BootError(`unsupported version of ${path} (want: ${DB_VERSION}, have: ${JSON.stringify((parsed as { version?: unknown })?.version ?? null)}); it was left as it is`);
-    }
-    const data = emptyDb();
-    data.process = parsed.process ?? {};
-    data.metadata.system = parsed.metadata?.system ?? {};
-    data.metadata.process = parsed.metadata?.process ?? {};
-    return data;
-  },
-};
+export function dbHandle(): DbHandle {
+  const text = new FragmentCache();
+  const render = (d: DbData) => `{\n    "version": ${JSON.stringify(d.version)},\n    "process": ${text.dict(d.process, 1)},\n`
+    + `    "metadata": {\n        "system": ${text.dict(d.metadata.system, 2)},\n`
+    + `        "process": ${text.dict(d.metadata.process, 2)}\n    }\n}\n`;
+  return {
+    options: {
+      init: emptyDb,
+      format: render,
+      parse(raw, path) {
+        const parsed = raw as Partial<DbData> | null;
+        if (parsed === null || typeof parsed !== 'object' || parsed.version !== DB_VERSION) {
+          throw new BootError(`unsupported version of ${path} (want: ${DB_VERSION}, have: ${JSON.stringify((parsed as { version?: unknown })?.version ?? null)}); it was left as it is`);
+        }
+        const data = emptyDb();
+        data.process = dict(parsed.process);
+        data.metadata.system = dict(parsed.metadata?.system);
+        const meta = dict(parsed.metadata?.process);
+        for (const id of Object.keys(meta)) meta[id] = meta[id] && typeof meta[id] === 'object' ? dict(meta[id]) : null;
+        data.metadata.process = meta;
+        // fills the cache at start, so the first change does not stringify everything
+        render(data);
+        return data;
+      },
+    },
+    storable(value, depth = 3) {
+      try {
+        text.fragment(value, depth);
+      } catch (err) {
+        if (!(err instanceof NotStorable)) throw err;
+        throw new ApiError(400, 'Invalid JSON', [`the value cannot be stored: ${err.message}`], 'DB_NOT_STORABLE');
+      }
+    },
+  };
+}

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import type { ProcessOrder } from '../../sdk/index.ts';
 import type { StateDocument } from '../../sdk/index.ts';
-import type { DbData, StoredProcess } from './db-document.ts';
+import { dict, own, type DbData, type StoredProcess } from './db-document.ts';
 import { CleanupRunner } from './cleanup.ts';
 import { fromStoredConfig, mergeOnto, normalize, PROCESS_TYPES, shortId, toStoredConfig, type FullConfig } from './config-model.ts';
 import { maxProcessesReason, processErrors } from './errors.ts';
+import { checkId } from './safe-names.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { ProcessEntry, type EntryEnv, type EntryTimes } from './process-entry.ts';
 import type { ProcessConfig, ProcessConfigUpdate } from './schema.ts';
@@ -15,6 +16,8 @@ const COMMANDS: ReadonlySet<string> = new Set(['start', 'stop', 'restart', 'relo
 export interface ManagerOptions {
   /** The `db` state document (db.json). */
   db: StateDocument<DbData>;
+  /** Refuses (400) a value db.json cannot hold, before it is applied (see `dbHandle`). */
+  storable(value: unknown, depth?: number): void;
   log: Logger;
   entryEnv: EntryEnv;
   cleanup: CleanupRunner;
@@ -115,10 +118,24 @@ export class ProcessManager {
       }
       this.#entries.set(c.id, e);
       this.#ffversions.set(c.id, ffversion);
-      this.#o.db.data.metadata.process[c.id] ??= null;
-      this.#record(e);
+      const meta = this.#o.db.data.metadata.process;
+      try {
+        await this.#o.db.commit(() => {
+          this.#record(e);
+          const hadMeta = c.id in meta;
+          if (!hadMeta) meta[c.id] = null;
+          return () => {
+            if (!hadMeta) delete meta[c.id];
+            delete this.#o.db.data.process[c.id];
+          };
+        });
+      } catch (err) {
+        this.#entries.delete(c.id);
+        this.#ffversions.delete(c.id);
+        void e.destroy();
+        throw err;
+      }
       this.#o.cleanup.set(c.id, e.resolution!.cleanup);
-      await this.#o.db.save();
       if (order === 'start') await e.start();
       return e;
     });
@@ -214,15 +231,22 @@ export class ProcessManager {
   async setMetadata(id: string, key: string, value: unknown): Promise<void> {
     if (!this.#entries.has(id)) throw processErrors.notFound();
     const all = this.#o.db.data.metadata.process;
-    const md = { ...(all[id] ?? {}) };
+    const before = own(all, id) ?? null;
+    // a fresh object per change: db.json caches each stored object's text by identity
+    const md = dict(before);
     if (value === null) delete md[key];
     else md[key] = value;
-    all[id] = Object.keys(md).length ? md : null;
-    await this.#o.db.save();
+    const next = Object.keys(md).length ? md : null;
+    // serialised before it is applied: a value db.json cannot hold is refused, nothing changes
+    this.#o.storable(next);
+    await this.#o.db.commit(() => {
+      all[id] = next;
+      return () => { if (this.#entries.has(id)) all[id] = before; };
+    });
   }
 
   metadata(id: string): Record<string, unknown> | null {
-    return this.#o.db.data.metadata.process[id] ?? null;
+    return own(this.#o.db.data.metadata.process, id) ?? null;
   }
 
   #validateBody(body: ProcessConfig, fail = processErrors.invalidConfig): FullConfig {
@@ -230,6 +254,7 @@ export class ProcessManager {
     if (!body.input?.length || !body.output?.length) throw processErrors.noInputOutput();
     const c = normalize(body);
     if (c.id === '') throw fail('an empty ID is not allowed');
+    checkId(c.id);
     return c;
   }
 
@@ -270,6 +295,7 @@ export class ProcessManager {
       order: e.order,
       config: toStoredConfig(e.config, this.#ffversions.get(e.id) ?? ''),
     };
+    this.#o.storable(sp, 2);
     this.#o.db.data.process[e.id] = sp;
   }
 }

@@ -6,7 +6,7 @@ import {
 import { CleanupRunner } from './cleanup.ts';
 import { EncoderSection, validateEncoder } from './config-schema.ts';
 import { resolveProcess } from './command.ts';
-import { dbDocument } from './db-document.ts';
+import { dbHandle } from './db-document.ts';
 import { ProcessManager } from './manager.ts';
 import { createRunMonitor } from './run-monitor.ts';
 import { metadataRoutes } from './routes-metadata.ts';
@@ -45,7 +45,8 @@ export const processPlugin = definePlugin({
       output: accessList(enc.access.output, 'encoder.access.output'),
       diskRoot: diskRootOf(ctx.sections.storage.disk.dir),
     };
-    const db = await ctx.state.open('db', dbDocument);
+    const dbText = dbHandle();
+    const db = await ctx.state.open('db', dbText.options);
     const skills = Skills.retained(ctx.retain, enc.binary, log);
     const sampler = new UsageSampler();
     const runDir = resolvePath(ctx.sections.db.dir, 'run');
@@ -56,6 +57,7 @@ export const processPlugin = definePlugin({
 
     const manager: ProcessManager = new ProcessManager({
       db,
+      storable: dbText.storable,
       log,
       cleanup,
       maxProcesses: enc.max_processes,
@@ -83,7 +85,7 @@ export const processPlugin = definePlugin({
     ctx.provide(processesRef, processesService(manager));
     processRoutes(ctx.http, manager);
     metadataRoutes(ctx.http, manager);
-    systemMetadataRoutes(ctx.http, db);
+    systemMetadataRoutes(ctx.http, db, dbText.storable);
     probeRoutes(ctx.http, manager, enc.binary, closing.signal);
     skillsRoutes(ctx.http, skills);
 

@@ -5,6 +5,8 @@ import type { ProcessManager } from './manager.ts';
 import { IdKeyParams, IdParams } from './schema.ts';
 import { json as sendJson } from './routes.ts';
 import type { FastifyReply } from 'fastify';
+import { checkKey } from './safe-names.ts';
+import { own } from './db-document.ts';
 
 /** Any JSON value, strings and null included (fastify would send a bare string as text). */
 const json = (reply: FastifyReply, v: unknown) => sendJson(reply, JSON.stringify(v ?? null));
@@ -20,6 +22,7 @@ export function metadataRoutes(http: HttpScope, m: ProcessManager): void {
   };
   const put = async (id: string, key: string, value: unknown) => {
     if (key === '') throw processErrors.invalidKey();
+    checkKey(key);
     await m.setMetadata(id, key, value);
     return value;
   };
@@ -34,7 +37,7 @@ export function metadataRoutes(http: HttpScope, m: ProcessManager): void {
   http.get('/api/v3/process/:id/metadata/:key', {
     schema: { summary: 'One metadata key of a process', tags: TAGS, params: IdKeyParams },
   }, async (req, reply) => {
-    const v = all(req.params.id)?.[req.params.key];
+    const v = own(all(req.params.id), req.params.key);
     if (v === undefined) throw processErrors.unknownKey();
     return json(reply, v);
   });

@@ -1,6 +1,7 @@
 import { ApiError, Type, type HttpScope, type StateDocument } from '../../sdk/index.ts';
 import type { FastifyReply } from 'fastify';
-import type { DbData } from './db-document.ts';
+import { own, type DbData } from './db-document.ts';
+import { checkKey } from './safe-names.ts';
 import { json as sendRaw } from './routes.ts';
 import { AnyJson, metadataBody } from './metadata-body.ts';
 
@@ -12,7 +13,7 @@ const json = (reply: FastifyReply, v: unknown) => sendRaw(reply, JSON.stringify(
  * Global metadata: `GET/PUT /api/v3/metadata/{key}`. It lives in db.json next to the processes,
  * so the process engine (db.json's owner) serves it; saved even when no process exists.
  */
-export function systemMetadataRoutes(http: HttpScope, db: StateDocument<DbData>): void {
+export function systemMetadataRoutes(http: HttpScope, db: StateDocument<DbData>, storable: (value: unknown) => void): void {
   const system = () => db.data.metadata.system;
   const all = async (_req: unknown, reply: FastifyReply) => json(reply, system());
   http.get('/api/v3/metadata', { schema: { summary: 'All global metadata', tags: TAGS } }, all);
@@ -20,15 +21,25 @@ export function systemMetadataRoutes(http: HttpScope, db: StateDocument<DbData>)
   http.get('/api/v3/metadata/:key', {
     schema: { summary: 'One global metadata key', tags: TAGS, params: KeyParams },
   }, async (req, reply) => {
-    const v = system()[req.params.key];
+    const v = own(system(), req.params.key);
     if (v === undefined) throw new ApiError(404, 'Metadata not found', ['unknown key'], 'METADATA_NOT_FOUND');
     return json(reply, v);
   });
   const put = async (key: string, body: unknown) => {
     if (key === '') throw new ApiError(400, 'Invalid key', ['The key must not be of length 0'], 'METADATA_INVALID_KEY');
-    if (body === null) delete system()[key];
-    else system()[key] = body;
-    await db.save();
+    checkKey(key);
+    const had = Object.prototype.hasOwnProperty.call(system(), key);
+    const before = system()[key];
+    // serialised before it is applied: a value db.json cannot hold changes nothing
+    if (body !== null) storable(body);
+    await db.commit(() => {
+      if (body === null) delete system()[key];
+      else system()[key] = body;
+      return () => {
+        if (had) system()[key] = before;
+        else delete system()[key];
+      };
+    });
     return body;
   };
   http.put('/api/v3/metadata/:key', {

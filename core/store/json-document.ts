@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { BootError, writeFileAtomic, type StateDocument, type StateDocumentOptions } from '../../sdk/index.ts';
+import { removeStaleTemps } from './stale-temps.ts';
 
 const pretty = (data: unknown) => JSON.stringify(data, null, 4) + '\n';
 
@@ -24,6 +26,8 @@ export class JsonDocument<T> implements StateDocument<T> {
   /** Reads the file; a missing or empty one is `init()` and written at once. Bad content stops the boot. */
   static async open<T>(path: string, opts: StateDocumentOptions<T>): Promise<JsonDocument<T>> {
     const format = opts.format ?? pretty;
+    // nothing writes this document yet: temp files of a killed writer are leftovers
+    await removeStaleTemps(dirname(path), basename(path));
     let text: string | undefined;
     try {
       text = await readFile(path, 'utf8');
@@ -42,6 +46,16 @@ export class JsonDocument<T> implements StateDocument<T> {
       throw new BootError(`${path} is not valid JSON (${(err as Error).message}); it was left as it is: repair or move it away`);
     }
     return new JsonDocument(path, opts.parse ? opts.parse(raw, path) : raw as T, format);
+  }
+
+  async commit(apply: () => (() => void) | void): Promise<void> {
+    const undo = apply();
+    try {
+      await this.save();
+    } catch (err) {
+      undo?.();
+      throw err;
+    }
   }
 
   save(): Promise<void> {

@@ -5,7 +5,8 @@ import { diskErrors } from './errors.ts';
 /** Names of uploads in progress (`.<name>.<hex>.upload`), never served or listed. */
 export const UPLOAD_TEMP = /^\..+\.[0-9a-f]{12}\.upload$/;
 
-const isMissing = (err: unknown) => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
+// a name too long for the kernel cannot exist either: 404, not a 500 with the absolute path
+const isMissing = (err: unknown) => ['ENOENT', 'ENOTDIR', 'ENAMETOOLONG'].includes((err as NodeJS.ErrnoException).code ?? '');
 
 /**
  * The disk root and the rules that keep every operation inside it: paths come in cleaned (no

@@ -65,7 +65,9 @@ export class DiskFilesystem implements FilesystemService {
     if (this.#r.hidden(path)) return undefined;
     const real = await this.#r.resolve(path);
     if (real === undefined) return undefined;
-    const l = await lstat(this.#r.abs(path));
+    // the entry may be deleted between realpath and here (ffmpeg's delete_segments): a 404
+    const l = await lstat(this.#r.abs(path)).catch((err: unknown) => { if (isMissing(err)) return undefined; throw err; });
+    if (!l) return undefined;
     // a link answers 301 to its target; the root may itself be a link (a mounted volume)
     if (l.isSymbolicLink() && path !== '/') return { kind: 'link', target: this.#r.toFsPath(real) };
     let fh;

@@ -61,7 +61,7 @@ t.test('profiling page when debug.profiling is on', async (t) => {
   const app = await startApp(t, { config: { plugins: [], debug: { profiling: true } } });
   const page = await app.request('GET', '/profiling');
   t.equal(page.status, 200);
-  t.match(page.text, /Heap snapshot/);
+  t.match(page.text, /CPU profile/);
   const cpu = await app.request('GET', '/profiling/cpu?seconds=1');
   t.equal(cpu.status, 200);
   t.ok(Array.isArray(cpu.body.nodes), 'a V8 CPU profile');

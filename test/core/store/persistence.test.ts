@@ -3,7 +3,8 @@ import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startApp } from '../../helpers/app.ts';
 import { JsonDocument } from '../../../core/store/json-document.ts';
-import { dbDocument } from '../../../core/process/db-document.ts';
+import { dbHandle } from '../../../core/process/db-document.ts';
+const dbDocument = dbHandle().options;
 
 t.test('global metadata survives a restart even with no process', async (t) => {
   const first = await startApp(t, { config: { plugins: [] } });

@@ -1,0 +1,100 @@
+import t from 'tap';
+import { mkdtemp, rm, writeFile, readdir, readFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { JsonDocument } from '../../../core/store/json-document.ts';
+import { dbHandle } from '../../../core/process/db-document.ts';
+
+/** db.json as the process engine opens it, with its `storable` check and the rendered text. */
+async function openDb(dir: string) {
+  await mkdir(dir, { recursive: true });
+  const h = dbHandle();
+  const doc = await JsonDocument.open(join(dir, 'db.json'), h.options);
+  return Object.assign(doc, { storable: h.storable, render: () => h.options.format!(doc.data) });
+}
+import { startApp } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
+
+async function tempDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'db-adv-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+t.test('a value db.json cannot hold is refused before it is applied', async (t) => {
+  const db = await openDb(await tempDir(t));
+  let deep: unknown[] = [];
+  for (let i = 0; i < 200_000; i++) deep = [deep];
+  t.throws(() => db.storable(deep), { status: 400 } as unknown as Error);
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  t.throws(() => db.storable(cyclic), { status: 400 } as unknown as Error);
+  db.data.metadata.system.ok = 1;
+  await db.save();
+  t.same(JSON.parse(await readFile(db.path, 'utf8')).metadata.system, { ok: 1 });
+});
+
+t.test('a change whose write fails is undone', async (t) => {
+  const dir = await tempDir(t);
+  const sub = join(dir, 'db');
+  const db = await openDb(sub);
+  await db.commit(() => { db.data.metadata.system.kept = 1; });
+  // the folder becomes a file: every write fails from now on
+  await rm(sub, { recursive: true });
+  await writeFile(sub, 'not a folder');
+  await t.rejects(db.commit(() => {
+    db.data.metadata.system.lost = 2;
+    return () => { delete db.data.metadata.system.lost; };
+  }));
+  t.same({ ...db.data.metadata.system }, { kept: 1 }, 'memory matches the last write');
+});
+
+t.test('the file layout is JSON.stringify(data, null, 4) and fragments follow replacements', async (t) => {
+  const db = await openDb(await tempDir(t));
+  const sp = { id: 'a', reference: '', created_at: 1, updated_at: 2, order: 'stop' as const, config: { id: 'a', input: [{ id: 'in', options: ['-f', 'x'] }] } };
+  db.data.process.a = sp;
+  db.data.metadata.process.a = null;
+  db.data.metadata.system.ui = { n: [1, { m: 'x\ny' }] };
+  const plain = () => JSON.stringify(JSON.parse(JSON.stringify(db.data)), null, 4) + '\n';
+  t.equal(db.render(), plain());
+  db.data.process.a = { ...sp, order: 'start' };
+  t.equal(db.render(), plain(), 'a replaced entry is rendered anew');
+  await db.save();
+  t.equal(await readFile(db.path, 'utf8'), plain());
+});
+
+t.test('dictionaries loaded from db.json have no prototype', async (t) => {
+  const dir = await tempDir(t);
+  await writeFile(join(dir, 'db.json'), JSON.stringify({ version: 4, process: {}, metadata: { system: { __proto__: 1 }, process: { p: { a: 1 } } } }));
+  const db = await openDb(dir);
+  t.equal(db.data.metadata.system.toString, undefined);
+  t.equal(Object.getPrototypeOf(db.data.metadata.process.p), null);
+});
+
+t.test('temp files of a killed writer are removed at start, a live writer\'s are kept', async (t) => {
+  const app0 = await startApp(t, { config: { plugins: [] } });
+  const dir = app0.dir;
+  await app0.service.close();
+  const db = join(dir, 'db');
+  await mkdir(db, { recursive: true });
+  const dead = 2 ** 22 + 12345; // above the default pid_max of small systems: not alive
+  await writeFile(join(db, `.db.json.${dead}.abcdef012345.tmp`), '{');
+  await writeFile(join(dir, `.config.json.${dead}.abcdef012345.tmp`), '{');
+  await writeFile(join(db, `.db.json.1.abcdef012345.tmp`), '{'); // pid 1 is alive
+  const app = await startApp(t, { dir });
+  t.equal((await app.request('GET', '/api/v3/metadata')).status, 200);
+  // the service's own writes use temp files too: wait until none of them is in flight
+  const temps = async () => (await readdir(db)).filter((n) => n.endsWith('.tmp') && !n.includes(`.${process.pid}.`));
+  await waitFor(async () => (await temps()).length === 1, { what: 'stale temp removed' });
+  t.same(await temps(), ['.db.json.1.abcdef012345.tmp']);
+  t.same((await readdir(dir)).filter((n) => n.endsWith('.tmp')), []);
+});
+
+t.test('a config file inside the served disk folder is refused at start', async (t) => {
+  const dir = await tempDir(t);
+  const disk = join(dir, 'disk');
+  await mkdir(disk);
+  const configPath = join(disk, 'config.json');
+  await writeFile(configPath, JSON.stringify({ address: '127.0.0.1:0', db: { dir: join(dir, 'db') }, storage: { disk: { dir: disk } }, plugins: ['disk-fs'] }));
+  await t.rejects(startApp(t, { dir: disk }), /served publicly/);
+});
