@@ -1,4 +1,4 @@
-// Prints the key table of sample-config/README.md from the config schema (descriptions included) (run: node --import tsx scripts/config-docs.ts).
+// Prints the key table of sample-config/README.md from the config schema (descriptions included) (run: node scripts/config-docs.ts).
 import { Value } from '@sinclair/typebox/value';
 import { ConfigData } from '../sdk/index.ts';
 import { envTable } from '../core/config/env.ts';

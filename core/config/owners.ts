@@ -58,7 +58,7 @@ async function pluginEntryErrors(cfg: ConfigData): Promise<ConfigErrors> {
   const errs: ConfigErrors = {};
   let loaded;
   try {
-    loaded = await loadPlugins(cfg.plugins);
+    loaded = await loadPlugins(cfg.plugins, REQUIRED_PLUGINS.map((d) => d.name));
   } catch (err) {
     return { plugins: [(err as Error).message] };
   }

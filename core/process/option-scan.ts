@@ -34,6 +34,8 @@ function looksLikePath(value: string): boolean {
 export function scanOptions(options: readonly string[], checks: OptionChecks): string | undefined {
   for (let i = 0; i < options.length; i++) {
     const tok = options[i]!;
+    // an empty argument names no file (ffmpeg cannot open ''); clients send it for `null` items
+    if (tok === '') continue;
     if (!tok.startsWith('-') || tok === '-') {
       const why = checks.output(tok);
       if (why) return `'${tok}' would be an output: ${why}`;
