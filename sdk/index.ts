@@ -27,3 +27,4 @@ export * from './config/checks.ts';
 export * from './config/describe.ts';
 export * from './state.ts';
 export * from './process.ts';
+export * from './fs-glob.ts';

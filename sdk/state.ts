@@ -14,7 +14,7 @@ export interface StateDocumentOptions<T> {
    */
   parse?(raw: unknown, path: string): T;
   /** The file's text; default JSON with a 4-space indent and a final newline. */
-  format?(data: T): string;
+  format?(data: T): string | Uint8Array | readonly Uint8Array[];
 }
 
 /** One document: mutate `data`, then `save()`; the answer to a request waits for the save. */

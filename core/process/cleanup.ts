@@ -115,7 +115,11 @@ export class CleanupRunner {
     this.#busy = true;
     try {
       const now = Date.now() / 1000;
+      let n = 0;
       for (const rules of [...this.#rules.values()]) {
+        // a list of an in-memory filesystem never waits for I/O: without a real yield, thousands
+        // of rules would hold the event loop for the whole tick
+        if (++n % 64 === 0) await new Promise((r) => setImmediate(r));
         for (const r of rules) {
           if (r.max_files <= 0 && r.max_file_age_seconds <= 0) continue;
           const fs = this.#fs(r.fs);

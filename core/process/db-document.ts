@@ -61,9 +61,16 @@ export type DbDocument = StateDocument<DbData>;
  */
 export function dbHandle(): DbHandle {
   const text = new FragmentCache();
-  const render = (d: DbData) => `{\n    "version": ${JSON.stringify(d.version)},\n    "process": ${text.dict(d.process, 1)},\n`
-    + `    "metadata": {\n        "system": ${text.dict(d.metadata.system, 2)},\n`
-    + `        "process": ${text.dict(d.metadata.process, 2)}\n    }\n}\n`;
+  const render = (d: DbData): Buffer[] => {
+    const out: Buffer[] = [Buffer.from(`{\n    "version": ${JSON.stringify(d.version)},\n    "process": `)];
+    text.dict(d.process, 1, out);
+    out.push(Buffer.from(',\n    "metadata": {\n        "system": '));
+    text.dict(d.metadata.system, 2, out);
+    out.push(Buffer.from(',\n        "process": '));
+    text.dict(d.metadata.process, 2, out);
+    out.push(Buffer.from('\n    }\n}\n'));
+    return out;
+  };
   return {
     options: {
       init: emptyDb,

@@ -13,11 +13,11 @@ const pretty = (data: unknown) => JSON.stringify(data, null, 4) + '\n';
 export class JsonDocument<T> implements StateDocument<T> {
   readonly path: string;
   data: T;
-  readonly #format: (data: T) => string;
+  readonly #format: (data: T) => string | Uint8Array | readonly Uint8Array[];
   #writing: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
 
-  private constructor(path: string, data: T, format: (data: T) => string) {
+  private constructor(path: string, data: T, format: (data: T) => string | Uint8Array | readonly Uint8Array[]) {
     this.path = path;
     this.data = data;
     this.#format = format;

@@ -2,10 +2,10 @@ import { lstat, mkdir, open, readFile, rename, stat, statfs, unlink } from 'node
 import type { BigIntStats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import picomatch from 'picomatch';
 import type {
   FilesystemService, FsFile, FsFileInfo, FsNode, FsWriteOptions, FsWriteResult,
 } from '../../sdk/index.ts';
+import { GlobMatchers } from '../../sdk/index.ts';
 import { diskErrors, writeError } from './errors.ts';
 import { isMissing, type DiskRoot } from './root.ts';
 import { diskUsage, walkFiles } from './walk.ts';
@@ -29,6 +29,7 @@ export class DiskFilesystem implements FilesystemService {
   readonly defaultFile = 'index.html';
   readonly root: string;
   readonly #r: DiskRoot;
+  readonly #globs = new GlobMatchers();
   readonly #limit: number;
   readonly #changed: Array<(path: string) => void> = [];
   #used = 0;
@@ -107,7 +108,7 @@ export class DiskFilesystem implements FilesystemService {
   }
 
   async list(glob?: string): Promise<FsFileInfo[]> {
-    const match = glob ? picomatch(glob, { dot: true }) : undefined;
+    const match = glob ? this.#globs.get(glob) : undefined;
     const out: FsFileInfo[] = [];
     for await (const f of walkFiles(this.#r)) {
       if (!match || match(f.name)) out.push({ name: f.name, size_bytes: f.size, last_modified: Math.floor(f.mtimeMs / 1000) });

@@ -1,7 +1,7 @@
-import picomatch from 'picomatch';
 import type {
   FilesystemService, FsFile, FsFileInfo, FsWriteOptions, FsWriteResult, MimeTable,
 } from '../../sdk/index.ts';
+import { GlobMatchers } from '../../sdk/index.ts';
 import { memfsErrors } from './errors.ts';
 import { fileNode, info, own, sizeOf, type MemNode } from './entry.ts';
 import { Inflight } from './inflight.ts';
@@ -40,6 +40,7 @@ export class MemFilesystem implements FilesystemService {
   readonly type = 'mem';
   readonly mount = '/memfs';
   readonly #store: MemStore;
+  readonly #globs = new GlobMatchers();
   readonly #files: Map<string, MemNode>;
   readonly #opts: MemfsOptions;
   readonly #inflight: Inflight;
@@ -80,7 +81,7 @@ export class MemFilesystem implements FilesystemService {
   }
 
   async list(glob?: string): Promise<FsFileInfo[]> {
-    const match = glob ? picomatch(glob, { dot: true }) : undefined;
+    const match = glob ? this.#globs.get(glob) : undefined;
     const out: FsFileInfo[] = [];
     for (const [name, n] of this.#files) if (!match || match(name)) out.push(info(name, n));
     return out;

@@ -10,7 +10,7 @@ async function openDb(dir: string) {
   await mkdir(dir, { recursive: true });
   const h = dbHandle();
   const doc = await JsonDocument.open(join(dir, 'db.json'), h.options);
-  return Object.assign(doc, { storable: h.storable, render: () => h.options.format!(doc.data) });
+  return Object.assign(doc, { storable: h.storable, render: () => Buffer.concat(h.options.format!(doc.data) as Buffer[]).toString() });
 }
 import { startApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
