@@ -51,3 +51,19 @@ async function writeAll(fh: FileHandle, pieces: readonly Uint8Array[]): Promise<
     rest = [rest[i]!.subarray(n), ...rest.slice(i + 1)];
   }
 }
+
+/**
+ * Whether a process with this pid exists (EPERM: it exists but belongs to another user), e.g. to
+ * tell a killed writer's temp file, or a crashed service's child, from a live one.
+ *
+ * @example
+ * if (!pidAlive(Number(tmpName.split('.')[2]))) await unlink(tmpName);
+ */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

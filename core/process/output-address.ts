@@ -11,7 +11,8 @@ import { allowed, type Validator } from './validate.ts';
 
 const MAX_NESTING = 4;
 
-function urlProblem(address: string): string | undefined {
+/** Why a network address is not a URL, or undefined. */
+export function urlProblem(address: string): string | undefined {
   try {
     new URL(address);
     return undefined;

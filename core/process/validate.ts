@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { BootError } from '../../sdk/index.ts';
 import type { FullConfig, IOConfig } from './config-model.ts';
 import { checkGraph, scanOptions, type OptionChecks } from './option-scan.ts';
-import { checkOutputAddress, checkRelative, fileDirOf } from './output-address.ts';
+import { checkOutputAddress, checkRelative, fileDirOf, urlProblem } from './output-address.ts';
 
 /*
  * Checks of a process definition (reference 7.5 and 8.4): IDs, addresses, the access lists of
@@ -69,15 +69,6 @@ export function checkDefinition(c: FullConfig): string | undefined {
     }
   }
   return undefined;
-}
-
-function urlProblem(address: string): string | undefined {
-  try {
-    new URL(address);
-    return undefined;
-  } catch {
-    return 'invalid URL';
-  }
 }
 
 /** Reference 8.4 for one input address (already resolved). */

@@ -1,5 +1,6 @@
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pidAlive } from '../../sdk/index.ts';
 
 /**
  * Removes temp files the atomic writer (`.<name>.<pid>.<hex>.tmp`) left behind when the service
@@ -20,17 +21,9 @@ export async function removeStaleTemps(dir: string, name: string): Promise<strin
     const m = /^(\d+)\.[0-9a-f]+\.tmp$/.exec(e.slice(prefix.length));
     if (!m) continue;
     const pid = Number(m[1]);
-    if (pid !== process.pid && alive(pid)) continue;
+    if (pid !== process.pid && pidAlive(pid)) continue;
     await unlink(join(dir, e)).then(() => removed.push(e), () => {});
   }
   return removed;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCli } from '../helpers/cli.ts';
 import { cleanEnv } from '../helpers/app.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -12,23 +13,6 @@ const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
 // As `npm start` runs it: Node 24 strips the types itself; the tsx loader only on an older Node.
 const TSX = (process.features as { typescript?: string }).typescript ? [] : ['--import', import.meta.resolve('tsx')];
 
-/** Runs the CLI, waits for its URL, returns it with the child. */
-async function runCli(t: Tap, args: string[], env: NodeJS.ProcessEnv, cwd: string) {
-  const child = spawn(process.execPath, [...TSX, MAIN, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
-  const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`no URL printed: ${err}`)), 30_000);
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(err);
-      if (m) { clearTimeout(timer); res(m[1]!); }
-    });
-    child.on('exit', () => { clearTimeout(timer); rej(new Error(`exited early: ${err}`)); });
-  });
-  return { child, url, exited, stderr: () => err };
-}
 type Tap = { teardown(fn: () => unknown): void };
 
 t.test('with no config it starts on the embedded default under ./data and stops on SIGTERM', async (t) => {

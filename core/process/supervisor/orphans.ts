@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { pidAlive } from '../../../sdk/index.ts';
 
 /*
  * The service owns its children across crashes. Node cannot ask the kernel to kill a child when
@@ -104,15 +105,6 @@ function readProc0(file: string): string {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function stopGroup(pid: number, graceMs: number): Promise<void> {
   const signal = (sig: NodeJS.Signals) => {
     // The child leads its own group (child-run.ts): reach what it forked too.
@@ -120,10 +112,10 @@ async function stopGroup(pid: number, graceMs: number): Promise<void> {
   };
   signal('SIGTERM');
   const deadline = Date.now() + graceMs;
-  while (alive(pid) && Date.now() < deadline) await sleep(50);
-  if (alive(pid)) signal('SIGKILL');
+  while (pidAlive(pid) && Date.now() < deadline) await sleep(50);
+  if (pidAlive(pid)) signal('SIGKILL');
   // a SIGKILLed process still needs the kernel to reap it; its parent (init) does that quickly
-  while (alive(pid) && readProc(pid, 'stat')?.split(') ')[1]?.[0] !== 'Z') await sleep(20);
+  while (pidAlive(pid) && readProc(pid, 'stat')?.split(') ')[1]?.[0] !== 'Z') await sleep(20);
 }
 
 /**

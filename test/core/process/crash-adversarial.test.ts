@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { runCli } from '../../helpers/cli.ts';
 import { cleanEnv } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpegPids, VIDEO_IN } from './helpers.ts';
@@ -14,26 +13,6 @@ import { ffmpegPids, VIDEO_IN } from './helpers.ts';
  * next to the copies the next start makes. Three kill rounds, two autostarted processes:
  * after every restart there is exactly one ffmpeg per process.
  */
-
-const MAIN = fileURLToPath(new URL('../../../core/main.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
-
-async function startCli(t: { teardown(fn: () => unknown): void }, configPath: string, cwd: string) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', TSX, MAIN, '--config', configPath], { cwd, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise<void>((res) => child.on('exit', () => res()));
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
-  let err = '';
-  const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`no URL printed: ${err}`)), 60_000);
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(err);
-      if (m) { clearTimeout(timer); res(m[1]!); }
-    });
-    child.on('exit', () => { clearTimeout(timer); rej(new Error(`exited early: ${err}`)); });
-  });
-  return { child, url, exited };
-}
 
 t.test('children that outlive a SIGKILLed service are stopped before the restart starts new ones', async (t) => {
   const cwd = await mkdtemp(join(tmpdir(), 'core-crash-'));
@@ -50,7 +29,7 @@ t.test('children that outlive a SIGKILLed service are stopped before the restart
     db: { dir: join(cwd, 'db') }, storage: { disk: { dir: join(cwd, 'disk') } },
   }));
 
-  let svc = await startCli(t, configPath, cwd);
+  let svc = await runCli(t, ['--config', configPath], cleanEnv(), cwd);
   for (const id of ['a', 'b']) {
     // an absolute path, not {diskfs}: restore must not depend on when a plugin registers placeholders (issue 8)
     const body = {
@@ -68,7 +47,7 @@ t.test('children that outlive a SIGKILLed service are stopped before the restart
     svc.child.kill('SIGKILL');
     await svc.exited;
     t.same(ffmpegPids(marker).sort(), before.sort(), `round ${round}: the children outlived the service (as after an OOM kill)`);
-    svc = await startCli(t, configPath, cwd);
+    svc = await runCli(t, ['--config', configPath], cleanEnv(), cwd);
     await waitFor(async () => {
       const list = await (await fetch(`${svc.url}/api/v3/process?filter=state`)).json() as { state: { exec: string } }[];
       return list.length === 2 && list.every((p) => p.state.exec === 'running');
