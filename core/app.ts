@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, type ConfigData,
+  BootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, tlsCertificatesRef, type ConfigData,
   type FilesystemService, type HttpScope,
 } from '../sdk/index.ts';
+import { FileCertificates } from './tls/certificates.ts';
 import { ConfigStore } from './config/store.ts';
 import { parseAddress } from './config/address.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
@@ -91,6 +92,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   // the one filesystem registry: the fs API, `{fs:<name>}` and cleanup rules all look here (live list)
   const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
   services.provide(placeholdersRef, new Placeholders({ filesystems, server: kernel.server }));
+  services.provide(tlsCertificatesRef, new FileCertificates(config.tls));
 
   let closing: Promise<void> | undefined;
   const close = () => {

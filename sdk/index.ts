@@ -28,3 +28,5 @@ export * from './config/describe.ts';
 export * from './state.ts';
 export * from './process.ts';
 export * from './fs-glob.ts';
+export * from './ingest.ts';
+export * from './tls.ts';

@@ -46,7 +46,11 @@ t.test('children that outlive a SIGKILLed service are stopped before the restart
     const before = ffmpegPids(marker);
     svc.child.kill('SIGKILL');
     await svc.exited;
-    t.same(ffmpegPids(marker).sort(), before.sort(), `round ${round}: the children outlived the service (as after an OOM kill)`);
+    // What the round is about: children that outlive their service. A child may still end on its
+    // own in the instant of the kill on a loaded machine; one survivor is enough to test the reaping.
+    const survivors = ffmpegPids(marker).filter((pid) => before.includes(pid));
+    if (survivors.length < before.length) t.comment(`round ${round}: ${before.length - survivors.length} child(ren) ended with the service`);
+    t.ok(survivors.length >= 1, `round ${round}: children outlived the service (as after an OOM kill)`);
     svc = await runCli(t, ['--config', configPath], cleanEnv(), cwd);
     await waitFor(async () => {
       const list = await (await fetch(`${svc.url}/api/v3/process?filter=state`)).json() as { state: { exec: string } }[];

@@ -1,0 +1,89 @@
+import { createHooksRef, AsyncSeriesBailHook, SyncHook } from './hooks.ts';
+
+/*
+ * Ingest: streams that clients publish into the service and play back from it, whatever the
+ * protocol. The RTMP and SRT plugins (and a vendor's ingest plugin) call these hooks; the sessions
+ * plugin, access rules and a vendor's policy tap them without knowing the protocol.
+ *
+ * Order for one connection: `prePublish` (or `prePlay`) may refuse it; if nobody does and the
+ * protocol's own checks pass, `onPublish` (`onPlay`) fires once it streams, and `onPublishEnd`
+ * (`onPlayEnd`) exactly once when it ends, however it ends. A refused connection gets no `on*`.
+ */
+
+/** One publishing or playing connection, as every ingest protocol describes it. */
+export interface IngestPeer {
+  /** Unique among the live connections of the service, e.g. `rtmp-17`, `srt-4`. */
+  readonly id: string;
+  /** `rtmp`, `rtmps`, `srt`, or a vendor's name. */
+  readonly protocol: string;
+  /**
+   * The channel key as the protocol's listing shows it: `/live/abc.stream` for RTMP (the URL path
+   * without query or token), `abc` for SRT (the streamid's resource).
+   */
+  readonly stream: string;
+  /** The client's address and port, `ip:port` (IPv6 as `[ip]:port`). */
+  readonly remote: string;
+  /** The token the client presented, if any. Never log it. */
+  readonly token?: string;
+  /** Further parameters the client sent (RTMP query, SRT streamid keys), minus the token. */
+  readonly params: Readonly<Record<string, string>>;
+  /** Cumulative bytes so far: `rx` received from the client, `tx` sent to it. Cheap; poll it. */
+  traffic(): IngestTraffic;
+}
+
+export interface IngestTraffic {
+  rxBytes: number;
+  txBytes: number;
+}
+
+/** Why a `pre*` tap refused a connection; the protocol turns it into its own refusal and logs it. */
+export interface IngestRefusal {
+  /** Short reason for the log and, where the protocol can carry it, for the client. */
+  reason: string;
+  /** Kind of refusal, for protocols that distinguish them (SRT reject codes). Default `forbidden`. */
+  kind?: 'unauthorized' | 'forbidden' | 'conflict' | 'not_found' | 'overloaded';
+}
+
+/**
+ * The ingest hooks (owned by the SDK; called by every ingest plugin).
+ *
+ * @example
+ * ctx.hooks.tap(ingestHooksRef, 'prePublish', async (peer) =>
+ *   peer.stream.startsWith('/live/private') ? { reason: 'private streams are closed' } : undefined);
+ * ctx.hooks.tap(ingestHooksRef, 'onPlayEnd', (peer, traffic) => ctx.log.info({ id: peer.id, ...traffic }, 'player left'));
+ */
+export const ingestHooksRef = createHooksRef('ingest', () => ({
+  /** Before a publisher is accepted; the first tap that returns a refusal wins. */
+  prePublish: new AsyncSeriesBailHook<[IngestPeer], IngestRefusal | undefined | void>(['peer']),
+  /** Before a player is accepted; the first tap that returns a refusal wins. */
+  prePlay: new AsyncSeriesBailHook<[IngestPeer], IngestRefusal | undefined | void>(['peer']),
+  /** A publisher is accepted and now owns its stream. */
+  onPublish: new SyncHook<[IngestPeer]>(['peer']),
+  /** The publisher is gone (closed, broken, kicked); its players are being closed. */
+  onPublishEnd: new SyncHook<[IngestPeer, IngestTraffic]>(['peer', 'traffic']),
+  /** A player is accepted and receives the stream. */
+  onPlay: new SyncHook<[IngestPeer]>(['peer']),
+  /** A player is gone. */
+  onPlayEnd: new SyncHook<[IngestPeer, IngestTraffic]>(['peer', 'traffic']),
+}));
+
+/** Calls a `pre*` hook, turning a throwing tap into a refusal rather than a crash. */
+export async function askIngest(
+  hook: AsyncSeriesBailHook<[IngestPeer], IngestRefusal | undefined | void>,
+  peer: IngestPeer,
+): Promise<IngestRefusal | undefined> {
+  try {
+    return (await hook.promise(peer)) ?? undefined;
+  } catch (err) {
+    return { reason: `ingest check failed: ${(err as Error).message}`, kind: 'forbidden' };
+  }
+}
+
+/** Calls an `on*` hook; a throwing tap is reported through `onError`, never to the protocol. */
+export function tellIngest<A extends unknown[]>(hook: SyncHook<A>, onError: (err: Error) => void, ...args: A): void {
+  try {
+    hook.call(...(args as never as Parameters<SyncHook<A>['call']>));
+  } catch (err) {
+    onError(err as Error);
+  }
+}
