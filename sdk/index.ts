@@ -30,3 +30,4 @@ export * from './process.ts';
 export * from './fs-glob.ts';
 export * from './ingest.ts';
 export * from './tls.ts';
+export * from './metrics.ts';
