@@ -2,7 +2,7 @@ import type { ConfigData } from './index.ts';
 import { ConfigErrorList, validCidr, validAddress, type ConfigErrors } from './checks.ts';
 
 /**
- * Rules of the sections whose plugins are not part of this build yet (rtmp, srt, playout, metrics,
+ * Rules of the sections whose plugins are not part of this build yet (rtmp, playout, metrics,
  * sessions). Clients read and write the full ConfigData, so these sections are accepted and
  * checked as the reference does even without their plugin. When a plugin lands it moves its rules
  * into its own `validate` (and its schema next to it); the core then uses the plugin's and ignores
@@ -27,14 +27,6 @@ export const KNOWN_SECTIONS: readonly KnownSection[] = [
         if (rtmp.address === rtmp.address_tls) errs.add('address_tls', 'must differ from rtmp.address');
       }
       if (!rtmp.app.startsWith('/')) errs.add('app', 'must be an absolute path');
-      return errs.map;
-    },
-  },
-  {
-    plugin: 'srt', key: 'srt',
-    validate({ srt }) {
-      const errs = new ConfigErrorList();
-      if (srt.enable && !validAddress(srt.address)) errs.add('address', `'${srt.address}' is not a host:port address`);
       return errs.map;
     },
   },

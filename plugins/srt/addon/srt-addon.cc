@@ -111,6 +111,7 @@ class Server : public Napi::ObjectWrap<Server> {
     passphrase_ = o.Get("passphrase").As<Napi::String>();
     token_ = o.Get("token").As<Napi::String>();
     queue_ = o.Get("queue").As<Napi::Number>().Uint32Value();
+    if (o.Has("streamid")) { caller_ = true; streamid_ = o.Get("streamid").As<Napi::String>(); }
     onEvent_ = Napi::Persistent(info[1].As<Napi::Function>());
   }
   ~Server() { Shutdown(); }
@@ -130,6 +131,7 @@ class Server : public Napi::ObjectWrap<Server> {
       Napi::Error::New(env, "not an IP address: " + host_).ThrowAsJavaScriptException();
       return env.Undefined();
     }
+    if (caller_) return Connect(env, ss, len);
     lsn_ = srt_create_socket();
     bool no = false;
     int yes = 1;
@@ -160,6 +162,36 @@ class Server : public Napi::ObjectWrap<Server> {
     running_ = true;
     worker_ = std::thread([this] { Run(); });
     return Napi::Number::New(env, port);
+  }
+
+  // The caller side, for the tests and the benchmark's light subscribers (not used by the service):
+  // a blocking connect that reports libsrt's reject reason, then the same worker as the listener.
+  Napi::Value Connect(Napi::Env env, sockaddr_storage& ss, socklen_t len) {
+    SRTSOCKET s = srt_create_socket();
+    bool yes = true, no = false;
+    srt_setsockflag(s, SRTO_RCVSYN, &yes, sizeof yes);
+    srt_setsockflag(s, SRTO_LATENCY, &latencyMs_, sizeof latencyMs_);
+    srt_setsockflag(s, SRTO_STREAMID, streamid_.c_str(), streamid_.size());
+    if (!passphrase_.empty()) srt_setsockflag(s, SRTO_PASSPHRASE, passphrase_.c_str(), passphrase_.size());
+    if (srt_connect(s, reinterpret_cast<sockaddr*>(&ss), len) == SRT_ERROR) {
+      int reason = srt_getrejectreason(s);
+      Napi::Error err = Napi::Error::New(env, std::string(srt_getlasterror_str()) + " (" + srt_rejectreason_str(reason) + ")");
+      err.Set("reject", Napi::Number::New(env, reason));
+      srt_close(s);
+      err.ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    srt_setsockflag(s, SRTO_RCVSYN, &no, sizeof no);
+    srt_setsockflag(s, SRTO_SNDSYN, &no, sizeof no);
+    eid_ = srt_epoll_create();
+    int ev = SRT_EPOLL_IN | SRT_EPOLL_ERR;
+    srt_epoll_add_usock(eid_, s, &ev);
+    { std::lock_guard<std::mutex> lock(mu_); conns_.insert(s); }
+    tsfn_ = Napi::ThreadSafeFunction::New(env, onEvent_.Value(), "srt-events", queue_, 1);
+    tsfn_.Unref(env);
+    running_ = true;
+    worker_ = std::thread([this] { Run(); });
+    return Napi::Number::New(env, s);
   }
 
   // libsrt's receive thread, before the socket is accepted: no JS here, only the pushed-down facts.
@@ -310,12 +342,13 @@ class Server : public Napi::ObjectWrap<Server> {
     for (SRTSOCKET s : live) srt_close(s);
     srt_epoll_release(eid_);
     eid_ = -1;
-    srt_close(lsn_);
+    if (lsn_ != SRT_INVALID_SOCK) srt_close(lsn_);
     lsn_ = SRT_INVALID_SOCK;
     tsfn_.Release();
   }
 
-  std::string host_, passphrase_, token_;
+  std::string host_, passphrase_, token_, streamid_;
+  bool caller_ = false;
   int port_ = 0, latencyMs_ = 120;
   uint32_t queue_ = 4096;
   Napi::FunctionReference onEvent_;
