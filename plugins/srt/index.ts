@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { definePlugin, ingestHooksRef, placeholdersRef } from '../../sdk/index.ts';
 import { SrtConfig, validateSrt } from './schema.ts';
 import { addonPath } from './native.ts';
 import { startSrt } from './service.ts';
 import { srtRoutes } from './routes.ts';
 import { srtPlaceholder } from './placeholder.ts';
+import { FIX } from './errors.ts';
 
 /**
  * The SRT server on `srt.address`: publish and request (play) of MPEG-TS by streamid, one
@@ -19,7 +21,11 @@ export default definePlugin({
   deps: { placeholders: placeholdersRef },
   async setup(ctx) {
     const cfg = ctx.config;
-    if (!cfg.enable) return;
+    if (!cfg.enable) {
+      // slim: the addon stays unloaded; only say early that enabling SRT would fail
+      if (!existsSync(addonPath())) ctx.log.info({ fix: FIX }, 'SRT is off and its addon is not built');
+      return;
+    }
     const srt = await startSrt(cfg, { addonPath: addonPath(), log: ctx.log, hooks: ctx.hooks.get(ingestHooksRef) });
     // closing the sockets ends the connections and fires the end hooks, so the listener closes last
     ctx.onClose(() => {
