@@ -4,7 +4,7 @@ import { TS_PACKET, isRandomAccess, parsePat, parsePmt, pidOf } from '../../../p
 import { Channel } from '../../../plugins/srt/channel.ts';
 
 // Recorded with ffmpeg: testsrc2 160x120 10 fps H.264 (-g 5) + AAC sine, 1 s, -f mpegts.
-const TS = await readFile(new URL('../../fixtures/srt/h264-aac.ts', import.meta.url));
+const TS = await readFile(new URL('../../fixtures/srt/h264-aac.mpegts', import.meta.url));
 
 t.test('PAT and PMT give the tracks', async (t) => {
   t.equal(TS.length % TS_PACKET, 0);
