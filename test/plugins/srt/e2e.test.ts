@@ -29,14 +29,14 @@ t.test('bad token, wrong passphrase, unknown stream and a second publisher are r
   const bad = ffmpeg(t, [...SOURCE, '-t', '2', '-f', 'mpegts', srtUrl(app.srtPort, 'x,mode:publish,token:WRONG')]);
   await bad.done;
   t.not(bad.code, 0, 'bad token refused');
-  t.throws(() => srtCaller(app.srtPort, 'x,mode:publish,token:WRONG'), { reject: 1401 } as object, 'rejected in the handshake as unauthorized');
+  t.throws(() => srtCaller(app.srtPort, 'x,mode:publish,token:WRONG'), { reject: 1401 } as never, 'rejected in the handshake as unauthorized');
   t.throws(() => srtCaller(app.srtPort, `x,mode:publish,token:${TOKEN}`, 'not-the-passphrase'), 'wrong passphrase refused');
-  t.throws(() => srtCaller(app.srtPort, `nothing,token:${TOKEN}`), { reject: 1404 } as object, 'request for an unknown stream refused');
+  t.throws(() => srtCaller(app.srtPort, `nothing,token:${TOKEN}`), { reject: 1404 } as never, 'request for an unknown stream refused');
 
   const first = srtCaller(app.srtPort, `one,mode:publish,token:${TOKEN}`);
   t.teardown(() => first.stop());
   await waitFor(async () => (await app.request('GET', '/api/v3/srt')).body.publisher.one !== undefined, { what: 'first publisher' });
-  t.throws(() => srtCaller(app.srtPort, `one,mode:publish,token:${TOKEN}`), { reject: 1409 } as object, 'second publisher refused (conflict)');
+  t.throws(() => srtCaller(app.srtPort, `one,mode:publish,token:${TOKEN}`), { reject: 1409 } as never, 'second publisher refused (conflict)');
 });
 
 t.test('publisher gone: subscribers end; 10 subscribers at once get identical bytes', async (t) => {
