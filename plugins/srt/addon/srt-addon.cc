@@ -157,11 +157,25 @@ class Server : public Napi::ObjectWrap<Server> {
     eid_ = srt_epoll_create();
     int ev = SRT_EPOLL_IN | SRT_EPOLL_ERR;
     srt_epoll_add_usock(eid_, lsn_, &ev);
+    Launch(env);
+    return Napi::Number::New(env, port);
+  }
+
+  // The event queue and the worker; an env cleanup hook stops them if the process exits without stop().
+  void Launch(Napi::Env env) {
     tsfn_ = Napi::ThreadSafeFunction::New(env, onEvent_.Value(), "srt-events", queue_, 1);
     tsfn_.Unref(env);
     running_ = true;
     worker_ = std::thread([this] { Run(); });
-    return Napi::Number::New(env, port);
+    env_ = env;
+    napi_add_env_cleanup_hook(env, &Server::EnvCleanup, this);
+    hooked_ = true;
+  }
+
+  static void EnvCleanup(void* arg) {
+    auto* self = static_cast<Server*>(arg);
+    self->hooked_ = false;
+    self->Shutdown();
   }
 
   // The caller side, for the tests and the benchmark's light subscribers (not used by the service):
@@ -187,10 +201,7 @@ class Server : public Napi::ObjectWrap<Server> {
     int ev = SRT_EPOLL_IN | SRT_EPOLL_ERR;
     srt_epoll_add_usock(eid_, s, &ev);
     { std::lock_guard<std::mutex> lock(mu_); conns_.insert(s); }
-    tsfn_ = Napi::ThreadSafeFunction::New(env, onEvent_.Value(), "srt-events", queue_, 1);
-    tsfn_.Unref(env);
-    running_ = true;
-    worker_ = std::thread([this] { Run(); });
+    Launch(env);
     return Napi::Number::New(env, s);
   }
 
@@ -336,6 +347,7 @@ class Server : public Napi::ObjectWrap<Server> {
   // Joins the worker (it never blocks longer than one epoll wait), then closes every socket.
   void Shutdown() {
     if (!running_.exchange(false)) return;
+    if (hooked_) { napi_remove_env_cleanup_hook(env_, &Server::EnvCleanup, this); hooked_ = false; }
     worker_.join();
     std::set<SRTSOCKET> live;
     { std::lock_guard<std::mutex> lock(mu_); live.swap(conns_); }
@@ -349,6 +361,8 @@ class Server : public Napi::ObjectWrap<Server> {
 
   std::string host_, passphrase_, token_, streamid_;
   bool caller_ = false;
+  bool hooked_ = false;
+  napi_env env_ = nullptr;
   int port_ = 0, latencyMs_ = 120;
   uint32_t queue_ = 4096;
   Napi::FunctionReference onEvent_;
