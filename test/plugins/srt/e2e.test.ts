@@ -37,6 +37,15 @@ t.test('bad token, wrong passphrase, unknown stream and a second publisher are r
   t.teardown(() => first.stop());
   await waitFor(async () => (await app.request('GET', '/api/v3/srt')).body.publisher.one !== undefined, { what: 'first publisher' });
   t.throws(() => srtCaller(app.srtPort, `one,mode:publish,token:${TOKEN}`), { reject: 1409 } as never, 'second publisher refused (conflict)');
+
+  const lines = await waitFor(async () => {
+    const log = (await app.request('GET', '/api/v3/log?format=raw')).body as { message: string; reason?: string; stream?: string }[];
+    const refused = log.filter((l) => l.message === 'SRT connection refused in the handshake');
+    return refused.some((l) => l.reason === 'conflict') ? refused : undefined;
+  }, { what: 'refusal log lines' });
+  t.same([...new Set(lines.map((l) => l.reason))].sort(), ['conflict', 'notFound', 'unauthorized'], 'each refusal logged with its reason');
+  t.ok(lines.some((l) => l.stream === 'nothing'), 'with the stream name');
+  t.notMatch(JSON.stringify(lines), /WRONG|tok,en/, 'never the token');
 });
 
 t.test('publisher gone: subscribers end; 10 subscribers at once get identical bytes', async (t) => {
