@@ -8,7 +8,12 @@ export interface ChannelSink {
   dropped: number;
   /** True once it got PAT/PMT and a keyframe: from then on it gets every chunk. */
   started: boolean;
+  /** Chunks in a row its send buffer refused entirely. */
+  stalls?: number;
 }
+
+/** Chunks in a row a subscriber may refuse before it is dropped (about a second of media). */
+export const MAX_STALLS = 250;
 
 export type SendFn = (sock: number, data: Buffer) => number;
 
@@ -27,10 +32,14 @@ export class Channel {
   #tracks: TsTrack[] = [];
   #send: SendFn;
 
-  constructor(name: string, publisher: number, send: SendFn) {
+  #onStall: (sock: number) => void;
+
+  /** `onStall`: a subscriber stayed behind for MAX_STALLS chunks; the owner closes it. */
+  constructor(name: string, publisher: number, send: SendFn, onStall: (sock: number) => void = () => {}) {
     this.name = name;
     this.publisher = publisher;
     this.#send = send;
+    this.#onStall = onStall;
   }
 
   get tracks(): readonly TsTrack[] {
@@ -69,5 +78,7 @@ export class Channel {
     const n = this.#send(sub.sock, data);
     sub.sent += n;
     sub.dropped += data.length - n;
+    sub.stalls = n === 0 ? (sub.stalls ?? 0) + 1 : 0;
+    if (sub.stalls === MAX_STALLS) this.#onStall(sub.sock);
   }
 }

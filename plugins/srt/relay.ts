@@ -101,7 +101,9 @@ export class SrtRelay {
     const ch = this.#channels.get(resource);
     if (mode === 'publish') {
       if (ch) return this.#refuse(sock, remote, resource, 'CONFLICT: already publishing');
-      this.#channels.set(resource, new Channel(resource, sock, (s, d) => this.#native?.send(s, d) ?? 0));
+      const send = (s: number, d: Buffer) => this.#native?.send(s, d) ?? 0;
+      // a subscriber that takes nothing for about a second is closed rather than fed forever
+      this.#channels.set(resource, new Channel(resource, sock, send, (s) => queueMicrotask(() => this.#kick(s, 'too slow: its send buffer stayed full'))));
       this.#pushPublishers();
       this.#announce(peer, 'onPublish');
       this.#log.info({ id: peer.id, stream: resource, peer: remote }, 'SRT publisher started');
@@ -111,6 +113,13 @@ export class SrtRelay {
       this.#announce(peer, 'onPlay');
       this.#log.info({ id: peer.id, stream: resource, peer: remote }, 'SRT subscriber started');
     }
+  }
+
+  #kick(sock: number, why: string): void {
+    if (!this.#peers.has(sock)) return;
+    this.#log.warn({ id: `srt-${sock}`, why }, 'SRT subscriber closed');
+    this.#native?.close(sock);
+    this.#end(sock, why);
   }
 
   #announce(peer: SrtPeer, hook: 'onPublish' | 'onPlay'): void {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
 import { TS_PACKET, isRandomAccess, parsePat, parsePmt, pidOf } from '../../../plugins/srt/mpegts.ts';
-import { Channel } from '../../../plugins/srt/channel.ts';
+import { Channel, MAX_STALLS } from '../../../plugins/srt/channel.ts';
 
 // Recorded with ffmpeg: testsrc2 160x120 10 fps H.264 (-g 5) + AAC sine, 1 s, -f mpegts.
 const TS = await readFile(new URL('../../fixtures/srt/h264-aac.mpegts', import.meta.url));
@@ -49,4 +49,13 @@ t.test('a subscriber whose send buffer is full gets its bytes counted as dropped
   ch.feed(TS.subarray(0, 7 * TS_PACKET));
   t.equal(ch.subscribers.get(1)!.sent + ch.subscribers.get(1)!.dropped, 7 * TS_PACKET);
   t.ok(ch.subscribers.get(1)!.dropped > 0);
+});
+
+t.test('a subscriber that takes nothing for MAX_STALLS chunks is reported once', async (t) => {
+  const stalled: number[] = [];
+  const ch = new Channel('x', 99, (sock, data) => (sock === 1 ? 0 : data.length), (sock) => stalled.push(sock));
+  ch.subscribers.set(1, { sock: 1, sent: 0, dropped: 0, started: true });
+  ch.subscribers.set(2, { sock: 2, sent: 0, dropped: 0, started: true });
+  for (let i = 0; i < MAX_STALLS + 10; i++) ch.feed(TS.subarray(0, 7 * TS_PACKET));
+  t.same(stalled, [1], 'only the stalled one, once');
 });
