@@ -255,9 +255,11 @@ class Server : public Napi::ObjectWrap<Server> {
           if (got == SRT_ERROR && srt_getlasterror(nullptr) != SRT_EASYNCRCV) broken = true;
           break;
         }
-        // data is live media: when JS is behind, drop it and count rather than grow without bound
+        // data is live media: when JS is behind, drop it and count rather than grow without bound;
+        // behind a waiting control event it waits too, so each socket's events stay in order
         if (data->data.empty()) delete data;
-        else if (tsfn_.NonBlockingCall(data, &Server::Deliver) != napi_ok) { delete data; queueDrops_++; }
+        else if (!backlog.empty() && backlog.size() < queue_) backlog.push_back(data);
+        else if (!backlog.empty() || tsfn_.NonBlockingCall(data, &Server::Deliver) != napi_ok) { delete data; queueDrops_++; }
         if (broken) {
           SRT_SOCKSTATUS st = srt_getsockstate(s);
           srt_epoll_remove_usock(eid_, s);
