@@ -1,50 +1,20 @@
 import type { Logger } from 'pino';
-import { askIngest, tellIngest, type IngestPeer, type IngestTraffic, type ingestHooksRef } from '../../sdk/index.ts';
-import { Channel, type ChannelSink } from './channel.ts';
-import { parseStreamId, type SrtMode } from './streamid.ts';
+import { askIngest, tellIngest, type ingestHooksRef } from '../../sdk/index.ts';
+import { Channel } from './channel.ts';
+import { SrtPeer } from './peer.ts';
+import { parseStreamId } from './streamid.ts';
 import { rejectName } from './errors.ts';
 import { toSrtStatistics, type SrtStatistics } from './stats.ts';
 import type { SrtEventType, SrtNativeSocket } from './native.ts';
+import type { EventsLog, TopicLog } from './events-log.ts';
 
 type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
-
-/** One accepted SRT connection, as the ingest hooks see it. */
-class SrtPeer implements IngestPeer, ChannelSink {
-  readonly id: string;
-  readonly protocol = 'srt';
-  readonly sock: number;
-  readonly stream: string;
-  readonly remote: string;
-  readonly token?: string;
-  readonly params: Readonly<Record<string, string>>;
-  readonly mode: SrtMode;
-  sent = 0;
-  dropped = 0;
-  received = 0;
-  started = false;
-  /** True once onPublish/onPlay fired, so the matching end fires exactly once. */
-  announced = false;
-
-  constructor(sock: number, stream: string, mode: SrtMode, remote: string, token: string | undefined, params: Record<string, string>) {
-    this.id = `srt-${sock}`;
-    this.sock = sock;
-    this.stream = stream;
-    this.mode = mode;
-    this.remote = remote;
-    if (token !== undefined) this.token = token;
-    this.params = params;
-  }
-
-  traffic(): IngestTraffic {
-    return { rxBytes: this.received, txBytes: this.sent };
-  }
-}
 
 export interface SrtChannels {
   publisher: Record<string, number>;
   subscriber: Record<string, number[]>;
-  connections: Record<string, { log: Record<string, never>; stats: SrtStatistics }>;
-  log: Record<string, never>;
+  connections: Record<string, { log: TopicLog; stats: SrtStatistics }>;
+  log: TopicLog;
 }
 
 /**
@@ -59,9 +29,11 @@ export class SrtRelay {
   #hooks: IngestHooks;
   #token: string;
   #closed = false;
+  #events: EventsLog;
 
-  constructor(opts: { log: Logger; hooks: IngestHooks; token: string }) {
+  constructor(opts: { log: Logger; hooks: IngestHooks; token: string; events: EventsLog }) {
     this.#log = opts.log;
+    this.#events = opts.events;
     this.#hooks = opts.hooks;
     this.#token = opts.token;
   }
@@ -76,8 +48,14 @@ export class SrtRelay {
     if (type === 'data') this.#data(sock, extra as Buffer);
     else if (type === 'accept') void this.#accept(sock, text, extra as string);
     else if (type === 'close') this.#end(sock, text);
-    else this.#log.warn({ peer: extra, ...describe(text), reason: rejectName(code) }, 'SRT connection refused in the handshake');
+    else this.#rejected(text, extra as string, code);
   };
+
+  #rejected(streamid: string, peer: string, code: number): void {
+    const parts = describe(streamid);
+    this.#log.warn({ peer, ...parts, reason: rejectName(code) }, 'SRT connection refused in the handshake');
+    this.#events.add('handshake:reject', `${rejectName(code)}: ${parts.stream ?? '(no resource)'} from ${peer}`);
+  }
 
   #data(sock: number, data: Buffer): void {
     const peer = this.#peers.get(sock);
@@ -106,11 +84,13 @@ export class SrtRelay {
       this.#channels.set(resource, new Channel(resource, sock, send, (s) => queueMicrotask(() => this.#kick(s, 'too slow: its send buffer stayed full'))));
       this.#pushPublishers();
       this.#announce(peer, 'onPublish');
+      this.#events.add('connection:new', `publish ${resource} from ${remote}`, sock);
       this.#log.info({ id: peer.id, stream: resource, peer: remote }, 'SRT publisher started');
     } else {
       if (!ch) return this.#refuse(sock, remote, resource, 'NOTFOUND: nothing publishes this stream');
       ch.subscribers.set(sock, peer);
       this.#announce(peer, 'onPlay');
+      this.#events.add('connection:new', `request ${resource} from ${remote}`, sock);
       this.#log.info({ id: peer.id, stream: resource, peer: remote }, 'SRT subscriber started');
     }
   }
@@ -129,6 +109,7 @@ export class SrtRelay {
 
   #refuse(sock: number, remote: string, stream: string | undefined, reason: string): void {
     this.#log.warn({ peer: remote, stream, reason }, 'SRT connection refused');
+    this.#events.add('connection:refuse', `${reason}: ${stream ?? '(no resource)'} from ${remote}`);
     this.#peers.delete(sock);
     this.#native?.close(sock);
   }
@@ -150,6 +131,8 @@ export class SrtRelay {
       ch?.subscribers.delete(sock);
     }
     this.#log.info({ id: peer.id, stream: peer.stream, why, ...peer.traffic(), dropped: peer.dropped }, `SRT ${peer.mode === 'publish' ? 'publisher' : 'subscriber'} ended`);
+    this.#events.add('connection:close', `${peer.mode} ${peer.stream}: ${why}`, sock);
+    this.#events.forget(sock);
     if (peer.announced) {
       const hook = peer.mode === 'publish' ? this.#hooks.onPublishEnd : this.#hooks.onPlayEnd;
       tellIngest(hook, (err) => this.#log.error({ err }, 'ingest end tap failed'), peer, peer.traffic());
@@ -162,12 +145,12 @@ export class SrtRelay {
 
   /** GET /api/v3/srt (reference 5.13). */
   list(): SrtChannels {
-    const out: SrtChannels = { publisher: {}, subscriber: {}, connections: {}, log: {} };
+    const out: SrtChannels = { publisher: {}, subscriber: {}, connections: {}, log: this.#events.global() };
     for (const ch of this.#channels.values()) {
       out.publisher[ch.name] = ch.publisher;
       out.subscriber[ch.name] = [...ch.subscribers.keys()];
       for (const sock of [ch.publisher, ...ch.subscribers.keys()]) {
-        out.connections[String(sock)] = { log: {}, stats: toSrtStatistics(this.#native?.stats(sock) ?? null) };
+        out.connections[String(sock)] = { log: this.#events.of(sock), stats: toSrtStatistics(this.#native?.stats(sock) ?? null) };
       }
     }
     return out;

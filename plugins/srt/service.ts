@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ingestHooksRef } from '../../sdk/index.ts';
 import { loadAddon, versionString, type SrtNativeSocket } from './native.ts';
 import { SrtRelay } from './relay.ts';
+import { EventsLog } from './events-log.ts';
 import { bindAddress } from './schema.ts';
 import { srtErrors } from './errors.ts';
 import type { SrtConfig } from './schema.ts';
@@ -37,7 +38,8 @@ export async function startSrt(cfg: SrtConfig, opts: { addonPath: string; log: L
   } catch (err) {
     throw srtErrors.bind(cfg.address, (err as Error).message);
   }
-  const relay = new SrtRelay({ log: opts.log, hooks: opts.hooks, token: cfg.token });
+  const events = new EventsLog({ enable: cfg.log.enable, topics: cfg.log.topics });
+  const relay = new SrtRelay({ log: opts.log, hooks: opts.hooks, token: cfg.token, events });
   const native = new addon.SrtServer({
     host, port: want.port, latencyMs: LATENCY_MS, passphrase: cfg.passphrase, token: cfg.token, queue: EVENT_QUEUE,
   }, relay.onEvent);

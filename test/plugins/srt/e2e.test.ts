@@ -25,7 +25,7 @@ t.test('publish with token and passphrase, list it, pull it back and decode fram
 });
 
 t.test('bad token, wrong passphrase, unknown stream and a second publisher are refused', async (t) => {
-  const app = await startSrtApp(t);
+  const app = await startSrtApp(t, { log: { enable: true, topics: [] } });
   const bad = ffmpeg(t, [...SOURCE, '-t', '2', '-f', 'mpegts', srtUrl(app.srtPort, 'x,mode:publish,token:WRONG')]);
   await bad.done;
   t.not(bad.code, 0, 'bad token refused');
@@ -46,6 +46,12 @@ t.test('bad token, wrong passphrase, unknown stream and a second publisher are r
   t.same([...new Set(lines.map((l) => l.reason))].sort(), ['conflict', 'notFound', 'unauthorized'], 'each refusal logged with its reason');
   t.ok(lines.some((l) => l.stream === 'nothing'), 'with the stream name');
   t.notMatch(JSON.stringify(lines), /WRONG|tok,en/, 'never the token');
+
+  const listed = (await app.request('GET', '/api/v3/srt')).body;
+  t.match(listed.log['handshake:reject'].map((e: { msg: string[] }) => e.msg[0]), ['unauthorized: x from 127.0.0.1:', 'unauthorized: x', 'notFound: nothing', 'conflict: one'],
+    'srt.log: refusals in the global log');
+  const conn = listed.connections[String(listed.publisher.one)];
+  t.match(conn.log['connection:new'][0], { ts: Number, msg: [/^publish one from 127\.0\.0\.1:\d+$/] }, 'and each connection its own');
 });
 
 t.test('publisher gone: subscribers end; 10 subscribers at once get identical bytes', async (t) => {
