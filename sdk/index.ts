@@ -15,6 +15,7 @@ export * from './fs-cors.ts';
 export * from './fs-send.ts';
 export * from './fs-http.ts';
 export * from './fs-continue.ts';
+export * from './fs-hooks.ts';
 export * from './fast-path.ts';
 export * from './fs-api.ts';
 export * from './placeholders.ts';
