@@ -32,3 +32,4 @@ export * from './fs-glob.ts';
 export * from './ingest.ts';
 export * from './tls.ts';
 export * from './metrics.ts';
+export * from './sessions.ts';
