@@ -1,0 +1,85 @@
+import t from 'tap';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startApp } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { addProcess, nullProcess } from '../../core/process/helpers.ts';
+import { metricCollectorsRef, type MetricCollector } from '../../../sdk/index.ts';
+import { active, summary } from './helpers.ts';
+import { MEDIA, view } from './viewer.ts';
+
+const OPEN = { ip_ignorelist: [], session_timeout_sec: 2 };
+const put = (url: string, path: string, body: string) => fetch(`${url}/memfs${path}`, { method: 'PUT', body });
+
+t.test('one viewer is one session whether it starts with or without ?session=; fMP4 segments count', async (t) => {
+  const app = await startApp(t, { config: { sessions: OPEN, storage: { memory: { auth: { enable: false } } } } });
+  await put(app.url, '/f.m3u8', '#EXTM3U\n#EXT-X-MAP:URI="init.mp4"\n#EXTINF:1,\nf1.m4s\n');
+  await put(app.url, '/init.mp4', 'i'.repeat(500));
+  await put(app.url, '/f1.m4s', 's'.repeat(2000));
+  const { id, segments } = await view(app.url, '/memfs/f.m3u8');
+  t.same(segments, [`f1.m4s?session=${id}`]);
+  for (let i = 0; i < 3; i++) await (await fetch(`${app.url}/memfs/f.m3u8?session=${id}`)).text();
+  const init = await fetch(`${app.url}/memfs/init.mp4?session=${id}`);
+  t.equal(init.status, 200);
+  await init.arrayBuffer();
+  const list = await active(app);
+  t.equal(list.length, 1, 'one session for playlist reloads and segments');
+  t.equal(list[0].id, id);
+  t.ok(list[0].bytes_tx > 2500, `segment, init and playlists counted (${list[0].bytes_tx})`);
+
+  const bad = await fetch(`${app.url}/memfs/f.m3u8?session=not-a-short-uuid`);
+  t.same([bad.status, await bad.json()], [403, { code: 403, message: 'Forbidden', details: ['Invalid session ID'] }]);
+  const head = await fetch(`${app.url}/memfs/f.m3u8?session=${id}`, { method: 'HEAD' });
+  t.equal(head.status, 200);
+  t.equal(head.headers.get('cache-control'), 'private');
+});
+
+t.test('disk playlists are tracked too (the route, not the memfs fast path)', async (t) => {
+  const app = await startApp(t, { config: { sessions: OPEN } });
+  await writeFile(join(app.dir, 'disk', 'd.m3u8'), MEDIA);
+  await writeFile(join(app.dir, 'disk', 'p0.ts'), 'a'.repeat(100));
+  await writeFile(join(app.dir, 'disk', 'p1.ts'), 'b'.repeat(100));
+  const { id } = await view(app.url, '/d.m3u8');
+  const list = await active(app);
+  t.same(list.map((s: any) => [s.id, s.local, s.reference]), [[id, '/d.m3u8', 'd']]);
+  await waitFor(async () => (await summary(app)).summary.local['/d.m3u8']?.sessions === 1, { what: 'closed after the timeout' });
+});
+
+t.test('session metrics per collector for the metrics plugin', async (t) => {
+  const app = await startApp(t, { config: { sessions: { ...OPEN, max_sessions: 7, max_bitrate_mbit: 2 } } });
+  const collectors = app.service.app.kernel.services.resolve(metricCollectorsRef) as MetricCollector[];
+  const mine = collectors.find((c) => c.describe().some((d) => d.name === 'session_active'))!;
+  t.ok(mine, 'provided');
+  t.same(mine.describe().map((d) => d.name).sort(), [
+    'session_active', 'session_limit', 'session_maxrxbitrate', 'session_maxtxbitrate', 'session_rxbitrate', 'session_rxbytes',
+    'session_total', 'session_txbitrate', 'session_txbytes',
+  ]);
+  const values = mine.collect();
+  const get = (name: string, collector: string) => values.find((v) => v.name === name && v.labels.collector === collector)?.value;
+  t.equal(get('session_limit', 'hls'), 7);
+  t.equal(get('session_maxtxbitrate', 'hls'), 2 * 1024 * 1024);
+  t.equal(get('session_active', 'rtmp'), 0);
+  t.same((await summary(app)).active.max_bandwidth_tx_mbit, 2);
+});
+
+t.test('without sessions: empty summaries, widget zeros, playlists untouched', async (t) => {
+  const app = await startApp(t, { config: { sessions: { enable: false, ip_ignorelist: [] }, storage: { memory: { auth: { enable: false } } } } });
+  await put(app.url, '/z.m3u8', MEDIA);
+  t.equal(await (await fetch(`${app.url}/memfs/z.m3u8`)).text(), MEDIA);
+  const s = await app.request('GET', '/api/v3/session?collectors=hls,rtmp');
+  t.same(Object.keys(s.body), ['hls', 'rtmp']);
+  t.same(s.body.hls.active.list, []);
+  t.same((await app.request('GET', '/api/v3/session')).body[''].summary.sessions, 0, 'no collectors= gives the empty name');
+  t.same((await app.request('GET', '/api/v3/session/active?collectors=hls')).body, { hls: [] });
+  await addProcess(app, nullProcess('w'));
+  t.same((await app.request('GET', '/api/v3/widget/process/w')).body, { current_sessions: 0, total_sessions: 0, uptime: 0 });
+});
+
+t.test('sessions config rules live in the plugin: a bad CIDR in the ignore list is refused', async (t) => {
+  const app = await startApp(t);
+  const cfg = (await app.request('GET', '/api/v3/config')).body.config;
+  cfg.sessions.ip_ignorelist = ['not-a-cidr'];
+  const r = await app.request('PUT', '/api/v3/config', { body: cfg });
+  t.equal(r.status, 409);
+  t.match(JSON.stringify(r.body), /sessions\.ip_ignorelist/);
+});
