@@ -35,6 +35,8 @@ export interface FsServeRefusal {
   status: number;
   message: string;
   details: string[];
+  /** Stable error code for logs (e.g. `SESSIONS_LIMIT`); default `FS_SERVE_REFUSED`. */
+  code?: string;
 }
 
 /** A finished GET/HEAD answer. */

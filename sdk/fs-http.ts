@@ -239,7 +239,7 @@ function beginServe(hooks: FsServeHooks, mount: string, path: string, request: F
     headers: request.headers, method: request.method === 'HEAD' ? 'HEAD' : 'GET',
   };
   const refusal = hooks.preServe.isUsed() ? hooks.preServe.call(sreq) : undefined;
-  if (refusal) throw new ApiError(refusal.status, refusal.message, refusal.details, 'FS_SERVE_REFUSED');
+  if (refusal) throw new ApiError(refusal.status, refusal.message, refusal.details, refusal.code ?? 'FS_SERVE_REFUSED');
   if (hooks.onServed.isUsed()) {
     const res = reply.raw;
     res.once('finish', () => {

@@ -4,6 +4,7 @@ import type { Collector } from './collector.ts';
 import { newSessionId, validSessionId } from './session-id.ts';
 import { rewritePlaylist } from './playlist.ts';
 import { anonymizeIp } from './anonymize.ts';
+import { sessionRefusals } from './errors.ts';
 
 /** What `preServe` leaves for the later hooks of a playlist request. */
 type Note = { kind: 'ignored' } | { kind: 'session'; id: string } | { kind: 'new' };
@@ -40,9 +41,9 @@ export function tapHls(hooks: PluginHooks, hls: Collector, ingress: Collector, f
       req.note = { kind: 'session', id };
       return undefined;
     }
-    if (id !== undefined && !validSessionId(id)) return { status: 403, message: 'Forbidden', details: ['Invalid session ID'] };
+    if (id !== undefined && !validSessionId(id)) return sessionRefusals.badId();
     const full = hls.admission(ingress.sessionRxBitrate(mountPath(req)));
-    if (full) return { status: 509, message: 'Bandwith limit exceeded', details: [full] };
+    if (full) return sessionRefusals.limit(full);
     if (id === undefined) {
       req.note = { kind: 'new' };
       return undefined;
@@ -58,10 +59,21 @@ export function tapHls(hooks: PluginHooks, hls: Collector, ingress: Collector, f
     return undefined;
   });
 
+  // a viewer reloads the same playlist version several times per segment: its rewrite is kept
+  // per session and reused while the body is the same (a string compare against a rewrite)
+  const rewritten = new Map<string, { body: string; out: string }>();
   hooks.tap(fsServeHooksRef, 'transformPlaylist', (body: string, req: FsServeRequest) => {
     const note = req.note as Note | undefined;
     if (!note || note.kind === 'ignored') return body;
-    return rewritePlaylist(body, req.path, req.query, note.kind === 'session' ? note.id : undefined, newSessionId);
+    if (note.kind === 'new') return rewritePlaylist(body, req.path, req.query, undefined, newSessionId);
+    const key = `${note.id}${req.path}`;
+    const hit = rewritten.get(key);
+    // a body that names other playlists gets fresh ids for them on every fetch: never reused
+    if (hit?.body === body && !hit.out.includes('.m3u8')) return hit.out;
+    const out = rewritePlaylist(body, req.path, req.query, note.id, newSessionId);
+    if (rewritten.size >= 10_000) rewritten.clear();
+    rewritten.set(key, { body, out });
+    return out;
   });
 
   hooks.tap(fsServeHooksRef, 'onServed', (ev) => {
