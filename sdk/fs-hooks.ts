@@ -85,14 +85,42 @@ export function fsServeTapped(hooks: FsServeHooks | undefined): hooks is FsServe
 }
 
 /**
- * A playlist body after `transformPlaylist`, or undefined when no tap changed it (or none is
- * tapped, or the path is no `.m3u8`).
+ * Runs `transformPlaylist` for a mount, remembering per file version its text and the Buffers of
+ * the bodies the taps returned: a viewer reloads the same playlist version several times, and a
+ * tap that hands back the same string (the sessions plugin keeps its rewrite per viewer) then
+ * costs a map lookup instead of a decode and an encode. One per mount.
  */
-export function transformedPlaylist(hooks: FsServeHooks, request: FsServeRequest, path: string, data: Buffer): Buffer | undefined {
-  if (!path.endsWith('.m3u8') || !hooks.transformPlaylist.isUsed()) return undefined;
-  const text = data.toString('utf8');
-  const out = hooks.transformPlaylist.call(text, request);
-  return out === text ? undefined : Buffer.from(out, 'utf8');
+export class PlaylistRewrites {
+  readonly #text = new WeakMap<Buffer, string>();
+  readonly #bodies = new WeakMap<Buffer, Map<string, Buffer>>();
+
+  /**
+   * The body after `transformPlaylist`, or undefined when no tap changed it (or none is tapped,
+   * or the path is no `.m3u8`).
+   */
+  apply(hooks: FsServeHooks, request: FsServeRequest, path: string, data: Buffer): Buffer | undefined {
+    if (!path.endsWith('.m3u8') || !hooks.transformPlaylist.isUsed()) return undefined;
+    let text = this.#text.get(data);
+    if (text === undefined) {
+      text = data.toString('utf8');
+      this.#text.set(data, text);
+    }
+    const out = hooks.transformPlaylist.call(text, request);
+    if (out === text) return undefined;
+    let bodies = this.#bodies.get(data);
+    if (!bodies) {
+      bodies = new Map();
+      this.#bodies.set(data, bodies);
+    }
+    let buf = bodies.get(out);
+    if (!buf) {
+      buf = Buffer.from(out, 'utf8');
+      // bounded: per-request bodies (fresh ids in every answer) must not pile up
+      if (bodies.size >= 256) bodies.clear();
+      bodies.set(out, buf);
+    }
+    return buf;
+  }
 }
 
 /** Bytes a finished response put on the wire: its header block (node keeps it as `_header`) plus the body. */

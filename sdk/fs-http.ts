@@ -9,7 +9,7 @@ import { sendFsFile, type SendFileOptions } from './fs-send.ts';
 import type { CorsPolicy } from './fs-cors.ts';
 import { continueUpload, deferContinue } from './fs-continue.ts';
 import { clientAddress } from './client-address.ts';
-import { fsServeTapped, responseBytes, transformedPlaylist, type FsServeHooks, type FsServeRequest } from './fs-hooks.ts';
+import { fsServeTapped, responseBytes, PlaylistRewrites, type FsServeHooks, type FsServeRequest } from './fs-hooks.ts';
 
 /**
  * HTTP building blocks shared by every filesystem (disk, mem, a vendor's): lookups with the
@@ -189,6 +189,7 @@ export function registerFsMount(scope: HttpScope, fs: FilesystemService, opts: F
   const serve: ServeOptions = { mime: opts.mime, defaultType: opts.defaultType, prefix };
   const lookup = opts.lookup ?? ((p: string) => lookupFsNode(fs, p));
   const { cors } = opts;
+  const rewrites = new PlaylistRewrites();
   scope.register(async (s: HttpScope) => {
     acceptRawBodies(s);
     s.route({
@@ -200,7 +201,7 @@ export function registerFsMount(scope: HttpScope, fs: FilesystemService, opts: F
         if (!fsServeTapped(hooks)) return serveFs(request, reply, path, lookup(path, request, reply), serve);
         const sreq = beginServe(hooks, fs.mount, path, request, reply);
         const found = lookup(path, request, reply);
-        const rewrite = (n: FsNode | undefined) => rewriteNode(hooks, sreq, n, reply);
+        const rewrite = (n: FsNode | undefined) => rewriteNode(hooks, rewrites, sreq, n, reply);
         return serveFs(request, reply, path, isPromise(found) ? found.then(rewrite) : rewrite(found), serve);
       },
     });
@@ -251,9 +252,9 @@ function beginServe(hooks: FsServeHooks, mount: string, path: string, request: F
 }
 
 /** The node with its playlist body rewritten by `transformPlaylist` (private, own ETag), else as is. */
-function rewriteNode(hooks: FsServeHooks, sreq: FsServeRequest, node: FsNode | undefined, reply: FastifyReply): FsNode | undefined {
+function rewriteNode(hooks: FsServeHooks, rewrites: PlaylistRewrites, sreq: FsServeRequest, node: FsNode | undefined, reply: FastifyReply): FsNode | undefined {
   if (node?.kind !== 'file' || !node.file.data) return node;
-  const data = transformedPlaylist(hooks, sreq, node.path, node.file.data);
+  const data = rewrites.apply(hooks, sreq, node.path, node.file.data);
   if (!data) return node;
   reply.header('cache-control', 'private');
   // the rewritten body is this client's own: a validator of its content keeps 304s truthful

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  fsServeTapped, isPlainFsPath, normalizeIp, responseBytes, transformedPlaylist,
+  fsServeTapped, isPlainFsPath, normalizeIp, responseBytes, PlaylistRewrites,
   type CorsPolicy, type FastPathHandler, type FsServeHooks, type FsServeRequest,
 } from '../../sdk/index.ts';
 import type { MemFilesystem } from './service.ts';
@@ -17,6 +17,9 @@ const PREFIX = '/memfs/';
  * answered here, so the route never sees it twice); untapped, they cost three `isUsed` checks.
  */
 export function memfsFastPath(fs: MemFilesystem, cors: CorsPolicy, hooks: FsServeHooks): FastPathHandler {
+  const rewrites = new PlaylistRewrites();
+  const heads = new WeakMap<string[], string[]>();
+  const tapped = { hooks, rewrites, heads };
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return false;
@@ -42,7 +45,7 @@ export function memfsFastPath(fs: MemFilesystem, cors: CorsPolicy, hooks: FsServ
     if (fsServeTapped(hooks)) {
       // who a forwarded request comes from is the front door's call (trusted proxies): the route has it
       if (h['x-forwarded-for'] !== undefined || h['x-real-ip'] !== undefined) return false;
-      return hooked(hooks, node, head, path, q < 0 ? '' : url.slice(q + 1), req, res);
+      return hooked(tapped, node, head, path, q < 0 ? '' : url.slice(q + 1), req, res);
     }
     res.writeHead(200, head);
     if (method === 'HEAD') res.end();
@@ -52,7 +55,15 @@ export function memfsFastPath(fs: MemFilesystem, cors: CorsPolicy, hooks: FsServ
 }
 
 /** The same answer with `preServe`, `transformPlaylist` and `onServed` around it. */
-function hooked(hooks: FsServeHooks, node: MemFileNode, head: string[], path: string, query: string, req: IncomingMessage, res: ServerResponse): boolean {
+interface Tapped {
+  hooks: FsServeHooks;
+  rewrites: PlaylistRewrites;
+  /** Per header list, the same without ETag and Content-Length (for rewritten playlists). */
+  heads: WeakMap<string[], string[]>;
+}
+
+function hooked(t: Tapped, node: MemFileNode, head: string[], path: string, query: string, req: IncomingMessage, res: ServerResponse): boolean {
+  const hooks = t.hooks;
   const sreq: FsServeRequest = {
     mount: '/memfs', path, query, remote: normalizeIp(req.socket.remoteAddress ?? ''), headers: req.headers,
     method: req.method === 'HEAD' ? 'HEAD' : 'GET',
@@ -65,12 +76,16 @@ function hooked(hooks: FsServeHooks, node: MemFileNode, head: string[], path: st
     return true;
   }
   let data = node.file.data!;
-  const rewritten = transformedPlaylist(hooks, sreq, path, data);
+  const rewritten = t.rewrites.apply(hooks, sreq, path, data);
   if (rewritten) {
     data = rewritten;
-    // the precomputed list ends with etag and content-length (entry.ts); the rewritten body is private
-    head = head.filter((_v, i) => i % 2 === 0 ? head[i] !== 'etag' && head[i] !== 'content-length' : head[i - 1] !== 'etag' && head[i - 1] !== 'content-length');
-    head.push('content-length', String(data.length), 'cache-control', 'private');
+    // the rewritten body is this viewer's own: no shared validator, not for shared caches
+    let base = t.heads.get(head);
+    if (!base) {
+      base = withoutValidators(head);
+      t.heads.set(head, base);
+    }
+    head = base.concat('content-length', String(data.length), 'cache-control', 'private');
   }
   res.writeHead(200, head);
   const body = sreq.method === 'HEAD' ? 0 : data.length;
@@ -78,4 +93,12 @@ function hooked(hooks: FsServeHooks, node: MemFileNode, head: string[], path: st
   else res.end(data);
   if (hooks.onServed.isUsed()) hooks.onServed.call({ request: sreq, status: 200, bytes: responseBytes(res, body) });
   return true;
+}
+
+function withoutValidators(head: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < head.length; i += 2) {
+    if (head[i] !== 'etag' && head[i] !== 'content-length') out.push(head[i]!, head[i + 1]!);
+  }
+  return out;
 }

@@ -16,8 +16,13 @@ const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1).replace(/\.[^.]*
 
 /** The `session` query value, without parsing the whole query on the hot path. */
 function sessionParam(query: string): string | undefined {
-  if (!query.includes('session=')) return undefined;
-  return new URLSearchParams(query).get('session') ?? undefined;
+  let at = query.startsWith('session=') ? 0 : query.indexOf('&session=') + 1;
+  if (at <= 0 && !query.startsWith('session=')) return undefined;
+  at += 8;
+  const end = query.indexOf('&', at);
+  const raw = end < 0 ? query.slice(at) : query.slice(at, end);
+  // ids are plain base57; anything escaped goes through the full parser (and fails the id check)
+  return raw.includes('%') || raw.includes('+') ? new URLSearchParams(query).get('session') ?? undefined : raw;
 }
 
 /**
