@@ -114,7 +114,9 @@ export class PlaylistRewrites {
     }
     let buf = bodies.get(out);
     if (!buf) {
-      buf = Buffer.from(out, 'utf8');
+      // a Buffer of its own (not a slice of the shared pool), like the files memfs serves
+      buf = Buffer.allocUnsafeSlow(Buffer.byteLength(out, 'utf8'));
+      buf.write(out, 'utf8');
       // bounded: per-request bodies (fresh ids in every answer) must not pile up
       if (bodies.size >= 256) bodies.clear();
       bodies.set(out, buf);

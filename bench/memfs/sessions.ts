@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { loaderArgs } from '../runtime/loader.ts';
 import { startCore, PLAYLIST, SEGMENT } from './servers.ts';
+import { hooksCostUs } from './hooks-cost.ts';
 
 /**
  * memfs with sessions on vs off, same run: two services in one child process, one with the
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
   } finally {
     child.send('stop');
   }
+  const hooksUs = Number(hooksCostUs().toFixed(2));
   const meta = {
     date: new Date().toISOString(), node: process.version, cpus: `${cpus().length} x ${cpus()[0]?.model ?? '?'}`,
     load_avg_1m_at_start: Number(load.toFixed(2)), connections: CONNECTIONS, seconds_per_round: SECONDS, rounds: ROUNDS,
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
   const dir = fileURLToPath(new URL('../results/', import.meta.url));
   await mkdir(dir, { recursive: true });
   const base = join(dir, `memfs-sessions-${meta.date.slice(0, 10)}`);
-  await writeFile(`${base}.json`, JSON.stringify({ meta, on_vs_off: ratios, on_vs_off_by_cpu: cpuRatios, results: rows }, null, 2) + '\n');
+  await writeFile(`${base}.json`, JSON.stringify({ meta, on_vs_off: ratios, on_vs_off_by_cpu: cpuRatios, hooks_us_per_playlist_request: hooksUs, results: rows }, null, 2) + '\n');
   await writeFile(`${base}.md`, [
     `# memfs with sessions on vs off, ${meta.date}`, '',
     `Node ${meta.node}, ${meta.cpus}, load average ${meta.load_avg_1m_at_start} at start. autocannon, ${CONNECTIONS} connections,`,
@@ -121,7 +123,8 @@ async function main(): Promise<void> {
     '| case | sessions | req/s | GB/s | server CPU µs/req | p99 ms | errors | non-2xx | req/s per round |', '|---|---|---:|---:|---:|---:|---:|---:|---|',
     ...rows.map((r) => `| ${r.case} | ${r.sessions} | ${r.req_per_sec} | ${r.gbytes_per_sec} | ${r.server_cpu_us_per_req} | ${r.latency_p99_ms} | ${r.errors} | ${r.non2xx} | ${(r.rounds_req_per_sec as number[]).join(', ')} |`),
     '', `On / off (req/s, same as GB/s): ${Object.entries(ratios).map(([k, v]) => `${k} ${v}`).join(', ')} (aim: 0.9 or more).`,
-    `On / off by server CPU per request (capacity when CPU-bound, robust to other load): ${Object.entries(cpuRatios).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '',
+    `On / off by server CPU per request (capacity when CPU-bound): ${Object.entries(cpuRatios).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    `The sessions hooks alone (preServe, transformPlaylist, onServed with the real taps, no sockets, \`hooks-cost.ts\`): ${hooksUs} µs per playlist request.`, '',
   ].join('\n'));
 }
 
