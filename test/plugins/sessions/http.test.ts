@@ -83,3 +83,34 @@ t.test('sessions config rules live in the plugin: a bad CIDR in the ignore list 
   t.equal(r.status, 409);
   t.match(JSON.stringify(r.body), /sessions\.ip_ignorelist/);
 });
+
+t.test('max_bitrate_mbit: a new viewer is refused once the egress top rate reaches it; the known one keeps its session', async (t) => {
+  const app = await startApp(t, { config: { sessions: { ...OPEN, session_timeout_sec: 30, max_bitrate_mbit: 1 }, storage: { memory: { auth: { enable: false } } } } });
+  await put(app.url, '/b.m3u8', '#EXTM3U\n#EXTINF:1,\nb0.ts\n');
+  // the upload counts too (2 x the playlist's ingress rate): 100 KiB keep it well under the limit
+  await put(app.url, '/b0.ts', 'z'.repeat(100 * 1024));
+  const first = await fetch(`${app.url}/memfs/b.m3u8`);
+  t.equal(first.status, 200, 'under the limit a new viewer is welcome');
+  await first.text();
+  const { id } = await view(app.url, '/memfs/b.m3u8');
+  // 3 MiB within the 10 s window: about 2.5 Mbit/s of egress, over the 1 Mbit/s limit
+  for (let i = 0; i < 30; i++) await (await fetch(`${app.url}/memfs/b0.ts?session=${id}`)).arrayBuffer();
+  const refused = await waitFor(async () => {
+    const r = await fetch(`${app.url}/memfs/b.m3u8`);
+    const body = await r.text();
+    return r.status === 509 ? JSON.parse(body) : undefined;
+  }, { timeout: 20_000, what: 'the bitrate check refuses a new viewer' });
+  t.same(refused.details, ['Bitrate limit exceeded']);
+  const known = await fetch(`${app.url}/memfs/b.m3u8?session=${id}`);
+  t.equal(known.status, 200, 'the known viewer keeps playing');
+  t.match(await known.text(), `b0.ts?session=${id}`);
+});
+
+t.test('without the sessions plugin: no session routes, playlists untouched, widget zeros', async (t) => {
+  const app = await startApp(t, { config: { plugins: ['disk-fs', 'memfs', 'widget'], storage: { memory: { auth: { enable: false } } } } });
+  await put(app.url, '/n.m3u8', MEDIA);
+  t.equal(await (await fetch(`${app.url}/memfs/n.m3u8`)).text(), MEDIA);
+  t.equal((await app.request('GET', '/api/v3/session?collectors=hls')).status, 404);
+  await addProcess(app, nullProcess('n'));
+  t.same((await app.request('GET', '/api/v3/widget/process/n')).body, { current_sessions: 0, total_sessions: 0, uptime: 0 });
+});
