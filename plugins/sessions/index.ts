@@ -8,13 +8,14 @@ import { sessionRoutes } from './routes.ts';
 import { tapHls } from './hls.ts';
 import { tapIngest } from './ingest.ts';
 import { tapFfmpeg } from './ffmpeg.ts';
+import { trackHttp } from './http.ts';
 import { sessionMetrics } from './metrics.ts';
 
 /**
  * Sessions: who watches and who publishes, per collector (`hls`, `hlsingress`, `rtmp`, `srt`,
- * `ffmpeg`, a vendor's), from the file-serving, ingest and process hooks. `GET /api/v3/session`,
- * `GET /api/v3/session/active`, the `sessionsRef` registry, the `session_*` metrics, and the
- * history in `<db.dir>/sessions/<collector>.json` when `sessions.persist` is on.
+ * `ffmpeg`, `http`, a vendor's), from the file-serving, ingest and process hooks and the sockets.
+ * `GET /api/v3/session`, `GET /api/v3/session/active`, the `sessionsRef` registry, the
+ * `session_*` metrics, and the history in `<db.dir>/sessions/<collector>.json` when `sessions.persist` is on.
  */
 export default definePlugin({
   name: 'sessions',
@@ -37,13 +38,18 @@ export default definePlugin({
     const ingress = registry.collector('hlsingress', { idleTimeoutSec: 30, limits: false });
     for (const name of ['rtmp', 'srt', 'ffmpeg']) registry.collector(name);
     tapHls(ctx.hooks, hls, ingress, ctx.deps.filesystems);
-    const poll = tapIngest(ctx.hooks, registry);
+    const pollIngest = tapIngest(ctx.hooks, registry);
     tapFfmpeg(ctx.hooks, ctx.deps.processes, registry.collector('ffmpeg'));
+    const http = trackHttp(ctx.http.server, registry.collector('http'));
+    ctx.onClose(http.stop);
 
     ctx.provide(sessionsRef, registry);
     ctx.provide(metricCollectorsRef, sessionMetrics(registry));
     sessionRoutes(ctx.http, registry);
-    registry.start(poll);
+    registry.start(() => {
+      pollIngest();
+      http.poll();
+    });
     // active sessions go to the history and the history to disk while the others still run
     ctx.onShutdown(() => registry.stop());
   },

@@ -114,3 +114,13 @@ t.test('without the sessions plugin: no session routes, playlists untouched, wid
   await addProcess(app, nullProcess('n'));
   t.same((await app.request('GET', '/api/v3/widget/process/n')).body, { current_sessions: 0, total_sessions: 0, uptime: 0 });
 });
+
+t.test('the http collector counts all HTTP traffic of the listener as one session, headers included', async (t) => {
+  const app = await startApp(t, { config: { sessions: OPEN } });
+  const s = await waitFor(async () => {
+    // these requests are traffic themselves: counted from the sockets once a second
+    const list = await active(app, 'http');
+    return list.length === 1 && list[0].bytes_rx > 0 && list[0].bytes_tx > 0 ? list[0] : undefined;
+  }, { what: 'http session with traffic' });
+  t.match(s, { id: 'HTTP', reference: '', local: 'any', remote: 'any' });
+});
