@@ -4,6 +4,7 @@ import {
 } from '../../sdk/index.ts';
 import { SessionsPluginConfig, validateSessions } from './schema.ts';
 import { SessionRegistry } from './registry.ts';
+import type { History } from './history.ts';
 import { sessionRoutes } from './routes.ts';
 import { tapHls } from './hls.ts';
 import { tapIngest } from './ingest.ts';
@@ -33,7 +34,7 @@ export default definePlugin({
       return;
     }
     const dir = cfg.persist ? resolve(ctx.sections.db.dir, 'sessions') : undefined;
-    const registry = new SessionRegistry(cfg, dir, ctx.log);
+    const registry = new SessionRegistry(cfg, dir, ctx.log, ctx.retain('histories', () => new Map<string, History>()));
     const hls = registry.collector('hls');
     const ingress = registry.collector('hlsingress', { idleTimeoutSec: 30, limits: false });
     for (const name of ['rtmp', 'srt', 'ffmpeg']) registry.collector(name);

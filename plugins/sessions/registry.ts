@@ -19,8 +19,8 @@ export interface SessionSummary {
 }
 
 /**
- * The session registry: named collectors, one 1 s tick closing idle sessions, and the history
- * files `<persistDir>/<collector>.json` (written atomically every `persist_interval_sec` and at
+ * The session registry: named collectors, one 1 s tick closing idle sessions, the histories
+ * (kept across config reloads), and the history files `<persistDir>/<collector>.json` (written atomically every `persist_interval_sec` and at
  * stop, read when a collector is created) when `persistDir` is set.
  */
 export class SessionRegistry implements SessionsService {
@@ -29,10 +29,13 @@ export class SessionRegistry implements SessionsService {
   readonly #ignore: IgnoreList;
   readonly #persistDir: string | undefined;
   readonly #log: Logger;
+  readonly #histories: Map<string, History>;
   #timers: NodeJS.Timeout[] = [];
 
-  constructor(cfg: SessionsConfig, persistDir: string | undefined, log: Logger) {
+  /** `histories` outlives the registry (kept across config reloads); files are read once per name. */
+  constructor(cfg: SessionsConfig, persistDir: string | undefined, log: Logger, histories = new Map<string, History>()) {
     this.#cfg = cfg;
+    this.#histories = histories;
     this.#ignore = new IgnoreList(cfg.ip_ignorelist);
     this.#persistDir = persistDir;
     this.#log = log;
@@ -51,7 +54,7 @@ export class SessionRegistry implements SessionsService {
       maxTxBitrate: limits ? maxTx : 0,
       ignore: limits ? this.#ignore : undefined,
       bitrateFull: limits && maxTx > 0 ? (extraRx) => this.#egressTop() * 1.15 + 2 * extraRx >= maxTx : undefined,
-    }, this.#loadHistory(name));
+    }, this.#history(name));
     this.#collectors.set(name, c);
     return c;
   }
@@ -128,6 +131,15 @@ export class SessionRegistry implements SessionsService {
     let sum = 0;
     for (const n of EGRESS) sum += this.#collectors.get(n)?.topTx.value ?? 0;
     return sum;
+  }
+
+  #history(name: string): History {
+    let h = this.#histories.get(name);
+    if (!h) {
+      h = this.#loadHistory(name);
+      this.#histories.set(name, h);
+    }
+    return h;
   }
 
   #loadHistory(name: string): History {

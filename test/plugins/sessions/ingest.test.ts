@@ -39,3 +39,20 @@ t.test('rtmp and srt publishers and players reported through the ingest hooks ar
   await app.request('DELETE', '/vendor/ingest/rtmp-2');
   t.equal((await summary(app, 'rtmp')).summary.sessions, 2);
 });
+
+t.test('the history survives a config reload (no persist needed); sessions live at the reload are closed into it', async (t) => {
+  const app = await startApp(t, { config: { plugins: ['*', FAKE], sessions: { ip_ignorelist: [] } } });
+  await app.request('POST', '/vendor/ingest/srt/publish/srt-9?stream=feed&remote=192.0.2.9:6000');
+  await app.request('POST', '/vendor/ingest/srt/play/srt-10?stream=feed&remote=192.0.2.10:6000');
+  await app.request('DELETE', '/vendor/ingest/srt-10');
+  t.equal((await summary(app, 'srt')).summary.sessions, 1);
+  const before = app.service.app;
+  t.equal((await app.request('GET', '/api/v3/config/reload')).status, 200);
+  await waitFor(() => app.service.app !== before && app.service.app.kernel.plugins.includes('sessions'), { what: 'reload' });
+  const s = await waitFor(async () => {
+    const r = await app.request('GET', '/api/v3/session?collectors=srt');
+    return r.status === 200 ? r.body.srt : undefined;
+  }, { what: 'sessions routes back' });
+  t.equal(s.summary.sessions, 2, 'the closed player and the publisher cut by the reload');
+  t.same(s.active.list, []);
+});
