@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startApp, type TestApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { addProcess, nullProcess, waitState } from '../../core/process/helpers.ts';
+import { addProcess, command, nullProcess, waitState } from '../../core/process/helpers.ts';
 
 type Series = { name: string; labels: Record<string, string> | null; values: [number, number][] };
 
@@ -48,6 +48,15 @@ t.test('history: a running process\'s fps, sampled every interval_sec, resampled
   const cts = coarse.metrics.find((m) => m.labels?.name === 'frame')!.values.map((v) => v[0]);
   t.ok(cts.every((x, i) => i === 0 || x - cts[i - 1]! === 2), 'a query step of 2 s gives points 2 s apart');
   t.same((await query(app, { ...body, interval_sec: 0 })).metrics, [], 'interval 0: no points');
+
+  // state entries: a restart enters `running` a second time, per process and engine-wide
+  t.equal(await command(app, 'p', 'restart'), 200);
+  const entries = { metrics: [{ name: 'restream_process_states', labels: { processid: '^p$', state: '^running$' } }, { name: 'ffmpeg_process', labels: { state: '^running$' } }] };
+  const after = await waitFor(async () => {
+    const r = await query(app, entries);
+    return r.metrics.length === 2 && r.metrics.every((m) => m.values[0]![1] === 2) ? r : undefined;
+  }, { what: 'two entries into running' });
+  t.pass(`entries counted: ${after.metrics.map((m) => m.name).join(', ')}`);
 });
 
 t.test('without history (metrics.enable false) current values answer, history is empty with a 0/0 resolution', async (t) => {
