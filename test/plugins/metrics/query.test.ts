@@ -122,3 +122,12 @@ t.test('without the metrics plugin the routes are 404', async (t) => {
   t.equal((await app.request('POST', '/api/v3/metrics', { body: {} })).status, 404);
   t.equal((await app.request('GET', '/metrics')).status, 404);
 });
+
+t.test('the plugin owns metrics.*: an enabled history with a bad interval is a 409 naming the key', async (t) => {
+  const app = await startApp(t);
+  const r = await app.request('PUT', '/api/v3/config', { body: { metrics: { enable: true, interval_sec: 0 } } });
+  t.equal(r.status, 409);
+  t.match(JSON.stringify(r.body), /metrics\.interval_sec/);
+  const off = await app.request('PUT', '/api/v3/config', { body: { metrics: { enable: false, interval_sec: 0 } } });
+  t.equal(off.status, 200, 'not checked while the history is off');
+});
