@@ -34,7 +34,10 @@ export default definePlugin({
 
     const metrics = new MetricsService({ config: ctx.config, collectors, log: ctx.log });
     metricsRoutes(ctx.http, metrics);
-    if (ctx.config.enable_prometheus) prometheusRoute(ctx.http, metrics, new PrometheusExport(ctx.sections.id));
+    if (ctx.config.enable_prometheus) {
+      const help = new Map(metrics.describe().map((d) => [d.name, d.description]));
+      prometheusRoute(ctx.http, metrics, new PrometheusExport(ctx.sections.id, help));
+    }
 
     ctx.onReady(() => metrics.start());
     ctx.onClose(() => metrics.stop());

@@ -50,9 +50,10 @@ export class PrometheusExport {
   readonly #inFlight: Gauge;
   #snapshot = new Map<string, MetricValue[]>();
 
-  constructor(coreId: string) {
+  /** `help`: the descriptions of the internal names, for the HELP lines. */
+  constructor(coreId: string, help: ReadonlyMap<string, string>) {
     this.#registry.setDefaultLabels({ core: coreId });
-    for (const e of EXPORTS) this.#define(e);
+    for (const e of EXPORTS) this.#define(e, help.get(e.from) || e.from);
     this.#requests = new Counter({ name: 'promhttp_metric_handler_requests_total', help: 'Total number of scrapes by HTTP status code.', labelNames: ['code'], registers: [this.#registry] });
     this.#inFlight = new Gauge({ name: 'promhttp_metric_handler_requests_in_flight', help: 'Current number of scrapes being served.', registers: [this.#registry] });
   }
@@ -84,12 +85,11 @@ export class PrometheusExport {
     this.#requests.inc({ code: String(code) });
   }
 
-  #define(e: Export): void {
+  #define(e: Export, help: string): void {
     const pairs = Object.entries(e.labels ?? {});
     const labelNames = pairs.map(([p]) => p);
     const snapshot = () => this.#snapshot.get(e.from) ?? [];
     const labelsOf = (v: MetricValue) => Object.fromEntries(pairs.map(([p, i]) => [p, v.labels[i] ?? '']));
-    const help = `${e.from} (reference 12.4)`;
     if (e.counter) {
       new Counter({
         name: e.prom, help, labelNames, registers: [this.#registry],

@@ -40,6 +40,8 @@ interface LabelCache {
   key: string;
   byName: Readonly<Record<string, string>>[];
   byState: Readonly<Record<string, string>>[];
+  /** Per stream (its identity as the key): label objects by IO value name. */
+  io: Map<string, Map<string, Readonly<Record<string, string>>>>;
 }
 
 /** `restream_*` and `ffmpeg_process` from the process engine's read-only figures (reference 12.4). */
@@ -55,15 +57,25 @@ export function processesCollector(processes: ProcessesService): MetricCollector
         key,
         byName: PROCESS_NAMES.map((name) => Object.freeze({ processid: id, state: m.exec, order: m.order, name })),
         byState: STATES.map((state) => Object.freeze({ processid: id, state })),
+        io: new Map(),
       };
       cache.set(id, c);
     }
     return c;
   };
 
-  const io = (out: MetricValue[], id: string, type: 'input' | 'output', s: ProcessStreamProgress): void => {
-    const base = { processid: id, type, id: s.id, address: s.address, index: String(s.index), stream: String(s.stream), media: s.type };
-    const add = (name: string, value: number) => out.push({ name: 'restream_io', labels: { ...base, name }, value });
+  const io = (out: MetricValue[], id: string, c: LabelCache, type: 'input' | 'output', s: ProcessStreamProgress): void => {
+    const key = `${type}\0${s.id}\0${s.index}\0${s.stream}\0${s.type}\0${s.address}`;
+    let byName = c.io.get(key);
+    if (!byName) c.io.set(key, (byName = new Map()));
+    const add = (name: string, value: number) => {
+      let labels = byName.get(name);
+      if (!labels) {
+        labels = Object.freeze({ processid: id, type, id: s.id, address: s.address, index: String(s.index), stream: String(s.stream), media: s.type, name });
+        byName.set(name, labels);
+      }
+      out.push({ name: 'restream_io', labels, value });
+    };
     add('frame', s.frame); add('fps', s.fps); add('packet', s.packet); add('pps', s.pps);
     add('size', s.size_kb * 1024); add('bitrate', s.bitrate_kbit * 1024);
     if (type === 'output') add('q', s.q);
@@ -88,8 +100,9 @@ export function processesCollector(processes: ProcessesService): MetricCollector
         const l = labelsOf(id, m);
         PROCESS_NAMES.forEach((name, i) => out.push({ name: 'restream_process', labels: l.byName[i]!, value: processValue(m, name) }));
         STATES.forEach((state, i) => out.push({ name: 'restream_process_states', labels: l.byState[i]!, value: m.states[state] }));
-        for (const s of m.inputs) io(out, id, 'input', s);
-        for (const s of m.outputs) io(out, id, 'output', s);
+        // streams of past runs are forgotten when the process changes state (the cache is rebuilt)
+        for (const s of m.inputs) io(out, id, l, 'input', s);
+        for (const s of m.outputs) io(out, id, l, 'output', s);
       }
       for (const id of cache.keys()) if (!seen.has(id)) cache.delete(id);
       const entries = processes.stateEntries();
