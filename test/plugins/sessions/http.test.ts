@@ -46,7 +46,7 @@ t.test('disk playlists are tracked too (the route, not the memfs fast path)', as
 });
 
 t.test('session metrics per collector for the metrics plugin', async (t) => {
-  const app = await startApp(t, { config: { sessions: { ...OPEN, max_sessions: 7, max_bitrate_mbit: 2 } } });
+  const app = await startApp(t, { config: { sessions: { ...OPEN, max_sessions: 7, max_bitrate_mbit: 2 }, storage: { memory: { auth: { enable: false } } } } });
   const collectors = app.service.app.kernel.services.resolve(metricCollectorsRef) as MetricCollector[];
   const mine = collectors.find((c) => c.describe().some((d) => d.name === 'session_active'))!;
   t.ok(mine, 'provided');
@@ -60,6 +60,14 @@ t.test('session metrics per collector for the metrics plugin', async (t) => {
   t.equal(get('session_maxtxbitrate', 'hls'), 2 * 1024 * 1024);
   t.equal(get('session_active', 'rtmp'), 0);
   t.same((await summary(app)).active.max_bandwidth_tx_mbit, 2);
+
+  // through the metrics plugin: an active viewer shows in session_active{collector=hls}
+  await put(app.url, '/m.m3u8', MEDIA);
+  await put(app.url, '/p0.ts', 'x');
+  await view(app.url, '/memfs/m.m3u8');
+  const r = await app.request('POST', '/api/v3/metrics', { body: { metrics: [{ name: 'session_active', labels: { collector: '^hls$' } }] } });
+  t.equal(r.status, 200);
+  t.same(r.body.metrics.map((m: any) => [m.labels, m.values[0][1]]), [[{ collector: 'hls' }, 1]]);
 });
 
 t.test('without sessions: empty summaries, widget zeros, playlists untouched', async (t) => {
