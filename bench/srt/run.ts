@@ -43,7 +43,10 @@ function message<T>(child: ChildProcess, key: string): Promise<T> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function srtList(url: string): Promise<any> {
-  return (await fetch(`${url}/api/v3/srt`)).json();
+  const r = await fetch(`${url}/api/v3/srt`);
+  const body = await r.json();
+  if (r.status !== 200) throw new Error(`GET /api/v3/srt: ${r.status} ${JSON.stringify(body).slice(0, 500)}`);
+  return body;
 }
 
 async function main(): Promise<void> {

@@ -45,7 +45,9 @@ export type SrtStatistics = Record<string, number>;
 export function toSrtStatistics(raw: SrtRawStats | null): SrtStatistics {
   const out: SrtStatistics = {};
   for (const [api, lib] of Object.entries(FIELDS)) {
-    const v = lib && raw ? raw[lib] ?? 0 : 0;
+    // libsrt reports NaN for some averages before it has samples (e.g. belated time); JSON has no NaN
+    const given = lib && raw ? raw[lib] ?? 0 : 0;
+    const v = Number.isFinite(given) ? given : 0;
     out[api] = FLOATS.has(api) ? v : Math.max(0, Math.trunc(v));
   }
   return out;
