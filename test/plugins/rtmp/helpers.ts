@@ -46,13 +46,25 @@ export function publish(t: TestLike, url: string, opts: { size?: string; seconds
 
 /**
  * Plays `url` and decodes it, printing one `showinfo` line per frame; `frames()` are the frame
- * sizes seen so far (e.g. `160x120`).
+ * sizes seen so far (e.g. `160x120`), counted as they come (the stderr tail is bounded).
  */
-export function play(t: TestLike, url: string, opts: { frames?: number; extra?: string[] } = {}): Ff & { frames(): string[] } {
+export function play(t: TestLike, url: string, opts: { frames?: number; extra?: string[] } = {}): Ff & { frames(): string[]; keyFirst(): boolean | undefined } {
   const f = ffmpeg(t, [
     '-loglevel', 'info', ...(opts.extra ?? []), '-i', url,
     ...(opts.frames ? ['-frames:v', String(opts.frames)] : []), '-vf', 'showinfo', '-an', '-f', 'null', '-',
   ]);
-  const frames = () => [...f.stderr().matchAll(/Parsed_showinfo.*? s:(\d+x\d+)/g)].map((m) => m[1]!);
-  return Object.assign(f, { frames });
+  const sizes: string[] = [];
+  let keyFirst: boolean | undefined;
+  let partial = '';
+  f.child.stderr!.on('data', (d: Buffer) => {
+    const lines = (partial + d.toString()).split(/[\r\n]/);
+    partial = lines.pop()!;
+    for (const l of lines) {
+      const m = /Parsed_showinfo.*? n:\s*\d+.*? s:(\d+x\d+).*? iskey:(\d)/.exec(l);
+      if (!m) continue;
+      keyFirst ??= m[2] === '1';
+      sizes.push(m[1]!);
+    }
+  });
+  return Object.assign(f, { frames: () => [...sizes], keyFirst: () => keyFirst });
 }
