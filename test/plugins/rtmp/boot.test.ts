@@ -39,7 +39,7 @@ t.test('running RTMP installs no signal handlers and writes no ./data store', as
   t.equal(existsSync(join(process.cwd(), 'data')), hadData, 'no JSON store folder appeared');
 });
 
-async function probe(t: { teardown(fn: () => unknown): void; notOk(v: unknown, m?: string): void }, rtmp: Record<string, unknown>): Promise<{ nms: number; heavy: number; signalListenersAdded: number }> {
+async function probe(t: { teardown(fn: () => unknown): void; notOk(v: unknown, m: string): unknown }, rtmp: Record<string, unknown>): Promise<{ nms: number; heavy: number; signalListenersAdded: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'rtmp-slim-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const cfg = join(dir, 'config.json');
