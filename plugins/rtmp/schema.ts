@@ -11,7 +11,8 @@ export function validateRtmp(s: RtmpSettings, whole: Readonly<ConfigData>): Conf
   if (s.enable_tls) {
     if (!s.enable || !whole.tls.enable) errs.add('enable_tls', 'needs rtmp.enable and tls.enable');
     if (!validAddress(s.address_tls)) errs.add('address_tls', `'${s.address_tls}' is not a host:port address`);
-    if (s.address === s.address_tls) errs.add('address_tls', 'must differ from rtmp.address');
+    // port 0 (any free port, as in tests) gives each listener its own port
+    if (s.address === s.address_tls && !/:0$/.test(s.address)) errs.add('address_tls', 'must differ from rtmp.address');
   }
   if (!s.app.startsWith('/')) errs.add('app', 'must be an absolute path');
   return errs.map;
