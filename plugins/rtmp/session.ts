@@ -161,6 +161,11 @@ export class RtmpSession {
       this.#socket.destroy();
       return false;
     }
+    // one writev per player for all packets of one publisher read, not one write per packet
+    if (this.#socket.writableCorked === 0) {
+      this.#socket.cork();
+      process.nextTick(() => this.#socket.uncork());
+    }
     this.#write(b);
     return true;
   }
