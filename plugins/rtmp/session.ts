@@ -76,10 +76,10 @@ export class RtmpSession {
     }
   }
 
+  // packets parsed from the same read as `publish`, before the checks are done, wait in #held
   #packet(p: MediaPacket): void {
-    if (this.#state === 'publishing') return this.#forward(p);
-    // parsed from the same read as `publish`, before the checks are done: kept until accepted
-    if (this.#state === 'checking') this.#held.push(p);
+    if (this.#state === 'publishing') this.#forward(p);
+    else if (this.#state === 'checking') this.#held.push(p);
   }
 
   #forward(p: MediaPacket): void {
@@ -184,9 +184,7 @@ export class RtmpSession {
     this.#socket.destroy();
   }
 
-  #hookError = (err: Error): void => {
-    this.#deps.log.error({ id: this.id, err: err.message }, 'an ingest hook failed');
-  };
+  #hookError = (err: Error): void => { this.#deps.log.error({ id: this.id, err: err.message }, 'an ingest hook failed'); };
 
   /** Exactly once per connection: the end hooks of what it was doing. */
   #closed(): void {
