@@ -49,6 +49,29 @@ t.test('a change whose write fails is undone', async (t) => {
   t.same({ ...db.data.metadata.system }, { kept: 1 }, 'memory matches the last write');
 });
 
+t.test('commits coalesced into a failing write are all undone, newest first', async (t) => {
+  const dir = await tempDir(t);
+  const sub = join(dir, 'db');
+  const db = await openDb(sub);
+  await db.commit(() => { db.data.metadata.system.k = 0; });
+  await rm(sub, { recursive: true });
+  await writeFile(sub, 'not a folder');
+  const set = (v: number) => db.commit(() => {
+    const before = db.data.metadata.system.k;
+    db.data.metadata.system.k = v;
+    return () => { db.data.metadata.system.k = before; };
+  });
+  // the first write is in flight when the second change is made on top of the first
+  const results = await Promise.allSettled([set(1), set(2)]);
+  t.same(results.map((r) => r.status), ['rejected', 'rejected']);
+  t.same({ ...db.data.metadata.system }, { k: 0 }, 'the value last written');
+  // writes work again once the folder is back
+  await rm(sub);
+  await mkdir(sub);
+  await set(3);
+  t.same(JSON.parse(await readFile(db.path, 'utf8')).metadata.system, { k: 3 });
+});
+
 t.test('the file layout is JSON.stringify(data, null, 4) and fragments follow replacements', async (t) => {
   const db = await openDb(await tempDir(t));
   const sp = { id: 'a', reference: '', created_at: 1, updated_at: 2, order: 'stop' as const, config: { id: 'a', input: [{ id: 'in', options: ['-f', 'x'] }] } };
