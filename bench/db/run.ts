@@ -11,8 +11,9 @@ import { fileURLToPath } from 'node:url';
  * processes (order stop) in a child process; one client loops metadata writes (each one saves
  * db.json before it is answered) while another measures `GET /ping` one request at a time.
  * p50/p99 of /ping are reported idle and while writes loop. Aim: p99 under 5 ms while writing.
- * Run: `node --import tsx bench/db/run.ts [seconds per phase, default 10] [label]`.
- * Writes bench/results/db-<date>[-label].{json,md}.
+ * Run: `node bench/db/run.ts [seconds per phase, default 10] [label]` (Node 24, type stripping).
+ * Writes bench/results/db-<date>[-label].{json,md}. With BENCH_CPU_PROF=<folder> the server
+ * writes a V8 CPU profile there (open it in Chrome DevTools or speedscope).
  */
 
 const SECONDS = Number(process.argv[2] ?? 10);
@@ -49,7 +50,8 @@ async function pings(url: string, seconds: number): Promise<{ n: number; p50: nu
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-db-'));
-  const child: ChildProcess = fork(SERVER, [dir, String(STORED)], { execArgv: ['--import', 'tsx'] });
+  const prof = process.env.BENCH_CPU_PROF;
+  const child: ChildProcess = fork(SERVER, [dir, String(STORED)], { execArgv: prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [] });
   try {
     const { url } = await new Promise<{ url: string }>((resolve, reject) => {
       child.once('message', (m) => resolve(m as { url: string }));

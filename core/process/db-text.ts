@@ -9,6 +9,7 @@ export class FragmentCache {
   readonly #byObject = new WeakMap<object, string>();
   readonly #lines = new WeakMap<object, { key: string; depth: number; buf: Buffer }>();
   readonly #primitives = new WeakMap<object, Map<string, { v: unknown; depth: number; buf: Buffer }>>();
+  readonly #blocks = new WeakMap<object, { depth: number; byFirst: Map<string, Block> }>();
 
   /** The value as it appears at `depth` (levels of 4-space indent); throws when not storable. */
   fragment(value: unknown, depth: number): string {
@@ -24,20 +25,48 @@ export class FragmentCache {
 
   /**
    * A dictionary whose values are fragments (cached by identity) at `depth`, appended to `out` as
-   * UTF-8 pieces. Each entry's line (`<pad>"key": value`) is encoded once and kept with its object,
-   * so a save copies bytes instead of joining and encoding megabytes of text on the event loop.
+   * UTF-8 pieces. Entries are grouped in blocks whose ends depend on the keys alone (a key's hash),
+   * so adding or removing one entry changes one block; each block's bytes are kept with the keys
+   * and values they were built from. A save with thousands of entries compares identities and
+   * hands about one piece per 64 entries to writev: no per-entry work, copies or garbage.
    */
   dict(obj: Record<string, unknown>, depth: number, out: Buffer[]): void {
-    const keys = Object.keys(obj);
+    let cache = this.#blocks.get(obj);
+    if (!cache || cache.depth !== depth) this.#blocks.set(obj, cache = { depth, byFirst: new Map() });
+    const next = new Map<string, Block>();
+    let keys: string[] = [];
+    let values: unknown[] = [];
     let first = true;
-    for (const key of keys) {
+    const flush = () => {
+      const old = cache.byFirst.get(keys[0]!);
+      const block = old && old.opens === first && same(old.keys, keys) && same(old.values, values)
+        ? old
+        : { opens: first, keys, values, buf: this.#build(obj, keys, values, depth, first) };
+      next.set(keys[0]!, block);
+      out.push(block.buf);
+      first = false;
+      keys = [];
+      values = [];
+    };
+    for (const key of Object.keys(obj)) {
       const v = obj[key];
       if (v === undefined || typeof v === 'function') continue;
-      out.push(first ? OPEN : COMMA);
-      first = false;
-      out.push(this.#line(obj, key, v, depth));
+      keys.push(key);
+      values.push(v);
+      if (endsBlock(key)) flush();
     }
+    if (keys.length) flush();
+    cache.byFirst = next;
     out.push(first ? EMPTY : closing(depth));
+  }
+
+  #build(dict: object, keys: readonly string[], values: readonly unknown[], depth: number, opens: boolean): Buffer {
+    const parts: Buffer[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      parts.push(i === 0 && opens ? OPEN : COMMA);
+      parts.push(this.#line(dict, keys[i]!, values[i], depth));
+    }
+    return Buffer.concat(parts);
   }
 
   #line(dict: object, key: string, v: unknown, depth: number): Buffer {
@@ -58,6 +87,30 @@ export class FragmentCache {
     this.#lines.set(v, { key, depth, buf });
     return buf;
   }
+}
+
+/** Consecutive entries of a dictionary as written (with the separator before each). */
+interface Block {
+  /** Whether the block starts the dictionary (`{` instead of `,` before its first entry). */
+  opens: boolean;
+  keys: string[];
+  values: unknown[];
+  buf: Buffer;
+}
+
+const BLOCK_MASK = 63;
+
+/** Whether a block ends after this key: about one key in 64, chosen by the key itself (FNV-1a). */
+function endsBlock(key: string): boolean {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return ((h >>> 0) & BLOCK_MASK) === 0;
+}
+
+function same(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 const OPEN = Buffer.from('{\n');

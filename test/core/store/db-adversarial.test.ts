@@ -86,6 +86,34 @@ t.test('the file layout is JSON.stringify(data, null, 4) and fragments follow re
   t.equal(await readFile(db.path, 'utf8'), plain());
 });
 
+t.test('the layout holds through additions, removals and replacements of many entries', async (t) => {
+  const db = await openDb(await tempDir(t));
+  const plain = () => JSON.stringify(JSON.parse(JSON.stringify(db.data)), null, 4) + '\n';
+  const sp = (id: string, n: number) => ({ id, reference: `r${n}`, created_at: n, updated_at: n, order: 'stop' as const, config: { id, n } });
+  for (let i = 0; i < 600; i++) {
+    db.data.process[`p${i}`] = sp(`p${i}`, i);
+    db.data.metadata.process[`p${i}`] = i % 3 ? null : { ui: { i } };
+  }
+  t.equal(db.render(), plain(), 'first render');
+  // a deterministic mix of changes, each followed by a render that reuses most blocks
+  let seed = 7;
+  const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  let ok = true;
+  for (let round = 0; round < 60 && ok; round++) {
+    const id = `p${rnd(700)}`;
+    switch (rnd(4)) {
+      case 0: delete db.data.process[id]; delete db.data.metadata.process[id]; break;
+      case 1: db.data.process[id] = sp(id, round); db.data.metadata.process[id] ??= null; break;
+      case 2: db.data.metadata.process[id] = round % 2 ? null : { ui: { round } }; break;
+      default: db.data.metadata.system[`k${rnd(5)}`] = round % 2 ? round : { round };
+    }
+    ok = db.render() === plain();
+  }
+  t.ok(ok, 'every render equals JSON.stringify(data, null, 4)');
+  for (const id of Object.keys(db.data.process)) delete db.data.process[id];
+  t.equal(db.render(), plain(), 'emptied');
+});
+
 t.test('dictionaries loaded from db.json have no prototype', async (t) => {
   const dir = await tempDir(t);
   await writeFile(join(dir, 'db.json'), JSON.stringify({ version: 4, process: {}, metadata: { system: { __proto__: 1 }, process: { p: { a: 1 } } } }));
