@@ -1,3 +1,5 @@
+import { changes, written } from './db-tracked.ts';
+
 /**
  * db.json text built from per-entry fragments. Stored objects are replaced, never mutated in
  * place (the manager records a fresh object per change), so a fragment cached by the object's
@@ -9,7 +11,7 @@ export class FragmentCache {
   readonly #byObject = new WeakMap<object, string>();
   readonly #lines = new WeakMap<object, { key: string; depth: number; buf: Buffer }>();
   readonly #primitives = new WeakMap<object, Map<string, { v: unknown; depth: number; buf: Buffer }>>();
-  readonly #blocks = new WeakMap<object, { depth: number; byFirst: Map<string, Block> }>();
+  readonly #blocks = new WeakMap<object, DictCache>();
 
   /** The value as it appears at `depth` (levels of 4-space indent); throws when not storable. */
   fragment(value: unknown, depth: number): string {
@@ -27,37 +29,72 @@ export class FragmentCache {
    * A dictionary whose values are fragments (cached by identity) at `depth`, appended to `out` as
    * UTF-8 pieces. Entries are grouped in blocks whose ends depend on the keys alone (a key's hash),
    * so adding or removing one entry changes one block; each block's bytes are kept with the keys
-   * and values they were built from. A save with thousands of entries compares identities and
-   * hands about one piece per 64 entries to writev: no per-entry work, copies or garbage.
+   * and values they were built from, and about one piece per 64 entries goes to writev. A tracked
+   * dictionary (db-tracked.ts) whose values were only replaced rebuilds just their blocks; other
+   * changes walk every key and reuse the blocks that did not change.
    */
   dict(obj: Record<string, unknown>, depth: number, out: Buffer[]): void {
+    const ch = changes(obj);
     let cache = this.#blocks.get(obj);
-    if (!cache || cache.depth !== depth) this.#blocks.set(obj, cache = { depth, byFirst: new Map() });
-    const next = new Map<string, Block>();
+    if (!cache || cache.depth !== depth) this.#blocks.set(obj, cache = { depth, order: [], byKey: new Map() });
+    // a tracked dictionary whose values were only replaced: rebuild the blocks holding them
+    if (!ch || ch.structural || !this.#patch(obj, cache, ch.keys)) this.#walk(obj, cache);
+    if (ch) {
+      ch.keys.clear();
+      ch.structural = false;
+    }
+    for (const b of cache.order) out.push(b.buf);
+    out.push(cache.order.length ? closing(depth) : EMPTY);
+  }
+
+  /** Every entry, in order: blocks whose keys and values are unchanged are reused. */
+  #walk(obj: Record<string, unknown>, cache: DictCache): void {
+    const byFirst = new Map<string, Block>();
+    for (const b of cache.order) byFirst.set(b.keys[0]!, b);
+    const order: Block[] = [];
+    const byKey = new Map<string, Block>();
     let keys: string[] = [];
     let values: unknown[] = [];
-    let first = true;
     const flush = () => {
-      const old = cache.byFirst.get(keys[0]!);
-      const block = old && old.opens === first && same(old.keys, keys) && same(old.values, values)
+      const opens = order.length === 0;
+      const old = byFirst.get(keys[0]!);
+      const block = old && old.opens === opens && same(old.keys, keys) && same(old.values, values)
         ? old
-        : { opens: first, keys, values, buf: this.#build(obj, keys, values, depth, first) };
-      next.set(keys[0]!, block);
-      out.push(block.buf);
-      first = false;
+        : { opens, keys, values, buf: this.#build(obj, keys, values, cache.depth, opens) };
+      order.push(block);
+      for (const k of keys) byKey.set(k, block);
       keys = [];
       values = [];
     };
     for (const key of Object.keys(obj)) {
       const v = obj[key];
-      if (v === undefined || typeof v === 'function') continue;
+      if (!written(v)) continue;
       keys.push(key);
       values.push(v);
       if (endsBlock(key)) flush();
     }
     if (keys.length) flush();
-    cache.byFirst = next;
-    out.push(first ? EMPTY : closing(depth));
+    cache.order = order;
+    cache.byKey = byKey;
+  }
+
+  /** Rebuilds the blocks of replaced values; false when a key is not where the cache has it. */
+  #patch(obj: Record<string, unknown>, cache: DictCache, changed: ReadonlySet<string>): boolean {
+    const touched = new Set<Block>();
+    for (const k of changed) {
+      const b = cache.byKey.get(k);
+      if (!b) return false;
+      touched.add(b);
+    }
+    for (const b of touched) {
+      const values = b.keys.map((k) => obj[k]);
+      if (!values.every(written)) return false;
+      if (same(values, b.values)) continue;
+      const block: Block = { opens: b.opens, keys: b.keys, values, buf: this.#build(obj, b.keys, values, cache.depth, b.opens) };
+      cache.order[cache.order.indexOf(b)] = block;
+      for (const k of b.keys) cache.byKey.set(k, block);
+    }
+    return true;
   }
 
   #build(dict: object, keys: readonly string[], values: readonly unknown[], depth: number, opens: boolean): Buffer {
@@ -96,6 +133,13 @@ interface Block {
   keys: string[];
   values: unknown[];
   buf: Buffer;
+}
+
+/** A dictionary's text as blocks, in order, and the block holding each key. */
+interface DictCache {
+  depth: number;
+  order: Block[];
+  byKey: Map<string, Block>;
 }
 
 const BLOCK_MASK = 63;

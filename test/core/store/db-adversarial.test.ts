@@ -99,13 +99,17 @@ t.test('the layout holds through additions, removals and replacements of many en
   let seed = 7;
   const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
   let ok = true;
-  for (let round = 0; round < 60 && ok; round++) {
-    const id = `p${rnd(700)}`;
-    switch (rnd(4)) {
-      case 0: delete db.data.process[id]; delete db.data.metadata.process[id]; break;
-      case 1: db.data.process[id] = sp(id, round); db.data.metadata.process[id] ??= null; break;
-      case 2: db.data.metadata.process[id] = round % 2 ? null : { ui: { round } }; break;
-      default: db.data.metadata.system[`k${rnd(5)}`] = round % 2 ? round : { round };
+  for (let round = 0; round < 120 && ok; round++) {
+    // mostly replaced values (the blocks holding them are rebuilt), sometimes added or removed keys
+    for (let n = rnd(3) + 1; n > 0; n--) {
+      const id = `p${rnd(round < 60 ? 600 : 700)}`;
+      switch (rnd(round < 60 ? 3 : 5)) {
+        case 0: if (id in db.data.process) db.data.process[id] = sp(id, round); break;
+        case 1: if (id in db.data.metadata.process) db.data.metadata.process[id] = round % 2 ? null : { ui: { round } }; break;
+        case 2: if (`k${n}` in db.data.metadata.system) db.data.metadata.system[`k${n}`] = { round }; else db.data.metadata.system[`k${n}`] = round; break;
+        case 3: delete db.data.process[id]; delete db.data.metadata.process[id]; break;
+        default: db.data.process[id] = sp(id, round); db.data.metadata.process[id] ??= null;
+      }
     }
     ok = db.render() === plain();
   }
