@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -33,6 +34,15 @@ function call(url: string, method: string, path: string, body?: string): Promise
   });
 }
 
+/** CPU time (ms) of a process's main thread (the event loop), from /proc: scheduling noise excluded. */
+function mainThreadCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields 14 and 15 (utime, stime) in clock ticks, counted from field 3 after the name
+  return ((Number(f[11]) + Number(f[12])) * 1000) / TICKS;
+}
+const TICKS = 100;
+
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
 async function pings(url: string, seconds: number): Promise<{ n: number; p50: number; p99: number; max: number }> {
@@ -58,7 +68,12 @@ async function main(): Promise<void> {
       child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
     });
     await pings(url, 2); // warm-up
-    const idle = await pings(url, SECONDS);
+    const pid = child.pid!;
+    let cpu0 = mainThreadCpuMs(pid);
+    const idle = { ...await pings(url, SECONDS), mainCpuMsPerS: 0 };
+    const idleCpu = mainThreadCpuMs(pid) - cpu0;
+    idle.mainCpuMsPerS = Math.round(idleCpu / SECONDS);
+    cpu0 = mainThreadCpuMs(pid);
     let stop = false;
     let writes = 0;
     const writer = (async () => {
@@ -69,7 +84,9 @@ async function main(): Promise<void> {
       }
     })();
     const t0 = performance.now();
-    const busy = await pings(url, SECONDS);
+    const busy = { ...await pings(url, SECONDS), mainCpuMsPerS: 0 };
+    const busyCpu = mainThreadCpuMs(pid) - cpu0;
+    busy.mainCpuMsPerS = Math.round(busyCpu / SECONDS);
     stop = true;
     await writer;
     const result = {
@@ -82,9 +99,9 @@ async function main(): Promise<void> {
     await writeFile(`${out}.md`, [
       `# db.json writes vs /ping latency${LABEL ? ` (${LABEL})` : ''}, ${result.date}`, '',
       `${STORED} stored processes; ${SECONDS} s per phase; ${result.cpus} CPUs, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`, '',
-      '| phase | /ping n | p50 ms | p99 ms | max ms | writes/s |', '|---|---|---|---|---|---|',
-      `| idle | ${idle.n} | ${idle.p50} | ${idle.p99} | ${idle.max} | - |`,
-      `| metadata writes looping | ${busy.n} | ${busy.p50} | ${busy.p99} | ${busy.max} | ${result.writing.writesPerSecond} |`, '',
+      '| phase | /ping n | p50 ms | p99 ms | max ms | writes/s | event-loop thread CPU ms/s |', '|---|---|---|---|---|---|---|',
+      `| idle | ${idle.n} | ${idle.p50} | ${idle.p99} | ${idle.max} | - | ${idle.mainCpuMsPerS} |`,
+      `| metadata writes looping | ${busy.n} | ${busy.p50} | ${busy.p99} | ${busy.max} | ${result.writing.writesPerSecond} | ${busy.mainCpuMsPerS} |`, '',
     ].join('\n'));
     console.log(JSON.stringify(result, null, 2));
   } finally {
