@@ -27,7 +27,9 @@ export interface StateDocument<T> {
   save(): Promise<void>;
   /**
    * Applies a change and saves it; when the write fails the change is undone (by the function
-   * `apply` returns) and the error thrown, so memory and disk never disagree.
+   * `apply` returns) and the error thrown, so memory and disk never disagree. A failed write
+   * undoes every change not on disk yet, newest first (later ones may build on earlier ones):
+   * do the checks that may refuse a change before `apply`, and change nothing else outside it.
    *
    * @example
    * await doc.commit(() => {

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -11,8 +12,9 @@ import { fileURLToPath } from 'node:url';
  * processes (order stop) in a child process; one client loops metadata writes (each one saves
  * db.json before it is answered) while another measures `GET /ping` one request at a time.
  * p50/p99 of /ping are reported idle and while writes loop. Aim: p99 under 5 ms while writing.
- * Run: `node --import tsx bench/db/run.ts [seconds per phase, default 10] [label]`.
- * Writes bench/results/db-<date>[-label].{json,md}.
+ * Run: `node bench/db/run.ts [seconds per phase, default 10] [label]` (Node 24, type stripping).
+ * Writes bench/results/db-<date>[-label].{json,md}. With BENCH_CPU_PROF=<folder> the server
+ * writes a V8 CPU profile there (open it in Chrome DevTools or speedscope).
  */
 
 const SECONDS = Number(process.argv[2] ?? 10);
@@ -32,6 +34,15 @@ function call(url: string, method: string, path: string, body?: string): Promise
   });
 }
 
+/** CPU time (ms) of a process's main thread (the event loop), from /proc: scheduling noise excluded. */
+function mainThreadCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields 14 and 15 (utime, stime) in clock ticks, counted from field 3 after the name
+  return ((Number(f[11]) + Number(f[12])) * 1000) / TICKS;
+}
+const TICKS = 100;
+
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
 async function pings(url: string, seconds: number): Promise<{ n: number; p50: number; p99: number; max: number }> {
@@ -49,14 +60,20 @@ async function pings(url: string, seconds: number): Promise<{ n: number; p50: nu
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-db-'));
-  const child: ChildProcess = fork(SERVER, [dir, String(STORED)], { execArgv: ['--import', 'tsx'] });
+  const prof = process.env.BENCH_CPU_PROF;
+  const child: ChildProcess = fork(SERVER, [dir, String(STORED)], { execArgv: prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [] });
   try {
     const { url } = await new Promise<{ url: string }>((resolve, reject) => {
       child.once('message', (m) => resolve(m as { url: string }));
       child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
     });
     await pings(url, 2); // warm-up
-    const idle = await pings(url, SECONDS);
+    const pid = child.pid!;
+    let cpu0 = mainThreadCpuMs(pid);
+    const idle = { ...await pings(url, SECONDS), mainCpuMsPerS: 0 };
+    const idleCpu = mainThreadCpuMs(pid) - cpu0;
+    idle.mainCpuMsPerS = Math.round(idleCpu / SECONDS);
+    cpu0 = mainThreadCpuMs(pid);
     let stop = false;
     let writes = 0;
     const writer = (async () => {
@@ -67,7 +84,9 @@ async function main(): Promise<void> {
       }
     })();
     const t0 = performance.now();
-    const busy = await pings(url, SECONDS);
+    const busy = { ...await pings(url, SECONDS), mainCpuMsPerS: 0 };
+    const busyCpu = mainThreadCpuMs(pid) - cpu0;
+    busy.mainCpuMsPerS = Math.round(busyCpu / SECONDS);
     stop = true;
     await writer;
     const result = {
@@ -80,9 +99,9 @@ async function main(): Promise<void> {
     await writeFile(`${out}.md`, [
       `# db.json writes vs /ping latency${LABEL ? ` (${LABEL})` : ''}, ${result.date}`, '',
       `${STORED} stored processes; ${SECONDS} s per phase; ${result.cpus} CPUs, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`, '',
-      '| phase | /ping n | p50 ms | p99 ms | max ms | writes/s |', '|---|---|---|---|---|---|',
-      `| idle | ${idle.n} | ${idle.p50} | ${idle.p99} | ${idle.max} | - |`,
-      `| metadata writes looping | ${busy.n} | ${busy.p50} | ${busy.p99} | ${busy.max} | ${result.writing.writesPerSecond} |`, '',
+      '| phase | /ping n | p50 ms | p99 ms | max ms | writes/s | event-loop thread CPU ms/s |', '|---|---|---|---|---|---|---|',
+      `| idle | ${idle.n} | ${idle.p50} | ${idle.p99} | ${idle.max} | - | ${idle.mainCpuMsPerS} |`,
+      `| metadata writes looping | ${busy.n} | ${busy.p50} | ${busy.p99} | ${busy.max} | ${result.writing.writesPerSecond} | ${busy.mainCpuMsPerS} |`, '',
     ].join('\n'));
     console.log(JSON.stringify(result, null, 2));
   } finally {

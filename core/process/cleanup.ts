@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { findFilesystem, type FilesystemService, type FsFileInfo } from '../../sdk/index.ts';
+import { findFilesystem, GlobMatchers, type FilesystemService, type FsFileInfo } from '../../sdk/index.ts';
+import { ListingIndex } from './cleanup-index.ts';
 import type { CleanupRule } from './config-model.ts';
 
 /*
@@ -42,6 +43,7 @@ export class CleanupRunner {
   #busy = false;
   /** Second purges, by process (see unset). */
   readonly #late = new Map<string, NodeJS.Timeout>();
+  readonly #globs = new GlobMatchers();
 
   readonly #latePurgeMs: number;
 
@@ -109,21 +111,27 @@ export class CleanupRunner {
     }
   }
 
-  /** Enforces every rule once. */
+  /**
+   * Enforces every rule once: each filesystem is listed once per tick and every rule picks its
+   * files from that listing (cleanup-index.ts), so thousands of rules do not list thousands of
+   * times. Rules of a filesystem with no file cost nothing.
+   */
   async tick(): Promise<void> {
     if (this.#busy) return;
     this.#busy = true;
     try {
       const now = Date.now() / 1000;
+      const listings = new Map<string, { fs: FilesystemService; index: ListingIndex } | null>();
       let n = 0;
       for (const rules of [...this.#rules.values()]) {
-        // a list of an in-memory filesystem never waits for I/O: without a real yield, thousands
-        // of rules would hold the event loop for the whole tick
-        if (++n % 64 === 0) await new Promise((r) => setImmediate(r));
         for (const r of rules) {
           if (r.max_files <= 0 && r.max_file_age_seconds <= 0) continue;
-          const fs = this.#fs(r.fs);
-          if (fs) await this.#enforce(fs, r, now);
+          let l = listings.get(r.fs);
+          if (l === undefined) listings.set(r.fs, l = await this.#listing(r.fs));
+          if (!l || l.index.size === 0) continue;
+          // matching is synchronous: without a real yield, thousands of rules would hold the event loop
+          if (++n % 64 === 0) await new Promise((res) => setImmediate(res));
+          await this.#enforce(l.fs, r, l.index.match(r.glob), now);
         }
       }
     } finally {
@@ -131,9 +139,21 @@ export class CleanupRunner {
     }
   }
 
-  async #enforce(fs: FilesystemService, r: Rule, now: number): Promise<void> {
+  /** One sorted listing of a filesystem (by name or alias), or null when it is not mounted or fails. */
+  async #listing(name: string): Promise<{ fs: FilesystemService; index: ListingIndex } | null> {
+    const fs = this.#fs(name);
+    if (!fs) return null;
     try {
-      let files = (await fs.list(r.glob)).sort(byAge);
+      return { fs, index: new ListingIndex(await fs.list(), this.#globs) };
+    } catch (err) {
+      this.#log.warn({ err, filesystem: name }, 'cleanup listing failed');
+      return null;
+    }
+  }
+
+  async #enforce(fs: FilesystemService, r: Rule, matched: FsFileInfo[], now: number): Promise<void> {
+    try {
+      let files = matched.sort(byAge);
       if (r.max_file_age_seconds > 0) {
         const limit = now - r.max_file_age_seconds;
         const old = files.filter((f) => f.last_modified < limit);

@@ -1,5 +1,6 @@
 import { ApiError, BootError, type StateDocument, type StateDocumentOptions } from '../../sdk/index.ts';
 import { FragmentCache, NotStorable } from './db-text.ts';
+import { tracked } from './db-tracked.ts';
 
 /** A process as stored in db.json (reference 10.1): the config as given plus its order. */
 export interface StoredProcess {
@@ -36,7 +37,7 @@ export function own<T>(d: Record<string, T> | null | undefined, key: string): T 
 }
 
 function emptyDb(): DbData {
-  return { version: DB_VERSION, process: dict(), metadata: { system: dict(), process: dict() } };
+  return { version: DB_VERSION, process: tracked(dict()), metadata: { system: tracked(dict()), process: tracked(dict()) } };
 }
 
 /** The `db` document with its text cache: `storable` refuses what db.json cannot hold, before it is applied. */
@@ -81,11 +82,11 @@ export function dbHandle(): DbHandle {
           throw new BootError(`unsupported version of ${path} (want: ${DB_VERSION}, have: ${JSON.stringify((parsed as { version?: unknown })?.version ?? null)}); it was left as it is`);
         }
         const data = emptyDb();
-        data.process = dict(parsed.process);
-        data.metadata.system = dict(parsed.metadata?.system);
+        data.process = tracked(dict(parsed.process));
+        data.metadata.system = tracked(dict(parsed.metadata?.system));
         const meta = dict(parsed.metadata?.process);
         for (const id of Object.keys(meta)) meta[id] = meta[id] && typeof meta[id] === 'object' ? dict(meta[id]) : null;
-        data.metadata.process = meta;
+        data.metadata.process = tracked(meta);
         // fills the cache at start, so the first change does not stringify everything
         render(data);
         return data;

@@ -3,6 +3,7 @@ import type { ProcessOrder } from '../../sdk/index.ts';
 import type { StateDocument } from '../../sdk/index.ts';
 import { dict, own, type DbData, type StoredProcess } from './db-document.ts';
 import { CleanupRunner } from './cleanup.ts';
+import { addStored, putStored, removeStored, replaceStored } from './db-changes.ts';
 import { fromStoredConfig, mergeOnto, normalize, PROCESS_TYPES, shortId, toStoredConfig, type FullConfig } from './config-model.ts';
 import { maxProcessesReason, processErrors } from './errors.ts';
 import { checkId } from './safe-names.ts';
@@ -118,17 +119,9 @@ export class ProcessManager {
       }
       this.#entries.set(c.id, e);
       this.#ffversions.set(c.id, ffversion);
-      const meta = this.#o.db.data.metadata.process;
       try {
-        await this.#o.db.commit(() => {
-          this.#record(e);
-          const hadMeta = c.id in meta;
-          if (!hadMeta) meta[c.id] = null;
-          return () => {
-            if (!hadMeta) delete meta[c.id];
-            delete this.#o.db.data.process[c.id];
-          };
-        });
+        const sp = this.#stored(e);
+        await this.#o.db.commit(() => addStored(this.#o.db.data, sp));
       } catch (err) {
         this.#entries.delete(c.id);
         this.#ffversions.delete(c.id);
@@ -155,22 +148,23 @@ export class ProcessManager {
         void e.destroy();
         throw processErrors.cantUpdate(e.invalidReason!);
       }
+      const ffversion = this.#ffversions.get(id) ?? '';
+      // saved before the old process is touched: a change that cannot be saved leaves it running
+      try {
+        const sp = this.#stored(e, ffversion);
+        await this.#o.db.commit(() => replaceStored(this.#o.db.data, id, sp));
+      } catch (err) {
+        void e.destroy();
+        throw err;
+      }
       await old.destroy();
       await this.#o.cleanup.unset(id, true);
       e.monitor.adoptHistory(old.monitor);
       this.#entries.delete(id);
+      this.#ffversions.delete(id);
       this.#entries.set(c.id, e);
-      this.#ffversions.set(c.id, this.#ffversions.get(id) ?? '');
-      const meta = this.#o.db.data.metadata.process;
-      if (c.id !== id) {
-        this.#ffversions.delete(id);
-        meta[c.id] = meta[id] ?? null;
-        delete meta[id];
-        delete this.#o.db.data.process[id];
-      }
-      this.#record(e);
+      this.#ffversions.set(c.id, ffversion);
       this.#o.cleanup.set(c.id, e.resolution!.cleanup);
-      await this.#o.db.save();
       if (e.order === 'start') await e.start();
       return e;
     });
@@ -180,13 +174,12 @@ export class ProcessManager {
     await this.#lock.run([id], async () => {
       const e = this.#entries.get(id);
       if (!e) throw processErrors.notFound();
+      // saved before the process is stopped: a delete that cannot be saved changes nothing
+      await this.#o.db.commit(() => removeStored(this.#o.db.data, id));
       await e.destroy();
       this.#entries.delete(id);
       this.#ffversions.delete(id);
       await this.#o.cleanup.unset(id, true);
-      delete this.#o.db.data.process[id];
-      delete this.#o.db.data.metadata.process[id];
-      await this.#o.db.save();
       await this.#o.onDelete(id, e.config.reference);
     });
   }
@@ -272,10 +265,24 @@ export class ProcessManager {
     if (n >= max) throw fail(maxProcessesReason(max));
   }
 
+  /** Changes and saves the order; when the write fails the old order is back (and the error thrown). */
   async #setOrder(e: ProcessEntry, order: ProcessOrder): Promise<void> {
+    const before = e.order;
     e.order = order;
-    this.#record(e);
-    await this.#o.db.save();
+    let sp: StoredProcess;
+    try {
+      sp = this.#stored(e);
+    } catch (err) {
+      e.order = before;
+      throw err;
+    }
+    await this.#o.db.commit(() => {
+      const undo = putStored(this.#o.db.data, sp);
+      return () => {
+        e.order = before;
+        undo();
+      };
+    });
   }
 
   /** A new entry, resolved (check `valid`). */
@@ -287,15 +294,20 @@ export class ProcessManager {
 
   /** Writes the entry's stored form into db.data (the caller saves). */
   #record(e: ProcessEntry): void {
+    this.#o.db.data.process[e.id] = this.#stored(e);
+  }
+
+  /** The entry's stored form, refused (400) before anything changes when db.json cannot hold it. */
+  #stored(e: ProcessEntry, ffversion = this.#ffversions.get(e.id) ?? ''): StoredProcess {
     const sp: StoredProcess = {
       id: e.id,
       reference: e.config.reference,
       created_at: e.createdAt,
       updated_at: e.updatedAt,
       order: e.order,
-      config: toStoredConfig(e.config, this.#ffversions.get(e.id) ?? ''),
+      config: toStoredConfig(e.config, ffversion),
     };
     this.#o.storable(sp, 2);
-    this.#o.db.data.process[e.id] = sp;
+    return sp;
   }
 }

@@ -1,3 +1,4 @@
+import { PARAMS_OPTIONS, paramFiles } from './encoder-params.ts';
 import { graphFiles } from './filter-graph.ts';
 import { protocolOf } from './kernel-path.ts';
 import {
@@ -32,6 +33,8 @@ function looksLikePath(value: string): boolean {
 
 /** The reason `options` are refused, or undefined. */
 export function scanOptions(options: readonly string[], checks: OptionChecks): string | undefined {
+  let twoPass = false;
+  let passlogfile = false;
   for (let i = 0; i < options.length; i++) {
     const tok = options[i]!;
     // an empty argument names no file (ffmpeg cannot open ''); clients send it for `null` items
@@ -55,7 +58,11 @@ export function scanOptions(options: readonly string[], checks: OptionChecks): s
     if (value === undefined) break;
     const why = checkValue(name, value, checks);
     if (why) return `-${name} ${value}: ${why}`;
+    if (name === 'pass' || (name === 'flags' && /pass[12]/.test(value))) twoPass = true;
+    if (name === 'passlogfile') passlogfile = true;
   }
+  // without -passlogfile, 2-pass statistics go to ffmpeg2pass-*.log (x264: x264_2pass.log) in the working directory
+  if (twoPass && !passlogfile) return '2-pass encoding needs -passlogfile inside the disk folder (the default file is in the working directory)';
   return undefined;
 }
 
@@ -65,6 +72,7 @@ function checkValue(name: string, value: string, checks: OptionChecks): string |
   if (FILE_OPTIONS.has(name)) return checks.output(value);
   if (RELATIVE_OPTIONS.has(name)) return checks.relative(value);
   if (FILTER_OPTIONS.has(name)) return checkGraph(value, checks);
+  if (PARAMS_OPTIONS.has(name)) return checkParams(value, checks);
   if (READ_OPTIONS.has(name) || TEXT_OPTIONS.has(name)) return undefined;
   return looksLikePath(value) ? checks.output(value) : undefined;
 }
@@ -75,6 +83,21 @@ export function checkGraph(graph: string, checks: OptionChecks): string | undefi
   if ('refused' in g) return g.refused;
   for (const f of g.files) {
     const why = checks.output(f);
+    if (why) return why;
+  }
+  return undefined;
+}
+
+/** Files an encoder library writes are outputs; other values that look like paths are checked too. */
+function checkParams(list: string, checks: OptionChecks): string | undefined {
+  const p = paramFiles(list);
+  if ('refused' in p) return p.refused;
+  for (const f of p.writes) {
+    const why = checks.output(f);
+    if (why) return why;
+  }
+  for (const v of p.others) {
+    const why = looksLikePath(v) ? checks.output(v) : undefined;
     if (why) return why;
   }
   return undefined;

@@ -47,7 +47,7 @@ export const REFUSED_OPTIONS = new Map([
 export const TEXT_OPTIONS = new Set([
   'metadata', 'hls_base_url', 'headers', 'user_agent', 'referer', 'method', 'map', 'map_metadata',
   'map_chapters', 'segment_list_entry_prefix', 'base_url', 'content_type', 'time_base', 'r', 'aspect',
-  'c', 'codec', 'vcodec', 'acodec', 'f', 'pix_fmt', 'x264-params', 'x265-params', 'x264opts', 'tag',
+  'c', 'codec', 'vcodec', 'acodec', 'f', 'pix_fmt', 'tag',
   'hls_flags', 'var_stream_map', 'cc_stream_map', 'adaptation_sets', 'rtmp_app', 'rtmp_playpath',
   'rtmp_tcurl', 'rtmp_pageurl', 'rtmp_swfurl', 'rtmp_flashver', 'rtsp_transport', 'streamid', 'passphrase',
 ]);

@@ -3,6 +3,12 @@ import { basename, dirname } from 'node:path';
 import { BootError, writeFileAtomic, type StateDocument, type StateDocumentOptions } from '../../sdk/index.ts';
 import { removeStaleTemps } from './stale-temps.ts';
 
+/** A commit waiting for its write: how to undo it, and the error once a write failed. */
+interface Change {
+  undo: (() => void) | undefined;
+  failed: Error | undefined;
+}
+
 const pretty = (data: unknown) => JSON.stringify(data, null, 4) + '\n';
 
 /**
@@ -16,6 +22,8 @@ export class JsonDocument<T> implements StateDocument<T> {
   readonly #format: (data: T) => string | Uint8Array | readonly Uint8Array[];
   #writing: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
+  /** Committed changes not known to be on disk yet, oldest first. */
+  readonly #changes: Change[] = [];
 
   private constructor(path: string, data: T, format: (data: T) => string | Uint8Array | readonly Uint8Array[]) {
     this.path = path;
@@ -49,18 +57,16 @@ export class JsonDocument<T> implements StateDocument<T> {
   }
 
   async commit(apply: () => (() => void) | void): Promise<void> {
-    const undo = apply();
-    try {
-      await this.save();
-    } catch (err) {
-      undo?.();
-      throw err;
-    }
+    const change: Change = { undo: apply() ?? undefined, failed: undefined };
+    this.#changes.push(change);
+    await this.save().catch(() => {});
+    // failed by the write that held it, or by an earlier failed write it was built on
+    if (change.failed) throw change.failed;
   }
 
   save(): Promise<void> {
     if (!this.#writing) {
-      this.#writing = writeFileAtomic(this.path, this.#format(this.data)).finally(() => { this.#writing = undefined; });
+      this.#writing = this.#write().finally(() => { this.#writing = undefined; });
       return this.#writing;
     }
     this.#queued ??= this.#writing.catch(() => {}).then(() => {
@@ -68,6 +74,30 @@ export class JsonDocument<T> implements StateDocument<T> {
       return this.save();
     });
     return this.#queued;
+  }
+
+  /**
+   * One write of the current data. On success the changes it holds are final; on failure every
+   * change not on disk yet is undone, newest first (a later one may build on an earlier one), so
+   * memory is the last written state again and each of their commits fails.
+   */
+  async #write(): Promise<void> {
+    const held = this.#changes.length;
+    try {
+      await writeFileAtomic(this.path, this.#format(this.data));
+    } catch (err) {
+      const undone = this.#changes.splice(0);
+      for (let i = undone.length - 1; i >= 0; i--) {
+        undone[i]!.failed = err as Error;
+        try {
+          undone[i]!.undo?.();
+        } catch {
+          // an undo that throws must not keep the older ones from running
+        }
+      }
+      throw err;
+    }
+    this.#changes.splice(0, held);
   }
 
   /** Waits for every pending write (errors were reported to their callers). */

@@ -50,6 +50,11 @@ t.test('every way out of the disk folder is refused with 400; legitimate outputs
     ['-master_pl_name climbing', out('{diskfs}/x.m3u8', ['-f', 'hls', '-master_pl_name', '../../../x.m3u8'])],
     ['-segment_list', out('{diskfs}/s_%d.ts', ['-f', 'segment', '-segment_list', `${OUTSIDE}.m3u8`])],
     ['-passlogfile', out('{diskfs}/x.ts', ['-passlogfile', OUTSIDE])],
+    ['-x264-params stats outside', out('{diskfs}/x.ts', ['-c:v', 'libx264', '-x264-params', `pass=1:stats=${OUTSIDE}.log`])],
+    ['-x264-params pass without stats (working directory)', out('{diskfs}/x.ts', ['-c:v', 'libx264', '-x264-params', 'pass=1'])],
+    ['-x264opts stats relative (working directory)', out('{diskfs}/x.ts', ['-c:v', 'libx264', '-x264opts', 'pass=1:stats=x.log'])],
+    ['-x265-params csv outside', out('{diskfs}/x.ts', ['-x265-params', `csv=${OUTSIDE}.csv`])],
+    ['-pass without -passlogfile (working directory)', out('{diskfs}/x.ts', ['-c:v', 'libx264', '-pass', '1'])],
     ['-vstats_file in global options', out('{diskfs}/x.ts'), { options: ['-vstats_file', OUTSIDE] }],
     ['-progress to a file', out('{diskfs}/x.ts'), { options: ['-progress', `${OUTSIDE}.txt`] }],
     ['-report', out('{diskfs}/x.ts'), { options: ['-report'] }],
@@ -82,6 +87,8 @@ t.test('every way out of the disk folder is refused with 400; legitimate outputs
     ['file: inside', out('file:{diskfs}/x.ts')],
     ['tee inside and udp', out('[onfail=ignore]{diskfs}/a.mkv|[f=mpegts]udp://127.0.0.1:1234', ['-f', 'tee', '-map', '0'])],
     ['filters without files', out('{diskfs}/x.ts', ['-vf', 'scale=80:-2,drawtext=text=a/b', '-metadata', 'title=/a/b', '-c:v', 'libx264'])],
+    ['x264 2-pass statistics in {diskfs}', out('{diskfs}/x.ts', ['-c:v', 'libx264', '-x264-params', 'keyint=20:pass=1:stats={diskfs}/x264.log'])],
+    ['-pass with -passlogfile in {diskfs}', out('{diskfs}/x.ts', ['-c:v', 'libx264', '-pass', '1', '-passlogfile', '{diskfs}/pass'])],
     ['flags before an output option', out('{diskfs}/x.ts', ['-y', '-an', '-nostdin', '-f', 'mpegts'])],
   ];
   for (const [what, output, extra] of legit) {

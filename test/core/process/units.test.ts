@@ -6,6 +6,7 @@ import { emptyProgress } from '../../../core/process/parse/progress.ts';
 import { globToRegExp, parseParts } from '../../../core/process/list-filter.ts';
 import { fromStoredConfig, mergeOnto, normalize, toApiConfig, toStoredConfig } from '../../../core/process/config-model.ts';
 import { CleanupRunner, parsePattern } from '../../../core/process/cleanup.ts';
+import { literalPrefix } from '../../../core/process/cleanup-index.ts';
 import { KeyedLock } from '../../../core/process/keyed-lock.ts';
 
 t.test('number rules N and F3 (reference 2.4)', async (t) => {
@@ -77,6 +78,28 @@ t.test('cleanup rules (reference 9)', async (t) => {
   t.ok(files.has('/other.ts'), 'no deletion after the rule is gone');
   await runner.unset('p', true);
   t.same([...files.keys()], ['/other.ts'], 'purge_on_delete');
+});
+
+t.test('cleanup: one listing per filesystem and tick, rules matched by their literal prefix', async (t) => {
+  t.same(['/p_*.ts', '/a/b/**', '**/*.ts', '/x', '/{a,b}.ts', './x*'].map(literalPrefix), ['/p_', '/a/b/', '', '/x', '/', '']);
+  const now = Math.floor(Date.now() / 1000);
+  const files = new Map<string, number>();
+  for (let p = 0; p < 300; p++) for (let i = 0; i < 4; i++) files.set(`/p${p}_${i}.ts`, now - 10 + i);
+  files.set('/sub/q_1.ts', now - 100);
+  files.set('/keep.m3u8', now - 100);
+  const fs = fakeFs(files);
+  let lists = 0;
+  const counted: FilesystemService = { ...fs, list: (g) => { lists++; return fs.list(g); } };
+  const runner = new CleanupRunner(() => [counted], pino({ level: 'silent' }), 60_000);
+  t.teardown(() => runner.stop());
+  for (let p = 0; p < 300; p++) runner.set(`p${p}`, [{ pattern: `mem:/p${p}_*.ts`, max_files: 2, max_file_age_seconds: 0, purge_on_delete: false }]);
+  runner.set('deep', [{ pattern: 'mem:/**/q_*.ts', max_files: 0, max_file_age_seconds: 50, purge_on_delete: false }]);
+  await runner.tick();
+  t.equal(lists, 1, 'one listing for 301 rules');
+  t.same([...files.keys()].filter((n) => n.startsWith('/p7_')).sort(), ['/p7_2.ts', '/p7_3.ts'], 'the newest two kept');
+  t.equal([...files.keys()].filter((n) => n.startsWith('/p')).length, 600, 'every rule enforced');
+  t.notOk(files.has('/sub/q_1.ts'), 'a glob without a literal prefix still matches');
+  t.ok(files.has('/keep.m3u8'), 'files of no rule stay');
 });
 
 t.test('keyed lock serialises per key only', async (t) => {

@@ -49,6 +49,29 @@ t.test('a change whose write fails is undone', async (t) => {
   t.same({ ...db.data.metadata.system }, { kept: 1 }, 'memory matches the last write');
 });
 
+t.test('commits coalesced into a failing write are all undone, newest first', async (t) => {
+  const dir = await tempDir(t);
+  const sub = join(dir, 'db');
+  const db = await openDb(sub);
+  await db.commit(() => { db.data.metadata.system.k = 0; });
+  await rm(sub, { recursive: true });
+  await writeFile(sub, 'not a folder');
+  const set = (v: number) => db.commit(() => {
+    const before = db.data.metadata.system.k;
+    db.data.metadata.system.k = v;
+    return () => { db.data.metadata.system.k = before; };
+  });
+  // the first write is in flight when the second change is made on top of the first
+  const results = await Promise.allSettled([set(1), set(2)]);
+  t.same(results.map((r) => r.status), ['rejected', 'rejected']);
+  t.same({ ...db.data.metadata.system }, { k: 0 }, 'the value last written');
+  // writes work again once the folder is back
+  await rm(sub);
+  await mkdir(sub);
+  await set(3);
+  t.same(JSON.parse(await readFile(db.path, 'utf8')).metadata.system, { k: 3 });
+});
+
 t.test('the file layout is JSON.stringify(data, null, 4) and fragments follow replacements', async (t) => {
   const db = await openDb(await tempDir(t));
   const sp = { id: 'a', reference: '', created_at: 1, updated_at: 2, order: 'stop' as const, config: { id: 'a', input: [{ id: 'in', options: ['-f', 'x'] }] } };
@@ -61,6 +84,38 @@ t.test('the file layout is JSON.stringify(data, null, 4) and fragments follow re
   t.equal(db.render(), plain(), 'a replaced entry is rendered anew');
   await db.save();
   t.equal(await readFile(db.path, 'utf8'), plain());
+});
+
+t.test('the layout holds through additions, removals and replacements of many entries', async (t) => {
+  const db = await openDb(await tempDir(t));
+  const plain = () => JSON.stringify(JSON.parse(JSON.stringify(db.data)), null, 4) + '\n';
+  const sp = (id: string, n: number) => ({ id, reference: `r${n}`, created_at: n, updated_at: n, order: 'stop' as const, config: { id, n } });
+  for (let i = 0; i < 600; i++) {
+    db.data.process[`p${i}`] = sp(`p${i}`, i);
+    db.data.metadata.process[`p${i}`] = i % 3 ? null : { ui: { i } };
+  }
+  t.equal(db.render(), plain(), 'first render');
+  // a deterministic mix of changes, each followed by a render that reuses most blocks
+  let seed = 7;
+  const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  let ok = true;
+  for (let round = 0; round < 120 && ok; round++) {
+    // mostly replaced values (the blocks holding them are rebuilt), sometimes added or removed keys
+    for (let n = rnd(3) + 1; n > 0; n--) {
+      const id = `p${rnd(round < 60 ? 600 : 700)}`;
+      switch (rnd(round < 60 ? 3 : 5)) {
+        case 0: if (id in db.data.process) db.data.process[id] = sp(id, round); break;
+        case 1: if (id in db.data.metadata.process) db.data.metadata.process[id] = round % 2 ? null : { ui: { round } }; break;
+        case 2: if (`k${n}` in db.data.metadata.system) db.data.metadata.system[`k${n}`] = { round }; else db.data.metadata.system[`k${n}`] = round; break;
+        case 3: delete db.data.process[id]; delete db.data.metadata.process[id]; break;
+        default: db.data.process[id] = sp(id, round); db.data.metadata.process[id] ??= null;
+      }
+    }
+    ok = db.render() === plain();
+  }
+  t.ok(ok, 'every render equals JSON.stringify(data, null, 4)');
+  for (const id of Object.keys(db.data.process)) delete db.data.process[id];
+  t.equal(db.render(), plain(), 'emptied');
 });
 
 t.test('dictionaries loaded from db.json have no prototype', async (t) => {

@@ -1,0 +1,26 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CoreService } from '../../core/service.ts';
+import { rtmpServiceRef, type RtmpService } from '../../plugins/rtmp/ref.ts';
+
+/*
+ * The benchmark's server: the real service with RTMP on, in its own process so its CPU and RSS
+ * are read from /proc without the driver's. Sends `{ url, rtmpPort }` once listening.
+ *
+ *   node bench/rtmp/server.ts <dir>
+ */
+const dir = process.argv[2];
+if (!dir) throw new Error('usage: server.ts <dir>');
+await mkdir(join(dir, 'disk'), { recursive: true });
+const configPath = join(dir, 'config.json');
+await writeFile(configPath, JSON.stringify({
+  address: '127.0.0.1:0', update_check: false, db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } },
+  log: { level: 'warn' }, rtmp: { enable: true, address: '127.0.0.1:0' },
+}));
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CORE_')));
+const core = await CoreService.start({ configPath, env });
+const rtmp = core.app.kernel.services.resolve(rtmpServiceRef) as RtmpService;
+process.send?.({ url: core.url, rtmpPort: rtmp.ports().rtmp });
+process.on('message', (m) => {
+  if (m === 'stop') void core.close().then(() => process.exit(0));
+});

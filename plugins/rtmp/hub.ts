@@ -1,0 +1,123 @@
+import type { MediaPacket } from './nms-adapter.ts';
+
+/*
+ * The streams being published, per plugin instance (no module state: two services in one
+ * process, or the old and new app of a reload, never share streams). A channel keeps what a new
+ * player needs to start at once: metadata, codec headers and the packets since the last keyframe.
+ */
+
+/** A player as the hub sees it: somewhere to write RTMP chunks. */
+export interface ChannelPlayer {
+  readonly id: string;
+  /** Writes chunks; returns false when the player is too far behind and was dropped. */
+  send(data: Buffer): boolean;
+  /** The publisher left: tell the player and end its connection. */
+  stop(): void;
+}
+
+/** A GOP cache never holds more than this many packets (a stream with no keyframes). */
+const GOP_CAP = 4096;
+
+export class Channel {
+  readonly path: string;
+  /** The publisher's connection id. */
+  readonly publisherId: string;
+  readonly publisherRemote: string;
+  readonly since = Date.now();
+  metadata: Record<string, unknown> = {};
+  videoCodec = 0;
+  audioCodec = 0;
+  #players = new Map<string, ChannelPlayer>();
+  #meta?: Buffer;
+  #audioHeader?: Buffer;
+  #videoHeader?: Buffer;
+  #gop: Buffer[] = [];
+  #closed = false;
+
+  constructor(path: string, publisherId: string, publisherRemote: string) {
+    this.path = path;
+    this.publisherId = publisherId;
+    this.publisherRemote = publisherRemote;
+  }
+
+  get players(): number {
+    return this.#players.size;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** A publisher's packet: stored as needed and written to every player. */
+  push(p: MediaPacket): void {
+    switch (p.kind) {
+      case 'metadata': this.#meta = p.wire; break;
+      case 'audio-header': this.#audioHeader = p.wire; this.audioCodec = p.codec; break;
+      case 'video-header': this.#videoHeader = p.wire; this.videoCodec = p.codec; break;
+      case 'keyframe': this.#gop = [p.wire]; break;
+      case 'frame':
+        // frames before the first keyframe cannot start a decoder; audio-only streams have none
+        if (this.#gop.length > 0 || !this.#videoHeader) this.#gop.push(p.wire);
+        if (this.#gop.length > GOP_CAP) this.#gop = [];
+        break;
+    }
+    for (const player of this.#players.values()) {
+      if (!player.send(p.wire)) this.#players.delete(player.id);
+    }
+  }
+
+  /** Adds a player, starting it with the stored headers and the current GOP. */
+  join(player: ChannelPlayer): void {
+    if (this.#closed) return player.stop();
+    for (const b of [this.#meta, this.#audioHeader, this.#videoHeader, ...this.#gop]) {
+      if (b && !player.send(b)) return;
+    }
+    this.#players.set(player.id, player);
+  }
+
+  leave(playerId: string): void {
+    this.#players.delete(playerId);
+  }
+
+  /** The publisher is gone: every player is told at once, so a puller ends instead of waiting. */
+  close(): void {
+    this.#closed = true;
+    const players = [...this.#players.values()];
+    this.#players.clear();
+    this.#gop = [];
+    for (const p of players) p.stop();
+  }
+}
+
+/** The channels of one RTMP service, keyed by path. */
+export class Hub {
+  #channels = new Map<string, Channel>();
+  #seq = 0;
+
+  /** A new connection id, unique within this service. */
+  nextId(): string {
+    return `rtmp-${++this.#seq}`;
+  }
+
+  get(path: string): Channel | undefined {
+    return this.#channels.get(path);
+  }
+
+  /** Makes `publisherId` the publisher of `path`; undefined when the path already has one. */
+  claim(path: string, publisherId: string, publisherRemote: string): Channel | undefined {
+    if (this.#channels.has(path)) return undefined;
+    const ch = new Channel(path, publisherId, publisherRemote);
+    this.#channels.set(path, ch);
+    return ch;
+  }
+
+  /** Ends a channel: unlisted first, then its players stopped. */
+  release(ch: Channel): void {
+    if (this.#channels.get(ch.path) === ch) this.#channels.delete(ch.path);
+    ch.close();
+  }
+
+  list(): Channel[] {
+    return [...this.#channels.values()];
+  }
+}

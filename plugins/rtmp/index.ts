@@ -1,0 +1,31 @@
+import { definePlugin, ingestHooksRef, placeholdersRef, tlsCertificatesRef } from '../../sdk/index.ts';
+import { RtmpSettings, validateRtmp } from './schema.ts';
+import { rtmpServiceRef } from './ref.ts';
+import { rtmpRoutes } from './routes.ts';
+import { rtmpPlaceholder } from './placeholder.ts';
+
+/**
+ * The RTMP(S) server: publish and play on `rtmp.address` (and `rtmp.address_tls`), one publisher
+ * per stream, token and app rules of the reference, the ingest hooks, `GET /api/v3/rtmp` and the
+ * `{rtmp,name=..}` placeholder. With `rtmp.enable` off it loads nothing (node-media-server is
+ * imported by service.ts only).
+ */
+export default definePlugin({
+  name: 'rtmp',
+  configKey: 'rtmp',
+  configSchema: RtmpSettings,
+  validate: validateRtmp,
+  deps: { placeholders: placeholdersRef, tls: tlsCertificatesRef },
+  provides: [rtmpServiceRef],
+  async setup(ctx) {
+    const cfg = ctx.config;
+    if (!cfg.enable) return;
+    const { startRtmp } = await import('./service.ts');
+    // listening in setup: a busy port stops the boot with a message naming the key
+    const rtmp = await startRtmp({ config: cfg, hooks: ctx.hooks.get(ingestHooksRef), tls: ctx.deps.tls, log: ctx.log });
+    ctx.onClose(() => rtmp.close());
+    ctx.provide(rtmpServiceRef, rtmp);
+    ctx.deps.placeholders.register(rtmpPlaceholder(cfg, () => rtmp.ports().rtmp));
+    rtmpRoutes(ctx.http, rtmp);
+  },
+});

@@ -1,0 +1,70 @@
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { ingestHooksRef, TlsCertificates } from '../../sdk/index.ts';
+import { BootError } from '../../sdk/index.ts';
+import { loadWireLayer } from './nms-adapter.ts';
+import { Hub } from './hub.ts';
+import { RtmpSession, type SessionDeps } from './session.ts';
+import { RtmpListener } from './server.ts';
+import type { RtmpSettings } from './schema.ts';
+import type { RtmpService, RtmpChannelInfo } from './ref.ts';
+
+/** A player more than this far behind (unsent bytes) is dropped: about 25 s at 2.5 Mbit/s. */
+const MAX_PLAYER_BACKLOG = 8 * 1024 * 1024;
+
+export interface RtmpStartOptions {
+  config: RtmpSettings;
+  hooks: Readonly<ReturnType<typeof ingestHooksRef.create>>;
+  tls: TlsCertificates;
+  log: Logger;
+}
+
+/** The running RTMP(S) service of one app; `close` stops the listeners and every connection. */
+export interface RunningRtmp extends RtmpService {
+  close(): Promise<void>;
+}
+
+/**
+ * Binds `rtmp.address` (and `rtmp.address_tls` with `enable_tls`) and serves publish and play.
+ * This module is imported only when `rtmp.enable` is on: it loads node-media-server.
+ */
+export async function startRtmp(o: RtmpStartOptions): Promise<RunningRtmp> {
+  const wire = loadWireLayer();
+  const hub = new Hub();
+  const base: Omit<SessionDeps, 'protocol'> = {
+    wire, hub, hooks: o.hooks, log: o.log, token: o.config.token, app: o.config.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
+  };
+  // a session lives as long as its socket: the listener tracks the sockets, the hub the streams
+  const accept = (protocol: string) => (socket: Socket) => { new RtmpSession(socket, { ...base, protocol }); };
+
+  const listeners: RtmpListener[] = [];
+  const closeAll = async () => { await Promise.all(listeners.map((l) => l.close())); };
+  try {
+    const plain = new RtmpListener(accept('rtmp'));
+    listeners.push(plain);
+    await plain.listen('rtmp.address', o.config.address);
+    if (o.config.enable_tls) {
+      const pair = o.tls.current();
+      if (!pair) throw new BootError('rtmp.enable_tls needs the TLS certificate (tls.cert_file and tls.key_file, or tls.auto)');
+      const secure = new RtmpListener(accept('rtmps'), { cert: pair.cert, key: pair.key });
+      listeners.push(secure);
+      await secure.listen('rtmp.address_tls', o.config.address_tls);
+      const off = o.tls.onChange((next) => secure.setSecureContext({ cert: next.cert, key: next.key }));
+      listeners.push({ close: async () => off() } as RtmpListener);
+    }
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+
+  const ports = { rtmp: listeners[0]!.port, rtmps: o.config.enable_tls ? listeners[1]!.port : undefined };
+  o.log.info({ ports, app: o.config.app }, 'rtmp server listening');
+  return {
+    ports: () => ({ ...ports }),
+    channels: (): RtmpChannelInfo[] => hub.list().map((c) => ({
+      name: c.path, publisher: { id: c.publisherId, remote: c.publisherRemote }, players: c.players,
+      videoCodec: c.videoCodec, audioCodec: c.audioCodec, since: c.since,
+    })),
+    close: closeAll,
+  };
+}
