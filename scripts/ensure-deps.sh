@@ -14,3 +14,6 @@ if ! command -v ffmpeg >/dev/null 2>&1; then
     exit 1
   fi
 fi
+
+# SRT is optional: this installs libsrt-openssl-dev and builds the plugin's addon, never failing.
+bash scripts/ensure-srt.sh

@@ -24,7 +24,7 @@ export const BUILTIN_PLUGINS = [
  * - auth: api.auth; idp-login: api.auth.idp (alias api.auth.auth0); disk-fs: storage.disk;
  *   memfs: storage.memory; process engine: encoder (alias ffmpeg; core/process/config-schema.ts);
  * - known sections of plugins not built yet (rules in known-sections.ts until each plugin lands
- *   and takes its schema and rules along): rtmp, srt, playout, metrics, sessions.
+ *   and takes its schema and rules along): playout; rtmp, srt, metrics and sessions have their plugins.
  * `encoder` and `ffmpeg` hold the same settings (the loader keeps them identical).
  */
 export const ConfigData = Type.Object({

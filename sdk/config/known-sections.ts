@@ -1,8 +1,8 @@
 import type { ConfigData } from './index.ts';
-import { ConfigErrorList, validAddress, type ConfigErrors } from './checks.ts';
+import { ConfigErrorList, type ConfigErrors } from './checks.ts';
 
 /**
- * Rules of the sections whose plugins are not part of this build yet (srt, playout). Clients read
+ * Rules of the sections whose plugins are not part of this build yet (playout). Clients read
  * and write the full ConfigData, so these sections are accepted and
  * checked as the reference does even without their plugin. When a plugin lands it moves its rules
  * into its own `validate` (and its schema next to it); the core then uses the plugin's and ignores
@@ -17,14 +17,6 @@ export interface KnownSection {
 }
 
 export const KNOWN_SECTIONS: readonly KnownSection[] = [
-  {
-    plugin: 'srt', key: 'srt',
-    validate({ srt }) {
-      const errs = new ConfigErrorList();
-      if (srt.enable && !validAddress(srt.address)) errs.add('address', `'${srt.address}' is not a host:port address`);
-      return errs.map;
-    },
-  },
   {
     plugin: 'playout', key: 'playout',
     validate({ playout }) {

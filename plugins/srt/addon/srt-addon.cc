@@ -1,0 +1,390 @@
+// A thin N-API binding over libsrt for the `srt` plugin: one listener, accepted sockets driven by
+// libsrt's epoll on the addon's own thread, events to JS through a bounded ThreadSafeFunction.
+// Media logic (routing, MPEG-TS, fan-out) lives in TypeScript; C++ only keeps what must be
+// answered synchronously in libsrt's handshake callback (token, publishers, reject codes).
+#include <napi.h>
+#include <srt.h>
+#include <access_control.h>
+#include <arpa/inet.h>
+#include <atomic>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+// One event for JS: accept, data, close, reject. Built on the worker, consumed on the JS thread.
+struct Event {
+  std::string type;
+  SRTSOCKET id = SRT_INVALID_SOCK;
+  std::string text;  // accept: streamid; close: reason; reject: streamid
+  std::string peer;
+  int code = 0;
+  std::vector<char> data;
+};
+
+std::string PeerString(const sockaddr* sa) {
+  char buf[INET6_ADDRSTRLEN] = {0};
+  if (sa->sa_family == AF_INET) {
+    auto in = reinterpret_cast<const sockaddr_in*>(sa);
+    inet_ntop(AF_INET, &in->sin_addr, buf, sizeof buf);
+    return std::string(buf) + ":" + std::to_string(ntohs(in->sin_port));
+  }
+  auto in6 = reinterpret_cast<const sockaddr_in6*>(sa);
+  inet_ntop(AF_INET6, &in6->sin6_addr, buf, sizeof buf);
+  return "[" + std::string(buf) + "]:" + std::to_string(ntohs(in6->sin6_port));
+}
+
+int Hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The same streamid rules as streamid.ts (which is the tested reference); only what the
+// handshake needs: resource, mode, token. Returns false on a malformed id.
+bool ParseStreamId(const std::string& raw, std::string& resource, std::string& mode, std::string& token) {
+  std::string s;
+  for (size_t i = 0; i < raw.size(); i++) {
+    if (raw[i] != '%') { s += raw[i]; continue; }
+    if (i + 2 >= raw.size() || Hex(raw[i + 1]) < 0 || Hex(raw[i + 2]) < 0) return false;
+    s += static_cast<char>(Hex(raw[i + 1]) * 16 + Hex(raw[i + 2]));
+    i += 2;
+  }
+  mode = "request";
+  if (s.rfind("#!:", 0) == 0) {
+    size_t pos = s.rfind("#!::", 0) == 0 ? 4 : 3;
+    while (pos <= s.size()) {
+      size_t end = s.find(',', pos);
+      if (end == std::string::npos) end = s.size();
+      std::string kv = s.substr(pos, end - pos);
+      size_t eq = kv.find('=');
+      if (eq != std::string::npos) {
+        std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+        if (k == "r") resource = v; else if (k == "m") mode = v; else if (k == "token") token = v;
+      }
+      pos = end + 1;
+    }
+    return true;
+  }
+  // current form: resource[,mode:M][,token:T]; a value runs to the next ",mode:" or ",token:"
+  auto next = [&](size_t from) {
+    size_t a = s.find(",mode:", from), b = s.find(",token:", from);
+    return a < b ? a : b;
+  };
+  size_t cut = next(0);
+  resource = s.substr(0, cut);
+  while (cut != std::string::npos) {
+    bool isMode = s.compare(cut, 6, ",mode:") == 0;
+    size_t start = cut + (isMode ? 6 : 7);
+    cut = next(start);
+    std::string v = s.substr(start, cut == std::string::npos ? std::string::npos : cut - start);
+    (isMode ? mode : token) = v;
+  }
+  return true;
+}
+
+class Server : public Napi::ObjectWrap<Server> {
+ public:
+  static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function ctor = DefineClass(env, "SrtServer", {
+      InstanceMethod("start", &Server::Start), InstanceMethod("stop", &Server::Stop),
+      InstanceMethod("send", &Server::Send), InstanceMethod("close", &Server::Close),
+      InstanceMethod("stats", &Server::Stats), InstanceMethod("setPublishers", &Server::SetPublishers),
+    });
+    exports.Set("SrtServer", ctor);
+    exports.Set("version", Napi::Number::New(env, srt_getversion()));
+    return exports;
+  }
+
+  // new SrtServer({host, port, latencyMs, passphrase, token, queue}, onEvent)
+  explicit Server(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Server>(info) {
+    Napi::Object o = info[0].As<Napi::Object>();
+    host_ = o.Get("host").As<Napi::String>();
+    port_ = o.Get("port").As<Napi::Number>().Int32Value();
+    latencyMs_ = o.Get("latencyMs").As<Napi::Number>().Int32Value();
+    passphrase_ = o.Get("passphrase").As<Napi::String>();
+    token_ = o.Get("token").As<Napi::String>();
+    queue_ = o.Get("queue").As<Napi::Number>().Uint32Value();
+    if (o.Has("streamid")) { caller_ = true; streamid_ = o.Get("streamid").As<Napi::String>(); }
+    onEvent_ = Napi::Persistent(info[1].As<Napi::Function>());
+  }
+  ~Server() { Shutdown(); }
+
+ private:
+  Napi::Value Start(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    sockaddr_storage ss{};
+    socklen_t len = 0;
+    auto* v4 = reinterpret_cast<sockaddr_in*>(&ss);
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    if (inet_pton(AF_INET, host_.c_str(), &v4->sin_addr) == 1) {
+      v4->sin_family = AF_INET; v4->sin_port = htons(port_); len = sizeof(sockaddr_in);
+    } else if (inet_pton(AF_INET6, host_.c_str(), &v6->sin6_addr) == 1) {
+      v6->sin6_family = AF_INET6; v6->sin6_port = htons(port_); len = sizeof(sockaddr_in6);
+    } else {
+      Napi::Error::New(env, "not an IP address: " + host_).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    if (caller_) return Connect(env, ss, len);
+    lsn_ = srt_create_socket();
+    bool no = false;
+    int yes = 1;
+    srt_setsockflag(lsn_, SRTO_RCVSYN, &no, sizeof no);  // inherited by accepted sockets
+    srt_setsockflag(lsn_, SRTO_SNDSYN, &no, sizeof no);
+    srt_setsockflag(lsn_, SRTO_LATENCY, &latencyMs_, sizeof latencyMs_);
+    if (ss.ss_family == AF_INET6) { int only = 0; srt_setsockflag(lsn_, SRTO_IPV6ONLY, &only, sizeof only); }
+    if (!passphrase_.empty()) srt_setsockflag(lsn_, SRTO_PASSPHRASE, passphrase_.c_str(), passphrase_.size());
+    srt_setsockflag(lsn_, SRTO_ENFORCEDENCRYPTION, &yes, sizeof yes);
+    if (srt_bind(lsn_, reinterpret_cast<sockaddr*>(&ss), len) == SRT_ERROR || srt_listen(lsn_, 64) == SRT_ERROR) {
+      std::string why = srt_getlasterror_str();
+      srt_close(lsn_);
+      lsn_ = SRT_INVALID_SOCK;
+      Napi::Error::New(env, why).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    srt_listen_callback(lsn_, &Server::OnHandshake, this);
+    sockaddr_storage bound{};
+    int blen = sizeof bound;
+    srt_getsockname(lsn_, reinterpret_cast<sockaddr*>(&bound), &blen);
+    int port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                                 : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+    eid_ = srt_epoll_create();
+    int ev = SRT_EPOLL_IN | SRT_EPOLL_ERR;
+    srt_epoll_add_usock(eid_, lsn_, &ev);
+    Launch(env);
+    return Napi::Number::New(env, port);
+  }
+
+  // The event queue and the worker; an env cleanup hook stops them if the process exits without stop().
+  void Launch(Napi::Env env) {
+    tsfn_ = Napi::ThreadSafeFunction::New(env, onEvent_.Value(), "srt-events", queue_, 1);
+    tsfn_.Unref(env);
+    running_ = true;
+    worker_ = std::thread([this] { Run(); });
+    env_ = env;
+    napi_add_env_cleanup_hook(env, &Server::EnvCleanup, this);
+    hooked_ = true;
+  }
+
+  static void EnvCleanup(void* arg) {
+    auto* self = static_cast<Server*>(arg);
+    self->hooked_ = false;
+    self->Shutdown();
+  }
+
+  // The caller side, for the tests and the benchmark's light subscribers (not used by the service):
+  // a blocking connect that reports libsrt's reject reason, then the same worker as the listener.
+  Napi::Value Connect(Napi::Env env, sockaddr_storage& ss, socklen_t len) {
+    SRTSOCKET s = srt_create_socket();
+    bool yes = true, no = false;
+    srt_setsockflag(s, SRTO_RCVSYN, &yes, sizeof yes);
+    srt_setsockflag(s, SRTO_LATENCY, &latencyMs_, sizeof latencyMs_);
+    srt_setsockflag(s, SRTO_STREAMID, streamid_.c_str(), streamid_.size());
+    if (!passphrase_.empty()) srt_setsockflag(s, SRTO_PASSPHRASE, passphrase_.c_str(), passphrase_.size());
+    if (srt_connect(s, reinterpret_cast<sockaddr*>(&ss), len) == SRT_ERROR) {
+      int reason = srt_getrejectreason(s);
+      Napi::Error err = Napi::Error::New(env, std::string(srt_getlasterror_str()) + " (" + srt_rejectreason_str(reason) + ")");
+      err.Set("reject", Napi::Number::New(env, reason));
+      srt_close(s);
+      err.ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    srt_setsockflag(s, SRTO_RCVSYN, &no, sizeof no);
+    srt_setsockflag(s, SRTO_SNDSYN, &no, sizeof no);
+    eid_ = srt_epoll_create();
+    int ev = SRT_EPOLL_IN | SRT_EPOLL_ERR;
+    srt_epoll_add_usock(eid_, s, &ev);
+    { std::lock_guard<std::mutex> lock(mu_); conns_.insert(s); }
+    Launch(env);
+    return Napi::Number::New(env, s);
+  }
+
+  // libsrt's receive thread, before the socket is accepted: no JS here, only the pushed-down facts.
+  static int OnHandshake(void* opaque, SRTSOCKET ns, int hsversion, const sockaddr* peer, const char* sid) {
+    auto* self = static_cast<Server*>(opaque);
+    std::string raw = sid ? sid : "", resource, mode, token;
+    int code = 0;
+    if (hsversion < 5 && raw.empty()) return 0;  // SRT v4: a publisher named after its address (TS side)
+    if (!ParseStreamId(raw, resource, mode, token) || resource.empty()) code = SRT_REJX_BAD_REQUEST;
+    else if (mode != "publish" && mode != "request") code = SRT_REJX_BAD_MODE;
+    else if (!self->token_.empty() && token != self->token_) code = SRT_REJX_UNAUTHORIZED;
+    else {
+      std::lock_guard<std::mutex> lock(self->mu_);
+      bool live = self->publishers_.count(resource) > 0;
+      if (mode == "publish" && live) code = SRT_REJX_CONFLICT;
+      if (mode == "request" && !live) code = SRT_REJX_NOTFOUND;
+    }
+    if (code == 0) return 0;
+    srt_setrejectreason(ns, code);
+    auto* e = new Event{"reject", ns, raw, PeerString(peer), code, {}};
+    if (self->tsfn_.NonBlockingCall(e, &Server::Deliver) != napi_ok) delete e;
+    return -1;
+  }
+
+  // JS pushes the names with a live publisher, so requests and second publishers are refused early.
+  Napi::Value SetPublishers(const Napi::CallbackInfo& info) {
+    Napi::Array a = info[0].As<Napi::Array>();
+    std::set<std::string> names;
+    for (uint32_t i = 0; i < a.Length(); i++) names.insert(a.Get(i).As<Napi::String>());
+    std::lock_guard<std::mutex> lock(mu_);
+    publishers_.swap(names);
+    return info.Env().Undefined();
+  }
+
+  void Run() {
+    std::deque<Event*> backlog;  // control events waiting for room in the JS queue
+    std::vector<SRT_EPOLL_EVENT> ready(256);
+    while (running_) {
+      while (!backlog.empty() && tsfn_.NonBlockingCall(backlog.front(), &Server::Deliver) == napi_ok) backlog.pop_front();
+      int n = srt_epoll_uwait(eid_, ready.data(), static_cast<int>(ready.size()), 100);
+      for (int i = 0; i < n; i++) {
+        SRTSOCKET s = ready[i].fd;
+        if (s == lsn_) { AcceptAll(backlog); continue; }
+        auto* data = new Event{"data", s, "", "", 0, {}};
+        bool broken = (ready[i].events & SRT_EPOLL_ERR) != 0;
+        char buf[1500];
+        for (int k = 0; k < 64 && !broken; k++) {
+          int got = srt_recvmsg(s, buf, sizeof buf);
+          if (got > 0) { data->data.insert(data->data.end(), buf, buf + got); continue; }
+          if (got == SRT_ERROR && srt_getlasterror(nullptr) != SRT_EASYNCRCV) broken = true;
+          break;
+        }
+        // data is live media: when JS is behind, drop it and count rather than grow without bound;
+        // behind a waiting control event it waits too, so each socket's events stay in order
+        if (data->data.empty()) delete data;
+        else if (!backlog.empty() && backlog.size() < queue_) backlog.push_back(data);
+        else if (!backlog.empty() || tsfn_.NonBlockingCall(data, &Server::Deliver) != napi_ok) { delete data; queueDrops_++; }
+        if (broken) {
+          SRT_SOCKSTATUS st = srt_getsockstate(s);
+          srt_epoll_remove_usock(eid_, s);
+          srt_close(s);
+          { std::lock_guard<std::mutex> lock(mu_); conns_.erase(s); }
+          backlog.push_back(new Event{"close", s, st == SRTS_BROKEN ? "broken" : "closed", "", 0, {}});
+        }
+      }
+    }
+    for (Event* e : backlog) delete e;
+  }
+
+  void AcceptAll(std::deque<Event*>& backlog) {
+    for (;;) {
+      sockaddr_storage ss{};
+      int len = sizeof ss;
+      SRTSOCKET s = srt_accept(lsn_, reinterpret_cast<sockaddr*>(&ss), &len);
+      if (s == SRT_INVALID_SOCK) return;
+      char sid[513] = {0};
+      int sidlen = sizeof sid - 1;
+      srt_getsockflag(s, SRTO_STREAMID, sid, &sidlen);
+      int ev = SRT_EPOLL_IN | SRT_EPOLL_ERR;
+      srt_epoll_add_usock(eid_, s, &ev);
+      { std::lock_guard<std::mutex> lock(mu_); conns_.insert(s); }
+      backlog.push_back(new Event{"accept", s, std::string(sid, sidlen), PeerString(reinterpret_cast<sockaddr*>(&ss)), 0, {}});
+    }
+  }
+
+  static void Deliver(Napi::Env env, Napi::Function fn, Event* e) {
+    if (env != nullptr && fn != nullptr) {
+      Napi::Value extra = e->type == "data"
+        ? Napi::Value(Napi::Buffer<char>::Copy(env, e->data.data(), e->data.size()))
+        : Napi::Value(Napi::String::New(env, e->peer));
+      fn.Call({Napi::String::New(env, e->type), Napi::Number::New(env, e->id), Napi::String::New(env, e->text), extra,
+               Napi::Number::New(env, e->code)});
+    }
+    delete e;
+  }
+
+  // send(id, buffer) -> bytes queued; splits into 1316-byte messages, never blocks.
+  Napi::Value Send(const Napi::CallbackInfo& info) {
+    SRTSOCKET s = info[0].As<Napi::Number>().Int32Value();
+    Napi::Buffer<char> b = info[1].As<Napi::Buffer<char>>();
+    size_t off = 0;
+    while (off < b.Length()) {
+      int chunk = static_cast<int>(std::min<size_t>(SRT_LIVE_DEF_PLSIZE, b.Length() - off));
+      if (srt_sendmsg2(s, b.Data() + off, chunk, nullptr) == SRT_ERROR) break;
+      off += chunk;
+    }
+    return Napi::Number::New(info.Env(), static_cast<double>(off));
+  }
+
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    SRTSOCKET s = info[0].As<Napi::Number>().Int32Value();
+    if (eid_ != -1) srt_epoll_remove_usock(eid_, s);
+    srt_close(s);
+    std::lock_guard<std::mutex> lock(mu_);
+    conns_.erase(s);
+    return info.Env().Undefined();
+  }
+
+  // stats(id) -> libsrt's own names (srt_bstats); the plugin maps them to the API's.
+  Napi::Value Stats(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    SRT_TRACEBSTATS p{};
+    if (srt_bstats(info[0].As<Napi::Number>().Int32Value(), &p, 0) == SRT_ERROR) return env.Null();
+    Napi::Object o = Napi::Object::New(env);
+#define F(name) o.Set(#name, Napi::Number::New(env, static_cast<double>(p.name)));
+    F(msTimeStamp) F(pktSentTotal) F(pktRecvTotal) F(pktSentUniqueTotal) F(pktRecvUniqueTotal) F(pktSndLossTotal)
+    F(pktRcvLossTotal) F(pktRetransTotal) F(pktRcvRetrans) F(pktSentACKTotal) F(pktRecvACKTotal) F(pktSentNAKTotal)
+    F(pktRecvNAKTotal) F(usSndDurationTotal) F(pktSndDropTotal) F(pktRcvDropTotal) F(pktRcvUndecryptTotal)
+    F(byteSentTotal) F(byteRecvTotal) F(byteSentUniqueTotal) F(byteRecvUniqueTotal) F(byteRcvLossTotal)
+    F(byteRetransTotal) F(byteSndDropTotal) F(byteRcvDropTotal) F(byteRcvUndecryptTotal) F(usPktSndPeriod)
+    F(pktFlowWindow) F(pktFlightSize) F(msRTT) F(mbpsBandwidth) F(byteAvailSndBuf) F(byteAvailRcvBuf) F(mbpsMaxBW)
+    F(byteMSS) F(pktSndBuf) F(byteSndBuf) F(msSndBuf) F(msSndTsbPdDelay) F(pktRcvBuf) F(byteRcvBuf) F(msRcvBuf)
+    F(msRcvTsbPdDelay) F(pktReorderTolerance) F(pktRcvAvgBelatedTime) F(mbpsSendRate) F(mbpsRecvRate)
+#undef F
+    o.Set("queueDrops", Napi::Number::New(env, static_cast<double>(queueDrops_.load())));
+    return o;
+  }
+
+  Napi::Value Stop(const Napi::CallbackInfo& info) {
+    Shutdown();
+    return info.Env().Undefined();
+  }
+
+  // Joins the worker (it never blocks longer than one epoll wait), then closes every socket.
+  void Shutdown() {
+    if (!running_.exchange(false)) return;
+    if (hooked_) { napi_remove_env_cleanup_hook(env_, &Server::EnvCleanup, this); hooked_ = false; }
+    worker_.join();
+    std::set<SRTSOCKET> live;
+    { std::lock_guard<std::mutex> lock(mu_); live.swap(conns_); }
+    for (SRTSOCKET s : live) srt_close(s);
+    srt_epoll_release(eid_);
+    eid_ = -1;
+    if (lsn_ != SRT_INVALID_SOCK) srt_close(lsn_);
+    lsn_ = SRT_INVALID_SOCK;
+    tsfn_.Release();
+  }
+
+  std::string host_, passphrase_, token_, streamid_;
+  bool caller_ = false;
+  bool hooked_ = false;
+  napi_env env_ = nullptr;
+  int port_ = 0, latencyMs_ = 120;
+  uint32_t queue_ = 4096;
+  Napi::FunctionReference onEvent_;
+  Napi::ThreadSafeFunction tsfn_;
+  SRTSOCKET lsn_ = SRT_INVALID_SOCK;
+  int eid_ = -1;
+  std::atomic<bool> running_{false};
+  std::atomic<uint64_t> queueDrops_{0};
+  std::thread worker_;
+  std::mutex mu_;
+  std::set<std::string> publishers_;
+  std::set<SRTSOCKET> conns_;  // accepted and not yet closed
+};
+
+}  // namespace
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  srt_startup();
+  srt_setloglevel(LOG_CRIT);  // libsrt writes EAGAIN noise to stderr otherwise
+  return Server::Init(env, exports);
+}
+
+NODE_API_MODULE(srt_addon, Init)

@@ -1,0 +1,28 @@
+import { BootError } from '../../sdk/index.ts';
+
+/** libsrt's access-control reject codes the plugin uses (SRT_REJX_*, access_control.h). */
+export const REJECT = {
+  badRequest: 1400,
+  unauthorized: 1401,
+  overloaded: 1402,
+  forbidden: 1403,
+  notFound: 1404,
+  badMode: 1405,
+  conflict: 1409,
+} as const;
+
+const NAMES: Record<number, string> = Object.fromEntries(Object.entries(REJECT).map(([k, v]) => [v, k]));
+
+/** A reject code as a word for the log (`unauthorized`), or libsrt's number when not ours. */
+export function rejectName(code: number): string {
+  return NAMES[code] ?? `reason ${code}`;
+}
+
+export const FIX = 'apt-get install libsrt-openssl-dev, then scripts/ensure-deps.sh builds the addon';
+
+/** Boot failures of the plugin, each saying how to fix it. */
+export const srtErrors = {
+  addon: (path: string, why: string) =>
+    new BootError(`srt.enable is true but the SRT addon cannot be loaded from ${path}: ${why}. Fix: ${FIX}`),
+  bind: (address: string, why: string) => new BootError(`SRT cannot listen on '${address}': ${why}`),
+};

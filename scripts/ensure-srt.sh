@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SRT (plugin srt): libsrt's -dev package and the plugin's native addon. Optional: without them the
+# service starts and only `srt.enable: true` fails (saying how to fix it), so this never fails.
+# Run by ensure-deps.sh; safe to run alone.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+if ! pkg-config --exists srt 2>/dev/null; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "libsrt is missing: installing the Debian package libsrt-openssl-dev (for the SRT plugin)" >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsrt-openssl-dev pkg-config; } >&2 \
+      || echo "could not install libsrt-openssl-dev: SRT stays unavailable" >&2
+  else
+    echo "SRT is unavailable until the Debian package libsrt-openssl-dev is installed (sudo apt-get install libsrt-openssl-dev)" >&2
+  fi
+fi
+addon=plugins/srt/addon
+built="$addon/build/Release/srt_addon.node"
+pkg-config --exists srt 2>/dev/null || exit 0
+# rebuild only when missing or older than one of its sources (a fast skip otherwise)
+if [ -f "$built" ] && [ -z "$(find "$addon" -maxdepth 1 -type f -newer "$built" | head -1)" ]; then exit 0; fi
+echo "building the SRT addon ($addon)" >&2
+if ! out="$(bash scripts/build-addon.sh "$addon" 2>&1)"; then
+  echo "the SRT addon did not build; SRT stays unavailable until this is fixed:" >&2
+  # the compiler's or node-gyp's first errors, not node-gyp's environment dump
+  printf '%s\n' "$out" | grep -iE 'error|not found|no such' | grep -vE 'gyp ERR! (cwd|node -v|node-gyp -v|System|command|not ok)' | head -8 >&2
+fi
+exit 0
