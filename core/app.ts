@@ -63,7 +63,10 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const retained = opts.retained ?? new Map<string, unknown>();
   const env = opts.env ?? process.env;
   const ring = retained.get('core:log') as LogRing | undefined;
-  const { log, ring: logRing } = createLogger({ level: config.log.level, maxLines: config.log.max_lines, stdout: !!opts.stdoutLog, ring });
+  const { log, ring: logRing } = createLogger({
+    level: config.log.level, maxLines: config.log.max_lines, format: config.log.format, topics: config.log.topics,
+    stdout: opts.stdoutLog ? process.stdout : undefined, ring,
+  });
   retained.set('core:log', logRing);
 
   const configStore = opts.configStore ?? new ConfigStore(

@@ -21,6 +21,7 @@ export function typeErrors(cfg: unknown): ConfigErrors {
 }
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
+const LOG_FORMATS = ['auto', 'json', 'console'];
 
 /** Which plugin serves an `enable` key; turning it on without the plugin loaded is an error. */
 const ENABLE_KEYS: Record<string, string> = {
@@ -86,6 +87,7 @@ function coreErrors(cfg: ConfigData): ConfigErrors {
   }
   if (cfg.service.enable && (!cfg.service.token || !cfg.service.url)) add(errs, 'service.enable', 'service.token and service.url must be set');
   if (cfg.router.ui_path && !isDir(cfg.router.ui_path)) add(errs, 'router.ui_path', `${cfg.router.ui_path} is not a directory`);
+  if (!LOG_FORMATS.includes(cfg.log.format)) add(errs, 'log.format', `'${cfg.log.format}' is not one of ${LOG_FORMATS.join(', ')}`);
   if (cfg.log.max_lines < 0) add(errs, 'log.max_lines', 'must not be negative');
   return errs;
 }

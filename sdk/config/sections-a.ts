@@ -14,10 +14,13 @@ export const LogConfig = describe(Type.Object({
   level: Type.String({ default: 'info' }),
   topics: List(),
   max_lines: Int(1000),
+  /** Not in datarhei Core: what the terminal output looks like (the ring always keeps JSON). */
+  format: Type.String({ default: 'auto' }),
 }, { default: {} }), {
   level: 'Application log level: debug, info, warn, error or silent.',
   topics: 'Components to show on the console (empty = all).',
   max_lines: 'Log lines kept for `GET /api/v3/log`.',
+  format: 'Standard output: `json` (one JSON object a line), `console` (the `GET /api/v3/log` format) or `auto` (console on a terminal, JSON otherwise).',
 });
 
 export const DbConfig = describe(Type.Object({ dir: Str('./data') }, { default: {} }), {
