@@ -16,7 +16,8 @@ async function main(): Promise<void> {
   const login = cfg.api.auth.enable
     ? `log in at POST ${base}/api/login with api.auth.username/password from ${service.configPath}`
     : `auth is off (set api.auth.enable, username and password in ${service.configPath} to turn it on)`;
-  process.stderr.write(`\nmedia process core listening on ${base}\n  API: ${base}/api  (docs: ${base}/api/swagger)\n  ${login}\n  config: ${service.configPath}\n\n`);
+  const https = service.httpsPort ? `  HTTPS: https://${service.app.kernel.server.host()}:${service.httpsPort}\n` : '';
+  process.stderr.write(`\nmedia process core listening on ${base}\n${https}  API: ${base}/api  (docs: ${base}/api/swagger)\n  ${login}\n  config: ${service.configPath}\n\n`);
 
   let stopping = false;
   const stop = (signal: string) => {
