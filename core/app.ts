@@ -25,6 +25,7 @@ import { frontDoorRoutes } from './http/front-door.ts';
 import { configRoutes } from './http/config-routes.ts';
 import { profilingRoutes } from './http/profiling.ts';
 import { fsApiRoutes } from './http/fs-routes.ts';
+import { installRedirects, routerRoutes } from './http/router-routes.ts';
 import { removeStaleTemps } from './store/stale-temps.ts';
 import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
@@ -74,6 +75,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const hooks = new HookRegistry();
   const services = new ServiceContainer();
   const http = createServer({ log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api });
+  installRedirects(http, config.router);
   const lifecycle = new Lifecycle(log);
   const state = new StateService(config.db.dir);
   await removeStaleTemps(dirname(configStore.path), basename(configStore.path));
@@ -115,6 +117,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     await http.register(configRoutes(kernel));
     await http.register(fsApiRoutes(filesystems, MimeTable.load(config.storage.mimetypes_file)));
     if (config.debug.profiling) await http.register(profilingRoutes());
+    await http.register(routerRoutes(config.router));
 
     const required = REQUIRED_PLUGINS.map((def) => ({ def, entryConfig: undefined, index: -1 }));
     const loaded = await loadPlugins(config.plugins, required.map((p) => p.def.name));

@@ -3,6 +3,7 @@ import { ConfigData, BUILTIN_PLUGINS, isDir, isFile, validAddress, validCidr, ty
 import { getPath } from './schema-walk.ts';
 import { availableBuiltins } from '../kernel/loader.ts';
 import { ownerErrors } from './owners.ts';
+import { blockedPrefixes } from '../http/router-config.ts';
 
 export type { ConfigErrors };
 
@@ -88,6 +89,18 @@ function coreErrors(cfg: ConfigData): ConfigErrors {
   if (cfg.service.enable && (!cfg.service.token || !cfg.service.url)) add(errs, 'service.enable', 'service.token and service.url must be set');
   if (cfg.router.ui_path && !isDir(cfg.router.ui_path)) add(errs, 'router.ui_path', `${cfg.router.ui_path} is not a directory`);
   if (!LOG_FORMATS.includes(cfg.log.format)) add(errs, 'log.format', `'${cfg.log.format}' is not one of ${LOG_FORMATS.join(', ')}`);
+  routerErrors(cfg, errs);
   if (cfg.log.max_lines < 0) add(errs, 'log.max_lines', 'must not be negative');
   return errs;
+}
+
+/** `router.routes` (reference 11.8): no key under a blocked prefix; a directory route needs a folder. */
+function routerErrors(cfg: ConfigData, errs: ConfigErrors): void {
+  const blocked = blockedPrefixes(cfg.router);
+  for (const [from, to] of Object.entries(cfg.router.routes)) {
+    if (!from.startsWith('/')) add(errs, 'router.routes', `'${from}' must start with /`);
+    const hit = blocked.find((p) => from.startsWith(p));
+    if (hit) add(errs, 'router.routes', `'${from}' starts with the blocked prefix ${hit}`);
+    if (from.endsWith('/*') && !isDir(to)) add(errs, 'router.routes', `${to} (for ${from}) is not a directory`);
+  }
 }
