@@ -26,6 +26,7 @@ import { configRoutes } from './http/config-routes.ts';
 import { profilingRoutes } from './http/profiling.ts';
 import { fsApiRoutes } from './http/fs-routes.ts';
 import { installRedirects, routerRoutes } from './http/router-routes.ts';
+import { installEncoding } from './http/encoding.ts';
 import { removeStaleTemps } from './store/stale-temps.ts';
 import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
@@ -76,6 +77,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const services = new ServiceContainer();
   const http = createServer({ log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api });
   installRedirects(http, config.router);
+  installEncoding(http);
   const lifecycle = new Lifecycle(log);
   const state = new StateService(config.db.dir);
   await removeStaleTemps(dirname(configStore.path), basename(configStore.path));
