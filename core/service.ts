@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { BootError } from '../sdk/index.ts';
 import { buildApp, type App } from './app.ts';
-import { parseAddress } from './config/address.ts';
 import { loadConfig, resolveConfigPath } from './config/load.ts';
 import { ConfigStore } from './config/store.ts';
 import { HttpsListener } from './http/https-listener.ts';
+import { listenAddress } from './http/listen-address.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
 
 export interface ServiceOptions {
@@ -22,6 +22,8 @@ export interface ServiceOptions {
 export class CoreService {
   app!: App;
   port = 0;
+  /** The HTTP listener was narrowed to 127.0.0.1: no host in `address` and API auth off. */
+  loopbackOnly = false;
   readonly #https = new HttpsListener();
   readonly #opts: ServiceOptions;
   readonly #retained = new Map<string, unknown>();
@@ -70,7 +72,8 @@ export class CoreService {
   }
 
   async #listen(reusePort?: number, reuseHttpsPort?: number): Promise<void> {
-    const { host, port } = parseAddress(this.app.kernel.config.address);
+    const { host, port, loopbackOnly } = listenAddress(this.app.kernel.config.address, this.app.kernel.config);
+    this.loopbackOnly = loopbackOnly;
     await this.app.http.listen({ host, port: port === 0 && reusePort ? reusePort : port });
     this.port = (this.app.http.server.address() as AddressInfo).port;
     const k = this.app.kernel;

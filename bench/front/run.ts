@@ -34,9 +34,14 @@ async function startServer(tree: string): Promise<Server> {
     child.once('message', (m) => res((m as { url: string }).url));
     child.once('exit', (code) => rej(new Error(`server exited (${code})`)));
   });
-  const put = await fetch(`${url}/memfs/bench.m3u8`, { method: 'PUT', body: PLAYLIST });
-  if (put.status >= 300) throw new Error(`PUT playlist: ${put.status}`);
-  return { child, url, dir };
+  const s = { child, url, dir };
+  // through the API: the memfs mount itself asks for its generated basic-auth password
+  const put = await fetch(`${url}/api/v3/fs/mem/bench.m3u8`, { method: 'PUT', body: PLAYLIST });
+  if (put.status >= 300) {
+    await stopServer(s);
+    throw new Error(`PUT playlist: ${put.status}`);
+  }
+  return s;
 }
 
 async function stopServer(s: Server): Promise<void> {
@@ -56,7 +61,7 @@ async function measure(url: string, connections: number, headers: Record<string,
 
 async function main(): Promise<void> {
   const before = await startServer(BEFORE);
-  const after = await startServer(AFTER);
+  const after = await startServer(AFTER).catch(async (err) => { await stopServer(before); throw err; });
   const cases = [
     { name: 'list (1,000 processes), 10 conn', path: '/api/v3/process', connections: 10 },
     { name: 'memfs playlist, 100 conn', path: '/memfs/bench.m3u8', connections: 100 },

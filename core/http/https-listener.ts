@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { tlsCertificatesRef, type ConfigData, type HttpScope, type TlsKeyPair } from '../../sdk/index.ts';
-import { parseAddress } from '../config/address.ts';
+import { listenAddress } from './listen-address.ts';
 
 /** What the HTTPS listener needs of an app: its routes, config, certificate service and log. */
 export interface HttpsTarget {
@@ -48,7 +48,7 @@ export class HttpsListener {
     if (this.#server) {
       this.#server.setSecureContext({ ...pair });
     } else {
-      await this.#open(tls.address, pair, reusePort);
+      await this.#open(target.config, pair, reusePort);
     }
     this.#target = target;
     this.#unsubscribe = certs.onChange((next) => {
@@ -75,8 +75,9 @@ export class HttpsListener {
     await closed;
   }
 
-  async #open(address: string, pair: TlsKeyPair, reusePort?: number): Promise<void> {
-    const { host, port } = parseAddress(address);
+  async #open(config: ConfigData, pair: TlsKeyPair, reusePort?: number): Promise<void> {
+    const address = config.tls.address;
+    const { host, port } = listenAddress(address, config);
     const server = createServer({
       ...pair,
       // the same limits as the HTTP listener (core/http/server.ts)
