@@ -4,7 +4,7 @@ import {
   BootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, tlsCertificatesRef, type ConfigData,
   type FilesystemService, type HttpScope,
 } from '../sdk/index.ts';
-import { FileCertificates } from './tls/certificates.ts';
+import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
 import { ConfigStore } from './config/store.ts';
 import { parseAddress } from './config/address.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
@@ -99,7 +99,8 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   // the one filesystem registry: the fs API, `{fs:<name>}` and cleanup rules all look here (live list)
   const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
   services.provide(placeholdersRef, new Placeholders({ filesystems, server: kernel.server }));
-  services.provide(tlsCertificatesRef, new FileCertificates(config.tls));
+  const tls = certificateService(config, log);
+  services.provide(tlsCertificatesRef, tls.certs);
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -120,6 +121,13 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     await http.register(fsApiRoutes(filesystems, MimeTable.load(config.storage.mimetypes_file)));
     if (config.debug.profiling) await http.register(profilingRoutes());
     await http.register(routerRoutes(config.router));
+    if (tls.acme) {
+      const acme = tls.acme;
+      await http.register(acmeChallengeRoutes(acme));
+      // the CA calls back on the HTTP listener, so ordering waits until it is bound
+      lifecycle.onListen('core', async () => acme.start());
+      lifecycle.onClose('core', async () => acme.close());
+    }
 
     const required = REQUIRED_PLUGINS.map((def) => ({ def, entryConfig: undefined, index: -1 }));
     const loaded = await loadPlugins(config.plugins, required.map((p) => p.def.name));

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigData, BUILTIN_PLUGINS, isDir, isFile, validAddress, validCidr, type ConfigErrors } from '../../sdk/index.ts';
 import { getPath } from './schema-walk.ts';
@@ -78,6 +79,11 @@ function coreErrors(cfg: ConfigData): ConfigErrors {
   }
   for (const k of ['cert_file', 'key_file'] as const) {
     if (cfg.tls[k] && !isFile(cfg.tls[k])) add(errs, `tls.${k}`, `${cfg.tls[k]} does not exist`);
+  }
+  if (cfg.tls.enable && cfg.tls.auto) {
+    if (cfg.host.name.length === 0) add(errs, 'host.name', 'must name this host when tls.auto is on');
+    for (const n of cfg.host.name) if (isIP(n) || !/^[a-z0-9.-]+$/i.test(n)) add(errs, 'host.name', `'${n}' is not a DNS name (tls.auto)`);
+    if (!/^https?:\/\/./.test(cfg.tls.acme_directory)) add(errs, 'tls.acme_directory', `'${cfg.tls.acme_directory}' is not a URL`);
   }
   if (!validAddress(cfg.tls.address)) add(errs, 'tls.address', `'${cfg.tls.address}' is not a host:port address`);
   const st = cfg.storage;

@@ -35,26 +35,28 @@ export class HttpsListener {
   async attach(target: HttpsTarget, reusePort?: number): Promise<void> {
     this.detach();
     const tls = target.config.tls;
+    if (!tls.enable) return this.close();
     const certs = target.services.resolve(tlsCertificatesRef) as { current(): TlsKeyPair | undefined; onChange(fn: (p: TlsKeyPair) => void): () => void };
-    const pair = tls.enable ? certs.current() : undefined;
     const log = target.log.child({ component: 'HTTPS' });
+    if (this.#server && this.#address !== tls.address) await this.close();
+    this.#target = target;
+    // a renewal, or the first automatic certificate: the listener opens when it arrives
+    this.#unsubscribe = certs.onChange((next) => {
+      if (this.#server) {
+        this.#server.setSecureContext({ ...next });
+        log.info('certificate replaced');
+      } else if (this.#target === target) {
+        this.#open(target.config, next, reusePort).then(() => log.info({ port: this.port }, 'HTTPS listening'), (err: Error) => log.error({ err: err.message }, 'HTTPS cannot listen'));
+      }
+    });
+    const pair = certs.current();
     if (!pair) {
-      // the reference goes on without TLS when no certificate could be had
-      if (tls.enable) log.warn('no certificate available: HTTPS is off');
-      await this.close();
+      // the reference goes on without TLS until a certificate can be had
+      log.warn(tls.auto ? 'no certificate yet: HTTPS opens once one is obtained' : 'no certificate available: HTTPS is off');
       return;
     }
-    if (this.#server && this.#address !== tls.address) await this.close();
-    if (this.#server) {
-      this.#server.setSecureContext({ ...pair });
-    } else {
-      await this.#open(target.config, pair, reusePort);
-    }
-    this.#target = target;
-    this.#unsubscribe = certs.onChange((next) => {
-      this.#server?.setSecureContext({ ...next });
-      log.info('certificate replaced');
-    });
+    if (this.#server) this.#server.setSecureContext({ ...pair });
+    else await this.#open(target.config, pair, reusePort);
   }
 
   /** Stops handing requests to the current app (it is about to close). */

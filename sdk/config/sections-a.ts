@@ -98,13 +98,16 @@ export const TlsConfig = describe(Type.Object({
   email: Str('cert@datarhei.com'),
   cert_file: Str(''),
   key_file: Str(''),
+  /** Not in datarhei Core: which ACME CA `tls.auto` asks (a staging or private CA). */
+  acme_directory: Str('https://acme-v02.api.letsencrypt.org/directory'),
 }, { default: {} }), {
   address: 'HTTPS listen address.',
   enable: 'Serve HTTPS as well.',
-  auto: "Obtain certificates from Let's Encrypt (needs host.name).",
+  auto: 'Obtain certificates automatically by ACME (HTTP-01 on `address`, names from host.name; stored in `<db.dir>/cert`).',
   email: 'Contact address for certificates.',
   cert_file: 'Certificate file (PEM) when not automatic.',
   key_file: 'Key file (PEM) when not automatic.',
+  acme_directory: "ACME directory URL of the CA for `tls.auto` (default: Let's Encrypt).",
 });
 
 export const DiskCacheConfig = Type.Object({
