@@ -1,10 +1,8 @@
 import { Readable, pipeline } from 'node:stream';
-import { promisify } from 'node:util';
 import { constants, createGzip, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isCompressible, type HttpScope } from '../../sdk/index.ts';
 
-const gzipAsync = promisify(gzip);
 /** Bodies below this stay uncompressed (reference 2.5). */
 export const GZIP_MIN_BYTES = 1000;
 const LEVEL = { level: constants.Z_BEST_SPEED };
@@ -21,31 +19,46 @@ function wantsPretty(url: string): boolean {
   return q >= 0 && url.includes('pretty', q) && new URLSearchParams(url.slice(q + 1)).has('pretty');
 }
 
+type Done = (err: Error | null, payload?: unknown) => void;
+
+/** `?pretty` (any value) indents a JSON body with 2 spaces (reference 2.3). */
+function pretty(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (!wantsPretty(request.url) || typeof payload !== 'string' || !/json/.test(String(reply.getHeader('content-type') ?? ''))) return payload;
+  try { return `${JSON.stringify(JSON.parse(payload), null, 2)}\n`; } catch { return payload; }
+}
+
+function prettyHook(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
+  done(null, pretty(request, reply, payload));
+}
+
+/** gzip (best speed) for clients that accept it, bodies from 1000 bytes, `Vary` always (reference 2.5). */
+function gzipHook(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
+  const body = pretty(request, reply, payload);
+  reply.header('vary', 'Accept-Encoding');
+  if (!/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')) || reply.hasHeader('content-encoding') || request.method === 'HEAD') return done(null, body);
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    if (Buffer.byteLength(body) < GZIP_MIN_BYTES) return done(null, body);
+    reply.header('content-encoding', 'gzip').removeHeader('content-length');
+    return gzip(body, LEVEL, (err, out) => done(err, out));
+  }
+  if (body instanceof Readable && Number(reply.getHeader('content-length') ?? 0) >= GZIP_MIN_BYTES && isCompressible(String(reply.getHeader('content-type') ?? ''))) {
+    reply.header('content-encoding', 'gzip').removeHeader('content-length');
+    return done(null, pipeline(body, createGzip(LEVEL), () => { /* a failed read ends the reply; fastify logs it */ }));
+  }
+  done(null, body);
+}
+
 /**
- * `?pretty` indents JSON bodies (2 spaces) on every route; gzip (best speed) on the API routes
- * for clients that accept it, bodies from 1000 bytes, `Vary: Accept-Encoding` on those routes
- * always. One onSend hook on the root, installed before any route so every scope inherits it;
- * on other routes (the file mounts, /metrics) it costs two prefix checks.
+ * Response encoding, attached per route as routes are declared (so it must be installed before
+ * any): the API routes get `?pretty`, and gzip where the reference compresses. Routes outside
+ * `/api` (the hot file mounts, /metrics, /ping) get no hook at all, so they pay nothing.
  */
 export function installEncoding(http: HttpScope): void {
-  http.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const url = request.url;
-    let body = payload;
-    if (wantsPretty(url) && typeof body === 'string' && /json/.test(String(reply.getHeader('content-type') ?? ''))) {
-      try { body = `${JSON.stringify(JSON.parse(body), null, 2)}\n`; } catch { /* not JSON after all: sent as is */ }
-    }
-    if (!gzipRoute(url)) return body;
-    reply.header('vary', 'Accept-Encoding');
-    if (!/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')) || reply.hasHeader('content-encoding') || request.method === 'HEAD') return body;
-    if (typeof body === 'string' || Buffer.isBuffer(body)) {
-      if (Buffer.byteLength(body) < GZIP_MIN_BYTES) return body;
-      reply.header('content-encoding', 'gzip').removeHeader('content-length');
-      return gzipAsync(body, LEVEL);
-    }
-    if (body instanceof Readable && Number(reply.getHeader('content-length') ?? 0) >= GZIP_MIN_BYTES && isCompressible(String(reply.getHeader('content-type') ?? ''))) {
-      reply.header('content-encoding', 'gzip').removeHeader('content-length');
-      return pipeline(body, createGzip(LEVEL), () => { /* a failed read ends the reply; fastify logs it */ });
-    }
-    return body;
+  http.addHook('onRoute', (route) => {
+    const url = route.url;
+    if (url !== '/api' && !url.startsWith('/api/')) return;
+    const hook = gzipRoute(url) ? gzipHook : prettyHook;
+    const existing = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+    route.onSend = [...existing, hook] as typeof route.onSend;
   });
 }
