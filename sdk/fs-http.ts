@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
@@ -7,6 +8,8 @@ import { fsPathFromUrl } from './fs-path.ts';
 import { sendFsFile, type SendFileOptions } from './fs-send.ts';
 import type { CorsPolicy } from './fs-cors.ts';
 import { continueUpload, deferContinue } from './fs-continue.ts';
+import { clientAddress } from './client-address.ts';
+import { fsServeTapped, responseBytes, PlaylistRewrites, type FsServeHooks, type FsServeRequest } from './fs-hooks.ts';
 
 /**
  * HTTP building blocks shared by every filesystem (disk, mem, a vendor's): lookups with the
@@ -168,6 +171,8 @@ export interface FsMountOptions extends SendFileOptions {
   lookup?(path: string, request: FastifyRequest, reply: FastifyReply): Maybe<FsNode | undefined>;
   /** Registers `OPTIONS <mount>/*` answering CORS preflights (default true). */
   preflight?: boolean;
+  /** The app's file-serving hooks (`ctx.hooks.get(fsServeHooksRef)`); called when tapped. */
+  hooks?: FsServeHooks;
 }
 
 /**
@@ -184,6 +189,7 @@ export function registerFsMount(scope: HttpScope, fs: FilesystemService, opts: F
   const serve: ServeOptions = { mime: opts.mime, defaultType: opts.defaultType, prefix };
   const lookup = opts.lookup ?? ((p: string) => lookupFsNode(fs, p));
   const { cors } = opts;
+  const rewrites = new PlaylistRewrites();
   scope.register(async (s: HttpScope) => {
     acceptRawBodies(s);
     s.route({
@@ -191,7 +197,12 @@ export function registerFsMount(scope: HttpScope, fs: FilesystemService, opts: F
       handler(request, reply) {
         cors.apply(request, reply);
         const path = fsPathFromUrl(request.url, prefix);
-        return serveFs(request, reply, path, lookup(path, request, reply), serve);
+        const hooks = opts.hooks;
+        if (!fsServeTapped(hooks)) return serveFs(request, reply, path, lookup(path, request, reply), serve);
+        const sreq = beginServe(hooks, fs.mount, path, request, reply);
+        const found = lookup(path, request, reply);
+        const rewrite = (n: FsNode | undefined) => rewriteNode(hooks, rewrites, sreq, n, reply);
+        return serveFs(request, reply, path, isPromise(found) ? found.then(rewrite) : rewrite(found), serve);
       },
     });
     if (opts.preflight !== false) s.options(url, { config: PUBLIC, schema: { hide: true } }, (req, reply) => cors.preflight(req, reply));
@@ -204,7 +215,13 @@ export function registerFsMount(scope: HttpScope, fs: FilesystemService, opts: F
         cors.apply(request, reply);
         writes.authorize(request);
         const path = fsPathFromUrl(request.url, prefix);
-        return replyWritten(request, reply, await writeFsUpload(fs, path, request, reply));
+        const written = await writeFsUpload(fs, path, request, reply);
+        const hooks = opts.hooks;
+        if (hooks?.onWritten.isUsed()) {
+          const bytes = (await fs.stat(path))?.size_bytes ?? 0;
+          hooks.onWritten.call({ mount: fs.mount, path, remote: clientAddress(request), headers: request.headers, bytes });
+        }
+        return replyWritten(request, reply, written);
       },
     });
     s.delete(url, { config: PUBLIC, schema: { hide: true } }, async (request, reply) => {
@@ -213,4 +230,34 @@ export function registerFsMount(scope: HttpScope, fs: FilesystemService, opts: F
       return deleteFsFile(fs, fsPathFromUrl(request.url, prefix), reply);
     });
   });
+}
+
+/** Runs `preServe` (a refusal becomes its Error) and arranges `onServed` for when the answer is out. */
+function beginServe(hooks: FsServeHooks, mount: string, path: string, request: FastifyRequest, reply: FastifyReply): FsServeRequest {
+  const q = request.url.indexOf('?');
+  const sreq: FsServeRequest = {
+    mount, path, query: q < 0 ? '' : request.url.slice(q + 1), remote: clientAddress(request),
+    headers: request.headers, method: request.method === 'HEAD' ? 'HEAD' : 'GET',
+  };
+  const refusal = hooks.preServe.isUsed() ? hooks.preServe.call(sreq) : undefined;
+  if (refusal) throw new ApiError(refusal.status, refusal.message, refusal.details, refusal.code ?? 'FS_SERVE_REFUSED');
+  if (hooks.onServed.isUsed()) {
+    const res = reply.raw;
+    res.once('finish', () => {
+      const body = sreq.method === 'HEAD' ? 0 : Number(res.getHeader('content-length') ?? 0);
+      hooks.onServed.call({ request: sreq, status: res.statusCode, bytes: responseBytes(res, body) });
+    });
+  }
+  return sreq;
+}
+
+/** The node with its playlist body rewritten by `transformPlaylist` (private, own ETag), else as is. */
+function rewriteNode(hooks: FsServeHooks, rewrites: PlaylistRewrites, sreq: FsServeRequest, node: FsNode | undefined, reply: FastifyReply): FsNode | undefined {
+  if (node?.kind !== 'file' || !node.file.data) return node;
+  const data = rewrites.apply(hooks, sreq, node.path, node.file.data);
+  if (!data) return node;
+  reply.header('cache-control', 'private');
+  // the rewritten body is this client's own: a validator of its content keeps 304s truthful
+  const etag = `"${createHash('sha1').update(data).digest('hex').slice(0, 20)}"`;
+  return { kind: 'file', path: node.path, file: { ...node.file, data, size: data.length, etag, gzip: undefined } };
 }

@@ -78,8 +78,11 @@ export interface FilesystemService {
   writeFile(path: string, data: Buffer): Promise<FsWriteResult>;
   /** True when something was deleted. */
   deleteFile(path: string): Promise<boolean>;
-  /** Bytes used and the limit (0 = unlimited). */
-  usage(): { used: number; limit: number };
+  /**
+   * Bytes used and the limit (0 = unlimited); `files` is the number of files where the
+   * filesystem knows it cheaply (the `filesystem_files` metric), possibly as of a recent scan.
+   */
+  usage(): { used: number; limit: number; files?: number };
   /** File served for a folder (disk: `index.html`); none when unset. */
   readonly defaultFile?: string;
   /**

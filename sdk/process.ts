@@ -51,6 +51,54 @@ export interface ProcessProgressInfo {
   dup: number;
 }
 
+/** Counts per exec state (entries into a state, or processes now in it); every state present. */
+export type ProcessStateCounts = Readonly<Record<ProcessExecState, number>>;
+
+/**
+ * One stream of one input or output of the current run, as the API's Progress shows it
+ * (reference 5.6; wire names, handed over without copying, so read it, never keep it).
+ */
+export interface ProcessStreamProgress {
+  readonly id: string;
+  readonly address: string;
+  readonly index: number;
+  readonly stream: number;
+  /** Media: `video`, `audio`, ... */
+  readonly type: string;
+  readonly frame: number;
+  readonly fps: number;
+  readonly packet: number;
+  readonly pps: number;
+  readonly size_kb: number;
+  readonly bitrate_kbit: number;
+  readonly q: number;
+  readonly avstream: null | {
+    readonly queue: number; readonly dup: number; readonly drop: number; readonly enc: number;
+    readonly looping: boolean; readonly duplicating: boolean;
+  };
+}
+
+/** What the metrics of one process are made of (reference 12.4 `restream_*`); read-only. */
+export interface ProcessMetricsInfo {
+  exec: ProcessExecState;
+  order: ProcessOrder;
+  /** Seconds in the current exec state. */
+  stateSeconds: number;
+  /** Percent of the whole machine (all cores = 100), and bytes RSS; 0 when not running. */
+  cpu: number;
+  memoryBytes: number;
+  /** Configured limits: percent of the whole machine and bytes; 0 = none. */
+  cpuLimit: number;
+  memoryLimitBytes: number;
+  progress: ProcessProgressInfo;
+  /** Quality of the first output stream (the stats line's `q`). */
+  q: number;
+  inputs: readonly ProcessStreamProgress[];
+  outputs: readonly ProcessStreamProgress[];
+  /** Entries into each exec state since this process was created (or restored). */
+  states: ProcessStateCounts;
+}
+
 /**
  * The process engine as a service (provided by the core).
  *
@@ -69,6 +117,10 @@ export interface ProcessesService {
   progress(id: string): ProcessProgressInfo | undefined;
   /** The process's metadata value under `key` (undefined when absent). */
   metadata(id: string, key: string): unknown;
+  /** Figures for the metrics of one process, or undefined for an unknown process. */
+  metrics(id: string): ProcessMetricsInfo | undefined;
+  /** Entries into each exec state by any process since the engine started (`ffmpeg_process`). */
+  stateEntries(): ProcessStateCounts;
 }
 
 /**

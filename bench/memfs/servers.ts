@@ -15,12 +15,13 @@ export const PLAYLIST = Buffer.from(`#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDUR
   Array.from({ length: 6 }, (_, i) => `#EXTINF:2.000000,\nlive_${1041 + i}.ts\n`).join('')}`.padEnd(400, '#'));
 export const SEGMENT = Buffer.alloc(1024 * 1024, 0x47);
 
-async function startCore(dir: string): Promise<CoreService> {
+export async function startCore(dir: string, extra: Record<string, unknown> = {}): Promise<CoreService> {
   await mkdir(join(dir, 'disk'), { recursive: true });
   const configPath = join(dir, 'config.json');
   await writeFile(configPath, JSON.stringify({
     address: '127.0.0.1:0', update_check: false, log: { level: 'error' }, plugins: ['disk-fs', 'memfs'],
     db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') }, memory: { auth: { enable: false } } },
+    ...extra,
   }));
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CORE_')));
   const core = await CoreService.start({ configPath, env });

@@ -8,6 +8,7 @@ import { EncoderSection, validateEncoder } from './config-schema.ts';
 import { resolveProcess } from './command.ts';
 import { dbHandle } from './db-document.ts';
 import { ProcessManager } from './manager.ts';
+import { stateCounts } from './process-entry.ts';
 import { createRunMonitor } from './run-monitor.ts';
 import { metadataRoutes } from './routes-metadata.ts';
 import { processRoutes } from './routes.ts';
@@ -54,6 +55,7 @@ export const processPlugin = definePlugin({
     const cleanup = new CleanupRunner(() => ctx.deps.filesystems, log);
     const closing = new AbortController();
     const logLimits = { maxLines: enc.log.max_lines, maxHistory: enc.log.max_history };
+    const stateEntries = stateCounts();
 
     const manager: ProcessManager = new ProcessManager({
       db,
@@ -79,10 +81,11 @@ export const processPlugin = definePlugin({
           return typeof r === 'string' ? explainUnresolved(c, registry, r) : r;
         },
         monitor: () => createRunMonitor(logLimits),
+        stateEntries,
       },
     });
 
-    ctx.provide(processesRef, processesService(manager));
+    ctx.provide(processesRef, processesService(manager, stateEntries));
     processRoutes(ctx.http, manager);
     metadataRoutes(ctx.http, manager);
     systemMetadataRoutes(ctx.http, db, dbText.storable);

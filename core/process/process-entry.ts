@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ProcessInfo, ProcessOrder, processHooksRef } from '../../sdk/index.ts';
+import type { ProcessInfo, ProcessMetricsInfo, ProcessOrder, processHooksRef } from '../../sdk/index.ts';
 import { ACTIVE_STATES, Supervisor, type ExecState, type PidFiles, type UsageSampler } from './supervisor/index.ts';
 import { toApiConfig, type FullConfig } from './config-model.ts';
 import type { Resolution } from './command.ts';
@@ -22,6 +22,8 @@ export interface EntryEnv {
   resolve(c: FullConfig): Resolution | string;
   monitor(): RunMonitor;
   now(): number;
+  /** Entries into each state by any process of the engine (`ffmpeg_process`), counted here. */
+  stateEntries?: Record<ExecState, number>;
 }
 
 export interface EntryTimes {
@@ -31,6 +33,11 @@ export interface EntryTimes {
 }
 
 const MIB = 1024 * 1024;
+
+/** A zero count for every exec state. */
+export function stateCounts(): Record<ExecState, number> {
+  return { finished: 0, starting: 0, running: 0, finishing: 0, failed: 0, killed: 0 };
+}
 
 /**
  * One process: its definition (as given and resolved), its supervisor and what its stderr told
@@ -54,6 +61,8 @@ export class ProcessEntry {
   #exec: ExecState = 'finished';
   #outdated = false;
   #since: number;
+  /** Entries into each state (`restream_process_states`). */
+  readonly #entered = stateCounts();
   /** The last state JSON and what it was built from: a stopped process's state rarely changes. */
   #state: { parts: StateParts; json: string } | undefined;
 
@@ -160,6 +169,8 @@ export class ProcessEntry {
   #onState(from: ExecState, to: ExecState, reason?: string): void {
     this.#exec = to;
     this.#since = this.#env.now();
+    this.#entered[to]++;
+    if (this.#env.stateEntries) this.#env.stateEntries[to]++;
     const hook = this.#env.hooks.onStateChange;
     if (hook.taps.length) {
       hook.promise({ id: this.id, reference: this.config.reference, from, to, reason })
@@ -204,6 +215,27 @@ export class ProcessEntry {
       memoryBytes: s.memoryBytes,
       cpuUsage: s.cpuUsage / this.#env.cpus,
       command: this.#commandJson,
+    };
+  }
+
+  /** The figures of the metrics plugin (sdk ProcessMetricsInfo); the stream objects are the live ones. */
+  metricsInfo(): ProcessMetricsInfo {
+    const s = this.#supervisor.status();
+    const p = this.monitor.progress();
+    const l = this.config.limits;
+    return {
+      exec: this.valid ? this.#exec : 'failed',
+      order: this.order,
+      stateSeconds: Math.max(0, Math.floor((this.#env.now() - this.#since) / 1000)),
+      cpu: s.cpuUsage / this.#env.cpus,
+      memoryBytes: s.memoryBytes,
+      cpuLimit: l.cpu_usage,
+      memoryLimitBytes: l.memory_mbytes * MIB,
+      progress: this.monitor.progressInfo(),
+      q: p.q,
+      inputs: p.inputs,
+      outputs: p.outputs,
+      states: this.#entered,
     };
   }
 

@@ -1,4 +1,5 @@
 import type { ProcessProgressInfo } from '../../sdk/index.ts';
+import type { Progress } from './parse/schemas.ts';
 
 /**
  * What a process entry needs from the stderr parsers (core/process/parse): one per process,
@@ -20,6 +21,8 @@ export interface RunMonitor {
   progressJson(): string;
   /** The figures plugins see. */
   progressInfo(): ProcessProgressInfo;
+  /** The live Progress of the current run (idle zeros when not running); read, never keep or change. */
+  progress(): Readonly<Progress>;
   lastLogline(): string;
   /** The API's ProcessReport as JSON (reference 5.7). */
   reportJson(): string;

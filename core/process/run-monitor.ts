@@ -3,6 +3,7 @@ import { progressJson, reportJson } from './json-write.ts';
 import { buildReport, ProcessLog, ReportHistory } from './parse/log.ts';
 import { emptyProgress, ProgressParser } from './parse/progress.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
+import type { Progress } from './parse/schemas.ts';
 
 export interface MonitorLimits {
   /** `encoder.log.max_lines` */
@@ -12,7 +13,8 @@ export interface MonitorLimits {
 }
 
 /** What every stopped process shows; built once, since most processes of a big list are stopped. */
-const IDLE_PROGRESS = progressJson(emptyProgress());
+const IDLE = emptyProgress();
+const IDLE_PROGRESS = progressJson(IDLE);
 
 /**
  * The parse module wired for one process: stderr lines go to the progress parser, which hands
@@ -74,6 +76,10 @@ class ParsedRunMonitor implements RunMonitor {
 
   progressJson(): string {
     return this.#running ? progressJson(this.#parser.progress) : IDLE_PROGRESS;
+  }
+
+  progress(): Readonly<Progress> {
+    return this.#running ? this.#parser.progress : IDLE;
   }
 
   progressInfo(): ProcessProgressInfo {

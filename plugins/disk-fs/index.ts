@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { definePlugin, filesystemsRef, httpHooksRef, placeholdersRef, MimeTable } from '../../sdk/index.ts';
+import { definePlugin, filesystemsRef, httpHooksRef, fsServeHooksRef, placeholdersRef, MimeTable } from '../../sdk/index.ts';
 import { DiskFsConfig, validateDiskFs } from './schema.ts';
 import { DiskRoot } from './root.ts';
 import { DiskFilesystem } from './service.ts';
@@ -48,6 +48,7 @@ export default definePlugin({
       corsOrigins: [...ctx.sections.storage.cors.origins],
       cache,
       authorize: (input) => hooks.authorize.promise(input),
+      serveHooks: ctx.hooks.get(fsServeHooksRef),
     });
     ctx.log.info({ dir, limit_mbytes: cfg.max_size_mbytes, cache: c.enable }, 'disk filesystem ready');
   },

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ApiError, CorsPolicy, PUBLIC, fsExtension, lookupFsNode, registerFsMount,
-  type AuthorizeInput, type FsFile, type FsNode, type HttpScope, type MimeTable,
+  type AuthorizeInput, type FsServeHooks, type FsFile, type FsNode, type HttpScope, type MimeTable,
 } from '../../sdk/index.ts';
 import type { DiskCache, CachedNode } from './cache.ts';
 import type { DiskFilesystem } from './service.ts';
@@ -13,6 +13,8 @@ export interface DiskRoutesOptions {
   cache: DiskCache | undefined;
   /** The kernel's authorize hook: unknown `/api/...` paths get the API's checks, then 404. */
   authorize(input: AuthorizeInput): Promise<ApiError | undefined>;
+  /** The file-serving hooks (session accounting of HLS viewers). */
+  serveHooks: FsServeHooks;
 }
 
 const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
@@ -32,6 +34,7 @@ export function diskRoutes(http: HttpScope, o: DiskRoutesOptions): void {
     defaultType: 'text/html',
     cors,
     preflight: false,
+    hooks: o.serveHooks,
     async lookup(path, request, reply) {
       if (isApi(path)) {
         const denied = await o.authorize({ request, access: 'protected', mutating: false, api: true });

@@ -33,6 +33,8 @@ export class DiskFilesystem implements FilesystemService {
   readonly #limit: number;
   readonly #changed: Array<(path: string) => void> = [];
   #used = 0;
+  /** Files found by the last scan (the metric's figure; not kept exact between scans). */
+  #files = 0;
   #usedAt = 0;
   /** Bytes of uploads in flight, so two concurrent uploads cannot both take the last free space. */
   #inflight = 0;
@@ -48,15 +50,15 @@ export class DiskFilesystem implements FilesystemService {
     this.#changed.push(fn);
   }
 
-  usage(): { used: number; limit: number } {
+  usage(): { used: number; limit: number; files: number } {
     if (Date.now() - this.#usedAt > USAGE_MAX_AGE_MS) void this.#refreshUsage().catch(() => {});
-    return { used: this.#used, limit: this.#limit };
+    return { used: this.#used, limit: this.#limit, files: this.#files };
   }
 
   async #refreshUsage(): Promise<number> {
     // ffmpeg writes to the disk directly, so the total is re-read rather than only counted
     if (Date.now() - this.#usedAt > USAGE_MAX_AGE_MS) {
-      this.#used = await diskUsage(this.#r);
+      ({ used: this.#used, files: this.#files } = await diskUsage(this.#r));
       this.#usedAt = Date.now();
     }
     return this.#used;

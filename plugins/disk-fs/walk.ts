@@ -41,9 +41,13 @@ export async function* walkFiles(root: DiskRoot, dir = root.dir, prefix = ''): A
   }
 }
 
-/** Bytes used by all files below the root. */
-export async function diskUsage(root: DiskRoot): Promise<number> {
+/** Bytes used by all files below the root, and how many files there are. */
+export async function diskUsage(root: DiskRoot): Promise<{ used: number; files: number }> {
   let used = 0;
-  for await (const f of walkFiles(root)) used += f.size;
-  return used;
+  let files = 0;
+  for await (const f of walkFiles(root)) {
+    used += f.size;
+    files++;
+  }
+  return { used, files };
 }

@@ -1,5 +1,5 @@
 import {
-  definePlugin, optional, basicAuthRef, filesystemsRef, placeholdersRef, serverRef, MimeTable,
+  definePlugin, optional, basicAuthRef, filesystemsRef, placeholdersRef, serverRef, fsServeHooksRef, MimeTable,
 } from '../../sdk/index.ts';
 import { MemfsConfig, validateMemfs } from './schema.ts';
 import { MemFilesystem, type MemStore } from './service.ts';
@@ -44,6 +44,7 @@ export default definePlugin({
 
     const stopFastPath = memfsRoutes(ctx.http, {
       fs, mime, config: cfg, corsOrigins: [...ctx.sections.storage.cors.origins], basicAuth: ctx.deps.basicAuth, log: ctx.log,
+      hooks: ctx.hooks.get(fsServeHooksRef),
     });
     ctx.onClose(stopFastPath);
   },

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import {
-  CorsPolicy, addFastPath, registerFsMount, type BasicAuthService, type HttpScope, type MimeTable,
+  CorsPolicy, addFastPath, registerFsMount, type BasicAuthService, type FsServeHooks, type HttpScope, type MimeTable,
 } from '../../sdk/index.ts';
 import type { Logger } from 'pino';
 import { memfsErrors } from './errors.ts';
@@ -15,6 +15,7 @@ export interface MemfsRoutesOptions {
   corsOrigins: readonly string[];
   basicAuth: BasicAuthService | undefined;
   log: Logger;
+  hooks: FsServeHooks;
 }
 
 /**
@@ -29,8 +30,9 @@ export function memfsRoutes(http: HttpScope, o: MemfsRoutesOptions): () => void 
     defaultType: 'application/data',
     cors,
     writes: { authorize: writeCheck(o) },
+    hooks: o.hooks,
   });
-  return addFastPath(http.server, memfsFastPath(o.fs, cors));
+  return addFastPath(http.server, memfsFastPath(o.fs, cors, o.hooks));
 }
 
 function writeCheck(o: MemfsRoutesOptions): (request: FastifyRequest) => void {

@@ -72,8 +72,8 @@ export class MemFilesystem implements FilesystemService {
     return over > 0 && this.#opts.purge ? this.#purge(over, '') : 0;
   }
 
-  usage(): { used: number; limit: number } {
-    return { used: this.#used, limit: this.#opts.limit };
+  usage(): { used: number; limit: number; files: number } {
+    return { used: this.#used, limit: this.#opts.limit, files: this.#files.size };
   }
 
   open(path: string): MemNode | undefined {

@@ -1,14 +1,19 @@
-import { definePlugin, processesRef } from '../../sdk/index.ts';
+import { definePlugin, optional, processesRef, sessionsRef } from '../../sdk/index.ts';
 import { widgetRoutes } from './routes.ts';
 
 /**
- * The public process widget: `GET /api/v3/widget/process/{id}` with the session counts and the
- * uptime of one process, for embedding players without credentials.
+ * The public process widget: `GET /api/v3/widget/process/{id}` with the session counts (from the
+ * `sessions` plugin's `hls` collector; zeros without it) and the uptime of one process, for
+ * embedding players without credentials.
  */
 export default definePlugin({
   name: 'widget',
-  deps: { processes: processesRef },
+  deps: { processes: processesRef, sessions: optional(sessionsRef) },
   setup(ctx) {
-    widgetRoutes(ctx.http, ctx.deps.processes);
+    const sessions = ctx.deps.sessions;
+    widgetRoutes(ctx.http, ctx.deps.processes, sessions && {
+      current: (reference) => sessions.count('hls', reference).current,
+      total: (reference) => sessions.count('hls', reference).total,
+    });
   },
 });

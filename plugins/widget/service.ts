@@ -2,9 +2,9 @@ import type { ProcessesService } from '../../sdk/index.ts';
 import type { WidgetProcess } from './schema.ts';
 
 /**
- * Session counts for a process reference. The sessions plugin will provide them; until a
- * sessions service exists the widget reports zeros (what the reference asks for when sessions
- * are disabled, instead of the original's panic).
+ * Session counts for a process reference, from the sessions plugin. Without it the widget
+ * reports zeros (what the reference asks for when sessions are disabled, instead of the
+ * original's panic).
  */
 export interface SessionCounts {
   /** Active `hls` sessions whose reference starts with `reference` ('' matches all). */

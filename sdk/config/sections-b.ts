@@ -81,7 +81,7 @@ export const MetricsConfig = describe(Type.Object({
   range_sec: Int(300),
   interval_sec: Int(2),
 }, { default: {} }), {
-  enable: 'Collect metrics (plugin `metrics`).',
+  enable: 'Keep a sampled history of the metrics (plugin `metrics`); current values answer either way.',
   enable_prometheus: 'Serve `/metrics` in the Prometheus text format.',
   range_sec: 'Seconds of metrics kept.',
   interval_sec: 'Seconds between metric samples.',

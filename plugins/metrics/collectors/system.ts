@@ -1,0 +1,122 @@
+import { readFileSync, statfsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import type { MetricCollector, MetricDescription, MetricValue } from '../../../sdk/index.ts';
+import {
+  parseCfsQuota, parseCpuMax, parseMeminfo, parseMemoryLimit, parseNetDev, parseProcStat, type CpuTimes,
+} from './proc-parse.ts';
+
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
+
+function read(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The folder of this process's cgroup v2 (unified) hierarchy, or undefined on v1 / no cgroups. */
+function cgroupV2Dir(): string | undefined {
+  const line = read('/proc/self/cgroup')?.split('\n').find((l) => l.startsWith('0::'));
+  if (line === undefined) return undefined;
+  for (const dir of [`/sys/fs/cgroup${line.slice(3)}`, '/sys/fs/cgroup']) {
+    if (read(`${dir}/cpu.max`) !== undefined || read(`${dir}/memory.max`) !== undefined) return dir;
+  }
+  return undefined;
+}
+
+const DESCRIPTIONS: readonly MetricDescription[] = [
+  { name: 'uptime_uptime', description: 'Seconds since the metrics started', labels: [] },
+  { name: 'cpu_ncpu', description: 'Number of logical CPUs (cgroup-aware)', labels: [] },
+  { name: 'cpu_system', description: 'Percentage of CPU used by the system', labels: [] },
+  { name: 'cpu_user', description: 'Percentage of CPU used by users', labels: [] },
+  { name: 'cpu_idle', description: 'Percentage of idle CPU', labels: [] },
+  { name: 'cpu_other', description: 'Percentage of CPU used for other things (nice, iowait, irq, steal)', labels: [] },
+  { name: 'mem_total', description: 'Total available memory in bytes', labels: [] },
+  { name: 'mem_free', description: 'Free memory in bytes', labels: [] },
+  { name: 'net_rx', description: 'Number of received bytes', labels: ['interface'] },
+  { name: 'net_tx', description: 'Number of transmitted bytes', labels: ['interface'] },
+  { name: 'disk_total', description: 'Total size of the disk in bytes', labels: ['path'] },
+  { name: 'disk_usage', description: 'Number of used bytes on the disk', labels: ['path'] },
+];
+
+/**
+ * The machine: uptime of the metrics, CPU (percentages between two reads at least a second apart,
+ * so a query between two ticks does not measure a few ticks of noise), memory (a cgroup limit
+ * replaces the physical total), network counters and the disk under `storage.disk.dir`.
+ */
+export class SystemCollector implements MetricCollector {
+  readonly #startedAt = Date.now();
+  readonly #diskDir: string;
+  readonly #cg = cgroupV2Dir();
+  readonly #ncpu: number;
+  #cpuAt = 0;
+  #cpuLast: CpuTimes | undefined;
+  #cpu = { system: 0, user: 0, idle: 100, other: 0 };
+
+  constructor(diskDir: string) {
+    this.#diskDir = diskDir;
+    const quota = this.#cg !== undefined
+      ? parseCpuMax(read(`${this.#cg}/cpu.max`) ?? 'max')
+      : parseCfsQuota(read('/sys/fs/cgroup/cpu/cpu.cfs_quota_us') ?? '-1', read('/sys/fs/cgroup/cpu/cpu.cfs_period_us') ?? '100000');
+    this.#ncpu = Math.min(availableParallelism(), quota ?? Infinity);
+  }
+
+  describe(): readonly MetricDescription[] {
+    return DESCRIPTIONS;
+  }
+
+  collect(): readonly MetricValue[] {
+    const out: MetricValue[] = [
+      { name: 'uptime_uptime', labels: NO_LABELS, value: Math.floor((Date.now() - this.#startedAt) / 1000) },
+      { name: 'cpu_ncpu', labels: NO_LABELS, value: this.#ncpu },
+    ];
+    const c = this.#cpuPercent();
+    out.push(
+      { name: 'cpu_system', labels: NO_LABELS, value: c.system }, { name: 'cpu_user', labels: NO_LABELS, value: c.user },
+      { name: 'cpu_idle', labels: NO_LABELS, value: c.idle }, { name: 'cpu_other', labels: NO_LABELS, value: c.other },
+    );
+    const mem = this.#memory();
+    if (mem) out.push({ name: 'mem_total', labels: NO_LABELS, value: mem.total }, { name: 'mem_free', labels: NO_LABELS, value: mem.free });
+    for (const n of parseNetDev(read('/proc/net/dev') ?? '')) {
+      const labels = { interface: n.name };
+      out.push({ name: 'net_rx', labels, value: n.rx }, { name: 'net_tx', labels, value: n.tx });
+    }
+    try {
+      const s = statfsSync(this.#diskDir);
+      const labels = { path: this.#diskDir };
+      out.push({ name: 'disk_total', labels, value: s.blocks * s.bsize }, { name: 'disk_usage', labels, value: (s.blocks - s.bfree) * s.bsize });
+    } catch {
+      // the folder is gone or not yet created: no disk figures this time
+    }
+    return out;
+  }
+
+  #cpuPercent(): { system: number; user: number; idle: number; other: number } {
+    const now = Date.now();
+    if (now - this.#cpuAt < 1000) return this.#cpu;
+    const t = parseProcStat(read('/proc/stat') ?? '');
+    if (!t) return this.#cpu;
+    const p = this.#cpuLast;
+    // the first read has no predecessor: the averages since boot
+    const d = p ? { user: t.user - p.user, system: t.system - p.system, idle: t.idle - p.idle, other: t.other - p.other, total: t.total - p.total } : t;
+    if (d.total > 0) {
+      const pct = (x: number) => (x / d.total) * 100;
+      this.#cpu = { system: pct(d.system), user: pct(d.user), idle: pct(d.idle), other: pct(d.other) };
+    }
+    this.#cpuLast = t;
+    this.#cpuAt = now;
+    return this.#cpu;
+  }
+
+  #memory(): { total: number; free: number } | undefined {
+    const m = parseMeminfo(read('/proc/meminfo') ?? '');
+    if (!m) return undefined;
+    const v1 = '/sys/fs/cgroup/memory';
+    const limitText = this.#cg !== undefined ? read(`${this.#cg}/memory.max`) : read(`${v1}/memory.limit_in_bytes`);
+    const limit = parseMemoryLimit(limitText ?? 'max', m.total);
+    if (limit === undefined) return { total: m.total, free: m.available };
+    const used = Number((this.#cg !== undefined ? read(`${this.#cg}/memory.current`) : read(`${v1}/memory.usage_in_bytes`)) ?? 0);
+    return { total: limit, free: Math.max(0, Math.min(m.available, limit - (Number.isFinite(used) ? used : 0))) };
+  }
+}

@@ -1,0 +1,45 @@
+import { definePlugin, filesystemsRef, metricCollectorsRef, processesRef, type MetricCollector } from '../../sdk/index.ts';
+import { filesystemsCollector } from './collectors/filesystems.ts';
+import { processesCollector } from './collectors/processes.ts';
+import { zeroSessionsCollector } from './collectors/sessions-zero.ts';
+import { SystemCollector } from './collectors/system.ts';
+import { PrometheusExport } from './prometheus.ts';
+import { metricsRoutes, prometheusRoute } from './routes.ts';
+import { MetricsConfig, validateMetrics } from './schema.ts';
+import { MetricsService } from './service.ts';
+
+/**
+ * Metrics: its own collectors (system, filesystems, processes) plus every plugin's through
+ * `metricCollectorsRef`; sampled every `metrics.interval_sec` over `range_sec` when `enable`;
+ * `GET`/`POST /api/v3/metrics`; `/metrics` for Prometheus when `enable_prometheus`.
+ */
+export default definePlugin({
+  name: 'metrics',
+  configKey: 'metrics',
+  configSchema: MetricsConfig,
+  validate: validateMetrics,
+  reads: ['id', 'storage'],
+  deps: { contributed: metricCollectorsRef, processes: processesRef, filesystems: filesystemsRef },
+  setup(ctx) {
+    const { contributed, processes, filesystems } = ctx.deps;
+    const own: MetricCollector[] = [
+      new SystemCollector(ctx.sections.storage.disk.dir),
+      filesystemsCollector(() => filesystems),
+      processesCollector(processes),
+    ];
+    // without a sessions plugin clients still read session_* (restreamer-ui): zeros, not absence
+    const zeros = zeroSessionsCollector();
+    const hasSessions = () => contributed.some((c) => c.describe().some((d) => d.name === 'session_active'));
+    const collectors = () => (hasSessions() ? [...own, ...contributed] : [...own, ...contributed, zeros]);
+
+    const metrics = new MetricsService({ config: ctx.config, collectors, log: ctx.log });
+    metricsRoutes(ctx.http, metrics);
+    if (ctx.config.enable_prometheus) {
+      const help = new Map(metrics.describe().map((d) => [d.name, d.description]));
+      prometheusRoute(ctx.http, metrics, new PrometheusExport(ctx.sections.id, help));
+    }
+
+    ctx.onReady(() => metrics.start());
+    ctx.onClose(() => metrics.stop());
+  },
+});

@@ -1,0 +1,85 @@
+import type { MetricValue } from '../../sdk/index.ts';
+import type { MetricsHistory } from './history.ts';
+import type { MetricsQuery, MetricsResponse } from './schema.ts';
+
+type Labels = Readonly<Record<string, string>>;
+type ResponseMetric = MetricsResponse['metrics'][number];
+
+/** One query metric: a name and label regexes; a bad regex matches nothing (reference 12.3). */
+interface Pattern {
+  name: string;
+  labels: [string, RegExp | null][];
+}
+
+export function compilePatterns(q: MetricsQuery): Pattern[] {
+  return (q.metrics ?? []).map((m) => ({
+    name: m.name,
+    labels: Object.entries(m.labels ?? {}).map(([k, re]): [string, RegExp | null] => {
+      try {
+        return [k, new RegExp(re)];
+      } catch {
+        return [k, null];
+      }
+    }),
+  }));
+}
+
+/** Unanchored regexes on every given label; a label the value lacks does not match. */
+export function matches(patterns: readonly Pattern[], name: string, labels: Labels): boolean {
+  return patterns.some((p) => p.name === name && p.labels.every(([k, re]) => re !== null && k in labels && re.test(labels[k]!)));
+}
+
+const finite = (v: number) => (Number.isFinite(v) ? v : 0);
+const responseLabels = (l: Labels): Labels | null => (Object.keys(l).length ? l : null);
+
+/** `timerange_sec == 0`: the values collected on the spot, one point each. */
+export function currentValues(patterns: readonly Pattern[], values: readonly MetricValue[], now: number): ResponseMetric[] {
+  const ts = Math.floor(now / 1000);
+  const out: ResponseMetric[] = [];
+  for (const v of values) {
+    if (matches(patterns, v.name, v.labels)) out.push({ name: v.name, labels: responseLabels(v.labels), values: [[ts, finite(v.value)]] });
+  }
+  return out;
+}
+
+export interface HistoryRequest {
+  /** Query range and step, seconds. */
+  timerange: number;
+  interval: number;
+  /** The configured sampling interval, seconds. */
+  configuredInterval: number;
+  now: number;
+}
+
+/**
+ * History resampled as reference 12.3 says: samples older than now - range - interval(configured)
+ * are dropped; `range / interval` points from there with step `interval`; a point before the
+ * first sample is left out, one after the last repeats the last, any other takes the latest
+ * sample at or before it. A series shows the points whose sample carried a value.
+ */
+export function historyValues(patterns: readonly Pattern[], h: MetricsHistory, r: HistoryRequest): ResponseMetric[] {
+  if (r.timerange <= 0 || r.interval <= 0) return [];
+  const from = r.now - (r.timerange + r.configuredInterval) * 1000;
+  const slots = h.slotsSince(from);
+  if (slots.length === 0) return [];
+  const points: { ts: number; slot: number }[] = [];
+  const steps = Math.floor(r.timerange / r.interval);
+  let j = 0;
+  for (let i = 0; i < steps; i++) {
+    const t = from + i * r.interval * 1000;
+    if (t < h.time(slots[0]!)) continue;
+    while (j + 1 < slots.length && h.time(slots[j + 1]!) <= t) j++;
+    points.push({ ts: Math.floor(t / 1000), slot: slots[j]! });
+  }
+  const out: ResponseMetric[] = [];
+  for (const s of h.series()) {
+    if (!matches(patterns, s.name, s.labels)) continue;
+    const values: [number, number][] = [];
+    for (const p of points) {
+      const v = s.values[p.slot]!;
+      if (!Number.isNaN(v)) values.push([p.ts, finite(v)]);
+    }
+    if (values.length) out.push({ name: s.name, labels: responseLabels(s.labels), values });
+  }
+  return out;
+}

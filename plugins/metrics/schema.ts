@@ -1,0 +1,49 @@
+import { ConfigErrorList, MetricsConfig as MetricsSection, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
+
+/** The plugin's settings: `metrics` of the configuration (enable, enable_prometheus, range_sec, interval_sec). */
+export const MetricsConfig = MetricsSection;
+export type MetricsConfig = MetricsSection;
+
+/**
+ * Rules a schema cannot state; keys relative to `metrics`. Checked only when history is on, as
+ * the reference does (its checks exist but never fire; an enabled history with a zero interval
+ * could not sample, so here they do).
+ */
+export function validateMetrics(m: MetricsConfig): ConfigErrors {
+  const errs = new ConfigErrorList();
+  if (!m.enable) return errs.map;
+  if (m.range_sec <= 0) errs.add('range_sec', 'must be positive');
+  if (m.interval_sec <= 0) errs.add('interval_sec', 'must be positive');
+  else if (m.interval_sec > m.range_sec) errs.add('interval_sec', 'must not be bigger than metrics.range_sec');
+  return errs.map;
+}
+
+/** `MetricsDescription` (reference 5.16). */
+export const MetricsDescription = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  labels: Type.Array(Type.String()),
+});
+
+/** `MetricsQuery` (reference 5.16): a missing range or interval is 0, as clients (restreamer-ui) omit them. */
+export const MetricsQuery = Type.Object({
+  timerange_sec: Type.Optional(Type.Integer({ minimum: 0 })),
+  interval_sec: Type.Optional(Type.Integer({ minimum: 0 })),
+  metrics: Type.Optional(Type.Array(Type.Object({
+    name: Type.String(),
+    labels: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
+  }))),
+});
+export type MetricsQuery = Static<typeof MetricsQuery>;
+
+/** `MetricsResponse` (reference 5.16): values are `[unix_seconds, value]`; labels null when there are none. */
+export const MetricsResponse = Type.Object({
+  timerange_sec: Type.Integer(),
+  interval_sec: Type.Integer(),
+  metrics: Type.Array(Type.Object({
+    name: Type.String(),
+    labels: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
+    values: Type.Array(Type.Tuple([Type.Integer(), Type.Number()])),
+  })),
+});
+export type MetricsResponse = Static<typeof MetricsResponse>;

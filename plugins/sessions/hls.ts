@@ -1,0 +1,148 @@
+import type { FsServeHooks, FsServeRequest, FsServeRefusal, FsWrittenEvent, PluginHooks, FilesystemService } from '../../sdk/index.ts';
+import { fsServeHooksRef } from '../../sdk/index.ts';
+import type { Collector } from './collector.ts';
+import { newSessionId, validSessionId } from './session-id.ts';
+import { rewritePlaylist } from './playlist.ts';
+import { anonymizeIp } from './anonymize.ts';
+import { sessionRefusals } from './errors.ts';
+
+/** What `preServe` leaves for the later hooks of a playlist request. */
+type Note = { kind: 'ignored' } | { kind: 'session'; id: string } | { kind: 'new' };
+const IGNORED: Note = { kind: 'ignored' };
+
+const SEGMENT = /\.(ts|m4s|mp4|aac|m4a|vtt)$/;
+const mountPath = (req: { mount: string; path: string }) => (req.mount === '/' ? req.path : req.mount + req.path);
+const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+
+/** The `session` query value, without parsing the whole query on the hot path. */
+function sessionParam(query: string): string | undefined {
+  let at = query.startsWith('session=') ? 0 : query.indexOf('&session=') + 1;
+  if (at <= 0 && !query.startsWith('session=')) return undefined;
+  at += 8;
+  const end = query.indexOf('&', at);
+  const raw = end < 0 ? query.slice(at) : query.slice(at, end);
+  // ids are plain base57; anything escaped goes through the full parser (and fails the id check)
+  return raw.includes('%') || raw.includes('+') ? new URLSearchParams(query).get('session') ?? undefined : raw;
+}
+
+/**
+ * HLS viewers (`hls`) and uploads (`hlsingress`) through the file-serving hooks (reference
+ * 11.6): a playlist fetched without `session` is answered with a one-line master playlist naming
+ * a fresh session id; the playlist fetched with that id registers the viewer and gets its segment
+ * lines tagged, so every request of one viewer counts for one session however many segments it
+ * fetches (MPEG-TS and fMP4 alike). A new viewer over a limit gets 509; known viewers keep playing.
+ */
+export function tapHls(hooks: PluginHooks, hls: Collector, ingress: Collector, filesystems: readonly FilesystemService[]): void {
+  const segmentOwner = new Map<string, string>();
+
+  hooks.tap(fsServeHooksRef, 'preServe', (req: FsServeRequest): FsServeRefusal | undefined => {
+    if (!req.path.endsWith('.m3u8')) return undefined;
+    if (!hls.collectable(req.remote)) {
+      req.note = IGNORED;
+      return undefined;
+    }
+    const id = sessionParam(req.query);
+    if (id !== undefined && hls.has(id)) {
+      req.note = { kind: 'session', id };
+      return undefined;
+    }
+    if (id !== undefined && !validSessionId(id)) return sessionRefusals.badId();
+    const full = hls.admission(ingress.sessionRxBitrate(mountPath(req)));
+    if (full) return sessionRefusals.limit(full);
+    if (id === undefined) {
+      req.note = { kind: 'new' };
+      return undefined;
+    }
+    const referer = req.headers.referer;
+    let peer = 'unknown';
+    try { if (referer) peer = new URL(referer).host || 'unknown'; } catch { /* not a URL: unknown */ }
+    hls.register(id, {
+      reference: baseName(req.path), location: mountPath(req), peer,
+      extra: `[${anonymizeIp(req.remote)}] ${req.headers['user-agent'] ?? ''}`,
+    });
+    req.note = { kind: 'session', id };
+    return undefined;
+  });
+
+  // a viewer reloads the same playlist version several times per segment: its rewrite is kept
+  // per session and reused while the body is the same (a string compare against a rewrite)
+  const rewritten = new Map<string, { body: string; out: string }>();
+  hooks.tap(fsServeHooksRef, 'transformPlaylist', (body: string, req: FsServeRequest) => {
+    const note = req.note as Note | undefined;
+    if (!note || note.kind === 'ignored') return body;
+    if (note.kind === 'new') return rewritePlaylist(body, req.path, req.query, undefined, newSessionId);
+    const key = `${note.id}${req.path}`;
+    const hit = rewritten.get(key);
+    // a body that names other playlists gets fresh ids for them on every fetch: never reused
+    if (hit?.body === body && !hit.out.includes('.m3u8')) return hit.out;
+    const out = rewritePlaylist(body, req.path, req.query, note.id, newSessionId);
+    if (rewritten.size >= 10_000) rewritten.clear();
+    rewritten.set(key, { body, out });
+    return out;
+  });
+
+  hooks.tap(fsServeHooksRef, 'onServed', (ev) => {
+    const req = ev.request;
+    const note = req.note as Note | undefined;
+    if (note) {
+      if (note.kind === 'session') hls.egress(note.id, ev.bytes);
+      return;
+    }
+    if (!SEGMENT.test(req.path)) return;
+    const id = sessionParam(req.query);
+    if (id === undefined || !hls.has(id) || !hls.collectable(req.remote)) return;
+    hls.activate(id);
+    hls.egress(id, ev.bytes);
+  });
+
+  hooks.tap(fsServeHooksRef, 'onWritten', (ev: FsWrittenEvent) => {
+    const path = mountPath(ev);
+    if (path.endsWith('.m3u8')) {
+      if (!ingress.has(path)) {
+        ingress.register(path, { reference: baseName(path), location: path, peer: 'unknown', extra: String(ev.headers['user-agent'] ?? '') }, true);
+      }
+      ingress.ingress(path, ev.bytes);
+      learnSegments(filesystems, ev, segmentOwner);
+      return;
+    }
+    const owner = segmentOwner.get(path) ?? guessOwner(path, ingress);
+    if (owner) ingress.ingress(owner, ev.bytes);
+  });
+}
+
+/** Remembers which playlist references which segment, so segment uploads count for their playlist. */
+function learnSegments(filesystems: readonly FilesystemService[], ev: FsWrittenEvent, owners: Map<string, string>): void {
+  const fs = filesystems.find((f) => f.mount === ev.mount);
+  if (!fs) return;
+  const playlist = mountPath(ev);
+  const dir = playlist.slice(0, playlist.lastIndexOf('/') + 1);
+  void fs.readFile(ev.path).then((data) => {
+    if (!data) return;
+    if (owners.size > 10_000) owners.clear();
+    for (const line of data.toString('utf8').split('\n')) {
+      const uri = line.trim();
+      if (!uri || uri.startsWith('#') || uri.includes('://')) continue;
+      const bare = uri.split('?')[0]!;
+      owners.set(bare.startsWith('/') ? (ev.mount === '/' ? bare : ev.mount + bare) : dir + bare, playlist);
+    }
+  }, () => {});
+}
+
+/**
+ * A segment written before any playlist lists it (ffmpeg writes the segment first): the live
+ * playlist of its folder whose name starts its name (`x.m3u8` owns `x_0001.ts`), or the only one.
+ */
+function guessOwner(segment: string, ingress: Collector): string | undefined {
+  const slash = segment.lastIndexOf('/');
+  const dir = segment.slice(0, slash + 1);
+  const name = segment.slice(slash + 1);
+  let only: string | undefined;
+  let count = 0;
+  for (const s of ingress.active()) {
+    if (!s.id.startsWith(dir) || s.id.indexOf('/', dir.length) >= 0) continue;
+    if (name.startsWith(baseName(s.id))) return s.id;
+    only = s.id;
+    count++;
+  }
+  return count === 1 ? only : undefined;
+}

@@ -1,0 +1,157 @@
+import { readFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { writeFileAtomic, type CollectorOptions, type SessionsConfig, type SessionsService } from '../../sdk/index.ts';
+import { Collector } from './collector.ts';
+import { History, type HistorySummary } from './history.ts';
+import { IgnoreList } from './ignore-list.ts';
+
+/** Collectors whose egress counts for the bitrate admission check (reference 11.6). */
+const EGRESS = ['hls', 'rtmp', 'srt', 'ffmpeg'];
+const mbit = (bps: number) => Math.round((bps / 1024 / 1024) * 1000) / 1000;
+
+export interface SessionSummary {
+  active: {
+    list: ReturnType<Collector['active']>; sessions: number; bandwidth_rx_mbit: number; bandwidth_tx_mbit: number;
+    max_sessions: number; max_bandwidth_rx_mbit: number; max_bandwidth_tx_mbit: number;
+  };
+  summary: HistorySummary;
+}
+
+/**
+ * The session registry: named collectors, one 1 s tick closing idle sessions, the histories
+ * (kept across config reloads), and the history files `<persistDir>/<collector>.json` (written atomically every `persist_interval_sec` and at
+ * stop, read when a collector is created) when `persistDir` is set.
+ */
+export class SessionRegistry implements SessionsService {
+  readonly #collectors = new Map<string, Collector>();
+  readonly #cfg: SessionsConfig;
+  readonly #ignore: IgnoreList;
+  readonly #persistDir: string | undefined;
+  readonly #log: Logger;
+  readonly #histories: Map<string, History>;
+  #timers: NodeJS.Timeout[] = [];
+
+  /** `histories` outlives the registry (kept across config reloads); files are read once per name. */
+  constructor(cfg: SessionsConfig, persistDir: string | undefined, log: Logger, histories = new Map<string, History>()) {
+    this.#cfg = cfg;
+    this.#histories = histories;
+    this.#ignore = new IgnoreList(cfg.ip_ignorelist);
+    this.#persistDir = persistDir;
+    this.#log = log;
+  }
+
+  collector(name: string, opts: CollectorOptions = {}): Collector {
+    let c = this.#collectors.get(name);
+    if (c) return c;
+    const limits = opts.limits ?? true;
+    const cfg = this.#cfg;
+    const maxTx = cfg.max_bitrate_mbit * 1024 * 1024;
+    c = new Collector(name, {
+      idleMs: (opts.idleTimeoutSec ?? cfg.session_timeout_sec) * 1000,
+      pendingMs: (opts.pendingTimeoutSec ?? 5) * 1000,
+      maxSessions: limits ? cfg.max_sessions : 0,
+      maxTxBitrate: limits ? maxTx : 0,
+      ignore: limits ? this.#ignore : undefined,
+      bitrateFull: limits && maxTx > 0 ? (extraRx) => this.#egressTop() * 1.15 + 2 * extraRx >= maxTx : undefined,
+    }, this.#history(name));
+    this.#collectors.set(name, c);
+    return c;
+  }
+
+  names(): string[] {
+    return [...this.#collectors.keys()];
+  }
+
+  get(name: string): Collector | undefined {
+    return this.#collectors.get(name);
+  }
+
+  count(collector: string, prefix: string): { current: number; total: number } {
+    const c = this.#collectors.get(collector);
+    return c ? { current: c.activeWithPrefix(prefix), total: c.history.totalWithPrefix(prefix) } : { current: 0, total: 0 };
+  }
+
+  /** The `SessionSummary` of a collector; an empty one for an unknown name (reference 4.11). */
+  summary(name: string): SessionSummary {
+    const c = this.#collectors.get(name);
+    const list = c?.active() ?? [];
+    const r = c?.rates() ?? { rx: 0, tx: 0 };
+    return {
+      active: {
+        list, sessions: list.length, bandwidth_rx_mbit: mbit(r.rx), bandwidth_tx_mbit: mbit(r.tx),
+        max_sessions: c?.settings.maxSessions ?? 0, max_bandwidth_rx_mbit: 0, max_bandwidth_tx_mbit: mbit(c?.settings.maxTxBitrate ?? 0),
+      },
+      summary: (c?.history ?? new History()).summary(),
+    };
+  }
+
+  /** Starts the tick (after `beforeTick`, e.g. polling ingest traffic) and the periodic history writes. */
+  start(beforeTick?: () => void): void {
+    const tick = setInterval(() => {
+      beforeTick?.();
+      const now = Date.now();
+      for (const c of this.#collectors.values()) c.tick(now);
+    }, 1000);
+    tick.unref();
+    this.#timers.push(tick);
+    const every = this.#cfg.persist_interval_sec;
+    if (this.#persistDir && every > 0) {
+      const t = setInterval(() => void this.save().catch((err: Error) => this.#log.warn({ err }, 'writing the sessions history failed')), every * 1000);
+      t.unref();
+      this.#timers.push(t);
+    }
+  }
+
+  /** Stops the timers, closes every session (active ones go to the history) and writes the history. */
+  async stop(): Promise<void> {
+    for (const t of this.#timers) clearInterval(t);
+    this.#timers = [];
+    for (const c of this.#collectors.values()) c.closeAll();
+    await this.save();
+  }
+
+  /** Writes the changed histories (atomically: temp file, fsync, rename). */
+  async save(): Promise<void> {
+    const dir = this.#persistDir;
+    if (!dir) return;
+    for (const c of this.#collectors.values()) {
+      if (!c.history.dirty) continue;
+      c.history.dirty = false;
+      try {
+        await writeFileAtomic(join(dir, `${c.name}.json`), JSON.stringify(c.history.toFile()));
+      } catch (err) {
+        c.history.dirty = true;
+        throw err;
+      }
+    }
+  }
+
+  #egressTop(): number {
+    let sum = 0;
+    for (const n of EGRESS) sum += this.#collectors.get(n)?.topTx.value ?? 0;
+    return sum;
+  }
+
+  #history(name: string): History {
+    let h = this.#histories.get(name);
+    if (!h) {
+      h = this.#loadHistory(name);
+      this.#histories.set(name, h);
+    }
+    return h;
+  }
+
+  #loadHistory(name: string): History {
+    const h = new History();
+    const dir = this.#persistDir;
+    if (!dir) return h;
+    mkdirSync(dir, { recursive: true });
+    try {
+      h.load(JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn({ err, collector: name }, 'unreadable sessions history; starting empty');
+    }
+    return h;
+  }
+}

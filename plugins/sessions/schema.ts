@@ -1,0 +1,48 @@
+import { ConfigErrorList, SessionsConfig, Type, validCidr, type ConfigErrors } from '../../sdk/index.ts';
+
+/** The plugin's settings: the `sessions` section (enable, ip_ignorelist, timeouts, limits, persist). */
+export const SessionsPluginConfig = SessionsConfig;
+export type SessionsPluginConfig = SessionsConfig;
+
+/** Rules a schema cannot state; keys relative to `sessions`. */
+export function validateSessions(s: SessionsPluginConfig): ConfigErrors {
+  const errs = new ConfigErrorList();
+  if (s.session_timeout_sec < 1) errs.add('session_timeout_sec', 'must be at least 1');
+  if (s.persist_interval_sec < 0) errs.add('persist_interval_sec', 'must not be negative');
+  if (s.max_sessions < 0) errs.add('max_sessions', 'must not be negative');
+  if (s.max_bitrate_mbit < 0) errs.add('max_bitrate_mbit', 'must not be negative');
+  for (const ip of s.ip_ignorelist) {
+    if (!validCidr(ip)) errs.add('ip_ignorelist', `'${ip}' is not a valid CIDR`);
+  }
+  return errs.map;
+}
+
+/** `?collectors=hls,rtmp` (reference 4.11). */
+export const CollectorsQuery = Type.Object({ collectors: Type.Optional(Type.String()) });
+
+/** `Session` (reference 5.14). */
+export const SessionSchema = Type.Object({
+  id: Type.String(), reference: Type.String(), created_at: Type.Integer(), local: Type.String(), remote: Type.String(),
+  extra: Type.String(), bytes_rx: Type.Integer(), bytes_tx: Type.Integer(),
+  bandwidth_rx_kbit: Type.Number(), bandwidth_tx_kbit: Type.Number(),
+});
+
+const Traffic = { sessions: Type.Integer(), traffic_rx_mb: Type.Integer(), traffic_tx_mb: Type.Integer() };
+const TrafficSchema = Type.Object(Traffic);
+
+/** `SessionSummary` of one collector (reference 5.14). */
+export const SessionSummarySchema = Type.Object({
+  active: Type.Object({
+    list: Type.Array(SessionSchema), sessions: Type.Integer(), bandwidth_rx_mbit: Type.Number(), bandwidth_tx_mbit: Type.Number(),
+    max_sessions: Type.Integer(), max_bandwidth_rx_mbit: Type.Number(), max_bandwidth_tx_mbit: Type.Number(),
+  }),
+  summary: Type.Object({
+    remote: Type.Record(Type.String(), Type.Object({ ...Traffic, local: Type.Record(Type.String(), TrafficSchema) })),
+    local: Type.Record(Type.String(), TrafficSchema),
+    reference: Type.Record(Type.String(), TrafficSchema),
+    ...Traffic,
+  }),
+});
+
+export const SessionsSummarySchema = Type.Record(Type.String(), SessionSummarySchema);
+export const SessionsActiveSchema = Type.Record(Type.String(), Type.Array(SessionSchema));
