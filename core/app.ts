@@ -4,7 +4,7 @@ import {
   BootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, tlsCertificatesRef, type ConfigData,
   type FilesystemService, type HttpScope,
 } from '../sdk/index.ts';
-import { FileCertificates } from './tls/certificates.ts';
+import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
 import { ConfigStore } from './config/store.ts';
 import { parseAddress } from './config/address.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
@@ -25,6 +25,8 @@ import { frontDoorRoutes } from './http/front-door.ts';
 import { configRoutes } from './http/config-routes.ts';
 import { profilingRoutes } from './http/profiling.ts';
 import { fsApiRoutes } from './http/fs-routes.ts';
+import { installRedirects, routerRoutes } from './http/router-routes.ts';
+import { installEncoding } from './http/encoding.ts';
 import { removeStaleTemps } from './store/stale-temps.ts';
 import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
@@ -63,7 +65,10 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const retained = opts.retained ?? new Map<string, unknown>();
   const env = opts.env ?? process.env;
   const ring = retained.get('core:log') as LogRing | undefined;
-  const { log, ring: logRing } = createLogger({ level: config.log.level, maxLines: config.log.max_lines, stdout: !!opts.stdoutLog, ring });
+  const { log, ring: logRing } = createLogger({
+    level: config.log.level, maxLines: config.log.max_lines, format: config.log.format, topics: config.log.topics,
+    stdout: opts.stdoutLog ? process.stdout : undefined, ring,
+  });
   retained.set('core:log', logRing);
 
   const configStore = opts.configStore ?? new ConfigStore(
@@ -71,6 +76,8 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const hooks = new HookRegistry();
   const services = new ServiceContainer();
   const http = createServer({ log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api });
+  installRedirects(http, config.router);
+  installEncoding(http);
   const lifecycle = new Lifecycle(log);
   const state = new StateService(config.db.dir);
   await removeStaleTemps(dirname(configStore.path), basename(configStore.path));
@@ -92,7 +99,8 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   // the one filesystem registry: the fs API, `{fs:<name>}` and cleanup rules all look here (live list)
   const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
   services.provide(placeholdersRef, new Placeholders({ filesystems, server: kernel.server }));
-  services.provide(tlsCertificatesRef, new FileCertificates(config.tls));
+  const tls = certificateService(config, log);
+  services.provide(tlsCertificatesRef, tls.certs);
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -112,6 +120,14 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     await http.register(configRoutes(kernel));
     await http.register(fsApiRoutes(filesystems, MimeTable.load(config.storage.mimetypes_file)));
     if (config.debug.profiling) await http.register(profilingRoutes());
+    await http.register(routerRoutes(config.router));
+    if (tls.acme) {
+      const acme = tls.acme;
+      await http.register(acmeChallengeRoutes(acme));
+      // the CA calls back on the HTTP listener, so ordering waits until it is bound
+      lifecycle.onListen('core', async () => acme.start());
+      lifecycle.onClose('core', async () => acme.close());
+    }
 
     const required = REQUIRED_PLUGINS.map((def) => ({ def, entryConfig: undefined, index: -1 }));
     const loaded = await loadPlugins(config.plugins, required.map((p) => p.def.name));

@@ -12,11 +12,14 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const cfg = service.app.kernel.config;
-  const base = `http://${service.app.kernel.server.host()}:${service.port}`;
+  const host = service.loopbackOnly ? '127.0.0.1' : service.app.kernel.server.host();
+  const base = `http://${host}:${service.port}`;
   const login = cfg.api.auth.enable
     ? `log in at POST ${base}/api/login with api.auth.username/password from ${service.configPath}`
-    : `auth is off (set api.auth.enable, username and password in ${service.configPath} to turn it on)`;
-  process.stderr.write(`\nmedia process core listening on ${base}\n  API: ${base}/api  (docs: ${base}/api/swagger)\n  ${login}\n  config: ${service.configPath}\n\n`);
+    : `auth is off (set api.auth.enable, username and password in ${service.configPath} to turn it on)`
+      + (service.loopbackOnly ? '\n  loopback only: with auth off an address without a host binds 127.0.0.1 (turn auth on, or write 0.0.0.0:PORT to open it anyway)' : '');
+  const https = service.httpsPort ? `  HTTPS: https://${host}:${service.httpsPort}\n` : '';
+  process.stderr.write(`\nmedia process core listening on ${base}\n${https}  API: ${base}/api  (docs: ${base}/api/swagger)\n  ${login}\n  config: ${service.configPath}\n\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { BootError } from '../sdk/index.ts';
 import { buildApp, type App } from './app.ts';
-import { parseAddress } from './config/address.ts';
 import { loadConfig, resolveConfigPath } from './config/load.ts';
 import { ConfigStore } from './config/store.ts';
+import { HttpsListener } from './http/https-listener.ts';
+import { listenAddress } from './http/listen-address.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
 
 export interface ServiceOptions {
@@ -21,6 +22,9 @@ export interface ServiceOptions {
 export class CoreService {
   app!: App;
   port = 0;
+  /** The HTTP listener was narrowed to 127.0.0.1: no host in `address` and API auth off. */
+  loopbackOnly = false;
+  readonly #https = new HttpsListener();
   readonly #opts: ServiceOptions;
   readonly #retained = new Map<string, unknown>();
   #reloading: Promise<void> | undefined;
@@ -33,7 +37,13 @@ export class CoreService {
   static async start(opts: ServiceOptions = {}): Promise<CoreService> {
     const s = new CoreService(opts);
     s.app = await s.#build();
-    await s.#listen();
+    try {
+      await s.#listen();
+    } catch (err) {
+      // a busy port: what was built and bound is closed again
+      await s.close();
+      throw new BootError(`cannot listen: ${(err as Error).message}`, { cause: err });
+    }
     return s;
   }
 
@@ -42,6 +52,9 @@ export class CoreService {
     return this.#opts.configPath ?? resolveConfigPath(this.#opts.argv ?? process.argv.slice(2), this.env);
   }
   get url(): string { return `http://127.0.0.1:${this.port}`; }
+  /** The HTTPS port (`tls.address`), 0 when TLS is off. */
+  get httpsPort(): number { return this.#https.port; }
+  get httpsUrl(): string | undefined { return this.httpsPort ? `https://127.0.0.1:${this.httpsPort}` : undefined; }
 
   async #build(): Promise<App> {
     const loaded = await loadConfig(this.configPath, this.env);
@@ -58,10 +71,13 @@ export class CoreService {
     });
   }
 
-  async #listen(reusePort?: number): Promise<void> {
-    const { host, port } = parseAddress(this.app.kernel.config.address);
+  async #listen(reusePort?: number, reuseHttpsPort?: number): Promise<void> {
+    const { host, port, loopbackOnly } = listenAddress(this.app.kernel.config.address, this.app.kernel.config);
+    this.loopbackOnly = loopbackOnly;
     await this.app.http.listen({ host, port: port === 0 && reusePort ? reusePort : port });
     this.port = (this.app.http.server.address() as AddressInfo).port;
+    const k = this.app.kernel;
+    await this.#https.attach({ http: this.app.http, config: k.config, services: k.services, log: k.log }, reuseHttpsPort);
     await this.app.listening(this.port);
   }
 
@@ -87,6 +103,9 @@ export class CoreService {
     }
     log.info('reloading');
     const oldPort = this.port;
+    const oldHttpsPort = this.httpsPort;
+    // the HTTPS listener stays open (503 meanwhile) and takes the new app and certificate
+    this.#https.detach();
     await this.app.close();
     try {
       this.app = await this.#build();
@@ -94,13 +113,14 @@ export class CoreService {
       log.error({ err }, 'reload failed');
       throw err;
     }
-    await this.#listen(oldPort);
+    await this.#listen(oldPort, oldHttpsPort);
   }
 
   /** Stops everything (children, listeners); state is already on disk. Safe to call twice. */
   async close(): Promise<void> {
     this.#closed = true;
     await this.#reloading?.catch(() => {});
+    await this.#https.close();
     await this.app.close();
   }
 }

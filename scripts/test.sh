@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
+bash scripts/ensure-test-deps.sh
 node_bin="$(bash scripts/node.sh)"
 # Every `node` below (tsc, tap and the test processes tap spawns with its own execPath) is Node 24.
 export PATH="$(dirname "$node_bin"):$PATH"

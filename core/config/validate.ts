@@ -1,8 +1,10 @@
+import { isIP } from 'node:net';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigData, BUILTIN_PLUGINS, isDir, isFile, validAddress, validCidr, type ConfigErrors } from '../../sdk/index.ts';
 import { getPath } from './schema-walk.ts';
 import { availableBuiltins } from '../kernel/loader.ts';
 import { ownerErrors } from './owners.ts';
+import { blockedPrefixes } from '../http/router-config.ts';
 
 export type { ConfigErrors };
 
@@ -21,6 +23,7 @@ export function typeErrors(cfg: unknown): ConfigErrors {
 }
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
+const LOG_FORMATS = ['auto', 'json', 'console'];
 
 /** Which plugin serves an `enable` key; turning it on without the plugin loaded is an error. */
 const ENABLE_KEYS: Record<string, string> = {
@@ -77,6 +80,11 @@ function coreErrors(cfg: ConfigData): ConfigErrors {
   for (const k of ['cert_file', 'key_file'] as const) {
     if (cfg.tls[k] && !isFile(cfg.tls[k])) add(errs, `tls.${k}`, `${cfg.tls[k]} does not exist`);
   }
+  if (cfg.tls.enable && cfg.tls.auto) {
+    if (cfg.host.name.length === 0) add(errs, 'host.name', 'must name this host when tls.auto is on');
+    for (const n of cfg.host.name) if (isIP(n) || !/^[a-z0-9.-]+$/i.test(n)) add(errs, 'host.name', `'${n}' is not a DNS name (tls.auto)`);
+    if (!/^https?:\/\/./.test(cfg.tls.acme_directory)) add(errs, 'tls.acme_directory', `'${cfg.tls.acme_directory}' is not a URL`);
+  }
   if (!validAddress(cfg.tls.address)) add(errs, 'tls.address', `'${cfg.tls.address}' is not a host:port address`);
   const st = cfg.storage;
   if (st.mimetypes_file && !isFile(st.mimetypes_file)) add(errs, 'storage.mimetypes_file', `${st.mimetypes_file} does not exist`);
@@ -86,6 +94,19 @@ function coreErrors(cfg: ConfigData): ConfigErrors {
   }
   if (cfg.service.enable && (!cfg.service.token || !cfg.service.url)) add(errs, 'service.enable', 'service.token and service.url must be set');
   if (cfg.router.ui_path && !isDir(cfg.router.ui_path)) add(errs, 'router.ui_path', `${cfg.router.ui_path} is not a directory`);
+  if (!LOG_FORMATS.includes(cfg.log.format)) add(errs, 'log.format', `'${cfg.log.format}' is not one of ${LOG_FORMATS.join(', ')}`);
+  routerErrors(cfg, errs);
   if (cfg.log.max_lines < 0) add(errs, 'log.max_lines', 'must not be negative');
   return errs;
+}
+
+/** `router.routes` (reference 11.8): no key under a blocked prefix; a directory route needs a folder. */
+function routerErrors(cfg: ConfigData, errs: ConfigErrors): void {
+  const blocked = blockedPrefixes(cfg.router);
+  for (const [from, to] of Object.entries(cfg.router.routes)) {
+    if (!from.startsWith('/')) add(errs, 'router.routes', `'${from}' must start with /`);
+    const hit = blocked.find((p) => from.startsWith(p));
+    if (hit) add(errs, 'router.routes', `'${from}' starts with the blocked prefix ${hit}`);
+    if (from.endsWith('/*') && !isDir(to)) add(errs, 'router.routes', `${to} (for ${from}) is not a directory`);
+  }
 }

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { consoleLine } from './console-format.ts';
 
 /**
  * Keeps the last N log lines as pino wrote them (JSON text). Parsing happens only when
@@ -44,22 +45,14 @@ export class LogRing extends Writable {
     return out;
   }
 
-  /** Console lines: `ts=.. level=INFO component="X" msg="..." key=value ...`. */
+  /** Console lines (reference 12.6), see consoleLine. */
   console(): string[] {
     const out: string[] = [];
     for (const line of this.lines()) {
       try {
-        const { level, time, msg, component, pid: _p, hostname: _h, ...rest } = JSON.parse(line) as Record<string, unknown>;
-        let s = `ts=${new Date(Number(time)).toISOString().replace(/\.\d+Z$/, 'Z')} level=${levelName(Number(level))} component=${JSON.stringify(String(component ?? 'Core'))}`;
-        if (msg) s += ` msg=${JSON.stringify(String(msg))}`;
-        for (const k of Object.keys(rest).sort()) s += ` ${k}=${JSON.stringify(rest[k])}`;
-        out.push(s.trimEnd());
-      } catch { /* skip */ }
+        out.push(consoleLine(JSON.parse(line) as Record<string, unknown>));
+      } catch { /* a torn line is skipped */ }
     }
     return out;
   }
-}
-
-function levelName(n: number): string {
-  return n >= 50 ? 'ERROR' : n >= 40 ? 'WARN' : n >= 30 ? 'INFO' : 'DEBUG';
 }

@@ -14,10 +14,13 @@ export const LogConfig = describe(Type.Object({
   level: Type.String({ default: 'info' }),
   topics: List(),
   max_lines: Int(1000),
+  /** Not in datarhei Core: what the terminal output looks like (the ring always keeps JSON). */
+  format: Type.String({ default: 'auto' }),
 }, { default: {} }), {
   level: 'Application log level: debug, info, warn, error or silent.',
   topics: 'Components to show on the console (empty = all).',
   max_lines: 'Log lines kept for `GET /api/v3/log`.',
+  format: 'Standard output: `json` (one JSON object a line), `console` (the `GET /api/v3/log` format) or `auto` (console on a terminal, JSON otherwise).',
 });
 
 export const DbConfig = describe(Type.Object({ dir: Str('./data') }, { default: {} }), {
@@ -95,13 +98,16 @@ export const TlsConfig = describe(Type.Object({
   email: Str('cert@datarhei.com'),
   cert_file: Str(''),
   key_file: Str(''),
+  /** Not in datarhei Core: which ACME CA `tls.auto` asks (a staging or private CA). */
+  acme_directory: Str('https://acme-v02.api.letsencrypt.org/directory'),
 }, { default: {} }), {
   address: 'HTTPS listen address.',
   enable: 'Serve HTTPS as well.',
-  auto: "Obtain certificates from Let's Encrypt (needs host.name).",
+  auto: 'Obtain certificates automatically by ACME (HTTP-01 on `address`, names from host.name; stored in `<db.dir>/cert`).',
   email: 'Contact address for certificates.',
   cert_file: 'Certificate file (PEM) when not automatic.',
   key_file: 'Key file (PEM) when not automatic.',
+  acme_directory: "ACME directory URL of the CA for `tls.auto` (default: Let's Encrypt).",
 });
 
 export const DiskCacheConfig = Type.Object({

@@ -23,7 +23,7 @@ export interface CliApp {
  * defaults, so clients in the test process and the server do not share an event loop, and the
  * server's memory can be read from /proc. Killed and removed at teardown.
  */
-export async function startCli(t: TestLike, config: Record<string, unknown> = {}): Promise<CliApp> {
+export async function startCli(t: TestLike, config: Record<string, unknown> = {}, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<CliApp> {
   const dir = await mkdtemp(join(tmpdir(), 'core-cli-'));
   await mkdir(join(dir, 'disk'), { recursive: true });
   const base = {
@@ -32,7 +32,7 @@ export async function startCli(t: TestLike, config: Record<string, unknown> = {}
   };
   const configPath = join(dir, 'config.json');
   await writeFile(configPath, JSON.stringify(deepMerge(base, config)));
-  const child = spawn(process.execPath, [MAIN, '--config', configPath], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, '--config', configPath], { cwd: dir, env: cleanEnv(opts.env), stdio: ['ignore', 'ignore', 'pipe'] });
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const gone = new Promise((r) => child.once('exit', r));
