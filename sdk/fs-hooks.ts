@@ -79,7 +79,12 @@ export const fsServeHooksRef = createHooksRef('fs.serve', () => ({
 /** The hook set as a mount holds it. */
 export type FsServeHooks = ReturnType<typeof fsServeHooksRef.create>;
 
-/** True when some tap needs to see GET/HEAD requests of a mount (else the mount skips the hooks). */
+/**
+ * True when some tap needs to see GET/HEAD requests of a mount (else the mount skips the hooks).
+ *
+ * @example
+ * if (fsServeTapped(hooks)) return slowPath(request, reply); // someone counts or may refuse
+ */
 export function fsServeTapped(hooks: FsServeHooks | undefined): hooks is FsServeHooks {
   return hooks !== undefined && (hooks.preServe.isUsed() || hooks.onServed.isUsed() || hooks.transformPlaylist.isUsed());
 }
@@ -89,6 +94,10 @@ export function fsServeTapped(hooks: FsServeHooks | undefined): hooks is FsServe
  * the bodies the taps returned: a viewer reloads the same playlist version several times, and a
  * tap that hands back the same string (the sessions plugin keeps its rewrite per viewer) then
  * costs a map lookup instead of a decode and an encode. One per mount.
+ *
+ * @example
+ * const rewrites = new PlaylistRewrites();
+ * const body = rewrites.apply(hooks, request, path, file.data) ?? file.data;
  */
 export class PlaylistRewrites {
   readonly #text = new WeakMap<Buffer, string>();
@@ -125,7 +134,12 @@ export class PlaylistRewrites {
   }
 }
 
-/** Bytes a finished response put on the wire: its header block (node keeps it as `_header`) plus the body. */
+/**
+ * Bytes a finished response put on the wire: its header block (node keeps it as `_header`) plus the body.
+ *
+ * @example
+ * res.on('finish', () => hooks.onServed.call({ ...event, bytes: responseBytes(res, body.length) }));
+ */
 export function responseBytes(res: object, body: number): number {
   const header = (res as { _header?: unknown })._header;
   return (typeof header === 'string' ? header.length : 0) + body;

@@ -31,6 +31,7 @@ export interface IngestPeer {
   traffic(): IngestTraffic;
 }
 
+/** Cumulative bytes of one connection. */
 export interface IngestTraffic {
   rxBytes: number;
   txBytes: number;
@@ -67,7 +68,13 @@ export const ingestHooksRef = createHooksRef('ingest', () => ({
   onPlayEnd: new SyncHook<[IngestPeer, IngestTraffic]>(['peer', 'traffic']),
 }));
 
-/** Calls a `pre*` hook, turning a throwing tap into a refusal rather than a crash. */
+/**
+ * Calls a `pre*` hook, turning a throwing tap into a refusal rather than a crash.
+ *
+ * @example
+ * const refusal = await askIngest(ctx.hooks.get(ingestHooksRef).prePublish, peer);
+ * if (refusal) return refuse(connection, refusal.reason);
+ */
 export async function askIngest(
   hook: AsyncSeriesBailHook<[IngestPeer], IngestRefusal | undefined | void>,
   peer: IngestPeer,
@@ -79,7 +86,12 @@ export async function askIngest(
   }
 }
 
-/** Calls an `on*` hook; a throwing tap is reported through `onError`, never to the protocol. */
+/**
+ * Calls an `on*` hook; a throwing tap is reported through `onError`, never to the protocol.
+ *
+ * @example
+ * tellIngest(hooks.onPlayEnd, (err) => ctx.log.warn({ err }, 'ingest tap failed'), peer, peer.traffic());
+ */
 export function tellIngest<A extends unknown[]>(hook: SyncHook<A>, onError: (err: Error) => void, ...args: A): void {
   try {
     hook.call(...(args as never as Parameters<SyncHook<A>['call']>));

@@ -42,4 +42,10 @@ export interface MetricCollector {
   collect(): readonly MetricValue[];
 }
 
+/**
+ * Where plugins provide their metric collectors (many providers); the metrics plugin reads them all.
+ *
+ * @example
+ * deps: { collectors: metricCollectorsRef } // ctx.deps.collectors: readonly MetricCollector[]
+ */
 export const metricCollectorsRef = createServiceRef<MetricCollector, true>('metrics.collectors', { multiple: true });

@@ -92,4 +92,11 @@ export interface SessionsService {
   count(collector: string, prefix: string): { current: number; total: number };
 }
 
+/**
+ * The session registry (provided by the sessions plugin; absent without it).
+ *
+ * @example
+ * deps: { sessions: optional(sessionsRef) },
+ * setup(ctx) { const hls = ctx.deps.sessions?.collector('vendor-hls'); }
+ */
 export const sessionsRef = createServiceRef<SessionsService>('sessions');

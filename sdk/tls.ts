@@ -27,4 +27,10 @@ export interface TlsCertificates {
   onChange(fn: (pair: TlsKeyPair) => void): () => void;
 }
 
+/**
+ * The TLS certificate service (provided by the core).
+ *
+ * @example
+ * deps: { tls: tlsCertificatesRef }
+ */
 export const tlsCertificatesRef = createServiceRef<TlsCertificates>('tls.certificates');
