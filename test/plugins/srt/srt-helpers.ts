@@ -10,8 +10,8 @@ export const PASS = 'secret-passphrase';
 export const TOKEN = 'tok,en';
 
 /** Starts the service with SRT on 127.0.0.1:0 (token and passphrase unless overridden). */
-export async function startSrtApp(t: TestLike, srt: Record<string, unknown> = {}): Promise<TestApp & { srtPort: number }> {
-  const app = await startApp(t, { config: { srt: { enable: true, address: '127.0.0.1:0', token: TOKEN, passphrase: PASS, ...srt } } });
+export async function startSrtApp(t: TestLike, srt: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<TestApp & { srtPort: number }> {
+  const app = await startApp(t, { config: { ...extra, srt: { enable: true, address: '127.0.0.1:0', token: TOKEN, passphrase: PASS, ...srt } } });
   const ph = app.service.app.kernel.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string } };
   const port = Number(/:(\d+)\?/.exec(ph.get('srt').value('input'))![1]);
   return Object.assign(app, { srtPort: port });
