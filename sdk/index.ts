@@ -33,3 +33,4 @@ export * from './ingest.ts';
 export * from './tls.ts';
 export * from './metrics.ts';
 export * from './sessions.ts';
+export * from './short-id.ts';

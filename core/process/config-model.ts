@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { shortId as newShortId } from '../../sdk/index.ts';
 import type { ProcessConfig } from './schema.ts';
 
 /*
@@ -37,18 +37,8 @@ export interface FullConfig {
 export const DEFAULT_TYPE = 'encoder';
 export const PROCESS_TYPES = ['encoder', 'ffmpeg'];
 
-const B57 = '23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
 /** A random 22-character short UUID (base57), as datarhei Core generates IDs. */
-export function shortId(): string {
-  let n = BigInt('0x' + randomBytes(16).toString('hex'));
-  let s = '';
-  for (let i = 0; i < 22; i++) {
-    s = B57[Number(n % 57n)] + s;
-    n /= 57n;
-  }
-  return s;
-}
+export const shortId = newShortId;
 
 const str = (v: unknown, d = ''): string => (typeof v === 'string' ? v : d);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);

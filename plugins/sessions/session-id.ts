@@ -1,18 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { shortId } from '../../sdk/index.ts';
 
-/** The base57 alphabet of the short UUIDs the reference uses for HLS session ids. */
-const B57 = '23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+/** The base57 short UUIDs the reference uses for HLS session ids (see sdk/short-id.ts). */
 const VALID = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz]{22}$/;
 
 /** A random 22-character short UUID. */
-export function newSessionId(): string {
-  let n = BigInt('0x' + randomBytes(16).toString('hex'));
-  let s = '';
-  for (let i = 0; i < 22; i++) {
-    s = B57[Number(n % 57n)] + s;
-    n /= 57n;
-  }
-  return s;
-}
+export const newSessionId = shortId;
 
 export const validSessionId = (s: string): boolean => VALID.test(s);
