@@ -46,8 +46,9 @@ t.test('children that outlive a SIGKILLed service are stopped before the restart
     const before = ffmpegPids(marker);
     svc.child.kill('SIGKILL');
     await svc.exited;
-    // What the round is about: children that outlive their service. A child may still end on its
-    // own in the instant of the kill on a loaded machine; one survivor is enough to test the reaping.
+    // What the round is about: children that outlive their service. A child that is still starting
+    // (before ffmpeg ignores SIGPIPE) dies on its next stderr write once the service is gone, as seen
+    // on loaded CI runs; one survivor is enough to test the reaping.
     const survivors = ffmpegPids(marker).filter((pid) => before.includes(pid));
     if (survivors.length < before.length) t.comment(`round ${round}: ${before.length - survivors.length} child(ren) ended with the service`);
     t.ok(survivors.length >= 1, `round ${round}: children outlived the service (as after an OOM kill)`);
