@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  fsServeTapped, isPlainFsPath, normalizeIp, responseBytes, PlaylistRewrites,
+  ApiError, fsServeTapped, isPlainFsPath, normalizeIp, responseBytes, PlaylistRewrites,
   type CorsPolicy, type FastPathHandler, type FsServeHooks, type FsServeRequest,
 } from '../../sdk/index.ts';
 import type { MemFilesystem } from './service.ts';
@@ -70,7 +70,13 @@ function hooked(t: Tapped, node: MemFileNode, head: string[], path: string, quer
   };
   const refusal = hooks.preServe.isUsed() ? hooks.preServe.call(sreq) : undefined;
   if (refusal) {
-    const body = JSON.stringify({ code: refusal.status, message: refusal.message, details: refusal.details });
+    // the same Error body the route sends for this refusal; HEAD gets the status alone, as every HEAD error
+    if (sreq.method === 'HEAD') {
+      res.writeHead(refusal.status);
+      res.end();
+      return true;
+    }
+    const body = JSON.stringify(new ApiError(refusal.status, refusal.message, refusal.details).toBody());
     res.writeHead(refusal.status, ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body))]);
     res.end(body);
     return true;

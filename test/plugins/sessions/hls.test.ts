@@ -23,6 +23,9 @@ t.test('two ffmpeg players of a live memfs stream are two hls sessions; a third 
   const refused = await fetch(url);
   t.equal(refused.status, 509);
   t.same(await refused.json(), { code: 509, message: 'Bandwith limit exceeded', details: ['Number of sessions exceeded'] });
+  const refusedHead = await fetch(url, { method: 'HEAD' });
+  t.equal(refusedHead.status, 509, 'HEAD refused the same way');
+  t.equal(refusedHead.headers.get('content-type'), null, 'a HEAD error carries no body type');
   const third = player(t, url);
   const code = await third.exited;
   t.not(code, 0, 'the third player gives up');
