@@ -34,3 +34,4 @@ export * from './tls.ts';
 export * from './metrics.ts';
 export * from './sessions.ts';
 export * from './short-id.ts';
+export * from './playout.ts';
