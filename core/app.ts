@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, tlsCertificatesRef, type ConfigData,
+  BootError, isBootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, tlsCertificatesRef, type ConfigData,
   type FilesystemService, type HttpScope,
 } from '../sdk/index.ts';
 import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
@@ -58,7 +58,9 @@ function formatErrors(errs: Record<string, string[]>): string {
 /** Builds the whole app from a configuration. Never listens. */
 export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Promise<App> {
   const errs = { ...typeErrors(config) };
-  if (Object.keys(errs).length === 0) Object.assign(errs, await semanticErrors(config));
+  // plugin paths and packages are found from the config file's folder (the cwd without one)
+  const pluginBase = opts.configStore ? dirname(opts.configStore.path) : process.cwd();
+  if (Object.keys(errs).length === 0) Object.assign(errs, await semanticErrors(config, pluginBase));
   if (Object.keys(errs).length) throw new BootError(`invalid configuration:\n${formatErrors(errs)}`);
 
   mkdirSync(resolve(config.db.dir), { recursive: true });
@@ -130,7 +132,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     }
 
     const required = REQUIRED_PLUGINS.map((def) => ({ def, entryConfig: undefined, index: -1 }));
-    const loaded = await loadPlugins(config.plugins, required.map((p) => p.def.name));
+    const loaded = await loadPlugins(config.plugins, required.map((p) => p.def.name), pluginBase);
     const vendorErrs = loaded.flatMap((p) => vendorConfigErrors(p, config));
     if (vendorErrs.length) throw new BootError(`invalid plugin configuration:\n  ${vendorErrs.join('\n  ')}`);
     const node = (p: typeof loaded[number]) => ({ ...p, name: p.def.name, deps: Object.values(p.def.deps ?? {}), provides: [...(p.def.provides ?? [])] });
@@ -148,7 +150,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   } catch (err) {
     // what mounted before the failure is closed again: children, timers, pending writes
     await close();
-    throw err instanceof BootError ? err : new BootError((err as Error).message, { cause: err });
+    throw isBootError(err) ? err : new BootError((err as Error).message, { cause: err });
   }
   log.info({ plugins: kernel.plugins }, 'core ready');
 

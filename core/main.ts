@@ -1,4 +1,4 @@
-import { BootError } from '../sdk/index.ts';
+import { BootError, isBootError } from '../sdk/index.ts';
 import { CoreService } from './service.ts';
 
 /** The command line: `npm start [-- --config PATH]`. The only place that listens. */
@@ -8,7 +8,7 @@ async function main(): Promise<void> {
     service = await CoreService.start({ argv: process.argv.slice(2), stdoutLog: process.env.CORE_LOG_STDOUT !== 'false' });
   } catch (err) {
     const e = err as Error;
-    process.stderr.write(`\nThe service could not start:\n${e.message}\n${e instanceof BootError && e.cause ? `cause: ${(e.cause as Error).message}\n` : ''}`);
+    process.stderr.write(`\nThe service could not start:\n${e.message}\n${isBootError(e) && e.cause ? `cause: ${(e.cause as Error).message}\n` : ''}`);
     process.exit(1);
   }
   const cfg = service.app.kernel.config;

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import { BootError } from '../sdk/index.ts';
 import { buildApp, type App } from './app.ts';
 import { loadConfig, resolveConfigPath } from './config/load.ts';
@@ -92,7 +93,7 @@ export class CoreService {
     const log = this.app.kernel.log;
     try {
       const loaded = await loadConfig(this.configPath, this.env);
-      const errs = { ...loaded.env.errors, ...typeErrors(loaded.active), ...(await semanticErrors(loaded.active)) };
+      const errs = { ...loaded.env.errors, ...typeErrors(loaded.active), ...(await semanticErrors(loaded.active, dirname(loaded.path))) };
       if (Object.keys(errs).length) {
         log.error({ errors: errs }, 'reload refused: the stored config is invalid');
         return;

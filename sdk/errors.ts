@@ -20,6 +20,18 @@ export function reasonPhrase(status: number): string {
   return REASONS[status] ?? 'Error';
 }
 
+/**
+ * Brands: `Symbol.for` keys are shared by every copy of the SDK in one process, so an error made
+ * by a plugin's own copy (a second install of `@media-core/sdk`) is still recognised by the core,
+ * where `instanceof` would fail.
+ */
+const API_ERROR = Symbol.for('media-core.sdk.ApiError');
+const BOOT_ERROR = Symbol.for('media-core.sdk.BootError');
+
+function branded(e: unknown, brand: symbol): boolean {
+  return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[brand] === true;
+}
+
 /** The Error body of the interface. */
 export interface ErrorBody {
   code: number;
@@ -42,6 +54,7 @@ export class ApiError extends Error {
 
   constructor(status: number, message?: string, details?: string[], errorCode?: string, headers?: Record<string, string>) {
     super(message ?? reasonPhrase(status));
+    Object.defineProperty(this, API_ERROR, { value: true });
     this.name = 'ApiError';
     this.status = status;
     this.details = details ?? [this.message];
@@ -52,6 +65,16 @@ export class ApiError extends Error {
   toBody(): ErrorBody {
     return { code: this.status, message: this.message, details: this.details };
   }
+}
+
+/**
+ * True for an `ApiError` from any copy of the SDK; use it instead of `instanceof ApiError`.
+ *
+ * @example
+ * if (isApiError(err)) reply.code(err.status).send(err.toBody());
+ */
+export function isApiError(e: unknown): e is ApiError {
+  return branded(e, API_ERROR);
 }
 
 /**
@@ -72,14 +95,29 @@ export const httpErrors = {
 };
 
 /**
- * An error that stops the boot; the kernel prints it with its context.
+ * An error that stops the boot; the kernel prints it with its context. `code` is a stable
+ * upper-case name of the cause (`PLUGIN_NOT_FOUND`, `PLUGIN_SDK_RANGE`, ...; default `BOOT`).
  *
  * @example
- * throw new BootError("Plugin 'rtmp' startup failed", { cause: err });
+ * throw new BootError("Plugin 'rtmp' startup failed", { cause: err, code: 'RTMP_LISTEN' });
  */
 export class BootError extends Error {
-  constructor(message: string, opts?: { cause?: unknown }) {
-    super(message, opts);
+  readonly code: string;
+
+  constructor(message: string, opts?: { cause?: unknown; code?: string }) {
+    super(message, opts?.cause === undefined ? undefined : { cause: opts.cause });
+    Object.defineProperty(this, BOOT_ERROR, { value: true });
     this.name = 'BootError';
+    this.code = opts?.code ?? 'BOOT';
   }
+}
+
+/**
+ * True for a `BootError` from any copy of the SDK.
+ *
+ * @example
+ * if (isBootError(err)) process.stderr.write(`cannot start: ${err.message}\n`);
+ */
+export function isBootError(e: unknown): e is BootError {
+  return branded(e, BOOT_ERROR);
 }

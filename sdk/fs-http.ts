@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from './errors.ts';
+import { ApiError, isApiError } from './errors.ts';
 import type { FilesystemService, FsNode, FsWriteResult } from './fs.ts';
 import { PUBLIC, type HttpScope } from './http.ts';
 import { fsPathFromUrl } from './fs-path.ts';
@@ -136,7 +136,7 @@ export async function writeFsUpload(fs: FilesystemService, path: string, request
     for await (const c of chunks) parts.push(c);
     return await fs.writeFile(path, Buffer.concat(parts));
   } catch (err) {
-    throw err instanceof ApiError ? err : new ApiError(400, 'Bad Request', [(err as Error).message], 'FS_WRITE');
+    throw isApiError(err) ? err : new ApiError(400, 'Bad Request', [(err as Error).message], 'FS_WRITE');
   }
 }
 

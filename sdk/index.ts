@@ -6,6 +6,7 @@ export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export * from './refs.ts';
 export * from './hooks.ts';
 export * from './errors.ts';
+export * from './version.ts';
 export * from './http.ts';
 export * from './plugin.ts';
 export * from './fs.ts';

@@ -84,6 +84,12 @@ export interface PluginDefinition<
 > {
   readonly name: string;
   /**
+   * The SDK versions this plugin works with, a semver range (`'^1.0.0'`); the loader refuses to
+   * boot it under an SDK outside the range. A plugin package may say the same in its
+   * `peerDependencies` on `@media-core/sdk`; this field wins when both are given.
+   */
+  readonly sdkVersion?: string;
+  /**
    * Dotted path of the plugin's subtree in ConfigData (e.g. `rtmp`, `storage.memory`). For a
    * vendor plugin whose key is not part of ConfigData, its settings come from its `plugins` entry.
    */

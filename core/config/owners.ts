@@ -54,11 +54,11 @@ export async function sectionOwners(): Promise<SectionOwner[]> {
  * The `plugins` list itself: every entry must load, and a vendor plugin's settings must pass its
  * schema and `validate`, so a PUT that would not boot is a 409 instead of a failed reload.
  */
-async function pluginEntryErrors(cfg: ConfigData): Promise<ConfigErrors> {
+async function pluginEntryErrors(cfg: ConfigData, baseDir?: string): Promise<ConfigErrors> {
   const errs: ConfigErrors = {};
   let loaded;
   try {
-    loaded = await loadPlugins(cfg.plugins, REQUIRED_PLUGINS.map((d) => d.name));
+    loaded = await loadPlugins(cfg.plugins, REQUIRED_PLUGINS.map((d) => d.name), baseDir);
   } catch (err) {
     return { plugins: [(err as Error).message] };
   }
@@ -72,8 +72,8 @@ async function pluginEntryErrors(cfg: ConfigData): Promise<ConfigErrors> {
 }
 
 /** Runs every owner's rules; keys get the owner's prefix. */
-export async function ownerErrors(cfg: ConfigData): Promise<ConfigErrors> {
-  const errs: ConfigErrors = await pluginEntryErrors(cfg);
+export async function ownerErrors(cfg: ConfigData, baseDir?: string): Promise<ConfigErrors> {
+  const errs: ConfigErrors = await pluginEntryErrors(cfg, baseDir);
   for (const o of await sectionOwners()) {
     for (const [rel, msgs] of Object.entries(o.validate(cfg))) {
       const key = rel ? `${o.key}.${rel}` : o.key;

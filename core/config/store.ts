@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { ApiError, ConfigData } from '../../sdk/index.ts';
 import { decodeNulls, upgradeLayout } from './decode.ts';
 import { activate, saveConfigFile, syncAliases, withDefaults, type LoadedConfig } from './load.ts';
@@ -75,7 +76,7 @@ export class ConfigStore {
     if (Object.keys(shape).length) throw new ConfigRejected(400, shape);
     const next = withDefaults(merged);
     const { active, env } = activate(next, this.#env);
-    const errs: ConfigErrors = { ...env.errors, ...(await semanticErrors(active)) };
+    const errs: ConfigErrors = { ...env.errors, ...(await semanticErrors(active, dirname(this.#path))) };
     if (Object.keys(errs).length) throw new ConfigRejected(409, errs);
     const now = new Date().toISOString();
     next.created_at = now;

@@ -41,11 +41,12 @@ function loadedNames(cfg: ConfigData): Set<string> {
 /**
  * Cross-field and value checks (reference 6.2); every error at once: the core's own keys here,
  * every other section by its owner (the plugin's `validate`, see owners.ts), then the rule that
- * an enabled service needs its plugin loaded.
+ * an enabled service needs its plugin loaded. `baseDir` is the config file's folder (plugin paths
+ * and packages are found from there; default the working directory).
  */
-export async function semanticErrors(cfg: ConfigData): Promise<ConfigErrors> {
+export async function semanticErrors(cfg: ConfigData, baseDir?: string): Promise<ConfigErrors> {
   const errs: ConfigErrors = coreErrors(cfg);
-  for (const [k, msgs] of Object.entries(await ownerErrors(cfg))) for (const m of msgs) add(errs, k, m);
+  for (const [k, msgs] of Object.entries(await ownerErrors(cfg, baseDir))) for (const m of msgs) add(errs, k, m);
   const loaded = loadedNames(cfg);
   for (const [key, plugin] of Object.entries(ENABLE_KEYS)) {
     if (getPath(cfg, key) === true && !loaded.has(plugin)) {

@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, reasonPhrase } from '../../sdk/index.ts';
+import { ApiError, isApiError, reasonPhrase } from '../../sdk/index.ts';
 
 /** Turns any error into the interface's Error body; unexpected ones are 500 and logged. */
 export function toApiError(err: FastifyError | Error, log?: Logger): ApiError {
-  if (err instanceof ApiError) return err;
+  if (isApiError(err)) return err;
   const fe = err as FastifyError;
   if (fe.validation) {
     const where = fe.validationContext ?? 'body';

@@ -2,9 +2,15 @@ import { readdirSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
-import { BootError, BUILTIN_PLUGINS, type ConfigData, type PluginDefinition, type PluginEntry } from '../../sdk/index.ts';
+import {
+  BootError, BUILTIN_PLUGINS, SDK_NAME, SDK_VERSION, type ConfigData, type PluginDefinition, type PluginEntry,
+} from '../../sdk/index.ts';
+import { findPluginPackage } from './resolve-package.ts';
+import { satisfies } from './semver-range.ts';
 
 const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
+/** The service's own folder: its node_modules is the last place a plugin package is looked for. */
+const SERVICE_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A plugin chosen by the configuration, with its settings from the `plugins` entry. */
 export interface LoadedPlugin {
@@ -32,14 +38,50 @@ function isModulePath(s: string): boolean {
   return s.startsWith('.') || s.startsWith('/') || s.endsWith('.ts') || s.endsWith('.js') || s.endsWith('.mjs');
 }
 
+/** Where a `plugins` entry's code is, and the SDK range its package declares. */
+interface Located { url: string; sdkRange?: string; from: string }
+
+/**
+ * Finds an entry's module: a built-in by name, a path (relative to the config file's folder), or
+ * a package (from the config file's folder, then from the service's own node_modules).
+ */
+function locate(name: string, index: number, builtins: string[], baseDir: string): Located {
+  if (isModulePath(name)) {
+    const file = resolve(baseDir, name);
+    return { url: pathToFileURL(file).href, from: file };
+  }
+  if (builtins.includes(name)) return { url: pathToFileURL(resolve(PLUGINS_DIR, name, 'index.ts')).href, from: `built-in '${name}'` };
+  const pkg = findPluginPackage(name, [baseDir, SERVICE_DIR], SDK_NAME);
+  if (pkg) return { url: pkg.url, sdkRange: pkg.sdkRange, from: `package ${pkg.name}@${pkg.version} (${pkg.dir})` };
+  throw new BootError(
+    `Unknown plugin '${name}' in 'plugins[${index}]'; known plugins: ${builtins.join(', ') || '(none)'}, a package name or a module path ` +
+    `(no package '${name}' in ${baseDir} or the service's node_modules)`,
+    { code: 'PLUGIN_NOT_FOUND' });
+}
+
+/** The SDK range a plugin declares (definition first, then its package), checked against this SDK. */
+function checkSdkRange(def: PluginDefinition, where: Located): void {
+  const range = def.sdkVersion ?? where.sdkRange;
+  // a `file:` or `workspace:` link is the SDK of this very checkout
+  if (!range || /^(file|workspace|link):/.test(range)) return;
+  const ok = satisfies(SDK_VERSION, range);
+  if (ok === true) return;
+  throw new BootError(ok === undefined
+    ? `Plugin '${def.name}' (${where.from}) declares SDK range '${range}', which is not a semver range`
+    : `Plugin '${def.name}' (${where.from}) needs SDK ${SDK_NAME}@${range}; this service has SDK ${SDK_VERSION}`,
+  { code: 'PLUGIN_SDK_RANGE' });
+}
+
 /**
  * Expands the `plugins` key ("*" = every built-in of this build) and imports the definitions.
- * An unknown name stops the boot with the list of known ones; `required` names are skipped.
+ * Paths and package names are resolved from `baseDir`, the config file's folder (the working
+ * directory when there is none). Stops the boot on an unknown name, a wrong SDK range or two
+ * different modules with one name; `required` names are skipped (always mounted anyway).
  */
-export async function loadPlugins(entries: readonly PluginEntry[], required: readonly string[] = []): Promise<LoadedPlugin[]> {
+export async function loadPlugins(entries: readonly PluginEntry[], required: readonly string[] = [], baseDir = process.cwd()): Promise<LoadedPlugin[]> {
   const builtins = availableBuiltins();
   const out: LoadedPlugin[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, { def: PluginDefinition; from: string }>();
   for (const [index, entry] of entries.entries()) {
     const spec = typeof entry === 'string' ? entry : entry.module ?? entry.name ?? '';
     const entryConfig = typeof entry === 'string' ? undefined : entry.config;
@@ -47,22 +89,28 @@ export async function loadPlugins(entries: readonly PluginEntry[], required: rea
     for (const name of names) {
       // a required plugin is always mounted; naming it is allowed and changes nothing
       if (required.includes(name)) continue;
-      let url: string;
-      if (isModulePath(name)) url = pathToFileURL(resolve(name)).href;
-      else if (builtins.includes(name)) url = pathToFileURL(resolve(PLUGINS_DIR, name, 'index.ts')).href;
-      else throw new BootError(`Unknown plugin '${name}' in 'plugins[${index}]'; known plugins: ${builtins.join(', ')}${builtins.length ? '' : '(none)'} or a module path`);
+      const where = locate(name, index, builtins, baseDir);
       let def: PluginDefinition;
       try {
-        const mod = (await import(url)) as { default?: PluginDefinition; plugin?: PluginDefinition };
+        const mod = (await import(where.url)) as { default?: PluginDefinition; plugin?: PluginDefinition };
         def = mod.default ?? mod.plugin!;
       } catch (err) {
-        throw new BootError(`Plugin '${name}' could not be loaded: ${(err as Error).message}`, { cause: err });
+        throw new BootError(`Plugin '${name}' could not be loaded from ${where.from}: ${(err as Error).message}`, { cause: err, code: 'PLUGIN_LOAD' });
       }
       if (!def || typeof def.setup !== 'function' || typeof def.name !== 'string') {
-        throw new BootError(`Plugin module '${name}' does not export a plugin definition (export default definePlugin({...}))`);
+        throw new BootError(`Plugin module '${name}' does not export a plugin definition (export default definePlugin({...}))`, { code: 'PLUGIN_NOT_A_PLUGIN' });
       }
-      if (seen.has(def.name)) continue;
-      seen.add(def.name);
+      checkSdkRange(def, where);
+      const before = seen.get(def.name);
+      // the same module named twice (e.g. "*" and "memfs") is mounted once
+      if (before?.def === def) {
+        if (entryConfig !== undefined) out.find((p) => p.def === def)!.entryConfig = entryConfig;
+        continue;
+      }
+      if (before || required.includes(def.name)) {
+        throw new BootError(`Two plugins are named '${def.name}': ${before ? before.from : 'the required built-in'} and ${where.from} (plugins[${index}]); plugin names must be unique`, { code: 'PLUGIN_DUPLICATE' });
+      }
+      seen.set(def.name, { def, from: where.from });
       out.push({ def, entryConfig, index });
     }
   }

@@ -11,7 +11,7 @@ for (const file of ['full.json', 'minimal.json', 'slim.json', 'with-vendor.json'
   t.test(`sample-config/${file} boots`, async (t) => {
     const sample = JSON.parse(await readFile(join(DIR, file), 'utf8')) as Record<string, unknown>;
     const plugins = (sample.plugins as unknown[]).map((p) =>
-      typeof p === 'object' && p && 'module' in p ? { ...p, module: join(DIR, '..', String((p as { module: string }).module)) } : p);
+      typeof p === 'object' && p && 'module' in p ? { ...p, module: join(DIR, String((p as { module: string }).module)) } : p);
     const dir = t.testdirName;
     const app = await startApp(t, {
       config: deepMerge(sample, { plugins, address: '127.0.0.1:0', db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } } }),
