@@ -1,4 +1,4 @@
-import { ApiError } from '../../sdk/index.ts';
+import { ApiError, isApiError } from '../../sdk/index.ts';
 
 /** Errors of the disk filesystem, with stable codes. */
 export const diskErrors = {
@@ -13,7 +13,7 @@ export const diskErrors = {
 
 /** Maps a node error of a write to the interface's answer. */
 export function writeError(err: unknown, path: string): ApiError {
-  if (err instanceof ApiError) return err;
+  if (isApiError(err)) return err;
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOSPC' || code === 'EDQUOT') return diskErrors.full();
   if (code === 'EISDIR') return diskErrors.notAFile(path);
