@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
   BootError, isBootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, tlsCertificatesRef, type ConfigData,
-  type FilesystemService, type HttpScope,
+  type FilesystemService, type HttpScope, type PluginDefinition,
 } from '../sdk/index.ts';
 import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
 import { ConfigStore } from './config/store.ts';
@@ -10,7 +10,7 @@ import { parseAddress } from './config/address.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
 import { createLogger } from './log/logger.ts';
 import type { LogRing } from './log/ring.ts';
-import { ServiceContainer } from './kernel/container.ts';
+import { ServiceContainer, type ServiceOverride } from './kernel/container.ts';
 import { HookRegistry } from './kernel/hook-registry.ts';
 import { orderPlugins } from './kernel/graph.ts';
 import { loadPlugins, vendorConfigErrors } from './kernel/loader.ts';
@@ -40,6 +40,15 @@ export interface BuildOptions {
   /** Log to stdout as well as to the ring (the CLI does; tests do not). */
   stdoutLog?: boolean;
   requestReload?: () => void;
+  /** Folder plugin paths and packages are found from; default the config file's folder, else the cwd. */
+  pluginBase?: string;
+  /** Plugin definitions mounted after the configured ones (the test kit passes a plugin under test). */
+  plugins?: readonly { def: PluginDefinition; entryConfig?: unknown }[];
+  /**
+   * Services provided before any plugin mounts and kept: a plugin providing the same
+   * single-provider ref is not asked to (the test kit's stand-ins for real services).
+   */
+  overrides?: readonly ServiceOverride[];
 }
 
 export interface App {
@@ -59,7 +68,7 @@ function formatErrors(errs: Record<string, string[]>): string {
 export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Promise<App> {
   const errs = { ...typeErrors(config) };
   // plugin paths and packages are found from the config file's folder (the cwd without one)
-  const pluginBase = opts.configStore ? dirname(opts.configStore.path) : process.cwd();
+  const pluginBase = opts.pluginBase ?? (opts.configStore ? dirname(opts.configStore.path) : process.cwd());
   if (Object.keys(errs).length === 0) Object.assign(errs, await semanticErrors(config, pluginBase));
   if (Object.keys(errs).length) throw new BootError(`invalid configuration:\n${formatErrors(errs)}`);
 
@@ -97,6 +106,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     requestReload: () => opts.requestReload?.(),
   };
 
+  for (const o of opts.overrides ?? []) services.override(o.ref, o.impl);
   services.provide(serverRef, kernel.server);
   // the one filesystem registry: the fs API, `{fs:<name>}` and cleanup rules all look here (live list)
   const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
@@ -133,9 +143,10 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
 
     const required = REQUIRED_PLUGINS.map((def) => ({ def, entryConfig: undefined, index: -1 }));
     const loaded = await loadPlugins(config.plugins, required.map((p) => p.def.name), pluginBase);
+    for (const p of opts.plugins ?? []) loaded.push({ def: p.def, entryConfig: p.entryConfig, index: loaded.length });
     const vendorErrs = loaded.flatMap((p) => vendorConfigErrors(p, config));
     if (vendorErrs.length) throw new BootError(`invalid plugin configuration:\n  ${vendorErrs.join('\n  ')}`);
-    const node = (p: typeof loaded[number]) => ({ ...p, name: p.def.name, deps: Object.values(p.def.deps ?? {}), provides: [...(p.def.provides ?? [])] });
+    const node = (p: typeof loaded[number]) => ({ ...p, name: p.def.name, deps: Object.values(p.def.deps ?? {}), provides: (p.def.provides ?? []).filter((r) => !services.overridden(r.id)) });
     // required plugins first: what they provide (processes) is there for every configured plugin
     for (const p of orderPlugins(required.map(node), services.ids())) {
       await mountPlugin(kernel, p);

@@ -1,6 +1,8 @@
 /**
  * The SDK: the only module plugins import. It re-exports the typed building blocks
  * (plugin definition, service and hook refs, errors, config schemas, well-known services).
+ * This file is the in-repo entry with everything; as a package the SDK is split into the
+ * contract (`contract.ts`, the package's `.`) and the toolkit (`toolkit.ts`, `./toolkit`).
  */
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export * from './refs.ts';

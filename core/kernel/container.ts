@@ -1,6 +1,12 @@
 import { createContainer, asValue, type AwilixContainer } from 'awilix';
 import type { AnyServiceRef, ServiceRef } from '../../sdk/index.ts';
 
+/** A stand-in for a service, provided before the plugins (see BuildOptions.overrides). */
+export interface ServiceOverride {
+  ref: AnyServiceRef;
+  impl: unknown;
+}
+
 /**
  * The app's service registry on awilix. Never exported to plugins: they get resolved values.
  * Multi-provider refs collect every provided value in an array.
@@ -8,8 +14,20 @@ import type { AnyServiceRef, ServiceRef } from '../../sdk/index.ts';
 export class ServiceContainer {
   readonly #c: AwilixContainer = createContainer({ strict: true });
   readonly #multi = new Map<string, unknown[]>();
+  readonly #overridden = new Set<string>();
+
+  /** Provides a stand-in that wins: later provides of a single-provider ref are ignored. */
+  override(ref: AnyServiceRef, impl: unknown): void {
+    this.provide(ref as ServiceRef<unknown, boolean>, impl);
+    if (!ref.multiple) this.#overridden.add(ref.id);
+  }
+
+  overridden(id: string): boolean {
+    return this.#overridden.has(id);
+  }
 
   provide<T>(ref: ServiceRef<T, boolean>, impl: T): void {
+    if (!ref.multiple && this.#overridden.has(ref.id)) return;
     if (ref.multiple) {
       this.#list(ref.id).push(impl);
       return;

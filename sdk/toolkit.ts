@@ -1,0 +1,18 @@
+/**
+ * The SDK toolkit (`@media-core/sdk/toolkit`): helpers for jobs several plugins share, built on
+ * the contract but not part of it: serving a filesystem over HTTP (paths, ranges, MIME types,
+ * CORS, uploads, the memfs fast path), glob matching, atomic file writes, client addresses,
+ * short ids. They may grow between minor versions; the contract is what `SDK_VERSION` promises.
+ */
+export * from './fs-path.ts';
+export * from './fs-mime.ts';
+export * from './fs-cors.ts';
+export * from './fs-send.ts';
+export * from './fs-http.ts';
+export * from './fs-continue.ts';
+export * from './fast-path.ts';
+export * from './fs-api.ts';
+export * from './fs-glob.ts';
+export * from './atomic-write.ts';
+export * from './client-address.ts';
+export * from './short-id.ts';
