@@ -29,7 +29,8 @@ export function drainUnreadBodies(app: HttpScope, bounds: DrainBounds = DEFAULT_
   app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void) => {
     const req = request.raw;
     const socket = req.socket as Socket | null;
-    if (!req.complete && hasBody(req) && socket && !socket.destroyed) {
+    // an injected request (the test kit) has a stand-in socket: no connection to linger on
+    if (!req.complete && hasBody(req) && socket && !socket.destroyed && typeof socket.destroy === 'function') {
       reply.header('connection', 'close');
       lingerClose(req, socket, bounds);
     }

@@ -98,6 +98,9 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
+  // a listening server keeps the event loop alive; without one, a request waiting only on an
+  // unref'd timer (the login throttle's delay) would let the process exit mid-test
+  const keepAlive = setInterval(() => {}, 60_000);
   let closed: Promise<void> | undefined;
   const kit: TestApp = {
     app,
@@ -106,7 +109,10 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     request: async (method, path, r) => toResponse(await app.http.inject(requestOf(method, path, r))),
     services: { get: (ref) => app.kernel.services.resolve(ref) as never },
     listening: (port = 0) => app.listening(port),
-    close: () => (closed ??= app.close().finally(() => rm(dir, { recursive: true, force: true }))),
+    close: () => (closed ??= app.close().finally(() => {
+      clearInterval(keepAlive);
+      return rm(dir, { recursive: true, force: true });
+    })),
   };
   opts.t?.teardown(() => kit.close());
   return kit;
@@ -115,6 +121,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
 function requestOf(method: string, path: string, r: KitRequest = {}): InjectOptions {
   const headers: Record<string, string> = { ...(r.headers ?? {}) };
   let payload: string | Buffer | undefined = r.raw;
+  // as fetch does: a string body is text unless the test says otherwise
+  if (typeof r.raw === 'string' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'text/plain;charset=UTF-8';
   if (r.body !== undefined) {
     payload = JSON.stringify(r.body);
     headers['content-type'] ??= 'application/json';

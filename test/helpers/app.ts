@@ -20,6 +20,9 @@ export interface TestApp {
   request(method: string, path: string, opts?: RequestOpts): Promise<TestResponse>;
 }
 
+/** What most plugin tests use of an app: requests (a started service or the in-process test kit). */
+export type Requester = Pick<TestApp, 'request'>;
+
 export interface RequestOpts {
   body?: unknown;
   /** Raw body, sent as is (string or bytes). */

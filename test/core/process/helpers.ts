@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import type { TestApp } from '../../helpers/app.ts';
+import type { Requester } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 /** A light endless video source: real time, tiny, so many of them fit on a busy 2-core machine. */
@@ -11,24 +11,24 @@ export function nullProcess(id: string, extra: Record<string, unknown> = {}): Re
   return { id, input: [VIDEO_IN], output: [NULL_OUT], autostart: false, ...extra };
 }
 
-export async function addProcess(app: TestApp, body: Record<string, unknown>): Promise<any> {
+export async function addProcess(app: Requester, body: Record<string, unknown>): Promise<any> {
   const r = await app.request('POST', '/api/v3/process', { body });
   if (r.status !== 200) throw new Error(`POST /api/v3/process: ${r.status} ${r.text}`);
   return r.body;
 }
 
-export async function command(app: TestApp, id: string, cmd: string): Promise<number> {
+export async function command(app: Requester, id: string, cmd: string): Promise<number> {
   return (await app.request('PUT', `/api/v3/process/${encodeURIComponent(id)}/command`, { body: { command: cmd } })).status;
 }
 
-export async function state(app: TestApp, id: string): Promise<any> {
+export async function state(app: Requester, id: string): Promise<any> {
   const r = await app.request('GET', `/api/v3/process/${encodeURIComponent(id)}/state`);
   if (r.status !== 200) throw new Error(`state of ${id}: ${r.status} ${r.text}`);
   return r.body;
 }
 
 /** Waits until the state satisfies `pred`; returns that state. */
-export async function waitState(app: TestApp, id: string, pred: (s: any) => boolean, what: string, timeout = 20_000): Promise<any> {
+export async function waitState(app: Requester, id: string, pred: (s: any) => boolean, what: string, timeout = 20_000): Promise<any> {
   return waitFor(async () => {
     const s = await state(app, id);
     return pred(s) ? s : undefined;

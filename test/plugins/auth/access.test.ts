@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
-import { startApp, type TestApp } from '../../helpers/app.ts';
-import { PROBE, UNAUTHORIZED, USER, login, startAuthApp } from './helpers.ts';
+import type { Requester } from '../../helpers/app.ts';
+import { UNAUTHORIZED, USER, login, startAuthApp, startOpenApp } from './helpers.ts';
 
 const FORBIDDEN = { code: 403, message: 'Forbidden', details: ['Forbidden'] };
 const from = (ip: string) => ({ 'x-forwarded-for': ip });
@@ -48,7 +48,7 @@ t.test('GET /api answers the minimal About without a valid token', async (t) => 
   t.notOk((await app.request('GET', '/api', { token: refresh_token })).body.id, 'a refresh token is no access token');
 });
 
-async function ipListChecks(t: Test, app: TestApp, token?: string) {
+async function ipListChecks(t: Test, app: Requester, token?: string) {
   const opts = (ip: string) => ({ headers: from(ip), token });
   for (const path of ['/api/v3/config', '/api', '/probe-network', '/api/v3/no-such-route']) {
     const r = await app.request('GET', path, opts('10.1.2.3'));
@@ -77,14 +77,14 @@ t.test('IP access lists apply with auth on', async (t) => {
 });
 
 t.test('IP access lists apply with auth off, and an empty allow list allows all', async (t) => {
-  const app = await startApp(t, { config: { api: { access: lists }, plugins: ['auth', PROBE] } });
+  const app = await startOpenApp(t, { api: { access: lists } });
   await ipListChecks(t, app);
-  const open = await startApp(t, { config: { api: { access: { http: { block: ['10.0.0.0/8'] } } }, plugins: ['auth', PROBE] } });
+  const open = await startOpenApp(t, { api: { access: { http: { block: ['10.0.0.0/8'] } } } });
   t.equal((await open.request('GET', '/api/v3/config', { headers: from('172.16.0.1') })).status, 200);
   t.equal((await open.request('GET', '/api/v3/config', { headers: from('10.0.0.1') })).status, 403);
 });
 
-async function readOnlyChecks(t: Test, app: TestApp, token?: string) {
+async function readOnlyChecks(t: Test, app: Requester, token?: string) {
   for (const [method, path] of [['PUT', '/api/v3/metadata/x'], ['PUT', '/api/v3/config'], ['GET', '/api/v3/config/reload'],
     ['PUT', '/api/v3/probe'], ['DELETE', '/api/v3/probe'], ['GET', '/api/v3/probe/act']] as const) {
     const r = await app.request(method, path, { token, body: method === 'PUT' ? { a: 1 } : undefined });
@@ -105,7 +105,7 @@ t.test('api.read_only refuses changes and keeps reads, with auth on', async (t) 
 });
 
 t.test('api.read_only refuses changes and keeps reads, with auth off', async (t) => {
-  const app = await startApp(t, { config: { api: { read_only: true }, plugins: ['auth', PROBE] } });
+  const app = await startOpenApp(t, { api: { read_only: true } });
   await readOnlyChecks(t, app);
 });
 

@@ -1,13 +1,12 @@
 import t from 'tap';
-import { startApp } from '../../helpers/app.ts';
-import { PROBE, startAuthApp } from './helpers.ts';
+import { startAuthApp, startOpenApp } from './helpers.ts';
 
 const basic = (s: string) => ({ authorization: `Basic ${Buffer.from(s).toString('base64')}` });
 const UNAUTH = { code: 401, message: 'Unauthorized', details: ['Unauthorized'] };
 
 for (const enabled of [true, false]) {
   t.test(`basic auth service (api auth ${enabled ? 'on' : 'off'})`, async (t) => {
-    const app = enabled ? await startAuthApp(t) : await startApp(t, { config: { plugins: ['auth', PROBE] } });
+    const app = enabled ? await startAuthApp(t) : await startOpenApp(t);
     const put = (headers: Record<string, string>) => app.request('PUT', '/probe-basic/file.txt', { raw: 'data', headers });
 
     const ok = await put(basic('admin:s3cret:pass'));

@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { TestApp } from '../../helpers/app.ts';
+import type { Requester } from '../../helpers/app.ts';
 import { PASS, USER, startAuthApp } from './helpers.ts';
 import { LoginThrottle } from '../../../plugins/auth/throttle.ts';
 
@@ -7,7 +7,7 @@ import { LoginThrottle } from '../../../plugins/auth/throttle.ts';
 const BASE = 500;
 const from = (ip: string) => ({ 'x-forwarded-for': ip });
 
-async function timed(app: TestApp, ip: string, password: string) {
+async function timed(app: Requester, ip: string, password: string) {
   const start = Date.now();
   const res = await app.request('POST', '/api/login', { body: { username: USER, password }, headers: from(ip) });
   return { status: res.status, ms: Date.now() - start, end: Date.now() };

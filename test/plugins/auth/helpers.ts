@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
+import { startApp, type Requester, type TestApp, type TestLike } from '../../helpers/app.ts';
+import { createTestApp, type TestApp as KitApp } from '../../../sdk/testing/index.ts';
 
 /** The test-only plugin with one route per access class. */
 export const PROBE = fileURLToPath(new URL('./fixtures/probe-plugin.ts', import.meta.url));
@@ -20,19 +21,31 @@ export interface AuthAppOptions {
   config?: Record<string, unknown>;
 }
 
-/** Starts the real service with the auth plugin, the probe plugin and nothing else. */
-export function startAuthApp(t: TestLike, o: AuthAppOptions = {}): Promise<TestApp> {
-  return startApp(t, {
-    config: {
-      ...o.config,
-      api: { ...o.api, auth: { enable: true, username: USER, password: PASS, jwt: { secret: SECRET }, ...o.auth } },
-      plugins: [{ name: 'auth', config: { fail_delay_ms: 10, fail_delay_max_ms: 40, ...o.authPlugin } }, PROBE, ...(o.plugins ?? [])],
-    },
-  });
+function authConfig(o: AuthAppOptions): Record<string, unknown> {
+  return {
+    ...o.config,
+    api: { ...o.api, auth: { enable: true, username: USER, password: PASS, jwt: { secret: SECRET }, ...o.auth } },
+    plugins: [{ name: 'auth', config: { fail_delay_ms: 10, fail_delay_max_ms: 40, ...o.authPlugin } }, PROBE, ...(o.plugins ?? [])],
+  };
+}
+
+/** The app in-process (test kit, no port) with the auth plugin, the probe plugin and nothing else. */
+export function startAuthApp(t: TestLike, o: AuthAppOptions = {}): Promise<KitApp> {
+  return createTestApp({ t, config: authConfig(o) });
+}
+
+/** The same as a real service on a port, for what needs one (reloads). */
+export function startAuthService(t: TestLike, o: AuthAppOptions = {}): Promise<TestApp> {
+  return startApp(t, { config: authConfig(o) });
+}
+
+/** The app in-process without API auth: the auth and probe plugins only. */
+export function startOpenApp(t: TestLike, config: Record<string, unknown> = {}): Promise<KitApp> {
+  return createTestApp({ t, config: { ...config, plugins: ['auth', PROBE] } });
 }
 
 /** Logs in and returns the tokens (fails the test through the thrown error otherwise). */
-export async function login(app: TestApp, username = USER, password = PASS, headers?: Record<string, string>) {
+export async function login(app: Requester, username = USER, password = PASS, headers?: Record<string, string>) {
   const res = await app.request('POST', '/api/login', { body: { username, password }, headers });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
   return res.body as { access_token: string; refresh_token: string };

@@ -1,7 +1,6 @@
 import t from 'tap';
 import { decodeJwt } from 'jose';
-import { startApp } from '../../helpers/app.ts';
-import { PASS, PROBE, SECRET, UNAUTHORIZED, USER, login, startAuthApp } from './helpers.ts';
+import { PASS, SECRET, UNAUTHORIZED, USER, login, startAuthApp, startAuthService, startOpenApp } from './helpers.ts';
 
 t.test('local login issues access and refresh tokens with the reference claims', async (t) => {
   const app = await startAuthApp(t);
@@ -82,7 +81,7 @@ t.test('bad logins: wrong credentials 401, unrecognised requests 400, bad JSON 4
 });
 
 t.test('tokens survive a reload and die when the credentials change', async (t) => {
-  const app = await startAuthApp(t);
+  const app = await startAuthService(t);
   const { access_token, refresh_token } = await login(app);
   await app.service.reload();
   t.equal((await app.request('GET', '/api/v3/config', { token: access_token })).status, 200, 'access token after reload');
@@ -104,7 +103,7 @@ t.test('tokens survive a reload and die when the credentials change', async (t) 
 });
 
 t.test('without auth the login routes do not exist and every API route is open', async (t) => {
-  const app = await startApp(t, { config: { plugins: ['auth', PROBE] } });
+  const app = await startOpenApp(t);
   const l = await app.request('POST', '/api/login', { body: { username: USER, password: PASS } });
   t.equal(l.status, 404);
   t.equal(l.body.code, 404);

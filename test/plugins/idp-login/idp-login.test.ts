@@ -2,7 +2,8 @@ import t from 'tap';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, base64url, decodeJwt, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
-import { startApp, type TestLike } from '../../helpers/app.ts';
+import type { TestLike } from '../../helpers/app.ts';
+import { createTestApp } from '../../../sdk/testing/index.ts';
 import { PROBE, startAuthApp } from '../auth/helpers.ts';
 
 const AUDIENCE = 'https://api.example.test';
@@ -125,8 +126,8 @@ t.test('with idp disabled or auth disabled, provider tokens log nobody in', asyn
   t.equal(r.status, 400, 'idp off: not recognised');
   t.equal(rsa.fetches, 0);
 
-  const noAuth = await startApp(t, {
-    config: { api: { auth: { idp: { enable: true, tenants: [tenant(rsa)] } } }, plugins: ['auth', 'idp-login', PROBE] },
+  const noAuth = await createTestApp({
+    t, config: { api: { auth: { idp: { enable: true, tenants: [tenant(rsa)] } } }, plugins: ['auth', 'idp-login', PROBE] },
   });
   t.equal((await noAuth.request('POST', '/api/login', { headers: bearer(await rsa.sign({})) })).status, 404, 'auth off: no login route');
   t.equal((await noAuth.request('GET', '/api/v3/probe')).status, 200);

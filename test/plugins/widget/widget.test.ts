@@ -1,10 +1,10 @@
 import t from 'tap';
-import { startApp } from '../../helpers/app.ts';
+import { createTestApp } from '../../../sdk/testing/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { addProcess, nullProcess, waitState } from '../../core/process/helpers.ts';
 
 t.test('GET /api/v3/widget/process/{id}: public, uptime while running, zeros without sessions', async (t) => {
-  const app = await startApp(t, { config: { api: { auth: { enable: true, username: 'admin', password: 'secret-pass' } } } });
+  const app = await createTestApp({ t, plugins: ['auth', 'widget'], config: { api: { auth: { enable: true, username: 'admin', password: 'secret-pass' } } } });
   const token = (await app.request('POST', '/api/login', { body: { username: 'admin', password: 'secret-pass' } })).body.access_token as string;
   t.ok(token, 'logged in');
   const add = await app.request('POST', '/api/v3/process', { body: nullProcess('w'), token });
@@ -25,7 +25,8 @@ t.test('GET /api/v3/widget/process/{id}: public, uptime while running, zeros wit
 });
 
 t.test('the widget reads the processes service only', async (t) => {
-  const app = await startApp(t);
+  const app = await createTestApp({ t, plugins: ['widget'] });
+  await app.listening(); // autostart happens once the app listens
   await addProcess(app, nullProcess('x', { autostart: true }));
   await waitState(app, 'x', (s) => s.exec === 'running', 'running');
   const w = await app.request('GET', '/api/v3/widget/process/x');
