@@ -1,14 +1,14 @@
 import t from 'tap';
 import { writeFile, unlink, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startApp } from '../../helpers/app.ts';
+import { createTestApp } from '../../../sdk/testing/index.ts';
 
 /**
  * ffmpeg's HLS muxer deletes old segments (`delete_segments`) while players fetch them: a GET that
  * loses that race must be a 404, never a 500 with the server's absolute path.
  */
 t.test('GETs racing deletes of files and folders answer 200 or 404, never 500', async (t) => {
-  const app = await startApp(t, { config: { plugins: ['disk-fs'] } });
+  const app = await createTestApp({ t, plugins: ['disk-fs'] });
   const disk = join(app.dir, 'disk');
   let stop = false;
   const churn = (async () => {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { connect } from 'node:net';
-import { basic, startFs } from './fs-helpers.ts';
+import { basic, startFs, startFsKit } from './fs-helpers.ts';
 
 t.test('Expect: 100-continue: a refused upload is answered before its body is sent', async (t) => {
   const app = await startFs(t);
@@ -32,7 +32,7 @@ t.test('Expect: 100-continue: a refused upload is answered before its body is se
 });
 
 t.test('api.read_only refuses API writes but not public /memfs writes', async (t) => {
-  const app = await startFs(t, { api: { read_only: true } });
+  const app = await startFsKit(t, { api: { read_only: true } });
   const api = await app.request('PUT', '/api/v3/fs/mem/ro.ts', { raw: 'x' });
   t.ok(api.status >= 400 && api.status < 500, `API PUT -> ${api.status}`);
   t.equal((await app.request('PUT', '/memfs/ro.ts', { raw: 'x', headers: basic() })).status, 201);
@@ -40,13 +40,13 @@ t.test('api.read_only refuses API writes but not public /memfs writes', async (t
 });
 
 t.test('memfs auth disabled: public writes need no credentials', async (t) => {
-  const app = await startFs(t, { storage: { memory: { auth: { enable: false } } } });
+  const app = await startFsKit(t, { storage: { memory: { auth: { enable: false } } } });
   t.equal((await app.request('PUT', '/memfs/open.ts', { raw: 'x' })).status, 201);
   t.equal((await app.request('DELETE', '/memfs/open.ts')).status, 200);
 });
 
 t.test('memfs auth enabled without an auth plugin: writes refused with 401, reads work', async (t) => {
-  const app = await startFs(t, { plugins: ['disk-fs', 'memfs'] });
+  const app = await startFsKit(t, { plugins: ['disk-fs', 'memfs'] });
   let r = await app.request('PUT', '/memfs/x.ts', { raw: 'x', headers: basic() });
   t.equal(r.status, 401);
   t.same(r.body.details, ['basic auth for /memfs needs the auth plugin']);

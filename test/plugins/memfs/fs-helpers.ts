@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
 import { deepMerge } from '../../../core/config/schema-walk.ts';
+import { createTestApp, type TestApp as KitApp } from '../../../sdk/testing/index.ts';
 
 /** The plugins the filesystem tests load: the real auth plugin provides basic auth. */
 export const FS_PLUGINS = ['auth', 'disk-fs', 'memfs'];
@@ -13,13 +14,22 @@ export function basic(user = MEM_USER, pass = MEM_PASS): Record<string, string> 
   return { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}` };
 }
 
-/** Starts the service with both filesystems and memfs basic auth (admin / MEM_PASS). */
-export function startFs(t: TestLike, config: Record<string, unknown> = {}): Promise<TestApp> {
+function fsConfig(config: Record<string, unknown>): Record<string, unknown> {
   const base = {
     plugins: FS_PLUGINS,
     storage: { memory: { auth: { enable: true, username: MEM_USER, password: MEM_PASS } } },
   };
-  return startApp(t, { config: deepMerge(base, config) as Record<string, unknown> });
+  return deepMerge(base, config) as Record<string, unknown>;
+}
+
+/** Starts the service with both filesystems and memfs basic auth (admin / MEM_PASS). */
+export function startFs(t: TestLike, config: Record<string, unknown> = {}): Promise<TestApp> {
+  return startApp(t, { config: fsConfig(config) });
+}
+
+/** The same app in-process (test kit): for tests that need no socket of their own. */
+export function startFsKit(t: TestLike, config: Record<string, unknown> = {}): Promise<KitApp> {
+  return createTestApp({ t, config: fsConfig(config) });
 }
 
 export interface RawResponse {
