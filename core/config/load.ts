@@ -5,6 +5,7 @@ import { ConfigData, BootError, writeFileAtomic } from '../../sdk/index.ts';
 import { ALIASES, applyEnv, type EnvResult } from './env.ts';
 import { GENERATED } from './generate.ts';
 import { upgradeLayout } from './decode.ts';
+import { stripJsonComments } from './jsonc.ts';
 import { getPath, setPath, isPlainObject, deepEqual } from './schema-walk.ts';
 
 export const DEFAULT_CONFIG_FILE = './data/config.json';
@@ -72,7 +73,7 @@ export async function loadConfig(path: string, env: NodeJS.ProcessEnv): Promise<
   let raw: Record<string, unknown> = {};
   if (text.trim() !== '') {
     try {
-      const parsed: unknown = JSON.parse(text);
+      const parsed: unknown = JSON.parse(stripJsonComments(text));
       if (!isPlainObject(parsed)) throw new Error('not a JSON object');
       raw = parsed;
     } catch (err) {
