@@ -1,4 +1,5 @@
-// Plugins may import only sdk/, their own folder and npm packages (design.md section 6.2).
+// Plugins may import only sdk/, their own folder and npm packages (design.md section 6.2); the
+// vendor examples only their own folder and packages (the SDK by its name).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname, sep } from 'node:path';
 
@@ -9,6 +10,7 @@ const bad = [];
 function walk(dir, files = []) {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
+    if (name === 'node_modules') continue;
     if (statSync(p).isDirectory()) walk(p, files);
     else if (/\.(ts|mts|js|mjs)$/.test(name)) files.push(p);
   }
@@ -27,8 +29,21 @@ for (const plugin of plugins) {
     }
   }
 }
+// a vendor example imports the SDK by package name only: no relative path out of its folder
+const examplesDir = join(root, 'examples');
+let examples = [];
+try { examples = readdirSync(examplesDir).filter((d) => d !== 'node_modules' && statSync(join(examplesDir, d)).isDirectory()); } catch { /* none */ }
+for (const ex of examples) {
+  const own = join(examplesDir, ex);
+  for (const file of walk(own)) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      if (!resolve(dirname(file), m[1]).startsWith(own + sep)) bad.push(`${relative(root, file)}: imports ${m[1]} (use @media-core/sdk)`);
+    }
+  }
+}
 if (bad.length) {
   console.error('Plugins must import only sdk/, their own folder and npm packages:\n  ' + bad.join('\n  '));
   process.exit(1);
 }
-console.log(`import lint: ${plugins.length} plugin folder(s) clean`);
+console.log(`import lint: ${plugins.length} plugin folder(s) and ${examples.length} example(s) clean`);

@@ -120,7 +120,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
 
 function requestOf(method: string, path: string, r: KitRequest = {}): InjectOptions {
   const headers: Record<string, string> = { ...(r.headers ?? {}) };
-  let payload: string | Buffer | undefined = r.raw;
+  let payload: InjectOptions['payload'] = r.raw as InjectOptions['payload'];
   // as fetch does: a string body is text unless the test says otherwise
   if (typeof r.raw === 'string' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'text/plain;charset=UTF-8';
   if (r.body !== undefined) {

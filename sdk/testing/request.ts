@@ -4,8 +4,8 @@ import type { LightMyRequestResponse } from 'fastify';
 export interface KitRequest {
   /** JSON body (encoded, content-type set). */
   body?: unknown;
-  /** Raw body, sent as is. */
-  raw?: string | Buffer;
+  /** Raw body, sent as is; a stream for a body the test writes while the app reads it. */
+  raw?: string | Buffer | NodeJS.ReadableStream;
   headers?: Record<string, string>;
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;

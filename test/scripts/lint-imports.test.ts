@@ -30,3 +30,15 @@ t.test('plugins may import sdk/, their own folder and packages only', async (t) 
   writeFileSync(join(root, 'plugins', 'bad', 'index.ts'), "export {};\n");
   t.equal(lint(root).code, 0);
 });
+
+t.test('a vendor example imports the SDK by name, never a path out of its folder', async (t) => {
+  const root = t.testdirName;
+  mkdirSync(join(root, 'examples', 'vendor', 'node_modules', 'dep'), { recursive: true });
+  writeFileSync(join(root, 'examples', 'vendor', 'index.ts'), "import { definePlugin } from '@media-core/sdk';\nimport { a } from './a.ts';\n");
+  writeFileSync(join(root, 'examples', 'vendor', 'node_modules', 'dep', 'x.js'), "import '../../../../sdk/index.ts';\n");
+  t.equal(lint(root).code, 0, 'own files and packages; node_modules is not linted');
+  writeFileSync(join(root, 'examples', 'vendor', 'index.ts'), "import { definePlugin } from '../../sdk/index.ts';\n");
+  const r = lint(root);
+  t.equal(r.code, 1);
+  t.match(r.out, /examples\/vendor\/index\.ts: imports \.\.\/\.\.\/sdk\/index\.ts \(use @media-core\/sdk\)/);
+});

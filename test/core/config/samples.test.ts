@@ -9,6 +9,7 @@ import { deepMerge } from '../../../core/config/schema-walk.ts';
 import { stripJsonComments } from '../../../core/config/jsonc.ts';
 import { createTestApp } from '../../../sdk/testing/index.ts';
 import { fullSample } from '../../../scripts/sample-config.ts';
+import { installedIn } from '../../../examples/http-ts-ingest/test/helpers.ts';
 
 const DIR = fileURLToPath(new URL('../../../sample-config/', import.meta.url));
 const read = async (file: string) => JSON.parse(stripJsonComments(await readFile(join(DIR, file), 'utf8'))) as Record<string, unknown>;
@@ -20,10 +21,12 @@ t.test('sample-config/full.jsonc is generated from the schema and current', asyn
   t.equal(await readFile(join(DIR, 'full.jsonc'), 'utf8'), fullSample(), 'regenerate with: node scripts/sample-config.ts');
 });
 
-for (const file of ['full.jsonc', 'minimal.json', 'slim.json', 'with-vendor.json']) {
+for (const file of ['full.jsonc', 'minimal.json', 'slim.json', 'vendor.json']) {
   t.test(`sample-config/${file} boots (in-process)`, async (t) => {
-    // relative plugin paths in a sample are relative to its folder, as when started with --config
-    const kit = await createTestApp({ t, config: local(await read(file), t.testdirName), baseDir: DIR });
+    // packages are found from the config file's folder: the vendor sample gets the example
+    // installed next to it (as `npm install http-ts-ingest` there would)
+    const base = file === 'vendor.json' ? await installedIn(t.testdir()) : DIR;
+    const kit = await createTestApp({ t, config: local(await read(file), t.testdirName), baseDir: base });
     t.equal((await kit.request('GET', '/ping')).text, 'pong');
     const about = await kit.request('GET', '/api');
     t.equal(about.status, 200);
@@ -32,7 +35,10 @@ for (const file of ['full.jsonc', 'minimal.json', 'slim.json', 'with-vendor.json
     if (file === 'full.jsonc') t.ok(['auth', 'memfs', 'rtmp', 'srt', 'sessions'].every((p) => loaded.includes(p)), 'every built-in');
     if (file === 'minimal.json') t.same(loaded, ['process', 'disk-fs', 'memfs'], 'the process engine is always mounted, first');
     if (file === 'slim.json') t.notOk(loaded.includes('rtmp') || loaded.includes('srt'));
-    if (file === 'with-vendor.json') t.same((await kit.request('GET', '/vendor/motd')).body, { motd: 'hello from the vendor plugin' });
+    if (file === 'vendor.json') {
+      t.ok(loaded.includes('http-ts-ingest'));
+      t.equal((await kit.request('PUT', '/ingest/ts/x', { raw: 'x' })).status, 401, 'its own settings apply (token)');
+    }
   });
 }
 

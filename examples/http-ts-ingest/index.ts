@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import {
+  definePlugin, ingestHooksRef, metricCollectorsRef, optional, placeholdersRef, serverRef, sessionsRef,
+} from '@media-core/sdk';
+import { HttpTsConfig, validateConfig } from './schema.ts';
+import { StreamHub } from './streams.ts';
+import { httpTsRoutes } from './routes.ts';
+import { httpTsMetrics } from './metrics.ts';
+
+/**
+ * HTTP MPEG-TS ingest, a vendor plugin written against `@media-core/sdk` alone: publishers push a
+ * stream with `PUT`/`POST <path>/<name>` (a chunked body, e.g. `ffmpeg -f mpegts -method PUT`),
+ * processes read it through `{httpts,name=<name>}`. It calls the ingest hooks like RTMP and SRT
+ * do (so session limits and policies apply), adds its own `prePublish` rule (the token), and
+ * reports metrics. Settings come from its `plugins` entry.
+ */
+export default definePlugin({
+  name: 'http-ts-ingest',
+  sdkVersion: '^1.0.0',
+  configSchema: HttpTsConfig,
+  validate: (c) => validateConfig(c),
+  deps: { placeholders: placeholdersRef, server: serverRef, sessions: optional(sessionsRef) },
+  provides: [metricCollectorsRef],
+  async setup(ctx) {
+    const cfg = ctx.config;
+    const hub = new StreamHub({ maxStreams: cfg.max_streams });
+    // new on every build of the app: URLs handed out before a reload stop working with it
+    const key = randomBytes(12).toString('hex');
+
+    // the plugin's own rule; other plugins' prePublish taps (limits, policies) run as well
+    ctx.hooks.tap(ingestHooksRef, 'prePublish', async (peer) =>
+      peer.protocol === 'httpts' && cfg.token !== '' && peer.token !== cfg.token
+        ? { reason: 'invalid or missing token', kind: 'unauthorized' as const }
+        : undefined);
+
+    const { server } = ctx.deps;
+    ctx.deps.placeholders.register({
+      name: 'httpts',
+      contexts: ['address'],
+      // computed on every use: the port is the bound one also when the config says 0
+      value: () => `http://${server.host()}:${server.port()}${cfg.path}/{name}?key=${key}`,
+    });
+    ctx.provide(metricCollectorsRef, httpTsMetrics(hub));
+    await httpTsRoutes(ctx.http, { cfg, hub, hooks: ctx.hooks.get(ingestHooksRef), sessions: ctx.deps.sessions, key, log: ctx.log });
+    // publishers are cut before the processes reading them are stopped by the engine's shutdown
+    ctx.onShutdown(() => hub.closeAll());
+  },
+});

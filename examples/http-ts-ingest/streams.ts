@@ -1,0 +1,89 @@
+import type { IngestPeer } from '@media-core/sdk';
+import { httptsErrors } from './errors.ts';
+
+/** Where a live stream's bytes go: an HTTP response of a reading process, in the routes. */
+export interface StreamReader {
+  readonly peer: IngestPeer;
+  /** Queues a chunk; false when the reader is too far behind and must be dropped. */
+  write(chunk: Buffer): boolean;
+  /** The stream ended (or the reader was dropped): finish the response. */
+  end(): void;
+}
+
+/** One published stream. */
+export interface LiveStream {
+  readonly name: string;
+  readonly publisher: IngestPeer;
+  readonly since: number;
+  rxBytes: number;
+  readonly readers: Set<StreamReader>;
+}
+
+/**
+ * The live streams of this plugin, by name: one publisher each, any number of readers that get
+ * every chunk from the moment they join (MPEG-TS resynchronises on its packet boundaries). No
+ * HTTP in here; the routes feed it and the hooks are told by the caller.
+ */
+export class StreamHub {
+  readonly #streams = new Map<string, LiveStream>();
+  readonly #max: number;
+
+  constructor(opts: { maxStreams: number }) {
+    this.#max = opts.maxStreams;
+  }
+
+  /** Starts a stream; refuses a second publisher of a name and more than `maxStreams`. */
+  open(name: string, publisher: IngestPeer): LiveStream {
+    if (this.#streams.has(name)) throw httptsErrors.busy(name);
+    if (this.#streams.size >= this.#max) throw httptsErrors.full(this.#max);
+    const s: LiveStream = { name, publisher, since: Date.now(), rxBytes: 0, readers: new Set() };
+    this.#streams.set(name, s);
+    return s;
+  }
+
+  /** Hands a chunk of the publisher's body to every reader; a reader too far behind is dropped. */
+  push(s: LiveStream, chunk: Buffer): StreamReader[] {
+    s.rxBytes += chunk.length;
+    const dropped: StreamReader[] = [];
+    for (const r of s.readers) {
+      if (!r.write(chunk)) dropped.push(r);
+    }
+    for (const r of dropped) this.detach(s, r);
+    return dropped;
+  }
+
+  /** Ends a stream and every reader of it; returns the readers that were attached. */
+  close(s: LiveStream): StreamReader[] {
+    if (this.#streams.get(s.name) === s) this.#streams.delete(s.name);
+    const readers = [...s.readers];
+    s.readers.clear();
+    for (const r of readers) r.end();
+    return readers;
+  }
+
+  attach(name: string, reader: StreamReader): LiveStream {
+    const s = this.#streams.get(name);
+    if (!s) throw httptsErrors.notLive(name);
+    s.readers.add(reader);
+    return s;
+  }
+
+  detach(s: LiveStream, reader: StreamReader): boolean {
+    if (!s.readers.delete(reader)) return false;
+    reader.end();
+    return true;
+  }
+
+  get(name: string): LiveStream | undefined {
+    return this.#streams.get(name);
+  }
+
+  list(): LiveStream[] {
+    return [...this.#streams.values()];
+  }
+
+  /** Ends everything (shutdown). */
+  closeAll(): void {
+    for (const s of this.list()) this.close(s);
+  }
+}
