@@ -2,11 +2,13 @@
  * The test kit (`@media-core/sdk/testing`): the real app built in-process with the plugins a
  * test chooses and stand-ins for services, called with `inject` (no port, no TCP; no ffmpeg
  * unless the test starts a process). It builds exactly what the service builds (config file
- * with generated secrets, validation, plugin graph, lifecycle) but never listens.
+ * with generated secrets, validation, plugin graph, lifecycle) and listens only when an
+ * end-to-end test asks it to (`listen()`).
  */
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { AnyServiceRef, ServiceRef } from '../refs.ts';
 import type { PluginDefinition } from '../plugin.ts';
@@ -49,6 +51,11 @@ export interface TestApp {
   readonly services: { get<T, M extends boolean>(ref: ServiceRef<T, M>): M extends true ? readonly T[] : T };
   /** Runs the `onListen` taps as if bound to `port` (work that starts on listen, e.g. processes). */
   listening(port?: number): Promise<void>;
+  /**
+   * For end-to-end tests only (ffmpeg or another program connecting to the app): binds
+   * 127.0.0.1 on a free port, runs the `onListen` taps with it, returns `http://127.0.0.1:<port>`.
+   */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -109,6 +116,12 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     request: async (method, path, r) => toResponse(await app.http.inject(requestOf(method, path, r))),
     services: { get: (ref) => app.kernel.services.resolve(ref) as never },
     listening: (port = 0) => app.listening(port),
+    listen: async () => {
+      await app.http.listen({ host: '127.0.0.1', port: 0 });
+      const port = (app.http.server.address() as AddressInfo).port;
+      await app.listening(port);
+      return `http://127.0.0.1:${port}`;
+    },
     close: () => (closed ??= app.close().finally(() => {
       clearInterval(keepAlive);
       return rm(dir, { recursive: true, force: true });

@@ -52,3 +52,14 @@ t.test('built-ins by name with their config; close removes the temp folder', asy
 t.test('a boot error is thrown and leaves nothing behind', async (t) => {
   await t.rejects(createTestApp({ plugins: [clockUser] }), /needs service 'test.clock'/);
 });
+
+t.test('listen() binds loopback on a free port for end-to-end tests', async (t) => {
+  let port = 0;
+  const onListen = definePlugin({ name: 'kit-listen', setup(ctx) { ctx.onListen((p) => { port = p; }); } });
+  const kit = await createTestApp({ t, plugins: [onListen] });
+  t.equal(port, 0, 'no onListen before');
+  const url = await kit.listen();
+  t.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  t.equal(await (await fetch(`${url}/ping`)).text(), 'pong');
+  t.equal(`http://127.0.0.1:${port}`, url, 'onListen got the real port');
+});

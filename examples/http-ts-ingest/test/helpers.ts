@@ -20,14 +20,20 @@ export async function installedIn(dir: string): Promise<string> {
 interface Tap { testdir(): string; teardown(fn: () => unknown): void }
 
 /** The app in-process with the plugin (by package name), sessions and metrics. */
-export async function startIngest(t: Tap, settings: Record<string, unknown> = {}, extra: unknown[] = []): Promise<TestApp> {
+export async function startIngest(t: Tap, settings: Record<string, unknown> = {}, extra: unknown[] = [], config: Record<string, unknown> = {}): Promise<TestApp> {
   return createTestApp({
     t,
     baseDir: await installedIn(t.testdir()),
     plugins: ['sessions', 'metrics', { name: 'http-ts-ingest', config: settings }, ...(extra as never[])],
     // loopback clients are counted too, so the test sees its own sessions
-    config: { sessions: { ip_ignorelist: [] } },
+    config: { sessions: { ip_ignorelist: [] }, ...config },
   });
+}
+
+/** ffmpeg arguments of a light live publisher (tiny test picture, real time) pushing to `url`. */
+export function publisherArgs(url: string): string[] {
+  return ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=15',
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '15', '-f', 'mpegts', '-method', 'PUT', url];
 }
 
 /** A publisher whose body the test writes chunk by chunk; `done` is the PUT's answer. */
