@@ -2,8 +2,12 @@
 # Installs what the service needs: npm packages, and ffmpeg through apt-get when root and missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# SLIM=1: the slim install (README "Slim install"): only the root and the SDK and example workspaces,
+# so RTMP's node-media-server and SRT's addon build dependencies (their own workspaces) stay out
+slim_args=()
+[ -n "${SLIM:-}" ] && slim_args=(--workspace @media-core/sdk --workspace http-ts-ingest --include-workspace-root)
 if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]; then
-  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund >&2; else npm install --no-audit --no-fund >&2; fi
+  if [ -f package-lock.json ]; then npm ci "${slim_args[@]}" --no-audit --no-fund >&2; else npm install "${slim_args[@]}" --no-audit --no-fund >&2; fi
 fi
 if ! command -v ffmpeg >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
@@ -16,4 +20,4 @@ if ! command -v ffmpeg >/dev/null 2>&1; then
 fi
 
 # SRT is optional: this installs libsrt-openssl-dev and builds the plugin's addon, never failing.
-bash scripts/ensure-srt.sh
+[ -n "${SLIM:-}" ] || bash scripts/ensure-srt.sh

@@ -13,3 +13,5 @@ unset npm_config_nodedir
 npx tsc --noEmit
 node scripts/lint-imports.mjs
 npx tap "$@"
+# the whole suite also proves the slim install (a subset, in a temp copy); a chosen subset does not
+if [ $# -eq 0 ] && [ -z "${SKIP_SLIM:-}" ]; then bash scripts/test-slim.sh; fi

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,4 +79,16 @@ t.test('the Dockerfile lints clean: pinned base, non-root, health check on /ping
   t.notOk(ins.some((i) => i.op === 'RUN' && /apt-get install(?![^&]*--no-install-recommends)/.test(i.args)), 'apt-get install --no-install-recommends');
   t.ok(ins.some((i) => i.op === 'RUN' && /rm -rf \/var\/lib\/apt\/lists/.test(i.args)), 'apt lists removed in the same layer');
   t.notOk(ins.some((i) => i.op === 'RUN' && /\bsudo\b|\bcd /.test(i.args)), 'no sudo, WORKDIR instead of cd');
+});
+
+t.test('the Dockerfile copies every workspace manifest before npm ci', async (t) => {
+  const ins = instructions(DOCKERFILE);
+  const ci = ins.findIndex((i) => i.op === 'RUN' && /npm ci/.test(i.args));
+  const copied = ins.slice(0, ci).filter((i) => i.op === 'COPY').map((i) => i.args.split(/\s+/)[0]);
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
+  for (const ws of root.workspaces) {
+    const dirs = ws.endsWith('/*') ? readdirSync(join(ROOT, ws.slice(0, -2)), { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'node_modules').map((d) => `${ws.slice(0, -2)}/${d.name}`) : [ws];
+    for (const dir of dirs) t.ok(copied.includes(`${dir}/package.json`), `${dir}/package.json copied before npm ci`);
+  }
+  t.match(ins[ci]!.args, /SLIM[^]*--workspace @media-core\/sdk --include-workspace-root/, 'SLIM=1 builds the slim image');
 });
