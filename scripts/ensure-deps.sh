@@ -6,7 +6,10 @@ cd "$(dirname "$0")/.."
 # so RTMP's node-media-server and SRT's addon build dependencies (their own workspaces) stay out
 slim_args=()
 [ -n "${SLIM:-}" ] && slim_args=(--workspace @media-core/sdk --workspace http-ts-ingest --include-workspace-root)
-if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]; then
+if [ -L node_modules ]; then
+  # a link to another checkout's install (a git worktree): npm ci would empty the folder it points to
+  if [ package.json -nt node_modules/.package-lock.json ]; then echo "node_modules links to a shared install: not reinstalling it from here" >&2; fi
+elif [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]; then
   if [ -f package-lock.json ]; then npm ci "${slim_args[@]}" --no-audit --no-fund >&2; else npm install "${slim_args[@]}" --no-audit --no-fund >&2; fi
 fi
 if ! command -v ffmpeg >/dev/null 2>&1; then
