@@ -48,7 +48,7 @@ export function startPusher(t: TestLike, url: string, opts: { size?: string; rat
   return child(t, [
     '-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=${rate}`,
     '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-ac', '2',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', String(rate), '-pix_fmt', 'yuv420p',
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', String(rate), '-sc_threshold', '0', '-pix_fmt', 'yuv420p',
     '-c:a', 'aac', '-b:a', '64k', '-f', 'mpegts', url,
   ]);
 }

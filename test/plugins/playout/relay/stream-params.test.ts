@@ -42,14 +42,14 @@ function read(lines: string[]): StreamParams | null {
 
 t.test('parameters of the output block, complete at the next unindented line', async (t) => {
   t.same(read(TS_SOURCE), {
-    video: { codec: 'h264', pixFmt: 'yuv420p', width: 320, height: 240, fps: 25 },
+    video: { codec: 'h264', profile: 'Constrained Baseline', pixFmt: 'yuv420p', width: 320, height: 240, fps: 25 },
     audio: { codec: 'aac', rate: 48000, layout: 'stereo' },
   });
   t.same(read(FLV_SOURCE), {
-    video: { codec: 'h264', pixFmt: 'yuv420p', width: 160, height: 120, fps: 30 },
+    video: { codec: 'h264', profile: 'Constrained Baseline', pixFmt: 'yuv420p', width: 160, height: 120, fps: 30 },
     audio: { codec: 'aac', rate: 44100, layout: 'mono' },
   });
-  t.same(read(HEVC_NO_FPS_OUT), { video: { codec: 'hevc', pixFmt: 'yuv420p', width: 160, height: 120, fps: 10 } },
+  t.same(read(HEVC_NO_FPS_OUT), { video: { codec: 'hevc', profile: 'Main', pixFmt: 'yuv420p', width: 160, height: 120, fps: 10 } },
     'the frame rate missing on the output comes from the input');
   t.equal(read(TS_SOURCE.slice(0, -2)), null, 'not complete before the block ends');
   t.equal(parseStreamLine('  Stream #0:2: Data: none'), null);
