@@ -19,7 +19,7 @@ t.test('the consumer sees one continuous stream across source loss and return', 
   const running = () => relay.status().input.state === 'running';
 
   let pusher = await pushInto(t, src, running);
-  await waitFor(() => relay.status().output.packet > 75, { timeout: 30_000, what: 'pass-through output' });
+  await waitFor(() => relay.status().output.packet > 75 && relay.status().input.packet > 75, { timeout: 30_000, what: 'pass-through output' });
   const s1 = relay.status();
   t.equal(s1.looping, false);
   t.equal(s1.output.state, 'running', 'a consumer is connected');
