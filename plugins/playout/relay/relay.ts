@@ -34,7 +34,7 @@ const OPEN_TIMEOUT_MS = 10_000;
 const FIRST_SOURCE_MS = 2000;
 const TICK_MS = 40;
 const BACKOFF_MIN_MS = 250;
-const BACKOFF_MAX_MS = 4000;
+const BACKOFF_MAX_MS = 2000;
 
 export class Relay {
   #o: RelayOptions;

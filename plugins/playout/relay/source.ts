@@ -19,8 +19,13 @@ export interface SourceRunOptions {
 
 /** The source ffmpeg's arguments: the user's input options apply to the source URL. */
 export function sourceArgs(url: string, inputOptions: readonly string[]): string[] {
+  // RTMP sends the codec configuration up front, yet ffmpeg probes flv for 5 s (frame rate
+  // estimation): 1 s is enough and brings a returning source back 4 s sooner. The user's own
+  // probing options win.
+  const own = inputOptions.some((o) => o === '-analyzeduration' || o === '-probesize');
+  const probe = /^rtmp[st]?:/i.test(url) && !own ? ['-analyzeduration', '1000000'] : [];
   return [
-    '-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', ...inputOptions, '-i', url,
+    '-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', ...probe, ...inputOptions, '-i', url,
     '-map', '0:v:0?', '-map', '0:a:0?', '-c', 'copy',
     // flush every packet: a pipe buffers 32 KiB otherwise, seconds of a low bitrate source
     '-flush_packets', '1', '-f', 'mpegts', 'pipe:1',

@@ -69,3 +69,11 @@ t.test('a switch is refused with the first difference', async (t) => {
   rate.audio!.rate = 44100;
   t.equal(paramsMismatch(cur, rate), 'audio rate 44100 != 48000');
 });
+
+t.test('source arguments: the user input options before -i, a short probe for RTMP unless they set one', async (t) => {
+  const { sourceArgs } = await import('../../../../plugins/playout/relay/source.ts');
+  const a = sourceArgs('rtmp://h/live/x', ['-rw_timeout', '5000000']);
+  t.match(a.join(' '), /-analyzeduration 1000000 -rw_timeout 5000000 -i rtmp:\/\/h\/live\/x -map 0:v:0\? -map 0:a:0\? -c copy .*-f mpegts pipe:1$/);
+  t.notOk(sourceArgs('rtmp://h/live/x', ['-probesize', '100000']).includes('1000000'), 'the user\'s probe options win');
+  t.notOk(sourceArgs('srt://h:1', []).includes('-analyzeduration'), 'other protocols probe as ffmpeg likes');
+});
