@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { DEFAULT_PARAMS, encodeClip } from './clip.ts';
 import { ClipLoop } from './clip-loop.ts';
 import type { Splicer } from './splicer.ts';
-import type { StreamParams } from './stream-params.ts';
+import { describeParams, type StreamParams } from './stream-params.ts';
 
 /** How far ahead of the clock the clip is sent, so the consumer never starves between ticks. */
 const LEAD_S = 0.3;
@@ -18,6 +18,8 @@ export class ErrorFrame {
   #label: string;
   #log: Logger;
   #clip: ClipLoop | undefined;
+  /** What the current clip was encoded for, as describeParams says it ('' before the first). */
+  clipFor = '';
   #encoding: Promise<void> = Promise.resolve();
   #loop = { clip: undefined as ClipLoop | undefined, idx: 0, base: 0, anchor: 0 };
   #closed = false;
@@ -39,9 +41,11 @@ export class ErrorFrame {
   encode(params: StreamParams | undefined): Promise<void> {
     const job = this.#encoding.then(async () => {
       if (this.#closed) return;
-      const ts = await encodeClip({ ffmpeg: this.#ffmpeg, params: params ?? DEFAULT_PARAMS, image: this.image, label: this.#label, text: true });
+      const p = params ?? DEFAULT_PARAMS;
+      const ts = await encodeClip({ ffmpeg: this.#ffmpeg, params: p, image: this.image, label: this.#label, text: true });
       this.enc++;
       this.#clip = new ClipLoop(ts);
+      this.clipFor = describeParams(p);
     });
     this.#encoding = job.catch((err: Error) => this.#log.warn({ err: err.message }, 'playout error frame encode failed'));
     return job;

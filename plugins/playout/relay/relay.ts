@@ -230,7 +230,7 @@ export class Relay {
       id: this.#o.id, url: this.#url, stream: this.#streams,
       queue: this.#consumers.queue(), aqueue: 0, dup: this.#frame.dup, drop: this.#consumers.drop, enc: this.#frame.enc,
       looping: this.#mode === 'loop', duplicating: false, gop: s.gop,
-      debug: { mode: this.#mode, port: this.#o.port, consumers: this.#consumers.count, source_pid: run?.pid ?? null, params: this.#params ? describeParams(this.#params) : '' },
+      debug: { mode: this.#mode, port: this.#o.port, consumers: this.#consumers.count, source_pid: run?.pid ?? null, params: this.#params ? describeParams(this.#params) : '', clip: this.#frame.clipFor },
       input: { state: reading ? 'running' : 'idle', packet: s.packets, time: Math.floor(s.time), size_kb: Math.floor(s.bytes / 1024) },
       output: {
         state: this.#mode !== 'none' && this.#consumers.count > 0 ? 'running' : 'idle',

@@ -42,16 +42,19 @@ function child(t: TestLike, args: string[]): Child {
 }
 
 /** Test media pushed in real time as MPEG-TS to `url` (a listening source ffmpeg). */
-export function startPusher(t: TestLike, url: string, opts: { size?: string; rate?: number } = {}): Child {
+export function startPusher(t: TestLike, url: string, opts: PushOptions = {}): Child {
   const size = opts.size ?? '320x240';
   const rate = opts.rate ?? 25;
+  const audio = opts.audio ?? true;
   return child(t, [
     '-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=${rate}`,
-    '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-ac', '2',
+    ...(audio ? ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-ac', '2'] : []),
     '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', String(rate), '-sc_threshold', '0', '-pix_fmt', 'yuv420p',
-    '-c:a', 'aac', '-b:a', '64k', '-f', 'mpegts', url,
+    ...(audio ? ['-c:a', 'aac', '-b:a', '64k'] : []), '-f', 'mpegts', url,
   ]);
 }
+
+export interface PushOptions { size?: string; rate?: number; audio?: boolean }
 
 /** The supervised process's stand-in: reads the relay and copies it into `file`. */
 export function startConsumer(t: TestLike, port: number, file: string): Child {
@@ -93,7 +96,7 @@ export function alive(pid: number): boolean {
 }
 
 /** Keeps (re)starting a pusher until the listening source accepted it (a refused pusher exits at once). */
-export async function pushInto(t: TestLike, port: number, connected: () => boolean, opts: { size?: string } = {}): Promise<Child> {
+export async function pushInto(t: TestLike, port: number, connected: () => boolean, opts: PushOptions = {}): Promise<Child> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const p = startPusher(t, `tcp://127.0.0.1:${port}`, opts);
@@ -134,4 +137,10 @@ export function meanColor(file: string): number[] {
 export function videoSize(file: string): string {
   const r = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=s=x:p=0', file], { encoding: 'utf8' });
   return r.stdout.split('\n').find((l) => l.trim() !== '') ?? '';
+}
+
+/** Whether the relay's error-frame clip was encoded for the source's parameters (not the default slate). */
+export function clipMatches(status: { debug: unknown }): boolean {
+  const d = status.debug as { params: string; clip: string };
+  return d.params !== '' && d.clip === d.params;
 }
