@@ -38,6 +38,8 @@ export class Consumers {
       this.#server.once('error', reject);
       this.#server.listen(this.#port, '127.0.0.1', () => {
         this.#server.off('error', reject);
+        // an accept failure later on (EMFILE...) must not bring the service down
+        this.#server.on('error', (err) => this.#log.warn({ err: err.message }, 'playout listener error'));
         resolve();
       });
     });
