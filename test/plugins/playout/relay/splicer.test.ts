@@ -5,9 +5,10 @@ import { TsInput } from '../../../../plugins/playout/relay/ts-input.ts';
 import { hasPayload, isUnitStart, pidOf, readPesStamps, splitPackets, TS_WRAP } from '../../../../plugins/playout/relay/ts-packet.ts';
 
 /** One second of TS from ffmpeg's muxer (the same muxer the source and the clip use). */
-function ts(offsetSeconds: number, size = '160x120'): { input: TsInput; packets: Buffer[] } {
+function ts(offsetSeconds: number, size = '160x120', audio = true): { input: TsInput; packets: Buffer[] } {
   const r = spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=25`,
-    '-f', 'lavfi', '-i', 'sine=r=48000', '-t', '1', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '10', '-c:a', 'aac',
+    ...(audio ? ['-f', 'lavfi', '-i', 'sine=r=48000'] : []), '-t', '1', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '10',
+    ...(audio ? ['-c:a', 'aac'] : []),
     '-output_ts_offset', String(offsetSeconds), '-f', 'mpegts', 'pipe:1'], { maxBuffer: 1 << 26 });
   const packets: Buffer[] = [];
   splitPackets(r.stdout, packets);
@@ -84,4 +85,18 @@ t.test('nothing passes before the first keyframe of a segment', async (t) => {
   const a = ts(0);
   const noKey = a.packets.filter((p) => !a.input.isKeyframe(p));
   t.equal(splice([{ input: a.input, packets: noKey }]).packets.length, 0);
+});
+
+t.test('a segment with another PMT (no audio) sends its own PMT at the splice', async (t) => {
+  const a = ts(0);
+  const b = ts(0, '160x120', false);
+  t.not(a.input.layout(), b.input.layout(), 'the fixtures differ');
+  const out = splice([a, b]);
+  const body = (p: Buffer) => p.subarray(4).toString('hex'); // the PMT without its header (the counter differs)
+  const bPmtAt = out.packets.findIndex((p) => pidOf(p) === b.input.pmtPid && body(p) === body(b.input.pmt!));
+  t.ok(bPmtAt > 0, 'B\'s PMT is sent');
+  t.equal(out.keys.find((k) => k > bPmtAt), bPmtAt + 1, 'right before B\'s keyframe');
+  const audioPid = a.input.streams.find((s) => s.kind === 'audio')!.pid;
+  t.ok(out.packets.slice(0, bPmtAt).some((p) => pidOf(p) === audioPid), 'A had audio');
+  t.notOk(out.packets.slice(bPmtAt).some((p) => pidOf(p) === audioPid), 'none after the splice');
 });
