@@ -16,13 +16,20 @@ import { describeParams, paramsMismatch, type StreamParams } from './stream-para
 import { SwapState, type SwitchResult } from './swap.ts';
 
 export interface RelayOptions {
+  /** The input address as configured (`playout:rtmp://...`), for status.id. */
   id: string;
+  /** Source URL to read (placeholders already resolved). */
   url: string;
+  /** The user's input options: how to read the source. */
   inputOptions: readonly string[];
+  /** Loopback TCP port to listen on (127.0.0.1). */
   port: number;
+  /** Encoder binary path. */
   ffmpeg: string;
+  /** Text for the generated slate (the process id). */
   label: string;
   log: Logger;
+  /** Image set through the API (jpg/png), kept by the shell across restarts. */
   errorframe?: Buffer;
 }
 
