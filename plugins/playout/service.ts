@@ -65,6 +65,8 @@ export class RelayRegistry {
         const split = splitOptions(input.options);
         const entry = await this.#ensure(p.id, input, split.relay);
         if (typeof entry === 'string') {
+          // this run will not happen: the ports of its other inputs go back to the pool
+          await this.#stopWhere((e) => e.processId === p.id);
           p.veto = entry;
           return p;
         }
