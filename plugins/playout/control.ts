@@ -20,6 +20,11 @@ export class PlayoutControl implements PlayoutService {
     this.#frames = frames;
   }
 
+  /** Throws the 404 unless the input has a running relay (before a request body is read). */
+  check(processId: string, inputId: string): void {
+    this.#find(processId, inputId);
+  }
+
   async status(processId: string, inputId: string): Promise<PlayoutStatus> {
     return this.#find(processId, inputId).relay.status();
   }

@@ -50,6 +50,7 @@ export function playoutRoutes(http: HttpScope, control: PlayoutControl): void {
     };
     for (const method of ['PUT', 'POST'] as const) {
       s.route({ method, url: `${BASE}/errorframe/:name`, ...upload, handler: async (req, reply) => {
+        control.check(req.params.id, req.params.inputid);
         const image = await readBody(req.body, IMAGE_LIMIT);
         await control.setErrorframe(req.params.id, req.params.inputid, image);
         return reply.code(204).send();
@@ -60,6 +61,7 @@ export function playoutRoutes(http: HttpScope, control: PlayoutControl): void {
       onRequest: ignoreContentType,
       schema: { summary: 'Switch to another stream (text/plain URL) if its parameters match', tags: TAGS, params: PlayoutParams, body: Type.Any() },
     }, async (req, reply) => {
+      control.check(req.params.id, req.params.inputid);
       const url = (await readBody(req.body, URL_LIMIT)).toString('utf8');
       await control.switchStream(req.params.id, req.params.inputid, url);
       return reply.code(204).send();
@@ -67,25 +69,26 @@ export function playoutRoutes(http: HttpScope, control: PlayoutControl): void {
   });
 }
 
-/** The raw request body (a stream from the `*` parser), at most `limit` bytes. */
+/**
+ * The raw request body (a stream from the `*` parser), at most `limit` bytes. A larger body is read
+ * to its end and dropped, so the client gets the 400 instead of a reset connection.
+ */
 async function readBody(body: unknown, limit: number): Promise<Buffer> {
   if (body === undefined || body === null) return Buffer.alloc(0);
   if (Buffer.isBuffer(body)) return body;
   if (typeof body === 'string') return Buffer.from(body);
+  const stream = body as Readable;
   const chunks: Buffer[] = [];
   let size = 0;
-  try {
-    for await (const chunk of body as Readable) {
-      size += (chunk as Buffer).length;
-      if (size > limit) {
-        (body as Readable).destroy();
-        throw playoutErrors.body(`the body is larger than ${limit} bytes`);
-      }
-      chunks.push(chunk as Buffer);
-    }
-  } catch (err) {
-    if ((err as { status?: number }).status) throw err;
-    throw playoutErrors.body((err as Error).message);
-  }
+  await new Promise<void>((resolve, reject) => {
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    stream.once('end', resolve);
+    stream.once('error', (err) => reject(playoutErrors.body(err.message)));
+    stream.once('aborted', () => reject(playoutErrors.body('the client aborted the request')));
+  });
+  if (size > limit) throw playoutErrors.body(`the body is larger than ${limit} bytes`);
   return Buffer.concat(chunks);
 }

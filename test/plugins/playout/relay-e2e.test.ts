@@ -142,6 +142,8 @@ t.test('playout: a continuous HLS output through source loss, return, stream swi
   t.equal(mis.status, 400, 'mismatching stream refused');
   t.match(mis.body.details[0], /640x360|size/, 'with the reason');
   t.equal((await app.request('GET', `${api}/status`)).body.url, `${base}/cam2`, 'old source kept');
+  const huge = await app.request('PUT', `${api}/stream`, { raw: 'x'.repeat(100_000), headers: { 'content-type': 'text/plain' } });
+  t.same([huge.status, huge.body.message], [400, 'Failed to read request body'], 'a body over the limit');
   const empty = await app.request('PUT', `${api}/stream`, { raw: '', headers: { 'content-type': 'text/plain' } });
   t.equal(empty.status, 400, 'an empty URL is refused');
 
