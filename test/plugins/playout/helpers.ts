@@ -75,11 +75,11 @@ export async function lastColour(ts: Buffer): Promise<[number, number, number]> 
   return [b[0]!, b[1]!, b[2]!];
 }
 
-/** Start time and duration (seconds) of an MPEG-TS segment. */
-export async function timing(ts: Buffer): Promise<{ start: number; duration: number }> {
-  const r = await run(FFPROBE, ['-v', 'error', '-show_entries', 'format=start_time,duration', '-of', 'json', '-f', 'mpegts', '-i', 'pipe:0'], ts);
-  const f = (JSON.parse(r.stdout.toString()) as { format: { start_time: string; duration: string } }).format;
-  return { start: Number(f.start_time), duration: Number(f.duration) };
+/** Start time (seconds) of an MPEG-TS segment. */
+export async function timing(ts: Buffer): Promise<{ start: number }> {
+  const r = await run(FFPROBE, ['-v', 'error', '-show_entries', 'format=start_time', '-of', 'json', '-f', 'mpegts', '-i', 'pipe:0'], ts);
+  const f = (JSON.parse(r.stdout.toString()) as { format: { start_time: string } }).format;
+  return { start: Number(f.start_time) };
 }
 
 /** An image of one solid colour (ffmpeg's colour names), PNG or JPEG by `codec`. */
