@@ -34,7 +34,7 @@ export class PlayoutControl implements PlayoutService {
   }
 
   async keyframe(processId: string, inputId: string, kind: 'jpg' | 'png'): Promise<Buffer> {
-    const image = await this.#find(processId, inputId).relay.keyframe(kind);
+    const image = await this.#find(processId, inputId).relay.keyframe(kind).catch(failure);
     if (!image) throw playoutErrors.noKeyframe();
     return image;
   }
@@ -43,23 +43,12 @@ export class PlayoutControl implements PlayoutService {
   async setErrorframe(processId: string, inputId: string, image: Buffer): Promise<void> {
     const e = this.#find(processId, inputId);
     if (image.length === 0) throw playoutErrors.badImage('the request body is empty: send the image bytes');
-    try {
-      await e.relay.setErrorframe(image);
-    } catch (err) {
-      const { code, message } = err as { code?: string; message?: string };
-      if (code === 'bad_image') throw playoutErrors.badImage(message ?? 'the image does not decode');
-      throw playoutErrors.internal(message ?? String(err));
-    }
+    await e.relay.setErrorframe(image).catch(failure);
     this.#frames.set(relayKey(processId, inputId), image);
   }
 
   async encodeErrorframe(processId: string, inputId: string): Promise<void> {
-    try {
-      await this.#find(processId, inputId).relay.encodeErrorframe();
-    } catch (err) {
-      if ((err as { status?: number }).status) throw err;
-      throw playoutErrors.internal((err as Error).message ?? String(err));
-    }
+    await this.#find(processId, inputId).relay.encodeErrorframe().catch(failure);
   }
 
   /** Switches the source to `url` when its stream parameters match; otherwise 400 with the reason, the old source kept. */
@@ -68,7 +57,7 @@ export class PlayoutControl implements PlayoutService {
     const target = url.trim();
     if (!target) throw playoutErrors.badUrl('the body must be the URL of the new stream');
     // the same form as the input address is accepted: the relay reads the URL behind the prefix
-    const result = await e.relay.switchStream(target.startsWith(PREFIX) ? target.slice(PREFIX.length) : target);
+    const result = await e.relay.switchStream(target.startsWith(PREFIX) ? target.slice(PREFIX.length) : target).catch(failure);
     if (!result.ok) throw playoutErrors.mismatch(result.reason);
   }
 
@@ -83,4 +72,12 @@ export class PlayoutControl implements PlayoutService {
     if (!input.address.startsWith(PREFIX)) throw playoutErrors.unknown(`input '${inputId}' of process '${processId}' has no playout`);
     throw playoutErrors.unknown(`the playout of input '${inputId}' is not running (process '${processId}' is not running)`);
   }
+}
+
+/** A relay's error as the API's: its codes (relay/errors.ts) to statuses, anything else a 500. */
+function failure(err: unknown): never {
+  const { code, message } = err as { code?: string; message?: string };
+  if (code === 'bad_image') throw playoutErrors.badImage(message ?? 'the image does not decode');
+  if (code === 'stopped') throw playoutErrors.unknown('the playout relay stopped (its process is stopping)');
+  throw playoutErrors.internal(message ?? String(err));
 }

@@ -75,6 +75,8 @@ t.test('playout: a continuous HLS output through source loss, return, stream swi
   };
 
   const pub = publish(t, `${base}/cam`);
+  // publishing before the process starts: the relay's first clip would otherwise be its 640x360 default
+  await waitFor(() => rtmp.channels().length === 1, { what: 'the publisher', timeout: 30_000 });
   t.equal((await app.request('POST', '/api/v3/process', { body: proc })).status, 200);
   await fresh(2);
 
