@@ -166,6 +166,19 @@ t.test('playout: a continuous HLS output through source loss, return, stream swi
   await fresh(2);
   t.same(pidsWith(`tcp://127.0.0.1:${min}`), pids, 'still the same ffmpeg');
 
+  // the process's ffmpeg dies: the reconnect reads the same, still running relay
+  const before = (await app.request('GET', `${api}/status`)).body;
+  process.kill(pids[0]!, 'SIGKILL');
+  const next = await waitFor(() => {
+    const now = pidsWith(`tcp://127.0.0.1:${min}`);
+    return now.length === 1 && now[0] !== pids[0] ? now : undefined;
+  }, { what: 'the reconnected ffmpeg on the same port', timeout: 30_000 });
+  t.ok(next, 'reconnected to the same relay port');
+  await fresh(2);
+  const after = (await app.request('GET', `${api}/status`)).body;
+  t.ok(after.input.packet > before.input.packet, 'the relay kept counting: it was not restarted');
+  t.equal(after.url, before.url, 'and kept its source');
+
   // 404s of the reference
   t.same((await app.request('GET', '/api/v3/process/nope/playout/in/status')).body.message, 'Unknown process or input');
   t.same((await app.request('GET', '/api/v3/process/pl/playout/other/status')).body,
