@@ -9,7 +9,7 @@ import type { StreamParams } from './stream-params.ts';
 
 /** Used before any source was seen (documented in the README). */
 export const DEFAULT_PARAMS: StreamParams = {
-  video: { codec: 'h264', width: 640, height: 360, fps: 25, pixFmt: 'yuv420p' },
+  video: { codec: 'h264', width: 640, height: 360, fps: 25, pixFmt: 'yuv420p', profile: '' },
   audio: { codec: 'aac', rate: 48000, layout: 'stereo' },
 };
 
@@ -46,10 +46,15 @@ export function clipFrames(params: StreamParams): number {
   return best;
 }
 
-function videoEncoder(codec: string, n: number): string[] {
+/** x264 profiles by ffmpeg's name, so the clip does not need more of the decoder than the source. */
+const X264_PROFILE: Record<string, string> = { 'Constrained Baseline': 'baseline', Baseline: 'baseline', Main: 'main', High: 'high' };
+
+function videoEncoder(codec: string, n: number, profile: string): string[] {
   if (codec === 'hevc') return ['-c:v', 'libx265', '-preset', 'ultrafast', '-x265-params', `log-level=error:keyint=${n}:min-keyint=${n}:bframes=0:scenecut=0`];
   if (codec === 'mpeg2video') return ['-c:v', 'mpeg2video', '-g', String(n), '-bf', '0', '-q:v', '4'];
-  return ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'stillimage', '-g', String(n), '-bf', '0', '-sc_threshold', '0'];
+  const p = X264_PROFILE[profile];
+  return ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'stillimage', '-g', String(n), '-bf', '0', '-sc_threshold', '0',
+    ...(p ? ['-profile:v', p] : [])];
 }
 
 function layoutName(layout: string): string {
@@ -63,8 +68,10 @@ export interface ClipRequest {
   /** The error-frame image; a generated slate showing `label` when absent. */
   image?: Buffer;
   label: string;
-  /** Draw the label (needs a font); the caller retries without when that fails. */
+  /** Draw the label (needs a font). */
   text?: boolean;
+  /** Leave out what may fail on an odd source (profile, text): the second attempt. */
+  plain?: boolean;
 }
 
 /** ffmpeg arguments for the clip, reading files in `dir` (image / slate text). */
@@ -86,8 +93,8 @@ export function clipArgs(req: ClipRequest, dir: string, imageFile: string | unde
     const fmt = `format=${v.pixFmt || 'yuv420p'}`;
     const vf = imageFile
       ? `scale=${v.width}:${v.height}:force_original_aspect_ratio=decrease,pad=${v.width}:${v.height}:(ow-iw)/2:(oh-ih)/2,setsar=1,${fmt}`
-      : req.text ? `drawtext=textfile=${join(dir, 'slate.txt')}:fontcolor=white:fontsize=h/14:x=(w-tw)/2:y=(h-th)/2,${fmt}` : fmt;
-    args.push('-map', '0:v', '-vf', vf, '-r', String(fps), ...videoEncoder(v.codec, n));
+      : req.text && !req.plain ? `drawtext=textfile=${join(dir, 'slate.txt')}:fontcolor=white:fontsize=h/14:x=(w-tw)/2:y=(h-th)/2,${fmt}` : fmt;
+    args.push('-map', '0:v', '-vf', vf, '-r', String(fps), ...videoEncoder(v.codec, n, req.plain ? '' : v.profile));
   }
   if (p.audio) {
     args.push('-map', `${v ? 1 : 0}:a`, '-c:a', AUDIO_ENCODER[p.audio.codec] ?? 'aac', '-b:a', '64k', '-ar', String(p.audio.rate));
@@ -109,8 +116,20 @@ function run(ffmpeg: string, args: string[], stdin?: Buffer): Promise<{ code: nu
   });
 }
 
-/** Encodes the clip; throws with ffmpeg's last words when it fails. */
+/**
+ * Encodes the clip; when that fails (no font for the slate text, a profile the pixel format does not
+ * allow) once more plainly; throws with ffmpeg's last words when that fails too.
+ */
 export async function encodeClip(req: ClipRequest): Promise<Buffer> {
+  try {
+    return await encodeOnce(req);
+  } catch (err) {
+    if (req.plain) throw err;
+    return encodeOnce({ ...req, plain: true });
+  }
+}
+
+async function encodeOnce(req: ClipRequest): Promise<Buffer> {
   const dir = await mkdtemp(join(tmpdir(), 'playout-clip-'));
   try {
     let imageFile: string | undefined;

@@ -51,6 +51,7 @@ export class Relay {
   #image: Buffer | undefined;
   #clip: ClipLoop | undefined;
   #encoding: Promise<void> = Promise.resolve();
+  #defaultClip = false;
   #loop = { clip: undefined as ClipLoop | undefined, idx: 0, base: 0, anchor: 0 };
   #timer: NodeJS.Timeout | undefined;
   #startedAt = 0;
@@ -176,7 +177,10 @@ export class Relay {
     }
     if (this.#mode === 'none' && (this.#streams > 0 || now - this.#startedAt > FIRST_SOURCE_MS)) {
       if (this.#clip) this.#startLoop();
-      else if (!this.#params) { this.#params = DEFAULT_PARAMS; void this.#encode().catch(() => undefined); }
+      else if (!this.#defaultClip) {
+        this.#defaultClip = true; // no source yet: the default slate, without taking its parameters as the source's
+        void this.#encode().catch((err: Error) => this.#o.log.warn({ err: err.message }, 'playout slate encode failed'));
+      }
     }
     if (!this.#current && !this.#stopped && now >= this.#restartAt) this.#current = this.#run(this.#url);
     this.#swap.tick(now);
@@ -204,14 +208,7 @@ export class Relay {
       if (this.#stopped) return;
       const params = this.#params ?? DEFAULT_PARAMS;
       const req = { ffmpeg: this.#o.ffmpeg, params, image: this.#image, label: this.#o.label, text: true };
-      let ts: Buffer;
-      try {
-        ts = await encodeClip(req);
-      } catch (err) {
-        if (this.#image) throw err;
-        ts = await encodeClip({ ...req, text: false }); // no usable font: a plain colour slate
-        this.#o.log.debug({ err: (err as Error).message }, 'playout slate without text');
-      }
+      const ts = await encodeClip(req);
       this.#enc++;
       this.#clip = new ClipLoop(ts);
     });
@@ -268,7 +265,7 @@ export class Relay {
       id: this.#o.id, url: this.#url, stream: this.#streams,
       queue: this.#consumers.queue(), aqueue: 0, dup: this.#dup, drop: this.#consumers.drop, enc: this.#enc,
       looping: this.#mode === 'loop', duplicating: false, gop: s.gop,
-      debug: { mode: this.#mode, consumers: this.#consumers.count, source_pid: run?.pid ?? null, params: this.#params ? describeParams(this.#params) : '' },
+      debug: { mode: this.#mode, port: this.#o.port, consumers: this.#consumers.count, source_pid: run?.pid ?? null, params: this.#params ? describeParams(this.#params) : '' },
       input: { state: reading ? 'running' : 'idle', packet: s.packets, time: Math.floor(s.time), size_kb: Math.floor(s.bytes / 1024) },
       output: {
         state: this.#mode !== 'none' && this.#consumers.count > 0 ? 'running' : 'idle',

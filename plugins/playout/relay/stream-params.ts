@@ -3,12 +3,17 @@
 // frame is encoded to match them and a stream switch is refused when they differ. Pure: fed one line
 // at a time, tested on recorded lines.
 
-export interface VideoParams { codec: string; width: number; height: number; fps: number; pixFmt: string }
+export interface VideoParams {
+  codec: string; width: number; height: number; fps: number; pixFmt: string;
+  /** The codec profile in ffmpeg's words (`High`, `Constrained Baseline`), '' when not shown. */
+  profile: string;
+}
 export interface AudioParams { codec: string; rate: number; layout: string }
 export interface StreamParams { video?: VideoParams; audio?: AudioParams }
 
 const RE_STREAM = /^\s*Stream #\d+:\d+(?:\[[^\]]*\])?(?:\([^)]*\))?: (Video|Audio): (.*)$/;
 const RE_CODEC = /^([^\s,]+)/;
+const RE_PROFILE = /^[^\s,]+ \(([A-Za-z][^)]*)\)/;
 const RE_PIXFMT_SIZE = /, ([0-9A-Za-z_]+)(?:\([^)]*\))?, (\d+)x(\d+)/;
 const RE_FPS = /, (\d+(?:\.\d+)?) fps/;
 const RE_TBR = /, (\d+(?:\.\d+)?) tbr/;
@@ -23,7 +28,7 @@ export function parseStreamLine(line: string): { video?: VideoParams; audio?: Au
   if (m[1] === 'Video') {
     const ps = RE_PIXFMT_SIZE.exec(detail);
     const fps = RE_FPS.exec(detail) ?? RE_TBR.exec(detail);
-    return { video: { codec, pixFmt: ps?.[1] ?? '', width: Number(ps?.[2] ?? 0), height: Number(ps?.[3] ?? 0), fps: Number(fps?.[1] ?? 0) } };
+    return { video: { codec, profile: RE_PROFILE.exec(detail)?.[1] ?? '', pixFmt: ps?.[1] ?? '', width: Number(ps?.[2] ?? 0), height: Number(ps?.[3] ?? 0), fps: Number(fps?.[1] ?? 0) } };
   }
   const a = RE_AUDIO.exec(detail);
   return { audio: { codec, rate: Number(a?.[1] ?? 0), layout: a?.[2]?.trim() ?? '' } };

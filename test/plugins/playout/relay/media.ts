@@ -48,7 +48,7 @@ export function startPusher(t: TestLike, url: string, opts: { size?: string; rat
   return child(t, [
     '-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=${rate}`,
     '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-ac', '2',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', String(rate), '-pix_fmt', 'yuv420p',
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', String(rate), '-sc_threshold', '0', '-pix_fmt', 'yuv420p',
     '-c:a', 'aac', '-b:a', '64k', '-f', 'mpegts', url,
   ]);
 }
@@ -116,4 +116,22 @@ export function capture(t: TestLike, port: number): { bytes: () => Buffer; close
   s.on('error', () => undefined);
   t.teardown(() => s.destroy());
   return { bytes: () => Buffer.concat(chunks), close: () => s.destroy() };
+}
+
+/** A small still image made by ffmpeg (`color` is an ffmpeg colour name). */
+export function stillImage(color: string, kind: 'png' | 'mjpeg' = 'png'): Buffer {
+  return spawnSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', `color=${color}:s=64x48`, '-frames:v', '1',
+    '-c:v', kind, '-f', 'image2pipe', 'pipe:1']).stdout;
+}
+
+/** Mean RGB of the first video frame of a TS file (or image), by scaling it to one pixel. */
+export function meanColor(file: string): number[] {
+  const r = spawnSync('ffmpeg', ['-v', 'error', '-i', file, '-frames:v', '1', '-vf', 'scale=1:1', '-pix_fmt', 'rgb24', '-f', 'rawvideo', 'pipe:1']);
+  return [...r.stdout.subarray(0, 3)];
+}
+
+/** Width x height of the first video stream. */
+export function videoSize(file: string): string {
+  const r = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=s=x:p=0', file], { encoding: 'utf8' });
+  return r.stdout.split('\n').find((l) => l.trim() !== '') ?? '';
 }
