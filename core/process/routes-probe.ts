@@ -20,10 +20,18 @@ export function probeRoutes(http: HttpScope, m: ProcessManager, binary: string, 
     const e = m.get(req.params.id);
     let probe: ProbeData = { streams: [], log: [`Unknown process ID (${req.params.id})`] };
     if (e && e.refresh() !== undefined) probe = { streams: [], log: [] };
-    else if (e) probe = parseProbe(await runProbe(binary, assemble(e.resolution!.options, e.resolution!.inputs, []), closing));
+    else if (e) probe = parseProbe(await runProbe(binary, assemble(e.resolution!.options, e.resolution!.inputs.map(direct), []), closing));
     // written by hand for the number rules of reference 2.4
     return json(reply, probeJson(probe));
   });
+}
+
+/**
+ * A `playout:<url>` input is read through the playout plugin's relay when the process runs (its
+ * preStart rewrite); stock ffmpeg cannot open `playout:`, so the probe reads the URL behind it.
+ */
+function direct<T extends { address: string }>(io: T): T {
+  return io.address.startsWith('playout:') ? { ...io, address: io.address.slice('playout:'.length) } : io;
 }
 
 /** `GET /api/v3/skills` and `GET /api/v3/skills/reload` (reference 4.6). */

@@ -88,6 +88,9 @@ t.test('playout: a continuous HLS output through source loss, return, stream swi
   t.notOk(state.command.includes('-rw_timeout'), 'reading options went to the relay');
   const config = (await app.request('GET', '/api/v3/process/pl/config')).body;
   t.equal(config.input[0].address, 'playout:{rtmp,name=cam}', 'the stored config is unchanged');
+  const probe = (await app.request('GET', '/api/v3/process/pl/probe')).body;
+  t.match(probe.streams.find((x: { type: string }) => x.type === 'video'), { codec: 'h264', width: 320, height: 240, url: `${base}/cam` },
+    'the probe reads the source behind playout:');
   const pids = pidsWith(`tcp://127.0.0.1:${min}`);
   t.equal(pids.length, 1, 'one ffmpeg reads the relay');
   const starts = processes.metrics('pl')!.states.starting;
