@@ -4,10 +4,10 @@
 // keyframe again. See README.md for the diagram.
 import type { Logger } from 'pino';
 import type { PlayoutStatus } from '../../../sdk/playout.ts';
-import { DEFAULT_PARAMS, encodeClip, imageDecodes } from './clip.ts';
-import { ClipLoop } from './clip-loop.ts';
+import { imageDecodes } from './clip.ts';
 import { Consumers } from './consumers.ts';
 import { RelayError } from './errors.ts';
+import { ErrorFrame } from './error-frame.ts';
 import { decodeKeyframe } from './keyframe.ts';
 import { SourceStats } from './source-stats.ts';
 import { SourceRun } from './source.ts';
@@ -32,8 +32,6 @@ const STALL_MS = 1000;
 const OPEN_TIMEOUT_MS = 10_000;
 /** How long to wait for the first source before sending the default clip. */
 const FIRST_SOURCE_MS = 2000;
-/** How far ahead of the clock the clip is sent, so the consumer never starves between ticks. */
-const LEAD_S = 0.3;
 const TICK_MS = 40;
 const BACKOFF_MIN_MS = 250;
 const BACKOFF_MAX_MS = 4000;
@@ -48,25 +46,20 @@ export class Relay {
   #current: SourceRun | undefined;
   #mode: 'none' | 'source' | 'loop' = 'none';
   #params: StreamParams | undefined;
-  #image: Buffer | undefined;
-  #clip: ClipLoop | undefined;
-  #encoding: Promise<void> = Promise.resolve();
+  #frame: ErrorFrame;
   #defaultClip = false;
-  #loop = { clip: undefined as ClipLoop | undefined, idx: 0, base: 0, anchor: 0 };
   #timer: NodeJS.Timeout | undefined;
   #startedAt = 0;
   #lastOutWall = 0;
   #restartAt = 0;
   #backoff = BACKOFF_MIN_MS;
   #stopped = false;
-  #dup = 0;
-  #enc = 0;
   #streams = 0;
 
   constructor(opts: RelayOptions) {
-    this.#o = { ...opts, label: opts.label.replace(/[%\\]/g, '') };
+    this.#o = opts;
     this.#url = opts.url;
-    this.#image = opts.errorframe;
+    this.#frame = new ErrorFrame(opts.ffmpeg, opts.label, opts.log, opts.errorframe);
     this.#consumers = new Consumers(opts.port, opts.log, () => this.#splicer.tables());
     this.#splicer = new Splicer((p, key) => this.#consumers.packet(p, key));
     this.#swap = new SwapState(opts.url);
@@ -95,10 +88,10 @@ export class Relay {
       return;
     }
     if (run !== this.#current) return;
-    if (this.#params && paramsMismatch(this.#params, p) === null && this.#clip) return;
+    if (this.#params && paramsMismatch(this.#params, p) === null && this.#frame.ready) return;
     this.#params = p;
     this.#o.log.info({ url: run.url, params: describeParams(p) }, 'playout source parameters');
-    this.#encode().catch((err: Error) => this.#o.log.warn({ err: err.message }, 'playout error frame encode failed'));
+    void this.#frame.encode(p).catch(() => undefined); // logged by ErrorFrame
   }
 
   #onPackets(run: SourceRun, packets: Buffer[], from: number): void {
@@ -161,9 +154,7 @@ export class Relay {
   }
 
   #startLoop(): void {
-    if (!this.#clip?.ready) return;
-    this.#mode = 'loop';
-    this.#loop = { clip: this.#clip, idx: 0, base: 0, anchor: this.#lastOutWall || Date.now() };
+    if (this.#frame.start(this.#lastOutWall || Date.now())) this.#mode = 'loop';
   }
 
   #tick(): void {
@@ -176,44 +167,18 @@ export class Relay {
       void run.kill();
     }
     if (this.#mode === 'none' && (this.#streams > 0 || now - this.#startedAt > FIRST_SOURCE_MS)) {
-      if (this.#clip) this.#startLoop();
-      else if (!this.#defaultClip) {
+      if (this.#frame.ready) this.#startLoop();
+      else if (!this.#defaultClip && !this.#params) {
         this.#defaultClip = true; // no source yet: the default slate, without taking its parameters as the source's
-        void this.#encode().catch((err: Error) => this.#o.log.warn({ err: err.message }, 'playout slate encode failed'));
+        void this.#frame.encode(this.#params).catch(() => undefined);
       }
     }
     if (!this.#current && !this.#stopped && now >= this.#restartAt) this.#current = this.#run(this.#url);
     this.#swap.tick(now);
-    if (this.#mode === 'loop') this.#pump(now);
-  }
-
-  /** Sends the clip's packets that are due by the clock (plus a small lead). */
-  #pump(now: number): void {
-    const l = this.#loop;
-    const allowed = (now - l.anchor) / 1000 + LEAD_S;
-    for (;;) {
-      if (l.idx === 0 && this.#clip && this.#clip !== l.clip && this.#clip.ready) l.clip = this.#clip;
-      const clip = l.clip!;
-      if (l.base + clip.due[l.idx]! > allowed) break;
-      if (l.idx === 0) this.#splicer.begin(clip.input);
-      if (clip.isFrame(l.idx)) this.#dup++;
-      this.#splicer.feed(Buffer.from(clip.packets[l.idx]!));
-      if (++l.idx === clip.packets.length) { l.idx = 0; l.base += clip.duration; }
+    if (this.#mode === 'loop') {
+      this.#frame.pump(now, this.#splicer);
+      this.#consumers.flush();
     }
-    this.#consumers.flush();
-  }
-
-  #encode(): Promise<void> {
-    const job = this.#encoding.then(async () => {
-      if (this.#stopped) return;
-      const params = this.#params ?? DEFAULT_PARAMS;
-      const req = { ffmpeg: this.#o.ffmpeg, params, image: this.#image, label: this.#o.label, text: true };
-      const ts = await encodeClip(req);
-      this.#enc++;
-      this.#clip = new ClipLoop(ts);
-    });
-    this.#encoding = job.catch(() => undefined);
-    return job;
   }
 
   /** Idempotent: listener, sockets, every child and timer gone. */
@@ -223,7 +188,7 @@ export class Relay {
     this.#timer = undefined;
     const run = this.#current;
     this.#current = undefined;
-    await Promise.all([run?.kill(), this.#swap.cancel('relay stopped'), this.#consumers.close(), this.#encoding]);
+    await Promise.all([run?.kill(), this.#swap.cancel('relay stopped'), this.#consumers.close(), this.#frame.close()]);
   }
 
   /** Closes the current source; it reopens by itself. */
@@ -240,13 +205,13 @@ export class Relay {
   /** Sets the error-frame image (throws RelayError `bad_image` if ffmpeg can't decode it) and re-encodes. */
   async setErrorframe(image: Buffer): Promise<void> {
     if (!(await imageDecodes(this.#o.ffmpeg, image))) throw new RelayError('bad_image', 'the image cannot be decoded');
-    this.#image = image;
+    this.#frame.image = image;
     await this.encodeErrorframe();
   }
 
   async encodeErrorframe(): Promise<void> {
     try {
-      await this.#encode();
+      await this.#frame.encode(this.#params);
     } catch (err) {
       throw new RelayError('encode_failed', (err as Error).message);
     }
@@ -263,7 +228,7 @@ export class Relay {
     const s = this.#stats;
     return {
       id: this.#o.id, url: this.#url, stream: this.#streams,
-      queue: this.#consumers.queue(), aqueue: 0, dup: this.#dup, drop: this.#consumers.drop, enc: this.#enc,
+      queue: this.#consumers.queue(), aqueue: 0, dup: this.#frame.dup, drop: this.#consumers.drop, enc: this.#frame.enc,
       looping: this.#mode === 'loop', duplicating: false, gop: s.gop,
       debug: { mode: this.#mode, port: this.#o.port, consumers: this.#consumers.count, source_pid: run?.pid ?? null, params: this.#params ? describeParams(this.#params) : '' },
       input: { state: reading ? 'running' : 'idle', packet: s.packets, time: Math.floor(s.time), size_kb: Math.floor(s.bytes / 1024) },
