@@ -55,8 +55,12 @@ export class RelayRegistry {
       const info = this.#o.processes.get(p.id);
       const inputs = info ? locateInputs(p.args, info.inputs) : undefined;
       const playout = (inputs ?? []).filter((i) => i.address.startsWith(PREFIX));
-      if (!this.#o.enabled || this.#closed) {
+      if (!this.#o.enabled) {
         if (playout.length) this.#strip(p, playout);
+        return p;
+      }
+      if (this.#closed && playout.length) {
+        p.veto = 'the playout plugin is closing';
         return p;
       }
       const changes: { input: LocatedInput; with: string[] }[] = [];
