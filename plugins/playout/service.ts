@@ -45,16 +45,17 @@ export class RelayRegistry {
     return this.#relays.get(relayKey(processId, inputId));
   }
 
-  entries(): RelayEntry[] {
-    return [...this.#relays.values()];
-  }
-
   /** The preStart tap: every `playout:` input goes through a relay (or loses the prefix when disabled). */
   preStart(p: ProcessPreStart): Promise<ProcessPreStart> {
     return this.#serial(p.id, async () => {
       const info = this.#o.processes.get(p.id);
       const inputs = info ? locateInputs(p.args, info.inputs) : undefined;
       const playout = (inputs ?? []).filter((i) => i.address.startsWith(PREFIX));
+      if (!inputs && p.args.some((a) => a.startsWith(PREFIX))) {
+        // another tap reshaped the inputs: better no run than ffmpeg failing on `playout:`
+        p.veto = 'the playout: inputs cannot be found in the command';
+        return p;
+      }
       if (!this.#o.enabled) {
         if (playout.length) this.#strip(p, playout);
         return p;
