@@ -73,6 +73,7 @@ try {
   spawnSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25', '-f', 'lavfi', '-i', 'sine=r=48000',
     '-t', '10', '-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '1000k', '-g', '50', '-c:a', 'aac', '-ac', '2', '-f', 'mpegts', media]);
   const pushers: ChildProcess[] = [];
+  let pushing = true;
   for (let i = 0; i < N; i++) {
     const src = await freePort();
     const url = `tcp://127.0.0.1:${src}?listen=1`;
@@ -81,14 +82,20 @@ try {
     relays.push(relay);
     const port = (relay.status().debug as { port: number }).port;
     children.push(spawn('ffmpeg', ['-v', 'error', '-f', 'mpegts', '-i', `tcp://127.0.0.1:${port}`, '-c', 'copy', '-f', 'null', '-'], { stdio: 'ignore' }));
-    await sleep(300); // the relay's source ffmpeg must listen before its pusher connects
-    const p = spawn('ffmpeg', ['-v', 'error', '-re', '-stream_loop', '-1', '-i', media, '-c', 'copy', '-f', 'mpegts', `tcp://127.0.0.1:${src}`], { stdio: 'ignore' });
-    pushers.push(p);
-    children.push(p);
+    // a pusher refused because the source ffmpeg does not listen yet is started again
+    const push = (): void => {
+      if (!pushing) return;
+      const p = spawn('ffmpeg', ['-v', 'error', '-re', '-stream_loop', '-1', '-i', media, '-c', 'copy', '-f', 'mpegts', `tcp://127.0.0.1:${src}`], { stdio: 'ignore' });
+      pushers.push(p);
+      children.push(p);
+      p.once('close', () => setTimeout(push, 300));
+    };
+    push();
   }
   await until(() => relays.every((r) => r.status().input.state === 'running' && r.status().output.state === 'running'), 'all relays in pass-through');
   await sleep(3000);
   const pass = await measure(relays, SECONDS);
+  pushing = false;
   for (const p of pushers) p.kill('SIGKILL');
   await until(() => relays.every((r) => r.status().looping), 'all relays looping');
   await sleep(3000);

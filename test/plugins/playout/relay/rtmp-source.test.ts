@@ -15,7 +15,7 @@ t.test('an RTMP source: publisher gone → error frame, publisher back → sourc
   t.teardown(() => relay.stop());
   await relay.start();
   const out = capture(t, port);
-  let pub = publish(t, url, { seconds: 120 });
+  let pub = publish(t, url, { seconds: 120, extra: ['-sc_threshold', '0'] });
   await waitFor(() => relay.status().input.state === 'running' && relay.status().input.packet > 40, { timeout: 30_000, what: 'the RTMP source read' });
   t.equal(relay.status().gop, '10');
   pub.child.kill('SIGKILL');
@@ -23,7 +23,7 @@ t.test('an RTMP source: publisher gone → error frame, publisher back → sourc
   await waitFor(() => relay.status().looping, { timeout: 30_000, what: 'error frame' });
   const dup = relay.status().dup;
   await waitFor(() => relay.status().dup > dup + 20, { timeout: 30_000, what: 'error frames' });
-  pub = publish(t, url, { seconds: 120 });
+  pub = publish(t, url, { seconds: 120, extra: ['-sc_threshold', '0'] });
   await waitFor(() => !relay.status().looping && relay.status().input.state === 'running', { timeout: 30_000, what: 'the source back' });
   const at = relay.status().output.packet;
   await waitFor(() => relay.status().output.packet > at + 40, { timeout: 30_000, what: 'output from the source' });
