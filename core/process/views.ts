@@ -1,3 +1,4 @@
+import type { ApiProcess } from '../../sdk/index.ts';
 import type { Parts } from './list-filter.ts';
 import { processJson } from './json-write.ts';
 import type { ProcessEntry } from './process-entry.ts';
@@ -27,6 +28,8 @@ export class ProcessViews {
   readonly #metadata: (id: string) => Record<string, unknown> | null;
   readonly #metaJson = new WeakMap<object, string>();
   readonly #built = new WeakMap<ProcessEntry, Built>();
+  /** The objects parsed from bytes built here, while those bytes hold. */
+  readonly #parsed = new WeakMap<Buffer, ApiProcess>();
 
   constructor(metadata: (id: string) => Record<string, unknown> | null) {
     this.#metadata = metadata;
@@ -59,6 +62,20 @@ export class ProcessViews {
     }));
     this.#built.set(e, { config, state, report, metadata, bytes });
     return bytes;
+  }
+
+  /**
+   * The process as an object, parsed from the very bytes the route sends (so both always agree);
+   * parsed again only when those bytes changed. Shared between callers: never change it.
+   */
+  object(e: ProcessEntry, parts: Parts): ApiProcess {
+    const bytes = this.process(e, parts);
+    let o = this.#parsed.get(bytes);
+    if (!o) {
+      o = JSON.parse(bytes.toString('utf8')) as ApiProcess;
+      this.#parsed.set(bytes, o);
+    }
+    return o;
   }
 
   list(entries: readonly ProcessEntry[], parts: Parts): Buffer {
