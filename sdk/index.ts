@@ -37,3 +37,4 @@ export * from './sessions.ts';
 export * from './short-id.ts';
 export * from './playout.ts';
 export * from './about.ts';
+export * from './graphql.ts';

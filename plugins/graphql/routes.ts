@@ -1,0 +1,70 @@
+import { Type, type HttpScope, type RequestAuth } from '../../sdk/index.ts';
+import { errorJson } from './errors.ts';
+import { PLAYGROUND_HTML } from './playground.ts';
+
+const TAGS = ['graph'];
+
+/** `GraphQuery` (interface): unknown fields are ignored. */
+export const GraphQuery = Type.Object({
+  query: Type.String({ maxLength: 100_000 }),
+  variables: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+  operationName: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+/** `GraphResponse` (interface): `errors` only when there are some. */
+export const GraphResponse = Type.Object({
+  data: Type.Unknown(),
+  errors: Type.Optional(Type.Array(Type.Unknown())),
+});
+
+/** A query, a document or variables refused before anything ran (mercurius' validation error). */
+const refused = (err: unknown): unknown[] | undefined => {
+  const errors = (err as { errors?: unknown }).errors;
+  return Array.isArray(errors) ? errors : undefined;
+};
+
+/** What mercurius decorates the reply with (`reply.graphql`), run with loaders per request. */
+type RunQuery = (source: string, context: { auth?: RequestAuth }, variables?: Record<string, unknown>, operationName?: string) =>
+  Promise<{ data: unknown; errors?: unknown[] }>;
+
+/**
+ * `POST /api/graph/query` and `GET /api/graph` (interface; reference 4.15), both behind the API's
+ * credential and IP lists like /api/v3. Only POST runs queries. A query refused before running
+ * (syntax, validation, depth, cost, bad variables) is 400 with `errors`, as the interface says
+ * (the reference's original answered 422); a field that fails is 200 with `data` and `errors`.
+ */
+export function graphRoutes(http: HttpScope, bodyLimit: number): void {
+  http.post('/api/graph/query', {
+    // a query, even a mutation ping changes nothing: allowed with api.read_only
+    config: { mutates: false },
+    bodyLimit,
+    // a body that is JSON but no GraphQuery gets the GraphResponse 400 too (undecodable JSON: Error body)
+    attachValidation: true,
+    schema: {
+      summary: 'Run a GraphQL query',
+      description: '400 answers a GraphResponse with `errors` (undecodable JSON: the Error body)',
+      tags: TAGS, body: GraphQuery, response: { 200: GraphResponse },
+    },
+  }, async (req, reply) => {
+    if (req.validationError) {
+      reply.code(400);
+      return { data: null, errors: [{ message: `invalid GraphQuery: ${req.validationError.message}` }] };
+    }
+    const { query, variables, operationName } = req.body;
+    const run = (reply as unknown as { graphql: RunQuery }).graphql.bind(reply);
+    try {
+      const result = await run(query, { auth: req.auth }, variables ?? undefined, operationName ?? undefined);
+      reply.code(200);
+      return result;
+    } catch (err) {
+      const errors = refused(err);
+      if (!errors) throw err;
+      reply.code(400);
+      return { data: null, errors: errors.map(errorJson) };
+    }
+  });
+
+  http.get('/api/graph', {
+    schema: { summary: 'GraphQL playground page', tags: TAGS },
+  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(PLAYGROUND_HTML));
+}
