@@ -1,11 +1,13 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type {
-  AboutService, AppLogService, GraphqlContribution, MetricsQueryService, PlayoutService, ProcessesService,
+  AboutService, AppLogService, MetricsQueryService, PlayoutService, ProcessesService,
 } from '../../sdk/index.ts';
+import type { TrackedContribution } from './compose.ts';
 import { graphqlErrors } from './errors.ts';
 import { ProcessMapper, graphProbe } from './process-map.ts';
 import { PROCESS_SDL } from './process-schema.ts';
 import { ABOUT_SDL, METRICS_SDL, PLAYOUT_SDL } from './schema.ts';
+import { sameItems, track, untrack, type TraceContext } from './result-cache.ts';
 import { partsFilter } from './selection.ts';
 
 /** The services the reference's fields are answered from: the same ones the REST routes use. */
@@ -31,7 +33,7 @@ function stringLabels(labels: Record<string, unknown> | null | undefined): Recor
 }
 
 /** The reference's fields (section 15) as contributions over the core's and plugins' services. */
-export function referenceFields(d: FieldDeps): GraphqlContribution[] {
+export function referenceFields(d: FieldDeps): TrackedContribution[] {
   const mapper = new ProcessMapper();
   return [{
     name: 'graphql', typeDefs: ABOUT_SDL,
@@ -45,18 +47,26 @@ export function referenceFields(d: FieldDeps): GraphqlContribution[] {
       },
     },
   }, {
-    name: 'graphql', typeDefs: PROCESS_SDL,
+    // processes and process(id) record their reads: answers are kept while the processes are unchanged
+    name: 'graphql', typeDefs: PROCESS_SDL, tracked: true,
     resolvers: {
       Query: {
         // one read of every process from the REST views; idle ones come back converted already
-        processes: (_p: unknown, _a: unknown, _c: unknown, info: GraphQLResolveInfo) =>
-          d.processes.views(partsFilter(info)).map((p) => mapper.process(p)),
-        process: (_p: unknown, args: { id: string }, _c: unknown, info: GraphQLResolveInfo) => {
-          const p = d.processes.view(args.id, partsFilter(info));
+        processes: (_p: unknown, _a: unknown, ctx: TraceContext, info: GraphQLResolveInfo) => {
+          const filter = partsFilter(info);
+          return track(ctx, () => d.processes.views(filter), sameItems).map((p) => mapper.process(p));
+        },
+        process: (_p: unknown, args: { id: string }, ctx: TraceContext, info: GraphQLResolveInfo) => {
+          const filter = partsFilter(info);
+          const p = track(ctx, () => d.processes.view(args.id, filter));
           if (!p) throw graphqlErrors.unknownProcess(args.id);
           return mapper.process(p);
         },
-        probe: async (_p: unknown, args: { id: string }) => graphProbe(await d.processes.probe(args.id)),
+        // a probe runs the encoder: never kept
+        probe: async (_p: unknown, args: { id: string }, ctx: TraceContext) => {
+          untrack(ctx);
+          return graphProbe(await d.processes.probe(args.id));
+        },
       },
     },
   }, {

@@ -6,10 +6,13 @@ import { composeSchema } from './compose.ts';
 import { errorJson } from './errors.ts';
 import { referenceFields } from './fields.ts';
 import { DEFAULT_LIMITS, limitsRule } from './limits.ts';
+import { ResultCache } from './result-cache.ts';
 import { graphRoutes } from './routes.ts';
 
 /** Queries are text; a bigger body is refused (413) before it is read. */
 const BODY_LIMIT = 256 * 1024;
+/** Answers kept while their processes are unchanged (result-cache.ts), at most this many bytes. */
+const CACHE_BYTES = 32 * 1024 * 1024;
 
 /**
  * The GraphQL API of reference 15: `POST /api/graph/query` and the page at `GET /api/graph`,
@@ -45,6 +48,6 @@ export default definePlugin({
         response: { data: execution.data ?? null, errors: (execution.errors ?? []).map(errorJson) as never },
       }),
     });
-    graphRoutes(ctx.http, BODY_LIMIT);
+    graphRoutes(ctx.http, BODY_LIMIT, new ResultCache(CACHE_BYTES));
   },
 });

@@ -1,8 +1,10 @@
 import { Type, type HttpScope, type RequestAuth } from '../../sdk/index.ts';
 import { errorJson } from './errors.ts';
 import { PLAYGROUND_HTML } from './playground.ts';
+import type { CacheTrace, ResultCache } from './result-cache.ts';
 
 const TAGS = ['graph'];
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** `GraphQuery` (interface): unknown fields are ignored. */
 export const GraphQuery = Type.Object({
@@ -24,7 +26,7 @@ const refused = (err: unknown): unknown[] | undefined => {
 };
 
 /** What mercurius decorates the reply with (`reply.graphql`), run with loaders per request. */
-type RunQuery = (source: string, context: { auth?: RequestAuth }, variables?: Record<string, unknown>, operationName?: string) =>
+type RunQuery = (source: string, context: { auth?: RequestAuth; trace: CacheTrace }, variables?: Record<string, unknown>, operationName?: string) =>
   Promise<{ data: unknown; errors?: unknown[] }>;
 
 /**
@@ -33,7 +35,7 @@ type RunQuery = (source: string, context: { auth?: RequestAuth }, variables?: Re
  * (syntax, validation, depth, cost, bad variables) is 400 with `errors`, as the interface says
  * (the reference's original answered 422); a field that fails is 200 with `data` and `errors`.
  */
-export function graphRoutes(http: HttpScope, bodyLimit: number): void {
+export function graphRoutes(http: HttpScope, bodyLimit: number, cache: ResultCache): void {
   http.post('/api/graph/query', {
     // a query, even a mutation ping changes nothing: allowed with api.read_only
     config: { mutates: false },
@@ -50,11 +52,17 @@ export function graphRoutes(http: HttpScope, bodyLimit: number): void {
       return { data: null, errors: [{ message: `invalid GraphQuery: ${req.validationError.message}` }] };
     }
     const { query, variables, operationName } = req.body;
+    // answers do not depend on who asks: the credential only decides whether one may ask
+    const key = `${operationName ?? ''}\0${JSON.stringify(variables ?? null)}\0${query}`;
+    const kept = cache.get(key);
+    if (kept !== undefined) return reply.code(200).type(JSON_TYPE).send(kept);
     const run = (reply as unknown as { graphql: RunQuery }).graphql.bind(reply);
     try {
-      const result = await run(query, { auth: req.auth }, variables ?? undefined, operationName ?? undefined);
-      reply.code(200);
-      return result;
+      const trace: CacheTrace = { deps: [], untracked: false };
+      const result = await run(query, { auth: req.auth, trace }, variables ?? undefined, operationName ?? undefined);
+      const body = JSON.stringify(result);
+      if (!result.errors) cache.set(key, trace, body);
+      return reply.code(200).type(JSON_TYPE).send(body);
     } catch (err) {
       const errors = refused(err);
       if (!errors) throw err;

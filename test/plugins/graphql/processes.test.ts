@@ -84,3 +84,28 @@ t.test('probe(id) answers what GET /api/v3/process/{id}/probe answers', async (t
   const unknown = await gqlData(app, '{ probe(id: "nope") { streams { url } log } }');
   t.same(unknown.probe, (await app.request('GET', '/api/v3/process/nope/probe')).body);
 });
+
+t.test('a kept answer never hides a change: metadata, a new process, a command', async (t) => {
+  const app = await startApp(t);
+  await addProcess(app, nullProcess('a'));
+  const q = '{ processes { id state { order } metadata } }';
+  const first = await gqlData(app, q);
+  t.same(first, await gqlData(app, q), 'the same answer twice');
+  t.same(first.processes, [{ id: 'a', state: { order: 'stop' }, metadata: null }]);
+
+  await app.request('PUT', '/api/v3/process/a/metadata/k', { body: 'v' });
+  t.same((await gqlData(app, q)).processes, [{ id: 'a', state: { order: 'stop' }, metadata: { k: 'v' } }], 'metadata');
+
+  await addProcess(app, nullProcess('b'));
+  t.same((await gqlData(app, q)).processes.map((p: any) => p.id), ['a', 'b'], 'a new process');
+
+  await command(app, 'b', 'start');
+  await waitFor(async () => (await gqlData(app, q)).processes[1].state.order === 'start', { what: 'the order' });
+  await command(app, 'b', 'stop');
+  await waitFor(async () => (await gqlData(app, q)).processes[1].state.order === 'stop', { what: 'the order' });
+
+  await app.request('DELETE', '/api/v3/process/a');
+  t.same((await gqlData(app, '{ process(id: "b") { id } }')).process, { id: 'b' });
+  t.same((await gql(app, '{ process(id: "a") { id } }')).body.data, { process: null }, 'a deleted process');
+  t.same((await gqlData(app, q)).processes.map((p: any) => p.id), ['b']);
+});

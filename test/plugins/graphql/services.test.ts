@@ -1,6 +1,7 @@
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
 import { startApp } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { gql, gqlData } from './helpers.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}.ts`, import.meta.url));
@@ -79,4 +80,13 @@ t.test('playoutStatus reads the playout service: enum states, its errors keep th
   const unknown = await gql(app, '{ playoutStatus(id: "p", input: "nope") { id } }');
   t.same(unknown.body.data, { playoutStatus: null });
   t.match(unknown.body.errors, [{ message: 'Unknown process or input', extensions: { code: 404, error: 'PLAYOUT_UNKNOWN', details: ['p/nope'] } }]);
+});
+
+t.test('answers from fields that do not record their reads are computed every time', async (t) => {
+  const app = await startApp(t, { config: { plugins: ['graphql', { module: fixture('vendor-hello') }] } });
+  for (let i = 0; i < 3; i++) await gqlData(app, '{ vendorItems { n double } }');
+  t.same((await gqlData(app, '{ vendorBatches }')).vendorBatches, [3, 3, 3], 'the loader ran for each query');
+  const first = (await gqlData(app, '{ about { uptime_seconds } }')).about.uptime_seconds;
+  await waitFor(async () => (await gqlData(app, '{ about { uptime_seconds } }')).about.uptime_seconds > first, { what: 'uptime to move' });
+  t.pass('about is fresh');
 });
