@@ -6,6 +6,7 @@ import { composeSchema } from './compose.ts';
 import { errorJson } from './errors.ts';
 import { referenceFields } from './fields.ts';
 import { DEFAULT_LIMITS, limitsRule } from './limits.ts';
+import { PersistedQueries } from './persisted.ts';
 import { ResultCache } from './result-cache.ts';
 import { graphRoutes } from './routes.ts';
 
@@ -13,6 +14,8 @@ import { graphRoutes } from './routes.ts';
 const BODY_LIMIT = 256 * 1024;
 /** Answers kept while their processes are unchanged (result-cache.ts), at most this many bytes. */
 const CACHE_BYTES = 32 * 1024 * 1024;
+/** Automatic persisted queries kept (persisted.ts). */
+const PERSISTED_MAX = 1000;
 
 /**
  * The GraphQL API of reference 15: `POST /api/graph/query` and the page at `GET /api/graph`,
@@ -48,6 +51,6 @@ export default definePlugin({
         response: { data: execution.data ?? null, errors: (execution.errors ?? []).map(errorJson) as never },
       }),
     });
-    graphRoutes(ctx.http, BODY_LIMIT, new ResultCache(CACHE_BYTES));
+    graphRoutes(ctx.http, { bodyLimit: BODY_LIMIT, cache: new ResultCache(CACHE_BYTES), persisted: new PersistedQueries(PERSISTED_MAX) });
   },
 });

@@ -1,16 +1,20 @@
 import { Type, type HttpScope, type RequestAuth } from '../../sdk/index.ts';
 import { errorJson } from './errors.ts';
 import { PLAYGROUND_HTML } from './playground.ts';
+import type { PersistedQueries } from './persisted.ts';
 import type { CacheTrace, ResultCache } from './result-cache.ts';
 
 const TAGS = ['graph'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** `GraphQuery` (interface): unknown fields are ignored. */
+/** `GraphQuery` (interface): unknown fields are ignored; `query` may be left out for a persisted one. */
 export const GraphQuery = Type.Object({
-  query: Type.String({ maxLength: 100_000 }),
+  query: Type.Optional(Type.String({ maxLength: 100_000 })),
   variables: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
   operationName: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  extensions: Type.Optional(Type.Object({
+    persistedQuery: Type.Optional(Type.Object({ version: Type.Optional(Type.Unknown()), sha256Hash: Type.Optional(Type.Unknown()) })),
+  })),
 });
 
 /** `GraphResponse` (interface): `errors` only when there are some. */
@@ -35,7 +39,14 @@ type RunQuery = (source: string, context: { auth?: RequestAuth; trace: CacheTrac
  * (syntax, validation, depth, cost, bad variables) is 400 with `errors`, as the interface says
  * (the reference's original answered 422); a field that fails is 200 with `data` and `errors`.
  */
-export function graphRoutes(http: HttpScope, bodyLimit: number, cache: ResultCache): void {
+/** What the query route keeps between requests. */
+export interface GraphRouteState {
+  bodyLimit: number;
+  cache: ResultCache;
+  persisted: PersistedQueries;
+}
+
+export function graphRoutes(http: HttpScope, { bodyLimit, cache, persisted }: GraphRouteState): void {
   http.post('/api/graph/query', {
     // a query, even a mutation ping changes nothing: allowed with api.read_only
     config: { mutates: false },
@@ -51,7 +62,11 @@ export function graphRoutes(http: HttpScope, bodyLimit: number, cache: ResultCac
       reply.code(400);
       return { data: null, errors: [{ message: `invalid GraphQuery: ${req.validationError.message}` }] };
     }
-    const { query, variables, operationName } = req.body;
+    const { variables, operationName } = req.body;
+    const resolved = persisted.resolve(req.body.query, req.body.extensions?.persistedQuery);
+    // the protocol's answer to an unknown hash is a 200 the client reacts to by sending the query
+    if ('error' in resolved) return reply.code(resolved.error.message === 'PersistedQueryNotFound' ? 200 : 400).send({ data: null, errors: [resolved.error] });
+    const { query } = resolved;
     // answers do not depend on who asks: the credential only decides whether one may ask
     const key = `${operationName ?? ''}\0${JSON.stringify(variables ?? null)}\0${query}`;
     const kept = cache.get(key);

@@ -36,7 +36,9 @@ t.test('a bad query is 400 with errors; unknown body fields are ignored; only PO
 
   const noQuery = await app.request('POST', '/api/graph/query', { body: { variables: {} } });
   t.equal(noQuery.status, 400);
-  t.match(noQuery.body, { data: null, errors: [{ message: /invalid GraphQuery/ }] });
+  t.match(noQuery.body, { data: null, errors: [{ message: 'no query' }] });
+  const notJson = await app.request('POST', '/api/graph/query', { body: { query: 5 } });
+  t.match([notJson.status, notJson.body], [400, { data: null, errors: [{ message: /invalid GraphQuery/ }] }], 'a body that is no GraphQuery');
 
   const undecodable = await app.request('POST', '/api/graph/query', { raw: '{"query": ', headers: { 'content-type': 'application/json' } });
   t.equal(undecodable.status, 400);
@@ -89,4 +91,20 @@ t.test('the playground page loads', async (t) => {
   t.match(r.headers.get('content-type'), /text\/html/);
   t.match(r.text, /<title>GraphQL<\/title>/);
   t.match(r.text, /\/api\/graph\/query/);
+});
+
+t.test('automatic persisted queries: unknown hash, then registered with the query, then by hash alone', async (t) => {
+  const { createHash } = await import('node:crypto');
+  const app = await startApp(t);
+  const query = '{ ping }';
+  const ext = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
+  const hash = createHash('sha256').update(query).digest('hex');
+  const unknown = await app.request('POST', '/api/graph/query', { body: { extensions: ext(hash) } });
+  t.match([unknown.status, unknown.body], [200, { data: null, errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] }]);
+  const bad = await app.request('POST', '/api/graph/query', { body: { query, extensions: ext('0'.repeat(64)) } });
+  t.equal(bad.status, 400, 'a hash that does not match');
+  const register = await app.request('POST', '/api/graph/query', { body: { query, extensions: ext(hash) } });
+  t.same(register.body, { data: { ping: 'pong' } });
+  const byHash = await app.request('POST', '/api/graph/query', { body: { extensions: ext(hash) } });
+  t.same([byHash.status, byHash.body], [200, { data: { ping: 'pong' } }]);
 });
