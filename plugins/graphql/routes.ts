@@ -33,12 +33,6 @@ const refused = (err: unknown): unknown[] | undefined => {
 type RunQuery = (source: string, context: { auth?: RequestAuth; trace: CacheTrace }, variables?: Record<string, unknown>, operationName?: string) =>
   Promise<{ data: unknown; errors?: unknown[] }>;
 
-/**
- * `POST /api/graph/query` and `GET /api/graph` (interface; reference 4.15), both behind the API's
- * credential and IP lists like /api/v3. Only POST runs queries. A query refused before running
- * (syntax, validation, depth, cost, bad variables) is 400 with `errors`, as the interface says
- * (the reference's original answered 422); a field that fails is 200 with `data` and `errors`.
- */
 /** What the query route keeps between requests. */
 export interface GraphRouteState {
   bodyLimit: number;
@@ -46,6 +40,12 @@ export interface GraphRouteState {
   persisted: PersistedQueries;
 }
 
+/**
+ * `POST /api/graph/query` and `GET /api/graph` (interface; reference 4.15), both behind the API's
+ * credential and IP lists like /api/v3. Only POST runs queries. A query refused before running
+ * (syntax, validation, depth, cost, bad variables) is 400 with `errors`, as the interface says
+ * (the reference's original answered 422); a field that fails is 200 with `data` and `errors`.
+ */
 export function graphRoutes(http: HttpScope, { bodyLimit, cache, persisted }: GraphRouteState): void {
   http.post('/api/graph/query', {
     // a query, even a mutation ping changes nothing: allowed with api.read_only
@@ -65,7 +65,9 @@ export function graphRoutes(http: HttpScope, { bodyLimit, cache, persisted }: Gr
     const { variables, operationName } = req.body;
     const resolved = persisted.resolve(req.body.query, req.body.extensions?.persistedQuery);
     // the protocol's answer to an unknown hash is a 200 the client reacts to by sending the query
-    if ('error' in resolved) return reply.code(resolved.error.message === 'PersistedQueryNotFound' ? 200 : 400).send({ data: null, errors: [resolved.error] });
+    if ('error' in resolved) {
+      return reply.code(resolved.error.message === 'PersistedQueryNotFound' ? 200 : 400).send({ data: null, errors: [resolved.error] });
+    }
     const { query } = resolved;
     // answers do not depend on who asks: the credential only decides whether one may ask
     const key = `${operationName ?? ''}\0${JSON.stringify(variables ?? null)}\0${query}`;
