@@ -9,7 +9,8 @@ const shortRun = (id: string) => ({
   id, reference: 'short', autostart: true,
   input: [{ id: 'in', address: 'testsrc2=size=160x120:rate=10:duration=1', options: ['-f', 'lavfi'] }],
   output: [{ id: 'out', address: '-', options: ['-f', 'null'] }],
-  limits: { cpu_usage: 50, memory_mbytes: 64, waitfor_seconds: 3 },
+  // limits far above what a second of tiny video needs: only their conversion is under test
+  limits: { cpu_usage: 100, memory_mbytes: 512, waitfor_seconds: 30 },
 });
 
 t.test('processes and process(id) answer what GET /api/v3/process answers, in the reference shape', async (t) => {
@@ -36,7 +37,7 @@ t.test('processes and process(id) answer what GET /api/v3/process answers, in th
   t.equal(processes.find((p: any) => p.id === 'idle').metadata, null);
 
   const one = await gqlData(app, 'query ($id: ID!) { process(id: $id) { id config { limits { memory_bytes } } state { state order } } }', { id: 'done' });
-  t.same(one.process, { id: 'done', config: { limits: { memory_bytes: 64 * 1024 * 1024 } }, state: { state: 'finished', order: 'start' } });
+  t.same(one.process, { id: 'done', config: { limits: { memory_bytes: 512 * 1024 * 1024 } }, state: { state: 'finished', order: 'start' } });
 
   const unknown = await gql(app, '{ process(id: "nope") { id } }');
   t.equal(unknown.status, 200);
