@@ -64,6 +64,14 @@ t.test('a vendor plugin adds fields, with a batch loader', async (t) => {
   t.same((await gqlData(app, '{ vendorBatches }')).vendorBatches, [3], 'one loader call for the three items');
 });
 
+t.test('a vendor resolver sees who asked', async (t) => {
+  const app = await startApp(t, {
+    config: { plugins: ['auth', 'graphql', { module: fixture('vendor-hello') }], api: { auth: { enable: true, username: 'admin', password: 'secret-pass' } } },
+  });
+  const token = (await app.request('POST', '/api/login', { body: { username: 'admin', password: 'secret-pass' } })).body.access_token as string;
+  t.same((await gql(app, '{ vendorWho }', undefined, token)).body, { data: { vendorWho: 'admin' } });
+});
+
 t.test('a contribution that does not compose stops the boot, naming it', async (t) => {
   await t.rejects(startApp(t, { config: { plugins: ['graphql', { module: fixture('vendor-clash') }] } }),
     /graphql.*vendor-clash.*do not compose.*Process/s);
