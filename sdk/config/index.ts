@@ -11,7 +11,7 @@ export * from './known-sections.ts';
 
 /** The names of the built-in plugins; `"*"` in `plugins` (the default) loads all of this build's. */
 export const BUILTIN_PLUGINS = [
-  'auth', 'idp-login', 'disk-fs', 'memfs', 'rtmp', 'srt', 'sessions', 'metrics', 'playout', 'widget',
+  'auth', 'idp-login', 'disk-fs', 'memfs', 'rtmp', 'srt', 'sessions', 'metrics', 'playout', 'widget', 'graphql',
 ] as const;
 
 /**
