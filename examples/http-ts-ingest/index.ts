@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import {
-  definePlugin, ingestHooksRef, metricCollectorsRef, optional, placeholdersRef, serverRef, sessionsRef,
+  definePlugin, graphqlSchemaRef, ingestHooksRef, metricCollectorsRef, optional, placeholdersRef, serverRef, sessionsRef,
 } from '@media-core/sdk';
 import { HttpTsConfig, validateConfig } from './schema.ts';
 import { StreamHub } from './streams.ts';
 import { httpTsRoutes } from './routes.ts';
 import { httpTsMetrics } from './metrics.ts';
+import { httpTsGraphql } from './graphql.ts';
 
 /**
  * HTTP MPEG-TS ingest, a vendor plugin written against `@media-core/sdk` alone: publishers push a
  * stream with `PUT`/`POST <path>/<name>` (a chunked body, e.g. `ffmpeg -f mpegts -method PUT`),
  * processes read it through `{httpts,name=<name>}`. It calls the ingest hooks like RTMP and SRT
- * do (so session limits and policies apply), adds its own `prePublish` rule (the token), and
- * reports metrics. Settings come from its `plugins` entry.
+ * do (so session limits and policies apply), adds its own `prePublish` rule (the token),
+ * reports metrics and adds a GraphQL field. Settings come from its `plugins` entry.
  */
 export default definePlugin({
   name: 'http-ts-ingest',
@@ -20,7 +21,7 @@ export default definePlugin({
   configSchema: HttpTsConfig,
   validate: (c) => validateConfig(c),
   deps: { placeholders: placeholdersRef, server: serverRef, sessions: optional(sessionsRef) },
-  provides: [metricCollectorsRef],
+  provides: [metricCollectorsRef, graphqlSchemaRef],
   async setup(ctx) {
     const cfg = ctx.config;
     const hub = new StreamHub({ maxStreams: cfg.max_streams });
@@ -41,6 +42,7 @@ export default definePlugin({
       value: () => `http://${server.host()}:${server.port()}${cfg.path}/{name}?key=${key}`,
     });
     ctx.provide(metricCollectorsRef, httpTsMetrics(hub));
+    ctx.provide(graphqlSchemaRef, httpTsGraphql(hub));
     await httpTsRoutes(ctx.http, { cfg, hub, hooks: ctx.hooks.get(ingestHooksRef), sessions: ctx.deps.sessions, key, log: ctx.log });
     // publishers are cut before the processes reading them are stopped by the engine's shutdown
     ctx.onShutdown(() => hub.closeAll());

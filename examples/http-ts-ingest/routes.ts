@@ -3,7 +3,7 @@ import { askIngest, tellIngest, NETWORK, PUBLIC, ingestHooksRef, type HttpScope,
 import { acceptRawBodies, clientAddress, ignoreContentType } from '@media-core/sdk/toolkit';
 import { httptsErrors } from './errors.ts';
 import { httpPeer } from './peer.ts';
-import type { StreamHub, StreamReader } from './streams.ts';
+import { streamViews, type StreamHub, type StreamReader } from './streams.ts';
 import type { HttpTsConfig } from './schema.ts';
 
 /** The ingest hooks as the app holds them. */
@@ -93,9 +93,7 @@ export async function httpTsRoutes(http: HttpScope, d: RouteDeps): Promise<void>
     return reply.type('video/mp2t').send(out);
   });
 
-  http.get('/api/v3/httpts', async () => d.hub.list().map((s) => ({
-    name: s.name, remote: s.publisher.remote, since: Math.floor(s.since / 1000), bytes_rx: s.rxBytes, readers: s.readers.size,
-  })));
+  http.get('/api/v3/httpts', async () => streamViews(d.hub));
 }
 
 /** The sessions registry's limits (`sessions.max_sessions`, `max_bitrate_mbit`) for a new reader. */

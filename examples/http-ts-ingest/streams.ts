@@ -87,3 +87,17 @@ export class StreamHub {
     for (const s of this.list()) this.close(s);
   }
 }
+
+/** A live stream as the REST list and the GraphQL field show it. */
+export interface StreamView {
+  name: string;
+  remote: string;
+  /** Unix seconds. */
+  since: number;
+  bytes_rx: number;
+  readers: number;
+}
+
+export function streamViews(hub: StreamHub): StreamView[] {
+  return hub.list().map((s) => ({ name: s.name, remote: s.publisher.remote, since: Math.floor(s.since / 1000), bytes_rx: s.rxBytes, readers: s.readers.size }));
+}

@@ -75,3 +75,16 @@ t.test('its config section is validated with the rest of the configuration', asy
   await t.rejects(startIngest(t, { names: '([' }), /plugins\[2\]\.config\.names: not a regular expression/);
   await t.rejects(startIngest(t, { path: '/api/ingest' }), /plugins\[2\]\.config\.path: must not be under \/api/);
 });
+
+t.test('a GraphQL field lists the live streams, as the REST route does', async (t) => {
+  const kit = await startIngest(t, {}, ['graphql']);
+  const pub = publisher(kit, '/ingest/ts/gq');
+  pub.body.write(Buffer.alloc(188));
+  await until('gq to be live', async () => (await live(kit)).length === 1);
+  const r = await kit.request('POST', '/api/graph/query', { body: { query: '{ httptsStreams { name bytes_rx readers remote } }' } });
+  t.equal(r.status, 200, r.text);
+  t.same(r.body.data.httptsStreams, [{ name: 'gq', bytes_rx: 188, readers: 0, remote: (await live(kit))[0].remote }]);
+  pub.body.end();
+  await pub.done;
+  t.same((await kit.request('POST', '/api/graph/query', { body: { query: '{ httptsStreams { name } }' } })).body.data.httptsStreams, []);
+});
