@@ -9,7 +9,7 @@ const SDK_URL = new URL('../../../sdk/index.ts', import.meta.url).href;
 
 /** A plain-JS plugin module (TypeScript is not stripped below node_modules, as in a published package). */
 function pluginJs(name: string, extra = ''): string {
-  return `import { definePlugin, PUBLIC } from ${JSON.stringify(SDK_URL)};
+  return `import { definePlugin, PUBLIC, Type } from ${JSON.stringify(SDK_URL)};
 export default definePlugin({ name: ${JSON.stringify(name)}, ${extra}
   setup(ctx) { ctx.http.get('/${name}/hi', { config: PUBLIC }, async () => ({ from: ${JSON.stringify(name)} })); } });
 `;
@@ -85,4 +85,21 @@ t.test('paths are resolved against the config file\'s folder, not the working di
   const app = await startApp(t, { dir });
   t.same((await app.request('GET', '/local/hi')).body, { from: 'local' });
   t.same((await app.request('GET', '/by-name/hi')).body, { from: 'by-name' });
+});
+
+t.test('a package plugin\'s settings are validated with the rest: at boot and on PUT /api/v3/config', async (t) => {
+  const dir = t.testdir({ disk: {} });
+  await fakePackage(dir, 'tuned', {}, pluginJs('tuned', 'configSchema: Type.Object({ level: Type.Integer({ minimum: 1, default: 1 }) }),'));
+  await writeFile(join(dir, 'config.json'), JSON.stringify({
+    address: '127.0.0.1:0', db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } }, update_check: false,
+    plugins: [{ name: 'tuned', config: { level: 2 } }],
+  }));
+  const app = await startApp(t, { dir });
+  t.same((await app.request('GET', '/tuned/hi')).body, { from: 'tuned' });
+  const bad = await app.request('PUT', '/api/v3/config', { body: { plugins: [{ name: 'tuned', config: { level: 0 } }] } });
+  t.equal(bad.status, 409, 'found from the config file\'s folder, then refused by its schema');
+  t.match(JSON.stringify(bad.body), /plugins\[0\]\.config\.level/);
+  const missing = await app.request('PUT', '/api/v3/config', { body: { plugins: ['not-installed-here'] } });
+  t.equal(missing.status, 409);
+  t.match(JSON.stringify(missing.body), /Unknown plugin 'not-installed-here'/);
 });
