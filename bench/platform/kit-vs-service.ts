@@ -2,18 +2,24 @@
  * What the test kit saves per test: boot, 20 requests and close of the auth test app, as a real
  * service on a port (test/helpers/app.ts) and in-process (sdk/testing). Also the old default of
  * every built-in ("*") against the chosen ones. Run: node bench/platform/kit-vs-service.ts
+ * Writes bench/results/platform-<date>.{json,md}.
  */
+import { writeFileSync } from 'node:fs';
 import { startApp } from '../../test/helpers/app.ts';
 import { createTestApp } from '../../sdk/testing/index.ts';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const auth = { api: { auth: { enable: true, username: 'admin', password: 'pw-Secret-123', jwt: { secret: 'x' } } } };
 
+const results: { label: string; msPerTest: number }[] = [];
+
 async function time(label: string, once: () => Promise<void>): Promise<void> {
   await once(); // warm the module cache
   const start = performance.now();
   for (let i = 0; i < ROUNDS; i++) await once();
-  console.log(`${label.padEnd(44)} ${((performance.now() - start) / ROUNDS).toFixed(0)} ms per test`);
+  const msPerTest = Math.round((performance.now() - start) / ROUNDS);
+  results.push({ label, msPerTest });
+  console.log(`${label.padEnd(44)} ${msPerTest} ms per test`);
 }
 
 async function viaService(plugins: unknown[]): Promise<void> {
@@ -32,3 +38,10 @@ async function viaKit(plugins: unknown[]): Promise<void> {
 await time('service on a port, plugins ["*"]', () => viaService(['*']));
 await time('service on a port, plugins ["auth","widget"]', () => viaService(['auth', 'widget']));
 await time('test kit, plugins ["auth","widget"]', () => viaKit(['auth', 'widget']));
+
+const date = new Date().toISOString().slice(0, 10);
+const out = new URL(`../results/platform-${date}`, import.meta.url);
+writeFileSync(`${out.pathname}.json`, JSON.stringify({ date, rounds: ROUNDS, results }, null, 2) + '\n');
+writeFileSync(`${out.pathname}.md`, [`# Test kit against a service on a port (${date}, ${ROUNDS} rounds)`, '',
+  'One test = boot, 20 logins, close.', '', '| setup | ms per test |', '|---|---|',
+  ...results.map((r) => `| ${r.label} | ${r.msPerTest} |`), ''].join('\n'));
