@@ -34,31 +34,29 @@ export async function httpTsRoutes(http: HttpScope, d: RouteDeps): Promise<void>
   await http.register(async (scope: HttpScope) => {
     // a stream is one long body: no parser, no body limit; it goes to the hub as it arrives
     acceptRawBodies(scope);
-    const publish = async (request: { params: Params; query: Query; raw: NodeJS.ReadableStream & { socket?: { remotePort?: number } } }, ip: string) => {
-      const { name } = request.params;
-      if (!names.test(name)) throw httptsErrors.badName(name);
-      const peer = httpPeer(name, ip, request.raw.socket?.remotePort, request.query);
-      const refusal = await askIngest(d.hooks.prePublish, peer);
-      if (refusal) throw httptsErrors.refused(refusal);
-      const stream = d.hub.open(name, peer);
-      tellIngest(d.hooks.onPublish, onError, peer);
-      try {
-        for await (const chunk of request.raw as AsyncIterable<Buffer>) {
-          peer.counts.rxBytes += chunk.length;
-          d.hub.push(stream, chunk);
+    scope.route<{ Params: Params; Querystring: Query }>({
+      method: ['PUT', 'POST'], url: `${d.cfg.path}/:name`, config: NETWORK, onRequest: ignoreContentType,
+      handler: async (request) => {
+        const { name } = request.params;
+        if (!names.test(name)) throw httptsErrors.badName(name);
+        const peer = httpPeer(name, clientAddress(request), request.socket?.remotePort, request.query);
+        const refusal = await askIngest(d.hooks.prePublish, peer);
+        if (refusal) throw httptsErrors.refused(refusal);
+        const stream = d.hub.open(name, peer);
+        tellIngest(d.hooks.onPublish, onError, peer);
+        try {
+          // a publisher that disconnects mid-body ends the loop with an error: the stream ends too
+          for await (const chunk of request.raw as AsyncIterable<Buffer>) {
+            peer.counts.rxBytes += chunk.length;
+            d.hub.push(stream, chunk);
+          }
+        } finally {
+          d.hub.close(stream);
+          tellIngest(d.hooks.onPublishEnd, onError, peer, peer.traffic());
         }
-      } finally {
-        d.hub.close(stream);
-        tellIngest(d.hooks.onPublishEnd, onError, peer, peer.traffic());
-      }
-      return { name, bytes: peer.counts.rxBytes };
-    };
-    for (const method of ['PUT', 'POST'] as const) {
-      scope.route<{ Params: Params; Querystring: Query }>({
-        method, url: `${d.cfg.path}/:name`, config: NETWORK, onRequest: ignoreContentType,
-        handler: async (request) => publish(request as never, clientAddress(request)),
-      });
-    }
+        return { name, bytes: peer.counts.rxBytes };
+      },
+    });
   });
 
   http.get<{ Params: Params; Querystring: Query }>(`${d.cfg.path}/:name`, { config: PUBLIC }, async (request, reply) => {

@@ -88,3 +88,19 @@ t.test('a GraphQL field lists the live streams, as the REST route does', async (
   await pub.done;
   t.same((await kit.request('POST', '/api/graph/query', { body: { query: '{ httptsStreams { name } }' } })).body.data.httptsStreams, []);
 });
+
+t.test('a publisher that breaks off ends its stream and its readers', async (t) => {
+  const kit = await startIngest(t);
+  const key = /key=(\w+)/.exec(kit.services.get(placeholdersRef).get('httpts')!.value('input'))![1];
+  const pub = publisher(kit, '/ingest/ts/cut');
+  pub.body.write(Buffer.alloc(188));
+  await until('cut to be live', async () => (await live(kit)).length === 1);
+  const reading = kit.request('GET', `/ingest/ts/cut?key=${key}`);
+  await until('the reader to attach', async () => (await live(kit))[0]?.readers === 1);
+  pub.body.destroy(new Error('connection reset'));
+  await pub.done.catch(() => undefined);
+  t.equal((await reading).status, 200, 'the reader\'s response ends');
+  await until('the stream to be gone', async () => (await live(kit)).length === 0);
+  const summary = (await kit.request('GET', '/api/v3/session?collectors=httpts')).body.httpts.summary;
+  t.equal(summary.sessions, 2, 'publisher and reader sessions closed');
+});
