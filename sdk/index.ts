@@ -35,3 +35,6 @@ export * from './metrics.ts';
 export * from './sessions.ts';
 export * from './short-id.ts';
 export * from './playout.ts';
+export * from './name-glob.ts';
+export * from './events.ts';
+export * from './event-types.ts';

@@ -4,14 +4,16 @@ import {
   RtmpConfig, SrtConfig, EncoderConfig, PlayoutConfig, DebugConfig, MetricsConfig, SessionsConfig,
   ServiceConfig, RouterConfig, PluginEntry,
 } from './sections-b.ts';
+import { EventsConfig } from './sections-events.ts';
 
 export * from './sections-a.ts';
 export * from './sections-b.ts';
+export * from './sections-events.ts';
 export * from './known-sections.ts';
 
 /** The names of the built-in plugins; `"*"` in `plugins` (the default) loads all of this build's. */
 export const BUILTIN_PLUGINS = [
-  'auth', 'idp-login', 'disk-fs', 'memfs', 'rtmp', 'srt', 'sessions', 'metrics', 'playout', 'widget',
+  'auth', 'idp-login', 'disk-fs', 'memfs', 'rtmp', 'srt', 'sessions', 'metrics', 'playout', 'widget', 'events',
 ] as const;
 
 /**
@@ -24,7 +26,8 @@ export const BUILTIN_PLUGINS = [
  * - auth: api.auth; idp-login: api.auth.idp (alias api.auth.auth0); disk-fs: storage.disk;
  *   memfs: storage.memory; process engine: encoder (alias ffmpeg; core/process/config-schema.ts);
  * - known sections of plugins not built yet (rules in known-sections.ts until each plugin lands
- *   and takes its schema and rules along): playout; rtmp, srt, metrics and sessions have their plugins.
+ *   and takes its schema and rules along): playout; rtmp, srt, metrics and sessions have their plugins;
+ * - events: the `events` section (not in the reference: its event stream and webhooks).
  * `encoder` and `ffmpeg` hold the same settings (the loader keeps them identical).
  */
 export const ConfigData = Type.Object({
@@ -48,6 +51,7 @@ export const ConfigData = Type.Object({
   debug: DebugConfig,
   metrics: MetricsConfig,
   sessions: SessionsConfig,
+  events: EventsConfig,
   service: ServiceConfig,
   router: RouterConfig,
   plugins: Type.Array(PluginEntry, { default: ['*'] }),
