@@ -8,6 +8,8 @@ export class EventRing {
   readonly capacity: number;
   readonly #slots: (CoreEvent | undefined)[];
   #newest = 0;
+  /** No event older than this is held (a resized ring starts with what its predecessor had). */
+  #floor = 1;
 
   constructor(capacity: number, from?: EventRing) {
     this.capacity = Math.max(1, capacity);
@@ -15,7 +17,8 @@ export class EventRing {
     // a reload may change the size: the newest events move over, ids keep counting
     if (from) {
       this.#newest = from.newest;
-      for (let id = Math.max(from.oldest, from.newest - this.capacity + 1); id <= from.newest; id++) {
+      this.#floor = Math.max(from.oldest, from.newest - this.capacity + 1);
+      for (let id = this.#floor; id <= from.newest; id++) {
         this.#slots[id % this.capacity] = from.get(id);
       }
     }
@@ -25,7 +28,7 @@ export class EventRing {
   get newest(): number { return this.#newest; }
 
   /** Id of the oldest event held (newest + 1 when empty). */
-  get oldest(): number { return Math.max(1, this.#newest - this.capacity + 1); }
+  get oldest(): number { return Math.max(this.#floor, this.#newest - this.capacity + 1); }
 
   get size(): number { return this.#newest - this.oldest + 1; }
 
