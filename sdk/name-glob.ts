@@ -6,6 +6,9 @@
 /**
  * A glob without path separators (`*` matches anything, `?`, `[...]`, `{a,b}`) as a RegExp;
  * undefined when the glob is malformed (the list is then empty, as in the original).
+ *
+ * @example
+ * globToRegExp('cam-{a,b}*')!.test('cam-b/1'); // true: `*` crosses `/`
  */
 export function globToRegExp(glob: string): RegExp | undefined {
   let re = '';
