@@ -24,6 +24,19 @@ export function sseBlock(e: CoreEvent): string {
   return `id: ${e.boot}-${e.id}\ndata: ${JSON.stringify(e)}\n\n`;
 }
 
+/** Blocks by event, built once for all the streams that get it (events are frozen, held by the history). */
+class BlockCache {
+  readonly #map = new WeakMap<CoreEvent, string>();
+  get(e: CoreEvent): string {
+    let b = this.#map.get(e);
+    if (b === undefined) {
+      b = sseBlock(e);
+      this.#map.set(e, b);
+    }
+    return b;
+  }
+}
+
 /**
  * The open event streams: writes events as they come, a heartbeat comment for all on one timer,
  * and drops a client whose unread bytes pass the bound with a last `events.overflow` event, so a
@@ -33,13 +46,14 @@ export class SseHub {
   readonly #opts: SseOptions;
   readonly #clients = new Set<SseClient>();
   readonly #heartbeat: NodeJS.Timeout | undefined;
+  readonly blocks = new BlockCache();
   readonly stats: SseStats;
 
   constructor(opts: SseOptions) {
     this.#opts = opts;
     this.stats = { open: 0, dropped: 0, peak_queued_bytes: 0, limit_bytes: opts.limitBytes };
     if (opts.heartbeatMs > 0) {
-      this.#heartbeat = setInterval(() => { for (const c of this.#clients) c.write(': heartbeat\n\n'); }, opts.heartbeatMs);
+      this.#heartbeat = setInterval(() => { for (const c of this.#clients) c.send(': heartbeat\n\n'); }, opts.heartbeatMs);
       this.#heartbeat.unref();
     }
   }
@@ -76,6 +90,10 @@ class SseClient {
   readonly #opts: SseOptions;
   #sub: EventSubscription | undefined;
   #done = false;
+  /** Blocks of the current delivery pass, written together once it ends (one syscall, not one per event). */
+  #batch: string[] = [];
+  #batchBytes = 0;
+  #scheduled = false;
 
   constructor(res: ServerResponse, hub: SseHub, opts: SseOptions) {
     this.#res = res;
@@ -84,25 +102,38 @@ class SseClient {
   }
 
   attach(bus: EventsService, filter: EventFilter, fromId: string | undefined, headers: OutgoingHttpHeaders): void {
-    const pending: string[] = [];
-    let started = false;
-    // the replay comes synchronously inside subscribe: it is written once the headers are out
-    this.#sub = bus.subscribe(filter, fromId, (e) => (started ? this.write(sseBlock(e)) : pending.push(sseBlock(e))));
+    // the replay comes synchronously inside subscribe: batched, it is written after the headers
+    this.send('retry: 2000\n\n');
+    this.#sub = bus.subscribe(filter, fromId, (e) => this.send(this.#hub.blocks.get(e)));
     this.#res.writeHead(200, headers);
     this.#res.on('close', () => this.#finish(false));
-    started = true;
-    this.write(`retry: 2000\n: ${pending.length} events replayed\n\n`);
-    for (const block of pending) this.write(block);
   }
 
-  write(chunk: string): void {
+  send(chunk: string): void {
+    if (this.#done) return;
+    this.#batch.push(chunk);
+    this.#batchBytes += chunk.length;
+    // a batch stays a fraction of the bound, so the bytes held stay near it (limit + a quarter)
+    if (this.#batchBytes >= this.#opts.limitBytes / 4) this.#flush();
+    else if (!this.#scheduled) {
+      this.#scheduled = true;
+      queueMicrotask(this.#flush);
+    }
+  }
+
+  readonly #flush = (): void => {
+    this.#scheduled = false;
+    if (!this.#batch.length) return;
+    const chunk = this.#batch.length === 1 ? this.#batch[0]! : this.#batch.join('');
+    this.#batch = [];
+    this.#batchBytes = 0;
     if (this.#done) return;
     const res = this.#res;
     res.write(chunk);
     const queued = res.writableLength;
     this.#hub.queued(queued);
     if (queued > this.#opts.limitBytes) this.#overflow(queued);
-  }
+  };
 
   end(): void {
     if (this.#done) return;

@@ -30,7 +30,7 @@ t.test('a client that stops reading is dropped with events.overflow; the server 
   const s = await status();
   t.equal(s.streams.open, 1, 'the fast client stays');
   t.equal(s.streams.limit_bytes, LIMIT_KB * 1024);
-  t.ok(s.streams.peak_queued_bytes <= LIMIT_KB * 1024 + 2048, `the queue stayed bounded (${s.streams.peak_queued_bytes} bytes)`);
+  t.ok(s.streams.peak_queued_bytes <= LIMIT_KB * 1024 * 1.25 + 2048, `the queue stayed bounded (${s.streams.peak_queued_bytes} bytes)`);
   t.ok(s.history.size <= 100, 'the history is bounded');
 
   slow.res!.resume();
