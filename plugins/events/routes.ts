@@ -47,6 +47,8 @@ export function eventRoutes(http: HttpScope, bus: EventBus, hub: SseHub, webhook
     // a bad filter throws here, before the hijack: the client gets the Error body (400)
     const headers = { ...reply.getHeaders(), ...SSE_HEADERS } as OutgoingHttpHeaders;
     compileFilter(filter);
+    // a HEAD gets the stream's headers, not a stream that never ends
+    if (req.method === 'HEAD') return reply.headers(SSE_HEADERS).send();
     // written by hand: the encoding hooks (gzip, ?pretty) would buffer the endless body
     reply.hijack();
     hub.open(reply.raw, headers, bus, filter, fromId);

@@ -83,6 +83,9 @@ t.test('SSE: auth and filters', async (t) => {
   t.equal(bad.status, 400);
   t.equal(bad.body.code, 400);
   t.match(bad.body.details[0], /malformed glob/);
+  const head = await app.request('HEAD', '/api/v3/events', { token });
+  t.equal(head.status, 200);
+  t.match(head.headers.get('content-type'), /^text\/event-stream/);
   const c = await SseClient.open(`${app.url}/api/v3/events?types=config.*`, { authorization: `Bearer ${token}` });
   t.teardown(() => c.close());
   t.equal(c.status, 200);
