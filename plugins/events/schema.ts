@@ -19,8 +19,8 @@ export function validateEvents(s: EventsConfig): ConfigErrors {
     let u: URL | undefined;
     try { u = new URL(w.url); } catch { /* reported below */ }
     if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) errs.add(`webhooks.${i}.url`, `'${w.url}' is not an http(s) URL`);
-    for (const g of w.types) if (!globToRegExp(g)) errs.add(`webhooks.${i}.types`, `malformed glob '${g}'`);
-    for (const g of w.subjects) if (!globToRegExp(g.replace(KEYED, ''))) errs.add(`webhooks.${i}.subjects`, `malformed glob '${g}'`);
+    for (const g of w.types ?? []) if (!globToRegExp(g)) errs.add(`webhooks.${i}.types`, `malformed glob '${g}'`);
+    for (const g of w.subjects ?? []) if (!globToRegExp(g.replace(KEYED, ''))) errs.add(`webhooks.${i}.subjects`, `malformed glob '${g}'`);
   });
   return errs.map;
 }

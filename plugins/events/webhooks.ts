@@ -26,7 +26,8 @@ export class Webhooks {
   constructor(cfg: EventsConfig, bus: EventBus, resume: ResumePoints) {
     this.#bus = bus;
     this.#resume = resume;
-    this.#wired = cfg.webhooks.map((w) => {
+    this.#wired = cfg.webhooks.map((hook) => {
+      const w = { url: hook.url, types: hook.types ?? [], subjects: hook.subjects ?? [], secret: hook.secret ?? '' };
       const key = JSON.stringify([w.url, w.types, w.subjects, w.secret]);
       const target = new WebhookTarget({
         url: w.url, secret: w.secret, queue: cfg.webhook_queue,

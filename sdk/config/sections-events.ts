@@ -4,12 +4,12 @@ import { describe } from './describe.ts';
 
 /* The `events` section (plugin `events`): beyond the reference, which has no event stream. */
 
-/** One webhook target: every matching event is POSTed to `url` as JSON. */
+/** One webhook target: every matching event is POSTed to `url` as JSON. Only `url` is required. */
 export const EventsWebhook = describe(Type.Object({
-  url: Str(''),
-  types: List([]),
-  subjects: List([]),
-  secret: Str(''),
+  url: Type.String(),
+  types: Type.Optional(List([])),
+  subjects: Type.Optional(List([])),
+  secret: Type.Optional(Str('')),
 }), {
   url: 'http(s) URL the events are POSTed to.',
   types: 'Globs over event types (empty = all), e.g. `process.*`.',

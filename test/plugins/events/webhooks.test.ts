@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { eventsRef, type EventsService } from '../../../sdk/index.ts';
 import { signature } from '../../../plugins/events/webhook.ts';
-import { startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
+import { cleanEnv, startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 interface Received { body: string; headers: IncomingMessage['headers'] }
@@ -76,4 +76,13 @@ t.test('webhook config is validated', async (t) => {
   t.equal(r.status, 409);
   t.match(r.body['events.webhooks.0.url'], [/not an http\(s\) URL/]);
   t.match(r.body['events.webhooks.0.types'], [/malformed glob/]);
+});
+
+t.test('webhooks from the environment: JSON objects separated by |', async (t) => {
+  const env = cleanEnv({ CORE_EVENTS_WEBHOOKS: '{"url":"http://127.0.0.1:9/a","types":["process.*"]}|{"url":"http://u:p@127.0.0.1:9/b"}' });
+  const app = await startApp(t, { env });
+  const list = (await app.request('GET', '/api/v3/events/webhooks')).body;
+  t.same(list.map((w: { url: string; types: string[] }) => [w.url, w.types]), [
+    ['http://127.0.0.1:9/a', ['process.*']], ['http://***@127.0.0.1:9/b', []],
+  ], 'credentials masked');
 });
