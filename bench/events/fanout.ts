@@ -38,7 +38,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A minimal SSE reader: records the latency of every event it receives. */
 function client(url: string, latencies: number[]): () => void {
+  let stopped = false;
   const req = get(url, (res) => {
+    if (res.statusCode !== 200) process.stderr.write(`client: status ${res.statusCode}\n`);
     res.setEncoding('utf8');
     let buf = '';
     res.on('data', (chunk: string) => {
@@ -54,8 +56,11 @@ function client(url: string, latencies: number[]): () => void {
       }
     });
   });
-  req.on('error', () => {});
-  return () => req.destroy();
+  req.on('error', (err) => { if (!stopped) process.stderr.write(`client: ${err.message}\n`); });
+  return () => {
+    stopped = true;
+    req.destroy();
+  };
 }
 
 function pct(sorted: number[], p: number): number {
@@ -80,12 +85,14 @@ async function main(): Promise<void> {
     });
     if (r.status !== 200) throw new Error(`POST p${i}: ${r.status} ${await r.text()}`);
   }
-  const status = async () => (await (await fetch(`${url}/api/v3/events/status`)).json()) as { history: { newest_id: number } };
+  const status = async () => (await (await fetch(`${url}/api/v3/events/status`)).json()) as { history: { newest_id: number }; streams: { open: number; dropped: number } };
   await sleep(3000); // the restarts settle into their rhythm
 
   const phase = async (clients: number) => {
     const latencies: number[] = [];
     const stops = Array.from({ length: clients }, () => client(`${url}/api/v3/events?types=process.*`, latencies));
+    // every client connected (a loaded service may take a while to accept 50), then one more second
+    for (let i = 0; i < 300 && (await status()).streams.open < clients; i++) await sleep(100);
     await sleep(1000);
     latencies.length = 0;
     const id0 = (await status()).history.newest_id;
@@ -93,11 +100,12 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     await sleep(SECONDS * 1000);
     const cpu = (cpuSeconds(pid) - cpu0) / ((Date.now() - t0) / 1000);
-    const events = (await status()).history.newest_id - id0;
+    const end = await status();
+    const events = end.history.newest_id - id0;
     for (const stop of stops) stop();
     const sorted = latencies.sort((a, b) => a - b);
     return {
-      clients, events_per_s: Math.round(events / SECONDS), cpu_percent_of_core: Math.round(cpu * 1000) / 10,
+      clients, open_at_end: end.streams.open, dropped: end.streams.dropped, events_per_s: Math.round(events / SECONDS), cpu_percent_of_core: Math.round(cpu * 1000) / 10,
       deliveries: sorted.length, latency_ms: { p50: pct(sorted, 50), p99: pct(sorted, 99), max: sorted.at(-1) ?? NaN },
     };
   };
