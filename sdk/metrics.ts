@@ -49,3 +49,40 @@ export interface MetricCollector {
  * deps: { collectors: metricCollectorsRef } // ctx.deps.collectors: readonly MetricCollector[]
  */
 export const metricCollectorsRef = createServiceRef<MetricCollector, true>('metrics.collectors', { multiple: true });
+
+/** A metrics query (reference 5.16 `MetricsQuery`): label values are regexes matched unanchored. */
+export interface MetricsQueryInput {
+  /** 0 (or absent) = the current values; else that many seconds of history. */
+  timerange_sec?: number;
+  interval_sec?: number;
+  metrics?: readonly { name: string; labels?: Readonly<Record<string, string>> | null }[];
+}
+
+/** Its answer (reference 5.16 `MetricsResponse`): values are `[unix_seconds, value]`. */
+export interface MetricsQueryResult {
+  timerange_sec: number;
+  interval_sec: number;
+  metrics: { name: string; labels: Readonly<Record<string, string>> | null; values: [number, number][] }[];
+}
+
+/**
+ * The query behind `POST /api/v3/metrics` (reference 12.3), provided by the `metrics` plugin so
+ * other front ends (GraphQL `metrics`) answer from the same code; absent when it is not loaded.
+ *
+ * @example
+ * deps: { metrics: optional(metricsQueryRef) },
+ * setup(ctx) {
+ *   const cpu = ctx.deps.metrics?.query({ metrics: [{ name: 'cpu_idle' }] }).metrics[0]?.values[0]?.[1];
+ * }
+ */
+export interface MetricsQueryService {
+  query(q: MetricsQueryInput): MetricsQueryResult;
+}
+
+/**
+ * Where the `metrics` plugin provides its query service (one provider).
+ *
+ * @example
+ * deps: { metrics: optional(metricsQueryRef) }
+ */
+export const metricsQueryRef = createServiceRef<MetricsQueryService>('metrics.query');

@@ -1,5 +1,6 @@
 import { createServiceRef } from './refs.ts';
 import { createHooksRef, AsyncParallelHook, AsyncSeriesWaterfallHook } from './hooks.ts';
+import type { ApiProbe, ApiProcess } from './process-views.ts';
 
 /** What ffmpeg is doing right now (reference 7.1). */
 export type ProcessExecState = 'finished' | 'starting' | 'running' | 'finishing' | 'failed' | 'killed';
@@ -121,6 +122,19 @@ export interface ProcessesService {
   metrics(id: string): ProcessMetricsInfo | undefined;
   /** Entries into each exec state by any process since the engine started (`ffmpeg_process`). */
   stateEntries(): ProcessStateCounts;
+  /**
+   * The process exactly as `GET /api/v3/process/{id}?filter=...` answers it (reference 5.3), read
+   * from the same cached JSON as the route; undefined for an unknown id. `filter` is the route's
+   * (absent or empty = config, state, report and metadata). The object is shared: never change it.
+   */
+  view(id: string, filter?: string): ApiProcess | undefined;
+  /** Every process as `GET /api/v3/process?filter=...` lists them, in the same order, in one read. */
+  views(filter?: string): ApiProcess[];
+  /**
+   * What `GET /api/v3/process/{id}/probe` answers: the encoder run on the inputs (reference 4.4.10,
+   * 5.8). Never fails: an unknown id or an unresolvable definition says so in `log`.
+   */
+  probe(id: string): Promise<ApiProbe>;
 }
 
 /**

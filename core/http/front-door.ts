@@ -1,12 +1,20 @@
-import { OPTIONAL_AUTH, PUBLIC, Type, loginValidatorsRef, type HttpScope, type LoginValidator } from '../../sdk/index.ts';
+import {
+  OPTIONAL_AUTH, PUBLIC, Type, aboutRef, appLogRef, loginValidatorsRef, type AboutInfo, type HttpScope, type LoginValidator,
+} from '../../sdk/index.ts';
 import type { Kernel } from '../kernel/kernel.ts';
 import { buildInfo, goArch } from './build-info.ts';
 
 /** The API version clients check: they refuse anything that is not datarhei Core 16.x. */
 export const API_VERSION = '16.15.0';
 
-/** `GET /ping`, `GET /api` (About), `GET /api/v3/log`. */
+/**
+ * `GET /ping`, `GET /api` (About), `GET /api/v3/log`; the last two are also services (`aboutRef`,
+ * `appLogRef`) so that other front ends (GraphQL) answer the same.
+ */
 export function frontDoorRoutes(k: Kernel) {
+  const about = () => aboutOf(k);
+  k.services.provide(aboutRef, { about });
+  k.services.provide(appLogRef, { console: () => k.ring.console(), raw: () => k.ring.raw() });
   return async (http: HttpScope) => {
     http.get('/ping', { config: PUBLIC, schema: { hide: true } }, async (_req, reply) => reply.type('text/plain; charset=utf-8').send('pong'));
 
@@ -19,23 +27,7 @@ export function frontDoorRoutes(k: Kernel) {
       if (k.config.api.auth.enable && !req.auth) {
         return { app: 'datarhei-core', auths, version: { number: `${API_VERSION.split('.')[0]}.0.0` } };
       }
-      const b = buildInfo();
-      return {
-        app: 'datarhei-core',
-        auths,
-        name: k.config.name,
-        id: k.config.id,
-        created_at: new Date(k.server.startedAt).toISOString().replace(/\.\d+Z$/, 'Z'),
-        uptime_seconds: Math.floor((Date.now() - k.server.startedAt) / 1000),
-        version: {
-          number: API_VERSION,
-          repository_commit: b.commit,
-          repository_branch: b.branch,
-          build_date: b.date,
-          arch: goArch(),
-          compiler: `node ${process.version}`,
-        },
-      };
+      return about();
     });
 
     http.get('/api/v3/log', {
@@ -44,6 +36,27 @@ export function frontDoorRoutes(k: Kernel) {
         querystring: Type.Object({ format: Type.Optional(Type.String()) }),
       },
     }, async (req) => (req.query.format === 'raw' ? k.ring.raw() : k.ring.console()));
+  };
+}
+
+/** The full About (reference 5.1). */
+function aboutOf(k: Kernel): AboutInfo {
+  const b = buildInfo();
+  return {
+    app: 'datarhei-core',
+    auths: authDescriptions(k),
+    name: k.config.name,
+    id: k.config.id,
+    created_at: new Date(k.server.startedAt).toISOString().replace(/\.\d+Z$/, 'Z'),
+    uptime_seconds: Math.floor((Date.now() - k.server.startedAt) / 1000),
+    version: {
+      number: API_VERSION,
+      repository_commit: b.commit,
+      repository_branch: b.branch,
+      build_date: b.date,
+      arch: goArch(),
+      compiler: `node ${process.version}`,
+    },
   };
 }
 

@@ -12,10 +12,11 @@ import { stateCounts } from './process-entry.ts';
 import { createRunMonitor } from './run-monitor.ts';
 import { metadataRoutes } from './routes-metadata.ts';
 import { processRoutes } from './routes.ts';
-import { probeRoutes, skillsRoutes } from './routes-probe.ts';
+import { probeProcess, probeRoutes, skillsRoutes } from './routes-probe.ts';
 import { systemMetadataRoutes } from './routes-system-metadata.ts';
 import { Skills } from './skills.ts';
 import { processesService } from './service.ts';
+import { ProcessViews } from './views.ts';
 import { PidDir, reapOrphans, UsageSampler } from './supervisor/index.ts';
 import { explainUnresolved } from './unresolved.ts';
 import { accessList, diskRootOf } from './validate.ts';
@@ -92,11 +93,14 @@ export const processPlugin = definePlugin({
       },
     });
 
-    ctx.provide(processesRef, processesService(manager, stateEntries));
-    processRoutes(ctx.http, manager);
+    // one set of views and one probe for the routes and the service (GraphQL answers from these too)
+    const views = new ProcessViews((id) => manager.metadata(id));
+    const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id);
+    ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe }));
+    processRoutes(ctx.http, manager, views);
     metadataRoutes(ctx.http, manager);
     systemMetadataRoutes(ctx.http, db, dbText.storable);
-    probeRoutes(ctx.http, manager, enc.binary, closing.signal);
+    probeRoutes(ctx.http, probe);
     skillsRoutes(ctx.http, skills);
 
     ctx.onReady(async () => {

@@ -12,18 +12,30 @@ import type { Skills } from './skills.ts';
 
 const TAGS = ['v16.7.2'];
 
-/** `GET /api/v3/process/{id}/probe` (reference 4.4.10): always 200, problems go into the log. */
-export function probeRoutes(http: HttpScope, m: ProcessManager, binary: string, closing: AbortSignal): void {
+/**
+ * What a probe of process `id` finds (reference 4.4.10): never fails, problems go into the log.
+ * The route and the `processes` service (GraphQL `probe`) both answer from here.
+ */
+export async function probeProcess(m: ProcessManager, binary: string, closing: AbortSignal, id: string): Promise<ProbeData> {
+  const e = m.get(id);
+  if (!e) return { streams: [], log: [`Unknown process ID (${id})`] };
+  if (e.refresh() !== undefined) return { streams: [], log: [] };
+  return parseProbe(await runProbe(binary, assemble(e.resolution!.options, e.resolution!.inputs.map(direct), []), closing));
+}
+
+/** `GET /api/v3/process/{id}/probe` (reference 4.4.10): always 200. */
+export function probeRoutes(http: HttpScope, probe: (id: string) => Promise<ProbeData>): void {
   http.get('/api/v3/process/:id/probe', {
     schema: { summary: 'Probe the inputs of a process', tags: TAGS, params: IdParams, response: { 200: Probe } },
-  }, async (req, reply) => {
-    const e = m.get(req.params.id);
-    let probe: ProbeData = { streams: [], log: [`Unknown process ID (${req.params.id})`] };
-    if (e && e.refresh() !== undefined) probe = { streams: [], log: [] };
-    else if (e) probe = parseProbe(await runProbe(binary, assemble(e.resolution!.options, e.resolution!.inputs, []), closing));
-    // written by hand for the number rules of reference 2.4
-    return json(reply, probeJson(probe));
-  });
+  }, async (req, reply) => json(reply, probeJson(await probe(req.params.id)))); // by hand: number rules of reference 2.4
+}
+
+/**
+ * A `playout:<url>` input is read through the playout plugin's relay when the process runs (its
+ * preStart rewrite); stock ffmpeg cannot open `playout:`, so the probe reads the URL behind it.
+ */
+function direct<T extends { address: string }>(io: T): T {
+  return io.address.startsWith('playout:') ? { ...io, address: io.address.slice('playout:'.length) } : io;
 }
 
 /** `GET /api/v3/skills` and `GET /api/v3/skills/reload` (reference 4.6). */

@@ -7,7 +7,7 @@ import type { ProcessEntry } from './process-entry.ts';
 import {
   Command, IdParams, OkString, Process, ProcessConfig, ProcessConfigUpdate, ProcessListQuery, ProcessReport, ProcessState,
 } from './schema.ts';
-import { ProcessViews } from './views.ts';
+import type { ProcessViews } from './views.ts';
 
 const TAGS = ['v16.7.2'];
 const FilterQuery = Type.Object({ filter: Type.Optional(Type.String()) });
@@ -20,13 +20,12 @@ const OK = '"OK"';
 export const json = (reply: FastifyReply, body: string | Buffer) => reply.type('application/json; charset=utf-8').send(body);
 
 /** The process API of reference 4.4.1-4.4.9. */
-export function processRoutes(http: HttpScope, m: ProcessManager): void {
+export function processRoutes(http: HttpScope, m: ProcessManager, views: ProcessViews): void {
   const entry = (id: string): ProcessEntry => {
     const e = m.get(id);
     if (!e) throw processErrors.notFound();
     return e;
   };
-  const views = new ProcessViews((id) => m.metadata(id));
 
   http.get('/api/v3/process', {
     schema: { summary: 'List processes', tags: TAGS, querystring: ProcessListQuery, response: { 200: Type.Array(Process) } },

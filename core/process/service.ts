@@ -1,14 +1,35 @@
-import type { ProcessesService, ProcessProgressInfo, ProcessStateCounts } from '../../sdk/index.ts';
+import type { ApiProbe, ApiProcess, ProcessesService, ProcessProgressInfo, ProcessStateCounts } from '../../sdk/index.ts';
+import { parseParts } from './list-filter.ts';
 import type { ProcessManager } from './manager.ts';
+import type { ProcessViews } from './views.ts';
 
-/** The `processes` service other plugins use (widget, sessions, playout, metrics): cheap views, no logs. */
-export function processesService(m: ProcessManager, stateEntries: ProcessStateCounts): ProcessesService {
+/** What the service reads besides the manager: the routes' own views and probe. */
+export interface ServiceParts {
+  stateEntries: ProcessStateCounts;
+  views: ProcessViews;
+  probe(id: string): Promise<ApiProbe>;
+}
+
+/**
+ * The `processes` service other plugins use (widget, sessions, playout, metrics: cheap views, no
+ * logs; GraphQL: the REST objects, from the very views the routes send, so no rule is written twice).
+ */
+export function processesService(m: ProcessManager, p: ServiceParts): ProcessesService {
   return {
     list: () => [...m.values()].map((e) => e.info()),
     get: (id) => m.get(id)?.info(),
     progress: (id): ProcessProgressInfo | undefined => m.get(id)?.monitor.progressInfo(),
     metadata: (id, key) => m.metadata(id)?.[key],
     metrics: (id) => m.get(id)?.metricsInfo(),
-    stateEntries: () => stateEntries,
+    stateEntries: () => p.stateEntries,
+    view: (id, filter): ApiProcess | undefined => {
+      const e = m.get(id);
+      return e && p.views.object(e, parseParts(filter));
+    },
+    views: (filter) => {
+      const parts = parseParts(filter);
+      return [...m.values()].map((e) => p.views.object(e, parts));
+    },
+    probe: (id) => p.probe(id),
   };
 }

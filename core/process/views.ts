@@ -1,3 +1,4 @@
+import type { ApiProcess } from '../../sdk/index.ts';
 import type { Parts } from './list-filter.ts';
 import { processJson } from './json-write.ts';
 import type { ProcessEntry } from './process-entry.ts';
@@ -26,7 +27,10 @@ const CLOSE = Buffer.from(']');
 export class ProcessViews {
   readonly #metadata: (id: string) => Record<string, unknown> | null;
   readonly #metaJson = new WeakMap<object, string>();
-  readonly #built = new WeakMap<ProcessEntry, Built>();
+  /** By entry, then by the combination of parts (a bit each), so clients asking for different parts do not evict each other. */
+  readonly #built = new WeakMap<ProcessEntry, Built[]>();
+  /** The objects parsed from bytes built here, while those bytes hold. */
+  readonly #parsed = new WeakMap<Buffer, ApiProcess>();
 
   constructor(metadata: (id: string) => Record<string, unknown> | null) {
     this.#metadata = metadata;
@@ -48,7 +52,13 @@ export class ProcessViews {
     const state = parts.state ? e.stateJson() : undefined;
     const report = parts.report ? e.monitor.reportJson() : undefined;
     const metadata = parts.metadata ? this.metadataJson(e.id) : undefined;
-    const last = this.#built.get(e);
+    let slots = this.#built.get(e);
+    if (!slots) {
+      slots = [];
+      this.#built.set(e, slots);
+    }
+    const slot = (config ? 1 : 0) | (parts.state ? 2 : 0) | (parts.report ? 4 : 0) | (parts.metadata ? 8 : 0);
+    const last = slots[slot];
     if (last && last.config === config && last.state === state && last.report === report && last.metadata === metadata) {
       return last.bytes;
     }
@@ -57,8 +67,22 @@ export class ProcessViews {
       id: c.id, type: c.type, reference: c.reference, createdAt: e.createdAt, updatedAt: e.updatedAt,
       config: config ? e.configJson : undefined, state, report, metadata,
     }));
-    this.#built.set(e, { config, state, report, metadata, bytes });
+    slots[slot] = { config, state, report, metadata, bytes };
     return bytes;
+  }
+
+  /**
+   * The process as an object, parsed from the very bytes the route sends (so both always agree);
+   * parsed again only when those bytes changed. Shared between callers: never change it.
+   */
+  object(e: ProcessEntry, parts: Parts): ApiProcess {
+    const bytes = this.process(e, parts);
+    let o = this.#parsed.get(bytes);
+    if (!o) {
+      o = JSON.parse(bytes.toString('utf8')) as ApiProcess;
+      this.#parsed.set(bytes, o);
+    }
+    return o;
   }
 
   list(entries: readonly ProcessEntry[], parts: Parts): Buffer {

@@ -1,4 +1,6 @@
-import { definePlugin, filesystemsRef, metricCollectorsRef, processesRef, type MetricCollector } from '../../sdk/index.ts';
+import {
+  definePlugin, filesystemsRef, metricCollectorsRef, metricsQueryRef, processesRef, type MetricCollector,
+} from '../../sdk/index.ts';
 import { filesystemsCollector } from './collectors/filesystems.ts';
 import { processesCollector } from './collectors/processes.ts';
 import { zeroSessionsCollector } from './collectors/sessions-zero.ts';
@@ -20,6 +22,7 @@ export default definePlugin({
   validate: validateMetrics,
   reads: ['id', 'storage'],
   deps: { contributed: metricCollectorsRef, processes: processesRef, filesystems: filesystemsRef },
+  provides: [metricsQueryRef],
   setup(ctx) {
     const { contributed, processes, filesystems } = ctx.deps;
     const own: MetricCollector[] = [
@@ -33,6 +36,8 @@ export default definePlugin({
     const collectors = () => (hasSessions() ? [...own, ...contributed] : [...own, ...contributed, zeros]);
 
     const metrics = new MetricsService({ config: ctx.config, collectors, log: ctx.log });
+    // the same query for POST /api/v3/metrics and for others (GraphQL `metrics`)
+    ctx.provide(metricsQueryRef, { query: (q) => metrics.query(q) });
     metricsRoutes(ctx.http, metrics);
     if (ctx.config.enable_prometheus) {
       const help = new Map(metrics.describe().map((d) => [d.name, d.description]));

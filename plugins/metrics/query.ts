@@ -1,6 +1,6 @@
-import type { MetricValue } from '../../sdk/index.ts';
+import type { MetricsQueryInput, MetricValue } from '../../sdk/index.ts';
 import type { MetricsHistory } from './history.ts';
-import type { MetricsQuery, MetricsResponse } from './schema.ts';
+import type { MetricsResponse } from './schema.ts';
 
 type Labels = Readonly<Record<string, string>>;
 type ResponseMetric = MetricsResponse['metrics'][number];
@@ -11,7 +11,7 @@ interface Pattern {
   labels: [string, RegExp | null][];
 }
 
-export function compilePatterns(q: MetricsQuery): Pattern[] {
+export function compilePatterns(q: MetricsQueryInput): Pattern[] {
   return (q.metrics ?? []).map((m) => ({
     name: m.name,
     labels: Object.entries(m.labels ?? {}).map(([k, re]): [string, RegExp | null] => {

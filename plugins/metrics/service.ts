@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { MetricCollector, MetricDescription, MetricValue } from '../../sdk/index.ts';
+import type { MetricCollector, MetricDescription, MetricsQueryInput, MetricValue } from '../../sdk/index.ts';
 import { MetricsHistory } from './history.ts';
 import { compilePatterns, currentValues, historyValues } from './query.ts';
-import type { MetricsConfig, MetricsQuery, MetricsResponse } from './schema.ts';
+import type { MetricsConfig, MetricsResponse } from './schema.ts';
 
 export interface MetricsServiceOptions {
   config: MetricsConfig;
@@ -67,8 +67,8 @@ export class MetricsService {
       .map((d) => ({ name: d.name, description: d.description, labels: [...d.labels] }));
   }
 
-  /** `POST /api/v3/metrics` (reference 12.3). */
-  query(q: MetricsQuery): MetricsResponse {
+  /** `POST /api/v3/metrics` (reference 12.3), also the `metricsQueryRef` service. */
+  query(q: MetricsQueryInput): MetricsResponse {
     const c = this.#o.config;
     const patterns = compilePatterns(q);
     const now = Date.now();

@@ -59,9 +59,9 @@ export const PlayoutConfig = describe(Type.Object({
   min_port: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
   max_port: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
 }, { default: {} }), {
-  enable: 'Enable playout control of process inputs (plugin `playout`).',
-  min_port: 'Lowest local port for playout.',
-  max_port: 'Highest local port for playout.',
+  enable: 'Read `playout:` process inputs through a relay that keeps them continuous (plugin `playout`).',
+  min_port: 'Lowest loopback TCP port of the playout relays (one per `playout:` input of a running process).',
+  max_port: 'Highest loopback TCP port of the playout relays.',
 });
 export type PlayoutConfig = Static<typeof PlayoutConfig>;
 

@@ -1,0 +1,74 @@
+import { buildSchema, type GraphQLSchema } from 'graphql';
+import { BootError, type GraphqlContribution } from '../../sdk/index.ts';
+import { untrack, type TraceContext } from './result-cache.ts';
+import { scalarResolvers } from './scalars.ts';
+import { BASE_SDL } from './schema.ts';
+
+type FieldMap = Record<string, Record<string, unknown>>;
+type Fn = (...args: any[]) => unknown;
+
+/** A contribution of this plugin whose resolvers record their reads for the answer cache. */
+export interface TrackedContribution extends GraphqlContribution {
+  tracked?: boolean;
+}
+
+/**
+ * A resolver or loader that reads without recording it (any vendor's, about, log, ...) makes the
+ * query's answer uncacheable; `ctxAt` is where its context argument is.
+ */
+function untracked(fn: Fn, ctxAt: number): Fn {
+  return (...args: unknown[]) => {
+    const ctx = args[ctxAt] as TraceContext | undefined;
+    if (ctx) untrack(ctx);
+    return fn(...args);
+  };
+}
+
+/** What mercurius is registered with: one schema, its resolvers and loaders. */
+export interface ComposedSchema {
+  schema: GraphQLSchema;
+  resolvers: FieldMap;
+  loaders: FieldMap;
+}
+
+const pong = () => 'pong';
+
+/**
+ * The base schema extended by every contribution, checked at boot: a type declared twice, an
+ * extension of an unknown type, or a field two contributions resolve stops the boot naming them.
+ */
+export function composeSchema(contributions: readonly TrackedContribution[]): ComposedSchema {
+  const resolvers: FieldMap = { Query: { ping: pong }, Mutation: { ping: pong }, ...scalarResolvers };
+  const loaders: FieldMap = {};
+  const owners = new Map<string, string>([['Query.ping', 'graphql'], ['Mutation.ping', 'graphql']]);
+  const add = (into: FieldMap, from: GraphqlContribution['resolvers' | 'loaders'], who: string, wrap?: (fn: Fn) => Fn) => {
+    for (const [type, fields] of Object.entries(from ?? {})) {
+      for (const [field, fn] of Object.entries(fields as Record<string, Fn>)) {
+        const key = `${type}.${field}`;
+        const before = owners.get(key);
+        if (before) throw new BootError(`GraphQL field ${key} is resolved by both '${before}' and '${who}'`);
+        owners.set(key, who);
+        (into[type] ??= {})[field] = wrap ? wrap(fn) : fn;
+      }
+    }
+  };
+  for (const c of contributions) {
+    add(resolvers, c.resolvers, c.name, c.tracked ? undefined : (fn) => untracked(fn, 2));
+    add(loaders, c.loaders, c.name, c.tracked ? undefined : (fn) => untracked(fn, 1));
+  }
+  let schema: GraphQLSchema;
+  try {
+    schema = buildSchema([BASE_SDL, ...contributions.map((c) => c.typeDefs)].join('\n'));
+  } catch (err) {
+    const names = [...new Set(contributions.map((c) => c.name))].join(', ');
+    throw new BootError(`GraphQL schema contributions (${names}) do not compose: ${(err as Error).message}`, { cause: err });
+  }
+  for (const key of owners.keys()) {
+    const [type, field] = key.split('.') as [string, string];
+    const t = schema.getType(type);
+    if (!t || !('getFields' in t) || !(field in t.getFields())) {
+      throw new BootError(`GraphQL contribution '${owners.get(key)}' resolves ${key}, which its typeDefs do not declare`);
+    }
+  }
+  return { schema, resolvers, loaders };
+}

@@ -1,0 +1,101 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import type {
+  AboutService, AppLogService, MetricsQueryService, PlayoutService, ProcessesService,
+} from '../../sdk/index.ts';
+import type { TrackedContribution } from './compose.ts';
+import { graphqlErrors } from './errors.ts';
+import { ProcessMapper, graphProbe } from './process-map.ts';
+import { PROCESS_SDL } from './process-schema.ts';
+import { ABOUT_SDL, METRICS_SDL, PLAYOUT_SDL } from './schema.ts';
+import { sameItems, track, untrack, type TraceContext } from './result-cache.ts';
+import { partsFilter } from './selection.ts';
+
+/** The services the reference's fields are answered from: the same ones the REST routes use. */
+export interface FieldDeps {
+  processes: ProcessesService;
+  about: AboutService;
+  log: AppLogService;
+  /** Absent when the metrics plugin is not loaded. */
+  metrics: MetricsQueryService | undefined;
+  /** Absent when the playout plugin is not loaded. */
+  playout: PlayoutService | undefined;
+}
+
+interface MetricsArgs {
+  query: { timerange_seconds?: number | null; interval_seconds?: number | null; metrics: { name: string; labels?: Record<string, unknown> | null }[] };
+}
+
+/** Label regexes are strings; other values are ignored, as the reference does. */
+function stringLabels(labels: Record<string, unknown> | null | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(labels ?? {})) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+/** The reference's fields (section 15) as contributions over the core's and plugins' services. */
+export function referenceFields(d: FieldDeps): TrackedContribution[] {
+  const mapper = new ProcessMapper();
+  return [{
+    name: 'graphql', typeDefs: ABOUT_SDL,
+    resolvers: {
+      Query: {
+        about: () => {
+          const { auths: _auths, ...about } = d.about.about();
+          return about;
+        },
+        log: () => d.log.console(),
+      },
+    },
+  }, {
+    // processes and process(id) record their reads: answers are kept while the processes are unchanged
+    name: 'graphql', typeDefs: PROCESS_SDL, tracked: true,
+    resolvers: {
+      Query: {
+        // one read of every process from the REST views; idle ones come back converted already
+        processes: (_p: unknown, _a: unknown, ctx: TraceContext, info: GraphQLResolveInfo) => {
+          const filter = partsFilter(info);
+          return track(ctx, () => d.processes.views(filter), sameItems).map((p) => mapper.process(p));
+        },
+        process: (_p: unknown, args: { id: string }, ctx: TraceContext, info: GraphQLResolveInfo) => {
+          const filter = partsFilter(info);
+          const p = track(ctx, () => d.processes.view(args.id, filter));
+          if (!p) throw graphqlErrors.unknownProcess(args.id);
+          return mapper.process(p);
+        },
+        // a probe runs the encoder: never kept
+        probe: async (_p: unknown, args: { id: string }, ctx: TraceContext) => {
+          untrack(ctx);
+          return graphProbe(await d.processes.probe(args.id));
+        },
+      },
+    },
+  }, {
+    name: 'graphql', typeDefs: METRICS_SDL,
+    resolvers: {
+      Query: {
+        metrics: (_p: unknown, { query: q }: MetricsArgs) => {
+          // without the metrics plugin: the empty answer, as the reference gives without history
+          if (!d.metrics) return { timerange_seconds: 0, interval_seconds: 0, metrics: [] };
+          const r = d.metrics.query({
+            timerange_sec: q.timerange_seconds ?? 0,
+            interval_sec: q.interval_seconds ?? 0,
+            metrics: q.metrics.map((m) => ({ name: m.name, labels: stringLabels(m.labels) })),
+          });
+          return { timerange_seconds: r.timerange_sec, interval_seconds: r.interval_sec, metrics: r.metrics };
+        },
+      },
+    },
+  }, {
+    name: 'graphql', typeDefs: PLAYOUT_SDL,
+    resolvers: {
+      Query: {
+        playoutStatus: async (_p: unknown, args: { id: string; input: string }) => {
+          if (!d.playout) throw graphqlErrors.playoutNotLoaded();
+          const s = await d.playout.status(args.id, args.input);
+          const io = (x: typeof s.input) => ({ ...x, state: x.state.toUpperCase() });
+          return { ...s, input: io(s.input), output: io(s.output) };
+        },
+      },
+    },
+  }];
+}

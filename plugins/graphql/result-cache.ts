@@ -1,0 +1,99 @@
+import type { GraphqlContext } from '../../sdk/index.ts';
+
+/*
+ * Answers kept while what they were computed from is unchanged, the GraphQL side of what the
+ * REST list does with its cached bytes (core/process/views.ts). A resolver that reads a service
+ * records what it read and how to read it again (`track`); a query whose every resolver did so
+ * is kept with its serialized answer. The next identical query (same text, variables, operation)
+ * reads again and compares by identity: the process engine hands out the very same objects until
+ * a process changes, so 1,000 idle processes are neither executed nor serialized a second time,
+ * while any change (state, report, metadata, a new process) misses and runs the query afresh.
+ * A resolver that does not track (about's uptime, the log, metrics, a vendor's field) makes its
+ * query run every time.
+ */
+
+/** One read a resolver made: `read()` again and `same()` tell whether the answer still holds. */
+export interface Dependency {
+  read(): unknown;
+  seen: unknown;
+  same(a: unknown, b: unknown): boolean;
+}
+
+/** Per request: what the resolvers read, and whether one of them could not say. */
+export interface CacheTrace {
+  deps: Dependency[];
+  untracked: boolean;
+}
+
+/** The GraphQL context with the cache's part. */
+export interface TraceContext extends GraphqlContext {
+  trace?: CacheTrace;
+}
+
+const identical = (a: unknown, b: unknown) => a === b;
+
+/** Arrays of the same objects in the same order. */
+export function sameItems(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Reads through `read`, recording it for the cache; returns what it read. */
+export function track<T>(ctx: TraceContext, read: () => T, same: (a: unknown, b: unknown) => boolean = identical): T {
+  const seen = read();
+  ctx.trace?.deps.push({ read, seen, same });
+  return seen;
+}
+
+/** Marks the answer as one to compute every time (a read that cannot be checked again cheaply). */
+export function untrack(ctx: TraceContext): void {
+  if (ctx.trace) ctx.trace.untracked = true;
+}
+
+interface Entry {
+  deps: Dependency[];
+  body: string;
+}
+
+/** A small LRU of answers, bounded by their total size. */
+export class ResultCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** The kept answer if every read it came from still gives the same. */
+  get(key: string): string | undefined {
+    const e = this.#entries.get(key);
+    if (!e) return undefined;
+    if (!e.deps.every((d) => d.same(d.read(), d.seen))) {
+      this.#drop(key, e);
+      return undefined;
+    }
+    // most recently used last
+    this.#entries.delete(key);
+    this.#entries.set(key, e);
+    return e.body;
+  }
+
+  set(key: string, trace: CacheTrace, body: string): void {
+    if (trace.untracked || body.length > this.#maxBytes) return;
+    const old = this.#entries.get(key);
+    if (old) this.#drop(key, old);
+    this.#entries.set(key, { deps: trace.deps, body });
+    this.#bytes += body.length;
+    for (const [k, e] of this.#entries) {
+      if (this.#bytes <= this.#maxBytes) break;
+      this.#drop(k, e);
+    }
+  }
+
+  #drop(key: string, e: Entry): void {
+    this.#entries.delete(key);
+    this.#bytes -= e.body.length;
+  }
+}

@@ -1,0 +1,83 @@
+import type { PlayoutService, PlayoutStatus, ProcessesService } from '../../sdk/index.ts';
+import { PREFIX } from './args.ts';
+import { playoutErrors } from './errors.ts';
+import { relayKey, type RelayEntry } from './relays.ts';
+import type { RelayRegistry } from './service.ts';
+
+/**
+ * The playout operations of the API (reference 4.5) on the running relays: what `playoutRef`
+ * provides (status for GraphQL) and what the routes call. Every miss is the reference's 404
+ * `Unknown process or input` with the reason; no HTTP here.
+ */
+export class PlayoutControl implements PlayoutService {
+  readonly #relays: RelayRegistry;
+  readonly #processes: ProcessesService;
+  readonly #frames: Map<string, Buffer>;
+
+  constructor(relays: RelayRegistry, processes: ProcessesService, frames: Map<string, Buffer>) {
+    this.#relays = relays;
+    this.#processes = processes;
+    this.#frames = frames;
+  }
+
+  /** Throws the 404 unless the input has a running relay (before a request body is read). */
+  check(processId: string, inputId: string): void {
+    this.#find(processId, inputId);
+  }
+
+  async status(processId: string, inputId: string): Promise<PlayoutStatus> {
+    return this.#find(processId, inputId).relay.status();
+  }
+
+  reopen(processId: string, inputId: string): void {
+    this.#find(processId, inputId).relay.reopen();
+  }
+
+  async keyframe(processId: string, inputId: string, kind: 'jpg' | 'png'): Promise<Buffer> {
+    const image = await this.#find(processId, inputId).relay.keyframe(kind).catch(failure);
+    if (!image) throw playoutErrors.noKeyframe();
+    return image;
+  }
+
+  /** Sets the error frame (kept for later relays of this input); an image ffmpeg cannot decode is a 400. */
+  async setErrorframe(processId: string, inputId: string, image: Buffer): Promise<void> {
+    const e = this.#find(processId, inputId);
+    if (image.length === 0) throw playoutErrors.badImage('the request body is empty: send the image bytes');
+    await e.relay.setErrorframe(image).catch(failure);
+    this.#frames.set(relayKey(processId, inputId), image);
+  }
+
+  async encodeErrorframe(processId: string, inputId: string): Promise<void> {
+    await this.#find(processId, inputId).relay.encodeErrorframe().catch(failure);
+  }
+
+  /** Switches the source to `url` when its stream parameters match; otherwise 400 with the reason, the old source kept. */
+  async switchStream(processId: string, inputId: string, url: string): Promise<void> {
+    const e = this.#find(processId, inputId);
+    const target = url.trim();
+    if (!target) throw playoutErrors.badUrl('the body must be the URL of the new stream');
+    // the same form as the input address is accepted: the relay reads the URL behind the prefix
+    const result = await e.relay.switchStream(target.startsWith(PREFIX) ? target.slice(PREFIX.length) : target).catch(failure);
+    if (!result.ok) throw playoutErrors.mismatch(result.reason);
+  }
+
+  #find(processId: string, inputId: string): RelayEntry {
+    if (!this.#relays.enabled) throw playoutErrors.unknown('playout is not enabled (playout.enable)');
+    const info = this.#processes.get(processId);
+    if (!info) throw playoutErrors.unknown(`process '${processId}' does not exist`);
+    const input = info.inputs.find((i) => i.id === inputId);
+    if (!input) throw playoutErrors.unknown(`process '${processId}' has no input '${inputId}'`);
+    const entry = this.#relays.get(processId, inputId);
+    if (entry) return entry;
+    if (!input.address.startsWith(PREFIX)) throw playoutErrors.unknown(`input '${inputId}' of process '${processId}' has no playout`);
+    throw playoutErrors.unknown(`the playout of input '${inputId}' is not running (process '${processId}' is not running)`);
+  }
+}
+
+/** A relay's error as the API's: its codes (relay/errors.ts) to statuses, anything else a 500. */
+function failure(err: unknown): never {
+  const { code, message } = err as { code?: string; message?: string };
+  if (code === 'bad_image') throw playoutErrors.badImage(message ?? 'the image does not decode');
+  if (code === 'stopped') throw playoutErrors.unknown('the playout relay stopped (its process is stopping)');
+  throw playoutErrors.internal(message ?? String(err));
+}

@@ -1,0 +1,58 @@
+import { definePlugin, playoutRef, processHooksRef, processesRef } from '../../sdk/index.ts';
+import { PlayoutSettings, validatePlayout } from './schema.ts';
+import { PortPool } from './ports.ts';
+import { RelayRegistry } from './service.ts';
+import { PlayoutControl } from './control.ts';
+import { playoutRoutes } from './routes.ts';
+import type { RelayFactory } from './relays.ts';
+
+/** How often relays of processes that went away are looked for (stop/delete are handled at once). */
+const SWEEP_MS = 5_000;
+
+/**
+ * Playout with stock ffmpeg: every process input written `playout:<url>` is read by a relay
+ * (`relay/`) listening on a port of `playout.min_port..max_port`, and the process reads the
+ * relay's continuous MPEG-TS (`-f mpegts -i tcp://127.0.0.1:<port>`, rewritten in `preStart`). When
+ * the source drops, the relay sends the error frame, so the outputs keep going. Routes under
+ * `/api/v3/process/{id}/playout/{inputid}/`, `playoutRef` for GraphQL. Disabled, `playout:`
+ * inputs are read directly (prefix stripped) and every playout route answers 404.
+ */
+export default definePlugin({
+  name: 'playout',
+  configKey: 'playout',
+  configSchema: PlayoutSettings,
+  validate: validatePlayout,
+  reads: ['encoder'],
+  deps: { processes: processesRef },
+  provides: [playoutRef],
+  async setup(ctx) {
+    const cfg = ctx.config;
+    const { processes } = ctx.deps;
+    // the engine is imported only when used (it spawns ffmpeg children)
+    const create: RelayFactory = cfg.enable
+      ? await import('./relay/index.ts').then((m) => (o) => new m.Relay(o))
+      : () => { throw new Error('playout is not enabled'); };
+    const frames = ctx.retain('errorframes', () => new Map<string, Buffer>());
+    const relays = new RelayRegistry({
+      enabled: cfg.enable, pool: new PortPool(cfg.min_port, cfg.max_port), processes,
+      ffmpeg: ctx.sections.encoder.binary, create, frames, log: ctx.log,
+    });
+    const control = new PlayoutControl(relays, processes, frames);
+    ctx.provide(playoutRef, control);
+
+    ctx.hooks.tap(processHooksRef, 'preStart', (p) => relays.preStart(p));
+    ctx.hooks.tap(processHooksRef, 'onStateChange', (ev) => relays.stateChanged(ev.id, ev.to));
+    ctx.hooks.tap(processHooksRef, 'onDelete', (ev) => relays.deleted(ev.id));
+    playoutRoutes(ctx.http, control);
+
+    if (cfg.enable) {
+      const sweep = setInterval(() => {
+        relays.sweep().catch((err: unknown) => ctx.log.warn({ err }, 'playout sweep failed'));
+      }, SWEEP_MS);
+      sweep.unref();
+      ctx.onClose(() => clearInterval(sweep));
+    }
+    // after the process engine's onShutdown stopped the processes that read the relays
+    ctx.onClose(() => relays.close());
+  },
+});

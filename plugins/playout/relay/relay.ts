@@ -1,0 +1,254 @@
+// The relay of one `playout:` input: reads the source through a remuxing ffmpeg, and serves ONE
+// continuous MPEG-TS stream to the supervised process on a loopback port. When the source stalls or
+// ends it loops the error-frame clip (encoded once to match the source) until the source delivers a
+// keyframe again. See README.md for the diagram.
+import type { Logger } from 'pino';
+import type { PlayoutStatus } from '../../../sdk/playout.ts';
+import { imageDecodes } from './clip.ts';
+import { Consumers } from './consumers.ts';
+import { RelayError } from './errors.ts';
+import { ErrorFrame } from './error-frame.ts';
+import { decodeKeyframe } from './keyframe.ts';
+import { SourceStats } from './source-stats.ts';
+import { SourceRun } from './source.ts';
+import { Splicer } from './splicer.ts';
+import { describeParams, paramsMismatch, type StreamParams } from './stream-params.ts';
+import { SwapState, type SwitchResult } from './swap.ts';
+
+export interface RelayOptions {
+  /** The input address as configured (`playout:rtmp://...`), for status.id. */
+  id: string;
+  /** Source URL to read (placeholders already resolved). */
+  url: string;
+  /** The user's input options: how to read the source. */
+  inputOptions: readonly string[];
+  /** Loopback TCP port to listen on (127.0.0.1). */
+  port: number;
+  /** Encoder binary path. */
+  ffmpeg: string;
+  /** Text for the generated slate (the process id). */
+  label: string;
+  log: Logger;
+  /** Image set through the API (jpg/png), kept by the shell across restarts. */
+  errorframe?: Buffer;
+}
+
+/** No byte from a delivering source for this long: it is lost. */
+const STALL_MS = 1000;
+/** A source run that never delivered is restarted after this long. */
+const OPEN_TIMEOUT_MS = 10_000;
+/** How long to wait for the first source before sending the default clip. */
+const FIRST_SOURCE_MS = 2000;
+const TICK_MS = 40;
+const BACKOFF_MIN_MS = 250;
+const BACKOFF_MAX_MS = 2000;
+
+export class Relay {
+  #o: RelayOptions;
+  #url: string;
+  #consumers: Consumers;
+  #splicer: Splicer;
+  #stats = new SourceStats();
+  #swap: SwapState;
+  #current: SourceRun | undefined;
+  #mode: 'none' | 'source' | 'loop' = 'none';
+  #params: StreamParams | undefined;
+  #frame: ErrorFrame;
+  #defaultClip = false;
+  #timer: NodeJS.Timeout | undefined;
+  #startedAt = 0;
+  #lastOutWall = 0;
+  #restartAt = 0;
+  #backoff = BACKOFF_MIN_MS;
+  #stopped = false;
+  #streams = 0;
+
+  constructor(opts: RelayOptions) {
+    this.#o = opts;
+    this.#url = opts.url;
+    this.#frame = new ErrorFrame(opts.ffmpeg, opts.label, opts.log, opts.errorframe);
+    this.#consumers = new Consumers(opts.port, opts.log, () => this.#splicer.tables());
+    this.#splicer = new Splicer((p, key) => this.#consumers.packet(p, key));
+    this.#swap = new SwapState(opts.url);
+  }
+
+  /** Resolves once listening; the source is read from then on. */
+  async start(): Promise<void> {
+    await this.#consumers.listen();
+    this.#startedAt = Date.now();
+    this.#current = this.#run(this.#url);
+    this.#timer = setInterval(() => this.#tick(), TICK_MS);
+  }
+
+  #run(url: string): SourceRun {
+    return new SourceRun({
+      ffmpeg: this.#o.ffmpeg, url, inputOptions: this.#o.inputOptions, log: this.#o.log,
+      onParams: (run, p) => this.#onParams(run, p),
+      onPackets: (run, packets) => this.#onPackets(run, packets, 0),
+      onExit: (run) => this.#onExit(run),
+    });
+  }
+
+  #onParams(run: SourceRun, p: StreamParams): void {
+    if (this.#swap.run === run) {
+      this.#swap.probed(this.#params ? paramsMismatch(this.#params, p) : null);
+      return;
+    }
+    if (run !== this.#current) return;
+    if (this.#params && paramsMismatch(this.#params, p) === null && this.#frame.ready) return;
+    this.#params = p;
+    this.#o.log.info({ url: run.url, params: describeParams(p) }, 'playout source parameters');
+    void this.#frame.encode(p).catch(() => undefined); // logged by ErrorFrame
+  }
+
+  #onPackets(run: SourceRun, packets: Buffer[], from: number): void {
+    if (this.#swap.run === run) {
+      const at = this.#swap.observe(packets);
+      if (at < 0) return;
+      this.#switchTo(run);
+      from = at;
+    }
+    if (run !== this.#current || this.#stopped) return;
+    const input = run.input;
+    for (let i = from; i < packets.length; i++) {
+      const p = packets[i]!;
+      if (input.observeTables(p)) {
+        if (this.#mode === 'source') this.#splicer.feed(p);
+        continue;
+      }
+      this.#stats.observe(input, p);
+      if (this.#mode !== 'source' && input.ready && input.isKeyframe(p)) this.#resume(run);
+      if (this.#mode === 'source') this.#splicer.feed(p);
+    }
+    if (this.#mode === 'source') this.#lastOutWall = Date.now();
+    this.#consumers.flush();
+  }
+
+  /** The source delivers a keyframe: the output goes back to it. */
+  #resume(run: SourceRun): void {
+    if (this.#mode === 'loop') this.#o.log.info({ url: run.url }, 'playout source back');
+    this.#mode = 'source';
+    this.#streams++;
+    this.#backoff = BACKOFF_MIN_MS;
+    this.#splicer.begin(run.input);
+  }
+
+  /** A matching switch target delivered its keyframe: it becomes the source. */
+  #switchTo(run: SourceRun): void {
+    const old = this.#current;
+    this.#current = run;
+    this.#url = run.url;
+    this.#mode = 'none'; // #onPackets resumes on this run's keyframe, next in line
+    this.#swap.done();
+    void old?.kill();
+  }
+
+  #onExit(run: SourceRun): void {
+    if (this.#swap.run === run) this.#swap.ended(run.lastLines.at(-1) ?? 'source ended');
+    if (run !== this.#current) return;
+    this.#current = undefined;
+    if (this.#stopped) return;
+    if (this.#mode === 'source') this.#lost('source ended');
+    this.#backoff = run.lastDataAt > 0 ? BACKOFF_MIN_MS : Math.min(this.#backoff * 2, BACKOFF_MAX_MS);
+    this.#restartAt = Date.now() + this.#backoff;
+  }
+
+  /** The source is gone: loop the clip (as soon as there is one). */
+  #lost(why: string): void {
+    this.#o.log.info({ url: this.#url, why }, 'playout source lost, sending the error frame');
+    this.#mode = 'none';
+    this.#startLoop();
+  }
+
+  #startLoop(): void {
+    if (this.#frame.start(this.#lastOutWall || Date.now())) this.#mode = 'loop';
+  }
+
+  #tick(): void {
+    const now = Date.now();
+    const run = this.#current;
+    if (run && this.#mode === 'source' && now - run.lastDataAt > STALL_MS) {
+      this.#lost('source stalled');
+      void run.kill();
+    } else if (run && run.lastDataAt === 0 && now - run.startedAt > OPEN_TIMEOUT_MS) {
+      void run.kill();
+    }
+    if (this.#mode === 'none' && (this.#streams > 0 || now - this.#startedAt > FIRST_SOURCE_MS)) {
+      if (this.#frame.ready) this.#startLoop();
+      else if (!this.#defaultClip && !this.#params) {
+        this.#defaultClip = true; // no source yet: the default slate, without taking its parameters as the source's
+        void this.#frame.encode(this.#params).catch(() => undefined);
+      }
+    }
+    if (!this.#current && !this.#stopped && now >= this.#restartAt) this.#current = this.#run(this.#url);
+    this.#swap.tick(now);
+    if (this.#mode === 'loop') {
+      this.#frame.pump(now, this.#splicer);
+      this.#consumers.flush();
+    }
+  }
+
+  /** Idempotent: listener, sockets, every child and timer gone. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    const run = this.#current;
+    this.#current = undefined;
+    await Promise.all([run?.kill(), this.#swap.cancel('relay stopped'), this.#consumers.close(), this.#frame.close()]);
+  }
+
+  /** Closes the current source; it reopens by itself. */
+  reopen(): void {
+    this.#backoff = BACKOFF_MIN_MS;
+    void this.#current?.kill();
+  }
+
+  switchStream(url: string): Promise<SwitchResult> {
+    if (this.#stopped) return Promise.resolve({ ok: false, reason: 'relay stopped' });
+    return this.#swap.begin(url, this.#url, () => this.#run(url));
+  }
+
+  /** Sets the error-frame image (throws RelayError `bad_image` if ffmpeg can't decode it) and re-encodes. */
+  async setErrorframe(image: Buffer): Promise<void> {
+    if (!(await imageDecodes(this.#o.ffmpeg, image))) throw new RelayError('bad_image', 'the image cannot be decoded');
+    this.#frame.image = image;
+    await this.encodeErrorframe();
+  }
+
+  async encodeErrorframe(): Promise<void> {
+    try {
+      await this.#frame.encode(this.#params);
+    } catch (err) {
+      throw new RelayError('encode_failed', (err as Error).message);
+    }
+  }
+
+  async keyframe(kind: 'jpg' | 'png'): Promise<Buffer | undefined> {
+    const ts = this.#stats.keyframe.get();
+    return ts ? decodeKeyframe(this.#o.ffmpeg, ts, kind) : undefined;
+  }
+
+  status(): PlayoutStatus {
+    const run = this.#current;
+    const reading = this.#mode === 'source' && run !== undefined && Date.now() - run.lastDataAt < STALL_MS;
+    const s = this.#stats;
+    return {
+      id: this.#o.id, url: this.#url, stream: this.#streams,
+      queue: this.#consumers.queue(), aqueue: 0, dup: this.#frame.dup, drop: this.#consumers.drop, enc: this.#frame.enc,
+      looping: this.#mode === 'loop', duplicating: false, gop: s.gop,
+      debug: { mode: this.#mode, port: this.#o.port, consumers: this.#consumers.count, source_pid: run?.pid ?? null, params: this.#params ? describeParams(this.#params) : '', clip: this.#frame.clipFor },
+      input: { state: reading ? 'running' : 'idle', packet: s.packets, time: Math.floor(s.time), size_kb: Math.floor(s.bytes / 1024) },
+      output: {
+        state: this.#mode !== 'none' && this.#consumers.count > 0 ? 'running' : 'idle',
+        packet: this.#splicer.packets, time: Math.floor(this.#splicer.time()), size_kb: Math.floor(this.#splicer.bytes / 1024),
+      },
+      swap: this.#swap.status(),
+    };
+  }
+
+  /** Child pids (source runs), for tests and the benchmark. */
+  pids(): number[] {
+    return [this.#current?.pid, this.#swap.run?.pid].filter((p): p is number => p !== undefined);
+  }
+}

@@ -1,0 +1,62 @@
+import type { Logger } from 'pino';
+import type { PlayoutStatus } from '../../sdk/index.ts';
+
+/*
+ * The relay engine as the shell sees it (plugins/playout/relay/, built by its own module): the
+ * shell only starts, stops and steers relays, so it codes against this shape and gets the real
+ * class through a factory (index.ts).
+ */
+
+export interface RelayOptions {
+  /** The input address as the process runs it (`playout:rtmp://...`), for status.id. */
+  id: string;
+  /** Source URL to read (placeholders resolved). */
+  url: string;
+  /** The user's input options that say how to read the source. */
+  inputOptions: readonly string[];
+  /** Loopback TCP port to listen on (127.0.0.1). */
+  port: number;
+  /** Encoder binary path. */
+  ffmpeg: string;
+  /** Text of the generated slate (the process id). */
+  label: string;
+  log: Logger;
+  /** The image set through the API, kept by the shell across relay restarts. */
+  errorframe?: Buffer;
+}
+
+export interface RelayHandle {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  status(): PlayoutStatus;
+  reopen(): void;
+  switchStream(url: string): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Throws an error with code `bad_image` when the image does not decode. */
+  setErrorframe(image: Buffer): Promise<void>;
+  encodeErrorframe(): Promise<void>;
+  keyframe(kind: 'jpg' | 'png'): Promise<Buffer | undefined>;
+}
+
+export type RelayFactory = (opts: RelayOptions) => RelayHandle;
+
+/** One running relay of one (process, input). */
+export interface RelayEntry {
+  processId: string;
+  inputId: string;
+  /** What it was started for: a process whose input changed gets a new relay. */
+  address: string;
+  inputOptions: readonly string[];
+  port: number;
+  relay: RelayHandle;
+}
+
+/** The map key of a (process, input). */
+export function relayKey(processId: string, inputId: string): string {
+  return `${processId}\u0000${inputId}`;
+}
+
+/** Whether a start failed because the port is taken by someone else. */
+export function addressInUse(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | undefined;
+  return e?.code === 'EADDRINUSE' || /EADDRINUSE|address already in use/i.test(e?.message ?? '');
+}

@@ -1,0 +1,187 @@
+import type { Logger } from 'pino';
+import type { ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
+import { PREFIX, locateInputs, relayInput, replaceInputs, splitOptions, type LocatedInput } from './args.ts';
+import { exhausted } from './errors.ts';
+import type { PortPool } from './ports.ts';
+import { addressInUse, relayKey, type RelayEntry, type RelayFactory } from './relays.ts';
+
+export interface RelaysOptions {
+  /** `playout.enable`: off, `playout:` inputs are read directly (the prefix stripped). */
+  enabled: boolean;
+  pool: PortPool;
+  processes: ProcessesService;
+  ffmpeg: string;
+  create: RelayFactory;
+  /** Error frames set through the API, by relay key; kept across relay restarts and reloads. */
+  frames: Map<string, Buffer>;
+  log: Logger;
+}
+
+/** How often a port the machine has taken is skipped before the start gives up. */
+const BUSY_TRIES = 16;
+
+/**
+ * The relays of all processes, with their ports: started (or reused) in `preStart`, which rewrites
+ * the input to the relay's socket; stopped when their process stops, is deleted, or no longer has
+ * that input (`sweep`), and all at close. A process's reconnect reuses its running relay, so the
+ * outputs see one continuous stream. No HTTP here.
+ */
+export class RelayRegistry {
+  readonly #o: RelaysOptions;
+  readonly #relays = new Map<string, RelayEntry>();
+  /** Per process: the previous start/stop, so they never interleave. */
+  readonly #queue = new Map<string, Promise<unknown>>();
+  readonly #stripped = new Set<string>();
+  #closed = false;
+
+  constructor(o: RelaysOptions) {
+    this.#o = o;
+  }
+
+  get enabled(): boolean { return this.#o.enabled; }
+
+  /** The running relay of (process, input), if any. */
+  get(processId: string, inputId: string): RelayEntry | undefined {
+    return this.#relays.get(relayKey(processId, inputId));
+  }
+
+  /** The preStart tap: every `playout:` input goes through a relay (or loses the prefix when disabled). */
+  preStart(p: ProcessPreStart): Promise<ProcessPreStart> {
+    return this.#serial(p.id, async () => {
+      const info = this.#o.processes.get(p.id);
+      const inputs = info ? locateInputs(p.args, info.inputs) : undefined;
+      const playout = (inputs ?? []).filter((i) => i.address.startsWith(PREFIX));
+      if (!inputs && p.args.some((a) => a.startsWith(PREFIX))) {
+        // another tap reshaped the inputs: better no run than ffmpeg failing on `playout:`
+        p.veto = 'the playout: inputs cannot be found in the command';
+        return p;
+      }
+      if (!this.#o.enabled) {
+        if (playout.length) this.#strip(p, playout);
+        return p;
+      }
+      if (this.#closed && playout.length) {
+        p.veto = 'the playout plugin is closing';
+        return p;
+      }
+      const changes: { input: LocatedInput; with: string[] }[] = [];
+      const keep = new Set<string>();
+      for (const input of playout) {
+        const split = splitOptions(input.options);
+        const entry = await this.#ensure(p.id, input, split.relay);
+        if (typeof entry === 'string') {
+          // this run will not happen: the ports of its other inputs go back to the pool
+          await this.#stopWhere((e) => e.processId === p.id);
+          p.veto = entry;
+          return p;
+        }
+        keep.add(relayKey(p.id, input.id));
+        changes.push({ input, with: relayInput(split.process, entry.port) });
+      }
+      await this.#stopWhere((e) => e.processId === p.id && !keep.has(relayKey(e.processId, e.inputId)));
+      if (changes.length) p.args = replaceInputs(p.args, changes);
+      return p;
+    });
+  }
+
+  /** A process left its active states: its relays go unless it is still wanted (a reconnect follows). */
+  stateChanged(id: string, to: string): Promise<void> {
+    if (to !== 'finished' && to !== 'failed' && to !== 'killed') return Promise.resolve();
+    const info = this.#o.processes.get(id);
+    if (info && info.order === 'start') return Promise.resolve();
+    return this.stopProcess(id);
+  }
+
+  /** A deleted process: its relays and error frames go. */
+  async deleted(id: string): Promise<void> {
+    await this.stopProcess(id);
+    for (const k of this.#o.frames.keys()) if (k.startsWith(relayKey(id, ''))) this.#o.frames.delete(k);
+  }
+
+  stopProcess(id: string): Promise<void> {
+    return this.#serial(id, () => this.#stopWhere((e) => e.processId === id));
+  }
+
+  /** Relays whose process is gone, stopped, invalid or without that input any more. */
+  async sweep(): Promise<void> {
+    const stale = new Set<string>();
+    for (const e of this.#relays.values()) {
+      const info = this.#o.processes.get(e.processId);
+      const input = info?.inputs.find((i) => i.id === e.inputId);
+      if (!info || info.order === 'stop' || !info.valid || !input) stale.add(e.processId);
+    }
+    await Promise.all([...stale].map((id) => this.stopProcess(id)));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#queue.values()]);
+    await this.#stopWhere(() => true);
+  }
+
+  /** The running relay for this input, or a new one on the lowest free port; a string says why not. */
+  async #ensure(processId: string, input: LocatedInput, inputOptions: string[]): Promise<RelayEntry | string> {
+    const key = relayKey(processId, input.id);
+    const old = this.#relays.get(key);
+    if (old && old.address === input.address && same(old.inputOptions, inputOptions)) return old;
+    if (old) await this.#stopWhere((e) => e === old);
+    const busy = new Set<number>();
+    for (;;) {
+      const port = this.#o.pool.acquire(busy);
+      if (port === undefined) return exhausted(this.#o.pool.min, this.#o.pool.max);
+      const relay = this.#o.create({
+        id: input.address, url: input.address.slice(PREFIX.length), inputOptions, port, ffmpeg: this.#o.ffmpeg,
+        label: processId, log: this.#o.log.child({ process: processId, input: input.id, port }),
+        errorframe: this.#o.frames.get(key),
+      });
+      try {
+        await relay.start();
+      } catch (err) {
+        await relay.stop().catch(() => {});
+        this.#o.pool.release(port);
+        if (addressInUse(err) && busy.size < BUSY_TRIES) {
+          busy.add(port);
+          continue;
+        }
+        return `the playout relay for input '${input.id}' did not start: ${(err as Error).message}`;
+      }
+      const entry: RelayEntry = { processId, inputId: input.id, address: input.address, inputOptions, port, relay };
+      this.#relays.set(key, entry);
+      this.#o.log.info({ process: processId, input: input.id, port }, 'playout relay started');
+      return entry;
+    }
+  }
+
+  async #stopWhere(match: (e: RelayEntry) => boolean): Promise<void> {
+    const gone = [...this.#relays.entries()].filter(([, e]) => match(e));
+    for (const [k] of gone) this.#relays.delete(k);
+    await Promise.all(gone.map(async ([, e]) => {
+      try {
+        await e.relay.stop();
+      } catch (err) {
+        this.#o.log.warn({ err, process: e.processId, input: e.inputId }, 'playout relay did not stop cleanly');
+      }
+      this.#o.pool.release(e.port);
+    }));
+  }
+
+  /** Disabled: stock ffmpeg cannot read `playout:`, so the process reads the URL behind it directly. */
+  #strip(p: ProcessPreStart, inputs: LocatedInput[]): void {
+    p.args = replaceInputs(p.args, inputs.map((i) => ({ input: i, with: [...i.options, '-i', i.address.slice(PREFIX.length)] })));
+    if (this.#stripped.has(p.id)) return;
+    this.#stripped.add(p.id);
+    this.#o.log.info({ process: p.id }, 'playout is not enabled: playout: inputs are read directly, without relay');
+  }
+
+  #serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.#queue.get(id) ?? Promise.resolve()).catch(() => {}).then(fn);
+    const tail = run.catch(() => {});
+    this.#queue.set(id, tail);
+    void tail.then(() => { if (this.#queue.get(id) === tail) this.#queue.delete(id); });
+    return run;
+  }
+}
+
+function same(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}

@@ -1,0 +1,158 @@
+/*
+ * The process API's objects as `GET /api/v3/process...` sends them (reference 5.3-5.8, wire
+ * names), for plugins that show processes another way (GraphQL). The engine's TypeBox schemas
+ * (core/process/schema.ts) are the source of truth; these are their read-only TypeScript faces.
+ * Objects handed out are shared caches: read them, never change them.
+ */
+
+/** One input or output of a process config (reference 5.4); `cleanup` on outputs only. */
+export interface ApiProcessConfigIO {
+  readonly id: string;
+  readonly address: string;
+  readonly options: readonly string[];
+  readonly cleanup?: readonly unknown[];
+}
+
+/** ProcessConfig as returned (reference 5.4): every field filled. */
+export interface ApiProcessConfig {
+  readonly id: string;
+  readonly type: string;
+  readonly reference: string;
+  readonly input: readonly ApiProcessConfigIO[];
+  readonly output: readonly ApiProcessConfigIO[];
+  readonly options: readonly string[];
+  readonly reconnect: boolean;
+  readonly reconnect_delay_seconds: number;
+  readonly autostart: boolean;
+  readonly stale_timeout_seconds: number;
+  readonly limits: { readonly cpu_usage: number; readonly memory_mbytes: number; readonly waitfor_seconds: number };
+}
+
+/** One side of an avstream (reference 5.6). */
+export interface ApiAVstreamIO {
+  readonly state: string;
+  readonly packet: number;
+  readonly time: number;
+  readonly size_kb: number;
+}
+
+/** The playout figures of one input stream (reference 5.6 `AVstream`). */
+export interface ApiAVstream {
+  readonly input: ApiAVstreamIO;
+  readonly output: ApiAVstreamIO;
+  readonly aqueue: number;
+  readonly queue: number;
+  readonly dup: number;
+  readonly drop: number;
+  readonly enc: number;
+  readonly looping: boolean;
+  readonly duplicating: boolean;
+  readonly gop: string;
+}
+
+/** One stream of the current run (reference 5.6 `ProgressIO`); optional fields are absent when empty. */
+export interface ApiProgressIO {
+  readonly id: string;
+  readonly address: string;
+  readonly index: number;
+  readonly stream: number;
+  readonly format: string;
+  readonly type: string;
+  readonly codec: string;
+  readonly coder: string;
+  readonly frame: number;
+  readonly fps: number;
+  readonly packet: number;
+  readonly pps: number;
+  readonly size_kb: number;
+  readonly bitrate_kbit: number;
+  readonly pix_fmt?: string;
+  readonly q: number;
+  readonly width?: number;
+  readonly height?: number;
+  readonly sampling_hz?: number;
+  readonly layout?: string;
+  readonly channels?: number;
+  readonly avstream: ApiAVstream | null;
+}
+
+/** Progress (reference 5.6). */
+export interface ApiProgress {
+  readonly inputs: readonly ApiProgressIO[];
+  readonly outputs: readonly ApiProgressIO[];
+  readonly frame: number;
+  readonly packet: number;
+  readonly fps: number;
+  readonly q: number;
+  readonly size_kb: number;
+  readonly time: number;
+  readonly bitrate_kbit: number;
+  readonly speed: number;
+  readonly drop: number;
+  readonly dup: number;
+}
+
+/** ProcessState (reference 5.6). */
+export interface ApiProcessState {
+  readonly order: string;
+  readonly exec: string;
+  readonly runtime_seconds: number;
+  readonly reconnect_seconds: number;
+  readonly last_logline: string;
+  readonly progress: ApiProgress;
+  readonly memory_bytes: number;
+  readonly cpu_usage: number;
+  readonly command: readonly string[] | null;
+}
+
+/** A run's log: `["<unix seconds>", "<line>"]` pairs (reference 5.7). */
+export type ApiReportLog = readonly (readonly [string, string])[];
+
+/** ProcessReport (reference 5.7). */
+export interface ApiProcessReport {
+  readonly created_at: number;
+  readonly prelude: readonly string[];
+  readonly log: ApiReportLog;
+  readonly history: readonly { readonly created_at: number; readonly prelude: readonly string[]; readonly log: ApiReportLog }[];
+}
+
+/** Process (reference 5.3): the parts a filter left out are absent. */
+export interface ApiProcess {
+  readonly id: string;
+  readonly type: string;
+  readonly reference: string;
+  readonly created_at: number;
+  readonly updated_at: number;
+  readonly config?: ApiProcessConfig;
+  readonly state?: ApiProcessState;
+  readonly report?: ApiProcessReport;
+  /** An object, or null when the process has no metadata. */
+  readonly metadata?: Readonly<Record<string, unknown>> | null;
+}
+
+/** One stream a probe found (reference 5.8 `ProbeIO`). */
+export interface ApiProbeIO {
+  readonly url: string;
+  readonly format: string;
+  readonly index: number;
+  readonly stream: number;
+  readonly language: string;
+  readonly type: string;
+  readonly codec: string;
+  readonly coder: string;
+  readonly bitrate_kbps: number;
+  readonly duration_sec: number;
+  readonly fps: number;
+  readonly pix_fmt: string;
+  readonly width: number;
+  readonly height: number;
+  readonly sampling_hz: number;
+  readonly layout: string;
+  readonly channels: number;
+}
+
+/** Probe (reference 5.8). */
+export interface ApiProbe {
+  readonly streams: readonly ApiProbeIO[];
+  readonly log: readonly string[];
+}

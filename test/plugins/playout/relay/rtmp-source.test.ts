@@ -1,0 +1,34 @@
+import t from 'tap';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Relay } from '../../../../plugins/playout/relay/index.ts';
+import { waitFor } from '../../../helpers/wait.ts';
+import { publish, startRtmpApp } from '../../rtmp/helpers.ts';
+import { capture, dtsSteps, freePort, log, probePackets, tempDir } from './media.ts';
+
+t.test('an RTMP source: publisher gone → error frame, publisher back → source', async (t) => {
+  const dir = tempDir(t);
+  const app = await startRtmpApp(t);
+  const url = `${app.base}/live/relaycam`;
+  const port = await freePort();
+  const relay = new Relay({ id: `playout:${url}`, url, inputOptions: [], port, ffmpeg: 'ffmpeg', label: 'rtmp', log });
+  t.teardown(() => relay.stop());
+  await relay.start();
+  const out = capture(t, port);
+  let pub = publish(t, url, { seconds: 120, extra: ['-sc_threshold', '0'] });
+  await waitFor(() => relay.status().input.state === 'running' && relay.status().input.packet > 40, { timeout: 30_000, what: 'the RTMP source read' });
+  t.equal(relay.status().gop, '10');
+  pub.child.kill('SIGKILL');
+  await pub.done;
+  await waitFor(() => relay.status().looping, { timeout: 30_000, what: 'error frame' });
+  const dup = relay.status().dup;
+  await waitFor(() => relay.status().dup > dup + 20, { timeout: 30_000, what: 'error frames' });
+  pub = publish(t, url, { seconds: 120, extra: ['-sc_threshold', '0'] });
+  await waitFor(() => !relay.status().looping && relay.status().input.state === 'running', { timeout: 30_000, what: 'the source back' });
+  const at = relay.status().output.packet;
+  await waitFor(() => relay.status().output.packet > at + 40, { timeout: 30_000, what: 'output from the source' });
+  out.close();
+  writeFileSync(join(dir, 'out.ts'), out.bytes());
+  const v = dtsSteps(probePackets(join(dir, 'out.ts')), 'video');
+  t.ok(v.minStep > 0 && v.maxGap < 0.25, `continuous video DTS (steps ${v.minStep}..${v.maxGap})`);
+});
