@@ -109,6 +109,8 @@ export class WebhookTarget {
         signal: AbortSignal.any([this.#closing.signal, AbortSignal.timeout(this.#o.timeoutMs)]),
       });
       await res.body?.cancel().catch(() => {});
+      // closed meanwhile: the successor resumes from this event, this target must not go on
+      if (this.#closing.signal.aborted) return;
       this.state.last_status = res.status;
       if (res.status >= 200 && res.status < 300) {
         this.state.delivered++;

@@ -6,7 +6,7 @@ import { signature } from '../../../plugins/events/webhook.ts';
 import { cleanEnv, startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
-interface Received { body: string; headers: IncomingMessage['headers'] }
+interface Received { body: string; headers: IncomingMessage['headers']; status?: number }
 
 /** A loopback webhook target; `answer` decides each reply (undefined: never answers). */
 async function target(t: TestLike, answer: (n: number) => number | undefined) {
@@ -17,8 +17,8 @@ async function target(t: TestLike, answer: (n: number) => number | undefined) {
     req.setEncoding('utf8');
     req.on('data', (c: string) => { body += c; });
     req.on('end', () => {
-      got.push({ body, headers: req.headers });
-      const status = answer(got.length);
+      const status = answer(got.length + 1);
+      got.push({ body, headers: req.headers, status });
       if (status === undefined) held.push(res);
       else res.writeHead(status).end();
     });
@@ -85,4 +85,25 @@ t.test('webhooks from the environment: JSON objects separated by |', async (t) =
   t.same(list.map((w: { url: string; types: string[] }) => [w.url, w.types]), [
     ['http://127.0.0.1:9/a', ['process.*']], ['http://***@127.0.0.1:9/b', []],
   ], 'credentials masked');
+});
+
+t.test('a config reload hands a target its unsent events: none lost, none twice', async (t) => {
+  let up = false;
+  const hook = await target(t, () => (up ? 200 : 503));
+  const app = await startApp(t, { config: { events: { webhooks: [{ url: hook.url, types: ['test.*', 'service.stopping', 'config.reloaded'] }] } } });
+  bus(app).emit('test.pending', {}, { n: 1 });
+  await waitFor(() => hook.got.length >= 1, { what: 'the first attempt' });
+  t.equal((await app.request('GET', '/api/v3/config/reload')).status, 200);
+  // the new app has emitted config.reloaded (it does once listening)
+  await waitFor(() => {
+    let seen = false;
+    bus(app).subscribe({ types: ['config.reloaded'] }, '0', () => { seen = true; }).close();
+    return seen;
+  }, { what: 'the reloaded service' });
+  up = true;
+  bus(app).emit('test.after', {}, { n: 2 });
+  const delivered = () => (app.request('GET', '/api/v3/events/webhooks')).then((r) => r.body[0].delivered as number);
+  await waitFor(async () => (await delivered()) === 4, { what: 'four deliveries by the new app' });
+  const ok = hook.got.filter((r) => r.status === 200).map((r) => JSON.parse(r.body).type);
+  t.same(ok, ['test.pending', 'service.stopping', 'config.reloaded', 'test.after'], 'in order, each once');
 });
