@@ -32,3 +32,5 @@ export * from './sessions.ts';
 export * from './playout.ts';
 export * from './about.ts';
 export * from './graphql.ts';
+export * from './events.ts';
+export * from './event-types.ts';

@@ -41,3 +41,6 @@ export * from './short-id.ts';
 export * from './playout.ts';
 export * from './about.ts';
 export * from './graphql.ts';
+export * from './name-glob.ts';
+export * from './events.ts';
+export * from './event-types.ts';

@@ -162,8 +162,28 @@ export interface ProcessStateEvent {
   reference: string;
   from: ProcessExecState;
   to: ProcessExecState;
-  /** Why the supervisor moved (stale, limit, veto, spawn error), when it did. */
+  /** Why the supervisor moved (stale, limit, veto, spawn error, `reconnect`), when it did. */
   reason?: string;
+  /** Which of the supervisor's own decisions moved it, when one did. */
+  cause?: ProcessStateCause;
+  /** The process's last log line at the time of the change (empty when it has none). */
+  lastLogline?: string;
+}
+
+/**
+ * Why the supervisor moved a process by itself: `reconnect` (a start after a run ended, per
+ * `reconnect`), `stale` (no progress for `stale_timeout_seconds`), `limit` (cpu or memory over
+ * its limit), `prepare` (the definition did not resolve or a `preStart` tap vetoed), `spawn` (the
+ * binary could not be started).
+ */
+export type ProcessStateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn';
+
+/** A process was added or replaced (`onAdd`, `onUpdate`), once its definition is on disk. */
+export interface ProcessChangeEvent {
+  id: string;
+  reference: string;
+  /** For `onUpdate`: the id before the change (a PUT may rename a process). */
+  previousId?: string;
 }
 
 /** New progress figures of a running process (`onProgress`, about twice a second). */
@@ -195,4 +215,6 @@ export const processHooksRef = createHooksRef('process', () => ({
   onStateChange: new AsyncParallelHook<[ProcessStateEvent]>(['event']),
   onProgress: new AsyncParallelHook<[ProcessProgressEvent]>(['event']),
   onDelete: new AsyncParallelHook<[ProcessDeleteEvent]>(['event']),
+  onAdd: new AsyncParallelHook<[ProcessChangeEvent]>(['event']),
+  onUpdate: new AsyncParallelHook<[ProcessChangeEvent]>(['event']),
 }));

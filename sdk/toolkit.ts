@@ -13,6 +13,7 @@ export * from './fs-continue.ts';
 export * from './fast-path.ts';
 export * from './fs-api.ts';
 export * from './fs-glob.ts';
+export * from './name-glob.ts';
 export * from './atomic-write.ts';
 export * from './client-address.ts';
 export * from './short-id.ts';

@@ -37,6 +37,7 @@ const EXTRA: Record<string, { primary?: string; alt?: string[]; sep?: string }> 
   'sessions.max_bitrate_mbit': { primary: 'CORE_SESSIONS_MAXBITRATE_MBIT', alt: ['CORE_SESSIONS_MAX_BITRATE_MBIT'] },
   'sessions.max_sessions': { alt: ['CORE_SESSIONS_MAXSESSIONS'] },
   'router.routes': { sep: ' ' },
+  'events.webhooks': { sep: '|' },
 };
 
 /** Sections written twice: the interface's name first, the original's after it. */

@@ -1,4 +1,4 @@
-import { ApiError, ConfigData, Type, type HttpScope } from '../../sdk/index.ts';
+import { ApiError, ConfigData, Type, eventsRef, type EventsService, type HttpScope } from '../../sdk/index.ts';
 import { ConfigRejected } from '../config/store.ts';
 import type { Kernel } from '../kernel/kernel.ts';
 import { sendJson } from './json.ts';
@@ -36,6 +36,8 @@ export function configRoutes(k: Kernel) {
         }
         return reply.code(409).send(err.errors);
       }
+      // the events plugin, when loaded, tells subscribers (it applies at the next reload)
+      (k.services.resolve(eventsRef) as EventsService | undefined)?.emit('config.changed', {});
       return sendJson(reply, 'OK');
     });
 

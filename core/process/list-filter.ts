@@ -1,4 +1,8 @@
+import { globToRegExp } from '../../sdk/index.ts';
 import type { ProcessListQuery } from './schema.ts';
+
+// the process list's globs are the sdk's name globs (the events filters use them too)
+export { globToRegExp };
 
 /*
  * The list filters of reference 4.4.1: `filter` picks the parts, `id`/`reference` and the
@@ -19,41 +23,6 @@ export function parseParts(filter: string | undefined): Parts {
   if (!filter) return ALL;
   const names = new Set(filter.split(',').map((s) => s.trim()));
   return { config: names.has('config'), state: names.has('state'), report: names.has('report'), metadata: names.has('metadata') };
-}
-
-/**
- * A glob without path separators (`*` matches anything, `?`, `[...]`, `{a,b}`) as a RegExp;
- * undefined when the glob is malformed (the list is then empty, as in the original).
- */
-export function globToRegExp(glob: string): RegExp | undefined {
-  let re = '';
-  let depth = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '\\') {
-      const n = glob[++i];
-      if (n === undefined) return undefined;
-      re += n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    } else if (c === '*') re += '.*';
-    else if (c === '?') re += '.';
-    else if (c === '[') {
-      const end = glob.indexOf(']', i + 2);
-      if (end < 0) return undefined;
-      let cls = glob.slice(i + 1, end);
-      if (cls.startsWith('!')) cls = '^' + cls.slice(1);
-      re += `[${cls.replace(/\\/g, '\\\\')}]`;
-      i = end;
-    } else if (c === '{') { re += '(?:'; depth++; }
-    else if (c === '}' && depth > 0) { re += ')'; depth--; }
-    else if (c === ',' && depth > 0) re += '|';
-    else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  }
-  if (depth !== 0) return undefined;
-  try {
-    return new RegExp(`^${re}$`, 's');
-  } catch {
-    return undefined;
-  }
 }
 
 export interface Listable {

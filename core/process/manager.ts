@@ -27,6 +27,10 @@ export interface ManagerOptions {
   /** `^<version>` of the installed encoder, recorded in stored configs (reference 7.5 step 2). */
   ffversion(): Promise<string>;
   onDelete(id: string, reference: string): Promise<void>;
+  /** A process was added (saved, not yet started); notify only. */
+  onAdd?(id: string, reference: string): void;
+  /** A process was replaced (saved, the old one stopped, the new one not yet started); notify only. */
+  onUpdate?(id: string, reference: string, previousId: string): void;
   /**
    * Runs once in `startAll`, before any process is started (e.g. a reaper of children a
    * crashed predecessor left behind); a failure is logged and the starts go ahead.
@@ -129,6 +133,7 @@ export class ProcessManager {
         throw err;
       }
       this.#o.cleanup.set(c.id, e.resolution!.cleanup);
+      this.#o.onAdd?.(c.id, c.reference);
       if (order === 'start') await e.start();
       return e;
     });
@@ -165,6 +170,7 @@ export class ProcessManager {
       this.#entries.set(c.id, e);
       this.#ffversions.set(c.id, ffversion);
       this.#o.cleanup.set(c.id, e.resolution!.cleanup);
+      this.#o.onUpdate?.(c.id, c.reference, id);
       if (e.order === 'start') await e.start();
       return e;
     });

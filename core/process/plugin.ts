@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import {
-  definePlugin, filesystemsRef, placeholdersRef, processesRef, processHooksRef,
+  definePlugin, filesystemsRef, placeholdersRef, processesRef, processHooksRef, type ProcessChangeEvent,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
 import { EncoderSection, validateEncoder } from './config-schema.ts';
@@ -57,6 +57,11 @@ export const processPlugin = definePlugin({
     const closing = new AbortController();
     const logLimits = { maxLines: enc.log.max_lines, maxHistory: enc.log.max_history };
     const stateEntries = stateCounts();
+    // taps are told, never awaited: an add or update answers once it is saved, not once they ran
+    const notify = (hook: typeof hooks.onAdd, event: ProcessChangeEvent): void => {
+      if (!hook.taps.length) return;
+      hook.promise(event).catch((err: unknown) => log.warn({ err, process: event.id }, 'process hook tap failed'));
+    };
 
     const manager: ProcessManager = new ProcessManager({
       db,
@@ -67,6 +72,8 @@ export const processPlugin = definePlugin({
       ffversion: () => skills.ffversion(),
       onDelete: (id, reference) => hooks.onDelete.promise({ id, reference })
         .catch((err: unknown) => log.warn({ err, process: id }, 'onDelete tap failed')),
+      onAdd: (id, reference) => notify(hooks.onAdd, { id, reference }),
+      onUpdate: (id, reference, previousId) => notify(hooks.onUpdate, { id, reference, previousId }),
       // children a crashed predecessor left running go first, so none runs twice (supervisor/orphans.ts)
       beforeStart: async () => { await reapOrphans(runDir, log); },
       entryEnv: {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ProcessInfo, ProcessMetricsInfo, ProcessOrder, processHooksRef } from '../../sdk/index.ts';
-import { ACTIVE_STATES, Supervisor, type ExecState, type PidFiles, type UsageSampler } from './supervisor/index.ts';
+import { ACTIVE_STATES, Supervisor, type ExecState, type PidFiles, type StateCause, type UsageSampler } from './supervisor/index.ts';
 import { toApiConfig, type FullConfig } from './config-model.ts';
 import type { Resolution } from './command.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
@@ -90,7 +90,7 @@ export class ProcessEntry {
         if (info.reason) this.monitor.note(info.reason);
         this.monitor.runEnd(state);
       },
-      onStateChange: (from, to, reason) => this.#onState(from, to, reason),
+      onStateChange: (from, to, reason, cause) => this.#onState(from, to, reason, cause),
       log: env.log,
       sampler: env.sampler,
       pidFiles: env.pidFiles,
@@ -166,14 +166,14 @@ export class ProcessEntry {
     }
   }
 
-  #onState(from: ExecState, to: ExecState, reason?: string): void {
+  #onState(from: ExecState, to: ExecState, reason?: string, cause?: StateCause): void {
     this.#exec = to;
     this.#since = this.#env.now();
     this.#entered[to]++;
     if (this.#env.stateEntries) this.#env.stateEntries[to]++;
     const hook = this.#env.hooks.onStateChange;
     if (hook.taps.length) {
-      hook.promise({ id: this.id, reference: this.config.reference, from, to, reason })
+      hook.promise({ id: this.id, reference: this.config.reference, from, to, reason, cause, lastLogline: this.monitor.lastLogline() })
         .catch((err: unknown) => this.#env.log.warn({ err, process: this.id }, 'onStateChange tap failed'));
     }
   }

@@ -1,6 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { definePlugin, filesystemsRef, httpHooksRef, fsServeHooksRef, placeholdersRef, MimeTable } from '../../sdk/index.ts';
+import {
+  definePlugin, optional, eventsRef, filesystemEvents, filesystemsRef, httpHooksRef, fsServeHooksRef, placeholdersRef, MimeTable,
+} from '../../sdk/index.ts';
 import { DiskFsConfig, validateDiskFs } from './schema.ts';
 import { DiskRoot } from './root.ts';
 import { DiskFilesystem } from './service.ts';
@@ -17,14 +19,14 @@ export default definePlugin({
   configSchema: DiskFsConfig,
   validate: validateDiskFs,
   reads: ['storage', 'db'],
-  deps: { placeholders: placeholdersRef },
+  deps: { placeholders: placeholdersRef, events: optional(eventsRef) },
   provides: [filesystemsRef],
   async setup(ctx) {
     const cfg = ctx.config;
     const dir = resolve(cfg.dir);
     await mkdir(dir, { recursive: true });
     const root = await DiskRoot.open(dir, resolve(ctx.sections.db.dir));
-    const fs = new DiskFilesystem(root, cfg.max_size_mbytes * 1024 * 1024);
+    const fs = new DiskFilesystem(root, cfg.max_size_mbytes * 1024 * 1024, filesystemEvents(ctx.deps.events, 'disk'));
     ctx.provide(filesystemsRef, fs);
 
     ctx.deps.placeholders.register({

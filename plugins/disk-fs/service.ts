@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type {
   FilesystemService, FsFile, FsFileInfo, FsNode, FsWriteOptions, FsWriteResult,
 } from '../../sdk/index.ts';
-import { GlobMatchers } from '../../sdk/index.ts';
+import { GlobMatchers, filesystemEvents, type FilesystemEvents } from '../../sdk/index.ts';
 import { diskErrors, writeError } from './errors.ts';
 import { isMissing, type DiskRoot } from './root.ts';
 import { diskUsage, walkFiles } from './walk.ts';
@@ -31,6 +31,7 @@ export class DiskFilesystem implements FilesystemService {
   readonly #r: DiskRoot;
   readonly #globs = new GlobMatchers();
   readonly #limit: number;
+  readonly #events: FilesystemEvents;
   readonly #changed: Array<(path: string) => void> = [];
   #used = 0;
   /** Files found by the last scan (the metric's figure; not kept exact between scans). */
@@ -39,10 +40,12 @@ export class DiskFilesystem implements FilesystemService {
   /** Bytes of uploads in flight, so two concurrent uploads cannot both take the last free space. */
   #inflight = 0;
 
-  constructor(root: DiskRoot, limit: number) {
+  /** `events` reports refused writes (507) as `fs.full`; a no-op by default. */
+  constructor(root: DiskRoot, limit: number, events: FilesystemEvents = filesystemEvents(undefined, 'disk')) {
     this.#r = root;
     this.root = root.dir;
     this.#limit = limit;
+    this.#events = events;
   }
 
   /** Calls `fn` after every write or delete through this service (the HTTP cache evicts). */
@@ -136,6 +139,17 @@ export class DiskFilesystem implements FilesystemService {
   }
 
   async writeStream(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions = {}): Promise<FsWriteResult> {
+    try {
+      const r = await this.#write(path, body, opts);
+      this.#events.written();
+      return r;
+    } catch (err) {
+      this.#events.refused(path, err);
+      throw err;
+    }
+  }
+
+  async #write(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions): Promise<FsWriteResult> {
     if (path === '/') throw diskErrors.notAFile(path);
     if (this.#r.hidden(path)) throw diskErrors.reserved(path);
     await this.#r.checkParents(path);

@@ -1,5 +1,5 @@
 import {
-  definePlugin, optional, basicAuthRef, filesystemsRef, placeholdersRef, serverRef, fsServeHooksRef, MimeTable,
+  definePlugin, optional, basicAuthRef, eventsRef, filesystemEvents, filesystemsRef, placeholdersRef, serverRef, fsServeHooksRef, MimeTable,
 } from '../../sdk/index.ts';
 import { MemfsConfig, validateMemfs } from './schema.ts';
 import { MemFilesystem, type MemStore } from './service.ts';
@@ -15,13 +15,15 @@ export default definePlugin({
   configSchema: MemfsConfig,
   validate: validateMemfs,
   reads: ['storage'],
-  deps: { placeholders: placeholdersRef, server: serverRef, basicAuth: optional(basicAuthRef) },
+  deps: { placeholders: placeholdersRef, server: serverRef, basicAuth: optional(basicAuthRef), events: optional(eventsRef) },
   provides: [filesystemsRef],
   setup(ctx) {
     const cfg = ctx.config;
     const mime = MimeTable.load(ctx.sections.storage.mimetypes_file);
     const store = ctx.retain<MemStore>('files', () => ({ files: new Map(), seq: 0 }));
-    const fs = new MemFilesystem(store, { limit: cfg.max_size_mbytes * 1024 * 1024, purge: cfg.purge, mime });
+    const fs = new MemFilesystem(store, {
+      limit: cfg.max_size_mbytes * 1024 * 1024, purge: cfg.purge, mime, events: filesystemEvents(ctx.deps.events, 'mem'),
+    });
     const freed = fs.resize();
     if (freed > 0) ctx.log.info({ freed }, 'purged the oldest files to fit the new size limit');
     const { used, limit } = fs.usage();

@@ -1,7 +1,7 @@
 import type {
   FilesystemService, FsFile, FsFileInfo, FsWriteOptions, FsWriteResult, MimeTable,
 } from '../../sdk/index.ts';
-import { GlobMatchers } from '../../sdk/index.ts';
+import { GlobMatchers, filesystemEvents, type FilesystemEvents } from '../../sdk/index.ts';
 import { memfsErrors } from './errors.ts';
 import { fileNode, info, own, sizeOf, type MemNode } from './entry.ts';
 import { Inflight } from './inflight.ts';
@@ -26,6 +26,8 @@ export interface MemfsOptions {
   mime: MimeTable;
   /** Bytes all uploads in progress may hold (default: the limit, or 256 MiB without one). */
   maxInflight?: number;
+  /** Reports refused writes (507) and purges as events; a no-op by default. */
+  events?: FilesystemEvents;
 }
 
 /**
@@ -44,12 +46,14 @@ export class MemFilesystem implements FilesystemService {
   readonly #files: Map<string, MemNode>;
   readonly #opts: MemfsOptions;
   readonly #inflight: Inflight;
+  readonly #events: FilesystemEvents;
   #used = 0;
 
   constructor(store: MemStore, opts: MemfsOptions) {
     this.#store = store;
     this.#files = store.files;
     this.#opts = opts;
+    this.#events = opts.events ?? filesystemEvents(undefined, 'mem');
     this.#inflight = new Inflight({
       used: () => this.#used,
       replaced: (path) => sizeOf(this.#files.get(path)),
@@ -99,10 +103,29 @@ export class MemFilesystem implements FilesystemService {
   }
 
   async writeFile(path: string, data: Buffer): Promise<FsWriteResult> {
-    return this.#commit(path, own(data, data.length));
+    try {
+      return this.#written(this.#commit(path, own(data, data.length)));
+    } catch (err) {
+      this.#events.refused(path, err);
+      throw err;
+    }
   }
 
   async writeStream(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions = {}): Promise<FsWriteResult> {
+    try {
+      return this.#written(await this.#upload(path, body, opts));
+    } catch (err) {
+      this.#events.refused(path, err);
+      throw err;
+    }
+  }
+
+  #written(r: FsWriteResult): FsWriteResult {
+    this.#events.written();
+    return r;
+  }
+
+  async #upload(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions): Promise<FsWriteResult> {
     const inflight = this.#inflight;
     let buf = new UploadBuffer(undefined);
     let reserved = 0;
@@ -175,13 +198,16 @@ export class MemFilesystem implements FilesystemService {
   /** Drops the oldest files (not `keep`) until `need` bytes are free; returns the bytes freed. */
   #purge(need: number, keep: string): number {
     let freed = 0;
+    let files = 0;
     for (const [p, n] of this.#files) {
       if (freed >= need) break;
       if (p === keep || n.kind !== 'file') continue;
       this.#files.delete(p);
       freed += n.file.size;
+      files++;
     }
     this.#used -= freed;
+    this.#events.purged(keep, files, freed);
     return freed;
   }
 }

@@ -32,8 +32,12 @@ function sessionParam(query: string): string | undefined {
  * lines tagged, so every request of one viewer counts for one session however many segments it
  * fetches (MPEG-TS and fMP4 alike). A new viewer over a limit gets 509; known viewers keep playing.
  */
-export function tapHls(hooks: PluginHooks, hls: Collector, ingress: Collector, filesystems: readonly FilesystemService[]): void {
+export function tapHls(
+  hooks: PluginHooks, hls: Collector, ingress: Collector, filesystems: readonly FilesystemService[], onLimit?: (reason: string) => void,
+): void {
   const segmentOwner = new Map<string, string>();
+  // told once per run of refusals, not for every refused viewer
+  let limited = false;
 
   hooks.tap(fsServeHooksRef, 'preServe', (req: FsServeRequest): FsServeRefusal | undefined => {
     if (!req.path.endsWith('.m3u8')) return undefined;
@@ -48,7 +52,12 @@ export function tapHls(hooks: PluginHooks, hls: Collector, ingress: Collector, f
     }
     if (id !== undefined && !validSessionId(id)) return sessionRefusals.badId();
     const full = hls.admission(ingress.sessionRxBitrate(mountPath(req)));
-    if (full) return sessionRefusals.limit(full);
+    if (full) {
+      if (!limited) onLimit?.(full);
+      limited = true;
+      return sessionRefusals.limit(full);
+    }
+    limited = false;
     if (id === undefined) {
       req.note = { kind: 'new' };
       return undefined;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import {
-  definePlugin, filesystemsRef, metricCollectorsRef, processesRef, sessionsRef,
+  definePlugin, optional, eventsRef, filesystemsRef, metricCollectorsRef, processesRef, sessionsRef,
 } from '../../sdk/index.ts';
 import { SessionsPluginConfig, validateSessions } from './schema.ts';
 import { SessionRegistry } from './registry.ts';
@@ -24,7 +24,7 @@ export default definePlugin({
   configSchema: SessionsPluginConfig,
   validate: validateSessions,
   reads: ['db'],
-  deps: { processes: processesRef, filesystems: filesystemsRef },
+  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef) },
   provides: [sessionsRef, metricCollectorsRef],
   setup(ctx) {
     const cfg = ctx.config;
@@ -38,7 +38,8 @@ export default definePlugin({
     const hls = registry.collector('hls');
     const ingress = registry.collector('hlsingress', { idleTimeoutSec: 30, limits: false });
     for (const name of ['rtmp', 'srt', 'ffmpeg']) registry.collector(name);
-    tapHls(ctx.hooks, hls, ingress, ctx.deps.filesystems);
+    const { events } = ctx.deps;
+    tapHls(ctx.hooks, hls, ingress, ctx.deps.filesystems, events && ((reason) => events.emit('session.limit', { collector: 'hls' }, { reason })));
     const pollIngest = tapIngest(ctx.hooks, registry);
     tapFfmpeg(ctx.hooks, ctx.deps.processes, registry.collector('ffmpeg'));
     const http = trackHttp(ctx.http.server, registry.collector('http'));

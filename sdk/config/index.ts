@@ -4,14 +4,16 @@ import {
   RtmpConfig, SrtConfig, EncoderConfig, PlayoutConfig, DebugConfig, MetricsConfig, SessionsConfig,
   ServiceConfig, RouterConfig, PluginEntry,
 } from './sections-b.ts';
+import { EventsConfig } from './sections-events.ts';
 
 export * from './sections-a.ts';
 export * from './sections-b.ts';
+export * from './sections-events.ts';
 export * from './known-sections.ts';
 
 /** The names of the built-in plugins; `"*"` in `plugins` (the default) loads all of this build's. */
 export const BUILTIN_PLUGINS = [
-  'auth', 'idp-login', 'disk-fs', 'memfs', 'rtmp', 'srt', 'sessions', 'metrics', 'playout', 'widget', 'graphql',
+  'auth', 'idp-login', 'disk-fs', 'memfs', 'rtmp', 'srt', 'sessions', 'metrics', 'playout', 'widget', 'graphql', 'events',
 ] as const;
 
 /**
@@ -25,6 +27,7 @@ export const BUILTIN_PLUGINS = [
  *   memfs: storage.memory; process engine: encoder (alias ffmpeg; core/process/config-schema.ts);
  * - rtmp, srt, metrics, sessions, playout: their plugins (known-sections.ts holds the rules of a
  *   section whose plugin is not built yet; none now).
+ * - events: the `events` section (not in the reference: its event stream and webhooks).
  * `encoder` and `ffmpeg` hold the same settings (the loader keeps them identical).
  */
 export const ConfigData = Type.Object({
@@ -48,6 +51,7 @@ export const ConfigData = Type.Object({
   debug: DebugConfig,
   metrics: MetricsConfig,
   sessions: SessionsConfig,
+  events: EventsConfig,
   service: ServiceConfig,
   router: RouterConfig,
   plugins: Type.Array(PluginEntry, { default: ['*'] }),

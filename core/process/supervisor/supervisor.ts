@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { ChildRun, type RunExit } from './child-run.ts';
 import { canTransition, exitState, type ExecState } from './exit-state.ts';
 import { LimitWatch } from './limit-watch.ts';
-import type { RunEndInfo, Sampler, SupervisorOptions, SupervisorStatus } from './types.ts';
+import type { RunEndInfo, Sampler, StateCause, SupervisorOptions, SupervisorStatus } from './types.ts';
 import { UsageSampler } from './usage-sampler.ts';
 
 /**
@@ -33,6 +33,7 @@ export class Supervisor {
   #stopRequested = false;
   /** Why the supervisor is ending the current run itself (stale, limit); the run then ends `killed`. */
   #killReason: string | undefined;
+  #killCause: StateCause | undefined;
   #reconnectTimer: NodeJS.Timeout | undefined;
   #reconnectAt = -1;
   #attemptAt = -Infinity;
@@ -114,13 +115,15 @@ export class Supervisor {
     return p;
   }
 
-  async #startRun(): Promise<void> {
+  /** `cause` is set when the supervisor starts on its own (a reconnect), for the state event. */
+  async #startRun(cause?: StateCause): Promise<void> {
     if (this.#destroyed || !this.#wanted || this.#run) return;
     this.#cancelReconnect();
     this.#stopRequested = false;
     this.#killReason = undefined;
+    this.#killCause = undefined;
     this.#attemptAt = this.#now();
-    this.#transition('starting');
+    this.#transition('starting', cause === 'reconnect' ? 'reconnect' : undefined, cause);
     this.#call('onRunStart', () => this.#opts.onRunStart?.());
     let args: string[];
     try {
@@ -128,7 +131,7 @@ export class Supervisor {
     } catch (err) {
       // A veto is deliberate: retrying would only repeat it, so no reconnect.
       const reason = err instanceof Error ? err.message : String(err);
-      this.#endWithoutChild('failed', reason);
+      this.#endWithoutChild('failed', reason, 'prepare');
       return;
     }
     if (this.#destroyed || !this.#wanted) {
@@ -140,7 +143,7 @@ export class Supervisor {
     try {
       run = new ChildRun(this.#opts.binary, args, this.#opts.env ?? {}, this.#onLine);
     } catch (err) {
-      this.#endWithoutChild('failed', `cannot start ${this.#opts.binary}: ${(err as Error).message}`);
+      this.#endWithoutChild('failed', `cannot start ${this.#opts.binary}: ${(err as Error).message}`, 'spawn');
       this.#maybeReconnect();
       return;
     }
@@ -168,12 +171,13 @@ export class Supervisor {
   }
 
   /** The supervisor ends the run itself; the order stays, so reconnect rules apply. */
-  #kill(reason: string): void {
+  #kill(cause: StateCause, reason: string): void {
     const run = this.#run;
     if (!run || this.#state !== 'running') return;
     this.#log?.warn({ pid: run.pid, reason }, 'stopping process');
     this.#killReason = reason;
-    this.#transition('finishing', reason);
+    this.#killCause = cause;
+    this.#transition('finishing', reason, cause);
     run.interrupt(this.#graceMs);
   }
 
@@ -187,25 +191,28 @@ export class Supervisor {
     this.#mem = 0;
     let state: ExecState;
     let reason: string | undefined;
+    let cause: StateCause | undefined;
     if (exit.error) {
       state = 'failed';
       reason = `cannot start ${this.#opts.binary}: ${exit.error.message}`;
+      cause = 'spawn';
     } else if (this.#killReason !== undefined) {
       state = 'killed';
       reason = this.#killReason;
+      cause = this.#killCause;
     } else {
       state = exitState(exit.exitCode, exit.signal);
     }
     this.#log?.info({ pid: run.pid, exitCode: exit.exitCode, signal: exit.signal, state, reason }, 'process ended');
     this.#lastReason = reason;
-    this.#transition(state, reason);
+    this.#transition(state, reason, cause);
     this.#call('onRunEnd', () => this.#opts.onRunEnd?.(state, { exitCode: exit.exitCode, signal: exit.signal, reason }));
     if (!this.#stopRequested) this.#maybeReconnect();
   }
 
-  #endWithoutChild(state: ExecState, reason: string | undefined): void {
+  #endWithoutChild(state: ExecState, reason: string | undefined, cause?: StateCause): void {
     this.#lastReason = reason;
-    this.#transition(state, reason);
+    this.#transition(state, reason, cause);
     const info: RunEndInfo = { exitCode: null, signal: null, reason };
     this.#call('onRunEnd', () => this.#opts.onRunEnd?.(state, info));
   }
@@ -218,7 +225,7 @@ export class Supervisor {
     this.#reconnectTimer = setTimeout(() => {
       this.#reconnectTimer = undefined;
       this.#reconnectAt = -1;
-      this.#enqueue(() => this.#startRun()).catch(() => {});
+      this.#enqueue(() => this.#startRun('reconnect')).catch(() => {});
     }, delay);
   }
 
@@ -243,12 +250,12 @@ export class Supervisor {
     if (mem >= 0) this.#mem = mem;
     const now = this.#now();
     const over = this.#limitWatch.check(this.#opts.limits, cpu, mem, now);
-    if (over !== undefined) return this.#kill(over);
+    if (over !== undefined) return this.#kill('limit', over);
     const stale = this.#opts.staleTimeoutSeconds;
-    if (stale > 0 && now - this.#lastProgress > stale * 1000) this.#kill(`stale timeout: no progress for ${stale} s`);
+    if (stale > 0 && now - this.#lastProgress > stale * 1000) this.#kill('stale', `stale timeout: no progress for ${stale} s`);
   };
 
-  #transition(to: ExecState, reason?: string): void {
+  #transition(to: ExecState, reason?: string, cause?: StateCause): void {
     const from = this.#state;
     if (from === to) return;
     if (!canTransition(from, to)) {
@@ -256,7 +263,7 @@ export class Supervisor {
       return;
     }
     this.#state = to;
-    this.#call('onStateChange', () => this.#opts.onStateChange?.(from, to, reason));
+    this.#call('onStateChange', () => this.#opts.onStateChange?.(from, to, reason, cause));
   }
 
   #call(what: string, fn: () => void): void {

@@ -13,6 +13,9 @@ export interface Sampler {
   close(): void;
 }
 
+/** Why the supervisor itself moved a process (the sdk's `ProcessStateCause`). */
+export type StateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn';
+
 export interface RunEndInfo {
   exitCode: number | null;
   signal: string | null;
@@ -43,7 +46,8 @@ export interface SupervisorOptions {
   onRunStart?(): void;
   /** A run ended (after exit and stderr drained, or after a veto / spawn error), with the final state. */
   onRunEnd?(state: ExecState, info: RunEndInfo): void;
-  onStateChange?(from: ExecState, to: ExecState, reason?: string): void;
+  /** `cause` says who moved it when the supervisor did (reconnect, stale, limit, prepare, spawn). */
+  onStateChange?(from: ExecState, to: ExecState, reason?: string, cause?: StateCause): void;
   log?: Logger;
   /** Clock for tests; default Date.now. */
   now?(): number;

@@ -33,4 +33,8 @@ t.test('process hooks: preStart rewrites and vetoes, on* notify', async (t) => {
   t.equal((await app.request('DELETE', '/api/v3/process/rw')).status, 200);
   t.same((await events()).deleted, ['rw'], 'onDelete');
   t.equal((await state(app, 'no')).exec, 'failed');
+  t.same((await events()).changed, ['add rw', 'add no'], 'onAdd');
+  const put = await app.request('PUT', '/api/v3/process/no', { body: { id: 'no2' } });
+  t.equal(put.status, 200);
+  t.same((await events()).changed, ['add rw', 'add no', 'update no>no2'], 'onUpdate, with the id before');
 });

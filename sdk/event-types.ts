@@ -1,0 +1,55 @@
+import type { EventTypeSpec } from './events.ts';
+
+/*
+ * The event types the built-in plugins emit. This list is the source of the catalogue in
+ * CONTRIBUTING.md (`node scripts/events-catalogue.ts`); a vendor declares its own with
+ * `EventsService.declare`.
+ */
+
+const PROC = ['process', 'reference'];
+const PEER = ['stream', 'peer', 'protocol'];
+const PEER_PAYLOAD = { remote: 'client address `ip:port`' };
+const TRAFFIC = { ...PEER_PAYLOAD, rx_bytes: 'bytes received from the client', tx_bytes: 'bytes sent to the client' };
+
+function spec(type: string, emitter: string, subject: readonly string[], description: string, payload: Record<string, string> = {}): EventTypeSpec {
+  return Object.freeze({ type, emitter, subject, description, payload });
+}
+
+/** Every event type of the built-ins, in catalogue order. */
+export const BUILTIN_EVENT_TYPES: readonly EventTypeSpec[] = Object.freeze([
+  spec('process.added', 'process', PROC, 'A process was created (saved, before it starts).'),
+  spec('process.updated', 'process', PROC, 'A process was replaced by `PUT` (saved; the old run stopped).', {
+    previous_id: 'the id before the change',
+  }),
+  spec('process.deleted', 'process', PROC, 'A process was deleted (its `purge_on_delete` files are gone).'),
+  spec('process.state', 'process', PROC, 'A process moved from one exec state to another.', {
+    from: 'previous exec state', to: 'new exec state', reason: 'why, when the supervisor knows (stale, limit, veto, spawn error, `reconnect`)',
+    cause: '`reconnect`, `stale`, `limit`, `prepare` or `spawn` when the supervisor moved it itself', last_logline: 'the last log line',
+  }),
+  spec('process.reconnect', 'process', PROC, 'The supervisor starts a process again after its run ended (`reconnect`).'),
+  spec('process.stale', 'process', PROC, 'A process was killed for making no progress (`stale_timeout_seconds`).', { reason: 'the message' }),
+  spec('process.limit', 'process', PROC, 'A process was killed for exceeding its cpu or memory limit.', { reason: 'the message' }),
+  spec('ingest.publish.start', 'ingest', PEER, 'A publisher was accepted (RTMP, SRT, vendor ingest).', PEER_PAYLOAD),
+  spec('ingest.publish.stop', 'ingest', PEER, 'A publisher is gone (closed, broken, kicked).', TRAFFIC),
+  spec('ingest.play.start', 'ingest', PEER, 'A player joined a stream.', PEER_PAYLOAD),
+  spec('ingest.play.stop', 'ingest', PEER, 'A player left a stream.', TRAFFIC),
+  spec('session.limit', 'sessions', ['collector'], 'A collector started refusing new sessions (first refusal after an admission).', {
+    reason: '`Number of sessions exceeded` or `Bitrate limit exceeded`',
+  }),
+  spec('fs.full', 'memfs, disk-fs', ['filesystem', 'path'], 'A write was refused with 507 (first refusal after a successful write).', {
+    code: 'the error code, e.g. `MEMFS_FULL`, `DISKFS_FILE_TOO_BIG`',
+  }),
+  spec('fs.purge', 'memfs', ['filesystem', 'path'], 'The oldest files were dropped to make room (`storage.memory.purge`).', {
+    files: 'files dropped', bytes: 'bytes freed',
+  }),
+  spec('config.changed', 'core', [], 'A new configuration was stored (`PUT /api/v3/config`); it applies at the next reload.'),
+  spec('config.reloaded', 'events', [], 'The service was rebuilt from the stored configuration.'),
+  spec('service.started', 'events', [], 'The service is listening (once per run of the program).', { port: 'HTTP port' }),
+  spec('service.stopping', 'events', [], 'The service is stopping (for good or for a reload).'),
+  spec('events.lost', 'events', [], 'Synthetic, first on a resumed stream: the events after the given id are no longer held.', {
+    last_event_id: 'the id the client resumed from', oldest_id: 'the oldest id still held (`<boot>-<id>`)',
+  }),
+  spec('events.overflow', 'events', [], 'Synthetic, last on a stream: the client read too slowly and is dropped.', {
+    queued_bytes: 'bytes waiting for the client', limit_bytes: 'the bound',
+  }),
+]);
