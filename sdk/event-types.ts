@@ -15,7 +15,12 @@ function spec(type: string, emitter: string, subject: readonly string[], descrip
   return Object.freeze({ type, emitter, subject, description, payload });
 }
 
-/** Every event type of the built-ins, in catalogue order. */
+/**
+ * Every event type of the built-ins, in catalogue order.
+ *
+ * @example
+ * const stateChange = BUILTIN_EVENT_TYPES.find((t) => t.type === 'process.state');
+ */
 export const BUILTIN_EVENT_TYPES: readonly EventTypeSpec[] = Object.freeze([
   spec('process.added', 'process', PROC, 'A process was created (saved, before it starts).'),
   spec('process.updated', 'process', PROC, 'A process was replaced by `PUT` (saved; the old run stopped).', {

@@ -89,7 +89,12 @@ export interface EventsService {
   types(): EventTypeSpec[];
 }
 
-/** The event bus's ref (single provider: the `events` plugin; depend on it with `optional`). */
+/**
+ * The event bus's ref (single provider: the `events` plugin; depend on it with `optional`).
+ *
+ * @example
+ * deps: { events: optional(eventsRef) } // ctx.deps.events is undefined without the events plugin
+ */
 export const eventsRef = createServiceRef<EventsService>('events');
 
 /** What a filesystem plugin reports: refused writes (507) and purges. */
