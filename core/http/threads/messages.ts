@@ -1,0 +1,32 @@
+/* Messages between the main thread and a serving thread (one FIFO queue each way). */
+
+/** A module as a thread gets it: its name, URL, init data and the snapshot to start from. */
+export interface ModuleSpec {
+  name: string;
+  url: string;
+  init: unknown;
+  snapshot: unknown;
+}
+
+/** `workerData` of a serving thread. */
+export interface WorkerInit {
+  host: string;
+  port: number;
+  /** The main thread's internal loopback listener. */
+  forwardPort: number;
+  /** The per-boot key of the peer header. */
+  key: Uint8Array;
+  modules: ModuleSpec[];
+}
+
+export type ToWorker =
+  | ({ t: 'module' } & ModuleSpec)
+  | { t: 'drop'; name: string }
+  | { t: 'msg'; name: string; data: unknown }
+  | { t: 'stats'; id: number }
+  | { t: 'close' };
+
+export type FromWorker =
+  | { t: 'ready' }
+  | { t: 'error'; message: string }
+  | { t: 'stats'; id: number; served: number; forwarded: number };
