@@ -1,0 +1,82 @@
+import type { ServingThreads, ThreadChannel } from '../../sdk/index.ts';
+import type { MemFileNode, MemNode } from './entry.ts';
+
+/** A file as the serving threads hold it: the shared bytes and the headers main built. */
+export interface ThreadFile {
+  data: SharedArrayBuffer;
+  head: string[];
+  zip: boolean;
+}
+
+/** What main sends the threads, stamped with one increasing sequence (the order of the writes). */
+export type ReplicaOp =
+  | { seq: number; op: 'put'; path: string; file: ThreadFile }
+  | { seq: number; op: 'del'; path: string }
+  | { seq: number; op: 'tapped'; tapped: boolean };
+
+/** A new thread's starting point: every file and the sequence it is current with. */
+export interface ReplicaSnapshot {
+  seq: number;
+  tapped: boolean;
+  files: Array<[string, ThreadFile]>;
+}
+
+/** What the memfs thread module gets as `init`. */
+export interface ReplicaInit {
+  corsOrigins: string[];
+}
+
+/**
+ * The memfs side of the serving threads: file bodies live in SharedArrayBuffers (one per file,
+ * never copied again), and every change of the index is broadcast to the threads in the order
+ * main made it. Main stays the only owner of the index (quotas, 507, purge, cleanup); a thread
+ * only reads. Exists only with `http.threads` > 0: without threads memfs keeps plain Buffers.
+ */
+export class MemfsReplica {
+  #seq = 0;
+  #channel: ThreadChannel | undefined;
+  #tapped = false;
+
+  /** Starts the thread module; `files` lists the index for the snapshot of a (re)started thread. */
+  attach(threads: ServingThreads, init: ReplicaInit, files: () => Iterable<[string, MemNode]>, tapped: () => boolean): ThreadChannel {
+    this.#tapped = tapped();
+    this.#channel = threads.register({
+      name: 'memfs',
+      url: new URL('./thread.ts', import.meta.url).href,
+      init,
+      snapshot: (): ReplicaSnapshot => {
+        const out: Array<[string, ThreadFile]> = [];
+        for (const [path, n] of files()) if (n.kind === 'file') out.push([path, threadFile(n)]);
+        return { seq: this.#seq, tapped: this.#tapped = tapped(), files: out };
+      },
+    });
+    return this.#channel;
+  }
+
+  /** The bytes in shared memory (a copy only when they are not there yet). */
+  share(data: Buffer): Buffer {
+    if (data.buffer instanceof SharedArrayBuffer && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) return data;
+    const out = Buffer.from(new SharedArrayBuffer(data.length));
+    out.set(data);
+    return out;
+  }
+
+  put(path: string, node: MemFileNode): void {
+    this.#channel?.broadcast({ seq: ++this.#seq, op: 'put', path, file: threadFile(node) } satisfies ReplicaOp);
+  }
+
+  del(path: string): void {
+    this.#channel?.broadcast({ seq: ++this.#seq, op: 'del', path } satisfies ReplicaOp);
+  }
+
+  /** Whether the file-serving hooks are tapped: then the threads leave memfs reads to main (sessions count them there). */
+  tapped(value: boolean): void {
+    if (value === this.#tapped) return;
+    this.#tapped = value;
+    this.#channel?.broadcast({ seq: ++this.#seq, op: 'tapped', tapped: value } satisfies ReplicaOp);
+  }
+}
+
+function threadFile(n: MemFileNode): ThreadFile {
+  return { data: n.file.data!.buffer as SharedArrayBuffer, head: n.head, zip: n.zip };
+}
