@@ -79,12 +79,17 @@ export class CoreService {
   async #listen(reusePort?: number, reuseHttpsPort?: number): Promise<void> {
     const { host, port, loopbackOnly } = listenAddress(this.app.kernel.config.address, this.app.kernel.config);
     this.loopbackOnly = loopbackOnly;
-    // reusePort: the serving threads listen on the same port, and the kernel spreads connections
+    const threads = this.app.kernel.config.http.threads;
+    const serveThreads = () => this.threads.serve({ host, port: this.port, count: threads, server: this.app.http.server, log: this.app.kernel.log });
+    // threads turned off: theirs are the port's other sockets, and main now binds it without reusePort
+    if (threads === 0) await serveThreads();
+    // reusePort only with threads (they bind the same port, the kernel spreads connections); without,
+    // a second service started on a busy port must fail as before instead of sharing it
     // (fastify hands its options to node's listen whole; its types lack the key)
-    await this.app.http.listen({ host, port: port === 0 && reusePort ? reusePort : port, reusePort: true } as { host: string; port: number });
+    await this.app.http.listen({ host, port: port === 0 && reusePort ? reusePort : port, reusePort: threads > 0 } as { host: string; port: number });
     this.port = (this.app.http.server.address() as AddressInfo).port;
     const k = this.app.kernel;
-    await this.threads.serve({ host, port: this.port, count: k.config.http.threads, server: this.app.http.server, log: k.log });
+    if (threads > 0) await serveThreads();
     await this.#https.attach({ http: this.app.http, config: k.config, services: k.services, log: k.log }, reuseHttpsPort);
     await this.app.listening(this.port);
   }

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { readFile, writeFile } from 'node:fs/promises';
 import { startApp } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { fresh, threadsConfig } from './helpers.ts';
@@ -85,4 +86,26 @@ t.test('a reload keeps the threads serving with the new app', async (t) => {
     return (await app.service.threads.stats()).every((s) => s.served > 0);
   }, { timeout: 30_000, what: 'threads serving after the reload' });
   t.equal(wrong, 0);
+});
+
+t.test('a reload turns threads off and on again (the port stays bound)', async (t) => {
+  const app = await startApp(t, { config: threadsConfig(2) });
+  t.equal((await fresh(`${app.url}/memfs/o.ts`, { method: 'PUT', body: body(4) })).status, 201);
+  const setThreads = async (n: number) => {
+    const stored = JSON.parse(await readFile(app.configPath, 'utf8'));
+    stored.http = { threads: n };
+    await writeFile(app.configPath, JSON.stringify(stored));
+    await app.service.reload();
+  };
+  const port = app.service.port;
+  await setThreads(0);
+  t.equal(app.service.port, port);
+  t.same(await app.service.threads.stats(), []);
+  for (let n = 0; n < 5; n++) t.ok((await fresh(`${app.url}/memfs/o.ts`)).body.equals(body(4)));
+  await setThreads(1);
+  t.equal(app.service.port, port);
+  await waitFor(async () => {
+    t.ok((await fresh(`${app.url}/memfs/o.ts`)).body.equals(body(4)));
+    return (await app.service.threads.stats())[0]!.served > 0;
+  }, { timeout: 30_000, what: 'the thread serving the file kept across reloads' });
 });
