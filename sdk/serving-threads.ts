@@ -22,7 +22,7 @@ export interface ThreadModule {
 
 /** The main thread's side of a registered module. */
 export interface ThreadChannel {
-  /** Sends a message to the module in every thread, in order (one queue per thread). */
+  /** Sends a message to the module in every thread, in order (one channel per module and thread). */
   broadcast(message: unknown): void;
   /** Stops the module in every thread (the plugin's `onClose`). */
   close(): void;
@@ -42,8 +42,15 @@ export interface ThreadModuleContext {
   readonly init: unknown;
   /** The first message of a new thread: the result of the module's `snapshot()` (undefined without one). */
   readonly snapshot: unknown;
-  /** Subscribes to the module's broadcasts (in the order main sent them). */
+  /** Subscribes to the module's broadcasts (in the order main sent them); one subscriber per module. */
   onMessage(fn: (message: unknown) => void): void;
+  /**
+   * Delivers, synchronously and in order, the broadcasts main has sent that the thread has not
+   * handled yet (its event loop may be busy with requests). A module that must never answer from
+   * older state than main's calls it when it sees it is behind (e.g. a sequence number main
+   * publishes in a SharedArrayBuffer).
+   */
+  drain(): void;
 }
 
 /** A thread-side request handler: answers completely and returns true, or returns false (main answers). */

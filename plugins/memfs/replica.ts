@@ -24,6 +24,8 @@ export interface ReplicaSnapshot {
 /** What the memfs thread module gets as `init`. */
 export interface ReplicaInit {
   corsOrigins: string[];
+  /** One BigInt64: the sequence of the last change main sent (stored after the send). */
+  published: SharedArrayBuffer;
 }
 
 /**
@@ -36,14 +38,21 @@ export class MemfsReplica {
   #seq = 0;
   #channel: ThreadChannel | undefined;
   #tapped = false;
+  /**
+   * What main has sent, readable by every thread at no cost: a thread that is behind drains its
+   * channel before it answers, so a write main committed before a request arrived is never
+   * answered with older bytes (a viewer that got playlist n from one thread gets n or later from
+   * every other, and every segment n lists).
+   */
+  readonly #published = new BigInt64Array(new SharedArrayBuffer(8));
 
   /** Starts the thread module; `files` lists the index for the snapshot of a (re)started thread. */
-  attach(threads: ServingThreads, init: ReplicaInit, files: () => Iterable<[string, MemNode]>, tapped: () => boolean): ThreadChannel {
+  attach(threads: ServingThreads, init: Omit<ReplicaInit, 'published'>, files: () => Iterable<[string, MemNode]>, tapped: () => boolean): ThreadChannel {
     this.#tapped = tapped();
     this.#channel = threads.register({
       name: 'memfs',
       url: new URL('./thread.ts', import.meta.url).href,
-      init,
+      init: { ...init, published: this.#published.buffer as SharedArrayBuffer } satisfies ReplicaInit,
       snapshot: (): ReplicaSnapshot => {
         const out: Array<[string, ThreadFile]> = [];
         for (const [path, n] of files()) if (n.kind === 'file') out.push([path, threadFile(n)]);
@@ -53,27 +62,36 @@ export class MemfsReplica {
     return this.#channel;
   }
 
+  /** A Buffer over a SharedArrayBuffer of its own (uploads are received straight into it). */
+  readonly alloc = (size: number): Buffer => Buffer.from(new SharedArrayBuffer(size));
+
   /** The bytes in shared memory (a copy only when they are not there yet). */
   share(data: Buffer): Buffer {
     if (data.buffer instanceof SharedArrayBuffer && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) return data;
-    const out = Buffer.from(new SharedArrayBuffer(data.length));
+    const out = this.alloc(data.length);
     out.set(data);
     return out;
   }
 
   put(path: string, node: MemFileNode): void {
-    this.#channel?.broadcast({ seq: ++this.#seq, op: 'put', path, file: threadFile(node) } satisfies ReplicaOp);
+    this.#send({ seq: ++this.#seq, op: 'put', path, file: threadFile(node) });
   }
 
   del(path: string): void {
-    this.#channel?.broadcast({ seq: ++this.#seq, op: 'del', path } satisfies ReplicaOp);
+    this.#send({ seq: ++this.#seq, op: 'del', path });
+  }
+
+  #send(op: ReplicaOp): void {
+    this.#channel?.broadcast(op);
+    // after the send: a thread that reads this number finds the change in its channel
+    Atomics.store(this.#published, 0, BigInt(op.seq));
   }
 
   /** Whether the file-serving hooks are tapped: then the threads leave memfs reads to main (sessions count them there). */
   tapped(value: boolean): void {
     if (value === this.#tapped) return;
     this.#tapped = value;
-    this.#channel?.broadcast({ seq: ++this.#seq, op: 'tapped', tapped: value } satisfies ReplicaOp);
+    this.#send({ seq: ++this.#seq, op: 'tapped', tapped: value });
   }
 }
 

@@ -116,7 +116,7 @@ export class MemFilesystem implements FilesystemService {
 
   async writeFile(path: string, data: Buffer): Promise<FsWriteResult> {
     try {
-      return this.#written(this.#commit(path, own(data, data.length)));
+      return this.#written(this.#commit(path, own(data, data.length, this.#replica?.alloc)));
     } catch (err) {
       this.#events.refused(path, err);
       throw err;
@@ -139,7 +139,8 @@ export class MemFilesystem implements FilesystemService {
 
   async #upload(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions): Promise<FsWriteResult> {
     const inflight = this.#inflight;
-    let buf = new UploadBuffer(undefined);
+    const alloc = this.#replica?.alloc;
+    let buf = new UploadBuffer(undefined, alloc);
     let reserved = 0;
     inflight.begin(path);
     try {
@@ -147,7 +148,7 @@ export class MemFilesystem implements FilesystemService {
       if (opts.length !== undefined && opts.length > 0) {
         inflight.reserve(path, opts.length, opts.length);
         reserved = opts.length;
-        buf = new UploadBuffer(opts.length);
+        buf = new UploadBuffer(opts.length, alloc);
       }
       for await (const c of body) {
         const total = buf.size + c.length;

@@ -14,17 +14,19 @@ function held(f: ThreadFile): Held {
 }
 
 /**
- * memfs in a serving thread: plain GET/HEAD of `/memfs/*` from the shared bodies, applying main's
- * changes in sequence order. Everything else returns false and goes to main: a miss too, so a
- * file main already has is never a 404 here (main owns the index and answers it); so do ranges,
- * conditionals, gzip, links, writes, and every read while the file-serving hooks are tapped
- * (sessions count viewers on main).
+ * memfs in a serving thread: plain GET/HEAD of `/memfs/*` from the shared bodies. Main's changes
+ * are applied in sequence order, and those main published before a request are applied before it
+ * is answered. Everything else returns false and goes to main: a miss too, so a file main already
+ * has is never a 404 here (main owns the index and answers it); so do ranges, conditionals, gzip,
+ * links, writes, and every read while the file-serving hooks are tapped (sessions count viewers
+ * on main).
  */
 export default function memfsThread(ctx: ThreadModuleContext): ThreadFastPath {
   const init = ctx.init as ReplicaInit;
   const snap = ctx.snapshot as ReplicaSnapshot | undefined;
   const cors = new CorsPolicy(init.corsOrigins);
   const files = new Map<string, Held>();
+  const published = new BigInt64Array(init.published);
   let seq = snap?.seq ?? 0;
   let tapped = snap?.tapped ?? false;
   for (const [path, f] of snap?.files ?? []) files.set(path, held(f));
@@ -38,6 +40,8 @@ export default function memfsThread(ctx: ThreadModuleContext): ThreadFastPath {
     else tapped = op.tapped;
   });
   return (req: IncomingMessage, res: ServerResponse): boolean => {
+    // main sent changes this thread has not handled yet: take them now, before answering
+    if (Number(Atomics.load(published, 0)) > seq) ctx.drain();
     if (tapped) return false;
     const path = plainPath(req);
     if (path === undefined) return false;

@@ -1,3 +1,5 @@
+import type { MessagePort } from 'node:worker_threads';
+
 /* Messages between the main thread and a serving thread (one FIFO queue each way). */
 
 /** A module as a thread gets it: its name, URL, init data and the snapshot to start from. */
@@ -8,6 +10,11 @@ export interface ModuleSpec {
   snapshot: unknown;
 }
 
+/** A module with the thread's end of its own channel (broadcasts; a thread may drain it synchronously). */
+export interface ModuleStart extends ModuleSpec {
+  port: MessagePort;
+}
+
 /** `workerData` of a serving thread. */
 export interface WorkerInit {
   host: string;
@@ -16,13 +23,12 @@ export interface WorkerInit {
   forwardPort: number;
   /** The per-boot key of the peer header. */
   key: Uint8Array;
-  modules: ModuleSpec[];
+  modules: ModuleStart[];
 }
 
 export type ToWorker =
-  | ({ t: 'module' } & ModuleSpec)
+  | ({ t: 'module' } & ModuleStart)
   | { t: 'drop'; name: string }
-  | { t: 'msg'; name: string; data: unknown }
   | { t: 'stats'; id: number }
   | { t: 'close' };
 

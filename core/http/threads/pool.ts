@@ -36,9 +36,9 @@ export class ServingThreadPool {
         if (count === 0) return { broadcast: () => {}, close: () => {} };
         mine.add(module.name);
         this.#modules.set(module.name, module);
-        for (const t of this.#threads) t.post({ t: 'module', ...this.#spec(module) });
+        for (const t of this.#threads) t.addModule(this.#spec(module));
         return {
-          broadcast: (data) => { if (this.#modules.get(module.name) === module) for (const t of this.#threads) t.post({ t: 'msg', name: module.name, data }); },
+          broadcast: (data) => { if (this.#modules.get(module.name) === module) for (const t of this.#threads) t.send(module.name, data); },
           close: () => this.#drop(module),
         };
       },
@@ -49,7 +49,7 @@ export class ServingThreadPool {
   #drop(module: ThreadModule): void {
     if (this.#modules.get(module.name) !== module) return;
     this.#modules.delete(module.name);
-    for (const t of this.#threads) t.post({ t: 'drop', name: module.name });
+    for (const t of this.#threads) t.dropModule(module.name);
   }
 
   #spec(m: ThreadModule): ModuleSpec {

@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
-import type { FromWorker, ToWorker, WorkerInit } from './messages.ts';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { FromWorker, ModuleSpec, ModuleStart, ToWorker, WorkerInit } from './messages.ts';
 
 /** What the pool logs with (the current app's logger). */
 export interface ThreadLog {
@@ -21,7 +21,9 @@ const START_TIMEOUT_MS = 30_000;
 export class ThreadHandle {
   readonly index: number;
   generation = 0;
-  readonly #init: () => WorkerInit;
+  readonly #init: () => Omit<WorkerInit, 'modules'> & { modules: ModuleSpec[] };
+  /** Main's end of each module's channel to the current worker. */
+  readonly #ports = new Map<string, MessagePort>();
   readonly #log: ThreadLog;
   #worker: Worker | undefined;
   #stopping = false;
@@ -30,7 +32,7 @@ export class ThreadHandle {
   #statsId = 0;
   readonly #statsWaiters = new Map<number, (s: { served: number; forwarded: number }) => void>();
 
-  constructor(index: number, init: () => WorkerInit, log: ThreadLog) {
+  constructor(index: number, init: () => Omit<WorkerInit, 'modules'> & { modules: ModuleSpec[] }, log: ThreadLog) {
     this.index = index;
     this.#init = init;
     this.#log = log;
@@ -40,7 +42,11 @@ export class ThreadHandle {
   start(): Promise<void> {
     this.generation++;
     this.#startedAt = Date.now();
-    const w = new Worker(WORKER_URL, { workerData: this.#init(), stdout: false, stderr: false });
+    for (const p of this.#ports.values()) p.close();
+    this.#ports.clear();
+    const init = this.#init();
+    const modules = init.modules.map((m) => this.#open(m));
+    const w = new Worker(WORKER_URL, { workerData: { ...init, modules } satisfies WorkerInit, transferList: modules.map((m) => m.port) });
     this.#worker = w;
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, START_TIMEOUT_MS);
@@ -55,6 +61,8 @@ export class ThreadHandle {
         resolve();
         if (this.#worker !== w) return;
         this.#worker = undefined;
+        for (const p of this.#ports.values()) p.close();
+        this.#ports.clear();
         for (const done of this.#statsWaiters.values()) done({ served: 0, forwarded: 0 });
         this.#statsWaiters.clear();
         if (this.#stopping) return;
@@ -65,8 +73,31 @@ export class ThreadHandle {
     });
   }
 
-  post(m: ToWorker): void {
-    this.#worker?.postMessage(m);
+  /** A channel for `m` to this thread; main keeps one end (broadcasts), the thread gets the other. */
+  #open(m: ModuleSpec): ModuleStart {
+    const { port1, port2 } = new MessageChannel();
+    this.#ports.set(m.name, port1);
+    return { ...m, port: port2 };
+  }
+
+  /** Starts a module in the running thread (a plugin registered it after the thread started). */
+  addModule(m: ModuleSpec): void {
+    const w = this.#worker;
+    if (!w) return;
+    this.#ports.get(m.name)?.close();
+    const start = this.#open(m);
+    w.postMessage({ t: 'module', ...start } satisfies ToWorker, [start.port]);
+  }
+
+  dropModule(name: string): void {
+    this.#ports.get(name)?.close();
+    this.#ports.delete(name);
+    this.#worker?.postMessage({ t: 'drop', name } satisfies ToWorker);
+  }
+
+  /** A broadcast of module `name` (nowhere while the thread restarts: its snapshot covers it). */
+  send(name: string, data: unknown): void {
+    this.#ports.get(name)?.postMessage(data);
   }
 
   stats(): Promise<{ served: number; forwarded: number }> {

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { ThreadFastPath, ThreadFastPathFactory } from '../../../sdk/serving-threads.ts';
 import { Forwarder } from './forward.ts';
-import type { ToWorker, WorkerInit } from './messages.ts';
+import type { ModuleStart, ToWorker, WorkerInit } from './messages.ts';
 
 /*
  * A serving thread: its own listener on the API port (reusePort), the modules plugins registered
@@ -10,15 +10,12 @@ import type { ToWorker, WorkerInit } from './messages.ts';
  */
 
 interface Loaded {
-  url: string;
+  port: MessagePort;
   handler?: ThreadFastPath;
-  listeners: Array<(m: unknown) => void>;
-  /** Broadcasts that arrived while the module was still loading. */
-  queue: unknown[];
 }
 
 const init = workerData as WorkerInit;
-const port = parentPort!;
+const parent = parentPort!;
 const forwarder = new Forwarder(Buffer.from(init.key), init.forwardPort);
 const modules = new Map<string, Loaded>();
 let handlers: ThreadFastPath[] = [];
@@ -28,20 +25,36 @@ function rebuild(): void {
   handlers = [...modules.values()].flatMap((m) => (m.handler ? [m.handler] : []));
 }
 
-async function load(name: string, url: string, moduleInit: unknown, snapshot: unknown): Promise<void> {
-  const entry: Loaded = { url, listeners: [], queue: [] };
-  modules.set(name, entry);
+function drop(name: string): void {
+  modules.get(name)?.port.close();
+  modules.delete(name);
   rebuild();
+}
+
+/** Loads a module; its broadcasts wait in its port until the factory subscribed (the port starts then). */
+async function load(m: ModuleStart): Promise<void> {
+  drop(m.name);
+  const entry: Loaded = { port: m.port };
+  modules.set(m.name, entry);
   try {
-    const factory = (await import(url)).default as ThreadFastPathFactory;
+    const factory = (await import(m.url)).default as ThreadFastPathFactory;
     // replaced or dropped meanwhile (a reload): this load is stale
-    if (modules.get(name) !== entry) return;
-    entry.handler = factory({ init: moduleInit, snapshot, onMessage: (fn) => { entry.listeners.push(fn); } });
-    for (const m of entry.queue) for (const fn of entry.listeners) fn(m);
-    entry.queue = [];
+    if (modules.get(m.name) !== entry) return;
+    let deliver: (message: unknown) => void = () => {};
+    entry.handler = factory({
+      init: m.init,
+      snapshot: m.snapshot,
+      onMessage: (fn) => {
+        deliver = fn;
+        m.port.on('message', fn);
+      },
+      drain: () => {
+        for (let r = receiveMessageOnPort(m.port); r; r = receiveMessageOnPort(m.port)) deliver(r.message);
+      },
+    });
     rebuild();
   } catch (err) {
-    port.postMessage({ t: 'error', message: `module ${name} (${url}): ${(err as Error).message}` });
+    parent.postMessage({ t: 'error', message: `module ${m.name} (${m.url}): ${(err as Error).message}` });
   }
 }
 
@@ -56,22 +69,16 @@ const server = createServer({ maxHeaderSize: 1024 * 1024, headersTimeout: 10_000
   forwarder.forward(req, res);
 });
 
-port.on('message', (m: ToWorker) => {
+parent.on('message', (m: ToWorker) => {
   switch (m.t) {
-    case 'module': void load(m.name, m.url, m.init, m.snapshot); break;
-    case 'drop': modules.delete(m.name); rebuild(); break;
-    case 'msg': {
-      const entry = modules.get(m.name);
-      if (!entry) break;
-      if (entry.handler) for (const fn of entry.listeners) fn(m.data);
-      else entry.queue.push(m.data);
-      break;
-    }
-    case 'stats': port.postMessage({ t: 'stats', id: m.id, ...stats }); break;
+    case 'module': void load(m); break;
+    case 'drop': drop(m.name); break;
+    case 'stats': parent.postMessage({ t: 'stats', id: m.id, ...stats }); break;
     case 'close':
       server.close(() => {
         forwarder.close();
-        port.close();
+        for (const name of [...modules.keys()]) drop(name);
+        parent.close();
       });
       server.closeAllConnections();
       break;
@@ -79,10 +86,9 @@ port.on('message', (m: ToWorker) => {
 });
 
 server.listen({ host: init.host, port: init.port, reusePort: true }, () => {
-  const pending = init.modules.map((mod) => load(mod.name, mod.url, mod.init, mod.snapshot));
-  void Promise.all(pending).then(() => port.postMessage({ t: 'ready' }));
+  void Promise.all(init.modules.map(load)).then(() => parent.postMessage({ t: 'ready' }));
 });
 server.on('error', (err) => {
-  port.postMessage({ t: 'error', message: `listen: ${err.message}` });
+  parent.postMessage({ t: 'error', message: `listen: ${err.message}` });
   process.exit(1);
 });
