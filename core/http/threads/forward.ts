@@ -28,7 +28,7 @@ export class Forwarder {
     this.#port = port;
   }
 
-  forward(req: IncomingMessage, res: ServerResponse): void {
+  forward(req: IncomingMessage, res: ServerResponse, retried = false): void {
     const headers = strip(req.headers, [THREAD_PEER_HEADER, 'expect']);
     headers[THREAD_PEER_HEADER] = signPeer(this.#key, normalizeIp(req.socket.remoteAddress ?? ''));
     const up = httpRequest({ host: '127.0.0.1', port: this.#port, method: req.method, path: req.url, headers, agent: this.#agent }, (ures) => {
@@ -38,6 +38,11 @@ export class Forwarder {
       ures.on('error', () => res.destroy());
     });
     up.on('error', () => {
+      // a kept-alive connection main closed just as it was reused: a read without body is safe to send again
+      if (up.reusedSocket && !retried && !res.headersSent && (req.method === 'GET' || req.method === 'HEAD')) {
+        this.forward(req, res, true);
+        return;
+      }
       if (res.headersSent) {
         res.destroy();
         return;
@@ -48,7 +53,9 @@ export class Forwarder {
     });
     // a client that goes away takes its forwarded request with it (a viewer leaving an SSE stream)
     res.on('close', () => { if (!res.writableFinished) up.destroy(); });
-    req.pipe(up);
+    // a retried read: its (empty) body was read already
+    if (req.readableEnded) up.end();
+    else req.pipe(up);
   }
 
   close(): void {
