@@ -49,23 +49,29 @@ async function main(): Promise<void> {
   try {
     for (const c of [{ name: 'playlist ~400 B', path: '/live/index.m3u8', size: PLAYLIST.length }, { name: 'segment 1 MiB', path: '/live/segment.ts', size: SEGMENT.length }]) {
       const runs = new Map<number, autocannon.Result[]>(servers.map((s) => [s.threads, []]));
+      const cpu = new Map<number, number[]>(servers.map((s) => [s.threads, []]));
       for (const s of servers) await autocannon({ url: `${s.url}/memfs${c.path}`, connections: CONNECTIONS, duration: 1 });
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 ? [...servers].reverse() : servers;
-        for (const s of order) runs.get(s.threads)!.push(await autocannon({ url: `${s.url}/memfs${c.path}`, connections: CONNECTIONS, duration: SECONDS }));
+        for (const s of order) {
+          const before = (await ask(s.child, 'cpu')) as number;
+          runs.get(s.threads)!.push(await autocannon({ url: `${s.url}/memfs${c.path}`, connections: CONNECTIONS, duration: SECONDS }));
+          // the server's CPU time over the round, all its threads: how much of the machine it got
+          cpu.get(s.threads)!.push(((await ask(s.child, 'cpu')) as number - before) / (SECONDS * 1e6));
+        }
       }
       const base = median(runs.get(SETTINGS[0]!)!.map((r) => r.requests.average));
       for (const s of servers) {
         const rs = runs.get(s.threads)!;
         const rps = median(rs.map((r) => r.requests.average));
-        const line = `| ${c.name} | ${s.threads} | ${Math.round(rps)} | ${((rps * c.size) / 1e9).toFixed(3)} | ${(rps / base).toFixed(2)} | ${median(rs.map((r) => r.latency.p99))} | ${rs.reduce((n, r) => n + r.errors + r.non2xx, 0)} | ${rs.map((r) => Math.round(r.requests.average)).join(', ')} |`;
+        const line = `| ${c.name} | ${s.threads} | ${Math.round(rps)} | ${((rps * c.size) / 1e9).toFixed(3)} | ${(rps / base).toFixed(2)} | ${median(rs.map((r) => r.latency.p99))} | ${Math.round(median(cpu.get(s.threads)!) * 100)} % | ${rs.reduce((n, r) => n + r.errors + r.non2xx, 0)} | ${rs.map((r) => Math.round(r.requests.average)).join(', ')} |`;
         lines.push(line);
         console.log(line);
       }
     }
     for (const s of servers) {
       const rss = (await ask(s.child, 'rss')) as number;
-      lines.push(`| RSS after the run | ${s.threads} | ${Math.round(rss / 1048576)} MiB | | | | | |`);
+      lines.push(`| RSS after the run | ${s.threads} | ${Math.round(rss / 1048576)} MiB | | | | | | |`);
     }
   } finally {
     for (const s of servers) s.child.send('stop');
@@ -76,8 +82,8 @@ async function main(): Promise<void> {
     `Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load average ${load.toFixed(2)} (1 min) at start.`,
     `autocannon (one process, on the same cores) with ${CONNECTIONS} connections; ${ROUNDS} alternating rounds of ${SECONDS} s per setting`,
     'after 1 s of warm-up; medians. Plugins disk-fs and memfs (no sessions: with the file hooks tapped, threads leave memfs reads to main).', '',
-    `| case | threads | req/s | GB/s | vs ${SETTINGS[0]} | p99 ms | errors + non-2xx | req/s per round |`,
-    '|---|---:|---:|---:|---:|---:|---:|---|',
+    `| case | threads | req/s | GB/s | vs ${SETTINGS[0]} | p99 ms | server CPU | errors + non-2xx | req/s per round |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
     ...lines, '',
   ].join('\n');
   const out = fileURLToPath(new URL(`../results/threads-${date.slice(0, 10)}.md`, import.meta.url));
@@ -92,6 +98,7 @@ async function serve(threads: number): Promise<void> {
   process.send!(core.url);
   process.on('message', async (m) => {
     if (m === 'rss') process.send!(process.memoryUsage().rss);
+    if (m === 'cpu') { const u = process.cpuUsage(); process.send!(u.user + u.system); }
     if (m !== 'stop') return;
     await core.close();
     await rm(dir, { recursive: true, force: true });
