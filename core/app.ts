@@ -119,7 +119,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const tls = certificateService(config, log);
   services.provide(tlsCertificatesRef, tls.certs);
   // the threads outlive the app (they hold the port); what this app's plugins run in them goes with it
-  const threads = opts.threads?.forApp(config.http.threads) ?? { count: 0, register: () => ({ broadcast: () => {}, close: () => {} }), close: () => {} };
+  const threads = opts.threads?.forApp(config.http.threads) ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), close: () => {} };
   services.provide(servingThreadsRef, threads);
   lifecycle.onClose('core', async () => threads.close());
 

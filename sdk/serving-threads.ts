@@ -24,6 +24,8 @@ export interface ThreadModule {
 export interface ThreadChannel {
   /** Sends a message to the module in every thread, in order (one channel per module and thread). */
   broadcast(message: unknown): void;
+  /** Receives what the module's threads `send` (e.g. counters in batches); one receiver. */
+  onMessage(fn: (message: unknown) => void): void;
   /** Stops the module in every thread (the plugin's `onClose`). */
   close(): void;
 }
@@ -51,6 +53,8 @@ export interface ThreadModuleContext {
    * publishes in a SharedArrayBuffer).
    */
   drain(): void;
+  /** Sends a message to the module's `onMessage` on the main thread (batch what is frequent). */
+  send(message: unknown): void;
 }
 
 /** A thread-side request handler: answers completely and returns true, or returns false (main answers). */

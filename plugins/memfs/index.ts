@@ -1,8 +1,9 @@
 import {
-  definePlugin, optional, basicAuthRef, eventsRef, filesystemEvents, filesystemsRef, fsServeTapped, placeholdersRef, serverRef,
+  definePlugin, optional, basicAuthRef, eventsRef, filesystemEvents, filesystemsRef, fsServeTapped, placeholdersRef, preServeSeesEveryFile, serverRef,
   servingThreadsRef, fsServeHooksRef, MimeTable,
 } from '../../sdk/index.ts';
-import { MemfsReplica } from './replica.ts';
+import { MemfsReplica, type ThreadMode } from './replica.ts';
+import { replayServed, type ServedReport } from './served-report.ts';
 import { MemfsConfig, validateMemfs } from './schema.ts';
 import { MemFilesystem, type MemStore } from './service.ts';
 import { memfsRoutes } from './routes.ts';
@@ -59,9 +60,11 @@ export default definePlugin({
 
     if (threads && replica) {
       const hooks = ctx.hooks.get(fsServeHooksRef);
-      const channel = replica.attach(threads, { corsOrigins: [...ctx.sections.storage.cors.origins] }, () => fs.entries(), () => fsServeTapped(hooks));
+      const mode = (): ThreadMode => (!fsServeTapped(hooks) ? 'all' : preServeSeesEveryFile(hooks) ? 'none' : 'segments');
+      const channel = replica.attach(threads, { corsOrigins: [...ctx.sections.storage.cors.origins] }, () => fs.entries(), mode);
+      channel.onMessage((batch) => replayServed(hooks, batch as ServedReport[]));
       // plugins tap the file hooks in their setup, after this one maybe: look again once all are mounted
-      ctx.onListen(() => replica.tapped(fsServeTapped(hooks)));
+      ctx.onListen(() => replica.mode(mode()));
       ctx.onClose(() => channel.close());
     }
   },

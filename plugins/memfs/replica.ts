@@ -8,16 +8,23 @@ export interface ThreadFile {
   zip: boolean;
 }
 
+/**
+ * Which memfs reads a thread answers: `all` (no file hook tapped), `segments` (hooks tapped, but
+ * `preServe` looks at playlists only: playlists go to main, other files are answered and reported
+ * to `onServed` in batches), `none` (a `preServe` tap may refuse any file: all reads go to main).
+ */
+export type ThreadMode = 'all' | 'segments' | 'none';
+
 /** What main sends the threads, stamped with one increasing sequence (the order of the writes). */
 export type ReplicaOp =
   | { seq: number; op: 'put'; path: string; file: ThreadFile }
   | { seq: number; op: 'del'; path: string }
-  | { seq: number; op: 'tapped'; tapped: boolean };
+  | { seq: number; op: 'mode'; mode: ThreadMode };
 
 /** A new thread's starting point: every file and the sequence it is current with. */
 export interface ReplicaSnapshot {
   seq: number;
-  tapped: boolean;
+  mode: ThreadMode;
   files: Array<[string, ThreadFile]>;
 }
 
@@ -37,7 +44,7 @@ export interface ReplicaInit {
 export class MemfsReplica {
   #seq = 0;
   #channel: ThreadChannel | undefined;
-  #tapped = false;
+  #mode: ThreadMode = 'all';
   /**
    * What main has sent, readable by every thread at no cost: a thread that is behind drains its
    * channel before it answers, so a write main committed before a request arrived is never
@@ -47,8 +54,8 @@ export class MemfsReplica {
   readonly #published = new BigInt64Array(new SharedArrayBuffer(8));
 
   /** Starts the thread module; `files` lists the index for the snapshot of a (re)started thread. */
-  attach(threads: ServingThreads, init: Omit<ReplicaInit, 'published'>, files: () => Iterable<[string, MemNode]>, tapped: () => boolean): ThreadChannel {
-    this.#tapped = tapped();
+  attach(threads: ServingThreads, init: Omit<ReplicaInit, 'published'>, files: () => Iterable<[string, MemNode]>, mode: () => ThreadMode): ThreadChannel {
+    this.#mode = mode();
     this.#channel = threads.register({
       name: 'memfs',
       url: new URL('./thread.ts', import.meta.url).href,
@@ -56,7 +63,7 @@ export class MemfsReplica {
       snapshot: (): ReplicaSnapshot => {
         const out: Array<[string, ThreadFile]> = [];
         for (const [path, n] of files()) if (n.kind === 'file') out.push([path, threadFile(n)]);
-        return { seq: this.#seq, tapped: this.#tapped = tapped(), files: out };
+        return { seq: this.#seq, mode: this.#mode = mode(), files: out };
       },
     });
     return this.#channel;
@@ -87,11 +94,11 @@ export class MemfsReplica {
     Atomics.store(this.#published, 0, BigInt(op.seq));
   }
 
-  /** Whether the file-serving hooks are tapped: then the threads leave memfs reads to main (sessions count them there). */
-  tapped(value: boolean): void {
-    if (value === this.#tapped) return;
-    this.#tapped = value;
-    this.#send({ seq: ++this.#seq, op: 'tapped', tapped: value });
+  /** Which reads the threads answer (the file hooks' taps decide, see ThreadMode). */
+  mode(value: ThreadMode): void {
+    if (value === this.#mode) return;
+    this.#mode = value;
+    this.#send({ seq: ++this.#seq, op: 'mode', mode: value });
   }
 }
 

@@ -24,6 +24,8 @@ export class ServingThreadPool {
   readonly key = randomBytes(32);
   readonly #internal = new InternalListener();
   readonly #modules = new Map<string, ThreadModule>();
+  /** Per module, who receives what its threads send. */
+  readonly #receivers = new Map<string, (message: unknown) => void>();
   #threads: ThreadHandle[] = [];
   #at: { host: string; port: number } | undefined;
 
@@ -33,11 +35,13 @@ export class ServingThreadPool {
     return {
       count,
       register: (module: ThreadModule): ThreadChannel => {
-        if (count === 0) return { broadcast: () => {}, close: () => {} };
+        if (count === 0) return { broadcast: () => {}, onMessage: () => {}, close: () => {} };
         mine.add(module.name);
         this.#modules.set(module.name, module);
         for (const t of this.#threads) t.addModule(this.#spec(module));
+        this.#receivers.delete(module.name);
         return {
+          onMessage: (fn) => { if (this.#modules.get(module.name) === module) this.#receivers.set(module.name, fn); },
           broadcast: (data) => { if (this.#modules.get(module.name) === module) for (const t of this.#threads) t.send(module.name, data); },
           close: () => this.#drop(module),
         };
@@ -49,6 +53,7 @@ export class ServingThreadPool {
   #drop(module: ThreadModule): void {
     if (this.#modules.get(module.name) !== module) return;
     this.#modules.delete(module.name);
+    this.#receivers.delete(module.name);
     for (const t of this.#threads) t.dropModule(module.name);
   }
 
@@ -68,7 +73,7 @@ export class ServingThreadPool {
     for (let i = this.#threads.length; i < o.count; i++) {
       const t = new ThreadHandle(i, () => ({
         host: o.host, port: o.port, forwardPort, key: new Uint8Array(this.key), modules: [...this.#modules.values()].map((m) => this.#spec(m)),
-      }), o.log);
+      }), o.log, (name, message) => this.#receivers.get(name)?.(message));
       this.#threads.push(t);
       starting.push(t.start());
     }

@@ -32,8 +32,12 @@ export class ThreadHandle {
   #statsId = 0;
   readonly #statsWaiters = new Map<number, (s: { served: number; forwarded: number }) => void>();
 
-  constructor(index: number, init: () => Omit<WorkerInit, 'modules'> & { modules: ModuleSpec[] }, log: ThreadLog) {
+  readonly #fromModule: (name: string, message: unknown) => void;
+
+  /** `fromModule` gets what a module's thread side sends. */
+  constructor(index: number, init: () => Omit<WorkerInit, 'modules'> & { modules: ModuleSpec[] }, log: ThreadLog, fromModule: (name: string, message: unknown) => void) {
     this.index = index;
+    this.#fromModule = fromModule;
     this.#init = init;
     this.#log = log;
   }
@@ -76,6 +80,9 @@ export class ThreadHandle {
   /** A channel for `m` to this thread; main keeps one end (broadcasts), the thread gets the other. */
   #open(m: ModuleSpec): ModuleStart {
     const { port1, port2 } = new MessageChannel();
+    port1.on('message', (message) => this.#fromModule(m.name, message));
+    // the port never keeps the process alive: the thread does, until it is stopped
+    port1.unref();
     this.#ports.set(m.name, port1);
     return { ...m, port: port2 };
   }

@@ -48,6 +48,7 @@ async function load(m: ModuleStart): Promise<void> {
         deliver = fn;
         m.port.on('message', fn);
       },
+      send: (message) => { m.port.postMessage(message); },
       drain: () => {
         for (let r = receiveMessageOnPort(m.port); r; r = receiveMessageOnPort(m.port)) deliver(r.message);
       },

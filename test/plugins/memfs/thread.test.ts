@@ -2,7 +2,7 @@ import t from 'tap';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServingThreads, ThreadModule } from '../../../sdk/index.ts';
-import { MimeTable } from '../../../sdk/index.ts';
+import { MimeTable, fsServeHooksRef, playlistsOnly, preServeSeesEveryFile } from '../../../sdk/index.ts';
 import { MemFilesystem } from '../../../plugins/memfs/service.ts';
 import { MemfsReplica } from '../../../plugins/memfs/replica.ts';
 import memfsThread from '../../../plugins/memfs/thread.ts';
@@ -13,14 +13,15 @@ function setup() {
   let module: ThreadModule | undefined;
   const threads: ServingThreads = {
     count: 1,
-    register: (m) => { module = m; return { broadcast: (d) => port1.postMessage(d), close: () => port1.close() }; },
+    register: (m) => { module = m; return { broadcast: (d) => port1.postMessage(d), onMessage: () => {}, close: () => port1.close() }; },
   };
   const replica = new MemfsReplica();
   const fs = new MemFilesystem({ files: new Map(), seq: 0 }, { limit: 0, purge: false, mime: MimeTable.load(''), replica });
-  replica.attach(threads, { corsOrigins: [] }, () => fs.entries(), () => false);
+  replica.attach(threads, { corsOrigins: [] }, () => fs.entries(), () => 'all');
   const handler = memfsThread({
     init: module!.init, snapshot: module!.snapshot?.(),
     onMessage: (fn) => port2.on('message', fn),
+    send: () => {},
     drain: () => { for (let r = receiveMessageOnPort(port2); r; r = receiveMessageOnPort(port2)) port2.emit('message', r.message); },
   });
   const get = (path: string) => {
@@ -65,8 +66,17 @@ t.test('a purge reaches the threads', async (t) => {
   const replica = new MemfsReplica();
   const fs = new MemFilesystem({ files: new Map(), seq: 0 }, { limit: 10, purge: true, mime: MimeTable.load(''), replica });
   const sent: Array<{ op: string; path?: string }> = [];
-  replica.attach({ count: 1, register: () => ({ broadcast: (d) => sent.push(d as { op: string }), close: () => {} }) }, { corsOrigins: [] }, () => fs.entries(), () => false);
+  replica.attach({ count: 1, register: () => ({ broadcast: (d) => sent.push(d as { op: string }), onMessage: () => {}, close: () => {} }) }, { corsOrigins: [] }, () => fs.entries(), () => 'all');
   await fs.writeFile('/1.ts', Buffer.alloc(6));
   await fs.writeFile('/2.ts', Buffer.alloc(6));
   t.same(sent.map((s) => `${s.op} ${s.path}`), ['put /1.ts', 'del /1.ts', 'put /2.ts']);
+});
+
+t.test('preServe taps marked playlistsOnly let threads answer other files; any other tap keeps them on main', async (t) => {
+  const hooks = fsServeHooksRef.create();
+  t.notOk(preServeSeesEveryFile(hooks));
+  hooks.preServe.tap('sessions', playlistsOnly(() => undefined));
+  t.notOk(preServeSeesEveryFile(hooks), 'playlists only');
+  hooks.preServe.tap('vendor', () => undefined);
+  t.ok(preServeSeesEveryFile(hooks), 'a tap that may refuse any file');
 });
