@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  ApiError, THREAD_PEER_HEADER, fsServeTapped, isPlainFsPath, normalizeIp, responseBytes, PlaylistRewrites,
+  ApiError, THREAD_PEER_HEADER, fsServeTapped, normalizeIp, responseBytes, PlaylistRewrites,
   type CorsPolicy, type FastPathHandler, type FsServeHooks, type FsServeRequest,
 } from '../../sdk/index.ts';
 import type { MemFilesystem } from './service.ts';
 import type { MemFileNode } from './entry.ts';
-
-const PREFIX = '/memfs/';
+import { PREFIX, plainHead, plainPath } from './plain.ts';
 
 /**
  * The hot path of HLS delivery: a plain GET or HEAD of a memfs file, answered from node's
@@ -40,33 +39,6 @@ export function memfsFastPath(fs: MemFilesystem, cors: CorsPolicy, hooks: FsServ
     else res.end(node.file.data);
     return true;
   };
-}
-
-/** The file path of a plain GET/HEAD under `/memfs/` (the only requests a fast path may take), else undefined. */
-export function plainPath(req: IncomingMessage): string | undefined {
-  const method = req.method;
-  if (method !== 'GET' && method !== 'HEAD') return undefined;
-  const url = req.url!;
-  if (!url.startsWith(PREFIX)) return undefined;
-  const q = url.indexOf('?', PREFIX.length);
-  const path = q < 0 ? url.slice(PREFIX.length - 1) : url.slice(PREFIX.length - 1, q);
-  return isPlainFsPath(path) ? path : undefined;
-}
-
-/**
- * The response headers of a plain answer with `node`, CORS included, or undefined when the route
- * must answer (ranges, conditionals, gzip).
- */
-export function plainHead(node: Pick<MemFileNode, 'head' | 'zip'>, req: IncomingMessage, cors: CorsPolicy): string[] | undefined {
-  const h = req.headers;
-  if (h.range !== undefined || h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined) return undefined;
-  if (node.zip && h['accept-encoding'] !== undefined) return undefined;
-  const origin = h.origin;
-  if (origin === undefined) return node.head;
-  const allowed = cors.allow(origin);
-  if (allowed === undefined) return node.head;
-  return node.head.concat('access-control-allow-origin', allowed, 'access-control-allow-credentials', 'true',
-    'access-control-expose-headers', 'Content-Length');
 }
 
 /** The same answer with `preServe`, `transformPlaylist` and `onServed` around it. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { normalizeIp, type FsServeHooks } from '../../sdk/index.ts';
+import { normalizeIp } from '../../sdk/client-address.ts';
+import type { FsServeHooks } from '../../sdk/fs-hooks.ts';
 
 /**
  * What a serving thread reports of the memfs reads it answered, so that `onServed` (sessions:

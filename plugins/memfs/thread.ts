@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CorsPolicy, responseBytes, type ThreadFastPath, type ThreadModuleContext } from '../../sdk/index.ts';
-import { plainHead, plainPath } from './fast-path.ts';
+// the SDK's files one by one, not its index: every module loaded here costs memory per thread
+import { CorsPolicy } from '../../sdk/fs-cors.ts';
+import { responseBytes } from '../../sdk/fs-hooks.ts';
+import type { ThreadFastPath, ThreadModuleContext } from '../../sdk/serving-threads.ts';
+import { plainHead, plainPath } from './plain.ts';
 import type { ReplicaInit, ReplicaOp, ReplicaSnapshot, ThreadFile, ThreadMode } from './replica.ts';
 import { ServedBatcher } from './served-report.ts';
 
