@@ -14,7 +14,7 @@ import { startCore, PLAYLIST, SEGMENT } from './servers.ts';
  * they are measured in alternating rounds and the median round counts, so load from other
  * processes hits all alike. autocannon runs here and shares the cores with the servers.
  *
- * Run: `node bench/memfs/threads.ts [seconds per round, default 2] [rounds, default 5] [threads list, default 0,1,2]`.
+ * Run: `node bench/memfs/threads.ts [seconds per round, default 2] [rounds, default 5] [threads list, default 0,1,2] [pipelining, default 1]`.
  * Writes bench/results/threads-<date>.md.
  */
 
@@ -22,6 +22,8 @@ const CONNECTIONS = 100;
 const SECONDS = Number(process.argv[2] ?? 2);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const SETTINGS = (process.argv[4] ?? '0,1,2').split(',').map(Number);
+/** HTTP pipelining per connection: cheaper for the client per request, so the server's share shows. */
+const PIPELINING = Number(process.argv[5] ?? 1);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface Server { threads: number; child: ChildProcess; url: string }
@@ -50,12 +52,12 @@ async function main(): Promise<void> {
     for (const c of [{ name: 'playlist ~400 B', path: '/live/index.m3u8', size: PLAYLIST.length }, { name: 'segment 1 MiB', path: '/live/segment.ts', size: SEGMENT.length }]) {
       const runs = new Map<number, autocannon.Result[]>(servers.map((s) => [s.threads, []]));
       const cpu = new Map<number, number[]>(servers.map((s) => [s.threads, []]));
-      for (const s of servers) await autocannon({ url: `${s.url}/memfs${c.path}`, connections: CONNECTIONS, duration: 1 });
+      for (const s of servers) await autocannon({ url: `${s.url}/memfs${c.path}`, connections: CONNECTIONS, duration: 1, pipelining: PIPELINING });
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 ? [...servers].reverse() : servers;
         for (const s of order) {
           const before = (await ask(s.child, 'cpu')) as number;
-          runs.get(s.threads)!.push(await autocannon({ url: `${s.url}/memfs${c.path}`, connections: CONNECTIONS, duration: SECONDS }));
+          runs.get(s.threads)!.push(await autocannon({ url: `${s.url}/memfs${c.path}`, connections: CONNECTIONS, duration: SECONDS, pipelining: PIPELINING }));
           // the server's CPU time over the round, all its threads: how much of the machine it got
           cpu.get(s.threads)!.push(((await ask(s.child, 'cpu')) as number - before) / (SECONDS * 1e6));
         }
@@ -80,13 +82,13 @@ async function main(): Promise<void> {
   const md = [
     `# memfs with serving threads (http.threads), ${date}`, '',
     `Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load average ${load.toFixed(2)} (1 min) at start.`,
-    `autocannon (one process, on the same cores) with ${CONNECTIONS} connections; ${ROUNDS} alternating rounds of ${SECONDS} s per setting`,
+    `autocannon (one process, on the same cores) with ${CONNECTIONS} connections, pipelining ${PIPELINING}; ${ROUNDS} alternating rounds of ${SECONDS} s per setting`,
     'after 1 s of warm-up; medians. Plugins disk-fs and memfs (no sessions: with the file hooks tapped, threads leave memfs reads to main).', '',
     `| case | threads | req/s | GB/s | vs ${SETTINGS[0]} | p99 ms | server CPU | errors + non-2xx | req/s per round |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---|',
     ...lines, '',
   ].join('\n');
-  const out = fileURLToPath(new URL(`../results/threads-${date.slice(0, 10)}.md`, import.meta.url));
+  const out = fileURLToPath(new URL(`../results/threads-${date.slice(0, 10)}${PIPELINING > 1 ? `-pipelining${PIPELINING}` : ''}.md`, import.meta.url));
   await writeFile(out, md);
   console.log(md);
 }
