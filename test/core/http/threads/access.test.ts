@@ -44,3 +44,16 @@ t.test('a client cannot forge the thread peer header', async (t) => {
   }
   t.same([...statuses], [403]);
 });
+
+t.test('api.read_only holds on every listener (writes reach main, which refuses them)', async (t) => {
+  const app = await startApp(t, { config: threadsConfig(2, { api: { read_only: true } }) });
+  const codes = new Set<string>();
+  await waitFor(async () => {
+    for (let n = 0; n < 10; n++) {
+      const r = await fresh(`${app.url}/api/v3/process`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+      codes.add(`${r.status} ${JSON.parse(r.body.toString()).details?.[0]}`);
+    }
+    return (await app.service.threads.stats()).every((s) => s.forwarded > 0);
+  }, { timeout: 30_000, what: 'writes through both threads' });
+  t.same([...codes], ['403 The API is read-only (api.read_only)']);
+});
