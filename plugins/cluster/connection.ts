@@ -1,0 +1,106 @@
+import { connect, type KV, type NatsConnection } from 'nats';
+
+/** Buckets of stage 1: node liveness and the leader lease, both expiring after ttl. */
+export const BUCKETS = { nodes: 'core_nodes', leader: 'core_leader' } as const;
+
+/** The little of the plugin's logger this folder uses. */
+export interface Log {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface Buckets { nodes: KV; leader: KV }
+
+export interface LinkOptions { servers: string[]; name: string; ttlMs: number; replicas: number }
+
+/**
+ * The node's NATS connection and its JetStream buckets. Connecting and opening the buckets are
+ * retried by the caller's tick (a JetStream cluster needs a few seconds to elect its meta
+ * leader); `onChange` reports disconnects and reconnects as the client sees them.
+ */
+export class NatsLink {
+  #opts: LinkOptions;
+  #log: Log;
+  #nc: NatsConnection | undefined;
+  #buckets: Buckets | undefined;
+  #connected = false;
+  #lastError: string | null = null;
+  #closed = false;
+  #onChange: (connected: boolean) => void;
+
+  constructor(opts: LinkOptions, log: Log, onChange: (connected: boolean) => void) {
+    this.#opts = opts;
+    this.#log = log;
+    this.#onChange = onChange;
+  }
+
+  get connected(): boolean { return this.#connected; }
+  get lastError(): string | null { return this.#lastError; }
+  /** The buckets, once connected and opened; stays set across reconnects (the client resubscribes). */
+  get buckets(): Buckets | undefined { return this.#connected ? this.#buckets : undefined; }
+
+  /** Records a failure for `health.last_error` (and the log, once per distinct message). */
+  fail(what: string, err: unknown): void {
+    const msg = `${what}: ${(err as Error)?.message ?? String(err)}`;
+    if (msg !== this.#lastError) this.#log.warn({ err }, `cluster: ${what}`);
+    this.#lastError = msg;
+  }
+
+  /** One step toward a usable link: connect, then open the buckets. Never throws. */
+  async ensure(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      if (!this.#nc) await this.#connect();
+      if (this.#nc && this.#connected && !this.#buckets) await this.#open(this.#nc);
+    } catch (err) {
+      this.fail(this.#nc ? 'opening the cluster buckets' : 'connecting to NATS', err);
+    }
+  }
+
+  async #connect(): Promise<void> {
+    const nc = await connect({
+      servers: this.#opts.servers, name: this.#opts.name,
+      // only the servers configured: a node partitioned from its server must not hop to another
+      ignoreClusterUpdates: true, maxReconnectAttempts: -1, reconnectTimeWait: 500,
+      pingInterval: Math.max(1000, this.#opts.ttlMs / 3), maxPingOut: 2, timeout: this.#opts.ttlMs,
+    });
+    if (this.#closed) { await nc.close(); return; }
+    this.#nc = nc;
+    this.#set(true);
+    void this.#watchStatus(nc);
+  }
+
+  async #open(nc: NatsConnection): Promise<void> {
+    const js = nc.jetstream({ timeout: Math.max(1000, this.#opts.ttlMs / 2) });
+    const opts = { ttl: this.#opts.ttlMs, history: 1, replicas: this.#opts.replicas };
+    const nodes = await js.views.kv(BUCKETS.nodes, opts);
+    const leader = await js.views.kv(BUCKETS.leader, opts);
+    this.#buckets = { nodes, leader };
+    this.#lastError = null;
+  }
+
+  async #watchStatus(nc: NatsConnection): Promise<void> {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') this.#set(false);
+      else if (s.type === 'reconnect') this.#set(true);
+      else if (s.type === 'error') this.fail('NATS', s.data);
+    }
+  }
+
+  #set(connected: boolean): void {
+    if (this.#connected === connected) return;
+    this.#connected = connected;
+    if (!connected) this.#lastError ??= 'disconnected from NATS';
+    this.#log.info({ connected }, connected ? 'cluster: connected to NATS' : 'cluster: disconnected from NATS');
+    this.#onChange(connected);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const nc = this.#nc;
+    this.#nc = undefined;
+    this.#buckets = undefined;
+    this.#connected = false;
+    if (nc) await nc.close().catch(() => {});
+  }
+}

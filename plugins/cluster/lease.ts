@@ -1,0 +1,83 @@
+import type { KV } from 'nats';
+
+/** The key of the leader lease in `core_leader`. */
+export const LEADER_KEY = 'leader';
+
+/**
+ * The leader lease: `create` takes a free (expired or released) key, `update` with the last
+ * revision renews it. A node acts as leader only until `renewed_at + ttl/2` on its monotonic
+ * clock (`renewed_at` = when the renewal was sent), so it stops before the key can expire on the
+ * server and be taken by another node, whatever happens to its connection. Past that deadline it
+ * still tries its revision: the compare-and-swap succeeds only if nobody wrote the key since,
+ * i.e. nobody else led in between.
+ */
+export class LeaderLease {
+  #id: string;
+  #ttlMs: number;
+  #rev: number | undefined;
+  #renewedAt = -Infinity;
+  /** The leader another node holds, as last read, and when. */
+  #other: { id: string; seenAt: number } | undefined;
+
+  constructor(id: string, ttlMs: number) {
+    this.#id = id;
+    this.#ttlMs = ttlMs;
+  }
+
+  /** True while this node may act as leader. */
+  isLeader(now = performance.now()): boolean {
+    return this.#rev !== undefined && now < this.#renewedAt + this.#ttlMs / 2;
+  }
+
+  /** The leader's id as this node knows it; null when unknown for a ttl or held by nobody. */
+  leader(now = performance.now()): string | null {
+    if (this.isLeader(now)) return this.#id;
+    const o = this.#other;
+    return o && now - o.seenAt < this.#ttlMs ? o.id : null;
+  }
+
+  /** One renewal or attempt to take the lease, then a read of who holds it. */
+  async tick(kv: KV): Promise<'took' | 'lost' | undefined> {
+    const sentAt = performance.now();
+    const value = JSON.stringify({ id: this.#id, at: new Date().toISOString() });
+    let change: 'took' | 'lost' | undefined;
+    if (this.#rev !== undefined) {
+      try {
+        this.#rev = await kv.update(LEADER_KEY, value, this.#rev);
+        this.#renewedAt = sentAt;
+      } catch (err) {
+        this.#rev = undefined;
+        change = 'lost';
+        if (!isWrongRevision(err)) throw err;
+      }
+    }
+    if (this.#rev === undefined && change === undefined) {
+      try {
+        this.#rev = await kv.create(LEADER_KEY, value);
+        this.#renewedAt = sentAt;
+        change = 'took';
+      } catch (err) {
+        if (!isWrongRevision(err)) throw err;
+      }
+    }
+    if (this.#rev !== undefined) { this.#other = undefined; return change; }
+    const e = await kv.get(LEADER_KEY);
+    const id = e && e.operation === 'PUT' ? (e.json<{ id?: string }>().id ?? null) : null;
+    this.#other = id && id !== this.#id ? { id, seenAt: performance.now() } : undefined;
+    return change;
+  }
+
+  /** Gives the lease up at once (graceful close): another node can take it without waiting for ttl. */
+  async release(kv: KV): Promise<void> {
+    const rev = this.#rev;
+    this.#rev = undefined;
+    if (rev !== undefined) await kv.delete(LEADER_KEY, { previousSeq: rev });
+  }
+}
+
+/** The server refused a compare-and-swap: someone else wrote the key (or it exists for `create`). */
+function isWrongRevision(err: unknown): boolean {
+  // 10071: JetStream's "wrong last sequence" (the expected-last-subject-sequence header failed)
+  const e = err as { api_error?: { err_code?: number }; message?: string } | undefined;
+  return e?.api_error?.err_code === 10071 || /wrong last sequence/i.test(e?.message ?? '');
+}
