@@ -1,5 +1,5 @@
 import { createServiceRef } from './refs.ts';
-import { createHooksRef, AsyncParallelHook, AsyncSeriesWaterfallHook } from './hooks.ts';
+import { createHooksRef, AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook } from './hooks.ts';
 import type { ApiProbe, ApiProcess } from './process-views.ts';
 
 /** What ffmpeg is doing right now (reference 7.1). */
@@ -193,6 +193,21 @@ export interface ProcessProgressEvent {
   progress: ProcessProgressInfo;
 }
 
+/**
+ * A process about to be saved by `POST` or `PUT` (`preSave`), after the engine's own checks. A tap
+ * returns a reason to refuse it (the API answers 400 with that reason) or nothing to let it pass;
+ * it may reserve what the process will need (ports), released in `onDelete` or the next `preSave`.
+ */
+export interface ProcessPreSave {
+  readonly id: string;
+  /** For `PUT`: the id before the change (a PUT may rename a process). */
+  readonly previousId?: string;
+  readonly reference: string;
+  /** As configured (placeholders unresolved). */
+  readonly inputs: readonly ProcessIOInfo[];
+  readonly outputs: readonly ProcessIOInfo[];
+}
+
 /** A process was deleted; its files marked `purge_on_delete` are gone already (`onDelete`). */
 export interface ProcessDeleteEvent {
   id: string;
@@ -200,8 +215,9 @@ export interface ProcessDeleteEvent {
 }
 
 /**
- * Hooks of the process engine. `preStart` runs before every spawn (start, reconnect, restart);
- * the `on*` hooks only notify and never hold the engine up.
+ * Hooks of the process engine. `preSave` may refuse an add or update with a reason; `preStart`
+ * runs before every spawn (start, reconnect, restart); the `on*` hooks only notify and never hold
+ * the engine up.
  *
  * @example
  * ctx.hooks.tap(processHooksRef, 'preStart', async (p) => {
@@ -211,6 +227,7 @@ export interface ProcessDeleteEvent {
  * });
  */
 export const processHooksRef = createHooksRef('process', () => ({
+  preSave: new AsyncSeriesBailHook<[ProcessPreSave], string | undefined>(['process']),
   preStart: new AsyncSeriesWaterfallHook<[ProcessPreStart]>(['start']),
   onStateChange: new AsyncParallelHook<[ProcessStateEvent]>(['event']),
   onProgress: new AsyncParallelHook<[ProcessProgressEvent]>(['event']),

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ProcessOrder } from '../../sdk/index.ts';
+import type { ProcessOrder, ProcessPreSave } from '../../sdk/index.ts';
 import type { StateDocument } from '../../sdk/index.ts';
 import { dict, own, type DbData, type StoredProcess } from './db-document.ts';
 import { CleanupRunner } from './cleanup.ts';
@@ -27,6 +27,8 @@ export interface ManagerOptions {
   /** `^<version>` of the installed encoder, recorded in stored configs (reference 7.5 step 2). */
   ffversion(): Promise<string>;
   onDelete(id: string, reference: string): Promise<void>;
+  /** Plugins' last word on an add or update, before it is saved: a reason refuses it (400). */
+  preSave?(event: ProcessPreSave): Promise<string | undefined>;
   /** A process was added (saved, not yet started); notify only. */
   onAdd?(id: string, reference: string): void;
   /** A process was replaced (saved, the old one stopped, the new one not yet started); notify only. */
@@ -121,6 +123,11 @@ export class ProcessManager {
         void e.destroy();
         throw processErrors.invalidConfig(e.invalidReason!);
       }
+      const refused = await this.#o.preSave?.(preSaveEvent(c));
+      if (refused) {
+        void e.destroy();
+        throw processErrors.invalidConfig(refused);
+      }
       this.#entries.set(c.id, e);
       this.#ffversions.set(c.id, ffversion);
       try {
@@ -152,6 +159,11 @@ export class ProcessManager {
       if (!e.valid) {
         void e.destroy();
         throw processErrors.cantUpdate(e.invalidReason!);
+      }
+      const refused = await this.#o.preSave?.(preSaveEvent(c, id));
+      if (refused) {
+        void e.destroy();
+        throw processErrors.cantUpdate(refused);
       }
       const ffversion = this.#ffversions.get(id) ?? '';
       // saved before the old process is touched: a change that cannot be saved leaves it running
@@ -316,4 +328,10 @@ export class ProcessManager {
     this.#o.storable(sp, 2);
     return sp;
   }
+}
+
+/** What `preSave` taps see of a config about to be saved. */
+function preSaveEvent(c: FullConfig, previousId?: string): ProcessPreSave {
+  const io = (list: FullConfig['input']) => list.map(({ id, address, options }) => ({ id, address, options }));
+  return { id: c.id, previousId, reference: c.reference, inputs: io(c.input), outputs: io(c.output) };
 }

@@ -72,6 +72,16 @@ export const processPlugin = definePlugin({
       ffversion: () => skills.ffversion(),
       onDelete: (id, reference) => hooks.onDelete.promise({ id, reference })
         .catch((err: unknown) => log.warn({ err, process: id }, 'onDelete tap failed')),
+      // a tap that throws is a bug of its plugin: logged, and the save goes ahead
+      preSave: async (event) => {
+        if (!hooks.preSave.taps.length) return undefined;
+        try {
+          return (await hooks.preSave.promise(event)) ?? undefined;
+        } catch (err) {
+          log.warn({ err, process: event.id }, 'preSave tap failed');
+          return undefined;
+        }
+      },
       onAdd: (id, reference) => notify(hooks.onAdd, { id, reference }),
       onUpdate: (id, reference, previousId) => notify(hooks.onUpdate, { id, reference, previousId }),
       // children a crashed predecessor left running go first, so none runs twice (supervisor/orphans.ts)

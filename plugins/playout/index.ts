@@ -40,6 +40,7 @@ export default definePlugin({
     const control = new PlayoutControl(relays, processes, frames);
     ctx.provide(playoutRef, control);
 
+    ctx.hooks.tap(processHooksRef, 'preSave', async (ev) => relays.preSave(ev));
     ctx.hooks.tap(processHooksRef, 'preStart', (p) => relays.preStart(p));
     ctx.hooks.tap(processHooksRef, 'onStateChange', (ev) => relays.stateChanged(ev.id, ev.to));
     ctx.hooks.tap(processHooksRef, 'onDelete', (ev) => relays.deleted(ev.id));

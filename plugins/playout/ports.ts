@@ -26,6 +26,11 @@ export class PortPool {
     this.#used.delete(port);
   }
 
+  /** Ports not handed out. */
+  get free(): number {
+    return this.max - this.min + 1 - this.#used.size;
+  }
+
   /** Ports handed out now. */
   get used(): number {
     return this.#used.size;

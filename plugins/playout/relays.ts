@@ -55,6 +55,12 @@ export function relayKey(processId: string, inputId: string): string {
   return `${processId}\u0000${inputId}`;
 }
 
+/** The (process, input) of a map key. */
+export function splitKey(key: string): [processId: string, inputId: string] {
+  const i = key.indexOf('\u0000');
+  return [key.slice(0, i), key.slice(i + 1)];
+}
+
 /** Whether a start failed because the port is taken by someone else. */
 export function addressInUse(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | undefined;

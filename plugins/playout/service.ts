@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
+import type { ProcessPreSave, ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
 import { PREFIX, locateInputs, relayInput, replaceInputs, splitOptions, type LocatedInput } from './args.ts';
 import { exhausted } from './errors.ts';
 import type { PortPool } from './ports.ts';
-import { addressInUse, relayKey, type RelayEntry, type RelayFactory } from './relays.ts';
+import { addressInUse, relayKey, splitKey, type RelayEntry, type RelayFactory } from './relays.ts';
 
 export interface RelaysOptions {
   /** `playout.enable`: off, `playout:` inputs are read directly (the prefix stripped). */
@@ -21,10 +21,14 @@ export interface RelaysOptions {
 const BUSY_TRIES = 16;
 
 /**
- * The relays of all processes, with their ports: started (or reused) in `preStart`, which rewrites
- * the input to the relay's socket; stopped when their process stops, is deleted, or no longer has
- * that input (`sweep`), and all at close. A process's reconnect reuses its running relay, so the
- * outputs see one continuous stream. No HTTP here.
+ * The relays of all processes, with their ports. As in the reference, a port is held per
+ * (process, `playout:` input) from the add or update that brought the input (`preSave`, which
+ * refuses it when the pool is exhausted) until the process is deleted or loses that input, whether
+ * the process runs or not; a process restored at boot gets its ports at its first start. Relays
+ * are started (or reused) in `preStart`, which rewrites the input to the relay's socket, stopped
+ * when their process stops, is deleted, or no longer has that input (`sweep`), and all at close.
+ * A process's reconnect reuses its running relay, so the outputs see one continuous stream. No
+ * HTTP here.
  */
 export class RelayRegistry {
   readonly #o: RelaysOptions;
@@ -32,6 +36,8 @@ export class RelayRegistry {
   /** Per process: the previous start/stop, so they never interleave. */
   readonly #queue = new Map<string, Promise<unknown>>();
   readonly #stripped = new Set<string>();
+  /** Ports held per relay key; every port taken from the pool is in here. */
+  readonly #held = new Map<string, number>();
   #closed = false;
 
   constructor(o: RelaysOptions) {
@@ -43,6 +49,33 @@ export class RelayRegistry {
   /** The running relay of (process, input), if any. */
   get(processId: string, inputId: string): RelayEntry | undefined {
     return this.#relays.get(relayKey(processId, inputId));
+  }
+
+  /**
+   * The preSave tap: ports for the `playout:` inputs of an added or updated process, lowest free
+   * first; a reason (the reference's message) when the pool cannot hold them. An update keeps the
+   * ports of inputs it keeps and returns the others.
+   */
+  preSave(ev: ProcessPreSave): string | undefined {
+    if (!this.#o.enabled) return undefined;
+    const wanted = ev.inputs.filter((i) => i.address.startsWith(PREFIX)).map((i) => relayKey(ev.id, i.id));
+    const old = this.#heldBy(ev.previousId ?? ev.id);
+    const kept = old.filter(([k]) => wanted.includes(k));
+    if (wanted.length - kept.length > this.#o.pool.free + old.length - kept.length) {
+      return exhausted(this.#o.pool.min, this.#o.pool.max);
+    }
+    for (const [k, port] of old) {
+      if (wanted.includes(k)) continue;
+      this.#held.delete(k);
+      this.#o.pool.release(port);
+    }
+    for (const k of wanted) if (!this.#held.has(k)) this.#held.set(k, this.#o.pool.acquire()!);
+    return undefined;
+  }
+
+  /** The port held for (process, input), if any. */
+  heldPort(processId: string, inputId: string): number | undefined {
+    return this.#held.get(relayKey(processId, inputId));
   }
 
   /** The preStart tap: every `playout:` input goes through a relay (or loses the prefix when disabled). */
@@ -72,6 +105,7 @@ export class RelayRegistry {
         if (typeof entry === 'string') {
           // this run will not happen: the ports of its other inputs go back to the pool
           await this.#stopWhere((e) => e.processId === p.id);
+          this.#release(this.#heldBy(p.id));
           p.veto = entry;
           return p;
         }
@@ -95,6 +129,7 @@ export class RelayRegistry {
   /** A deleted process: its relays and error frames go. */
   async deleted(id: string): Promise<void> {
     await this.stopProcess(id);
+    this.#release(this.#heldBy(id));
     for (const k of this.#o.frames.keys()) if (k.startsWith(relayKey(id, ''))) this.#o.frames.delete(k);
   }
 
@@ -111,6 +146,19 @@ export class RelayRegistry {
       if (!info || info.order === 'stop' || !info.valid || !input) stale.add(e.processId);
     }
     await Promise.all([...stale].map((id) => this.stopProcess(id)));
+    const orphans = [...this.#held].filter(([k]) => {
+      const [processId, inputId] = splitKey(k);
+      const input = this.#o.processes.get(processId)?.inputs.find((i) => i.id === inputId);
+      return !input || !input.address.startsWith(PREFIX);
+    });
+    if (orphans.length) await Promise.all(orphans.map(([k]) => this.#serial(splitKey(k)[0], async () => {
+      // checked again in the process's turn: an add may have taken the key meanwhile
+      const [processId, inputId] = splitKey(k);
+      const input = this.#o.processes.get(processId)?.inputs.find((i) => i.id === inputId);
+      if (input?.address.startsWith(PREFIX) || this.#relays.has(k)) return;
+      const port = this.#held.get(k);
+      if (port !== undefined) this.#release([[k, port]]);
+    })));
   }
 
   async close(): Promise<void> {
@@ -127,8 +175,9 @@ export class RelayRegistry {
     if (old) await this.#stopWhere((e) => e === old);
     const busy = new Set<number>();
     for (;;) {
-      const port = this.#o.pool.acquire(busy);
+      const port = this.#held.get(key) ?? this.#o.pool.acquire(busy);
       if (port === undefined) return exhausted(this.#o.pool.min, this.#o.pool.max);
+      this.#held.set(key, port);
       const relay = this.#o.create({
         id: input.address, url: input.address.slice(PREFIX.length), inputOptions, port, ffmpeg: this.#o.ffmpeg,
         label: processId, log: this.#o.log.child({ process: processId, input: input.id, port }),
@@ -138,9 +187,11 @@ export class RelayRegistry {
         await relay.start();
       } catch (err) {
         await relay.stop().catch(() => {});
-        this.#o.pool.release(port);
         if (addressInUse(err) && busy.size < BUSY_TRIES) {
+          // another program (or a relay of ours about to stop) has it: this input moves to another
           busy.add(port);
+          this.#held.delete(key);
+          this.#o.pool.release(port);
           continue;
         }
         return `the playout relay for input '${input.id}' did not start: ${(err as Error).message}`;
@@ -161,8 +212,19 @@ export class RelayRegistry {
       } catch (err) {
         this.#o.log.warn({ err, process: e.processId, input: e.inputId }, 'playout relay did not stop cleanly');
       }
-      this.#o.pool.release(e.port);
     }));
+  }
+
+  #heldBy(processId: string): [string, number][] {
+    const prefix = relayKey(processId, '');
+    return [...this.#held].filter(([k]) => k.startsWith(prefix));
+  }
+
+  #release(entries: readonly [string, number][]): void {
+    for (const [k, port] of entries) {
+      this.#held.delete(k);
+      this.#o.pool.release(port);
+    }
   }
 
   /** Disabled: stock ffmpeg cannot read `playout:`, so the process reads the URL behind it directly. */

@@ -38,3 +38,22 @@ t.test('process hooks: preStart rewrites and vetoes, on* notify', async (t) => {
   t.equal(put.status, 200);
   t.same((await events()).changed, ['add rw', 'add no', 'update no>no2'], 'onUpdate, with the id before');
 });
+
+t.test('process hooks: preSave refuses an add or update with its reason, a throwing tap does not', async (t) => {
+  const app = await startApp(t, { config: { plugins: ['*', FIXTURE] } });
+  const events = async () => (await app.request('GET', '/test/process-events')).body;
+
+  const refused = await app.request('POST', '/api/v3/process', { body: nullProcess('rs', { reference: 'refuse-save' }) });
+  t.equal(refused.status, 400);
+  t.match(refused.body.details?.join?.(' ') ?? JSON.stringify(refused.body), /reference 'refuse-save' is not saved here \(inputs: in\)/, 'the tap\'s reason in the Error');
+  t.equal((await app.request('GET', '/api/v3/process/rs')).status, 404, 'nothing was added');
+
+  t.equal((await app.request('POST', '/api/v3/process', { body: nullProcess('ok', { reference: 'fine' }) })).status, 200);
+  const put = await app.request('PUT', '/api/v3/process/ok', { body: { reference: 'refuse-save' } });
+  t.equal(put.status, 400, 'an update refused');
+  t.equal((await app.request('GET', '/api/v3/process/ok/config')).body.reference, 'fine', 'the process kept its config');
+
+  t.equal((await app.request('POST', '/api/v3/process', { body: nullProcess('th', { reference: 'throw-save' }) })).status, 200, 'a throwing tap is logged and ignored');
+  t.equal((await app.request('PUT', '/api/v3/process/ok', { body: { id: 'ok2' } })).status, 200);
+  t.same((await events()).saved, ['->ok', 'ok>ok2'], 'taps see the id before a rename');
+});

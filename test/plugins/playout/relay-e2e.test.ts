@@ -213,21 +213,41 @@ t.test('playout: a continuous HLS output through source loss, return, stream swi
   t.equal((await app.request('GET', `${api}/status`)).status, 404);
 });
 
-t.test('pool exhausted: the start fails with the reference message; api.read_only refuses playout writes', async (t) => {
+t.test('pool exhausted: add and update refused with the reference message; api.read_only refuses playout writes', async (t) => {
   const [min, max] = await portRange(2);
   const app = await startApp(t, { config: { playout: { enable: true, min_port: min, max_port: max } } });
-  const three = {
-    id: 'three', reconnect: false, autostart: true,
-    input: ['a', 'b', 'c'].map((id) => ({ id, address: 'playout:rtmp://127.0.0.1:9/none', options: [] })),
+  const proc = (id: string, inputs: string[]) => ({
+    id, reconnect: false, autostart: false,
+    input: inputs.map((i) => ({ id: i, address: 'playout:rtmp://127.0.0.1:9/none', options: [] })),
     output: [{ id: 'o', address: '-', options: ['-f', 'null'] }],
-  };
-  t.equal((await app.request('POST', '/api/v3/process', { body: three })).status, 200);
-  const why = await waitFor(async () => {
-    const s = (await app.request('GET', '/api/v3/process/three/state')).body;
-    return /no more ports/.test(s.last_logline) ? s.last_logline as string : undefined;
-  }, { what: 'the refusal in the state' });
-  t.match(why, `no more ports available from range [${min},${max}]`);
-  await waitFor(async () => (await refused(min)) && (await refused(max)), { what: 'ports of the refused run released' });
+  });
+  const exhausted = `no more ports available from range [${min},${max}]`;
+  const three = await app.request('POST', '/api/v3/process', { body: proc('three', ['a', 'b', 'c']) });
+  t.equal(three.status, 400, 'three playout inputs, two ports: refused');
+  t.match(JSON.stringify(three.body), exhausted);
+  t.equal((await app.request('GET', '/api/v3/process/three')).status, 404, 'and not stored');
+
+  // as in the reference, a process holds its ports from its add on, running or not
+  t.equal((await app.request('POST', '/api/v3/process', { body: proc('two', ['a', 'b']) })).status, 200);
+  const one = await app.request('POST', '/api/v3/process', { body: proc('one', ['a']) });
+  t.equal(one.status, 400, 'the stopped process holds both ports');
+  t.match(JSON.stringify(one.body), exhausted);
+  const grow = await app.request('PUT', '/api/v3/process/two', { body: proc('two', ['a', 'b', 'c']) });
+  t.equal(grow.status, 400, 'an update needing a third port is refused');
+  t.match(JSON.stringify(grow.body), exhausted);
+  t.equal((await app.request('GET', '/api/v3/process/two/config')).body.input.length, 2, 'the old config stays');
+  // an update that keeps one input returns the other port
+  t.equal((await app.request('PUT', '/api/v3/process/two', { body: proc('two', ['a']) })).status, 200);
+  t.equal((await app.request('POST', '/api/v3/process', { body: proc('one', ['a']) })).status, 200, 'the returned port is taken');
+  t.equal((await app.request('DELETE', '/api/v3/process/two')).status, 200);
+  t.equal((await app.request('POST', '/api/v3/process', { body: proc('again', ['x']) })).status, 200, 'a delete returns its port');
+  // the start uses the held port: the lowest one went to 'again' after 'two' left it
+  t.equal((await app.request('PUT', '/api/v3/process/again/command', { body: { command: 'start' } })).status, 200);
+  const cmd = await waitFor(async () => {
+    const c = (await app.request('GET', '/api/v3/process/again/state')).body.command as string[];
+    return c.some((a) => a.startsWith('tcp://127.0.0.1:')) ? c : undefined;
+  }, { what: 'the started command' });
+  t.ok(cmd.includes(`tcp://127.0.0.1:${min}`), `the held port ${min} is used`);
 
   const ro = await startApp(t, { config: { api: { read_only: true }, playout: { enable: true, min_port: min, max_port: max } } });
   const w = await ro.request('PUT', '/api/v3/process/x/playout/in/stream', { raw: 'rtmp://a/b', headers: { 'content-type': 'text/plain' } });
