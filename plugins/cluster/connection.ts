@@ -1,7 +1,18 @@
-import { connect, type KV, type NatsConnection } from 'nats';
+import { connect, type KV, type KvOptions, type NatsConnection } from 'nats';
 
-/** Buckets of stage 1: node liveness and the leader lease, both expiring after ttl. */
-export const BUCKETS = { nodes: 'core_nodes', leader: 'core_leader' } as const;
+/**
+ * The cluster's KV buckets. Liveness, the leader lease and ownership leases expire after ttl
+ * (bucket max_age: nats-server 2.9 has no per-key TTL); processes and assignments are kept.
+ */
+export const BUCKETS = {
+  nodes: 'core_nodes', leader: 'core_leader', processes: 'core_processes', owners: 'core_owners', assign: 'core_assign',
+} as const;
+const EXPIRING: ReadonlySet<keyof typeof BUCKETS> = new Set(['nodes', 'leader', 'owners'] as const);
+
+/** The options `js.views.kv` opens (or creates) bucket `b` with. */
+export function bucketOptions(b: keyof typeof BUCKETS, ttlMs: number, replicas: number): Partial<KvOptions> {
+  return { history: 1, replicas, ...(EXPIRING.has(b) ? { ttl: ttlMs } : {}) };
+}
 
 /** The little of the plugin's logger this folder uses. */
 export interface Log {
@@ -9,7 +20,7 @@ export interface Log {
   warn(obj: object, msg: string): void;
 }
 
-export interface Buckets { nodes: KV; leader: KV }
+export type Buckets = Record<keyof typeof BUCKETS, KV>;
 
 export interface LinkOptions { servers: string[]; name: string; ttlMs: number; replicas: number }
 
@@ -72,10 +83,11 @@ export class NatsLink {
 
   async #open(nc: NatsConnection): Promise<void> {
     const js = nc.jetstream({ timeout: Math.max(1000, this.#opts.ttlMs / 2) });
-    const opts = { ttl: this.#opts.ttlMs, history: 1, replicas: this.#opts.replicas };
-    const nodes = await js.views.kv(BUCKETS.nodes, opts);
-    const leader = await js.views.kv(BUCKETS.leader, opts);
-    this.#buckets = { nodes, leader };
+    const open: Partial<Buckets> = {};
+    for (const b of Object.keys(BUCKETS) as (keyof typeof BUCKETS)[]) {
+      open[b] = await js.views.kv(BUCKETS[b], bucketOptions(b, this.#opts.ttlMs, this.#opts.replicas));
+    }
+    this.#buckets = open as Buckets;
     this.#lastError = null;
   }
 

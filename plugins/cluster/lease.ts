@@ -1,4 +1,5 @@
 import type { KV } from 'nats';
+import { isWrongRevision } from './errors.ts';
 
 /** The key of the leader lease in `core_leader`. */
 export const LEADER_KEY = 'leader';
@@ -73,11 +74,4 @@ export class LeaderLease {
     this.#rev = undefined;
     if (rev !== undefined) await kv.delete(LEADER_KEY, { previousSeq: rev });
   }
-}
-
-/** The server refused a compare-and-swap: someone else wrote the key (or it exists for `create`). */
-function isWrongRevision(err: unknown): boolean {
-  // 10071: JetStream's "wrong last sequence" (the expected-last-subject-sequence header failed)
-  const e = err as { api_error?: { err_code?: number }; message?: string } | undefined;
-  return e?.api_error?.err_code === 10071 || /wrong last sequence/i.test(e?.message ?? '');
 }

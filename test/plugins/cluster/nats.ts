@@ -3,7 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'nats';
+import { connect, type KV, type NatsConnection } from 'nats';
+import { BUCKETS, bucketOptions } from '../../../plugins/cluster/connection.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 /** Why the cluster tests cannot run here, or null when nats-server is installed. */
@@ -46,7 +47,8 @@ function confOf(name: string, port: number, clusterPort: number, routes: number[
     `server_name: ${name}`,
     `listen: "127.0.0.1:${port}"`,
     `jetstream { store_dir: ${JSON.stringify(store)}, max_memory_store: 64MB, max_file_store: 256MB }`,
-    `cluster { name: core_test, listen: "127.0.0.1:${clusterPort}", routes: [${routes.map((p) => `"nats-route://127.0.0.1:${p}"`).join(', ')}] }`,
+    // one server alone runs JetStream standalone (a cluster block would wait for peers)
+    ...routes.length === 0 ? [] : [`cluster { name: core_test, listen: "127.0.0.1:${clusterPort}", routes: [${routes.map((p) => `"nats-route://127.0.0.1:${p}"`).join(', ')}] }`],
   ].join('\n') + '\n';
 }
 
@@ -101,4 +103,12 @@ async function jetStreamReady(url: string): Promise<boolean> {
   } finally {
     await nc.close();
   }
+}
+
+/** A client connection to `url` and a KV bucket opened as the cluster plugin opens it; closed at teardown. */
+export async function openBucket(t: { teardown(fn: () => unknown): void }, url: string, bucket: keyof typeof BUCKETS, ttlMs = 3000, replicas = 1): Promise<{ nc: NatsConnection; kv: KV }> {
+  const nc = await connect({ servers: url });
+  t.teardown(() => nc.close());
+  const kv = await nc.jetstream().views.kv(BUCKETS[bucket], bucketOptions(bucket, ttlMs, replicas));
+  return { nc, kv };
 }
