@@ -22,7 +22,7 @@ t.test('keys: ids NATS refuses round-trip through valid keys', async (t) => {
   }
   t.equal(new Set(ids.map(processKey)).size, ids.length, 'distinct ids, distinct keys');
   t.equal(idOfKey(importMarker('a')), undefined, 'a marker key is not a process key');
-  t.throws(() => processKey(''), { errorCode: 'CLUSTER_BAD_ID' });
+  t.throws(() => processKey(''), { errorCode: 'CLUSTER_BAD_ID' } as unknown as Error);
 });
 
 t.test('process store on a real nats-server', { skip: missing ?? false }, async (t) => {
@@ -38,7 +38,7 @@ t.test('process store on a real nats-server', { skip: missing ?? false }, async 
   t.test('create, compare-and-swap update, delete; lost races are typed conflicts', async (t) => {
     const id = 'restreamer-ui:ingest:1 *>.';
     const rev = await a.create(proc(id));
-    await t.rejects(b.create(proc(id)), { errorCode: 'CLUSTER_CONFLICT', status: 409 }, 'a second create of the id conflicts');
+    await t.rejects(b.create(proc(id)), { errorCode: 'CLUSTER_CONFLICT', status: 409 } as unknown as Error, 'a second create of the id conflicts');
     const read = await b.get(id);
     t.same(read?.process, proc(id));
     t.equal(read?.revision, rev);
@@ -46,7 +46,7 @@ t.test('process store on a real nats-server', { skip: missing ?? false }, async 
     const lost = await b.update(proc(id, { order: 'stop' }), rev).catch((err) => err);
     t.ok(isConflict(lost), 'an update at a stale revision conflicts');
     t.equal((await a.get(id))?.process.order, 'start', 'the winner\'s write stands');
-    await t.rejects(b.delete(id, rev), { errorCode: 'CLUSTER_CONFLICT' }, 'a delete at a stale revision conflicts');
+    await t.rejects(b.delete(id, rev), { errorCode: 'CLUSTER_CONFLICT' } as unknown as Error, 'a delete at a stale revision conflicts');
     await b.delete(id, rev2);
     t.equal(await a.get(id), undefined);
     t.ok(await a.create(proc(id)), 'a deleted id can be created again');
