@@ -17,6 +17,8 @@ export class LeaderLease {
   #ttlMs: number;
   #rev: number | undefined;
   #renewedAt = -Infinity;
+  /** Leadership as last reported by `tick`. */
+  #reported = false;
   /** The leader another node holds, as last read, and when. */
   #other: { id: string; seenAt: number } | undefined;
 
@@ -37,35 +39,49 @@ export class LeaderLease {
     return o && now - o.seenAt < this.#ttlMs ? o.id : null;
   }
 
-  /** One renewal or attempt to take the lease, then a read of who holds it. */
+  /**
+   * One renewal or attempt to take the lease, then a read of who holds it. Returns 'took' or
+   * 'lost' when this node's leadership changed since the last report (a lapsed deadline counts).
+   * A renewal that fails in transport keeps the revision: the deadline ends leadership, and the
+   * next renewal either lands (nobody wrote since) or is refused. A refused one re-reads: a key
+   * holding this node's id is its own write whose answer was lost (only this node writes its
+   * id), adopted without moving the deadline; anything else means another node leads.
+   */
   async tick(kv: KV): Promise<'took' | 'lost' | undefined> {
     const sentAt = performance.now();
     const value = JSON.stringify({ id: this.#id, at: new Date().toISOString() });
-    let change: 'took' | 'lost' | undefined;
     if (this.#rev !== undefined) {
       try {
         this.#rev = await kv.update(LEADER_KEY, value, this.#rev);
         this.#renewedAt = sentAt;
       } catch (err) {
-        this.#rev = undefined;
-        change = 'lost';
         if (!isWrongRevision(err)) throw err;
+        this.#rev = undefined;
       }
     }
-    if (this.#rev === undefined && change === undefined) {
+    if (this.#rev === undefined) {
       try {
         this.#rev = await kv.create(LEADER_KEY, value);
         this.#renewedAt = sentAt;
-        change = 'took';
       } catch (err) {
         if (!isWrongRevision(err)) throw err;
       }
     }
-    if (this.#rev !== undefined) { this.#other = undefined; return change; }
-    const e = await kv.get(LEADER_KEY);
-    const id = e && e.operation === 'PUT' ? (e.json<{ id?: string }>().id ?? null) : null;
-    this.#other = id && id !== this.#id ? { id, seenAt: performance.now() } : undefined;
-    return change;
+    this.#other = undefined;
+    if (this.#rev === undefined) {
+      const e = await kv.get(LEADER_KEY);
+      const id = e && e.operation === 'PUT' ? (e.json<{ id?: string }>().id ?? null) : null;
+      if (id === this.#id) this.#rev = e!.revision;
+      else if (id) this.#other = { id, seenAt: performance.now() };
+    }
+    return this.#transition();
+  }
+
+  #transition(): 'took' | 'lost' | undefined {
+    const now = this.isLeader();
+    if (now === this.#reported) return undefined;
+    this.#reported = now;
+    return now ? 'took' : 'lost';
   }
 
   /** Gives the lease up at once (graceful close): another node can take it without waiting for ttl. */

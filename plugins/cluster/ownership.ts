@@ -95,18 +95,30 @@ export class Ownership {
       // the same lease still (not lost or released meanwhile): extend it in place
       if (this.#held.get(id) === h) { h.rev = rev; h.deadline = sentAt + this.#opts.ttlMs / 2; this.#arm(); }
     } catch (err) {
-      if (isWrongRevision(err)) this.#lose(id, h, 'taken');
-      // a transport failure: the deadline decides
+      // a transport failure: the deadline decides; a refusal: someone else's key, or ours
+      if (isWrongRevision(err)) await this.#adoptOrLose(id, h).catch(() => {});
     } finally {
       h.renewing = false;
     }
   }
 
-  /** After a reconnect: any lease whose key is gone or at another revision is lost. */
+  /**
+   * A refused renewal: if the key holds this node's write at a later revision (an earlier renewal
+   * landed but its answer was lost), adopt that revision without moving the deadline; otherwise
+   * another node owns it (or the key expired): lost.
+   */
+  async #adoptOrLose(id: string, h: Held): Promise<void> {
+    const e = await this.#kv.get(processKey(id));
+    const node = e?.operation === 'PUT' ? e.json<{ node?: string }>().node : undefined;
+    if (this.#held.get(id) !== h) return;
+    if (e && node === this.#opts.node && e.revision >= h.rev) h.rev = e.revision;
+    else this.#lose(id, h, 'taken');
+  }
+
+  /** After a reconnect: any lease whose key is gone or holds another node's write is lost. */
   async reconcile(): Promise<void> {
     await Promise.all([...this.#held].map(async ([id, h]) => {
-      const e = await this.#kv.get(processKey(id));
-      if (!e || e.operation !== 'PUT' || e.revision !== h.rev) this.#lose(id, h, 'taken');
+      if (this.#held.get(id) === h) await this.#adoptOrLose(id, h);
     }));
   }
 

@@ -86,10 +86,26 @@ export async function startNatsCluster(n: number): Promise<NatsCluster> {
       });
     }
     for (const s of servers) await waitFor(() => jetStreamReady(s.url), { timeout: 30_000, interval: 250, what: `JetStream on ${s.name}` });
+    // every server answering is not yet every peer known to the meta leader: a stream with n
+    // replicas can be placed only then (else "no suitable peers for placement")
+    if (n > 1) await waitFor(() => placeable(servers[0].url, n), { timeout: 30_000, interval: 250, what: `a stream with ${n} replicas` });
     return { servers, stop };
   } catch (err) {
     await stop();
     throw err;
+  }
+}
+
+/** True once a stream with `replicas` replicas can be created (it is deleted again). */
+async function placeable(url: string, replicas: number): Promise<boolean> {
+  const nc = await connect({ servers: url, timeout: 1000, reconnect: false });
+  try {
+    const jsm = await nc.jetstreamManager({ timeout: 2000 });
+    await jsm.streams.add({ name: 'ready_probe', subjects: ['ready_probe'], num_replicas: replicas });
+    await jsm.streams.delete('ready_probe');
+    return true;
+  } finally {
+    await nc.close();
   }
 }
 
