@@ -1,5 +1,6 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { NatsLink, type Log } from './connection.ts';
+import { Coordinator } from './coordinator.ts';
 import { LeaderLease } from './lease.ts';
 import { NodesView } from './nodes-view.ts';
 import type { ClusterConfig, ClusterView, NodeInfo } from './schema.ts';
@@ -13,8 +14,9 @@ export interface NodeDeps {
 }
 
 /**
- * One node of the cluster (stage 1): announces itself in `core_nodes`, watches the others,
- * takes or renews the leader lease. Everything happens on one tick every `announce_sec`
+ * One node of the cluster: announces itself in `core_nodes`, watches the others, takes or
+ * renews the leader lease, and runs placement (`coordinator.ts`: the leader's step, the
+ * assignments every node shows). Everything happens on one tick every `announce_sec`
  * (sequential, so a slow NATS call never overlaps the next); a reconnect ticks at once so the
  * node re-announces without waiting. No HTTP here: `routes.ts` serves `view()`.
  */
@@ -24,6 +26,7 @@ export class ClusterNode {
   #link: NatsLink;
   #nodes: NodesView;
   #lease: LeaderLease;
+  #coordinator: Coordinator | undefined;
   #startedAt = new Date().toISOString();
   #apiAddress = '';
   #timer: NodeJS.Timeout | undefined;
@@ -56,14 +59,14 @@ export class ClusterNode {
       node_id: this.id,
       leader: this.#lease.leader(),
       nodes: this.#nodes.live(),
-      assignments: [],
+      assignments: this.#coordinator?.assignments() ?? [],
       health: { nats: this.#link.connected ? 'connected' : 'disconnected', last_error: this.#link.lastError },
     };
   }
 
   #onLink(connected: boolean): void {
     // the old watcher's consumer may be gone with the server: start a fresh one and re-announce now
-    if (connected) { this.#nodes.stop(); if (this.#apiAddress) this.#kick(); }
+    if (connected) { this.#nodes.stop(); this.#coordinator?.restart(); if (this.#apiAddress) this.#kick(); }
   }
 
   #kick(): void {
@@ -95,6 +98,12 @@ export class ClusterNode {
     } catch (err) {
       this.#link.fail('announcing this node', err);
     }
+    try {
+      this.#coordinator ??= new Coordinator(b, { node: this.id, isLeader: () => this.#lease.isLeader(), nodes: this.#nodes, log: this.#deps.log });
+      await this.#coordinator.tick();
+    } catch (err) {
+      this.#link.fail('placement', err);
+    }
   }
 
   #info(): NodeInfo {
@@ -115,6 +124,7 @@ export class ClusterNode {
     clearTimeout(this.#timer);
     await this.#ticking;
     this.#nodes.stop();
+    this.#coordinator?.stop();
     const b = this.#link.buckets;
     if (b) {
       // a graceful leave: the others need not wait for ttl to take the lease or drop this node

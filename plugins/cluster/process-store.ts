@@ -30,6 +30,10 @@ export class ProcessStore {
   #kv: KV;
   #view = new Map<string, Versioned>();
   #iter: QueuedIterator<KvEntry> | undefined;
+  #ready = false;
+  #starting = false;
+  /** Bumped by every start and stop: a start that a stop overtook drops its watcher. */
+  #gen = 0;
 
   constructor(kv: KV) { this.#kv = kv; }
 
@@ -73,34 +77,61 @@ export class ProcessStore {
    */
   async watch(onChange: (c: ProcessChange) => void = () => {}): Promise<void> {
     this.stop();
+    const gen = ++this.#gen;
+    this.#starting = true;
     let ready!: () => void;
     const initialized = new Promise<void>((r) => { ready = r; });
     const seen = new Set<string>();
     let initial = true;
-    const it = await this.#kv.watch({ key: 'p.>', initializedFn: () => {
+    const finish = (): void => {
+      if (!initial) return;
       initial = false;
+      this.#ready = true;
       // a key gone while no watcher ran: the restart's initial values lack it
       for (const id of [...this.#view.keys()]) if (!seen.has(id)) { this.#view.delete(id); onChange({ type: 'delete', id }); }
       ready();
-    } });
+    };
+    // the client signals "initialized" either in order within the stream of entries, or (when they
+    // all arrived before the subscription returned) at once, before this loop consumed them: then
+    // the entries queued at that moment are the current values
+    let early = false;
+    let inWatch = true;
+    let it: QueuedIterator<KvEntry>;
+    try {
+      it = await this.#kv.watch({ key: 'p.>', initializedFn: () => { if (inWatch) early = true; else finish(); } });
+    } catch (err) {
+      if (gen === this.#gen) this.#starting = false;
+      throw err;
+    } finally {
+      inWatch = false;
+    }
+    if (gen !== this.#gen) { it.stop(); return; }
     this.#iter = it;
+    this.#starting = false;
+    let remaining = early ? it.getPending() : Infinity;
+    if (remaining === 0) finish();
     void (async () => {
       try {
         for await (const e of it) {
           const id = idOfKey(e.key);
-          if (id === undefined) continue;
-          if (initial) seen.add(id);
-          this.#apply(id, e, onChange);
+          if (id !== undefined) {
+            if (initial) seen.add(id);
+            this.#apply(id, e, onChange);
+          }
+          if (--remaining === 0) finish();
         }
       } catch { /* a broken watcher is restarted by its owner */ } finally {
-        if (this.#iter === it) this.#iter = undefined;
+        if (this.#iter === it) { this.#iter = undefined; this.#ready = false; }
         ready();
       }
     })();
     await initialized;
   }
 
-  get watching(): boolean { return this.#iter !== undefined; }
+  /** A watcher runs or is being started. */
+  get watching(): boolean { return this.#starting || this.#iter !== undefined; }
+  /** True once the watcher delivered the current values: before that the view may lack processes. */
+  get ready(): boolean { return this.#ready && this.#iter !== undefined; }
 
   #apply(id: string, e: KvEntry, onChange: (c: ProcessChange) => void): void {
     const had = this.#view.get(id);
@@ -116,6 +147,9 @@ export class ProcessStore {
   }
 
   stop(): void {
+    this.#gen++;
+    this.#starting = false;
+    this.#ready = false;
     this.#iter?.stop();
     this.#iter = undefined;
   }
