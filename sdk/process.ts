@@ -1,5 +1,5 @@
 import { createServiceRef } from './refs.ts';
-import { createHooksRef, AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook } from './hooks.ts';
+import { createHooksRef, AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook, SyncWaterfallHook } from './hooks.ts';
 import type { ApiProbe, ApiProcess } from './process-views.ts';
 
 /** What ffmpeg is doing right now (reference 7.1). */
@@ -208,6 +208,20 @@ export interface ProcessPreSave {
   readonly outputs: readonly ProcessIOInfo[];
 }
 
+/**
+ * The command a process that is not running shows in `state.command` (`viewCommand`): what it
+ * would run with. A tap that rewrites `args` in `preStart` rewrites them here the same way, without
+ * I/O (it runs while a state is read), so the API shows the command before the first start.
+ */
+export interface ProcessCommandView {
+  readonly id: string;
+  readonly reference: string;
+  /** As configured (placeholders unresolved), in the order of the command's inputs. */
+  readonly inputs: readonly ProcessIOInfo[];
+  /** The resolved command; a tap replaces it. */
+  args: string[];
+}
+
 /** A process was deleted; its files marked `purge_on_delete` are gone already (`onDelete`). */
 export interface ProcessDeleteEvent {
   id: string;
@@ -216,8 +230,8 @@ export interface ProcessDeleteEvent {
 
 /**
  * Hooks of the process engine. `preSave` may refuse an add or update with a reason; `preStart`
- * runs before every spawn (start, reconnect, restart); the `on*` hooks only notify and never hold
- * the engine up.
+ * runs before every spawn (start, reconnect, restart) and `viewCommand` shows its rewrite on a
+ * process that is not running; the `on*` hooks only notify and never hold the engine up.
  *
  * @example
  * ctx.hooks.tap(processHooksRef, 'preStart', async (p) => {
@@ -229,6 +243,7 @@ export interface ProcessDeleteEvent {
 export const processHooksRef = createHooksRef('process', () => ({
   preSave: new AsyncSeriesBailHook<[ProcessPreSave], string | undefined>(['process']),
   preStart: new AsyncSeriesWaterfallHook<[ProcessPreStart]>(['start']),
+  viewCommand: new SyncWaterfallHook<[ProcessCommandView]>(['view']),
   onStateChange: new AsyncParallelHook<[ProcessStateEvent]>(['event']),
   onProgress: new AsyncParallelHook<[ProcessProgressEvent]>(['event']),
   onDelete: new AsyncParallelHook<[ProcessDeleteEvent]>(['event']),

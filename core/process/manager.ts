@@ -128,6 +128,8 @@ export class ProcessManager {
         void e.destroy();
         throw processErrors.invalidConfig(refused);
       }
+      // what the taps reserved (ports) shows in the command from now on
+      e.outdated();
       this.#entries.set(c.id, e);
       this.#ffversions.set(c.id, ffversion);
       try {
@@ -165,6 +167,7 @@ export class ProcessManager {
         void e.destroy();
         throw processErrors.cantUpdate(refused);
       }
+      e.outdated();
       const ffversion = this.#ffversions.get(id) ?? '';
       // saved before the old process is touched: a change that cannot be saved leaves it running
       try {

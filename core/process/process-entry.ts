@@ -127,8 +127,21 @@ export class ProcessEntry {
     this.#resolution = r;
     this.monitor.setIds(r.inputs.map((i) => i.id), r.outputs.map((o) => o.id));
     // a running process keeps showing the command it runs with
-    if (!ACTIVE_STATES.has(this.#exec)) this.#setCommand(r.command);
+    if (!ACTIVE_STATES.has(this.#exec)) this.#setCommand(this.#view(r.command));
     return undefined;
+  }
+
+  /** What a process that is not running would run with, as the `viewCommand` taps rewrite it. */
+  #view(command: string[]): string[] {
+    const hook = this.#env.hooks.viewCommand;
+    if (!hook.taps.length) return command;
+    try {
+      const out = hook.call({ id: this.id, reference: this.config.reference, inputs: this.config.input, args: [...command] });
+      return Array.isArray(out?.args) ? out.args.map(String) : command;
+    } catch (err) {
+      this.#env.log.warn({ err, process: this.id }, 'viewCommand tap failed');
+      return command;
+    }
   }
 
   #setCommand(c: string[] | null): void {

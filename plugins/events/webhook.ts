@@ -12,7 +12,12 @@ export interface WebhookOptions {
   /** First retry delay; doubles per attempt up to `maxDelayMs`. */
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** Counters of the target this one replaces (a config reload keeps them). */
+  counters?: WebhookCounters;
 }
+
+/** What a target has done so far: carried over a config reload. */
+export type WebhookCounters = Pick<WebhookState, 'delivered' | 'failed' | 'dropped' | 'last_status' | 'last_error'>;
 
 /** Delivery state of one target (`GET /api/v3/events/webhooks`). */
 export interface WebhookState {
@@ -49,7 +54,7 @@ const permanent = (status: number) => status >= 400 && status < 500 && status !=
  * for a bounded time. `enqueue` only queues: the caller (the event bus) never waits.
  */
 export class WebhookTarget {
-  readonly #o: Required<WebhookOptions>;
+  readonly #o: Required<Omit<WebhookOptions, 'counters'>>;
   readonly #queue: CoreEvent[] = [];
   readonly #closing = new AbortController();
   readonly state: WebhookState;
@@ -57,8 +62,9 @@ export class WebhookTarget {
   #timer: NodeJS.Timeout | undefined;
 
   constructor(o: WebhookOptions) {
-    this.#o = { baseDelayMs: 500, maxDelayMs: 30_000, ...o };
-    this.state = { url: shownUrl(o.url), queued: 0, delivered: 0, failed: 0, dropped: 0, last_status: 0, last_error: '' };
+    const { counters, ...rest } = o;
+    this.#o = { baseDelayMs: 500, maxDelayMs: 30_000, ...rest };
+    this.state = { url: shownUrl(o.url), queued: 0, delivered: 0, failed: 0, dropped: 0, last_status: 0, last_error: '', ...counters };
   }
 
   enqueue(e: CoreEvent): void {

@@ -1,9 +1,12 @@
 import type { EventsConfig } from '../../sdk/index.ts';
 import type { EventBus } from './bus.ts';
-import { WebhookTarget, type WebhookState } from './webhook.ts';
+import { WebhookTarget, type WebhookCounters, type WebhookState } from './webhook.ts';
 
-/** Where each target's successor resumes after a config reload, keyed by target (`ctx.retain`). */
-export type ResumePoints = Map<string, number>;
+/**
+ * Where each target's successor resumes after a config reload, and the counters it goes on from,
+ * keyed by target (`ctx.retain`).
+ */
+export type ResumePoints = Map<string, { from: number; counters: WebhookCounters }>;
 
 interface Wired {
   key: string;
@@ -29,12 +32,13 @@ export class Webhooks {
     this.#wired = cfg.webhooks.map((hook) => {
       const w = { url: hook.url, types: hook.types ?? [], subjects: hook.subjects ?? [], secret: hook.secret ?? '' };
       const key = JSON.stringify([w.url, w.types, w.subjects, w.secret]);
+      const resumed = resume.get(key);
       const target = new WebhookTarget({
         url: w.url, secret: w.secret, queue: cfg.webhook_queue,
         retryMs: cfg.webhook_retry_seconds * 1000, timeoutMs: cfg.webhook_timeout_seconds * 1000,
+        counters: resumed?.counters,
       });
-      const from = resume.get(key);
-      const sub = bus.subscribe({ types: w.types, subjects: w.subjects }, from === undefined ? undefined : `${bus.boot}-${from}`, (e) => target.enqueue(e));
+      const sub = bus.subscribe({ types: w.types, subjects: w.subjects }, resumed === undefined ? undefined : `${bus.boot}-${resumed.from}`, (e) => target.enqueue(e));
       return { key, types: w.types, subjects: w.subjects, target, close: () => sub.close() };
     });
   }
@@ -50,7 +54,8 @@ export class Webhooks {
     for (const w of this.#wired) {
       w.close();
       const pending = w.target.firstPending();
-      this.#resume.set(w.key, pending === undefined ? this.#bus.ring.newest : pending - 1);
+      const { delivered, failed, dropped, last_status, last_error } = w.target.state;
+      this.#resume.set(w.key, { from: pending === undefined ? this.#bus.ring.newest : pending - 1, counters: { delivered, failed, dropped, last_status, last_error } });
       w.target.close();
     }
   }

@@ -42,6 +42,7 @@ export default definePlugin({
 
     ctx.hooks.tap(processHooksRef, 'preSave', async (ev) => relays.preSave(ev));
     ctx.hooks.tap(processHooksRef, 'preStart', (p) => relays.preStart(p));
+    ctx.hooks.tap(processHooksRef, 'viewCommand', (v) => relays.viewCommand(v));
     ctx.hooks.tap(processHooksRef, 'onStateChange', (ev) => relays.stateChanged(ev.id, ev.to));
     ctx.hooks.tap(processHooksRef, 'onDelete', (ev) => relays.deleted(ev.id));
     playoutRoutes(ctx.http, control);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ProcessPreSave, ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
+import type { ProcessCommandView, ProcessPreSave, ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
 import { PREFIX, locateInputs, relayInput, replaceInputs, splitOptions, type LocatedInput } from './args.ts';
 import { exhausted } from './errors.ts';
 import type { PortPool } from './ports.ts';
@@ -71,6 +71,25 @@ export class RelayRegistry {
     }
     for (const k of wanted) if (!this.#held.has(k)) this.#held.set(k, this.#o.pool.acquire()!);
     return undefined;
+  }
+
+  /**
+   * The viewCommand tap: a process that is not running shows the relay socket of each `playout:`
+   * input that holds a port (what `preStart` will run), or the bare URL when playout is disabled.
+   */
+  viewCommand(v: ProcessCommandView): ProcessCommandView {
+    const playout = (locateInputs(v.args, v.inputs) ?? []).filter((i) => i.address.startsWith(PREFIX));
+    if (!playout.length) return v;
+    if (!this.#o.enabled) {
+      v.args = replaceInputs(v.args, playout.map((i) => ({ input: i, with: [...i.options, '-i', i.address.slice(PREFIX.length)] })));
+      return v;
+    }
+    const changes = playout.flatMap((input) => {
+      const port = this.#held.get(relayKey(v.id, input.id));
+      return port === undefined ? [] : [{ input, with: relayInput(splitOptions(input.options).process, port) }];
+    });
+    if (changes.length) v.args = replaceInputs(v.args, changes);
+    return v;
   }
 
   /** The port held for (process, input), if any. */

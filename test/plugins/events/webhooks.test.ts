@@ -106,4 +106,9 @@ t.test('a config reload hands a target its unsent events: none lost, none twice'
   await waitFor(async () => (await delivered()) === 4, { what: 'four deliveries by the new app' });
   const ok = hook.got.filter((r) => r.status === 200).map((r) => JSON.parse(r.body).type);
   t.same(ok, ['test.pending', 'service.stopping', 'config.reloaded', 'test.after'], 'in order, each once');
+
+  // the delivery state goes on over a reload: 4 so far, then the reload's stopping and reloaded
+  t.equal((await app.request('GET', '/api/v3/config/reload')).status, 200);
+  await waitFor(async () => (await delivered()) === 6, { what: 'the counters carried over the second reload' });
+  t.equal((await app.request('GET', '/api/v3/events/webhooks')).body[0].last_status, 200);
 });

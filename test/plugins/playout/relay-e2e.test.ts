@@ -229,6 +229,9 @@ t.test('pool exhausted: add and update refused with the reference message; api.r
 
   // as in the reference, a process holds its ports from its add on, running or not
   t.equal((await app.request('POST', '/api/v3/process', { body: proc('two', ['a', 'b']) })).status, 200);
+  const shown = (await app.request('GET', '/api/v3/process/two/state')).body.command as string[];
+  t.same(shown.filter((a) => a.startsWith('tcp://') || a.startsWith('playout:')), [`tcp://127.0.0.1:${min}`, `tcp://127.0.0.1:${max}`],
+    'state.command of a process never started shows its held ports, as the reference');
   const one = await app.request('POST', '/api/v3/process', { body: proc('one', ['a']) });
   t.equal(one.status, 400, 'the stopped process holds both ports');
   t.match(JSON.stringify(one.body), exhausted);
@@ -239,6 +242,7 @@ t.test('pool exhausted: add and update refused with the reference message; api.r
   // an update that keeps one input returns the other port
   t.equal((await app.request('PUT', '/api/v3/process/two', { body: proc('two', ['a']) })).status, 200);
   t.equal((await app.request('POST', '/api/v3/process', { body: proc('one', ['a']) })).status, 200, 'the returned port is taken');
+  t.ok(((await app.request('GET', '/api/v3/process/one/state')).body.command as string[]).includes(`tcp://127.0.0.1:${max}`), 'shown in its command');
   t.equal((await app.request('DELETE', '/api/v3/process/two')).status, 200);
   t.equal((await app.request('POST', '/api/v3/process', { body: proc('again', ['x']) })).status, 200, 'a delete returns its port');
   // the start uses the held port: the lowest one went to 'again' after 'two' left it
