@@ -50,13 +50,26 @@ export class Ownership {
 
   held(): string[] { return [...this.#held.keys()].filter((id) => this.holds(id)); }
 
-  /** Takes the lease of `id` if nobody holds it; false when another node does. */
+  /**
+   * Takes the lease of `id` if nobody holds it; false when another node does. A key still holding
+   * this node's own write (its lease lapsed here, e.g. while NATS elected a new stream leader) is
+   * taken back with `update` at that revision: the compare-and-swap succeeds only if nobody wrote
+   * the key since, i.e. nobody else owned it in between.
+   */
   async acquire(id: string): Promise<boolean> {
     if (this.holds(id)) return true;
+    const key = processKey(id);
     const sentAt = performance.now();
     try {
-      const rev = await this.#kv.create(processKey(id), this.#value());
-      this.#keep(id, rev, sentAt);
+      this.#keep(id, await this.#kv.create(key, this.#value()), sentAt);
+      return true;
+    } catch (err) {
+      if (!isWrongRevision(err)) throw err;
+    }
+    const e = await this.#kv.get(key);
+    if (!e || e.operation !== 'PUT' || e.json<{ node?: string }>().node !== this.#opts.node) return false;
+    try {
+      this.#keep(id, await this.#kv.update(key, this.#value(), e.revision), sentAt);
       return true;
     } catch (err) {
       if (isWrongRevision(err)) return false;
