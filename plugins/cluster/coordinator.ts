@@ -1,14 +1,15 @@
 import type { Buckets, Log } from './connection.ts';
 import { LeaderLoop, readAssignments } from './leader.ts';
 import type { NodesView } from './nodes-view.ts';
+import { OwnerAgent, type RunHooks } from './owner-agent.ts';
 import type { PlacementNode } from './placement.ts';
 import { ProcessStore } from './process-store.ts';
 
 /**
- * Placement as it runs in every node today, before the process engine is wired: the shared
- * process table is watched, the leader runs one placement step per tick, and every node reads
- * `core_assign` for the cluster view. Nothing here starts or stops ffmpeg (that is the engine
- * wiring's job, see README): an empty `core_processes` gives empty assignments.
+ * Placement and ownership as they run in every node: the shared process table is watched, the
+ * leader runs one placement step per tick, every node reads `core_assign` and its owner agent
+ * takes the leases of the processes assigned to it and calls the run hooks. Until the engine is
+ * wired the hooks only log (see README); an empty `core_processes` gives empty assignments.
  */
 export class Coordinator {
   #store: ProcessStore;
@@ -18,8 +19,9 @@ export class Coordinator {
   #node: string;
   #nodes: NodesView;
   #assignments: Record<string, string> = {};
+  #agent: OwnerAgent;
 
-  constructor(b: Buckets, deps: { node: string; isLeader(): boolean; nodes: NodesView; log: Log }) {
+  constructor(b: Buckets, deps: { node: string; ttlMs: number; isLeader(): boolean; nodes: NodesView; log: Log; hooks: RunHooks }) {
     this.#log = deps.log;
     this.#node = deps.node;
     this.#nodes = deps.nodes;
@@ -33,6 +35,10 @@ export class Coordinator {
       processes: () => this.#store.list().map((v) => ({ id: v.process.id, order: v.process.order })),
     });
     this.#bucket = b;
+    this.#agent = new OwnerAgent(b.owners, {
+      node: deps.node, ttlMs: deps.ttlMs, hooks: deps.hooks,
+      log: (err, id) => deps.log.warn({ err, process: id }, 'cluster: stopping a process'),
+    });
   }
 
   get store(): ProcessStore { return this.#store; }
@@ -50,7 +56,12 @@ export class Coordinator {
       for (const c of this.#loop.last?.changes ?? []) this.#log.info({ ...c }, 'cluster: placement change');
     }
     this.#assignments = (await readAssignments(this.#bucket.assign)).assignments;
+    // not awaited either (acquires may be slow); the agent skips a call while one runs
+    this.#agent.apply(this.#assignments).catch((err) => this.#log.warn({ err }, 'cluster: applying the assignments'));
   }
+
+  /** Processes this node holds the ownership lease of (and runs, once the engine is wired). */
+  owned(): string[] { return this.#agent.running(); }
 
   /** The assignments as last read, by process id. */
   assignments(): { process_id: string; node_id: string }[] {
@@ -58,7 +69,14 @@ export class Coordinator {
   }
 
   /** After a reconnect the watcher's consumer may be gone with the server: start afresh. */
-  restart(): void { this.#store.stop(); }
+  restart(): void {
+    this.#store.stop();
+    this.#agent.reconnected().catch((err) => this.#log.warn({ err }, 'cluster: reconciling ownership'));
+  }
 
-  stop(): void { this.#store.stop(); }
+  /** Stops what runs here (hooks), releases its leases, stops watching. */
+  async stop(): Promise<void> {
+    this.#store.stop();
+    await this.#agent.close().catch((err) => this.#log.warn({ err }, 'cluster: releasing ownership'));
+  }
 }

@@ -23,6 +23,11 @@ export default definePlugin({
       nodeId: ctx.config.node_id ?? nodeIdFrom(ctx.sections.id),
       version: about.about().version.number,
       running: () => processes.list().filter((p) => p.exec === 'running').length,
+      // the engine is not wired yet (README, "Design for the rest"): ownership is taken and logged
+      hooks: {
+        start: (id) => ctx.log.info({ process: id }, 'cluster: this node owns the process'),
+        stop: (id, why) => ctx.log.info({ process: id, why }, 'cluster: this node no longer owns the process'),
+      },
     });
     clusterRoutes(ctx.http, node);
     ctx.onListen((port) => node.start(ctx.config.api_address ?? `http://${server.host()}:${port}`));

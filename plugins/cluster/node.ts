@@ -1,6 +1,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { NatsLink, type Log } from './connection.ts';
 import { Coordinator } from './coordinator.ts';
+import type { RunHooks } from './owner-agent.ts';
 import { LeaderLease } from './lease.ts';
 import { NodesView } from './nodes-view.ts';
 import type { ClusterConfig, ClusterView, NodeInfo } from './schema.ts';
@@ -11,6 +12,8 @@ export interface NodeDeps {
   version: string;
   /** Processes of this node in the running state. */
   running(): number;
+  /** What to do with the processes this node owns (the engine wiring; the plugin logs only). */
+  hooks: RunHooks;
 }
 
 /**
@@ -99,7 +102,10 @@ export class ClusterNode {
       this.#link.fail('announcing this node', err);
     }
     try {
-      this.#coordinator ??= new Coordinator(b, { node: this.id, isLeader: () => this.#lease.isLeader(), nodes: this.#nodes, log: this.#deps.log });
+      this.#coordinator ??= new Coordinator(b, {
+        node: this.id, ttlMs: this.#cfg.ttl_sec * 1000, isLeader: () => this.#lease.isLeader(),
+        nodes: this.#nodes, log: this.#deps.log, hooks: this.#deps.hooks,
+      });
       await this.#coordinator.tick();
     } catch (err) {
       this.#link.fail('placement', err);
@@ -124,7 +130,7 @@ export class ClusterNode {
     clearTimeout(this.#timer);
     await this.#ticking;
     this.#nodes.stop();
-    this.#coordinator?.stop();
+    await this.#coordinator?.stop();
     const b = this.#link.buckets;
     if (b) {
       // a graceful leave: the others need not wait for ttl to take the lease or drop this node

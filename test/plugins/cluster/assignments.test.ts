@@ -1,4 +1,5 @@
 import t from 'tap';
+import { processKey } from '../../../plugins/cluster/keys.ts';
 import { ProcessStore } from '../../../plugins/cluster/process-store.ts';
 import { createTestApp, type TestApp } from '../../../sdk/testing/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -42,6 +43,17 @@ t.test('the leader places shared processes over the nodes; every node shows the 
   const spread = await waitFor(settled((v) => v.assignments.length === 6 && Object.values(perNode(v)).join() === '2,2,2'),
     { timeout: 30_000, what: 'six processes, two per node, the same on every node' });
   t.same(spread.assignments.map((a) => a.process_id).sort(), ids, 'the running processes are assigned, the stopped one is not');
+  // each assigned node takes the ownership lease of its processes
+  const { kv: owners } = await openBucket(t, nats.servers[0].url, 'owners', 3000, 3);
+  const owned = (v: View) => async (): Promise<boolean> => {
+    for (const a of v.assignments) {
+      const e = await owners.get(processKey(a.process_id));
+      if (e?.operation !== 'PUT' || e.json<{ node: string }>().node !== a.node_id) return false;
+    }
+    return true;
+  };
+  await waitFor(owned(spread), { timeout: 30_000, what: 'every lease held by the assigned node' });
+  t.pass('core_owners matches the assignments');
 
   // the leader's node leaves: another leads and re-places its processes on the two left
   const leaving = spread.leader!;
@@ -52,4 +64,7 @@ t.test('the leader places shared processes over the nodes; every node shows the 
   t.notOk(after.assignments.some((a) => a.node_id === leaving), 'nothing left on the departed node');
   const moved = spread.assignments.filter((a) => after.assignments.find((b) => b.process_id === a.process_id)!.node_id !== a.node_id);
   t.same(moved.map((a) => a.node_id), [leaving, leaving], 'only the departed node\'s two processes moved');
+  // the departed node released its leases on the way out: the new owners hold them at once
+  await waitFor(owned(after), { timeout: 30_000, what: 'the moved leases held by their new nodes' });
+  t.pass('core_owners follows the failover');
 });
