@@ -11,7 +11,10 @@ const EXPIRING: ReadonlySet<keyof typeof BUCKETS> = new Set(['nodes', 'leader', 
 
 /** The options `js.views.kv` opens (or creates) bucket `b` with. */
 export function bucketOptions(b: keyof typeof BUCKETS, ttlMs: number, replicas: number): Partial<KvOptions> {
-  return { history: 1, replicas, ...(EXPIRING.has(b) ? { ttl: ttlMs } : {}) };
+  // no direct gets: any replica answers those, also a stale or paused one (a paused server keeps
+  // its subscriptions until its routes time out, black-holing requests); the stream leader is
+  // current by construction
+  return { history: 1, replicas, allow_direct: false, ...(EXPIRING.has(b) ? { ttl: ttlMs } : {}) };
 }
 
 /** The little of the plugin's logger this folder uses. */

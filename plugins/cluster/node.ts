@@ -30,6 +30,7 @@ export class ClusterNode {
   #nodes: NodesView;
   #lease: LeaderLease;
   #coordinator: Coordinator | undefined;
+  #coordinating: Promise<void> | undefined;
   #startedAt = new Date().toISOString();
   #apiAddress = '';
   #timer: NodeJS.Timeout | undefined;
@@ -96,20 +97,26 @@ export class ClusterNode {
       this.#link.fail('leader lease', err);
     }
     try {
+      if (this.#nodes.stalled()) {
+        // a stalled consumer: the shared process watcher is likely stuck the same way
+        this.#deps.log.warn({ node: this.id }, 'cluster: restarting stalled watchers');
+        this.#nodes.stop();
+        this.#coordinator?.restart();
+      }
       if (!this.#nodes.watching) await this.#nodes.start(b.nodes);
       await b.nodes.put(this.id, JSON.stringify(this.#info()));
     } catch (err) {
       this.#link.fail('announcing this node', err);
     }
-    try {
-      this.#coordinator ??= new Coordinator(b, {
-        node: this.id, ttlMs: this.#cfg.ttl_sec * 1000, isLeader: () => this.#lease.isLeader(),
-        nodes: this.#nodes, log: this.#deps.log, hooks: this.#deps.hooks,
-      });
-      await this.#coordinator.tick();
-    } catch (err) {
-      this.#link.fail('placement', err);
-    }
+    this.#coordinator ??= new Coordinator(b, {
+      node: this.id, ttlMs: this.#cfg.ttl_sec * 1000, isLeader: () => this.#lease.isLeader(),
+      nodes: this.#nodes, log: this.#deps.log, hooks: this.#deps.hooks,
+    });
+    // placement runs beside the tick, never in it: a slow placement step (NATS stalling) must not
+    // delay the next lease renewal past its deadline
+    this.#coordinating ??= this.#coordinator.tick()
+      .catch((err) => this.#link.fail('placement', err))
+      .finally(() => { this.#coordinating = undefined; });
   }
 
   #info(): NodeInfo {
@@ -129,6 +136,7 @@ export class ClusterNode {
     this.#closed = true;
     clearTimeout(this.#timer);
     await this.#ticking;
+    await this.#coordinating;
     this.#nodes.stop();
     await this.#coordinator?.stop();
     const b = this.#link.buckets;

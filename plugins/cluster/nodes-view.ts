@@ -13,16 +13,27 @@ export class NodesView {
   #ttlMs: number;
   #entries = new Map<string, Seen>();
   #iter: QueuedIterator<KvEntry> | undefined;
+  #lastEntryAt = 0;
 
   constructor(ttlMs: number) { this.#ttlMs = ttlMs; }
 
   get watching(): boolean { return this.#iter !== undefined; }
+
+  /**
+   * True when the watcher delivered nothing for a ttl although this node announces itself every
+   * tick: its consumer stalled (it lived on a server that is gone, and the client has not noticed)
+   * and must be restarted.
+   */
+  stalled(now = performance.now()): boolean {
+    return this.#iter !== undefined && now - this.#lastEntryAt > this.#ttlMs;
+  }
 
   /** (Re)starts the watcher: current values first, then every change. */
   async start(kv: KV): Promise<void> {
     this.stop();
     const it = await kv.watch();
     this.#iter = it;
+    this.#lastEntryAt = performance.now();
     void this.#consume(it);
   }
 
@@ -37,6 +48,7 @@ export class NodesView {
   }
 
   #apply(e: KvEntry): void {
+    this.#lastEntryAt = performance.now();
     if (e.operation !== 'PUT') { this.#entries.delete(e.key); return; }
     let info: NodeInfo;
     try { info = e.json<NodeInfo>(); } catch { return; }

@@ -46,6 +46,8 @@ function confOf(name: string, port: number, clusterPort: number, routes: number[
   return [
     `server_name: ${name}`,
     `listen: "127.0.0.1:${port}"`,
+    // a paused peer's routes are dropped after a few seconds, not the default minutes
+    'ping_interval: "1s"', 'ping_max: 3',
     `jetstream { store_dir: ${JSON.stringify(store)}, max_memory_store: 64MB, max_file_store: 256MB }`,
     // one server alone runs JetStream standalone (a cluster block would wait for peers)
     ...routes.length === 0 ? [] : [`cluster { name: core_test, listen: "127.0.0.1:${clusterPort}", routes: [${routes.map((p) => `"nats-route://127.0.0.1:${p}"`).join(', ')}] }`],

@@ -1,9 +1,14 @@
 import t from 'tap';
 import { createTestApp, type TestApp } from '../../../sdk/testing/index.ts';
-import { waitFor } from '../../helpers/wait.ts';
+import { waitFor as waitForBare } from '../../helpers/wait.ts';
 import { natsMissing, startNatsCluster, type NatsServer } from './nats.ts';
 
 const missing = natsMissing();
+
+/** waitFor, with the nodes' last views in the message when it times out. */
+const waitFor: typeof waitForBare = (fn, opts) => waitForBare(fn, opts).catch((err: Error) => {
+  throw new Error(`${err.message}; last views ${lastViews}`);
+});
 
 interface Node { id: string; kit: TestApp; nats: NatsServer; closed: boolean }
 
@@ -14,8 +19,12 @@ async function view(n: Node): Promise<{ node_id: string; leader: string | null; 
 }
 
 /** The leader every node in `nodes` agrees on, listing exactly `ids`; undefined until they do. */
+let lastViews = '';
+
 async function agreed(nodes: Node[], ids: string[]): Promise<string | undefined> {
   const views = await Promise.all(nodes.map(view));
+  // kept for the failure message of a wait that times out
+  lastViews = JSON.stringify(views.map((v) => ({ id: v.node_id, leader: v.leader, nodes: v.nodes.map((n) => n.id), health: v.health })));
   const leader = views[0].leader;
   const ok = leader !== null && ids.includes(leader) && views.every((v) =>
     v.leader === leader && v.health.nats === 'connected' && v.nodes.map((x) => x.id).join() === ids.join());
