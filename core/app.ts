@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, isBootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, tlsCertificatesRef, type ConfigData,
+  BootError, isBootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, servingThreadsRef, tlsCertificatesRef, type ConfigData,
   type FilesystemService, type HttpScope, type PluginDefinition,
 } from '../sdk/index.ts';
 import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
@@ -30,6 +30,7 @@ import { installEncoding } from './http/encoding.ts';
 import { removeStaleTemps } from './store/stale-temps.ts';
 import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
+import type { ServingThreadPool } from './http/threads/pool.ts';
 
 export interface BuildOptions {
   /** Where PUT /api/v3/config stores; default `<db.dir>/config.json` for a bare config. */
@@ -49,6 +50,8 @@ export interface BuildOptions {
    * single-provider ref is not asked to (the test kit's stand-ins for real services).
    */
   overrides?: readonly ServiceOverride[];
+  /** The service's serving threads (`http.threads`); without them the app serves from its own loop only. */
+  threads?: ServingThreadPool;
 }
 
 export interface App {
@@ -86,7 +89,9 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     { path: resolve(config.db.dir, 'config.json'), stored: config, active: config, env: { overrides: [], errors: {}, warnings: [] }, fresh: false }, env);
   const hooks = new HookRegistry();
   const services = new ServiceContainer();
-  const http = createServer({ log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api });
+  const http = createServer({
+    log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api, threadKey: opts.threads?.key,
+  });
   installRedirects(http, config.router);
   installEncoding(http);
   const lifecycle = new Lifecycle(log);
@@ -113,6 +118,10 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   services.provide(placeholdersRef, new Placeholders({ filesystems, server: kernel.server }));
   const tls = certificateService(config, log);
   services.provide(tlsCertificatesRef, tls.certs);
+  // the threads outlive the app (they hold the port); what this app's plugins run in them goes with it
+  const threads = opts.threads?.forApp(config.http.threads) ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), close: () => {} };
+  services.provide(servingThreadsRef, threads);
+  lifecycle.onClose('core', async () => threads.close());
 
   let closing: Promise<void> | undefined;
   const close = () => {

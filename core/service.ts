@@ -5,6 +5,7 @@ import { buildApp, type App } from './app.ts';
 import { loadConfig, resolveConfigPath } from './config/load.ts';
 import { ConfigStore } from './config/store.ts';
 import { HttpsListener } from './http/https-listener.ts';
+import { ServingThreadPool } from './http/threads/pool.ts';
 import { listenAddress } from './http/listen-address.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
 
@@ -26,6 +27,8 @@ export class CoreService {
   /** The HTTP listener was narrowed to 127.0.0.1: no host in `address` and API auth off. */
   loopbackOnly = false;
   readonly #https = new HttpsListener();
+  /** Serving threads (`http.threads`): they hold the port across reloads, like the HTTPS listener. */
+  readonly threads = new ServingThreadPool();
   readonly #opts: ServiceOptions;
   readonly #retained = new Map<string, unknown>();
   #reloading: Promise<void> | undefined;
@@ -69,15 +72,24 @@ export class CoreService {
       retained: this.#retained,
       stdoutLog: this.#opts.stdoutLog,
       requestReload: () => { void this.reload(); },
+      threads: this.threads,
     });
   }
 
   async #listen(reusePort?: number, reuseHttpsPort?: number): Promise<void> {
     const { host, port, loopbackOnly } = listenAddress(this.app.kernel.config.address, this.app.kernel.config);
     this.loopbackOnly = loopbackOnly;
-    await this.app.http.listen({ host, port: port === 0 && reusePort ? reusePort : port });
+    const threads = this.app.kernel.config.http.threads;
+    const serveThreads = () => this.threads.serve({ host, port: this.port, count: threads, server: this.app.http.server, log: this.app.kernel.log });
+    // threads turned off: theirs are the port's other sockets, and main now binds it without reusePort
+    if (threads === 0) await serveThreads();
+    // reusePort only with threads (they bind the same port, the kernel spreads connections); without,
+    // a second service started on a busy port must fail as before instead of sharing it
+    // (fastify hands its options to node's listen whole; its types lack the key)
+    await this.app.http.listen({ host, port: port === 0 && reusePort ? reusePort : port, reusePort: threads > 0 } as { host: string; port: number });
     this.port = (this.app.http.server.address() as AddressInfo).port;
     const k = this.app.kernel;
+    if (threads > 0) await serveThreads();
     await this.#https.attach({ http: this.app.http, config: k.config, services: k.services, log: k.log }, reuseHttpsPort);
     await this.app.listening(this.port);
   }
@@ -121,6 +133,7 @@ export class CoreService {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#reloading?.catch(() => {});
+    await this.threads.close();
     await this.#https.close();
     await this.app.close();
   }

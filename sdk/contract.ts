@@ -27,6 +27,7 @@ export * from './process.ts';
 export * from './process-views.ts';
 export * from './ingest.ts';
 export * from './tls.ts';
+export * from './serving-threads.ts';
 export * from './metrics.ts';
 export * from './sessions.ts';
 export * from './playout.ts';

@@ -89,6 +89,33 @@ export function fsServeTapped(hooks: FsServeHooks | undefined): hooks is FsServe
   return hooks !== undefined && (hooks.preServe.isUsed() || hooks.onServed.isUsed() || hooks.transformPlaylist.isUsed());
 }
 
+const PLAYLISTS_ONLY = Symbol.for('core.fs-serve.playlists-only');
+
+/**
+ * Marks a `preServe` tap that refuses playlists (`.m3u8`) only and needs no other request: a
+ * serving thread may then answer a mount's other files itself (they still reach `onServed`, in
+ * batches of at most a second). The sessions plugin's admission is one; a tap that may refuse any
+ * file must not be marked.
+ *
+ * @example
+ * ctx.hooks.tap(fsServeHooksRef, 'preServe', playlistsOnly((req) => (req.path.endsWith('.m3u8') ? admit(req) : undefined)));
+ */
+export function playlistsOnly<F extends (request: FsServeRequest) => unknown>(fn: F): F {
+  (fn as unknown as Record<symbol, boolean>)[PLAYLISTS_ONLY] = true;
+  return fn;
+}
+
+/**
+ * True when some `preServe` tap may refuse any file (not marked `playlistsOnly`): then every GET
+ * of the mount must pass `preServe` where the hooks live (the main thread).
+ *
+ * @example
+ * const threadsMayServeSegments = !preServeSeesEveryFile(hooks);
+ */
+export function preServeSeesEveryFile(hooks: FsServeHooks): boolean {
+  return hooks.preServe.taps.some((t) => !(t.fn as unknown as Record<symbol, boolean>)[PLAYLISTS_ONLY]);
+}
+
 /**
  * Runs `transformPlaylist` for a mount, remembering per file version its text and the Buffers of
  * the bodies the taps returned: a viewer reloads the same playlist version several times, and a

@@ -244,7 +244,9 @@ function beginServe(hooks: FsServeHooks, mount: string, path: string, request: F
   if (hooks.onServed.isUsed()) {
     const res = reply.raw;
     res.once('finish', () => {
-      const body = sreq.method === 'HEAD' ? 0 : Number(res.getHeader('content-length') ?? 0);
+      // fastify hands its headers to writeHead: they are the reply's, not the raw response's
+      const length = reply.getHeader('content-length') ?? res.getHeader('content-length');
+      const body = sreq.method === 'HEAD' ? 0 : Number(length ?? 0);
       hooks.onServed.call({ request: sreq, status: res.statusCode, bytes: responseBytes(res, body) });
     });
   }

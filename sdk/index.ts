@@ -44,3 +44,4 @@ export * from './graphql.ts';
 export * from './name-glob.ts';
 export * from './events.ts';
 export * from './event-types.ts';
+export * from './serving-threads.ts';

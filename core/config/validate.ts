@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { Value } from '@sinclair/typebox/value';
-import { ConfigData, BUILTIN_PLUGINS, isDir, isFile, validAddress, validCidr, type ConfigErrors } from '../../sdk/index.ts';
+import { ConfigData, BUILTIN_PLUGINS, MAX_SERVING_THREADS, isDir, isFile, validAddress, validCidr, type ConfigErrors } from '../../sdk/index.ts';
 import { getPath } from './schema-walk.ts';
 import { starBuiltins } from '../kernel/loader.ts';
 import { ownerErrors } from './owners.ts';
@@ -98,6 +98,7 @@ function coreErrors(cfg: ConfigData): ConfigErrors {
   if (!LOG_FORMATS.includes(cfg.log.format)) add(errs, 'log.format', `'${cfg.log.format}' is not one of ${LOG_FORMATS.join(', ')}`);
   routerErrors(cfg, errs);
   if (cfg.log.max_lines < 0) add(errs, 'log.max_lines', 'must not be negative');
+  if (cfg.http.threads < 0 || cfg.http.threads > MAX_SERVING_THREADS) add(errs, 'http.threads', `must be between 0 and ${MAX_SERVING_THREADS}`);
   return errs;
 }
 

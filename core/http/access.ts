@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { httpErrors, type ApiError, type ApiConfig, type RouteAccess } from '../../sdk/index.ts';
 import { AccessList, CidrSet, resolveClientAddress } from './client-address.ts';
+import { takeThreadPeer } from './threads/peer-header.ts';
 
 /** The front door's refusals; bodies as the reference (1.1) and the former auth plugin answered. */
 export const accessErrors = {
@@ -23,8 +24,11 @@ export class FrontDoorAccess {
   readonly #https: AccessList;
   readonly #trusted: CidrSet;
   readonly #readOnly: boolean;
+  readonly #threadKey: Buffer | undefined;
 
-  constructor(api: Pick<ApiConfig, 'read_only' | 'access'>) {
+  /** `threadKey`: the serving threads' per-boot key (their forwarded requests carry the client's peer). */
+  constructor(api: Pick<ApiConfig, 'read_only' | 'access'>, threadKey?: Buffer) {
+    this.#threadKey = threadKey;
     this.#http = new AccessList(api.access.http);
     this.#https = new AccessList(api.access.https);
     this.#trusted = new CidrSet(api.access.trusted_proxies ?? LOOPBACK_PROXIES);
@@ -33,7 +37,7 @@ export class FrontDoorAccess {
 
   /** Resolves the client address once and keeps it on the request (`clientAddress` in the SDK). */
   address(request: FastifyRequest): string {
-    request.clientAddress ??= resolveClientAddress(request, this.#trusted);
+    request.clientAddress ??= resolveClientAddress(request, this.#trusted, takeThreadPeer(request.headers, this.#threadKey));
     return request.clientAddress;
   }
 

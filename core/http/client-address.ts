@@ -57,9 +57,11 @@ export class AccessList {
  *    its peer, so the rightmost untrusted entry is the first one no trusted hop vouches for;
  * 3. else the peer.
  * A proxy that only appends `X-Forwarded-For` must therefore clear or set `X-Real-IP`.
+ * `threadPeer` is the TCP peer a serving thread vouched for (signed header): the request reached
+ * this thread over loopback, but the rules above apply to the client's own connection.
  */
-export function resolveClientAddress(request: FastifyRequest, trusted: CidrSet): string {
-  const peer = normalizeIp(request.socket.remoteAddress ?? '');
+export function resolveClientAddress(request: FastifyRequest, trusted: CidrSet, threadPeer?: string): string {
+  const peer = normalizeIp(threadPeer ?? request.socket.remoteAddress ?? '');
   if (!trusted.has(peer)) return peer;
   const real = normalizeIp(header(request, 'x-real-ip') ?? '');
   if (isIP(real) && !trusted.has(real)) return real;

@@ -18,6 +18,8 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 export function createServer(opts: {
   log: Logger; bodyLimit: number; hooks: HookRegistry; api: Pick<ApiConfig, 'read_only' | 'access'>;
+  /** The serving threads' per-boot key (see threads/peer-header.ts); none without threads. */
+  threadKey?: Buffer;
 }): HttpScope {
   const app = Fastify({
     // request lines are logged at info by fastify; the HTTP component logs warnings and up
@@ -43,7 +45,7 @@ export function createServer(opts: {
 
   installLenientDecoding(app);
 
-  const access = new FrontDoorAccess(opts.api);
+  const access = new FrontDoorAccess(opts.api, opts.threadKey);
   app.decorateRequest('clientAddress', undefined);
   const http = opts.hooks.get(httpHooksRef);
   // tapped before any plugin mounts, so it runs first and no plugin can skip it

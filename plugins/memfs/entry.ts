@@ -34,9 +34,12 @@ export function info(name: string, n: MemNode): FsFileInfo {
   return { name, size_bytes: sizeOf(n), last_modified: Math.floor(mtimeMs / 1000) };
 }
 
+/** Allocates a file's Buffer (plain, or in shared memory for the serving threads). */
+export type Alloc = (size: number) => Buffer;
+
 /** The bytes in a Buffer of their own: compact (no pinned socket slab) and safe from the writer. */
-export function own(data: Uint8Array | Uint8Array[], size: number): Buffer {
-  const out = Buffer.allocUnsafeSlow(size);
+export function own(data: Uint8Array | Uint8Array[], size: number, alloc: Alloc = Buffer.allocUnsafeSlow): Buffer {
+  const out = alloc(size);
   let at = 0;
   for (const c of Array.isArray(data) ? data : [data]) {
     out.set(c, at);

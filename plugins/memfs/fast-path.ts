@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  ApiError, fsServeTapped, isPlainFsPath, normalizeIp, responseBytes, PlaylistRewrites,
+  ApiError, THREAD_PEER_HEADER, fsServeTapped, normalizeIp, responseBytes, PlaylistRewrites,
   type CorsPolicy, type FastPathHandler, type FsServeHooks, type FsServeRequest,
 } from '../../sdk/index.ts';
 import type { MemFilesystem } from './service.ts';
 import type { MemFileNode } from './entry.ts';
-
-const PREFIX = '/memfs/';
+import { PREFIX, plainHead, plainPath } from './plain.ts';
 
 /**
  * The hot path of HLS delivery: a plain GET or HEAD of a memfs file, answered from node's
@@ -21,34 +20,22 @@ export function memfsFastPath(fs: MemFilesystem, cors: CorsPolicy, hooks: FsServ
   const heads = new WeakMap<string[], string[]>();
   const tapped = { hooks, rewrites, heads };
   return (req: IncomingMessage, res: ServerResponse): boolean => {
-    const method = req.method;
-    if (method !== 'GET' && method !== 'HEAD') return false;
-    const url = req.url!;
-    if (!url.startsWith(PREFIX)) return false;
-    const q = url.indexOf('?', PREFIX.length);
-    const path = q < 0 ? url.slice(PREFIX.length - 1) : url.slice(PREFIX.length - 1, q);
-    if (!isPlainFsPath(path)) return false;
+    const path = plainPath(req);
+    if (path === undefined) return false;
     const node = fs.open(path);
     if (node?.kind !== 'file') return false;
-    const h = req.headers;
-    if (h.range !== undefined || h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined) return false;
-    if (node.zip && h['accept-encoding'] !== undefined) return false;
-    let head = node.head;
-    const origin = h.origin;
-    if (origin !== undefined) {
-      const allowed = cors.allow(origin);
-      if (allowed !== undefined) {
-        head = head.concat('access-control-allow-origin', allowed, 'access-control-allow-credentials', 'true',
-          'access-control-expose-headers', 'Content-Length');
-      }
-    }
+    const head = plainHead(node, req, cors);
+    if (head === undefined) return false;
     if (fsServeTapped(hooks)) {
-      // who a forwarded request comes from is the front door's call (trusted proxies): the route has it
-      if (h['x-forwarded-for'] !== undefined || h['x-real-ip'] !== undefined) return false;
+      // who a forwarded request comes from is the front door's call (trusted proxies, serving threads): the route has it
+      const h = req.headers;
+      if (h['x-forwarded-for'] !== undefined || h['x-real-ip'] !== undefined || h[THREAD_PEER_HEADER] !== undefined) return false;
+      const url = req.url!;
+      const q = url.indexOf('?', PREFIX.length);
       return hooked(tapped, node, head, path, q < 0 ? '' : url.slice(q + 1), req, res);
     }
     res.writeHead(200, head);
-    if (method === 'HEAD') res.end();
+    if (req.method === 'HEAD') res.end();
     else res.end(node.file.data);
     return true;
   };

@@ -1,6 +1,9 @@
 import {
-  definePlugin, optional, basicAuthRef, eventsRef, filesystemEvents, filesystemsRef, placeholdersRef, serverRef, fsServeHooksRef, MimeTable,
+  definePlugin, optional, basicAuthRef, eventsRef, filesystemEvents, filesystemsRef, fsServeTapped, placeholdersRef, preServeSeesEveryFile, serverRef,
+  servingThreadsRef, fsServeHooksRef, MimeTable,
 } from '../../sdk/index.ts';
+import { MemfsReplica, type ThreadMode } from './replica.ts';
+import { replayServed, type ServedReport } from './served-report.ts';
 import { MemfsConfig, validateMemfs } from './schema.ts';
 import { MemFilesystem, type MemStore } from './service.ts';
 import { memfsRoutes } from './routes.ts';
@@ -15,14 +18,19 @@ export default definePlugin({
   configSchema: MemfsConfig,
   validate: validateMemfs,
   reads: ['storage'],
-  deps: { placeholders: placeholdersRef, server: serverRef, basicAuth: optional(basicAuthRef), events: optional(eventsRef) },
+  deps: {
+    placeholders: placeholdersRef, server: serverRef, basicAuth: optional(basicAuthRef), events: optional(eventsRef),
+    threads: optional(servingThreadsRef),
+  },
   provides: [filesystemsRef],
   setup(ctx) {
     const cfg = ctx.config;
     const mime = MimeTable.load(ctx.sections.storage.mimetypes_file);
     const store = ctx.retain<MemStore>('files', () => ({ files: new Map(), seq: 0 }));
+    const threads = ctx.deps.threads;
+    const replica = threads && threads.count > 0 ? new MemfsReplica() : undefined;
     const fs = new MemFilesystem(store, {
-      limit: cfg.max_size_mbytes * 1024 * 1024, purge: cfg.purge, mime, events: filesystemEvents(ctx.deps.events, 'mem'),
+      limit: cfg.max_size_mbytes * 1024 * 1024, purge: cfg.purge, mime, events: filesystemEvents(ctx.deps.events, 'mem'), replica,
     });
     const freed = fs.resize();
     if (freed > 0) ctx.log.info({ freed }, 'purged the oldest files to fit the new size limit');
@@ -49,5 +57,15 @@ export default definePlugin({
       hooks: ctx.hooks.get(fsServeHooksRef),
     });
     ctx.onClose(stopFastPath);
+
+    if (threads && replica) {
+      const hooks = ctx.hooks.get(fsServeHooksRef);
+      const mode = (): ThreadMode => (!fsServeTapped(hooks) ? 'all' : preServeSeesEveryFile(hooks) ? 'none' : 'segments');
+      const channel = replica.attach(threads, { corsOrigins: [...ctx.sections.storage.cors.origins] }, () => fs.entries(), mode);
+      channel.onMessage((batch) => replayServed(hooks, batch as ServedReport[]));
+      // plugins tap the file hooks in their setup, after this one maybe: look again once all are mounted
+      ctx.onListen(() => replica.mode(mode()));
+      ctx.onClose(() => channel.close());
+    }
   },
 });

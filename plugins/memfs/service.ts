@@ -6,6 +6,7 @@ import { memfsErrors } from './errors.ts';
 import { fileNode, info, own, sizeOf, type MemNode } from './entry.ts';
 import { Inflight } from './inflight.ts';
 import { UploadBuffer } from './upload.ts';
+import type { MemfsReplica } from './replica.ts';
 
 /**
  * What survives a config reload (`ctx.retain`). The map's order is the order of last writes
@@ -28,6 +29,8 @@ export interface MemfsOptions {
   maxInflight?: number;
   /** Reports refused writes (507) and purges as events; a no-op by default. */
   events?: FilesystemEvents;
+  /** The serving threads' copy (`http.threads` > 0): bodies in shared memory, every change sent in order. */
+  replica?: MemfsReplica;
 }
 
 /**
@@ -47,6 +50,7 @@ export class MemFilesystem implements FilesystemService {
   readonly #opts: MemfsOptions;
   readonly #inflight: Inflight;
   readonly #events: FilesystemEvents;
+  readonly #replica: MemfsReplica | undefined;
   #used = 0;
 
   constructor(store: MemStore, opts: MemfsOptions) {
@@ -54,6 +58,7 @@ export class MemFilesystem implements FilesystemService {
     this.#files = store.files;
     this.#opts = opts;
     this.#events = opts.events ?? filesystemEvents(undefined, 'mem');
+    this.#replica = opts.replica;
     this.#inflight = new Inflight({
       used: () => this.#used,
       replaced: (path) => sizeOf(this.#files.get(path)),
@@ -61,7 +66,9 @@ export class MemFilesystem implements FilesystemService {
     }, { limit: opts.limit, purge: opts.purge, cap: opts.maxInflight });
     // retained files get this app's content types (the mime table may have changed)
     for (const [path, n] of this.#files) {
-      if (n.kind === 'file') this.#files.set(path, fileNode(path, { ...n.file, mime: this.#mimeOf(path), gzip: undefined }));
+      // with serving threads the bodies move to shared memory once (a reload that turned them on)
+      const data = n.kind === 'file' && this.#replica ? this.#replica.share(n.file.data!) : undefined;
+      if (n.kind === 'file') this.#files.set(path, fileNode(path, { ...n.file, data: data ?? n.file.data, mime: this.#mimeOf(path), gzip: undefined }));
       this.#used += sizeOf(n);
     }
   }
@@ -84,6 +91,11 @@ export class MemFilesystem implements FilesystemService {
     return this.#files.get(path);
   }
 
+  /** Every node, oldest write first (the serving threads' snapshot). */
+  entries(): IterableIterator<[string, MemNode]> {
+    return this.#files.entries();
+  }
+
   async list(glob?: string): Promise<FsFileInfo[]> {
     const match = glob ? this.#globs.get(glob) : undefined;
     const out: FsFileInfo[] = [];
@@ -104,7 +116,7 @@ export class MemFilesystem implements FilesystemService {
 
   async writeFile(path: string, data: Buffer): Promise<FsWriteResult> {
     try {
-      return this.#written(this.#commit(path, own(data, data.length)));
+      return this.#written(this.#commit(path, own(data, data.length, this.#replica?.alloc)));
     } catch (err) {
       this.#events.refused(path, err);
       throw err;
@@ -127,7 +139,8 @@ export class MemFilesystem implements FilesystemService {
 
   async #upload(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions): Promise<FsWriteResult> {
     const inflight = this.#inflight;
-    let buf = new UploadBuffer(undefined);
+    const alloc = this.#replica?.alloc;
+    let buf = new UploadBuffer(undefined, alloc);
     let reserved = 0;
     inflight.begin(path);
     try {
@@ -135,7 +148,7 @@ export class MemFilesystem implements FilesystemService {
       if (opts.length !== undefined && opts.length > 0) {
         inflight.reserve(path, opts.length, opts.length);
         reserved = opts.length;
-        buf = new UploadBuffer(opts.length);
+        buf = new UploadBuffer(opts.length, alloc);
       }
       for await (const c of body) {
         const total = buf.size + c.length;
@@ -156,6 +169,7 @@ export class MemFilesystem implements FilesystemService {
     if (!n) return false;
     this.#files.delete(path);
     this.#used -= sizeOf(n);
+    this.#replica?.del(path);
     return true;
   }
 
@@ -166,12 +180,15 @@ export class MemFilesystem implements FilesystemService {
     this.#files.delete(path);
     this.#files.set(path, { kind: 'link', target, mtimeMs: Date.now() });
     this.#used -= sizeOf(old);
+    // threads serve files only: a link is main's to answer
+    this.#replica?.del(path);
     return { created: !old };
   }
 
   /** Checks the capacity and swaps the entry, all in one synchronous step. */
-  #commit(path: string, data: Buffer): FsWriteResult {
+  #commit(path: string, body: Buffer): FsWriteResult {
     const { limit, purge } = this.#opts;
+    const data = this.#replica ? this.#replica.share(body) : body;
     const old = this.#files.get(path);
     if (limit > 0) {
       if (data.length > limit) throw memfsErrors.tooBig();
@@ -189,9 +206,11 @@ export class MemFilesystem implements FilesystemService {
       etag: `"${data.length.toString(16)}-${mtimeMs.toString(16)}-${seq.toString(16)}"`,
       lastModified: new Date(mtimeMs).toUTCString(),
     };
+    const node = fileNode(path, file);
     this.#files.delete(path);
-    this.#files.set(path, fileNode(path, file));
+    this.#files.set(path, node);
     this.#used += data.length - sizeOf(old);
+    this.#replica?.put(path, node);
     return { created: old === undefined };
   }
 
@@ -203,6 +222,7 @@ export class MemFilesystem implements FilesystemService {
       if (freed >= need) break;
       if (p === keep || n.kind !== 'file') continue;
       this.#files.delete(p);
+      this.#replica?.del(p);
       freed += n.file.size;
       files++;
     }

@@ -1,4 +1,4 @@
-import { own } from './entry.ts';
+import { own, type Alloc } from './entry.ts';
 
 /**
  * The bytes of one upload as they arrive. With a announced length they are copied into one
@@ -9,9 +9,12 @@ export class UploadBuffer {
   #chunks: Uint8Array[] = [];
   #into: Buffer | undefined;
   size = 0;
+  readonly #alloc: Alloc;
 
-  constructor(length: number | undefined) {
-    if (length !== undefined && length > 0) this.#into = Buffer.allocUnsafeSlow(length);
+  /** `alloc`: where the file's bytes go (shared memory with serving threads, so the commit copies nothing). */
+  constructor(length: number | undefined, alloc: Alloc = Buffer.allocUnsafeSlow) {
+    this.#alloc = alloc;
+    if (length !== undefined && length > 0) this.#into = alloc(length);
   }
 
   /** Bytes this upload holds in memory now (the whole announced length once it is allocated). */
@@ -36,6 +39,6 @@ export class UploadBuffer {
   take(): Buffer {
     const into = this.#into;
     if (into && this.size === into.length) return into;
-    return own(into ? [into.subarray(0, this.size)] : this.#chunks, this.size);
+    return own(into ? [into.subarray(0, this.size)] : this.#chunks, this.size, this.#alloc);
   }
 }

@@ -1,5 +1,5 @@
 import type { FsServeHooks, FsServeRequest, FsServeRefusal, FsWrittenEvent, PluginHooks, FilesystemService } from '../../sdk/index.ts';
-import { fsServeHooksRef } from '../../sdk/index.ts';
+import { fsServeHooksRef, playlistsOnly } from '../../sdk/index.ts';
 import type { Collector } from './collector.ts';
 import { newSessionId, validSessionId } from './session-id.ts';
 import { rewritePlaylist } from './playlist.ts';
@@ -39,7 +39,8 @@ export function tapHls(
   // told once per run of refusals, not for every refused viewer
   let limited = false;
 
-  hooks.tap(fsServeHooksRef, 'preServe', (req: FsServeRequest): FsServeRefusal | undefined => {
+  // playlists only: serving threads answer segments themselves and report them to onServed
+  hooks.tap(fsServeHooksRef, 'preServe', playlistsOnly((req: FsServeRequest): FsServeRefusal | undefined => {
     if (!req.path.endsWith('.m3u8')) return undefined;
     if (!hls.collectable(req.remote)) {
       req.note = IGNORED;
@@ -71,7 +72,7 @@ export function tapHls(
     });
     req.note = { kind: 'session', id };
     return undefined;
-  });
+  }));
 
   // a viewer reloads the same playlist version several times per segment: its rewrite is kept
   // per session and reused while the body is the same (a string compare against a rewrite)

@@ -5,10 +5,12 @@ import {
   ServiceConfig, RouterConfig, PluginEntry,
 } from './sections-b.ts';
 import { EventsConfig } from './sections-events.ts';
+import { HttpConfig } from './sections-http.ts';
 
 export * from './sections-a.ts';
 export * from './sections-b.ts';
 export * from './sections-events.ts';
+export * from './sections-http.ts';
 export * from './known-sections.ts';
 
 /** The names of the built-in plugins; `"*"` in `plugins` (the default) loads all of this build's. */
@@ -28,7 +30,7 @@ export const OPT_IN_PLUGINS: readonly string[] = ['cluster'];
  * here so that ConfigData (and `reads`) are typed and `GET /api/v3/config` shows every key
  * whatever is loaded; the rules of a section live with its owner (see core/config/README.md):
  * - core: version, id, name, address, created_at, update_check, log, db, host, api (except
- *   api.auth), tls, storage.mimetypes_file, storage.cors, debug, service, router, plugins;
+ *   api.auth), tls, storage.mimetypes_file, storage.cors, debug, http, service, router, plugins;
  * - auth: api.auth; idp-login: api.auth.idp (alias api.auth.auth0); disk-fs: storage.disk;
  *   memfs: storage.memory; process engine: encoder (alias ffmpeg; core/process/config-schema.ts);
  * - rtmp, srt, metrics, sessions, playout: their plugins (known-sections.ts holds the rules of a
@@ -58,6 +60,7 @@ export const ConfigData = Type.Object({
   metrics: MetricsConfig,
   sessions: SessionsConfig,
   events: EventsConfig,
+  http: HttpConfig,
   service: ServiceConfig,
   router: RouterConfig,
   plugins: Type.Array(PluginEntry, { default: ['*'] }),

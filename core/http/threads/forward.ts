@@ -1,0 +1,64 @@
+import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { THREAD_PEER_HEADER } from '../../../sdk/serving-threads.ts';
+import { normalizeIp } from '../../../sdk/client-address.ts';
+import { signPeer } from './peer-header.ts';
+
+/** Hop-by-hop headers: they describe one connection, not the request, and are not passed on. */
+const HOP = ['connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer'];
+
+function strip(headers: IncomingHttpHeaders, extra: readonly string[]): IncomingHttpHeaders {
+  const out = { ...headers };
+  for (const h of HOP) delete out[h];
+  for (const h of extra) delete out[h];
+  return out;
+}
+
+/**
+ * Passes a request a serving thread does not answer to the main thread's internal listener, with
+ * the client's TCP peer in the signed `THREAD_PEER_HEADER`, and streams the answer back (uploads,
+ * SSE and long downloads stream both ways; nothing is buffered).
+ */
+export class Forwarder {
+  readonly #agent = new Agent({ keepAlive: true, maxSockets: 512 });
+  readonly #key: Buffer;
+  readonly #port: number;
+
+  constructor(key: Buffer, port: number) {
+    this.#key = key;
+    this.#port = port;
+  }
+
+  forward(req: IncomingMessage, res: ServerResponse, retried = false): void {
+    const headers = strip(req.headers, [THREAD_PEER_HEADER, 'expect']);
+    headers[THREAD_PEER_HEADER] = signPeer(this.#key, normalizeIp(req.socket.remoteAddress ?? ''));
+    const up = httpRequest({ host: '127.0.0.1', port: this.#port, method: req.method, path: req.url, headers, agent: this.#agent }, (ures) => {
+      // transfer-encoding is this hop's: node frames the body again for the client
+      res.writeHead(ures.statusCode ?? 502, ures.statusMessage, strip(ures.headers, ['transfer-encoding']));
+      ures.pipe(res);
+      ures.on('error', () => res.destroy());
+    });
+    up.on('error', () => {
+      // a kept-alive connection main closed just as it was reused: a read without body is safe to send again
+      if (up.reusedSocket && !retried && !res.headersSent && (req.method === 'GET' || req.method === 'HEAD')) {
+        this.forward(req, res, true);
+        return;
+      }
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const body = JSON.stringify({ code: 502, message: 'Bad Gateway', details: ['the main thread did not answer'] });
+      res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+    // a client that goes away takes its forwarded request with it (a viewer leaving an SSE stream)
+    res.on('close', () => { if (!res.writableFinished) up.destroy(); });
+    // a retried read: its (empty) body was read already
+    if (req.readableEnded) up.end();
+    else req.pipe(up);
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}

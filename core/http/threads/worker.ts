@@ -1,0 +1,95 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { ThreadFastPath, ThreadFastPathFactory } from '../../../sdk/serving-threads.ts';
+import { Forwarder } from './forward.ts';
+import type { ModuleStart, ToWorker, WorkerInit } from './messages.ts';
+
+/*
+ * A serving thread: its own listener on the API port (reusePort), the modules plugins registered
+ * (each a fast path over state main broadcasts), and everything else forwarded to main.
+ */
+
+interface Loaded {
+  port: MessagePort;
+  handler?: ThreadFastPath;
+}
+
+const init = workerData as WorkerInit;
+const parent = parentPort!;
+const forwarder = new Forwarder(Buffer.from(init.key), init.forwardPort);
+const modules = new Map<string, Loaded>();
+let handlers: ThreadFastPath[] = [];
+const stats = { served: 0, forwarded: 0 };
+
+function rebuild(): void {
+  handlers = [...modules.values()].flatMap((m) => (m.handler ? [m.handler] : []));
+}
+
+function drop(name: string): void {
+  modules.get(name)?.port.close();
+  modules.delete(name);
+  rebuild();
+}
+
+/** Loads a module; its broadcasts wait in its port until the factory subscribed (the port starts then). */
+async function load(m: ModuleStart): Promise<void> {
+  drop(m.name);
+  const entry: Loaded = { port: m.port };
+  modules.set(m.name, entry);
+  try {
+    const factory = (await import(m.url)).default as ThreadFastPathFactory;
+    // replaced or dropped meanwhile (a reload): this load is stale
+    if (modules.get(m.name) !== entry) return;
+    let deliver: (message: unknown) => void = () => {};
+    entry.handler = factory({
+      init: m.init,
+      snapshot: m.snapshot,
+      onMessage: (fn) => {
+        deliver = fn;
+        m.port.on('message', fn);
+      },
+      send: (message) => { m.port.postMessage(message); },
+      drain: () => {
+        for (let r = receiveMessageOnPort(m.port); r; r = receiveMessageOnPort(m.port)) deliver(r.message);
+      },
+    });
+    rebuild();
+  } catch (err) {
+    parent.postMessage({ t: 'error', message: `module ${m.name} (${m.url}): ${(err as Error).message}` });
+  }
+}
+
+const server = createServer({ maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, requestTimeout: 0 }, (req: IncomingMessage, res: ServerResponse) => {
+  for (let i = 0; i < handlers.length; i++) {
+    if (handlers[i]!(req, res)) {
+      stats.served++;
+      return;
+    }
+  }
+  stats.forwarded++;
+  forwarder.forward(req, res);
+});
+
+parent.on('message', (m: ToWorker) => {
+  switch (m.t) {
+    case 'module': void load(m); break;
+    case 'drop': drop(m.name); break;
+    case 'stats': parent.postMessage({ t: 'stats', id: m.id, ...stats }); break;
+    case 'close':
+      server.close(() => {
+        forwarder.close();
+        for (const name of [...modules.keys()]) drop(name);
+        parent.close();
+      });
+      server.closeAllConnections();
+      break;
+  }
+});
+
+server.listen({ host: init.host, port: init.port, reusePort: true }, () => {
+  void Promise.all(init.modules.map(load)).then(() => parent.postMessage({ t: 'ready' }));
+});
+server.on('error', (err) => {
+  parent.postMessage({ t: 'error', message: `listen: ${err.message}` });
+  process.exit(1);
+});

@@ -1,0 +1,90 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServiceRef } from './refs.ts';
+
+/*
+ * Serving threads (`http.threads`): the core runs N worker threads, each with its own listener on
+ * the API port (`reusePort`, the kernel spreads connections). A thread answers what a plugin's
+ * worker-side module takes (the memfs file fast path) and forwards everything else to the main
+ * thread, which stays the one owner of state, routes, hooks and the IP lists.
+ */
+
+/** What a plugin runs in every serving thread. */
+export interface ThreadModule {
+  /** Unique per plugin, e.g. `memfs`. */
+  name: string;
+  /** URL of an ES module whose default export is a `ThreadFastPathFactory` (`new URL('./thread.ts', import.meta.url).href`). */
+  url: string;
+  /** Sent to the factory in every thread (structured clone; SharedArrayBuffers stay shared). */
+  init?: unknown;
+  /** Called in the main thread when a thread starts or is replaced: what it must get to catch up (a snapshot). */
+  snapshot?: () => unknown;
+}
+
+/** The main thread's side of a registered module. */
+export interface ThreadChannel {
+  /** Sends a message to the module in every thread, in order (one channel per module and thread). */
+  broadcast(message: unknown): void;
+  /** Receives what the module's threads `send` (e.g. counters in batches); one receiver. */
+  onMessage(fn: (message: unknown) => void): void;
+  /** Stops the module in every thread (the plugin's `onClose`). */
+  close(): void;
+}
+
+/** The serving threads as a plugin sees them (provided by the core). */
+export interface ServingThreads {
+  /** Threads configured (`http.threads`); 0 = the main loop serves alone and `register` is a no-op. */
+  readonly count: number;
+  /** Runs `module` in every thread (and in every replacement); returns its channel. */
+  register(module: ThreadModule): ThreadChannel;
+}
+
+/** What a worker-side module gets in its thread. */
+export interface ThreadModuleContext {
+  /** The module's `init`. */
+  readonly init: unknown;
+  /** The first message of a new thread: the result of the module's `snapshot()` (undefined without one). */
+  readonly snapshot: unknown;
+  /** Subscribes to the module's broadcasts (in the order main sent them); one subscriber per module. */
+  onMessage(fn: (message: unknown) => void): void;
+  /**
+   * Delivers, synchronously and in order, the broadcasts main has sent that the thread has not
+   * handled yet (its event loop may be busy with requests). A module that must never answer from
+   * older state than main's calls it when it sees it is behind (e.g. a sequence number main
+   * publishes in a SharedArrayBuffer).
+   */
+  drain(): void;
+  /** Sends a message to the module's `onMessage` on the main thread (batch what is frequent). */
+  send(message: unknown): void;
+}
+
+/** A thread-side request handler: answers completely and returns true, or returns false (main answers). */
+export type ThreadFastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** The default export of a worker-side module. */
+export type ThreadFastPathFactory = (ctx: ThreadModuleContext) => ThreadFastPath;
+
+/**
+ * The header a serving thread puts on a request it forwards: the TCP peer it saw and an HMAC with
+ * a per-boot key. Main believes it only with a valid signature and removes it before any route or
+ * hook runs, so a plugin never sees it; a client sending it gets nothing. A fast path on the main
+ * thread that reads the socket's peer must leave requests carrying it to the routes.
+ *
+ * @example
+ * if (req.headers[THREAD_PEER_HEADER] !== undefined) return false; // the route knows the real client
+ */
+export const THREAD_PEER_HEADER = 'x-core-thread-peer';
+
+/**
+ * The serving threads service (provided by the core).
+ *
+ * @example
+ * deps: { threads: servingThreadsRef },
+ * setup(ctx) {
+ *   const threads = ctx.deps.threads;
+ *   if (threads.count === 0) return;
+ *   const channel = threads.register({ name: 'vendor', url: new URL('./thread.ts', import.meta.url).href, snapshot: () => table });
+ *   channel.broadcast({ op: 'set', key: 'a', value: 1 });
+ *   ctx.onClose(() => channel.close());
+ * }
+ */
+export const servingThreadsRef = createServiceRef<ServingThreads>('http.serving-threads');

@@ -1,0 +1,19 @@
+import t from 'tap';
+import { startApp } from '../../../helpers/app.ts';
+
+t.test('http.threads: out of range is a 409 naming the key; 0 by default', async (t) => {
+  const app = await startApp(t);
+  const cfg = await app.request('GET', '/api/v3/config');
+  t.equal(cfg.body.config.http.threads, 0);
+  for (const threads of [-1, 65]) {
+    const r = await app.request('PUT', '/api/v3/config', { body: { http: { threads } } });
+    t.equal(r.status, 409, String(threads));
+    t.ok(r.body['http.threads'], JSON.stringify(r.body));
+  }
+  t.same(await app.service.threads.stats(), [], 'no thread runs by default');
+});
+
+t.test('CORE_HTTP_THREADS sets it', async (t) => {
+  const app = await startApp(t, { env: { CORE_HTTP_THREADS: '1' } });
+  t.equal((await app.service.threads.stats()).length, 1);
+});
