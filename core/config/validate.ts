@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigData, BUILTIN_PLUGINS, MAX_SERVING_THREADS, isDir, isFile, validAddress, validCidr, type ConfigErrors } from '../../sdk/index.ts';
 import { getPath } from './schema-walk.ts';
-import { availableBuiltins } from '../kernel/loader.ts';
+import { starBuiltins } from '../kernel/loader.ts';
 import { ownerErrors } from './owners.ts';
 import { blockedPrefixes } from '../http/router-config.ts';
 
@@ -33,8 +33,8 @@ const ENABLE_KEYS: Record<string, string> = {
 
 function loadedNames(cfg: ConfigData): Set<string> {
   const names = new Set(cfg.plugins.map((p) => (typeof p === 'string' ? p : p.name ?? p.module ?? '')));
-  // "*" loads every built-in this build has
-  if (names.has('*')) for (const b of availableBuiltins()) names.add(b);
+  // "*" loads every built-in this build has, but the opt-in ones
+  if (names.has('*')) for (const b of starBuiltins()) names.add(b);
   return names;
 }
 

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
 import {
-  BootError, BUILTIN_PLUGINS, SDK_NAME, SDK_VERSION, type ConfigData, type PluginDefinition, type PluginEntry,
+  BootError, BUILTIN_PLUGINS, OPT_IN_PLUGINS, SDK_NAME, SDK_VERSION, type ConfigData, type PluginDefinition, type PluginEntry,
 } from '../../sdk/index.ts';
 import { findPluginPackage } from './resolve-package.ts';
 import { satisfies } from './semver-range.ts';
@@ -27,6 +27,11 @@ export function availableBuiltins(): string[] {
     .filter((d) => d.isDirectory() && existsSync(resolve(PLUGINS_DIR, d.name, 'index.ts')))
     .map((d) => d.name)
     .sort((a, b) => order(a) - order(b));
+}
+
+/** What `"*"` expands to: every built-in of this build except the opt-in ones (`OPT_IN_PLUGINS`). */
+export function starBuiltins(): string[] {
+  return availableBuiltins().filter((n) => !OPT_IN_PLUGINS.includes(n));
 }
 
 function order(name: string): number {
@@ -73,7 +78,7 @@ function checkSdkRange(def: PluginDefinition, where: Located): void {
 }
 
 /**
- * Expands the `plugins` key ("*" = every built-in of this build) and imports the definitions.
+ * Expands the `plugins` key ("*" = every built-in of this build but the opt-in ones) and imports the definitions.
  * Paths and package names are resolved from `baseDir`, the config file's folder (the working
  * directory when there is none). Stops the boot on an unknown name, a wrong SDK range or two
  * different modules with one name; `required` names are skipped (always mounted anyway).
@@ -85,7 +90,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], required: rea
   for (const [index, entry] of entries.entries()) {
     const spec = typeof entry === 'string' ? entry : entry.module ?? entry.name ?? '';
     const entryConfig = typeof entry === 'string' ? undefined : entry.config;
-    const names = spec === '*' ? builtins : [spec];
+    const names = spec === '*' ? builtins.filter((n) => !OPT_IN_PLUGINS.includes(n)) : [spec];
     for (const name of names) {
       // a required plugin is always mounted; naming it is allowed and changes nothing
       if (required.includes(name)) continue;

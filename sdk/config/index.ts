@@ -19,6 +19,12 @@ export const BUILTIN_PLUGINS = [
 ] as const;
 
 /**
+ * Built-ins that `"*"` leaves out: they load only when `plugins` names them. `cluster` joins the
+ * node to other nodes over NATS, which a single-node deployment must never do by accident.
+ */
+export const OPT_IN_PLUGINS: readonly string[] = ['cluster'];
+
+/**
  * The complete configuration, layout version 3 (reference section 6.2), plus `plugins`, composed
  * from the core's own keys and the sections the built-ins contribute. Every section's schema is
  * here so that ConfigData (and `reads`) are typed and `GET /api/v3/config` shows every key

@@ -1,0 +1,82 @@
+import type { Buckets, Log } from './connection.ts';
+import { LeaderLoop, readAssignments } from './leader.ts';
+import type { NodesView } from './nodes-view.ts';
+import { OwnerAgent, type RunHooks } from './owner-agent.ts';
+import type { PlacementNode } from './placement.ts';
+import { ProcessStore } from './process-store.ts';
+
+/**
+ * Placement and ownership as they run in every node: the shared process table is watched, the
+ * leader runs one placement step per tick, every node reads `core_assign` and its owner agent
+ * takes the leases of the processes assigned to it and calls the run hooks. Until the engine is
+ * wired the hooks only log (see README); an empty `core_processes` gives empty assignments.
+ */
+export class Coordinator {
+  #store: ProcessStore;
+  #loop: LeaderLoop;
+  #log: Log;
+  #bucket: Buckets;
+  #node: string;
+  #nodes: NodesView;
+  #assignments: Record<string, string> = {};
+  #agent: OwnerAgent;
+
+  constructor(b: Buckets, deps: { node: string; ttlMs: number; isLeader(): boolean; nodes: NodesView; log: Log; hooks: RunHooks }) {
+    this.#log = deps.log;
+    this.#node = deps.node;
+    this.#nodes = deps.nodes;
+    this.#store = new ProcessStore(b.processes);
+    this.#loop = new LeaderLoop(b.assign, {
+      node: deps.node,
+      isLeader: deps.isLeader,
+      nodes: () => deps.nodes.live().map((n): PlacementNode => ({
+        id: n.id, alive: true, maxProcesses: n.capacity.max_processes, load: n.load.loadavg / Math.max(1, n.capacity.cpus),
+      })),
+      processes: () => this.#store.list().map((v) => ({ id: v.process.id, order: v.process.order })),
+    });
+    this.#bucket = b;
+    this.#agent = new OwnerAgent(b.owners, {
+      node: deps.node, ttlMs: deps.ttlMs, hooks: deps.hooks,
+      log: (err, id) => deps.log.warn({ err, process: id }, 'cluster: stopping a process'),
+    });
+  }
+
+  get store(): ProcessStore { return this.#store; }
+
+  /** One step: (re)start the watcher, place when leading, refresh the assignments. */
+  async tick(): Promise<void> {
+    // not awaited: the node's tick (lease renewal) must never wait on a watcher's first values
+    if (!this.#store.watching) this.#store.watch().catch((err) => this.#log.warn({ err }, 'cluster: watching core_processes'));
+    // placing from views without their current values would move processes needlessly. The
+    // nodes view has them once it shows this node's own announcement: that was put after its
+    // watcher started, and a watcher delivers in stream order.
+    const ready = this.#store.ready && this.#nodes.live().some((n) => n.id === this.#node);
+    const status = ready ? await this.#loop.step() : 'not-ready';
+    if (status === 'written') {
+      for (const c of this.#loop.last?.changes ?? []) this.#log.info({ ...c }, 'cluster: placement change');
+    }
+    this.#assignments = (await readAssignments(this.#bucket.assign)).assignments;
+    // not awaited either (acquires may be slow); the agent skips a call while one runs
+    this.#agent.apply(this.#assignments).catch((err) => this.#log.warn({ err }, 'cluster: applying the assignments'));
+  }
+
+  /** Processes this node holds the ownership lease of (and runs, once the engine is wired). */
+  owned(): string[] { return this.#agent.running(); }
+
+  /** The assignments as last read, by process id. */
+  assignments(): { process_id: string; node_id: string }[] {
+    return Object.keys(this.#assignments).sort().map((id) => ({ process_id: id, node_id: this.#assignments[id]! }));
+  }
+
+  /** After a reconnect the watcher's consumer may be gone with the server: start afresh. */
+  restart(): void {
+    this.#store.stop();
+    this.#agent.reconnected().catch((err) => this.#log.warn({ err }, 'cluster: reconciling ownership'));
+  }
+
+  /** Stops what runs here (hooks), releases its leases, stops watching. */
+  async stop(): Promise<void> {
+    this.#store.stop();
+    await this.#agent.close().catch((err) => this.#log.warn({ err }, 'cluster: releasing ownership'));
+  }
+}

@@ -1,0 +1,41 @@
+import { aboutRef, definePlugin, processesRef, serverRef } from '../../sdk/index.ts';
+import { ClusterConfig, validateCluster } from './schema.ts';
+
+/**
+ * Cluster (stage 1 of issue 20): several nodes as one service on NATS JetStream. Each node
+ * announces itself (`core_nodes`), watches the others and competes for the leader lease
+ * (`core_leader`); `GET /api/v3/cluster` shows the result. Opt-in: `"*"` never loads it, only
+ * `{"name": "cluster", "config": {...}}` in `plugins` does. The NATS client is imported when the
+ * plugin is mounted, so a build without it still reads this definition.
+ */
+export default definePlugin({
+  name: 'cluster',
+  configSchema: ClusterConfig,
+  validate: validateCluster,
+  reads: ['id'],
+  deps: { about: aboutRef, processes: processesRef, server: serverRef },
+  async setup(ctx) {
+    const { ClusterNode } = await import('./node.ts');
+    const { clusterRoutes } = await import('./routes.ts');
+    const { about, processes, server } = ctx.deps;
+    const node = new ClusterNode(ctx.config, {
+      log: ctx.log,
+      nodeId: ctx.config.node_id ?? nodeIdFrom(ctx.sections.id),
+      version: about.about().version.number,
+      running: () => processes.list().filter((p) => p.exec === 'running').length,
+      // the engine is not wired yet (README, "Design for the rest"): ownership is taken and logged
+      hooks: {
+        start: (id) => ctx.log.info({ process: id }, 'cluster: this node owns the process'),
+        stop: (id, why) => ctx.log.info({ process: id, why }, 'cluster: this node no longer owns the process'),
+      },
+    });
+    clusterRoutes(ctx.http, node);
+    ctx.onListen((port) => node.start(ctx.config.api_address ?? `http://${server.host()}:${port}`));
+    ctx.onClose(() => node.close());
+  },
+});
+
+/** The configuration's id as a KV key (NATS refuses dots, spaces, wildcards in a node key). */
+function nodeIdFrom(id: string): string {
+  return id.replace(/[^A-Za-z0-9_=-]/g, '_') || 'node';
+}

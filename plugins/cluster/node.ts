@@ -1,0 +1,150 @@
+import { availableParallelism, loadavg } from 'node:os';
+import { NatsLink, type Log } from './connection.ts';
+import { Coordinator } from './coordinator.ts';
+import type { RunHooks } from './owner-agent.ts';
+import { LeaderLease } from './lease.ts';
+import { NodesView } from './nodes-view.ts';
+import type { ClusterConfig, ClusterView, NodeInfo } from './schema.ts';
+
+export interface NodeDeps {
+  log: Log;
+  nodeId: string;
+  version: string;
+  /** Processes of this node in the running state. */
+  running(): number;
+  /** What to do with the processes this node owns (the engine wiring; the plugin logs only). */
+  hooks: RunHooks;
+}
+
+/**
+ * One node of the cluster: announces itself in `core_nodes`, watches the others, takes or
+ * renews the leader lease, and runs placement (`coordinator.ts`: the leader's step, the
+ * assignments every node shows). Everything happens on one tick every `announce_sec`
+ * (sequential, so a slow NATS call never overlaps the next); a reconnect ticks at once so the
+ * node re-announces without waiting. No HTTP here: `routes.ts` serves `view()`.
+ */
+export class ClusterNode {
+  #cfg: ClusterConfig;
+  #deps: NodeDeps;
+  #link: NatsLink;
+  #nodes: NodesView;
+  #lease: LeaderLease;
+  #coordinator: Coordinator | undefined;
+  #coordinating: Promise<void> | undefined;
+  #startedAt = new Date().toISOString();
+  #apiAddress = '';
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(cfg: ClusterConfig, deps: NodeDeps) {
+    this.#cfg = cfg;
+    this.#deps = deps;
+    const ttlMs = cfg.ttl_sec * 1000;
+    this.#nodes = new NodesView(ttlMs);
+    this.#lease = new LeaderLease(deps.nodeId, ttlMs);
+    this.#link = new NatsLink({ servers: cfg.servers, name: `core-${deps.nodeId}`, ttlMs, replicas: cfg.replicas }, deps.log,
+      (connected) => this.#onLink(connected));
+  }
+
+  get id(): string { return this.#deps.nodeId; }
+
+  /** True while this node may act as leader (bounded by its lease deadline). */
+  isLeader(): boolean { return this.#lease.isLeader(); }
+
+  /** Starts announcing once the API address is known (the listener is bound). */
+  start(apiAddress: string): void {
+    this.#apiAddress = apiAddress;
+    if (!this.#closed && !this.#timer && !this.#ticking) this.#kick();
+  }
+
+  view(): ClusterView {
+    return {
+      node_id: this.id,
+      leader: this.#lease.leader(),
+      nodes: this.#nodes.live(),
+      assignments: this.#coordinator?.assignments() ?? [],
+      health: { nats: this.#link.connected ? 'connected' : 'disconnected', last_error: this.#link.lastError },
+    };
+  }
+
+  #onLink(connected: boolean): void {
+    // the old watcher's consumer may be gone with the server: start a fresh one and re-announce now
+    if (connected) { this.#nodes.stop(); this.#coordinator?.restart(); if (this.#apiAddress) this.#kick(); }
+  }
+
+  #kick(): void {
+    if (this.#closed) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#ticking) return;
+    this.#ticking = this.#tick().finally(() => {
+      this.#ticking = undefined;
+      if (!this.#closed) this.#timer = setTimeout(() => this.#kick(), this.#cfg.announce_sec * 1000);
+    });
+  }
+
+  async #tick(): Promise<void> {
+    await this.#link.ensure();
+    const b = this.#link.buckets;
+    if (!b || this.#closed) return;
+    // the lease first: its renewal must not wait behind a slow announcement
+    try {
+      const change = await this.#lease.tick(b.leader);
+      if (change === 'took') this.#deps.log.info({ node: this.id }, 'cluster: this node is the leader');
+      if (change === 'lost') this.#deps.log.warn({ node: this.id }, 'cluster: this node lost the leader lease');
+    } catch (err) {
+      this.#link.fail('leader lease', err);
+    }
+    try {
+      if (this.#nodes.stalled()) {
+        // a stalled consumer: the shared process watcher is likely stuck the same way
+        this.#deps.log.warn({ node: this.id }, 'cluster: restarting stalled watchers');
+        this.#nodes.stop();
+        this.#coordinator?.restart();
+      }
+      if (!this.#nodes.watching) await this.#nodes.start(b.nodes);
+      await b.nodes.put(this.id, JSON.stringify(this.#info()));
+    } catch (err) {
+      this.#link.fail('announcing this node', err);
+    }
+    this.#coordinator ??= new Coordinator(b, {
+      node: this.id, ttlMs: this.#cfg.ttl_sec * 1000, isLeader: () => this.#lease.isLeader(),
+      nodes: this.#nodes, log: this.#deps.log, hooks: this.#deps.hooks,
+    });
+    // placement runs beside the tick, never in it: a slow placement step (NATS stalling) must not
+    // delay the next lease renewal past its deadline
+    this.#coordinating ??= this.#coordinator.tick()
+      .catch((err) => this.#link.fail('placement', err))
+      .finally(() => { this.#coordinating = undefined; });
+  }
+
+  #info(): NodeInfo {
+    return {
+      id: this.id,
+      api_address: this.#apiAddress,
+      capacity: { cpus: availableParallelism(), max_processes: this.#cfg.max_processes },
+      load: { loadavg: loadavg()[0], processes_running: this.#deps.running() },
+      version: this.#deps.version,
+      started_at: this.#startedAt,
+    };
+  }
+
+  /** Stops ticking, leaves the cluster (lease released, announcement deleted) and disconnects. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await this.#ticking;
+    await this.#coordinating;
+    this.#nodes.stop();
+    await this.#coordinator?.stop();
+    const b = this.#link.buckets;
+    if (b) {
+      // a graceful leave: the others need not wait for ttl to take the lease or drop this node
+      await this.#lease.release(b.leader).catch((err) => this.#link.fail('releasing the leader lease', err));
+      await b.nodes.delete(this.id).catch(() => {});
+    }
+    await this.#link.close();
+  }
+}

@@ -1,0 +1,33 @@
+import t from 'tap';
+import { LeaderLease, LEADER_KEY } from '../../../plugins/cluster/lease.ts';
+import { natsMissing, openBucket, startNatsCluster } from './nats.ts';
+
+const missing = natsMissing();
+
+t.test('leader lease: take, renew, adopt its own unanswered write, lose to another', { skip: missing ?? false }, async (t) => {
+  const nats = await startNatsCluster(1);
+  t.teardown(() => nats.stop());
+  const { kv } = await openBucket(t, nats.servers[0].url, 'leader', 60_000);
+  const a = new LeaderLease('a', 60_000);
+  const b = new LeaderLease('b', 60_000);
+  t.equal(await a.tick(kv), 'took');
+  t.equal(await b.tick(kv), undefined, 'the key is held: b does not lead');
+  t.equal(b.leader(), 'a', 'b knows who leads');
+  t.equal(await a.tick(kv), undefined, 'a renewal is no change');
+  t.ok(a.isLeader());
+
+  // a's renewal landed but its answer was lost: the key holds a's id at a newer revision
+  const e = await kv.get(LEADER_KEY);
+  await kv.update(LEADER_KEY, JSON.stringify({ id: 'a', at: 'lost answer' }), e!.revision);
+  t.equal(await a.tick(kv), undefined, 'refused, re-read, adopted: still the leader');
+  t.ok(a.isLeader());
+  t.equal(await a.tick(kv), undefined, 'and the next renewal lands at the adopted revision');
+  t.equal((await kv.get(LEADER_KEY))!.json<{ id: string }>().id, 'a');
+
+  // another node's write (it took an expired key): a loses at once
+  const cur = await kv.get(LEADER_KEY);
+  await kv.update(LEADER_KEY, JSON.stringify({ id: 'b', at: 'now' }), cur!.revision);
+  t.equal(await a.tick(kv), 'lost');
+  t.notOk(a.isLeader());
+  t.equal(a.leader(), 'b');
+});
