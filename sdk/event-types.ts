@@ -49,6 +49,15 @@ export const BUILTIN_EVENT_TYPES: readonly EventTypeSpec[] = Object.freeze([
   }),
   spec('config.changed', 'core', [], 'A new configuration was stored (`PUT /api/v3/config`); it applies at the next reload.'),
   spec('config.reloaded', 'events', [], 'The service was rebuilt from the stored configuration.'),
+  spec('cluster.leader', 'cluster', ['node'], 'This node took or lost the cluster leader lease.', { change: '`took` or `lost`' }),
+  spec('cluster.node.joined', 'cluster', ['node'], 'A node appeared in this node\'s view of the live nodes (`core_nodes`).', {
+    api_address: 'the URL the node is reached at',
+  }),
+  spec('cluster.node.left', 'cluster', ['node'], 'A node dropped out of this node\'s view (left, or its announcements expired).'),
+  spec('cluster.process.owned', 'cluster', ['process', 'node'], 'This node took the ownership lease of a process assigned to it.'),
+  spec('cluster.process.released', 'cluster', ['process', 'node'], 'This node gave up a process (moved) or lost its lease (fenced).', {
+    why: '`moved`, or why the lease was lost',
+  }),
   spec('service.started', 'events', [], 'The service is listening (once per run of the program).', { port: 'HTTP port' }),
   spec('service.stopping', 'events', [], 'The service is stopping (for good or for a reload).'),
   spec('events.lost', 'events', [], 'Synthetic, first on a resumed stream: the events after the given id are no longer held.', {

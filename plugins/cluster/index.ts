@@ -1,4 +1,4 @@
-import { aboutRef, definePlugin, processesRef, serverRef } from '../../sdk/index.ts';
+import { aboutRef, definePlugin, eventsRef, optional, processesRef, serverRef } from '../../sdk/index.ts';
 import { ClusterConfig, validateCluster } from './schema.ts';
 
 /**
@@ -13,21 +13,29 @@ export default definePlugin({
   configSchema: ClusterConfig,
   validate: validateCluster,
   reads: ['id'],
-  deps: { about: aboutRef, processes: processesRef, server: serverRef },
+  deps: { about: aboutRef, processes: processesRef, server: serverRef, events: optional(eventsRef) },
   async setup(ctx) {
     const { ClusterNode } = await import('./node.ts');
     const { clusterRoutes } = await import('./routes.ts');
-    const { about, processes, server } = ctx.deps;
+    const { about, processes, server, events } = ctx.deps;
+    const nodeId = ctx.config.node_id ?? nodeIdFrom(ctx.sections.id);
     const node = new ClusterNode(ctx.config, {
       log: ctx.log,
-      nodeId: ctx.config.node_id ?? nodeIdFrom(ctx.sections.id),
+      nodeId,
       version: about.about().version.number,
       running: () => processes.list().filter((p) => p.exec === 'running').length,
       // the engine is not wired yet (README, "Design for the rest"): ownership is taken and logged
       hooks: {
-        start: (id) => ctx.log.info({ process: id }, 'cluster: this node owns the process'),
-        stop: (id, why) => ctx.log.info({ process: id, why }, 'cluster: this node no longer owns the process'),
+        start: (id) => {
+          ctx.log.info({ process: id }, 'cluster: this node owns the process');
+          events?.emit('cluster.process.owned', { process: id, node: nodeId });
+        },
+        stop: (id, why) => {
+          ctx.log.info({ process: id, why }, 'cluster: this node no longer owns the process');
+          events?.emit('cluster.process.released', { process: id, node: nodeId }, { why });
+        },
       },
+      emit: events ? (type, subject, payload) => events.emit(type, subject, payload) : undefined,
     });
     clusterRoutes(ctx.http, node);
     ctx.onListen((port) => node.start(ctx.config.api_address ?? `http://${server.host()}:${port}`));

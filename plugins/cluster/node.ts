@@ -14,6 +14,8 @@ export interface NodeDeps {
   running(): number;
   /** What to do with the processes this node owns (the engine wiring; the plugin logs only). */
   hooks: RunHooks;
+  /** Cluster events (`cluster.*` in sdk/event-types.ts); none without the events plugin. */
+  emit?(type: string, subject: Record<string, string>, payload?: Record<string, unknown>): void;
 }
 
 /**
@@ -36,6 +38,8 @@ export class ClusterNode {
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #closed = false;
+  /** The live nodes at the last tick (id → API address), for joined/left events. */
+  #seen = new Map<string, string>();
 
   constructor(cfg: ClusterConfig, deps: NodeDeps) {
     this.#cfg = cfg;
@@ -93,6 +97,7 @@ export class ClusterNode {
       const change = await this.#lease.tick(b.leader);
       if (change === 'took') this.#deps.log.info({ node: this.id }, 'cluster: this node is the leader');
       if (change === 'lost') this.#deps.log.warn({ node: this.id }, 'cluster: this node lost the leader lease');
+      if (change === 'took' || change === 'lost') this.#deps.emit?.('cluster.leader', { node: this.id }, { change });
     } catch (err) {
       this.#link.fail('leader lease', err);
     }
@@ -108,6 +113,7 @@ export class ClusterNode {
     } catch (err) {
       this.#link.fail('announcing this node', err);
     }
+    this.#membership();
     this.#coordinator ??= new Coordinator(b, {
       node: this.id, ttlMs: this.#cfg.ttl_sec * 1000, isLeader: () => this.#lease.isLeader(),
       nodes: this.#nodes, log: this.#deps.log, hooks: this.#deps.hooks,
@@ -117,6 +123,15 @@ export class ClusterNode {
     this.#coordinating ??= this.#coordinator.tick()
       .catch((err) => this.#link.fail('placement', err))
       .finally(() => { this.#coordinating = undefined; });
+  }
+
+  /** `cluster.node.joined` / `left` for the changes of the live view since the last tick. */
+  #membership(): void {
+    if (!this.#deps.emit) return;
+    const now = new Map(this.#nodes.live().map((n) => [n.id, n.api_address]));
+    for (const [id, address] of now) if (!this.#seen.has(id)) this.#deps.emit('cluster.node.joined', { node: id }, { api_address: address });
+    for (const id of this.#seen.keys()) if (!now.has(id)) this.#deps.emit('cluster.node.left', { node: id });
+    this.#seen = now;
   }
 
   #info(): NodeInfo {

@@ -2,6 +2,7 @@ import t from 'tap';
 import { processKey } from '../../../plugins/cluster/keys.ts';
 import { ProcessStore } from '../../../plugins/cluster/process-store.ts';
 import { createTestApp, type TestApp } from '../../../sdk/testing/index.ts';
+import { eventsRef, type CoreEvent } from '../../../sdk/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { natsMissing, openBucket, startNatsCluster } from './nats.ts';
 
@@ -19,11 +20,18 @@ t.test('the leader places shared processes over the nodes; every node shows the 
   const nats = await startNatsCluster(3);
   t.teardown(() => nats.stop());
   const kits = new Map<string, TestApp>();
+  /** The cluster events each node emitted, from its own event stream. */
+  const seen = new Map<string, CoreEvent[]>();
   for (const [i, id] of ['a', 'b', 'c'].entries()) {
-    const kit = await createTestApp({ t, plugins: [{ name: 'cluster', config: { servers: [nats.servers[i].url], node_id: id, ttl_sec: 3, announce_sec: 1, replicas: 3 } }] });
+    const kit = await createTestApp({ t, plugins: ['events', { name: 'cluster', config: { servers: [nats.servers[i].url], node_id: id, ttl_sec: 3, announce_sec: 1, replicas: 3 } }] });
+    const list: CoreEvent[] = [];
+    seen.set(id, list);
+    const sub = kit.services.get(eventsRef).subscribe({ types: ['cluster.*'] }, undefined, (e) => { list.push(e); });
+    t.teardown(() => sub.close());
     await kit.listen();
     kits.set(id, kit);
   }
+  const emitted = (node: string, type: string, match: (e: CoreEvent) => boolean = () => true) => seen.get(node)!.some((e) => e.type === type && match(e));
   const views = async (): Promise<View[]> => Promise.all([...kits.values()].map(async (k) => (await k.request('GET', '/api/v3/cluster')).body as View));
   /** The views once all agree on a leader and on assignments matching `ok`. */
   const settled = (ok: (v: View) => boolean) => async (): Promise<View | undefined> => {
@@ -54,6 +62,14 @@ t.test('the leader places shared processes over the nodes; every node shows the 
   };
   await waitFor(owned(spread), { timeout: 30_000, what: 'every lease held by the assigned node' });
   t.pass('core_owners matches the assignments');
+  // the events stream of each node says what it took, and who leads
+  await waitFor(() => spread.assignments.every((a) => emitted(a.node_id, 'cluster.process.owned', (e) => e.subject.process === a.process_id && e.subject.node === a.node_id)),
+    { timeout: 30_000, what: 'cluster.process.owned on each owner' });
+  t.pass('each owner emitted cluster.process.owned for its processes');
+  t.ok(emitted(spread.leader!, 'cluster.leader', (e) => e.payload.change === 'took'), 'the leader emitted cluster.leader took');
+  for (const id of kits.keys()) {
+    t.same([...new Set(seen.get(id)!.filter((e) => e.type === 'cluster.node.joined').map((e) => e.subject.node))].sort(), ['a', 'b', 'c'], `${id} saw the three nodes join`);
+  }
 
   // the leader's node leaves: another leads and re-places its processes on the two left
   const leaving = spread.leader!;
@@ -67,4 +83,9 @@ t.test('the leader places shared processes over the nodes; every node shows the 
   // the departed node released its leases on the way out: the new owners hold them at once
   await waitFor(owned(after), { timeout: 30_000, what: 'the moved leases held by their new nodes' });
   t.pass('core_owners follows the failover');
+  await waitFor(() => moved.every((m) => {
+    const now = after.assignments.find((b) => b.process_id === m.process_id)!.node_id;
+    return emitted(now, 'cluster.process.owned', (e) => e.subject.process === m.process_id);
+  }) && [...kits.keys()].every((id) => emitted(id, 'cluster.node.left', (e) => e.subject.node === leaving)), { timeout: 30_000, what: 'owned events of the moved processes, node.left on the others' });
+  t.pass('the new owners emitted cluster.process.owned; the others saw the leader leave (cluster.node.left)');
 });
