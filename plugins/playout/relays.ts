@@ -1,29 +1,12 @@
-import type { Logger } from 'pino';
 import type { PlayoutStatus } from '../../sdk/index.ts';
+import type { RelayOptions } from './relay/index.ts';
 
 /*
  * The relay engine as the shell sees it (plugins/playout/relay/, built by its own module): the
  * shell only starts, stops and steers relays, so it codes against this shape and gets the real
- * class through a factory (index.ts).
+ * class through a factory (index.ts). The options are the engine's own (a type import: the engine
+ * still loads only when playout is enabled).
  */
-
-export interface RelayOptions {
-  /** The input address as the process runs it (`playout:rtmp://...`), for status.id. */
-  id: string;
-  /** Source URL to read (placeholders resolved). */
-  url: string;
-  /** The user's input options that say how to read the source. */
-  inputOptions: readonly string[];
-  /** Loopback TCP port to listen on (127.0.0.1). */
-  port: number;
-  /** Encoder binary path. */
-  ffmpeg: string;
-  /** Text of the generated slate (the process id). */
-  label: string;
-  log: Logger;
-  /** The image set through the API, kept by the shell across relay restarts. */
-  errorframe?: Buffer;
-}
 
 export interface RelayHandle {
   start(): Promise<void>;

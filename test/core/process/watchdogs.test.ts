@@ -1,23 +1,12 @@
-import { createServer, type Socket } from 'node:net';
 import t from 'tap';
 import { startApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { silentServer } from '../../helpers/net-proc.ts';
 import { addProcess, nullProcess, state, waitState } from './helpers.ts';
 
 t.test('an input that connects and never sends is stopped by the stale timeout and retried', async (t) => {
-  const sockets: Socket[] = [];
   let connections = 0;
-  const server = createServer((s) => {
-    connections++;
-    sockets.push(s);
-    s.on('error', () => {});
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => {
-    for (const s of sockets) s.destroy();
-    return new Promise<void>((r) => server.close(() => r()));
-  });
-  const port = (server.address() as { port: number }).port;
+  const port = await silentServer(t, () => { connections++; });
 
   const app = await startApp(t);
   await addProcess(app, nullProcess('silent', {

@@ -1,18 +1,11 @@
-import { createServer, type Socket } from 'node:net';
 import t from 'tap';
 import { startApp } from '../../helpers/app.ts';
+import { silentServer } from '../../helpers/net-proc.ts';
 import { addProcess, nullProcess } from '../../core/process/helpers.ts';
 import { SseClient } from './sse-client.ts';
 
 t.test('process events: added, updated, deleted; stale and limit kills with their reasons', async (t) => {
-  const sockets: Socket[] = [];
-  const server = createServer((s) => { sockets.push(s); s.on('error', () => {}); });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => {
-    for (const s of sockets) s.destroy();
-    return new Promise<void>((r) => server.close(() => r()));
-  });
-  const port = (server.address() as { port: number }).port;
+  const port = await silentServer(t);
   const app = await startApp(t);
   const c = await SseClient.open(`${app.url}/api/v3/events?types=process.*`);
   t.teardown(() => c.close());

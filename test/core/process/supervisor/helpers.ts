@@ -1,6 +1,8 @@
 import type { Test } from 'tap';
 import { Supervisor, UsageSampler, type ExecState, type SupervisorOptions } from '../../../../core/process/supervisor/index.ts';
 
+export { alive } from '../../../helpers/net-proc.ts';
+
 export const FFMPEG = '/usr/bin/ffmpeg';
 /** A light, endless encoder: real-time (-re) so it does not eat a core of the test machine. */
 export const FFMPEG_RUNNING = ['-nostdin', '-hide_banner', '-re', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=10', '-f', 'null', '-'];
@@ -56,15 +58,6 @@ export function supervise(t: Test, opts: Partial<SupervisorOptions> & Pick<Super
   return rec;
 }
 
-/** True while a process with this pid exists (signal 0 only checks). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export function args(list: string[]): () => Promise<string[]> {
   return async () => list;

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import type { TestLike } from '../../../helpers/app.ts';
 
+export { alive } from '../../../helpers/net-proc.ts';
+
 export const log = pino({ level: process.env.RELAY_TEST_LOG ?? 'silent' });
 
 /** A free loopback TCP port: bind 0, read it, close. */
@@ -85,15 +87,6 @@ export function dtsSteps(packets: ProbedPacket[], type: string): { maxGap: numbe
   return { maxGap, minStep, count: d.length };
 }
 
-/** Whether a process with this pid still exists. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Keeps (re)starting a pusher until the listening source accepted it (a refused pusher exits at once). */
 export async function pushInto(t: TestLike, port: number, connected: () => boolean, opts: PushOptions = {}): Promise<Child> {
