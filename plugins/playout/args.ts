@@ -65,6 +65,11 @@ export function relayInput(processOptions: readonly string[], port: number): str
   return [...processOptions, '-f', 'mpegts', '-i', `tcp://127.0.0.1:${port}`];
 }
 
+/** What replaces one input when playout is disabled: the URL behind `playout:`, read directly. */
+export function directInput(input: LocatedInput): string[] {
+  return [...input.options, '-i', input.address.slice(PREFIX.length)];
+}
+
 /** `args` with each located input's options and address replaced (later inputs first, so indexes hold). */
 export function replaceInputs(args: readonly string[], changes: readonly { input: LocatedInput; with: readonly string[] }[]): string[] {
   const out = [...args];

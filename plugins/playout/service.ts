@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ProcessCommandView, ProcessPreSave, ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
-import { PREFIX, locateInputs, relayInput, replaceInputs, splitOptions, type LocatedInput } from './args.ts';
+import { PREFIX, directInput, locateInputs, relayInput, replaceInputs, splitOptions, type LocatedInput } from './args.ts';
 import { exhausted } from './errors.ts';
 import type { PortPool } from './ports.ts';
 import { addressInUse, relayKey, splitKey, type RelayEntry, type RelayFactory } from './relays.ts';
@@ -81,7 +81,7 @@ export class RelayRegistry {
     const playout = (locateInputs(v.args, v.inputs) ?? []).filter((i) => i.address.startsWith(PREFIX));
     if (!playout.length) return v;
     if (!this.#o.enabled) {
-      v.args = replaceInputs(v.args, playout.map((i) => ({ input: i, with: [...i.options, '-i', i.address.slice(PREFIX.length)] })));
+      v.args = replaceInputs(v.args, playout.map((i) => ({ input: i, with: directInput(i) })));
       return v;
     }
     const changes = playout.flatMap((input) => {
@@ -248,7 +248,7 @@ export class RelayRegistry {
 
   /** Disabled: stock ffmpeg cannot read `playout:`, so the process reads the URL behind it directly. */
   #strip(p: ProcessPreStart, inputs: LocatedInput[]): void {
-    p.args = replaceInputs(p.args, inputs.map((i) => ({ input: i, with: [...i.options, '-i', i.address.slice(PREFIX.length)] })));
+    p.args = replaceInputs(p.args, inputs.map((i) => ({ input: i, with: directInput(i) })));
     if (this.#stripped.has(p.id)) return;
     this.#stripped.add(p.id);
     this.#o.log.info({ process: p.id }, 'playout is not enabled: playout: inputs are read directly, without relay');

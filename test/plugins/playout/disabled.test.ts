@@ -23,6 +23,9 @@ t.test('disabled: the prefix is stripped from the command, routes answer 404 wit
   const i = command.indexOf('-i');
   t.match(command[i + 1], /^rtmp:\/\/127\.0\.0\.1:\d+\/cam$/, 'read directly, without the playout: prefix');
   t.same(command.slice(i - 2, i), ['-rw_timeout', '2000000'], 'the input options stay');
+  t.equal((await app.request('POST', '/api/v3/process', { body: { ...proc, id: 'idle', autostart: false } })).status, 200);
+  const idle = (await app.request('GET', '/api/v3/process/idle/state')).body.command as string[];
+  t.match(idle[idle.indexOf('-i') + 1], /^rtmp:\/\/127\.0\.0\.1:\d+\/cam$/, 'a process never started shows the direct read too (viewCommand)');
 
   for (const path of ['status', 'reopen', 'keyframe/last.jpg', 'errorframe/encode']) {
     const r = await app.request('GET', `/api/v3/process/p/playout/in/${path}`);
