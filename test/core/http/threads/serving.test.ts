@@ -80,7 +80,9 @@ t.test('a reload keeps the threads serving with the new app', async (t) => {
       const r = await fresh(`${app.url}/memfs/r.ts`);
       if (r.status !== 200 || !r.body.equals(body(1))) wrong++;
     }
-    t.equal((await fresh(`${app.url}/memfs/r2.ts`, { method: 'PUT', body: body(2) })).status, 201);
+    // created on the first pass, replaced on later ones
+    const put = (await fresh(`${app.url}/memfs/r2.ts`, { method: 'PUT', body: body(2) })).status;
+    if (put !== 201 && put !== 204) wrong++;
     const r2 = await fresh(`${app.url}/memfs/r2.ts`);
     if (!r2.body.equals(body(2))) wrong++;
     return (await app.service.threads.stats()).every((s) => s.served > 0);
