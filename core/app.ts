@@ -26,11 +26,13 @@ import { configRoutes } from './http/config-routes.ts';
 import { profilingRoutes } from './http/profiling.ts';
 import { fsApiRoutes } from './http/fs-routes.ts';
 import { installRedirects, routerRoutes } from './http/router-routes.ts';
+import { fileRedirects } from './http/router-config.ts';
 import { installEncoding } from './http/encoding.ts';
 import { removeStaleTemps } from './store/stale-temps.ts';
 import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
 import type { ServingThreadPool } from './http/threads/pool.ts';
+import { trackRouteHeads } from './http/threads/route-heads.ts';
 
 export interface BuildOptions {
   /** Where PUT /api/v3/config stores; default `<db.dir>/config.json` for a bare config. */
@@ -92,6 +94,8 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const http = createServer({
     log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api, threadKey: opts.threads?.key,
   });
+  // before any route: a serving thread answering the disk mount must know every other route's prefix
+  const routeHeads = trackRouteHeads(http, fileRedirects(config.router).keys());
   installRedirects(http, config.router);
   installEncoding(http);
   const lifecycle = new Lifecycle(log);
@@ -119,7 +123,8 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const tls = certificateService(config, log);
   services.provide(tlsCertificatesRef, tls.certs);
   // the threads outlive the app (they hold the port); what this app's plugins run in them goes with it
-  const threads = opts.threads?.forApp(config.http.threads) ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), close: () => {} };
+  const threads = opts.threads?.forApp(config.http.threads, routeHeads)
+    ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), routeHeads, close: () => {} };
   services.provide(servingThreadsRef, threads);
   lifecycle.onClose('core', async () => threads.close());
 

@@ -19,6 +19,7 @@ export * from './fs-send.ts';
 export * from './fs-http.ts';
 export * from './fs-continue.ts';
 export * from './fs-hooks.ts';
+export * from './fs-thread-serve.ts';
 export * from './fast-path.ts';
 export * from './fs-api.ts';
 export * from './placeholders.ts';

@@ -36,6 +36,13 @@ export interface ServingThreads {
   readonly count: number;
   /** Runs `module` in every thread (and in every replacement); returns its channel. */
   register(module: ThreadModule): ThreadChannel;
+  /**
+   * The first path segments (`api`, `memfs`, `ping`) of the app's GET routes and redirects, `:`
+   * when a route starts with a parameter: a module serving a catch-all mount (disk `/*`) leaves
+   * paths under these to main, whose router prefers the specific route. Complete once the app
+   * listens (plugins add routes in setup).
+   */
+  routeHeads(): readonly string[];
 }
 
 /** What a worker-side module gets in its thread. */
@@ -57,8 +64,12 @@ export interface ThreadModuleContext {
   send(message: unknown): void;
 }
 
-/** A thread-side request handler: answers completely and returns true, or returns false (main answers). */
-export type ThreadFastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+/**
+ * A thread-side request handler: answers completely and returns true, or returns false (main
+ * answers). A promise when the decision needs I/O (disk): it must not touch `res` before it is
+ * sure to answer, and resolves false to leave the request (its body unread) to main.
+ */
+export type ThreadFastPath = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 
 /** The default export of a worker-side module. */
 export type ThreadFastPathFactory = (ctx: ThreadModuleContext) => ThreadFastPath;

@@ -1,4 +1,6 @@
-import { fsExtension, type FsFile } from '../../sdk/index.ts';
+// the SDK's files one by one, not its index: the cache rules also run in every serving thread
+import { fsExtension } from '../../sdk/fs-path.ts';
+import type { FsFile } from '../../sdk/fs.ts';
 
 /** A cached file: content in memory, served like any file held in memory. */
 export interface CachedNode { kind: 'file'; path: string; file: FsFile }

@@ -1,4 +1,5 @@
-import { ApiError, isApiError } from '../../sdk/index.ts';
+// sdk/errors.ts, not the index: root.ts (and so this file) also runs in every serving thread
+import { ApiError, isApiError } from '../../sdk/errors.ts';
 
 /** Errors of the disk filesystem, with stable codes. */
 export const diskErrors = {

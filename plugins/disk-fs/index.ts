@@ -1,13 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
-  definePlugin, optional, eventsRef, filesystemEvents, filesystemsRef, httpHooksRef, fsServeHooksRef, placeholdersRef, MimeTable,
+  definePlugin, optional, eventsRef, filesystemEvents, filesystemsRef, httpHooksRef, fsServeHooksRef, placeholdersRef, servingThreadsRef,
+  MimeTable,
 } from '../../sdk/index.ts';
 import { DiskFsConfig, validateDiskFs } from './schema.ts';
 import { DiskRoot } from './root.ts';
 import { DiskFilesystem } from './service.ts';
 import { DiskCache } from './cache.ts';
 import { diskRoutes } from './routes.ts';
+import { diskThreads } from './threads.ts';
 
 /**
  * The disk filesystem `disk`: `/api/v3/fs/disk` and the public, read-only `/*` (folders serve
@@ -19,7 +21,7 @@ export default definePlugin({
   configSchema: DiskFsConfig,
   validate: validateDiskFs,
   reads: ['storage', 'db'],
-  deps: { placeholders: placeholdersRef, events: optional(eventsRef) },
+  deps: { placeholders: placeholdersRef, events: optional(eventsRef), threads: optional(servingThreadsRef) },
   provides: [filesystemsRef],
   async setup(ctx) {
     const cfg = ctx.config;
@@ -34,13 +36,14 @@ export default definePlugin({
     });
 
     const c = cfg.cache;
-    const cache = c.enable ? new DiskCache({
+    const cacheOptions = c.enable ? {
       maxBytes: c.max_size_mbytes * 1024 * 1024,
       maxFileBytes: c.max_file_size_mbytes * 1024 * 1024,
       ttlMs: c.ttl_seconds * 1000,
-      allow: c.types.allow,
-      block: c.types.block,
-    }) : undefined;
+      allow: [...c.types.allow],
+      block: [...c.types.block],
+    } : undefined;
+    const cache = cacheOptions && new DiskCache(cacheOptions);
     if (cache) fs.onChange((path) => cache.evict(path));
 
     const hooks = ctx.hooks.get(httpHooksRef);
@@ -52,6 +55,12 @@ export default definePlugin({
       authorize: (input) => hooks.authorize.promise(input),
       serveHooks: ctx.hooks.get(fsServeHooksRef),
     });
+    const threads = ctx.deps.threads;
+    if (threads && threads.count > 0) {
+      diskThreads(ctx, threads, root, {
+        corsOrigins: [...ctx.sections.storage.cors.origins], mimetypesFile: ctx.sections.storage.mimetypes_file, cache: cacheOptions,
+      });
+    }
     ctx.log.info({ dir, limit_mbytes: cfg.max_size_mbytes, cache: c.enable }, 'disk filesystem ready');
   },
 });

@@ -36,6 +36,11 @@ export class DiskRoot {
     return new DiskRoot(dir, real, reserved);
   }
 
+  /** The reserved paths (to build the same root in a serving thread). */
+  get reserved(): readonly string[] {
+    return this.#reserved;
+  }
+
   /** Is this real (symlink-free) absolute path inside the root? */
   contains(real: string): boolean {
     return real === this.real || this.real === sep || real.startsWith(this.real + sep);

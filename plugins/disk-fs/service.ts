@@ -1,19 +1,17 @@
 import { lstat, mkdir, open, readFile, rename, stat, statfs, unlink } from 'node:fs/promises';
-import type { BigIntStats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type {
-  FilesystemService, FsFile, FsFileInfo, FsNode, FsWriteOptions, FsWriteResult,
+  FilesystemService, FsFileInfo, FsNode, FsWriteOptions, FsWriteResult,
 } from '../../sdk/index.ts';
 import { GlobMatchers, filesystemEvents, type FilesystemEvents } from '../../sdk/index.ts';
 import { diskErrors, writeError } from './errors.ts';
 import { isMissing, type DiskRoot } from './root.ts';
 import { diskUsage, walkFiles } from './walk.ts';
+import { etagOf, openDiskNode } from './open.ts';
 
 const USAGE_MAX_AGE_MS = 2000;
 
-/** Inode, size and nanosecond mtime: changes with every rewrite or rename over the file. */
-const etagOf = (st: BigIntStats) => `"${st.ino.toString(16)}-${st.size.toString(16)}-${st.mtimeNs.toString(16)}"`;
 
 /**
  * The disk filesystem `disk`: a folder, served at `/` with `index.html` for folders. Uploads go
@@ -67,43 +65,8 @@ export class DiskFilesystem implements FilesystemService {
     return this.#used;
   }
 
-  async open(path: string): Promise<FsNode | undefined> {
-    if (this.#r.hidden(path)) return undefined;
-    const real = await this.#r.resolve(path);
-    if (real === undefined) return undefined;
-    // the entry may be deleted between realpath and here (ffmpeg's delete_segments): a 404
-    const l = await lstat(this.#r.abs(path)).catch((err: unknown) => { if (isMissing(err)) return undefined; throw err; });
-    if (!l) return undefined;
-    // a link answers 301 to its target; the root may itself be a link (a mounted volume)
-    if (l.isSymbolicLink() && path !== '/') return { kind: 'link', target: this.#r.toFsPath(real) };
-    let fh;
-    try {
-      fh = await open(real, 'r');
-      // facts from the open descriptor: a rename over the file cannot mix two versions
-      const st = await fh.stat({ bigint: true });
-      if (st.isDirectory()) {
-        await fh.close();
-        return { kind: 'dir' };
-      }
-      if (!st.isFile()) {
-        await fh.close();
-        return undefined;
-      }
-      const h = fh;
-      const size = Number(st.size);
-      const file: FsFile = {
-        size,
-        mtimeMs: Number(st.mtimeMs),
-        etag: etagOf(st),
-        stream: (start, end) => h.createReadStream({ start, end, autoClose: true }),
-        release: () => { void h.close().catch(() => {}); },
-      };
-      return { kind: 'file', path, file };
-    } catch (err) {
-      await fh?.close().catch(() => {});
-      if (isMissing(err) || (err as NodeJS.ErrnoException).code === 'EACCES') return undefined;
-      throw err;
-    }
+  open(path: string): Promise<FsNode | undefined> {
+    return openDiskNode(this.#r, path);
   }
 
   /** The current version (ETag) of a file, without opening it; undefined when it is gone. */

@@ -1,9 +1,8 @@
 import {
-  definePlugin, optional, basicAuthRef, eventsRef, filesystemEvents, filesystemsRef, fsServeTapped, placeholdersRef, preServeSeesEveryFile, serverRef,
-  servingThreadsRef, fsServeHooksRef, MimeTable,
+  definePlugin, optional, basicAuthRef, eventsRef, filesystemEvents, filesystemsRef, placeholdersRef, serverRef,
+  servingThreadsRef, fsServeHooksRef, replayServed, threadServeMode, MimeTable, type ServedReport,
 } from '../../sdk/index.ts';
-import { MemfsReplica, type ThreadMode } from './replica.ts';
-import { replayServed, type ServedReport } from './served-report.ts';
+import { MemfsReplica } from './replica.ts';
 import { MemfsConfig, validateMemfs } from './schema.ts';
 import { MemFilesystem, type MemStore } from './service.ts';
 import { memfsRoutes } from './routes.ts';
@@ -60,9 +59,9 @@ export default definePlugin({
 
     if (threads && replica) {
       const hooks = ctx.hooks.get(fsServeHooksRef);
-      const mode = (): ThreadMode => (!fsServeTapped(hooks) ? 'all' : preServeSeesEveryFile(hooks) ? 'none' : 'segments');
+      const mode = () => threadServeMode(hooks);
       const channel = replica.attach(threads, { corsOrigins: [...ctx.sections.storage.cors.origins] }, () => fs.entries(), mode);
-      channel.onMessage((batch) => replayServed(hooks, batch as ServedReport[]));
+      channel.onMessage((batch) => replayServed(hooks, '/memfs', batch as ServedReport[]));
       // plugins tap the file hooks in their setup, after this one maybe: look again once all are mounted
       ctx.onListen(() => replica.mode(mode()));
       ctx.onClose(() => channel.close());

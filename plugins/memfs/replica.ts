@@ -1,4 +1,4 @@
-import type { ServingThreads, ThreadChannel } from '../../sdk/index.ts';
+import type { ServingThreads, ThreadChannel, ThreadServeMode } from '../../sdk/index.ts';
 import type { MemFileNode, MemNode } from './entry.ts';
 
 /** A file as the serving threads hold it: the shared bytes and the headers main built. */
@@ -8,12 +8,8 @@ export interface ThreadFile {
   zip: boolean;
 }
 
-/**
- * Which memfs reads a thread answers: `all` (no file hook tapped), `segments` (hooks tapped, but
- * `preServe` looks at playlists only: playlists go to main, other files are answered and reported
- * to `onServed` in batches), `none` (a `preServe` tap may refuse any file: all reads go to main).
- */
-export type ThreadMode = 'all' | 'segments' | 'none';
+/** Which memfs reads a thread answers (`sdk/fs-thread-serve.ts`). */
+export type ThreadMode = ThreadServeMode;
 
 /** What main sends the threads, stamped with one increasing sequence (the order of the writes). */
 export type ReplicaOp =

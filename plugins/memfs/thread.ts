@@ -5,7 +5,7 @@ import { responseBytes } from '../../sdk/fs-hooks.ts';
 import type { ThreadFastPath, ThreadModuleContext } from '../../sdk/serving-threads.ts';
 import { plainHead, plainPath } from './plain.ts';
 import type { ReplicaInit, ReplicaOp, ReplicaSnapshot, ThreadFile, ThreadMode } from './replica.ts';
-import { ServedBatcher } from './served-report.ts';
+import { ServedBatcher } from '../../sdk/fs-thread-serve.ts';
 
 interface Held {
   data: Buffer;

@@ -30,10 +30,11 @@ export class ServingThreadPool {
   #at: { host: string; port: number } | undefined;
 
   /** The SDK service for one app: `count` threads; its modules go when the app closes. */
-  forApp(count: number): ServingThreads & { close(): void } {
+  forApp(count: number, routeHeads: () => readonly string[] = () => []): ServingThreads & { close(): void } {
     const mine = new Set<string>();
     return {
       count,
+      routeHeads,
       register: (module: ThreadModule): ThreadChannel => {
         if (count === 0) return { broadcast: () => {}, onMessage: () => {}, close: () => {} };
         mine.add(module.name);

@@ -59,15 +59,33 @@ async function load(m: ModuleStart): Promise<void> {
   }
 }
 
-const server = createServer({ maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, requestTimeout: 0 }, (req: IncomingMessage, res: ServerResponse) => {
-  for (let i = 0; i < handlers.length; i++) {
-    if (handlers[i]!(req, res)) {
+/** Offers the request to the handlers from `from` on (of the list it started with), else forwards it. */
+function dispatch(list: readonly ThreadFastPath[], from: number, req: IncomingMessage, res: ServerResponse): void {
+  for (let i = from; i < list.length; i++) {
+    const taken = list[i]!(req, res);
+    if (taken === true) {
       stats.served++;
+      return;
+    }
+    if (taken !== false) {
+      // a handler that needed I/O to decide (disk): the next ones get the request only after its no
+      taken.then(
+        (yes) => { if (yes) stats.served++; else dispatch(list, i + 1, req, res); },
+        (err: unknown) => {
+          parent.postMessage({ t: 'error', message: `handler: ${(err as Error).message}` });
+          if (res.headersSent) res.destroy();
+          else dispatch(list, i + 1, req, res);
+        },
+      );
       return;
     }
   }
   stats.forwarded++;
   forwarder.forward(req, res);
+}
+
+const server = createServer({ maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, requestTimeout: 0 }, (req: IncomingMessage, res: ServerResponse) => {
+  dispatch(handlers, 0, req, res);
 });
 
 parent.on('message', (m: ToWorker) => {

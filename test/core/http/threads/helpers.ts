@@ -1,9 +1,11 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 
-/** One request on a fresh connection (so the kernel picks a listener each time). */
+/** One request on a fresh connection (so the kernel picks a listener each time); the path goes out as written. */
 export function fresh(url: string, opts: { method?: string; body?: string | Buffer; headers?: Record<string, string> } = {}): Promise<{ status: number; body: Buffer; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: opts.method ?? 'GET', agent: false, headers: { connection: 'close', ...opts.headers } }, (res) => {
+    // the path is sent as written (a URL object would resolve `..` and `%2e%2e` before sending)
+    const m = /^http:\/\/(\[[^\]]+\]|[^/:]+):(\d+)(.*)$/.exec(url)!;
+    const req = request({ host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]), path: m[3] || '/', method: opts.method ?? 'GET', agent: false, headers: { connection: 'close', ...opts.headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }));

@@ -1,0 +1,100 @@
+import t from 'tap';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IncomingHttpHeaders } from 'node:http';
+import { startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { fresh, threadsConfig } from '../../core/http/threads/helpers.ts';
+
+/* disk-fs reads answered by the serving threads: the same answer as main's, byte for byte. */
+
+type Answer = { status: number; body: Buffer; headers: IncomingHttpHeaders };
+// per connection or per moment: never part of the comparison
+const VOLATILE = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+const comparable = (a: Answer) => ({
+  status: a.status, body: a.body.toString('base64'),
+  headers: Object.fromEntries(Object.entries(a.headers).filter(([k]) => !VOLATILE.has(k)).sort(([x], [y]) => x.localeCompare(y))),
+});
+
+/** An app with 2 threads and a reference app with none, serving the same disk folder. */
+async function pair(t: TestLike, disk: Record<string, unknown> = {}): Promise<{ app: TestApp; ref: TestApp; dir: string }> {
+  const app = await startApp(t, { config: threadsConfig(2, { storage: { memory: { auth: { enable: false } }, disk } }) });
+  const dir = join(app.dir, 'disk');
+  const ref = await startApp(t, { config: threadsConfig(0, { storage: { memory: { auth: { enable: false } }, disk: { ...disk, dir } } }) });
+  return { app, ref, dir };
+}
+
+/**
+ * Asks `app` over fresh connections (the kernel spreads them over main and both threads) until
+ * each thread answered `served` requests itself (or forwarded, when `forwarded`), and returns
+ * every answer that differs from `want`.
+ */
+async function spread(app: TestApp, path: string, want: Answer, opts: { method?: string; headers?: Record<string, string>; forwarded?: boolean } = {}): Promise<string[]> {
+  const wrong: string[] = [];
+  const before = await app.service.threads.stats();
+  const key = opts.forwarded ? 'forwarded' : 'served';
+  await waitFor(async () => {
+    for (let n = 0; n < 6; n++) {
+      const got = await fresh(`${app.url}${path}`, { method: opts.method, headers: opts.headers });
+      if (JSON.stringify(comparable(got)) !== JSON.stringify(comparable(want))) wrong.push(`${path}: ${JSON.stringify(comparable(got)).slice(0, 400)}`);
+    }
+    const now = await app.service.threads.stats();
+    return now.length === 2 && now.every((s, i) => s[key] > before[i]![key]);
+  }, { timeout: 30_000, what: `both threads ${key} ${path}` });
+  return wrong;
+}
+
+t.test('threads answer disk files with the same bytes and headers as main (GET, HEAD, CORS)', async (t) => {
+  const { app, ref, dir } = await pair(t, { cache: { enable: false } });
+  await mkdir(join(dir, 'live'), { recursive: true });
+  await writeFile(join(dir, 'live', 'seg.ts'), randomBytes(300_000));
+  await writeFile(join(dir, 'note.txt'), 'short text');
+  await writeFile(join(dir, 'empty.bin'), '');
+  for (const [path, method, headers] of [
+    ['/live/seg.ts', 'GET', {}], ['/live/seg.ts', 'HEAD', {}], ['/note.txt', 'GET', { origin: 'https://example.com' }], ['/empty.bin', 'GET', {}],
+  ] as const) {
+    const want = await fresh(`${ref.url}${path}`, { method, headers });
+    t.equal(want.status, 200);
+    t.same(await spread(app, path, want, { method, headers }), [], `${method} ${path}: every answer as main's`);
+  }
+});
+
+t.test('traversal, links out of the root and misses get main\'s status on a thread', async (t) => {
+  const { app, ref, dir } = await pair(t, { cache: { enable: false } });
+  const outside = await mkdtemp(join(tmpdir(), 'core-outside-'));
+  t.teardown(() => rm(outside, { recursive: true, force: true }));
+  await writeFile(join(outside, 'secret.ts'), 'secret');
+  await symlink(outside, join(dir, 'out'));
+  await symlink(join(outside, 'secret.ts'), join(dir, 'secret.ts'));
+  // a file named like a route: the route answers, on every listener
+  await writeFile(join(dir, 'ping'), 'a file, not the route');
+  // traversal in every form main refuses (test/plugins/disk-fs/safety.test.ts)
+  const cases: Array<[string, RegExp]> = [
+    ['/out/secret.ts', /403/], ['/secret.ts', /403/], ['/%2e%2e/config.json', /400/], ['/../config.json', /400/], ['/a/b/../../../config.json', /400/],
+    ['/.%2e/config.json', /400/], ['//etc/passwd', /400/], ['/missing.ts', /404/], ['/ping', /200/],
+  ];
+  for (const [path, status] of cases) {
+    const want = await fresh(`${ref.url}${path}`);
+    t.match(String(want.status), status, `main: ${path} ${want.status}`);
+    t.same(await spread(app, path, want, { forwarded: true }), [], `${path}: main's answer through every thread`);
+  }
+  t.equal((await fresh(`${app.url}/ping`)).body.toString(), 'pong');
+});
+
+t.test('with the HTTP cache on, threads answer what main does not keep (too big, HEAD) with its X-Cache header', async (t) => {
+  const { app, ref, dir } = await pair(t, { cache: { enable: true, max_file_size_mbytes: 1 } });
+  await writeFile(join(dir, 'big.ts'), randomBytes(1024 * 1024 + 10));
+  await writeFile(join(dir, 'small.ts'), randomBytes(5000));
+  for (const [path, method] of [['/big.ts', 'GET'], ['/small.ts', 'HEAD']] as const) {
+    const want = await fresh(`${ref.url}${path}`, { method });
+    t.match(want.headers['x-cache'], /^SKIP/);
+    t.same(await spread(app, path, { ...want }, { method }), [], `${method} ${path}`);
+  }
+  // a file main's cache keeps: main answers it on every listener (a thread never says MISS or HIT)
+  const seen = new Set<string>();
+  for (let n = 0; n < 12; n++) seen.add(String((await fresh(`${app.url}/small.ts`)).headers['x-cache']).split(' ')[0]!);
+  t.same([...seen].filter((s) => s !== 'MISS' && s !== 'HIT'), []);
+  t.ok(seen.has('HIT'));
+});
