@@ -124,7 +124,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   services.provide(tlsCertificatesRef, tls.certs);
   // the threads outlive the app (they hold the port); what this app's plugins run in them goes with it
   const threads = opts.threads?.forApp(config.http.threads, routeHeads)
-    ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), routeHeads, close: () => {} };
+    ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), routeHeads, onTraffic: () => {}, close: () => {} };
   services.provide(servingThreadsRef, threads);
   lifecycle.onClose('core', async () => threads.close());
 

@@ -43,6 +43,38 @@ export interface ServingThreads {
    * listens (plugins add routes in setup).
    */
   routeHeads(): readonly string[];
+  /**
+   * Receives, about once a second, the bytes each client address exchanged with the threads'
+   * listeners (requests a thread answered and those it forwarded alike, headers included), until
+   * the app closes. Main's own server never counts the forwarded hop (`isServingThreadSocket`).
+   */
+  onTraffic(fn: (traffic: readonly ThreadTraffic[]) => void): void;
+}
+
+/** One client address's bytes over the threads' sockets since the last report. */
+export interface ThreadTraffic {
+  /** The TCP peer, normalized (`127.0.0.1`, `::1`). */
+  peer: string;
+  rx: number;
+  tx: number;
+}
+
+const THREAD_SOCKET = Symbol.for('core.serving-thread-socket');
+
+/**
+ * True for a connection of main's server that carries requests a serving thread forwarded (its
+ * peer is the loopback, the client's bytes were counted on the thread): traffic accounting skips it.
+ *
+ * @example
+ * server.on('connection', (socket) => { if (!isServingThreadSocket(socket)) track(socket); });
+ */
+export function isServingThreadSocket(socket: object): boolean {
+  return (socket as Record<symbol, unknown>)[THREAD_SOCKET] === true;
+}
+
+/** Marks a connection as a forwarding one (the core's internal listener). */
+export function markServingThreadSocket(socket: object): void {
+  (socket as Record<symbol, unknown>)[THREAD_SOCKET] = true;
 }
 
 /** What a worker-side module gets in its thread. */

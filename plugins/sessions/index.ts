@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import {
-  definePlugin, optional, eventsRef, filesystemsRef, metricCollectorsRef, processesRef, sessionsRef,
+  definePlugin, optional, eventsRef, filesystemsRef, metricCollectorsRef, processesRef, servingThreadsRef, sessionsRef,
 } from '../../sdk/index.ts';
 import { SessionsPluginConfig, validateSessions } from './schema.ts';
 import { SessionRegistry } from './registry.ts';
@@ -24,7 +24,7 @@ export default definePlugin({
   configSchema: SessionsPluginConfig,
   validate: validateSessions,
   reads: ['db'],
-  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef) },
+  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), threads: optional(servingThreadsRef) },
   provides: [sessionsRef, metricCollectorsRef],
   setup(ctx) {
     const cfg = ctx.config;
@@ -42,7 +42,7 @@ export default definePlugin({
     tapHls(ctx.hooks, hls, ingress, ctx.deps.filesystems, events && ((reason) => events.emit('session.limit', { collector: 'hls' }, { reason })));
     const pollIngest = tapIngest(ctx.hooks, registry);
     tapFfmpeg(ctx.hooks, ctx.deps.processes, registry.collector('ffmpeg'));
-    const http = trackHttp(ctx.http.server, registry.collector('http'));
+    const http = trackHttp(ctx.http.server, registry.collector('http'), ctx.deps.threads);
     ctx.onClose(http.stop);
 
     ctx.provide(sessionsRef, registry);

@@ -1,6 +1,7 @@
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { markServingThreadSocket } from '../../../sdk/serving-threads.ts';
 
 /**
  * The loopback port serving threads forward to. It hands each connection to the current app's
@@ -18,6 +19,8 @@ export class InternalListener {
     if (this.#server) return this.port;
     const server = createServer((socket: Socket) => {
       const target = this.#target;
+      // the client's bytes are counted on the thread: traffic accounting skips this hop
+      markServingThreadSocket(socket);
       if (target?.listening) target.emit('connection', socket);
       else socket.destroy();
     });

@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { ThreadTraffic } from '../../../sdk/serving-threads.ts';
 
 /* Messages between the main thread and a serving thread (one FIFO queue each way). */
 
@@ -35,4 +36,6 @@ export type ToWorker =
 export type FromWorker =
   | { t: 'ready' }
   | { t: 'error'; message: string }
-  | { t: 'stats'; id: number; served: number; forwarded: number };
+  | { t: 'stats'; id: number; served: number; forwarded: number }
+  /** Bytes per client address over the thread's sockets since the last report (about once a second). */
+  | { t: 'traffic'; peers: ThreadTraffic[] };

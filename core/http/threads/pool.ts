@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import type { ServingThreads, ThreadChannel, ThreadModule } from '../../../sdk/serving-threads.ts';
+import type { ServingThreads, ThreadChannel, ThreadModule, ThreadTraffic } from '../../../sdk/serving-threads.ts';
 import { InternalListener } from './internal-listener.ts';
 import { ThreadHandle, type ThreadLog } from './thread-handle.ts';
 import type { ModuleSpec } from './messages.ts';
@@ -26,15 +26,22 @@ export class ServingThreadPool {
   readonly #modules = new Map<string, ThreadModule>();
   /** Per module, who receives what its threads send. */
   readonly #receivers = new Map<string, (message: unknown) => void>();
+  /** The current app's receivers of the threads' socket bytes. */
+  readonly #traffic = new Set<(t: readonly ThreadTraffic[]) => void>();
   #threads: ThreadHandle[] = [];
   #at: { host: string; port: number } | undefined;
 
   /** The SDK service for one app: `count` threads; its modules go when the app closes. */
   forApp(count: number, routeHeads: () => readonly string[] = () => []): ServingThreads & { close(): void } {
     const mine = new Set<string>();
+    const listeners: Array<(t: readonly ThreadTraffic[]) => void> = [];
     return {
       count,
       routeHeads,
+      onTraffic: (fn) => {
+        listeners.push(fn);
+        this.#traffic.add(fn);
+      },
       register: (module: ThreadModule): ThreadChannel => {
         if (count === 0) return { broadcast: () => {}, onMessage: () => {}, close: () => {} };
         mine.add(module.name);
@@ -47,7 +54,10 @@ export class ServingThreadPool {
           close: () => this.#drop(module),
         };
       },
-      close: () => { for (const name of mine) { const m = this.#modules.get(name); if (m) this.#drop(m); } },
+      close: () => {
+        for (const name of mine) { const m = this.#modules.get(name); if (m) this.#drop(m); }
+        for (const fn of listeners) this.#traffic.delete(fn);
+      },
     };
   }
 
@@ -74,7 +84,7 @@ export class ServingThreadPool {
     for (let i = this.#threads.length; i < o.count; i++) {
       const t = new ThreadHandle(i, () => ({
         host: o.host, port: o.port, forwardPort, key: new Uint8Array(this.key), modules: [...this.#modules.values()].map((m) => this.#spec(m)),
-      }), o.log, (name, message) => this.#receivers.get(name)?.(message));
+      }), o.log, (name, message) => this.#receivers.get(name)?.(message), (peers) => { for (const fn of this.#traffic) fn(peers); });
       this.#threads.push(t);
       starting.push(t.start());
     }

@@ -1,4 +1,5 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { ThreadTraffic } from '../../../sdk/serving-threads.ts';
 import type { FromWorker, ModuleSpec, ModuleStart, ToWorker, WorkerInit } from './messages.ts';
 
 /** What the pool logs with (the current app's logger). */
@@ -33,10 +34,15 @@ export class ThreadHandle {
   readonly #statsWaiters = new Map<number, (s: { served: number; forwarded: number }) => void>();
 
   readonly #fromModule: (name: string, message: unknown) => void;
+  readonly #onTraffic: (peers: ThreadTraffic[]) => void;
 
-  /** `fromModule` gets what a module's thread side sends. */
-  constructor(index: number, init: () => Omit<WorkerInit, 'modules'> & { modules: ModuleSpec[] }, log: ThreadLog, fromModule: (name: string, message: unknown) => void) {
+  /** `fromModule` gets what a module's thread side sends, `onTraffic` the thread's socket bytes. */
+  constructor(
+    index: number, init: () => Omit<WorkerInit, 'modules'> & { modules: ModuleSpec[] }, log: ThreadLog,
+    fromModule: (name: string, message: unknown) => void, onTraffic: (peers: ThreadTraffic[]) => void,
+  ) {
     this.index = index;
+    this.#onTraffic = onTraffic;
     this.#fromModule = fromModule;
     this.#init = init;
     this.#log = log;
@@ -57,6 +63,7 @@ export class ThreadHandle {
       w.on('message', (m: FromWorker) => {
         if (m.t === 'ready') { clearTimeout(timer); resolve(); }
         else if (m.t === 'error') this.#log.error({ thread: this.index, err: m.message }, 'serving thread error');
+        else if (m.t === 'traffic') this.#onTraffic(m.peers);
         else if (m.t === 'stats') { this.#statsWaiters.get(m.id)?.({ served: m.served, forwarded: m.forwarded }); this.#statsWaiters.delete(m.id); }
       });
       w.on('error', (err) => this.#log.error({ thread: this.index, err: err.message }, 'serving thread failed'));

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { ThreadFastPath, ThreadFastPathFactory } from '../../../sdk/serving-threads.ts';
 import { Forwarder } from './forward.ts';
+import { ThreadTrafficMeter } from './traffic.ts';
 import type { ModuleStart, ToWorker, WorkerInit } from './messages.ts';
 
 /*
@@ -88,6 +89,9 @@ const server = createServer({ maxHeaderSize: 1024 * 1024, headersTimeout: 10_000
   dispatch(handlers, 0, req, res);
 });
 
+// the client sockets' bytes, for main's `HTTP` session (main skips the forwarded hop)
+const meter = new ThreadTrafficMeter(server, (peers) => parent.postMessage({ t: 'traffic', peers }));
+
 parent.on('message', (m: ToWorker) => {
   switch (m.t) {
     case 'module': void load(m); break;
@@ -95,6 +99,7 @@ parent.on('message', (m: ToWorker) => {
     case 'stats': parent.postMessage({ t: 'stats', id: m.id, ...stats }); break;
     case 'close':
       server.close(() => {
+        meter.close();
         forwarder.close();
         for (const name of [...modules.keys()]) drop(name);
         parent.close();

@@ -13,7 +13,7 @@ function setup() {
   let module: ThreadModule | undefined;
   const threads: ServingThreads = {
     count: 1,
-    routeHeads: () => [],
+    routeHeads: () => [], onTraffic: () => {},
     register: (m) => { module = m; return { broadcast: (d) => port1.postMessage(d), onMessage: () => {}, close: () => port1.close() }; },
   };
   const replica = new MemfsReplica();
@@ -67,7 +67,7 @@ t.test('a purge reaches the threads', async (t) => {
   const replica = new MemfsReplica();
   const fs = new MemFilesystem({ files: new Map(), seq: 0 }, { limit: 10, purge: true, mime: MimeTable.load(''), replica });
   const sent: Array<{ op: string; path?: string }> = [];
-  replica.attach({ count: 1, routeHeads: () => [], register: () => ({ broadcast: (d) => sent.push(d as { op: string }), onMessage: () => {}, close: () => {} }) }, { corsOrigins: [] }, () => fs.entries(), () => 'all');
+  replica.attach({ count: 1, routeHeads: () => [], onTraffic: () => {}, register: () => ({ broadcast: (d) => sent.push(d as { op: string }), onMessage: () => {}, close: () => {} }) }, { corsOrigins: [] }, () => fs.entries(), () => 'all');
   await fs.writeFile('/1.ts', Buffer.alloc(6));
   await fs.writeFile('/2.ts', Buffer.alloc(6));
   t.same(sent.map((s) => `${s.op} ${s.path}`), ['put /1.ts', 'del /1.ts', 'put /2.ts']);
