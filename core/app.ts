@@ -33,6 +33,7 @@ import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
 import type { ServingThreadPool } from './http/threads/pool.ts';
 import { trackRouteHeads } from './http/threads/route-heads.ts';
+import { servingThreadCount } from './http/threads/count.ts';
 
 export interface BuildOptions {
   /** Where PUT /api/v3/config stores; default `<db.dir>/config.json` for a bare config. */
@@ -123,7 +124,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const tls = certificateService(config, log);
   services.provide(tlsCertificatesRef, tls.certs);
   // the threads outlive the app (they hold the port); what this app's plugins run in them goes with it
-  const threads = opts.threads?.forApp(config.http.threads, routeHeads)
+  const threads = opts.threads?.forApp(servingThreadCount(config.http.threads), routeHeads)
     ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), routeHeads, onTraffic: () => {}, close: () => {} };
   services.provide(servingThreadsRef, threads);
   lifecycle.onClose('core', async () => threads.close());

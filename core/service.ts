@@ -6,6 +6,7 @@ import { loadConfig, resolveConfigPath } from './config/load.ts';
 import { ConfigStore } from './config/store.ts';
 import { HttpsListener } from './http/https-listener.ts';
 import { ServingThreadPool } from './http/threads/pool.ts';
+import { servingThreadCount } from './http/threads/count.ts';
 import { listenAddress } from './http/listen-address.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
 
@@ -79,7 +80,7 @@ export class CoreService {
   async #listen(reusePort?: number, reuseHttpsPort?: number): Promise<void> {
     const { host, port, loopbackOnly } = listenAddress(this.app.kernel.config.address, this.app.kernel.config);
     this.loopbackOnly = loopbackOnly;
-    const threads = this.app.kernel.config.http.threads;
+    const threads = servingThreadCount(this.app.kernel.config.http.threads);
     const serveThreads = () => this.threads.serve({ host, port: this.port, count: threads, server: this.app.http.server, log: this.app.kernel.log });
     // threads turned off: theirs are the port's other sockets, and main now binds it without reusePort
     if (threads === 0) await serveThreads();

@@ -98,7 +98,7 @@ function coreErrors(cfg: ConfigData): ConfigErrors {
   if (!LOG_FORMATS.includes(cfg.log.format)) add(errs, 'log.format', `'${cfg.log.format}' is not one of ${LOG_FORMATS.join(', ')}`);
   routerErrors(cfg, errs);
   if (cfg.log.max_lines < 0) add(errs, 'log.max_lines', 'must not be negative');
-  if (cfg.http.threads < 0 || cfg.http.threads > MAX_SERVING_THREADS) add(errs, 'http.threads', `must be between 0 and ${MAX_SERVING_THREADS}`);
+  if (cfg.http.threads < -1 || cfg.http.threads > MAX_SERVING_THREADS) add(errs, 'http.threads', `must be -1 (auto) or between 0 and ${MAX_SERVING_THREADS}`);
   return errs;
 }
 

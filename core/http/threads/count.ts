@@ -1,0 +1,20 @@
+import { availableParallelism } from 'node:os';
+import { MAX_SERVING_THREADS } from '../../../sdk/config/sections-http.ts';
+
+/** `http.threads: -1`: as many serving threads as the core count suggests (see servingThreadCount). */
+export const AUTO_THREADS = -1;
+
+/**
+ * The serving threads to run for `http.threads`: the number itself, or for `-1` (auto) none below
+ * 4 cores (on 2-3 cores a thread takes CPU the main loop, ffmpeg and the TLS listener need: the
+ * measured gain there is small), else one per core but one (the main loop keeps a core), at most
+ * MAX_SERVING_THREADS.
+ *
+ * @example
+ * servingThreadCount(-1, 8); // 7
+ * servingThreadCount(-1, 2); // 0
+ */
+export function servingThreadCount(configured: number, cores = availableParallelism()): number {
+  if (configured !== AUTO_THREADS) return configured;
+  return cores < 4 ? 0 : Math.min(cores - 1, MAX_SERVING_THREADS);
+}
