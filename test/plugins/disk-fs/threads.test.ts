@@ -98,3 +98,30 @@ t.test('with the HTTP cache on, threads answer what main does not keep (too big,
   t.same([...seen].filter((s) => s !== 'MISS' && s !== 'HIT'), []);
   t.ok(seen.has('HIT'));
 });
+
+t.test('with sessions on, threads answer disk segments and the viewer\'s session counts them (playlists stay on main)', async (t) => {
+  const app = await startApp(t, { config: threadsConfig(2, {
+    sessions: { enable: true, ip_ignorelist: [], session_timeout_sec: 60 }, storage: { memory: { auth: { enable: false } }, disk: { cache: { enable: false } } },
+  }) });
+  const dir = join(app.dir, 'disk');
+  const size = 40_000;
+  await writeFile(join(dir, 'seg0.ts'), Buffer.alloc(size, 0x47));
+  await writeFile(join(dir, 'p.m3u8'), '#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:1.0,\nseg0.ts\n');
+  const own = (await fresh(`${app.url}/p.m3u8`)).body.toString().split('\n').find((l) => l.includes('session='))!;
+  const seg = (await fresh(`${app.url}/${own}`)).body.toString().split('\n').find((l) => l.startsWith('seg0.ts'))!;
+  t.match(seg, /session=/);
+  let count = 0;
+  const before = await app.service.threads.stats();
+  await waitFor(async () => {
+    for (let n = 0; n < 6; n++, count++) t.equal((await fresh(`${app.url}/${seg}`)).body.length, size);
+    const now = await app.service.threads.stats();
+    return now.every((s, i) => s.served > before[i]!.served);
+  }, { timeout: 30_000, what: 'both threads answering disk segments' });
+  const id = seg.split('session=')[1];
+  const session = await waitFor(async () => {
+    const list = (await app.request('GET', '/api/v3/session/active?collectors=hls')).body.hls as Array<{ id: string; bytes_tx: number }>;
+    const s = list.find((x) => x.id === id);
+    return s && s.bytes_tx >= count * size ? s : undefined;
+  }, { timeout: 20_000, what: 'the session counting every segment' });
+  t.ok(session.bytes_tx < count * (size + 400) + 5_000, `counted once (${session.bytes_tx} for ${count} segments)`);
+});
