@@ -1,10 +1,10 @@
 import type {} from '@fastify/swagger';
 import type {
   FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression,
-  FastifyRequest,
+  FastifyRequest, FastifyReply,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { createHooksRef, AsyncSeriesBailHook } from './hooks.ts';
+import { createHooksRef, AsyncSeriesBailHook, SyncBailHook } from './hooks.ts';
 import type { ApiError } from './errors.ts';
 
 /**
@@ -89,4 +89,27 @@ export interface AuthorizeInput {
  */
 export const httpHooksRef = createHooksRef('http', () => ({
   authorize: new AsyncSeriesBailHook<[AuthorizeInput], ApiError | undefined>(['input']),
+  /**
+   * Before anything else of a request: a plugin that forwards requests between nodes vouches for
+   * the original client's address (it checks its own signed header, and strips it). The first
+   * address returned replaces the TCP peer for the IP lists, the localhost exemption and the
+   * login throttle; return nothing for a request that is not yours.
+   */
+  peer: new SyncBailHook<[FastifyRequest], string | undefined>(['request']),
+  /**
+   * Once a request may pass (a public route at once, any other after `authorize` and read-only),
+   * before its body is read: a tap that answers it itself (e.g. proxies it to another node,
+   * streaming `request.raw`) returns true, and the route's handler does not run. Keep the taps
+   * cheap: they see every request, file reads included.
+   */
+  forward: new AsyncSeriesBailHook<[ForwardInput], true | undefined>(['input']),
 }));
+
+/** What `forward` taps see of a request that may pass. */
+export interface ForwardInput {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  access: RouteAccess;
+  /** True when the path is under `/api`. */
+  api: boolean;
+}

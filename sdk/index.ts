@@ -33,6 +33,7 @@ export * from './config/describe.ts';
 export * from './state.ts';
 export * from './process.ts';
 export * from './process-views.ts';
+export * from './process-replica.ts';
 export * from './fs-glob.ts';
 export * from './ingest.ts';
 export * from './tls.ts';

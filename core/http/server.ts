@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, httpHooksRef, type ApiConfig, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
+import { ApiError, httpHooksRef, normalizeIp, type ApiConfig, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
 import type { HookRegistry } from '../kernel/hook-registry.ts';
 import { FrontDoorAccess } from './access.ts';
 import { errorHandler, sendError, toApiError } from './errors.ts';
@@ -50,17 +50,25 @@ export function createServer(opts: {
   const http = opts.hooks.get(httpHooksRef);
   // tapped before any plugin mounts, so it runs first and no plugin can skip it
   http.authorize.tapPromise('core', async (input) => access.checkAddress(input.request, input.access));
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
+    if (http.peer.taps.length) {
+      const vouched = http.peer.call(request);
+      if (vouched) request.clientAddress = normalizeIp(vouched);
+    }
     access.address(request);
     const path = request.url;
     const api = path === '/api' || path.startsWith('/api/') || path.startsWith('/api?');
     const declared = request.is404 ? undefined : request.routeOptions.config.access;
     const kind: RouteAccess = declared ?? (request.is404 && !api ? 'public' : 'protected');
-    if (kind === 'public') return;
-    const mutating = (request.is404 ? undefined : request.routeOptions.config.mutates) ?? MUTATING.has(request.method);
-    const denied = await http.authorize.promise({ request, access: kind, mutating, api })
-      ?? access.checkReadOnly(request, kind, mutating);
-    if (denied) throw denied;
+    if (kind !== 'public') {
+      const mutating = (request.is404 ? undefined : request.routeOptions.config.mutates) ?? MUTATING.has(request.method);
+      const denied = await http.authorize.promise({ request, access: kind, mutating, api })
+        ?? access.checkReadOnly(request, kind, mutating);
+      if (denied) throw denied;
+    }
+    // no taps (a single node): no promise, no cost on the file hot path
+    if (http.forward.taps.length && await http.forward.promise({ request, reply, access: kind, api })) return reply;
+    return undefined;
   });
   app.addHook('onResponse', async (request, reply) => {
     if (reply.statusCode >= 500) request.log.warn({ method: request.method, url: request.url, status: reply.statusCode }, 'request failed');
