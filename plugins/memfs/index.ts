@@ -3,6 +3,11 @@ import {
   servingThreadsRef, fsServeHooksRef, replayServed, threadServeMode, MimeTable, type ServedReport,
 } from '../../sdk/index.ts';
 import { MemfsReplica } from './replica.ts';
+import { commitUpload } from './commit.ts';
+import type { CommitRequest } from './thread-upload.ts';
+
+/** Bytes of uploads a serving thread receives at once, at most (the memfs limit when smaller); others stream to main. */
+const THREAD_UPLOAD_MAX = 64 * 1024 * 1024;
 import { MemfsConfig, validateMemfs } from './schema.ts';
 import { MemFilesystem, type MemStore } from './service.ts';
 import { memfsRoutes } from './routes.ts';
@@ -60,8 +65,13 @@ export default definePlugin({
     if (threads && replica) {
       const hooks = ctx.hooks.get(fsServeHooksRef);
       const mode = () => threadServeMode(hooks);
-      const channel = replica.attach(threads, { corsOrigins: [...ctx.sections.storage.cors.origins] }, () => fs.entries(), mode);
-      channel.onMessage((batch) => replayServed(hooks, '/memfs', batch as ServedReport[]));
+      // uploads on the threads only while writes need no credentials (the thread cannot check them)
+      const uploads = cfg.auth.enable ? undefined : { maxBytes: Math.min(cfg.max_size_mbytes > 0 ? cfg.max_size_mbytes * 1024 * 1024 : Infinity, THREAD_UPLOAD_MAX) };
+      const channel = replica.attach(threads, { corsOrigins: [...ctx.sections.storage.cors.origins], uploads }, () => fs.entries(), mode);
+      channel.onMessage((m) => {
+        if (Array.isArray(m)) replayServed(hooks, '/memfs', m as ServedReport[]);
+        else void commitUpload(fs, hooks, m as CommitRequest).then((r) => replica.reply(r));
+      });
       // plugins tap the file hooks in their setup, after this one maybe: look again once all are mounted
       ctx.onListen(() => replica.mode(mode()));
       ctx.onClose(() => channel.close());

@@ -10,8 +10,16 @@ export const PREFIX = '/memfs/';
 /** The file path of a plain GET/HEAD under `/memfs/` (the only requests a fast path may take), else undefined. */
 export function plainPath(req: IncomingMessage): string | undefined {
   const method = req.method;
-  if (method !== 'GET' && method !== 'HEAD') return undefined;
-  const url = req.url!;
+  return method === 'GET' || method === 'HEAD' ? pathOf(req.url!) : undefined;
+}
+
+/** The file path of a PUT/POST under `/memfs/` with a plain path (what a serving thread may receive), else undefined. */
+export function plainUploadPath(req: IncomingMessage): string | undefined {
+  const method = req.method;
+  return method === 'PUT' || method === 'POST' ? pathOf(req.url!) : undefined;
+}
+
+function pathOf(url: string): string | undefined {
   if (!url.startsWith(PREFIX)) return undefined;
   const q = url.indexOf('?', PREFIX.length);
   const path = q < 0 ? url.slice(PREFIX.length - 1) : url.slice(PREFIX.length - 1, q);

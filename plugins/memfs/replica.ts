@@ -1,5 +1,6 @@
 import type { ServingThreads, ThreadChannel, ThreadServeMode } from '../../sdk/index.ts';
 import type { MemFileNode, MemNode } from './entry.ts';
+import type { CommitReply } from './thread-upload.ts';
 
 /** A file as the serving threads hold it: the shared bytes and the headers main built. */
 export interface ThreadFile {
@@ -15,7 +16,9 @@ export type ThreadMode = ThreadServeMode;
 export type ReplicaOp =
   | { seq: number; op: 'put'; path: string; file: ThreadFile }
   | { seq: number; op: 'del'; path: string }
-  | { seq: number; op: 'mode'; mode: ThreadMode };
+  | { seq: number; op: 'mode'; mode: ThreadMode }
+  /** Main's verdict on a thread's upload (no sequence: it follows the write's own op on the channel). */
+  | CommitReply;
 
 /** A new thread's starting point: every file and the sequence it is current with. */
 export interface ReplicaSnapshot {
@@ -29,6 +32,8 @@ export interface ReplicaInit {
   corsOrigins: string[];
   /** One BigInt64: the sequence of the last change main sent (stored after the send). */
   published: SharedArrayBuffer;
+  /** Set while writes need no credentials: each thread receives uploads of up to `maxBytes` at once (thread-upload.ts). */
+  uploads?: { maxBytes: number };
 }
 
 /**
@@ -84,10 +89,15 @@ export class MemfsReplica {
     this.#send({ seq: ++this.#seq, op: 'del', path });
   }
 
-  #send(op: ReplicaOp): void {
+  #send(op: Exclude<ReplicaOp, CommitReply>): void {
     this.#channel?.broadcast(op);
     // after the send: a thread that reads this number finds the change in its channel
     Atomics.store(this.#published, 0, BigInt(op.seq));
+  }
+
+  /** Main's verdict on a thread's upload, after the write's own broadcast (same channel, in order). */
+  reply(r: CommitReply): void {
+    this.#channel?.broadcast(r);
   }
 
   /** Which reads the threads answer (the file hooks' taps decide, see ThreadMode). */

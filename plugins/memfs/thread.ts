@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CorsPolicy } from '../../sdk/fs-cors.ts';
 import { responseBytes } from '../../sdk/fs-hooks.ts';
 import type { ThreadFastPath, ThreadModuleContext } from '../../sdk/serving-threads.ts';
-import { plainHead, plainPath } from './plain.ts';
+import { plainHead, plainPath, plainUploadPath } from './plain.ts';
+import { ThreadUploads, type CommitRequest } from './thread-upload.ts';
 import type { ReplicaInit, ReplicaOp, ReplicaSnapshot, ThreadFile, ThreadMode } from './replica.ts';
 import { ServedBatcher } from '../../sdk/fs-thread-serve.ts';
 
@@ -35,8 +36,13 @@ export default function memfsThread(ctx: ThreadModuleContext): ThreadFastPath {
   let mode: ThreadMode = snap?.mode ?? 'all';
   const reports = new ServedBatcher((batch) => ctx.send(batch));
   for (const [path, f] of snap?.files ?? []) files.set(path, held(f));
+  const uploads = init.uploads ? new ThreadUploads((c: CommitRequest) => ctx.send(c), cors, init.uploads.maxBytes) : undefined;
   ctx.onMessage((m) => {
     const op = m as ReplicaOp;
+    if (op.op === 'reply') {
+      uploads?.reply(op);
+      return;
+    }
     // the snapshot already holds everything up to its sequence
     if (op.seq <= seq) return;
     seq = op.seq;
@@ -47,6 +53,10 @@ export default function memfsThread(ctx: ThreadModuleContext): ThreadFastPath {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     // main sent changes this thread has not handled yet: take them now, before answering
     if (Number(Atomics.load(published, 0)) > seq) ctx.drain();
+    if (uploads) {
+      const up = plainUploadPath(req);
+      if (up !== undefined) return uploads.take(req, res, up);
+    }
     if (mode === 'none') return false;
     const path = plainPath(req);
     if (path === undefined) return false;

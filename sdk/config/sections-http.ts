@@ -11,6 +11,6 @@ export const HttpConfig = describe(Type.Object({
 }, { default: {} }), {
   threads: `Serving threads beside the main loop (0 = the main loop serves alone, the default for now; up to ${MAX_SERVING_THREADS}; `
     + '-1 = auto: none below 4 cores, else one per core but one). '
-    + 'Each listens on the API port (reusePort) and answers memfs and disk GET/HEAD itself; everything else goes to the main thread. HTTP only (HTTPS stays on the main thread).',
+    + 'Each listens on the API port (reusePort) and answers memfs and disk GET/HEAD (and memfs uploads while memfs auth is off) itself; everything else goes to the main thread. HTTP only (HTTPS stays on the main thread).',
 });
 export type HttpConfig = Static<typeof HttpConfig>;

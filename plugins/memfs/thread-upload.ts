@@ -1,0 +1,117 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { normalizeIp } from '../../sdk/client-address.ts';
+import type { CorsPolicy } from '../../sdk/fs-cors.ts';
+import type { ErrorBody } from '../../sdk/errors.ts';
+
+/** A thread's upload, received whole into shared memory, for main to commit. */
+export interface CommitRequest {
+  t: 'commit';
+  id: string;
+  path: string;
+  url: string;
+  remote: string;
+  headers: IncomingHttpHeaders;
+  data: SharedArrayBuffer;
+}
+
+/** Main's verdict on a commit, sent on the replica channel after the write's own broadcast. */
+export interface CommitReply {
+  op: 'reply';
+  id: string;
+  status: number;
+  error?: ErrorBody;
+  errorHeaders?: Record<string, string>;
+}
+
+const VERDICT_MS = 30_000;
+const NO_VERDICT: ErrorBody = { code: 502, message: 'Bad Gateway', details: ['the main thread did not answer'] };
+
+/**
+ * memfs uploads in a serving thread, taken only while writes need no credentials
+ * (`storage.memory.auth.enable` off): a PUT/POST of a plain path with a Content-Length that fits
+ * the thread's budget (`maxBytes` for all uploads it receives at once) is received into one SharedArrayBuffer, then main commits it (index, quotas, 507,
+ * purge, `onWritten` stay main's) and answers; the thread sends main's status with the headers
+ * main's route sends. The reply comes on the replica channel after the write's broadcast, so the
+ * file is on this thread before the client learns it was stored. Everything else goes to main.
+ */
+export class ThreadUploads {
+  readonly #pending = new Map<string, { url: string; req: IncomingMessage; res: ServerResponse; timer: NodeJS.Timeout }>();
+  readonly #prefix = randomBytes(6).toString('hex');
+  #next = 0;
+  /** Bytes of the uploads this thread is receiving: at most `maxBytes` (memory stays bounded per thread). */
+  #inflight = 0;
+  readonly #send: (m: CommitRequest) => void;
+  readonly #cors: CorsPolicy;
+  readonly #maxBytes: number;
+
+  constructor(send: (m: CommitRequest) => void, cors: CorsPolicy, maxBytes: number) {
+    this.#send = send;
+    this.#cors = cors;
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Takes the upload of `path` (true), or leaves the request to main (false, body unread). */
+  take(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+    const h = req.headers;
+    const cl = h['content-length'];
+    // chunked (no length) and large bodies stream to main, which refuses them before reading
+    if (cl === undefined || h['transfer-encoding'] !== undefined || h['x-forwarded-for'] !== undefined || h['x-real-ip'] !== undefined) return false;
+    const length = Number(cl);
+    // beyond this thread's budget: main's own rules (its bytes-in-flight bound, an early 507) apply
+    if (!Number.isSafeInteger(length) || length < 0 || this.#inflight + length > this.#maxBytes) return false;
+    this.#inflight += length;
+    req.once('close', () => { this.#inflight -= length; });
+    const data = new SharedArrayBuffer(length);
+    const view = new Uint8Array(data);
+    let at = 0;
+    req.on('data', (c: Buffer) => {
+      // node's parser holds the body to Content-Length; the check keeps a bug from writing out of bounds
+      if (at + c.length > length) { res.destroy(); return; }
+      view.set(c, at);
+      at += c.length;
+    });
+    req.on('end', () => {
+      // an aborted upload never reaches main: the old file stays
+      if (at !== length || res.destroyed) return;
+      const id = `${this.#prefix}-${++this.#next}`;
+      // main's app closed meanwhile (a reload drops this module's channel): no verdict comes
+      const timer = setTimeout(() => this.reply({ op: 'reply', id, status: 502, error: NO_VERDICT }), VERDICT_MS);
+      this.#pending.set(id, { url: req.url!, req, res, timer });
+      this.#send({ t: 'commit', id, path, url: req.url!, remote: normalizeIp(req.socket.remoteAddress ?? ''), headers: h, data });
+    });
+    return true;
+  }
+
+  /** Answers a commit with main's verdict (replies for other threads' uploads are not here). */
+  reply(m: CommitReply): void {
+    const p = this.#pending.get(m.id);
+    if (!p) return;
+    clearTimeout(p.timer);
+    this.#pending.delete(m.id);
+    if (p.res.destroyed) return;
+    const head = this.#head(p.req);
+    if (m.error) {
+      const body = JSON.stringify(m.error);
+      p.res.writeHead(m.status, [...head, ...Object.entries(m.errorHeaders ?? {}).flat(),
+        'content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body))]);
+      p.res.end(body);
+      return;
+    }
+    head.push('content-location', p.url);
+    if (m.status === 201) head.push('content-type', 'text/plain; charset=utf-8', 'content-length', '0');
+    p.res.writeHead(m.status, head);
+    p.res.end();
+  }
+
+  /** Vary and CORS, as main's route sets them before anything else. */
+  #head(req: IncomingMessage): string[] {
+    const out = ['vary', 'Origin'];
+    const origin = req.headers.origin;
+    const allowed = origin === undefined ? undefined : this.#cors.allow(origin);
+    if (allowed !== undefined) {
+      out.push('access-control-allow-origin', allowed, 'access-control-allow-credentials', 'true', 'access-control-expose-headers', 'Content-Length');
+    }
+    return out;
+  }
+}
