@@ -42,12 +42,14 @@ async function round(): Promise<Round> {
     const moved = ids.filter((id) => spread.get(id) === victim.id);
     const loadBefore = loadavg();
     const doomed = ffmpegs(token).filter((f) => f.ppid === victim.app.child.pid);
+    const gone = new Set(doomed.map((f) => f.pid));
     const start = performance.now();
     victim.app.child.kill('SIGKILL');
     for (const f of doomed) process.kill(f.pid, 'SIGKILL');
     let firstMs = 0;
     await waitFor(() => {
-      const running = new Set(ffmpegs(token).map((f) => f.id));
+      // a killed ffmpeg lingers in /proc for a moment: only new pids count as replacements
+      const running = new Set(ffmpegs(token).filter((f) => !gone.has(f.pid)).map((f) => f.id));
       if (!firstMs && moved.some((id) => running.has(id))) firstMs = performance.now() - start;
       return placementOf(token, alive, ids);
     }, { timeout: 120_000, interval: 100, what: 'every process running on the two nodes left' });
