@@ -78,8 +78,8 @@ const md = [
   '| Round | Node killed | Processes moved | First replacement (ms) | All running elsewhere (ms) | Load before | Load after |',
   '|---|---|---|---|---|---|---|',
   ...rounds.map((r, i) => `| ${i + 1} | ${r.killed} | ${r.moved} | ${r.firstMs} | ${r.allMs} | ${fmt(r.loadBefore)} | ${fmt(r.loadAfter)} |`),
-  '', `Median: first ${median(rounds.map((r) => r.firstMs))} ms, all ${median(rounds.map((r) => r.allMs))} ms (ttl ${TTL * 1000} ms is the floor:`,
-  'the dead node\'s announcement and its ownership leases expire after ttl, then the leader re-places and the new owners acquire).', '',
+  '', `Median: first ${median(rounds.map((r) => r.firstMs))} ms, all ${median(rounds.map((r) => r.allMs))} ms (about ttl, ${TTL * 1000} ms, is the floor:`,
+  'the dead node\'s announcement and its ownership leases expire ttl after their last renewal, which came up to ttl/6 before the kill; then the leader re-places and the new owners acquire).', '',
 ].join('\n');
 const out = fileURLToPath(new URL('../results/', import.meta.url));
 await writeFile(join(out, `cluster-failover-${date}.json`), JSON.stringify(result, null, 2) + '\n');
