@@ -1,4 +1,6 @@
 import t from 'tap';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProcessStore } from '../../../plugins/cluster/process-store.ts';
 import { createTestApp, type TestApp } from '../../../sdk/testing/index.ts';
@@ -22,7 +24,10 @@ const body = (id: string) => ({
 t.test('API changes on one node reach the others through core_processes', { skip: missing ?? false }, async (t) => {
   const nats = await startNatsCluster(1);
   t.teardown(() => nats.stop());
-  const dbA = join(t.testdirName, 'a-db');
+  // a fresh folder per run: a's db.json must hold only what this run put there
+  const dir = await mkdtemp(join(tmpdir(), 'cluster-engine-api-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dbA = join(dir, 'a-db');
   const cluster = (id: string) => ({ name: 'cluster', config: { servers: [nats.servers[0]!.url], node_id: id, ttl_sec: 3, announce_sec: 1 } });
   const node = async (id: string, db?: string): Promise<TestApp> => {
     const kit = await createTestApp({ t, plugins: [cluster(id)], config: db ? { db: { dir: db } } : {} });
