@@ -1,5 +1,5 @@
 import { availableParallelism, loadavg } from 'node:os';
-import { NatsLink, type Log } from './connection.ts';
+import { NatsLink, type Buckets, type Log } from './connection.ts';
 import { Coordinator } from './coordinator.ts';
 import type { RunHooks } from './owner-agent.ts';
 import { LeaderLease } from './lease.ts';
@@ -52,6 +52,9 @@ export class ClusterNode {
   }
 
   get id(): string { return this.#deps.nodeId; }
+
+  /** The KV buckets while connected (the proxy reads the cluster's signing key from them). */
+  get buckets(): Buckets | undefined { return this.#link.buckets; }
 
   /** True while this node may act as leader (bounded by its lease deadline). */
   isLeader(): boolean { return this.#lease.isLeader(); }
