@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { ProcessOrder, ProcessPreSave } from '../../sdk/index.ts';
-import type { StateDocument } from '../../sdk/index.ts';
+import type { ProcessOrder, ProcessRecord, ProcessReplication, ProcessWrite, StateDocument } from '../../sdk/index.ts';
 import { dict, own, type DbData, type StoredProcess } from './db-document.ts';
 import { CleanupRunner } from './cleanup.ts';
 import { addStored, putStored, removeStored, replaceStored } from './db-changes.ts';
@@ -9,6 +8,8 @@ import { maxProcessesReason, processErrors } from './errors.ts';
 import { checkId } from './safe-names.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { ProcessEntry, type EntryEnv, type EntryTimes } from './process-entry.ts';
+import { preSaveEvent, recordOf, type PreSave } from './records.ts';
+import { applyRecord, dropRecord, rerun, type ReplicaPort } from './replica.ts';
 import type { ProcessConfig, ProcessConfigUpdate } from './schema.ts';
 
 export type Command = 'start' | 'stop' | 'restart' | 'reload';
@@ -28,7 +29,7 @@ export interface ManagerOptions {
   ffversion(): Promise<string>;
   onDelete(id: string, reference: string): Promise<void>;
   /** Plugins' last word on an add or update, before it is saved: a reason refuses it (400). */
-  preSave?(event: ProcessPreSave): Promise<string | undefined>;
+  preSave?: PreSave;
   /** A process was added (saved, not yet started); notify only. */
   onAdd?(id: string, reference: string): void;
   /** A process was replaced (saved, the old one stopped, the new one not yet started); notify only. */
@@ -51,13 +52,38 @@ export class ProcessManager {
   readonly #ffversions = new Map<string, string>();
   readonly #lock = new KeyedLock();
   readonly #o: ManagerOptions;
+  #replication: ProcessReplication | undefined;
+  readonly #port: ReplicaPort;
 
   constructor(o: ManagerOptions) {
     this.#o = o;
+    this.#port = {
+      entries: this.#entries, ffversions: this.#ffversions, lock: this.#lock, o,
+      stored: (e, ffversion) => this.#stored(e, ffversion), runs: (id) => this.runs(id),
+    };
   }
 
   get(id: string): ProcessEntry | undefined { return this.#entries.get(id); }
   values(): IterableIterator<ProcessEntry> { return this.#entries.values(); }
+
+  /** Shares every change through `r` before it is acknowledged; runs only what `r.runs` allows. */
+  attach(r: ProcessReplication): void {
+    if (this.#replication) throw new Error('a process replication is attached already');
+    this.#replication = r;
+  }
+
+  /** Whether this node runs `id` when its order is `start` (always, without a replication). */
+  runs(id: string): boolean { return this.#replication?.runs(id) ?? true; }
+
+  /** Every process in its stored form. */
+  records(): ProcessRecord[] {
+    return [...this.#entries.values()].map((e) => recordOf(this.#stored(e), this.metadata(e.id)));
+  }
+
+  /** A change made on another node (see `replica.ts`). */
+  apply(r: ProcessRecord): Promise<void> { return applyRecord(this.#port, r); }
+  drop(id: string): Promise<void> { return dropRecord(this.#port, id); }
+  rerun(id: string): Promise<void> { return rerun(this.#port, id); }
 
   /** Another process's definition, for input references. */
   lookup = (id: string): FullConfig | undefined => this.#entries.get(id)?.config;
@@ -99,7 +125,7 @@ export class ProcessManager {
     const starting: Promise<void>[] = [];
     for (const e of this.#entries.values()) {
       e.outdated();
-      if (e.order === 'start' && e.valid) starting.push(e.start());
+      if (e.order === 'start' && e.valid && this.runs(e.id)) starting.push(e.start());
     }
     await Promise.all(starting);
   }
@@ -134,6 +160,7 @@ export class ProcessManager {
       this.#ffversions.set(c.id, ffversion);
       try {
         const sp = this.#stored(e);
+        await this.#share({ kind: 'put', record: recordOf(sp, null) });
         await this.#o.db.commit(() => addStored(this.#o.db.data, sp));
       } catch (err) {
         this.#entries.delete(c.id);
@@ -143,7 +170,7 @@ export class ProcessManager {
       }
       this.#o.cleanup.set(c.id, e.resolution!.cleanup);
       this.#o.onAdd?.(c.id, c.reference);
-      if (order === 'start') await e.start();
+      if (order === 'start' && this.runs(c.id)) await e.start();
       return e;
     });
   }
@@ -172,6 +199,7 @@ export class ProcessManager {
       // saved before the old process is touched: a change that cannot be saved leaves it running
       try {
         const sp = this.#stored(e, ffversion);
+        await this.#share({ kind: 'put', record: recordOf(sp, this.metadata(id)), previousId: id === c.id ? undefined : id });
         await this.#o.db.commit(() => replaceStored(this.#o.db.data, id, sp));
       } catch (err) {
         void e.destroy();
@@ -186,7 +214,7 @@ export class ProcessManager {
       this.#ffversions.set(c.id, ffversion);
       this.#o.cleanup.set(c.id, e.resolution!.cleanup);
       this.#o.onUpdate?.(c.id, c.reference, id);
-      if (e.order === 'start') await e.start();
+      if (e.order === 'start' && this.runs(c.id)) await e.start();
       return e;
     });
   }
@@ -196,6 +224,7 @@ export class ProcessManager {
       const e = this.#entries.get(id);
       if (!e) throw processErrors.notFound();
       // saved before the process is stopped: a delete that cannot be saved changes nothing
+      await this.#share({ kind: 'delete', id });
       await this.#o.db.commit(() => removeStored(this.#o.db.data, id));
       await e.destroy();
       this.#entries.delete(id);
@@ -218,13 +247,14 @@ export class ProcessManager {
             this.#checkMax(processErrors.commandFailed);
             await this.#setOrder(e, 'start');
           }
-          return e.start();
+          // in a cluster the owner starts it (it sees the order change)
+          return this.runs(id) ? e.start() : undefined;
         case 'stop':
           if (e.order !== 'stop') await this.#setOrder(e, 'stop');
           return e.stop();
         case 'restart':
           // Unlike the original (quirk 17.4), the process comes back whether or not `reconnect` is set.
-          if (e.order !== 'start') return undefined;
+          if (e.order !== 'start' || !this.runs(id)) return undefined;
           if (!e.valid) this.#revalidate(e);
           return e.restart();
         case 'reload': {
@@ -235,7 +265,7 @@ export class ProcessManager {
           }
           this.#o.cleanup.set(e.id, e.resolution!.cleanup);
           await this.#o.db.save();
-          return e.order === 'start' ? e.restart() : undefined;
+          return e.order === 'start' && this.runs(id) ? e.restart() : undefined;
         }
       }
     });
@@ -253,6 +283,8 @@ export class ProcessManager {
     const next = Object.keys(md).length ? md : null;
     // serialised before it is applied: a value db.json cannot hold is refused, nothing changes
     this.#o.storable(next);
+    const e = this.#entries.get(id)!;
+    await this.#share({ kind: 'put', record: recordOf(this.#stored(e), next) });
     await this.#o.db.commit(() => {
       all[id] = next;
       return () => { if (this.#entries.has(id)) all[id] = before; };
@@ -297,6 +329,12 @@ export class ProcessManager {
       e.order = before;
       throw err;
     }
+    try {
+      await this.#share({ kind: 'put', record: recordOf(sp, this.metadata(e.id)) });
+    } catch (err) {
+      e.order = before;
+      throw err;
+    }
     await this.#o.db.commit(() => {
       const undo = putStored(this.#o.db.data, sp);
       return () => {
@@ -304,6 +342,11 @@ export class ProcessManager {
         undo();
       };
     });
+  }
+
+  /** The shared store's verdict on a change (none without a replication). */
+  async #share(change: ProcessWrite): Promise<void> {
+    if (this.#replication) await this.#replication.write(change);
   }
 
   /** A new entry, resolved (check `valid`). */
@@ -331,10 +374,4 @@ export class ProcessManager {
     this.#o.storable(sp, 2);
     return sp;
   }
-}
-
-/** What `preSave` taps see of a config about to be saved. */
-function preSaveEvent(c: FullConfig, previousId?: string): ProcessPreSave {
-  const io = (list: FullConfig['input']) => list.map(({ id, address, options }) => ({ id, address, options }));
-  return { id: c.id, previousId, reference: c.reference, inputs: io(c.input), outputs: io(c.output) };
 }

@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import {
-  definePlugin, filesystemsRef, placeholdersRef, processesRef, processHooksRef, type ProcessChangeEvent,
+  definePlugin, filesystemsRef, placeholdersRef, processesRef, processHooksRef, processReplicaRef,
+  type ProcessChangeEvent,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
 import { EncoderSection, validateEncoder } from './config-schema.ts';
@@ -35,7 +36,7 @@ export const processPlugin = definePlugin({
   validate: (section) => validateEncoder(section),
   reads: ['storage', 'db'],
   deps: { placeholders: placeholdersRef, filesystems: filesystemsRef },
-  provides: [processesRef],
+  provides: [processesRef, processReplicaRef],
   rootState: ['db'],
   async setup(ctx) {
     const enc = ctx.config;
@@ -107,6 +108,14 @@ export const processPlugin = definePlugin({
     const views = new ProcessViews((id) => manager.metadata(id));
     const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id);
     ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe }));
+    // the cluster's seam: changes go through its shared store, and only owned processes run here
+    ctx.provide(processReplicaRef, {
+      attach: (r) => manager.attach(r),
+      records: () => manager.records(),
+      apply: (r) => manager.apply(r),
+      drop: (id) => manager.drop(id),
+      rerun: (id) => manager.rerun(id),
+    });
     processRoutes(ctx.http, manager, views);
     metadataRoutes(ctx.http, manager);
     systemMetadataRoutes(ctx.http, db, dbText.storable);
