@@ -1,4 +1,4 @@
-import { aboutRef, definePlugin, eventsRef, filesystemsRef, optional, processesRef, serverRef } from '../../sdk/index.ts';
+import { aboutRef, definePlugin, eventsRef, filesystemsRef, optional, processesRef, processReplicaRef, serverRef } from '../../sdk/index.ts';
 import { ClusterConfig, validateCluster } from './schema.ts';
 
 /**
@@ -13,25 +13,33 @@ export default definePlugin({
   configSchema: ClusterConfig,
   validate: validateCluster,
   reads: ['id'],
-  deps: { about: aboutRef, processes: processesRef, server: serverRef, events: optional(eventsRef), filesystems: filesystemsRef },
+  deps: {
+    about: aboutRef, processes: processesRef, replica: processReplicaRef, server: serverRef, events: optional(eventsRef), filesystems: filesystemsRef,
+  },
   async setup(ctx) {
     const { ClusterNode } = await import('./node.ts');
     const { clusterRoutes } = await import('./routes.ts');
+    const { Replica } = await import('./replica.ts');
     const { about, processes, server, events } = ctx.deps;
     const nodeId = ctx.config.node_id ?? nodeIdFrom(ctx.sections.id);
-    const node = new ClusterNode(ctx.config, {
+    // the engine writes through the shared store and runs only what this node owns (replica.ts)
+    const replica = new Replica(ctx.deps.replica, { node: nodeId, log: ctx.log, runs: (id) => node.runs(id) });
+    const node: InstanceType<typeof ClusterNode> = new ClusterNode(ctx.config, {
       log: ctx.log,
       nodeId,
       version: about.about().version.number,
       running: () => processes.list().filter((p) => p.exec === 'running').length,
-      // the engine is not wired yet (README, "Design for the rest"): ownership is taken and logged
+      sync: replica,
+      // the lease is taken before start and kept until stop returned (the ffmpeg is gone)
       hooks: {
-        start: (id) => {
+        start: async (id) => {
           ctx.log.info({ process: id }, 'cluster: this node owns the process');
           events?.emit('cluster.process.owned', { process: id, node: nodeId });
+          await replica.rerun(id).catch((err) => ctx.log.warn({ err, process: id }, 'cluster: starting an owned process'));
         },
-        stop: (id, why) => {
+        stop: async (id, why) => {
           ctx.log.info({ process: id, why }, 'cluster: this node no longer owns the process');
+          await replica.rerun(id).catch((err) => ctx.log.warn({ err, process: id }, 'cluster: stopping a process'));
           events?.emit('cluster.process.released', { process: id, node: nodeId }, { why });
         },
       },

@@ -37,6 +37,9 @@ export class OwnerAgent {
   /** Processes running here (their leases held). */
   running(): string[] { return [...this.#running].sort(); }
 
+  /** Whether `id` runs here: started by this agent and its lease within the fence deadline. */
+  runs(id: string): boolean { return this.#running.has(id) && this.#own.holds(id); }
+
   /** One reconciliation with `assignments` (process id → node id); overlapping calls are skipped. */
   async apply(assignments: Readonly<Record<string, string>>): Promise<void> {
     if (this.#busy) return;
