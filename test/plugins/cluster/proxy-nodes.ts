@@ -1,19 +1,10 @@
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createTestApp, type TestApp } from '../../../sdk/testing/index.ts';
-import { ProcessStore } from '../../../plugins/cluster/process-store.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { openBucket, type NatsCluster } from './nats.ts';
+import type { NatsCluster } from './nats.ts';
 
 export const USER = 'admin';
 export const PASS = 'pw-Cluster-123';
-
-/**
- * True once the engine wiring (`replica.ts`) is in the plugin: a process created through the API
- * on one node is in the shared store and runs on its owner. Before it, the tests put the process
- * into the shared store themselves and create it on its owner only (as the wiring will).
- */
-export const WIRED = existsSync(new URL('../../../plugins/cluster/replica.ts', import.meta.url));
 
 export interface ProxyNode { id: string; index: number; kit: TestApp; url: string; token: string }
 
@@ -41,7 +32,7 @@ export async function startNode(t: { teardown(fn: () => unknown): void }, nats: 
       },
       storage: { memory: { auth: { enable: false } } },
     },
-    plugins: ['auth', 'memfs', { name: 'cluster', config: { servers: [nats.servers[index].url], node_id: id, ttl_sec: 3, announce_sec: 1, replicas: 3, ...cluster } }],
+    plugins: ['auth', 'memfs', 'disk-fs', { name: 'cluster', config: { servers: [nats.servers[index].url], node_id: id, ttl_sec: 3, announce_sec: 1, replicas: 3, ...cluster } }],
   });
   const url = await kit.listen();
   const login = await kit.request('POST', '/api/login', { body: { username: USER, password: PASS } });
@@ -75,26 +66,11 @@ export async function assigned(node: ProxyNode, ids: string[]): Promise<Assignme
   }, { timeout: 30_000, what: `assignments of ${ids.join(', ')}` });
 }
 
-/**
- * Creates the processes so that each runs on its owner: through the API of `via` once the engine
- * is wired, else in the shared store (placement) and then on the owner the leader chose.
- */
-export async function createProcesses(t: { teardown(fn: () => unknown): void }, nats: NatsCluster, nodes: ProxyNode[], ids: string[]): Promise<Assignments> {
-  if (WIRED) {
-    for (const id of ids) {
-      const r = await nodes[0].kit.request('POST', '/api/v3/process', { token: nodes[0].token, body: hlsProcess(id) });
-      if (r.status !== 200) throw new Error(`POST ${id}: ${r.status} ${r.text}`);
-    }
-    return assigned(nodes[0], ids);
-  }
-  const { kv } = await openBucket(t, nats.servers[0].url, 'processes', 3000, 3);
-  const store = new ProcessStore(kv);
-  for (const id of ids) await store.create({ id, order: 'start', config: hlsProcess(id), metadata: null, updated_at: 1 });
-  const owners = await assigned(nodes[0], ids);
+/** Creates the processes through the API of `nodes[0]` (the engine writes them to the shared store); their owners. */
+export async function createProcesses(nodes: ProxyNode[], ids: string[]): Promise<Assignments> {
   for (const id of ids) {
-    const owner = nodes.find((n) => n.id === owners[id])!;
-    const r = await owner.kit.request('POST', '/api/v3/process', { token: owner.token, body: hlsProcess(id) });
-    if (r.status !== 200) throw new Error(`POST ${id} on ${owner.id}: ${r.status} ${r.text}`);
+    const r = await nodes[0].kit.request('POST', '/api/v3/process', { token: nodes[0].token, body: hlsProcess(id) });
+    if (r.status !== 200) throw new Error(`POST ${id}: ${r.status} ${r.text}`);
   }
-  return owners;
+  return assigned(nodes[0], ids);
 }

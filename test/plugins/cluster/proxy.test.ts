@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import t from 'tap';
 import { CLIENT_HEADER, HOP_HEADER, KEY_NAME, PeerKey } from '../../../plugins/cluster/peer.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { natsMissing, openBucket, startNatsCluster } from './nats.ts';
-import { WIRED, createProcesses, deadPort, startNode, type ProxyNode } from './proxy-nodes.ts';
+import { createProcesses, deadPort, startNode, type ProxyNode } from './proxy-nodes.ts';
 
 const missing = natsMissing();
 const enc = encodeURIComponent;
@@ -44,8 +46,8 @@ t.test('one API on every node: process requests and files answered through a nod
 
   // ids without ':' (ffmpeg would read `x:y_001.ts` in a playlist as a URL with protocol `x`)
   const ids = ['proxied 1', 'proxied 2', 'proxied 3'];
-  const owners = await createProcesses(t, nats, nodes, ids);
-  t.same(Object.values(owners).sort(), ['a', 'b', 'c'], `one process per node (${WIRED ? 'through the API' : 'shared store + owner'})`);
+  const owners = await createProcesses(nodes, ids);
+  t.same(Object.values(owners).sort(), ['a', 'b', 'c'], 'one process per node');
   const onB = ids.find((id) => owners[id] === 'b')!;
   const onC = ids.find((id) => owners[id] === 'c')!;
   const running = await waitFor(async () => {
@@ -82,9 +84,14 @@ t.test('one API on every node: process requests and files answered through a nod
     t.equal(loose.status, 200);
     t.equal(await loose.text(), 'on b', 'found on b by a HEAD probe');
     t.equal((await fetch(`${a.url}/memfs/loose.txt`, { method: 'HEAD' })).status, 200, 'HEAD too');
+    await writeFile(join(b.kit.dir, 'disk', 'only-on-b.txt'), 'disk of b');
+    const disk = await fetch(`${a.url}/only-on-b.txt`);
+    t.equal(disk.status, 200, 'a disk file of b through a');
+    t.equal(await disk.text(), 'disk of b');
     const none = await fetch(`${a.url}/memfs/nowhere.txt`);
     t.equal(none.status, 404, 'a file no node has: 404');
     t.equal((await none.json()).code, 404);
+    t.equal((await fetch(`${a.url}/nowhere.txt`)).status, 404, 'nor a disk file');
   });
 
   t.test('the owner judges the real client address; a forged or foreign signature gives nothing', async (t) => {
@@ -121,9 +128,8 @@ t.test('one API on every node: process requests and files answered through a nod
 
   t.test('a request another node passed on is never passed on again', async (t) => {
     const r = await a.kit.inject({ method: 'GET', url: `/api/v3/process/${enc(onB)}/state`, headers: { authorization: `Bearer ${a.token}`, [HOP_HEADER]: 'b' } });
-    // answered by a itself: before the engine wiring a does not know the process, after it a does not run it
-    if (WIRED) t.not(JSON.parse(r.body).exec, 'running', 'a\'s own view');
-    else t.equal(r.statusCode, 404, 'a\'s own view');
+    t.equal(r.statusCode, 200);
+    t.not(JSON.parse(r.body).exec, 'running', 'a\'s own view: it does not run the process');
   });
 
   t.test('an owner whose API does not answer: 502 with the Error body', async (t) => {
