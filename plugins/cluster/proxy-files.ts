@@ -8,8 +8,8 @@ const PROBE_MS = 1000;
 
 /** What the locator needs of the cluster for one request. */
 export interface FileContext {
-  /** The other live nodes, in a stable order. */
-  peers: Upstream[];
+  /** The other live nodes, in a stable order (asked only after a local miss). */
+  peers(): Upstream[];
   /** Processes owned by other live nodes: id → that node. */
   owners(): Map<string, Upstream>;
   /** The cluster headers (hop, signed client) for a probe of `url`. */
@@ -33,27 +33,40 @@ export class FileLocator {
   }
 
   async holder(request: FastifyRequest, ctx: FileContext): Promise<Upstream | undefined> {
-    if (ctx.peers.length === 0) return undefined;
     const route = request.routeOptions.url;
     const fs = this.#filesystems().find((f) => `${f.mount === '/' ? '' : f.mount}/*` === route);
     if (!fs) return undefined;
     const path = fsPathFromUrl(request.url, fs.mount === '/' ? '' : fs.mount);
     // folders (a disk's index file) stay local: they are no process's output
     if (path.endsWith('/') || await hasLocally(fs, path)) return undefined;
+    const peers = ctx.peers();
+    if (peers.length === 0) return undefined;
     const owners = ctx.owners();
     let best: [string, Upstream] | undefined;
     for (const [id, up] of owners) {
-      // the longest id that appears wins (`p1` and `p10` both appear in `/p10.m3u8`)
-      if (path.includes(id) && (!best || id.length > best[0].length)) best = [id, up];
+      if ((!best || id.length > best[0].length) && namesProcess(path, id)) best = [id, up];
     }
     if (best) return best[1];
     const auth = request.headers.authorization;
-    for (const peer of ctx.peers) {
+    for (const peer of peers) {
       const status = await this.#http.probe(peer, 'HEAD', request.url, { ...ctx.headers(request.url), ...(auth ? { authorization: auth } : {}) }, PROBE_MS);
       if (status === 200) return peer;
     }
     return undefined;
   }
+}
+
+/**
+ * True when a file name or folder of `path` starts with `id` followed by `.`, `_`, `-`, `/` or the
+ * end: `/p1.m3u8`, `/p1_003.ts`, `/p1/index.m3u8` name `p1`; `/xp1.ts` does not. The longest id
+ * that matches wins (`p1` and `p1_hd` both match `/p1_hd.m3u8`).
+ */
+export function namesProcess(path: string, id: string): boolean {
+  for (let i = path.indexOf(`/${id}`); i >= 0; i = path.indexOf(`/${id}`, i + 1)) {
+    const next = path[i + 1 + id.length];
+    if (next === undefined || next === '.' || next === '_' || next === '-' || next === '/') return true;
+  }
+  return false;
 }
 
 /** True when `fs` has something at `path`; a file opened only to look is released at once. */

@@ -49,7 +49,7 @@ export class ClusterProxy {
       to = id === undefined ? undefined : this.#ownerOf(id);
     } else if (request.method === 'GET' || request.method === 'HEAD') {
       to = await this.#files.holder(request, {
-        peers: this.#peers(), owners: () => this.#owners(), headers: (u) => this.#headers(request, 'HEAD', u),
+        peers: () => this.#peers(), owners: () => this.#owners(), headers: (u) => this.#headers(request, 'HEAD', u),
       });
     }
     if (!to) return undefined;

@@ -2,6 +2,7 @@ import t from 'tap';
 import type { FastifyRequest } from 'fastify';
 import { CLIENT_HEADER, PeerKey } from '../../../plugins/cluster/peer.ts';
 import { processIdOf } from '../../../plugins/cluster/proxy.ts';
+import { namesProcess } from '../../../plugins/cluster/proxy-files.ts';
 
 const req = (headers: Record<string, string>, method = 'GET', url = '/api/v3/process/x/state') =>
   ({ headers: { ...headers }, method, url }) as unknown as FastifyRequest;
@@ -47,4 +48,15 @@ t.test('the process id of a per-process API path, URL-decoded', async (t) => {
   t.equal(processIdOf('/api/v3/process/'), undefined);
   t.equal(processIdOf('/api/v3/process/?x'), undefined);
   t.equal(processIdOf('/api/v3/process/%zz/state'), undefined, 'malformed: handled locally');
+});
+
+t.test('a file path names a process by a name or folder that starts with its id', async (t) => {
+  t.ok(namesProcess('/p1.m3u8', 'p1'));
+  t.ok(namesProcess('/p1_003.ts', 'p1'));
+  t.ok(namesProcess('/live/p1/index.m3u8', 'p1'));
+  t.ok(namesProcess('/proxied 1.m3u8', 'proxied 1'));
+  t.ok(namesProcess('/p1', 'p1'));
+  t.notOk(namesProcess('/xp1.ts', 'p1'), 'inside another name');
+  t.notOk(namesProcess('/p10.m3u8', 'p1'), 'a longer id');
+  t.ok(namesProcess('/p10.m3u8', 'p10'));
 });
