@@ -79,7 +79,8 @@ const md = [
   ...Object.entries(summary).flatMap(([k, s]) => (['owner', 'proxied'] as const).map((w) =>
     `| ${k} | ${w === 'owner' ? 'at the owner' : 'through another node'} | ${s[w]!.mean} | ${s[w]!.p50} | ${s[w]!.p99} | ${s[w]!.rps} | ${s[w]!.non2xx} |`)),
   '', 'Through another node a request is authorized there, then streamed to the owner over a kept-alive',
-  'connection with the hop and signed client headers; the difference is that hop (one loopback HTTP request).', '',
+  'connection with the hop and signed client headers; the difference is that hop (one loopback HTTP request).',
+  'autocannon\'s latencies have whole-ms resolution: at 1 connection, 1 / requests per second is the time per request.', '',
 ].join('\n');
 const out = fileURLToPath(new URL('../results/', import.meta.url));
 await writeFile(join(out, `cluster-proxy-${date}.json`), JSON.stringify(result, null, 2) + '\n');
