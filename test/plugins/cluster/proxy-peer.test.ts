@@ -1,7 +1,8 @@
 import t from 'tap';
 import type { FastifyRequest } from 'fastify';
-import { CLIENT_HEADER, PeerKey } from '../../../plugins/cluster/peer.ts';
-import { processIdOf } from '../../../plugins/cluster/proxy.ts';
+import type { ForwardInput } from '../../../sdk/index.ts';
+import { CLIENT_HEADER, HOP_HEADER, PeerKey } from '../../../plugins/cluster/peer.ts';
+import { ClusterProxy, processIdOf } from '../../../plugins/cluster/proxy.ts';
 import { namesProcess } from '../../../plugins/cluster/proxy-files.ts';
 
 const req = (headers: Record<string, string>, method = 'GET', url = '/api/v3/process/x/state') =>
@@ -59,4 +60,23 @@ t.test('a file path names a process by a name or folder that starts with its id'
   t.notOk(namesProcess('/xp1.ts', 'p1'), 'inside another name');
   t.notOk(namesProcess('/p10.m3u8', 'p1'), 'a longer id');
   t.ok(namesProcess('/p10.m3u8', 'p10'));
+});
+
+t.test('before the cluster key is read: nothing is proxied, and a request another node passed on is refused (503)', async (t) => {
+  const node = {
+    id: 'a',
+    view: () => ({
+      node_id: 'a', leader: 'a', health: { nats: 'connected' as const, last_error: null },
+      nodes: [{ id: 'b', api_address: 'http://127.0.0.1:1', capacity: { cpus: 1, max_processes: 0 }, load: { loadavg: 0, processes_running: 0 }, version: '', started_at: '' }],
+      assignments: [{ process_id: 'x', node_id: 'b' }],
+    }),
+  };
+  const proxy = new ClusterProxy(node, new PeerKey(), () => []);
+  t.teardown(() => proxy.close());
+  const input = (headers: Record<string, string>) => ({
+    request: { headers, url: '/api/v3/process/x/state', method: 'GET' }, reply: {}, access: 'protected', api: true,
+  }) as unknown as ForwardInput;
+  t.equal(await proxy.forward(input({})), undefined, 'b\'s process is answered here until the key is known');
+  const err = await proxy.forward(input({ [HOP_HEADER]: 'b' })).catch((e: unknown) => e);
+  t.match(err, { status: 503, errorCode: 'CLUSTER_NOT_READY' }, 'refused: its client could not be judged');
 });

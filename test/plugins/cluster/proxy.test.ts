@@ -41,8 +41,11 @@ t.test('one API on every node: process requests and files answered through a nod
   // c announces an address where nothing listens: its HTTP is down while it is still a live node
   const c = await startNode(t, nats, 'c', 2, { api_address: `http://127.0.0.1:${await deadPort()}` });
   const nodes = [a, b, c];
-  await waitFor(async () => (await call(a, 'GET', '/api/v3/cluster')).body.nodes?.length === 3 && (await call(a, 'GET', '/api/v3/cluster')).body.leader,
-    { timeout: 30_000, what: 'three nodes and a leader' });
+  // every node sees the three and the same leader, so placement puts one process on each
+  await waitFor(async () => {
+    const views = await Promise.all(nodes.map(async (n) => (await call(n, 'GET', '/api/v3/cluster')).body));
+    return views.every((v) => v.nodes?.length === 3 && v.leader && v.leader === views[0].leader);
+  }, { timeout: 30_000, what: 'three nodes and a leader' });
 
   // ids without ':' (ffmpeg would read `x:y_001.ts` in a playlist as a URL with protocol `x`)
   const ids = ['proxied 1', 'proxied 2', 'proxied 3'];
