@@ -13,6 +13,14 @@ export interface OwnershipOptions {
   renewMs?: number;
   /** A lease is no longer ours: stop that process's ffmpeg now. Fires once per loss. */
   onLost(id: string, reason: LostReason): void;
+  /**
+   * `on_quorum_loss`. `stop` (default): the self-fencing above. `keep`: a lease whose renewals
+   * fail in transport is NOT lost at its deadline (its ffmpeg keeps running while NATS is
+   * unreachable); once NATS answers again, a key that is still ours (or expired with nobody
+   * taking it: it is created again) is kept, one written by another node is lost. During the
+   * outage the leader may have moved the process: two copies can run until the reconnect.
+   */
+  onQuorumLoss?: 'stop' | 'keep';
 }
 
 interface Held { rev: number; deadline: number; renewing: boolean }
@@ -42,11 +50,13 @@ export class Ownership {
     this.#opts = opts;
   }
 
-  /** True while this node may run process `id` (its lease deadline has not passed). */
+  /** True while this node may run process `id` (its lease deadline has not passed, or `keep`). */
   holds(id: string, now = performance.now()): boolean {
     const h = this.#held.get(id);
-    return h !== undefined && now < h.deadline;
+    return h !== undefined && (this.#keepAll || now < h.deadline);
   }
+
+  get #keepAll(): boolean { return this.#opts.onQuorumLoss === 'keep'; }
 
   held(): string[] { return [...this.#held.keys()].filter((id) => this.holds(id)); }
 
@@ -125,7 +135,19 @@ export class Ownership {
     const node = e?.operation === 'PUT' ? e.json<{ node?: string }>().node : undefined;
     if (this.#held.get(id) !== h) return;
     if (e && node === this.#opts.node && e.revision >= h.rev) h.rev = e.revision;
+    else if (this.#keepAll && node === undefined) await this.#recreate(id, h);
     else this.#lose(id, h, 'taken');
+  }
+
+  /** `keep`: the key expired while NATS was away and nobody took it: this node's again, or lost. */
+  async #recreate(id: string, h: Held): Promise<void> {
+    const sentAt = performance.now();
+    try {
+      const rev = await this.#kv.create(processKey(id), this.#value());
+      if (this.#held.get(id) === h) { h.rev = rev; h.deadline = sentAt + this.#opts.ttlMs / 2; }
+    } catch (err) {
+      if (isWrongRevision(err)) this.#lose(id, h, 'taken');
+    }
   }
 
   /** After a reconnect: any lease whose key is gone or holds another node's write is lost. */
@@ -151,6 +173,8 @@ export class Ownership {
     clearTimeout(this.#fenceTimer);
     this.#fenceTimer = undefined;
     if (this.#closed || this.#held.size === 0) return;
+    // `keep`: no fence; only a refusal or `reconcile` ends a lease
+    if (this.#keepAll) return;
     const now = performance.now();
     for (const [id, h] of this.#held) if (now >= h.deadline) this.#lose(id, h, 'deadline');
     if (this.#held.size === 0) return;

@@ -15,6 +15,10 @@ export const ClusterConfig = Type.Object({
   ttl_sec: Type.Number({ minimum: 1, default: 6, description: 'Seconds after which a silent node is gone and an unrenewed leader lease expires.' }),
   replicas: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the cluster buckets (3 for a three-server NATS cluster).' }),
   max_processes: Type.Integer({ minimum: 0, default: 0, description: 'Processes this node takes at most, announced as its capacity (0 = no limit).' }),
+  on_quorum_loss: Type.Union([Type.Literal('stop'), Type.Literal('keep')], {
+    default: 'stop',
+    description: 'When NATS is unreachable (quorum lost, or this node cut off): `stop` ends each ffmpeg at its lease deadline (never two copies, an outage meanwhile); `keep` lets them run and stops on reconnect the copies another node took (no outage, two copies possible meanwhile).',
+  }),
 }, { default: {} });
 export type ClusterConfig = Static<typeof ClusterConfig>;
 
