@@ -24,7 +24,7 @@ export class Coordinator {
   #sync: StoreSync | undefined;
   #prepared = false;
 
-  constructor(b: Buckets, deps: { node: string; ttlMs: number; isLeader(): boolean; nodes: NodesView; log: Log; hooks: RunHooks; sync?: StoreSync }) {
+  constructor(b: Buckets, deps: { node: string; ttlMs: number; onQuorumLoss?: 'stop' | 'keep'; isLeader(): boolean; nodes: NodesView; log: Log; hooks: RunHooks; sync?: StoreSync }) {
     this.#log = deps.log;
     this.#sync = deps.sync;
     this.#node = deps.node;
@@ -40,7 +40,7 @@ export class Coordinator {
     });
     this.#bucket = b;
     this.#agent = new OwnerAgent(b.owners, {
-      node: deps.node, ttlMs: deps.ttlMs, hooks: deps.hooks,
+      node: deps.node, ttlMs: deps.ttlMs, onQuorumLoss: deps.onQuorumLoss, hooks: deps.hooks,
       log: (err, id) => deps.log.warn({ err, process: id }, 'cluster: stopping a process'),
     });
   }

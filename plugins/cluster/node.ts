@@ -124,7 +124,7 @@ export class ClusterNode {
     }
     this.#membership();
     this.#coordinator ??= new Coordinator(b, {
-      node: this.id, ttlMs: this.#cfg.ttl_sec * 1000, isLeader: () => this.#lease.isLeader(),
+      node: this.id, ttlMs: this.#cfg.ttl_sec * 1000, onQuorumLoss: this.#cfg.on_quorum_loss, isLeader: () => this.#lease.isLeader(),
       nodes: this.#nodes, log: this.#deps.log, hooks: this.#deps.hooks, sync: this.#deps.sync,
     });
     // placement runs beside the tick, never in it: a slow placement step (NATS stalling) must not

@@ -24,11 +24,11 @@ export class OwnerAgent {
   #running = new Set<string>();
   #busy = false;
 
-  constructor(kv: KV, opts: { node: string; ttlMs: number; renewMs?: number; hooks: RunHooks; log?: (err: unknown, id: string) => void }) {
+  constructor(kv: KV, opts: { node: string; ttlMs: number; renewMs?: number; onQuorumLoss?: 'stop' | 'keep'; hooks: RunHooks; log?: (err: unknown, id: string) => void }) {
     this.#node = opts.node;
     this.#hooks = opts.hooks;
     this.#own = new Ownership(kv, {
-      node: opts.node, ttlMs: opts.ttlMs, renewMs: opts.renewMs,
+      node: opts.node, ttlMs: opts.ttlMs, renewMs: opts.renewMs, onQuorumLoss: opts.onQuorumLoss,
       onLost: (id, reason) => { if (this.#running.delete(id)) void Promise.resolve(this.#hooks.stop(id, reason)).catch((err) => opts.log?.(err, id)); },
     });
     this.#own.start();
