@@ -1,4 +1,4 @@
-import { aboutRef, definePlugin, eventsRef, optional, processesRef, processReplicaRef, serverRef } from '../../sdk/index.ts';
+import { aboutRef, definePlugin, eventsRef, filesystemsRef, optional, processesRef, processReplicaRef, serverRef } from '../../sdk/index.ts';
 import { ClusterConfig, validateCluster } from './schema.ts';
 
 /**
@@ -13,7 +13,9 @@ export default definePlugin({
   configSchema: ClusterConfig,
   validate: validateCluster,
   reads: ['id'],
-  deps: { about: aboutRef, processes: processesRef, replica: processReplicaRef, server: serverRef, events: optional(eventsRef) },
+  deps: {
+    about: aboutRef, processes: processesRef, replica: processReplicaRef, server: serverRef, events: optional(eventsRef), filesystems: filesystemsRef,
+  },
   async setup(ctx) {
     const { ClusterNode } = await import('./node.ts');
     const { clusterRoutes } = await import('./routes.ts');
@@ -44,8 +46,12 @@ export default definePlugin({
       emit: events ? (type, subject, payload) => events.emit(type, subject, payload) : undefined,
     });
     clusterRoutes(ctx.http, node);
-    ctx.onListen((port) => node.start(ctx.config.api_address ?? `http://${server.host()}:${port}`));
-    ctx.onClose(() => node.close());
+    // one API on every node: requests for another node's process or file go there (proxy.ts)
+    const { mountProxy } = await import('./proxy-mount.ts');
+    const proxy = mountProxy({ hooks: ctx.hooks, node, bucket: () => node.buckets?.assign, filesystems: () => ctx.deps.filesystems,
+      periodMs: ctx.config.announce_sec * 1000, log: ctx.log });
+    ctx.onListen((port) => { node.start(ctx.config.api_address ?? `http://${server.host()}:${port}`); proxy.start(); });
+    ctx.onClose(async () => { proxy.close(); await node.close(); });
   },
 });
 

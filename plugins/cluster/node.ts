@@ -1,5 +1,5 @@
 import { availableParallelism, loadavg } from 'node:os';
-import { NatsLink, type Log } from './connection.ts';
+import { NatsLink, type Buckets, type Log } from './connection.ts';
 import { Coordinator } from './coordinator.ts';
 import type { RunHooks } from './owner-agent.ts';
 import type { StoreSync } from './replica.ts';
@@ -55,6 +55,9 @@ export class ClusterNode {
   }
 
   get id(): string { return this.#deps.nodeId; }
+
+  /** The KV buckets while connected (the proxy reads the cluster's signing key from them). */
+  get buckets(): Buckets | undefined { return this.#link.buckets; }
 
   /** Whether this node runs process `id` now (its ownership lease held). */
   runs(id: string): boolean { return this.#coordinator?.runs(id) ?? false; }
