@@ -101,7 +101,8 @@ export class Replica implements StoreSync {
       const p = toShared(c.record);
       this.#touched.add(p.id);
       if (c.previousId !== undefined && c.previousId !== p.id) return await this.#rename(store, p, c.previousId);
-      const rev = this.#revision(store, p.id);
+      // an add never overwrites: an id another node created before this view saw it is a conflict
+      const rev = c.created ? undefined : this.#revision(store, p.id);
       this.#written.set(p.id, rev === undefined ? await store.create(p) : await store.update(p, rev));
     } catch (err) {
       if (isConflict(err)) throw err;

@@ -73,7 +73,12 @@ t.test('the engine wiring on a real nats-server', { skip: missing ?? false }, as
     t.equal(await other.get('p2 renamed'), undefined, 'a delete');
     await engine.write({ kind: 'put', record: rec('p2 renamed') });
     t.ok(await other.get('p2 renamed'), 'a deleted id can be created again');
-    for (const id of ['p1', 'taken', 'p2 renamed']) await other.delete(id);
+    // an add never overwrites, even where this node's view knows a revision to update
+    await engine.write({ kind: 'put', record: rec('p4') });
+    const added = await engine.write({ kind: 'put', record: rec('p4', { order: 'start' }), created: true }).catch((e: unknown) => e);
+    t.ok(isConflict(added), 'an add of an id the store has: conflict');
+    t.equal((await other.get('p4'))?.process.order, 'stop', 'the stored process stands');
+    for (const id of ['p1', 'taken', 'p2 renamed', 'p4']) await other.delete(id);
   });
 
   t.test('the watcher feeds every change into the engine, in order', async (t) => {
