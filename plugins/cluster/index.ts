@@ -2,9 +2,11 @@ import { aboutRef, definePlugin, eventsRef, filesystemsRef, optional, processesR
 import { ClusterConfig, validateCluster } from './schema.ts';
 
 /**
- * Cluster (stage 1 of issue 20): several nodes as one service on NATS JetStream. Each node
- * announces itself (`core_nodes`), watches the others and competes for the leader lease
- * (`core_leader`); `GET /api/v3/cluster` shows the result. Opt-in: `"*"` never loads it, only
+ * Cluster (issue 20): several nodes as one service on NATS JetStream. Each node announces
+ * itself (`core_nodes`) and competes for the leader lease (`core_leader`); the leader places the
+ * shared processes (`core_processes`, written by every node's engine through `replica.ts`) and
+ * each node runs those whose ownership lease it holds; requests and files for another node's
+ * processes are proxied there (`proxy*.ts`); `GET /api/v3/cluster` shows it all. Opt-in: `"*"` never loads it, only
  * `{"name": "cluster", "config": {...}}` in `plugins` does. The NATS client is imported when the
  * plugin is mounted, so a build without it still reads this definition.
  */

@@ -64,6 +64,23 @@ export class HttpProxy {
     });
   }
 
+  /** A GET to `to`, read whole (a process list to merge); uncompressed. Throws when the node fails. */
+  fetch(to: Upstream, path: string, headers: IncomingHttpHeaders | OutgoingHttpHeaders): Promise<{ status: number; type?: string; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const h: OutgoingHttpHeaders = withoutHopByHop(headers as IncomingHttpHeaders);
+      delete h['accept-encoding'];
+      delete h['content-length'];
+      const up = this.#request(to, 'GET', path, h, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 502, type: res.headers['content-type'], body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      });
+      up.on('error', reject);
+      up.end();
+    });
+  }
+
   /** A bodiless request (HEAD probe) to `to`: its status, or 0 when the node failed or took too long. */
   probe(to: Upstream, method: 'HEAD', path: string, headers: OutgoingHttpHeaders, timeoutMs: number): Promise<number> {
     return new Promise<number>((resolve) => {

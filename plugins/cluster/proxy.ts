@@ -3,6 +3,7 @@ import type { FilesystemService, ForwardInput } from '../../sdk/index.ts';
 import { CLIENT_HEADER, HOP_HEADER, type PeerKey } from './peer.ts';
 import { HttpProxy, proxyErrors, type Upstream } from './proxy-http.ts';
 import { FileLocator } from './proxy-files.ts';
+import { answerList, isProcessList } from './proxy-list.ts';
 import type { ClusterView } from './schema.ts';
 
 /** What the proxy reads of its node: the live view (nodes, assignments) and its own id. */
@@ -44,6 +45,7 @@ export class ClusterProxy {
     const url = request.url;
     let to: Upstream | undefined;
     if (api) {
+      if (isProcessList(request.method, url)) return this.#list(request, reply);
       if (!url.startsWith(PROCESS_PREFIX)) return undefined;
       const id = processIdOf(url);
       to = id === undefined ? undefined : this.#ownerOf(id);
@@ -54,6 +56,18 @@ export class ClusterProxy {
     }
     if (!to) return undefined;
     await this.#http.forward(to, request, reply, this.#headers(request, request.method, url));
+    return true;
+  }
+
+  /** The list, merged from the owners' lists when some processes run elsewhere (`proxy-list.ts`). */
+  async #list(request: ForwardInput['request'], reply: ForwardInput['reply']): Promise<true | undefined> {
+    const owners = this.#owners();
+    const self = this.#node.view().nodes.find((n) => n.id === this.#node.id);
+    if (owners.size === 0 || !self) return undefined;
+    await answerList({
+      http: this.#http, request, reply, owners, self: { node: self.id, base: self.api_address },
+      headers: (method, url) => this.#headers(request, method, url),
+    });
     return true;
   }
 

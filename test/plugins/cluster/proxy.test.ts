@@ -129,6 +129,20 @@ t.test('one API on every node: process requests and files answered through a nod
     t.equal((await kv.get(KEY_NAME))?.operation, 'PUT', 'the key is in core_assign');
   });
 
+  t.test('the process list on any node shows each process as its owner does', async (t) => {
+    const list = await call(a, 'GET', '/api/v3/process?filter=state');
+    t.equal(list.status, 200);
+    t.same(list.body.map((p: { id: string }) => p.id).sort(), [...ids].sort(), 'every process, once');
+    const fromB = list.body.find((p: { id: string }) => p.id === onB);
+    t.equal(fromB.state.exec, 'running', 'b\'s process runs (b\'s state, not a\'s view)');
+    t.equal(fromB.state.pid, running.pid);
+    t.not(list.body.find((p: { id: string }) => p.id === onC).state.exec, 'running', 'c\'s API is down: a\'s own view of it');
+    const filtered = await call(a, 'GET', `/api/v3/process?id=${enc(onB)}&filter=state`);
+    t.same(filtered.body.map((p: { state: { exec: string } }) => p.state.exec), ['running'], 'the filters of the query hold');
+    const anonymous = await fetch(`${a.url}/api/v3/process`);
+    t.equal(anonymous.status, 401, 'without a credential: refused, as on one node');
+  });
+
   t.test('a request another node passed on is never passed on again', async (t) => {
     const r = await a.kit.inject({ method: 'GET', url: `/api/v3/process/${enc(onB)}/state`, headers: { authorization: `Bearer ${a.token}`, [HOP_HEADER]: 'b' } });
     t.equal(r.statusCode, 200);
