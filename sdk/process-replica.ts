@@ -17,8 +17,12 @@ export interface ProcessRecord {
 
 /** A change the API made, about to be acknowledged. */
 export type ProcessWrite =
-  /** An add, a replace (`previousId` when a PUT renamed it), an order or a metadata change. */
-  | { kind: 'put'; record: ProcessRecord; previousId?: string }
+  /**
+   * An add (`created`: the id must be new in the shared store; an id another node created just
+   * now is a conflict, never an overwrite), a replace (`previousId` when a PUT renamed it), an
+   * order or a metadata change.
+   */
+  | { kind: 'put'; record: ProcessRecord; previousId?: string; created?: boolean }
   | { kind: 'delete'; id: string };
 
 /** What a plugin that shares the processes between nodes gives the engine (`attach`). */

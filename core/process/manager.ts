@@ -160,7 +160,7 @@ export class ProcessManager {
       this.#ffversions.set(c.id, ffversion);
       try {
         const sp = this.#stored(e);
-        await this.#share({ kind: 'put', record: recordOf(sp, null) });
+        await this.#share({ kind: 'put', record: recordOf(sp, null), created: true });
         await this.#o.db.commit(() => addStored(this.#o.db.data, sp));
       } catch (err) {
         this.#entries.delete(c.id);

@@ -4,6 +4,7 @@ import type { NodesView } from './nodes-view.ts';
 import { OwnerAgent, type RunHooks } from './owner-agent.ts';
 import type { PlacementNode } from './placement.ts';
 import { ProcessStore } from './process-store.ts';
+import type { StoreSync } from './replica.ts';
 
 /**
  * Placement and ownership as they run in every node: the shared process table is watched, the
@@ -20,9 +21,12 @@ export class Coordinator {
   #nodes: NodesView;
   #assignments: Record<string, string> = {};
   #agent: OwnerAgent;
+  #sync: StoreSync | undefined;
+  #prepared = false;
 
-  constructor(b: Buckets, deps: { node: string; ttlMs: number; isLeader(): boolean; nodes: NodesView; log: Log; hooks: RunHooks }) {
+  constructor(b: Buckets, deps: { node: string; ttlMs: number; onQuorumLoss?: 'stop' | 'keep'; isLeader(): boolean; nodes: NodesView; log: Log; hooks: RunHooks; sync?: StoreSync }) {
     this.#log = deps.log;
+    this.#sync = deps.sync;
     this.#node = deps.node;
     this.#nodes = deps.nodes;
     this.#store = new ProcessStore(b.processes);
@@ -36,7 +40,7 @@ export class Coordinator {
     });
     this.#bucket = b;
     this.#agent = new OwnerAgent(b.owners, {
-      node: deps.node, ttlMs: deps.ttlMs, hooks: deps.hooks,
+      node: deps.node, ttlMs: deps.ttlMs, onQuorumLoss: deps.onQuorumLoss, hooks: deps.hooks,
       log: (err, id) => deps.log.warn({ err, process: id }, 'cluster: stopping a process'),
     });
   }
@@ -45,8 +49,16 @@ export class Coordinator {
 
   /** One step: (re)start the watcher, place when leading, refresh the assignments. */
   async tick(): Promise<void> {
+    // the import (first start in a cluster) precedes the watcher: the engine's processes must be
+    // in the store before the watcher's first values decide which of them the cluster lacks
+    if (this.#sync && !this.#prepared) { await this.#sync.prepare(this.#bucket.processes, this.#store); this.#prepared = true; }
     // not awaited: the node's tick (lease renewal) must never wait on a watcher's first values
-    if (!this.#store.watching) this.#store.watch().catch((err) => this.#log.warn({ err }, 'cluster: watching core_processes'));
+    if (!this.#store.watching) {
+      const sync = this.#sync;
+      this.#store.watch(sync ? (c) => sync.change(c) : undefined)
+        .then(() => { if (this.#store.ready) sync?.ready(); })
+        .catch((err) => this.#log.warn({ err }, 'cluster: watching core_processes'));
+    }
     // placing from views without their current values would move processes needlessly. The
     // nodes view has them once it shows this node's own announcement: that was put after its
     // watcher started, and a watcher delivers in stream order.
@@ -60,8 +72,11 @@ export class Coordinator {
     this.#agent.apply(this.#assignments).catch((err) => this.#log.warn({ err }, 'cluster: applying the assignments'));
   }
 
-  /** Processes this node holds the ownership lease of (and runs, once the engine is wired). */
+  /** Processes this node holds the ownership lease of (and runs). */
   owned(): string[] { return this.#agent.running(); }
+
+  /** Whether this node runs `id` now (assigned, lease held and within its deadline). */
+  runs(id: string): boolean { return this.#agent.runs(id); }
 
   /** The assignments as last read, by process id. */
   assignments(): { process_id: string; node_id: string }[] {

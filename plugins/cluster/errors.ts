@@ -7,6 +7,8 @@ export const clusterErrors = {
    * The caller re-reads and retries, or reports the conflict (409) to its client.
    */
   conflict: (what: string) => new ApiError(409, 'Conflict', [`${what} changed meanwhile on another node`], 'CLUSTER_CONFLICT'),
+  /** NATS cannot take a write now (not connected yet, partitioned, no quorum): retry later. */
+  unavailable: (why: string) => new ApiError(503, 'Service Unavailable', [`the cluster store cannot take the change: ${why}`], 'CLUSTER_UNAVAILABLE'),
   /** A process id that cannot be a key (empty). */
   badId: (id: string) => new ApiError(400, 'Bad Request', [`invalid process id ${JSON.stringify(id)}`], 'CLUSTER_BAD_ID'),
 };

@@ -1,10 +1,12 @@
-import { aboutRef, definePlugin, eventsRef, optional, processesRef, serverRef } from '../../sdk/index.ts';
+import { aboutRef, definePlugin, eventsRef, filesystemsRef, optional, processesRef, processReplicaRef, serverRef } from '../../sdk/index.ts';
 import { ClusterConfig, validateCluster } from './schema.ts';
 
 /**
- * Cluster (stage 1 of issue 20): several nodes as one service on NATS JetStream. Each node
- * announces itself (`core_nodes`), watches the others and competes for the leader lease
- * (`core_leader`); `GET /api/v3/cluster` shows the result. Opt-in: `"*"` never loads it, only
+ * Cluster (issue 20): several nodes as one service on NATS JetStream. Each node announces
+ * itself (`core_nodes`) and competes for the leader lease (`core_leader`); the leader places the
+ * shared processes (`core_processes`, written by every node's engine through `replica.ts`) and
+ * each node runs those whose ownership lease it holds; requests and files for another node's
+ * processes are proxied there (`proxy*.ts`); `GET /api/v3/cluster` shows it all. Opt-in: `"*"` never loads it, only
  * `{"name": "cluster", "config": {...}}` in `plugins` does. The NATS client is imported when the
  * plugin is mounted, so a build without it still reads this definition.
  */
@@ -13,33 +15,45 @@ export default definePlugin({
   configSchema: ClusterConfig,
   validate: validateCluster,
   reads: ['id'],
-  deps: { about: aboutRef, processes: processesRef, server: serverRef, events: optional(eventsRef) },
+  deps: {
+    about: aboutRef, processes: processesRef, replica: processReplicaRef, server: serverRef, events: optional(eventsRef), filesystems: filesystemsRef,
+  },
   async setup(ctx) {
     const { ClusterNode } = await import('./node.ts');
     const { clusterRoutes } = await import('./routes.ts');
+    const { Replica } = await import('./replica.ts');
     const { about, processes, server, events } = ctx.deps;
     const nodeId = ctx.config.node_id ?? nodeIdFrom(ctx.sections.id);
-    const node = new ClusterNode(ctx.config, {
+    // the engine writes through the shared store and runs only what this node owns (replica.ts)
+    const replica = new Replica(ctx.deps.replica, { node: nodeId, log: ctx.log, runs: (id) => node.runs(id) });
+    const node: InstanceType<typeof ClusterNode> = new ClusterNode(ctx.config, {
       log: ctx.log,
       nodeId,
       version: about.about().version.number,
       running: () => processes.list().filter((p) => p.exec === 'running').length,
-      // the engine is not wired yet (README, "Design for the rest"): ownership is taken and logged
+      sync: replica,
+      // the lease is taken before start and kept until stop returned (the ffmpeg is gone)
       hooks: {
-        start: (id) => {
+        start: async (id) => {
           ctx.log.info({ process: id }, 'cluster: this node owns the process');
           events?.emit('cluster.process.owned', { process: id, node: nodeId });
+          await replica.rerun(id).catch((err) => ctx.log.warn({ err, process: id }, 'cluster: starting an owned process'));
         },
-        stop: (id, why) => {
+        stop: async (id, why) => {
           ctx.log.info({ process: id, why }, 'cluster: this node no longer owns the process');
+          await replica.rerun(id).catch((err) => ctx.log.warn({ err, process: id }, 'cluster: stopping a process'));
           events?.emit('cluster.process.released', { process: id, node: nodeId }, { why });
         },
       },
       emit: events ? (type, subject, payload) => events.emit(type, subject, payload) : undefined,
     });
     clusterRoutes(ctx.http, node);
-    ctx.onListen((port) => node.start(ctx.config.api_address ?? `http://${server.host()}:${port}`));
-    ctx.onClose(() => node.close());
+    // one API on every node: requests for another node's process or file go there (proxy.ts)
+    const { mountProxy } = await import('./proxy-mount.ts');
+    const proxy = mountProxy({ hooks: ctx.hooks, node, bucket: () => node.buckets?.assign, filesystems: () => ctx.deps.filesystems,
+      periodMs: ctx.config.announce_sec * 1000, log: ctx.log });
+    ctx.onListen((port) => { node.start(ctx.config.api_address ?? `http://${server.host()}:${port}`); proxy.start(); });
+    ctx.onClose(async () => { proxy.close(); await node.close(); });
   },
 });
 

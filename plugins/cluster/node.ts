@@ -1,7 +1,8 @@
 import { availableParallelism, loadavg } from 'node:os';
-import { NatsLink, type Log } from './connection.ts';
+import { NatsLink, type Buckets, type Log } from './connection.ts';
 import { Coordinator } from './coordinator.ts';
 import type { RunHooks } from './owner-agent.ts';
+import type { StoreSync } from './replica.ts';
 import { LeaderLease } from './lease.ts';
 import { NodesView } from './nodes-view.ts';
 import type { ClusterConfig, ClusterView, NodeInfo } from './schema.ts';
@@ -14,6 +15,8 @@ export interface NodeDeps {
   running(): number;
   /** What to do with the processes this node owns (the engine wiring; the plugin logs only). */
   hooks: RunHooks;
+  /** The engine wiring's side of the shared process store (`replica.ts`); none in building-block tests. */
+  sync?: StoreSync;
   /** Cluster events (`cluster.*` in sdk/event-types.ts); none without the events plugin. */
   emit?(type: string, subject: Record<string, string>, payload?: Record<string, unknown>): void;
 }
@@ -52,6 +55,12 @@ export class ClusterNode {
   }
 
   get id(): string { return this.#deps.nodeId; }
+
+  /** The KV buckets while connected (the proxy reads the cluster's signing key from them). */
+  get buckets(): Buckets | undefined { return this.#link.buckets; }
+
+  /** Whether this node runs process `id` now (its ownership lease held). */
+  runs(id: string): boolean { return this.#coordinator?.runs(id) ?? false; }
 
   /** True while this node may act as leader (bounded by its lease deadline). */
   isLeader(): boolean { return this.#lease.isLeader(); }
@@ -115,8 +124,8 @@ export class ClusterNode {
     }
     this.#membership();
     this.#coordinator ??= new Coordinator(b, {
-      node: this.id, ttlMs: this.#cfg.ttl_sec * 1000, isLeader: () => this.#lease.isLeader(),
-      nodes: this.#nodes, log: this.#deps.log, hooks: this.#deps.hooks,
+      node: this.id, ttlMs: this.#cfg.ttl_sec * 1000, onQuorumLoss: this.#cfg.on_quorum_loss, isLeader: () => this.#lease.isLeader(),
+      nodes: this.#nodes, log: this.#deps.log, hooks: this.#deps.hooks, sync: this.#deps.sync,
     });
     // placement runs beside the tick, never in it: a slow placement step (NATS stalling) must not
     // delay the next lease renewal past its deadline

@@ -24,11 +24,11 @@ export class OwnerAgent {
   #running = new Set<string>();
   #busy = false;
 
-  constructor(kv: KV, opts: { node: string; ttlMs: number; renewMs?: number; hooks: RunHooks; log?: (err: unknown, id: string) => void }) {
+  constructor(kv: KV, opts: { node: string; ttlMs: number; renewMs?: number; onQuorumLoss?: 'stop' | 'keep'; hooks: RunHooks; log?: (err: unknown, id: string) => void }) {
     this.#node = opts.node;
     this.#hooks = opts.hooks;
     this.#own = new Ownership(kv, {
-      node: opts.node, ttlMs: opts.ttlMs, renewMs: opts.renewMs,
+      node: opts.node, ttlMs: opts.ttlMs, renewMs: opts.renewMs, onQuorumLoss: opts.onQuorumLoss,
       onLost: (id, reason) => { if (this.#running.delete(id)) void Promise.resolve(this.#hooks.stop(id, reason)).catch((err) => opts.log?.(err, id)); },
     });
     this.#own.start();
@@ -36,6 +36,9 @@ export class OwnerAgent {
 
   /** Processes running here (their leases held). */
   running(): string[] { return [...this.#running].sort(); }
+
+  /** Whether `id` runs here: started by this agent and its lease within the fence deadline. */
+  runs(id: string): boolean { return this.#running.has(id) && this.#own.holds(id); }
 
   /** One reconciliation with `assignments` (process id → node id); overlapping calls are skipped. */
   async apply(assignments: Readonly<Record<string, string>>): Promise<void> {

@@ -11,6 +11,10 @@ export interface SharedProcess {
   metadata: Record<string, unknown> | null;
   /** Unix seconds of the last write. */
   updated_at: number;
+  /** Unix seconds of the creation; absent in values written before the engine was wired. */
+  created_at?: number;
+  /** The process's reference (also in `config`); absent in older values. */
+  reference?: string;
 }
 
 /** A process with the KV revision it was read at: the revision a later `update` must name. */
@@ -18,7 +22,8 @@ export interface Versioned { process: SharedProcess; revision: number }
 
 export type ProcessChange =
   | { type: 'add' | 'update'; process: SharedProcess; revision: number }
-  | { type: 'delete'; id: string };
+  /** `revision`: of the delete marker (MAX_SAFE_INTEGER for a key found gone by a watcher restart). */
+  | { type: 'delete'; id: string; revision: number };
 
 /**
  * The shared process table (no HTTP here). Every write is a compare-and-swap: `create` for a new
@@ -88,7 +93,7 @@ export class ProcessStore {
       initial = false;
       this.#ready = true;
       // a key gone while no watcher ran: the restart's initial values lack it
-      for (const id of [...this.#view.keys()]) if (!seen.has(id)) { this.#view.delete(id); onChange({ type: 'delete', id }); }
+      for (const id of [...this.#view.keys()]) if (!seen.has(id)) { this.#view.delete(id); onChange({ type: 'delete', id, revision: Number.MAX_SAFE_INTEGER }); }
       ready();
     };
     // the client signals "initialized" either in order within the stream of entries, or (when they
@@ -136,7 +141,7 @@ export class ProcessStore {
   #apply(id: string, e: KvEntry, onChange: (c: ProcessChange) => void): void {
     const had = this.#view.get(id);
     if (e.operation !== 'PUT') {
-      if (had) { this.#view.delete(id); onChange({ type: 'delete', id }); }
+      if (had) { this.#view.delete(id); onChange({ type: 'delete', id, revision: e.revision }); }
       return;
     }
     if (had && had.revision === e.revision) return;

@@ -19,7 +19,7 @@ t.test('replication seam: writes go through it first, and a process runs only wh
   await addProcess(app, marked('a', marker, { autostart: true, reference: marker }));
   let s = await seen();
   t.equal(s.writes.length, 1);
-  t.match(s.writes[0], { kind: 'put', record: { id: 'a', order: 'start', reference: marker, metadata: null } }, 'the add was shared');
+  t.match(s.writes[0], { kind: 'put', created: true, record: { id: 'a', order: 'start', reference: marker, metadata: null } }, 'the add was shared');
   t.equal((await state(app, 'a')).exec, 'finished', 'order start, but not run here: another node owns it');
   t.same(s.starts, []);
 
@@ -34,6 +34,7 @@ t.test('replication seam: writes go through it first, and a process runs only wh
   t.equal(await command(app, 'a', 'stop'), 200);
   s = await seen();
   t.match(s.writes.at(-1), { kind: 'put', record: { id: 'a', order: 'stop' } }, 'an order change is shared');
+  t.notOk(s.writes.at(-1).created, 'as a change, not an add');
   t.equal((await app.request('PUT', '/api/v3/process/a/metadata/k', { body: { v: 1 } })).status, 200);
   t.match((await seen()).writes.at(-1), { kind: 'put', record: { id: 'a', metadata: { k: { v: 1 } } } }, 'metadata is shared');
   t.equal((await app.request('PUT', '/api/v3/process/a', { body: { id: 'a2' } })).status, 200);
