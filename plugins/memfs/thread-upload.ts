@@ -128,8 +128,8 @@ export class ThreadUploads {
         let at = 0;
         for (const c of chunks) { view.set(c, at); at += c.length; }
         chunks.length = 0;
-        // the copy in shared memory stays until main commits; the budget counts what is being received
-        release();
+        // held until the exchange ends, as with a Content-Length: the copy waits for main's commit
+        req.once('close', release);
         this.#commit(req, res, path, data);
         resolve(true);
       };
