@@ -13,7 +13,7 @@ export interface DrainBounds {
 
 export const DEFAULT_DRAIN: DrainBounds = { maxBytes: 32 * 1024 * 1024, maxMs: 5000 };
 
-const hasBody = (req: IncomingMessage) =>
+export const hasBody = (req: IncomingMessage) =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /**
@@ -38,8 +38,11 @@ export function drainUnreadBodies(app: HttpScope, bounds: DrainBounds = DEFAULT_
   });
 }
 
-/** Discards what is left of `req` and turns node's close after the answer into a lingering one. */
-function lingerClose(req: IncomingMessage, socket: Socket, bounds: DrainBounds): void {
+/**
+ * Discards what is left of `req` and turns node's close after the answer into a lingering one
+ * (also used by the serving threads for an answer main sent before the body ended).
+ */
+export function lingerClose(req: IncomingMessage, socket: Socket, bounds: DrainBounds): void {
   let seen = 0;
   let answered = false;
   const cut = () => socket.destroy();

@@ -1,6 +1,7 @@
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { THREAD_PEER_HEADER } from '../../../sdk/serving-threads.ts';
 import { normalizeIp } from '../../../sdk/client-address.ts';
+import { DEFAULT_DRAIN, hasBody, lingerClose } from '../unread-body.ts';
 import { signPeer } from './peer-header.ts';
 
 /** Hop-by-hop headers: they describe one connection, not the request, and are not passed on. */
@@ -31,13 +32,24 @@ export class Forwarder {
   forward(req: IncomingMessage, res: ServerResponse, retried = false): void {
     const headers = strip(req.headers, [THREAD_PEER_HEADER, 'expect']);
     headers[THREAD_PEER_HEADER] = signPeer(this.#key, normalizeIp(req.socket.remoteAddress ?? ''));
+    let answered = false;
     const up = httpRequest({ host: '127.0.0.1', port: this.#port, method: req.method, path: req.url, headers, agent: this.#agent }, (ures) => {
       // transfer-encoding is this hop's: node frames the body again for the client
-      res.writeHead(ures.statusCode ?? 502, ures.statusMessage, strip(ures.headers, ['transfer-encoding']));
+      const out = strip(ures.headers, ['transfer-encoding']);
+      if (!req.complete && hasBody(req)) {
+        // main refused before the body ended (401, 413, 507): the rest is read and dropped here, as
+        // main does, so the client gets the answer instead of a reset; main's hop is done with
+        req.unpipe(up);
+        out.connection = 'close';
+        lingerClose(req, req.socket, DEFAULT_DRAIN);
+        ures.on('end', () => { answered = true; up.destroy(); });
+      }
+      res.writeHead(ures.statusCode ?? 502, ures.statusMessage, out);
       ures.pipe(res);
       ures.on('error', () => res.destroy());
     });
     up.on('error', () => {
+      if (answered) return;
       // a kept-alive connection main closed just as it was reused: a read without body is safe to send again
       if (up.reusedSocket && !retried && !res.headersSent && (req.method === 'GET' || req.method === 'HEAD')) {
         this.forward(req, res, true);
