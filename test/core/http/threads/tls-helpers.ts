@@ -4,7 +4,9 @@ import { X509Certificate } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestApp } from '../../../helpers/app.ts';
 import { makeChain } from '../../../helpers/certs.ts';
+import { waitFor } from '../../../helpers/wait.ts';
 import { threadsConfig } from './helpers.ts';
 
 export interface HttpsAnswer { status: number; body: Buffer; serial: string }
@@ -57,4 +59,14 @@ export function tlsFiles(t: { teardown(fn: () => void): void }): TlsFiles {
 /** Threads on, TLS on a port 0 with `files`, plus `extra`. */
 export function tlsThreadsConfig(threads: number, files: TlsFiles, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return threadsConfig(threads, { tls: { enable: true, address: '127.0.0.1:0', cert_file: files.certFile, key_file: files.keyFile }, ...extra });
+}
+
+/** Until every thread's `key` counter grew while one `round` of requests ran (retried round by round). */
+export async function overEveryThread(app: TestApp, key: 'served' | 'forwarded', round: () => Promise<void>, what: string, threads = 2): Promise<void> {
+  await waitFor(async () => {
+    const before = await app.service.threads.stats();
+    await round();
+    const now = await app.service.threads.stats();
+    return now.length === threads && now.every((s, i) => s[key] > before[i]![key]);
+  }, { timeout: 30_000, what });
 }

@@ -1,10 +1,10 @@
 import t from 'tap';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startApp, type TestApp } from '../../../helpers/app.ts';
+import { startApp } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { fresh } from './helpers.ts';
-import { freshTls, tlsFiles, tlsThreadsConfig } from './tls-helpers.ts';
+import { freshTls, overEveryThread, tlsFiles, tlsThreadsConfig } from './tls-helpers.ts';
 
 /*
  * HTTPS on serving threads: each thread listens on the HTTPS port too (reusePort, main's
@@ -13,16 +13,6 @@ import { freshTls, tlsFiles, tlsThreadsConfig } from './tls-helpers.ts';
  */
 
 const body = (i: number) => Buffer.from(`tls segment ${i} `.repeat(40 * (i + 1)));
-
-/** Until every thread's `key` counter grew while `round` ran over fresh HTTPS connections. */
-async function overEveryThread(app: TestApp, key: 'served' | 'forwarded', round: () => Promise<void>, what: string): Promise<void> {
-  await waitFor(async () => {
-    const before = await app.service.threads.stats();
-    await round();
-    const now = await app.service.threads.stats();
-    return now.length === 2 && now.every((s, i) => s[key] > before[i]![key]);
-  }, { timeout: 30_000, what });
-}
 
 t.test('HTTPS over fresh connections reaches every thread, with the right bytes for memfs and disk files', async (t) => {
   const files = tlsFiles(t);
