@@ -25,6 +25,7 @@ export * from './placeholders.ts';
 export * from './auth.ts';
 export * from './process.ts';
 export * from './process-views.ts';
+export * from './process-replica.ts';
 export * from './ingest.ts';
 export * from './tls.ts';
 export * from './serving-threads.ts';

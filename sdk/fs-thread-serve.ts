@@ -40,7 +40,12 @@ export interface ServedReport {
   headers: Record<string, string>;
 }
 
-/** At most this long between a read on a thread and its `onServed` on main. */
+/**
+ * At most this long between a read on a thread and its `onServed` on main.
+ *
+ * @example
+ * const stale = Date.now() - sentAt > REPORT_MS * 2;
+ */
 export const REPORT_MS = 500;
 const MAX_BATCH = 1000;
 

@@ -70,5 +70,11 @@ export interface ProcessReplicaService {
   rerun(id: string): Promise<void>;
 }
 
-/** The engine's replication seam (single provider: the core). */
+/**
+ * The engine's replication seam (single provider: the core).
+ *
+ * @example
+ * deps: { replica: processReplicaRef },
+ * setup(ctx) { const ids = ctx.deps.replica.records().map((r) => r.id); }
+ */
 export const processReplicaRef = createServiceRef<ProcessReplicaService>('process-replica');

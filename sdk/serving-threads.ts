@@ -73,7 +73,12 @@ export function isServingThreadSocket(socket: object): boolean {
   return (socket as Record<symbol, unknown>)[THREAD_SOCKET] === true;
 }
 
-/** Marks a connection as a forwarding one (the core's internal listener). */
+/**
+ * Marks a connection as a forwarding one (the core's internal listener).
+ *
+ * @example
+ * internal.on('connection', (socket) => markServingThreadSocket(socket));
+ */
 export function markServingThreadSocket(socket: object): void {
   (socket as Record<symbol, unknown>)[THREAD_SOCKET] = true;
 }

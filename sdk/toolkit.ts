@@ -9,6 +9,7 @@ export * from './fs-mime.ts';
 export * from './fs-cors.ts';
 export * from './fs-send.ts';
 export * from './fs-http.ts';
+export * from './fs-thread-serve.ts';
 export * from './fs-continue.ts';
 export * from './fast-path.ts';
 export * from './fs-api.ts';

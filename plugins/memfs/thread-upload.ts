@@ -29,8 +29,9 @@ const NO_VERDICT: ErrorBody = { code: 502, message: 'Bad Gateway', details: ['th
 
 /**
  * memfs uploads in a serving thread, taken only while writes need no credentials
- * (`storage.memory.auth.enable` off): a PUT/POST of a plain path with a Content-Length that fits
- * the thread's budget (`maxBytes` for all uploads it receives at once) is received into one SharedArrayBuffer, then main commits it (index, quotas, 507,
+ * (`storage.memory.auth.enable` off): a PUT/POST of a plain path whose body fits the thread's
+ * budget (`maxBytes` for all uploads it receives at once; a Content-Length or a chunked body) is
+ * received into one SharedArrayBuffer, then main commits it (index, quotas, 507,
  * purge, `onWritten` stay main's) and answers; the thread sends main's status with the headers
  * main's route sends. The reply comes on the replica channel after the write's broadcast, so the
  * file is on this thread before the client learns it was stored. Everything else goes to main.
@@ -51,12 +52,19 @@ export class ThreadUploads {
     this.#maxBytes = maxBytes;
   }
 
-  /** Takes the upload of `path` (true), or leaves the request to main (false, body unread). */
-  take(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  /**
+   * Takes the upload of `path` (true, or a promise: see `#chunked`), or leaves the request to main
+   * (false, body unread).
+   */
+  take(req: IncomingMessage, res: ServerResponse, path: string): boolean | Promise<boolean> {
     const h = req.headers;
+    // a client behind a proxy: main resolves its address
+    if (h['x-forwarded-for'] !== undefined || h['x-real-ip'] !== undefined) return false;
+    const te = h['transfer-encoding'];
+    // node frames a body only by its last coding; other codings stay main's, as before
+    if (te !== undefined) return te.toLowerCase() === 'chunked' ? this.#chunked(req, res, path) : false;
     const cl = h['content-length'];
-    // chunked (no length) and large bodies stream to main, which refuses them before reading
-    if (cl === undefined || h['transfer-encoding'] !== undefined || h['x-forwarded-for'] !== undefined || h['x-real-ip'] !== undefined) return false;
+    if (cl === undefined) return false;
     const length = Number(cl);
     // beyond this thread's budget: main's own rules (its bytes-in-flight bound, an early 507) apply
     if (!Number.isSafeInteger(length) || length < 0 || this.#inflight + length > this.#maxBytes) return false;
@@ -73,14 +81,81 @@ export class ThreadUploads {
     });
     req.on('end', () => {
       // an aborted upload never reaches main: the old file stays
-      if (at !== length || res.destroyed) return;
-      const id = `${this.#prefix}-${++this.#next}`;
-      // main's app closed meanwhile (a reload drops this module's channel): no verdict comes
-      const timer = setTimeout(() => this.reply({ op: 'reply', id, status: 502, error: NO_VERDICT }), VERDICT_MS);
-      this.#pending.set(id, { url: req.url!, req, res, timer });
-      this.#send({ t: 'commit', id, path, url: req.url!, remote: normalizeIp(req.socket.remoteAddress ?? ''), headers: h, data });
+      if (at === length) this.#commit(req, res, path, data);
     });
     return true;
+  }
+
+  /**
+   * A chunked body (ffmpeg's HLS PUTs carry no length): received while it fits the budget, then
+   * committed as one with a length. One that outgrows the budget goes to main whole: the bytes
+   * read so far are put back in front of the request's stream and the promise says false, so the
+   * forwarder streams them and the rest to main, which answers as for any chunked upload (its
+   * in-flight bound, 507). True once the body ended (committed) or the client left (nothing sent).
+   */
+  #chunked(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let held = true;
+      const release = () => {
+        if (held) this.#inflight -= size;
+        held = false;
+      };
+      const stop = () => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('close', onClose);
+      };
+      const onData = (c: Buffer) => {
+        if (this.#inflight + c.length <= this.#maxBytes) {
+          this.#inflight += c.length;
+          size += c.length;
+          chunks.push(c);
+          return;
+        }
+        req.pause();
+        stop();
+        release();
+        chunks.push(c);
+        req.unshift(chunks.length === 1 ? c : Buffer.concat(chunks, size + c.length));
+        resolve(false);
+      };
+      const onEnd = () => {
+        stop();
+        const data = new SharedArrayBuffer(size);
+        const view = new Uint8Array(data);
+        let at = 0;
+        for (const c of chunks) { view.set(c, at); at += c.length; }
+        chunks.length = 0;
+        // held until the exchange ends, as with a Content-Length: the copy waits for main's commit
+        req.once('close', release);
+        this.#commit(req, res, path, data);
+        resolve(true);
+      };
+      // the client left before the body ended: nothing reaches main, the old file stays
+      const onClose = () => {
+        stop();
+        release();
+        chunks.length = 0;
+        resolve(true);
+      };
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('close', onClose);
+    });
+  }
+
+  /**
+   * Sends a whole body to main; the answer waits for main's verdict (`reply`). Committed even when
+   * the client is gone by now, as main's route does: ffmpeg closes right after its last chunk.
+   */
+  #commit(req: IncomingMessage, res: ServerResponse, path: string, data: SharedArrayBuffer): void {
+    const id = `${this.#prefix}-${++this.#next}`;
+    // main's app closed meanwhile (a reload drops this module's channel): no verdict comes
+    const timer = setTimeout(() => this.reply({ op: 'reply', id, status: 502, error: NO_VERDICT }), VERDICT_MS);
+    this.#pending.set(id, { url: req.url!, req, res, timer });
+    this.#send({ t: 'commit', id, path, url: req.url!, remote: normalizeIp(req.socket.remoteAddress ?? ''), headers: req.headers, data });
   }
 
   /** Answers a commit with main's verdict (replies for other threads' uploads are not here). */

@@ -50,7 +50,7 @@ export default function memfsThread(ctx: ThreadModuleContext): ThreadFastPath {
     else if (op.op === 'del') files.delete(op.path);
     else mode = op.mode;
   });
-  return (req: IncomingMessage, res: ServerResponse): boolean => {
+  return (req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> => {
     // main sent changes this thread has not handled yet: take them now, before answering
     if (Number(Atomics.load(published, 0)) > seq) ctx.drain();
     if (uploads) {

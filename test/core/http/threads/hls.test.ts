@@ -1,20 +1,7 @@
 import t from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { startApp, type TestLike } from '../../../helpers/app.ts';
+import { startApp } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
-import { fresh, threadsConfig } from './helpers.ts';
-
-function run(t: TestLike, args: string[]): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
-  const child = spawn('ffmpeg', ['-hide_banner', '-nostdin', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  return { child, stderr: () => err, exited };
-}
+import { fresh, runFfmpeg as run, threadsConfig } from './helpers.ts';
 
 t.test('a live HLS stream written by ffmpeg and read through the threads: no 404 for a listed segment', async (t) => {
   const app = await startApp(t, { config: threadsConfig(2) });
