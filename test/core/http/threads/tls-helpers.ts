@@ -12,9 +12,10 @@ import { threadsConfig } from './helpers.ts';
 export interface HttpsAnswer { status: number; body: Buffer; serial: string }
 
 /** One HTTPS request on a fresh connection (the kernel picks a listener), trusting only `ca`. */
-export function freshTls(port: number, path: string, ca: Buffer, opts: { method?: string; body?: Buffer } = {}): Promise<HttpsAnswer> {
+export function freshTls(port: number, path: string, ca: Buffer, opts: { method?: string; body?: Buffer; headers?: Record<string, string> } = {}): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', servername: 'localhost', port, path, ca, agent: false, method: opts.method ?? 'GET', headers: { connection: 'close' } }, (res) => {
+    const headers = { connection: 'close', ...opts.headers };
+    const req = request({ host: '127.0.0.1', servername: 'localhost', port, path, ca, agent: false, method: opts.method ?? 'GET', headers }, (res) => {
       const serial = (res.socket as TLSSocket).getPeerCertificate().serialNumber;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));

@@ -81,3 +81,27 @@ t.test('a killed thread is replaced and serves HTTPS again', async (t) => {
   }, { timeout: 30_000, what: 'the new thread 0 serving HTTPS' });
   t.equal(failed, 0);
 });
+
+t.test('chunked uploads over HTTPS: within the budget a thread takes them, beyond it main answers (its 507)', async (t) => {
+  const files = tlsFiles(t);
+  const app = await startApp(t, { config: tlsThreadsConfig(2, files, { storage: { memory: { auth: { enable: false }, max_size_mbytes: 1, purge: false } } }) });
+  const port = app.service.httpsPort;
+  const chunked = { 'transfer-encoding': 'chunked' };
+  let wrong = 0;
+  let n = 0;
+  await overEveryThread(app, 'served', async () => {
+    for (let k = 0; k < 6; k++, n++) {
+      const put = await freshTls(port, `/memfs/u/${n}.ts`, files.ca, { method: 'PUT', body: body(n % 5), headers: chunked });
+      const back = await freshTls(port, `/memfs/u/${n}.ts`, files.ca);
+      if (put.status !== 201 || !back.body.equals(body(n % 5))) wrong++;
+    }
+  }, 'both threads taking chunked HTTPS uploads');
+  t.equal(wrong, 0, 'stored with the bytes sent');
+  const huge = Buffer.alloc(1_500_000, 3);
+  const statuses = new Set<number>();
+  await overEveryThread(app, 'forwarded', async () => {
+    for (let k = 0; k < 4; k++) statuses.add((await freshTls(port, '/memfs/huge.ts', files.ca, { method: 'PUT', body: huge, headers: chunked })).status);
+  }, 'both threads passing over-budget HTTPS uploads to main');
+  t.same([...statuses], [507]);
+  t.equal((await freshTls(port, '/memfs/huge.ts', files.ca)).status, 404);
+});
