@@ -27,9 +27,10 @@ export class CoreService {
   port = 0;
   /** The HTTP listener was narrowed to 127.0.0.1: no host in `address` and API auth off. */
   loopbackOnly = false;
-  readonly #https = new HttpsListener();
   /** Serving threads (`http.threads`): they hold the port across reloads, like the HTTPS listener. */
   readonly threads = new ServingThreadPool();
+  /** Beside threads it shares its port and certificate with them (they take TLS clients too). */
+  readonly #https = new HttpsListener((tls) => this.threads.shareTls(tls));
   readonly #opts: ServiceOptions;
   readonly #retained = new Map<string, unknown>();
   #reloading: Promise<void> | undefined;
@@ -91,7 +92,7 @@ export class CoreService {
     this.port = (this.app.http.server.address() as AddressInfo).port;
     const k = this.app.kernel;
     if (threads > 0) await serveThreads();
-    await this.#https.attach({ http: this.app.http, config: k.config, services: k.services, log: k.log }, reuseHttpsPort);
+    await this.#https.attach({ http: this.app.http, config: k.config, services: k.services, log: k.log }, reuseHttpsPort, threads > 0);
     await this.app.listening(this.port);
   }
 

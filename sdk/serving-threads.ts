@@ -3,9 +3,10 @@ import { createServiceRef } from './refs.ts';
 
 /*
  * Serving threads (`http.threads`): the core runs N worker threads, each with its own listener on
- * the API port (`reusePort`, the kernel spreads connections). A thread answers what a plugin's
- * worker-side module takes (the memfs file fast path) and forwards everything else to the main
- * thread, which stays the one owner of state, routes, hooks and the IP lists.
+ * the API port and, with TLS on, on the HTTPS port (`reusePort`, the kernel spreads connections).
+ * A thread answers what a plugin's worker-side module takes (the memfs file fast path) and
+ * forwards everything else to the main thread, which stays the one owner of state, routes, hooks
+ * and the IP lists.
  */
 
 /** What a plugin runs in every serving thread. */
@@ -112,9 +113,10 @@ export type ThreadFastPath = (req: IncomingMessage, res: ServerResponse) => bool
 export type ThreadFastPathFactory = (ctx: ThreadModuleContext) => ThreadFastPath;
 
 /**
- * The header a serving thread puts on a request it forwards: the TCP peer it saw and an HMAC with
- * a per-boot key. Main believes it only with a valid signature and removes it before any route or
- * hook runs, so a plugin never sees it; a client sending it gets nothing. A fast path on the main
+ * The header a serving thread puts on a request it forwards: the TCP peer it saw, whether it came
+ * over HTTPS (then `request.protocol` is `https` on main) and an HMAC with a per-boot key. Main
+ * believes it only with a valid signature and removes it before any route or hook runs, so a
+ * plugin never sees it; a client sending it gets nothing. A fast path on the main
  * thread that reads the socket's peer must leave requests carrying it to the routes.
  *
  * @example

@@ -11,18 +11,19 @@ import { startCore, PLAYLIST, SEGMENT } from './servers.ts';
  * autocannon, which was the bottleneck of threads.ts on this machine): req/s and GB/s of the
  * ~400 B playlist and the 1 MiB segment from memfs, over HTTP and HTTPS, with 0, 1 and 2 threads
  * (each its own child process, measured in alternating rounds, medians), the server's CPU, and
- * its RSS (memory per thread = the difference to 0 threads). HTTPS is served by the main thread
- * only (threads listen on the HTTP port), so its rows show what threads cost or leave to TLS.
+ * its RSS (memory per thread = the difference to 0 threads). The threads listen on the HTTPS port
+ * too (reusePort, main's certificate), so the HTTPS rows show TLS spread over the threads.
  *
  * Needs `wrk` (Debian: `apt-get install wrk`) and `openssl` (a self-signed certificate).
- * Run: `node bench/memfs/threads-wrk.ts [seconds per round, default 3] [rounds, default 5] [threads list, default 0,1,2] [connections, default 100]`.
- * Writes bench/results/threads-<date>-wrk.md.
+ * Run: `node bench/memfs/threads-wrk.ts [seconds per round, default 3] [rounds, default 5] [threads list, default 0,1,2] [connections, default 100] [protocols, default http,https]`.
+ * Writes bench/results/threads-<date>-wrk.md (`-wrk-https.md` etc. for one protocol).
  */
 
 const SECONDS = Number(process.argv[2] ?? 3);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const SETTINGS = (process.argv[4] ?? '0,1,2').split(',').map(Number);
 const CONNECTIONS = Number(process.argv[5] ?? 100);
+const PROTOCOLS = (process.argv[6] ?? 'http,https').split(',') as Array<'http' | 'https'>;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface Server { threads: number; child: ChildProcess; http: string; https: string }
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
   const load = loadavg()[0]!;
   const lines: string[] = [];
   try {
-    for (const proto of ['http', 'https'] as const) {
+    for (const proto of PROTOCOLS) {
       for (const c of [{ name: 'playlist ~400 B', path: '/live/index.m3u8', size: PLAYLIST.length }, { name: 'segment 1 MiB', path: '/live/segment.ts', size: SEGMENT.length }]) {
         const runs = new Map<number, Run[]>(servers.map((s) => [s.threads, []]));
         const cpu = new Map<number, number[]>(servers.map((s) => [s.threads, []]));
@@ -111,12 +112,13 @@ async function main(): Promise<void> {
     `# memfs with serving threads (http.threads), measured with wrk, ${date}`, '',
     `Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load average ${load.toFixed(2)} (1 min) at start, ${loadavg()[0]!.toFixed(2)} at the end.`,
     `wrk (one client thread, on the same cores) with ${CONNECTIONS} connections; ${ROUNDS} alternating rounds of ${SECONDS} s per setting after 1 s of`,
-    'warm-up; medians. Plugins disk-fs and memfs, no sessions. HTTPS: served by the main thread only (threads listen on HTTP).', '',
+    'warm-up; medians. Plugins disk-fs and memfs, no sessions. HTTPS: main and the threads listen on the HTTPS port too.', '',
     `| proto | case | threads | req/s | GB/s | vs ${SETTINGS[0]} | p99 ms | server CPU | errors + non-2xx | req/s per round |`,
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
     ...lines, '',
   ].join('\n');
-  const out = fileURLToPath(new URL(`../results/threads-${date.slice(0, 10)}-wrk.md`, import.meta.url));
+  const only = PROTOCOLS.length === 1 ? `-${PROTOCOLS[0]}` : '';
+  const out = fileURLToPath(new URL(`../results/threads-${date.slice(0, 10)}-wrk${only}.md`, import.meta.url));
   await writeFile(out, md);
   console.log(md);
 }

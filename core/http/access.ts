@@ -37,7 +37,12 @@ export class FrontDoorAccess {
 
   /** Resolves the client address once and keeps it on the request (`clientAddress` in the SDK). */
   address(request: FastifyRequest): string {
-    request.clientAddress ??= resolveClientAddress(request, this.#trusted, takeThreadPeer(request.headers, this.#threadKey));
+    if (request.clientAddress !== undefined) return request.clientAddress;
+    const vouched = takeThreadPeer(request.headers, this.#threadKey);
+    // a thread's HTTPS listener forwards over plain loopback: the request is HTTPS for every
+    // route, hook and plugin (`request.protocol`), on the signature's word only
+    if (vouched?.https) Object.defineProperty(request, 'protocol', { value: 'https', enumerable: true });
+    request.clientAddress = resolveClientAddress(request, this.#trusted, vouched?.address);
     return request.clientAddress;
   }
 

@@ -13,40 +13,60 @@ export interface HttpsTarget {
   log: Logger;
 }
 
+/** Hands the HTTPS port and certificate to the serving threads (the pool's `shareTls`), undefined to stop. */
+export type TlsShare = (tls: { host: string; port: number; cert: Buffer; key: Buffer } | undefined) => void;
+
 /**
  * The HTTPS listener on `tls.address`: a node https server handing every request to the app's
  * fastify routing, so HTTP and HTTPS serve the same routes (request.protocol is `https` here, so
  * the `api.access.https` lists apply). It is owned by the service, not the app: a config reload
  * swaps the app and the certificate (setSecureContext) without closing it, unless `tls.address`
- * changed or TLS was turned off. While the app is rebuilt, requests get a 503.
+ * changed, TLS was turned off or serving threads were turned on or off. While the app is
+ * rebuilt, requests get a 503. Beside serving threads it binds with `reusePort` and shares its
+ * port and every certificate with them (`share`), so they take TLS clients too.
  */
 export class HttpsListener {
   #server: Server | undefined;
   #address = '';
+  #host = '';
+  /** Bound with reusePort, the serving threads listening beside it. */
+  #shared = false;
   #target: HttpsTarget | undefined;
   #unsubscribe: (() => void) | undefined;
+  readonly #share: TlsShare;
+
+  constructor(share: TlsShare = () => {}) {
+    this.#share = share;
+  }
 
   /** The bound port, 0 when not listening. */
   get port(): number {
     return (this.#server?.address() as AddressInfo | null)?.port ?? 0;
   }
 
-  /** Points the listener at a new app (after a boot or a reload); opens, moves or closes it as the config says. */
-  async attach(target: HttpsTarget, reusePort?: number): Promise<void> {
+  /**
+   * Points the listener at a new app (after a boot or a reload); opens, moves or closes it as the
+   * config says. `keepPort`: the port to bind again when `tls.address` names port 0 (a reload);
+   * `threads`: serving threads run and take HTTPS too.
+   */
+  async attach(target: HttpsTarget, keepPort?: number, threads = false): Promise<void> {
     this.detach();
     const tls = target.config.tls;
     if (!tls.enable) return this.close();
     const certs = target.services.resolve(tlsCertificatesRef) as { current(): TlsKeyPair | undefined; onChange(fn: (p: TlsKeyPair) => void): () => void };
     const log = target.log.child({ component: 'HTTPS' });
-    if (this.#server && this.#address !== tls.address) await this.close();
+    // moved, or threads turned on or off: bound again (the reusePort option is fixed at bind time)
+    if (this.#server && (this.#address !== tls.address || this.#shared !== threads)) await this.close();
+    this.#shared = threads;
     this.#target = target;
     // a renewal, or the first automatic certificate: the listener opens when it arrives
     this.#unsubscribe = certs.onChange((next) => {
       if (this.#server) {
         this.#server.setSecureContext({ ...next });
+        this.#publish(next);
         log.info('certificate replaced');
       } else if (this.#target === target) {
-        this.#open(target.config, next, reusePort).then(() => log.info({ port: this.port }, 'HTTPS listening'), (err: Error) => log.error({ err: err.message }, 'HTTPS cannot listen'));
+        this.#open(target.config, next, keepPort).then(() => log.info({ port: this.port }, 'HTTPS listening'), (err: Error) => log.error({ err: err.message }, 'HTTPS cannot listen'));
       }
     });
     const pair = certs.current();
@@ -55,8 +75,12 @@ export class HttpsListener {
       log.warn(tls.auto ? 'no certificate yet: HTTPS opens once one is obtained' : 'no certificate available: HTTPS is off');
       return;
     }
-    if (this.#server) this.#server.setSecureContext({ ...pair });
-    else await this.#open(target.config, pair, reusePort);
+    if (this.#server) {
+      this.#server.setSecureContext({ ...pair });
+      this.#publish(pair);
+    } else {
+      await this.#open(target.config, pair, keepPort);
+    }
   }
 
   /** Stops handing requests to the current app (it is about to close). */
@@ -72,12 +96,19 @@ export class HttpsListener {
     this.#server = undefined;
     this.#address = '';
     if (!server) return;
+    // the threads leave the port first: a listener bound again without reusePort needs it alone
+    this.#share(undefined);
     const closed = new Promise<void>((r) => server.close(() => r()));
     server.closeAllConnections();
     await closed;
   }
 
-  async #open(config: ConfigData, pair: TlsKeyPair, reusePort?: number): Promise<void> {
+  /** The port and certificate to the serving threads (none when it does not share the port). */
+  #publish(pair: TlsKeyPair): void {
+    this.#share(this.#server && this.#shared ? { host: this.#host, port: this.port, ...pair } : undefined);
+  }
+
+  async #open(config: ConfigData, pair: TlsKeyPair, keepPort?: number): Promise<void> {
     const address = config.tls.address;
     const { host, port } = listenAddress(address, config);
     const server = createServer({
@@ -87,13 +118,15 @@ export class HttpsListener {
     }, (req, res) => this.#handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ host, port: port === 0 && reusePort ? reusePort : port }, () => {
+      server.listen({ host, port: port === 0 && keepPort ? keepPort : port, reusePort: this.#shared }, () => {
         server.off('error', reject);
         resolve();
       });
     });
     this.#server = server;
     this.#address = address;
+    this.#host = host;
+    this.#publish(pair);
   }
 
   #handle(req: IncomingMessage, res: ServerResponse): void {

@@ -15,9 +15,9 @@ function strip(headers: IncomingHttpHeaders, extra: readonly string[]): Incoming
 }
 
 /**
- * Passes a request a serving thread does not answer to the main thread's internal listener, with
- * the client's TCP peer in the signed `THREAD_PEER_HEADER`, and streams the answer back (uploads,
- * SSE and long downloads stream both ways; nothing is buffered).
+ * Passes a request a serving thread does not answer (over HTTP or HTTPS) to the main thread's
+ * internal listener, with the client's TCP peer and protocol in the signed `THREAD_PEER_HEADER`,
+ * and streams the answer back (uploads, SSE and long downloads stream both ways; nothing is buffered).
  */
 export class Forwarder {
   readonly #agent = new Agent({ keepAlive: true, maxSockets: 512 });
@@ -31,7 +31,9 @@ export class Forwarder {
 
   forward(req: IncomingMessage, res: ServerResponse, retried = false): void {
     const headers = strip(req.headers, [THREAD_PEER_HEADER, 'expect']);
-    headers[THREAD_PEER_HEADER] = signPeer(this.#key, normalizeIp(req.socket.remoteAddress ?? ''));
+    // the thread's HTTPS listener: main must see the request as HTTPS (api.access.https, request.protocol)
+    const https = (req.socket as { encrypted?: boolean }).encrypted === true;
+    headers[THREAD_PEER_HEADER] = signPeer(this.#key, normalizeIp(req.socket.remoteAddress ?? ''), https);
     let answered = false;
     const up = httpRequest({ host: '127.0.0.1', port: this.#port, method: req.method, path: req.url, headers, agent: this.#agent }, (ures) => {
       // transfer-encoding is this hop's: node frames the body again for the client

@@ -16,6 +16,15 @@ export interface ModuleStart extends ModuleSpec {
   port: MessagePort;
 }
 
+/** The HTTPS port a thread shares with main's HTTPS listener (reusePort), and the certificate now. */
+export interface WorkerTls {
+  host: string;
+  port: number;
+  /** PEM (a Buffer arrives as a Uint8Array). */
+  cert: Uint8Array;
+  key: Uint8Array;
+}
+
 /** `workerData` of a serving thread. */
 export interface WorkerInit {
   host: string;
@@ -25,12 +34,16 @@ export interface WorkerInit {
   /** The per-boot key of the peer header. */
   key: Uint8Array;
   modules: ModuleStart[];
+  /** HTTPS to serve too (TLS on, main's HTTPS listener open with reusePort). */
+  tls?: WorkerTls;
 }
 
 export type ToWorker =
   | ({ t: 'module' } & ModuleStart)
   | { t: 'drop'; name: string }
   | { t: 'stats'; id: number }
+  /** Listen on this HTTPS port (or move there), take a new certificate, or stop HTTPS (undefined). */
+  | { t: 'tls'; tls: WorkerTls | undefined }
   | { t: 'close' };
 
 export type FromWorker =

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { ServingThreads, ThreadChannel, ThreadModule, ThreadTraffic } from '../../../sdk/serving-threads.ts';
 import { InternalListener } from './internal-listener.ts';
 import { ThreadHandle, type ThreadLog } from './thread-handle.ts';
-import type { ModuleSpec } from './messages.ts';
+import type { ModuleSpec, WorkerTls } from './messages.ts';
 
 export interface ServeOptions {
   host: string;
@@ -30,6 +30,8 @@ export class ServingThreadPool {
   readonly #traffic = new Set<(t: readonly ThreadTraffic[]) => void>();
   #threads: ThreadHandle[] = [];
   #at: { host: string; port: number } | undefined;
+  /** The HTTPS port and certificate main's HTTPS listener shares (set by it), for new threads too. */
+  #tls: WorkerTls | undefined;
 
   /** The SDK service for one app: `count` threads; its modules go when the app closes. */
   forApp(count: number, routeHeads: () => readonly string[] = () => []): ServingThreads & { close(): void } {
@@ -83,13 +85,23 @@ export class ServingThreadPool {
     const starting: Promise<void>[] = [];
     for (let i = this.#threads.length; i < o.count; i++) {
       const t = new ThreadHandle(i, () => ({
-        host: o.host, port: o.port, forwardPort, key: new Uint8Array(this.key), modules: [...this.#modules.values()].map((m) => this.#spec(m)),
+        host: o.host, port: o.port, forwardPort, key: new Uint8Array(this.key), modules: [...this.#modules.values()].map((m) => this.#spec(m)), tls: this.#tls,
       }), o.log, (name, message) => this.#receivers.get(name)?.(message), (peers) => { for (const fn of this.#traffic) fn(peers); });
       this.#threads.push(t);
       starting.push(t.start());
     }
     await Promise.all(starting);
     o.log.info({ threads: o.count, port: o.port }, 'serving threads listening');
+  }
+
+  /**
+   * HTTPS on every thread (main's HTTPS listener calls it when it opens with reusePort, gets a new
+   * certificate, moves or closes): the threads listen on that port too, take the certificate
+   * (setSecureContext) or stop; threads started later (replacements) get it at their start.
+   */
+  shareTls(tls: { host: string; port: number; cert: Buffer; key: Buffer } | undefined): void {
+    this.#tls = tls && { host: tls.host, port: tls.port, cert: new Uint8Array(tls.cert), key: new Uint8Array(tls.key) };
+    for (const t of this.#threads) t.setTls(this.#tls);
   }
 
   /** Requests each thread answered itself and forwarded (for tests and the benchmark). */

@@ -1,6 +1,6 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ThreadTraffic } from '../../../sdk/serving-threads.ts';
-import type { FromWorker, ModuleSpec, ModuleStart, ToWorker, WorkerInit } from './messages.ts';
+import type { FromWorker, ModuleSpec, ModuleStart, ToWorker, WorkerInit, WorkerTls } from './messages.ts';
 
 /** What the pool logs with (the current app's logger). */
 export interface ThreadLog {
@@ -112,6 +112,11 @@ export class ThreadHandle {
   /** A broadcast of module `name` (nowhere while the thread restarts: its snapshot covers it). */
   send(name: string, data: unknown): void {
     this.#ports.get(name)?.postMessage(data);
+  }
+
+  /** The HTTPS port and certificate (nowhere while the thread restarts: its init has them). */
+  setTls(tls: WorkerTls | undefined): void {
+    this.#worker?.postMessage({ t: 'tls', tls } satisfies ToWorker);
   }
 
   stats(): Promise<{ served: number; forwarded: number }> {

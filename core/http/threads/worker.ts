@@ -2,12 +2,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { ThreadFastPath, ThreadFastPathFactory } from '../../../sdk/serving-threads.ts';
 import { Forwarder } from './forward.ts';
+import { ThreadTlsListener } from './thread-tls.ts';
 import { ThreadTrafficMeter } from './traffic.ts';
 import type { ModuleStart, ToWorker, WorkerInit } from './messages.ts';
 
 /*
- * A serving thread: its own listener on the API port (reusePort), the modules plugins registered
- * (each a fast path over state main broadcasts), and everything else forwarded to main.
+ * A serving thread: its own listener on the API port (reusePort) and, with TLS on, on the HTTPS
+ * port (thread-tls.ts), the modules plugins registered (each a fast path over state main
+ * broadcasts), and everything else forwarded to main.
  */
 
 interface Loaded {
@@ -85,9 +87,11 @@ function dispatch(list: readonly ThreadFastPath[], from: number, req: IncomingMe
   forwarder.forward(req, res);
 }
 
-const server = createServer({ maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, requestTimeout: 0 }, (req: IncomingMessage, res: ServerResponse) => {
-  dispatch(handlers, 0, req, res);
-});
+const onRequest = (req: IncomingMessage, res: ServerResponse): void => dispatch(handlers, 0, req, res);
+const server = createServer({ maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, requestTimeout: 0 }, onRequest);
+const https = new ThreadTlsListener(onRequest, (message) => parent.postMessage({ t: 'error', message }));
+// before any message: a later `tls` message is newer than the init
+https.apply(init.tls);
 
 // the client sockets' bytes, for main's `HTTP` session (main skips the forwarded hop)
 const meter = new ThreadTrafficMeter(server, (peers) => parent.postMessage({ t: 'traffic', peers }));
@@ -97,8 +101,9 @@ parent.on('message', (m: ToWorker) => {
     case 'module': void load(m); break;
     case 'drop': drop(m.name); break;
     case 'stats': parent.postMessage({ t: 'stats', id: m.id, ...stats }); break;
+    case 'tls': https.apply(m.tls); break;
     case 'close':
-      server.close(() => {
+      void Promise.all([https.close(), new Promise((resolve) => server.close(resolve))]).then(() => {
         meter.close();
         forwarder.close();
         for (const name of [...modules.keys()]) drop(name);

@@ -1,0 +1,70 @@
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WorkerTls } from './messages.ts';
+
+/** The same limits as the thread's HTTP listener and main's HTTPS listener. */
+const LIMITS = { maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, requestTimeout: 0 };
+
+/**
+ * A serving thread's HTTPS listener (worker side): it binds main's HTTPS port with `reusePort`
+ * (the kernel spreads TLS connections over main and the threads, so the handshakes spread too)
+ * and hands requests to the same dispatch as the HTTP listener. Main sends the port and the
+ * certificate at the start and on every change; a new certificate is swapped in place
+ * (`setSecureContext`: new connections get it, open ones keep theirs). Its bytes are not in the
+ * sessions' `HTTP` session, as main's HTTPS listener's are not (that counts the API listener).
+ */
+export class ThreadTlsListener {
+  #server: Server | undefined;
+  #at = '';
+  readonly #handle: (req: IncomingMessage, res: ServerResponse) => void;
+  readonly #failed: (message: string) => void;
+
+  /** `failed` reports a listen error. */
+  constructor(handle: (req: IncomingMessage, res: ServerResponse) => void, failed: (message: string) => void) {
+    this.#handle = handle;
+    this.#failed = failed;
+  }
+
+  /** Listens (or moves) as `tls` says, takes its certificate, or stops with undefined. */
+  apply(tls: WorkerTls | undefined): void {
+    if (!tls) {
+      void this.close();
+      return;
+    }
+    // a Buffer crossed as a Uint8Array
+    const pair = { cert: Buffer.from(tls.cert), key: Buffer.from(tls.key) };
+    const at = `${tls.host}:${tls.port}`;
+    if (this.#server && this.#at === at) {
+      this.#server.setSecureContext(pair);
+      return;
+    }
+    void this.close();
+    const server = createServer({ ...pair, ...LIMITS }, this.#handle);
+    this.#server = server;
+    this.#at = at;
+    server.on('error', (err) => {
+      // the thread keeps serving HTTP; main's HTTPS listener still takes every TLS client
+      this.#failed(`HTTPS listen ${at}: ${err.message}`);
+      if (this.#server === server) {
+        this.#server = undefined;
+        this.#at = '';
+      }
+      server.close();
+    });
+    server.listen({ host: tls.host, port: tls.port, reusePort: true });
+  }
+
+  /** Closes the listener and its connections. */
+  close(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    this.#at = '';
+    if (!server?.listening) {
+      server?.close();
+      return Promise.resolve();
+    }
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    return closed;
+  }
+}

@@ -1,0 +1,73 @@
+import { request } from 'node:https';
+import type { TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestApp } from '../../../helpers/app.ts';
+import { makeChain } from '../../../helpers/certs.ts';
+import { waitFor } from '../../../helpers/wait.ts';
+import { threadsConfig } from './helpers.ts';
+
+export interface HttpsAnswer { status: number; body: Buffer; serial: string }
+
+/** One HTTPS request on a fresh connection (the kernel picks a listener), trusting only `ca`. */
+export function freshTls(port: number, path: string, ca: Buffer, opts: { method?: string; body?: Buffer; headers?: Record<string, string> } = {}): Promise<HttpsAnswer> {
+  return new Promise((resolve, reject) => {
+    const headers = { connection: 'close', ...opts.headers };
+    const req = request({ host: '127.0.0.1', servername: 'localhost', port, path, ca, agent: false, method: opts.method ?? 'GET', headers }, (res) => {
+      const serial = (res.socket as TLSSocket).getPeerCertificate().serialNumber;
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), serial }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** A test CA, a first leaf in the files the config names, and a way to put a renewed leaf there. */
+export interface TlsFiles {
+  ca: Buffer;
+  certFile: string;
+  keyFile: string;
+  /** A new leaf from the same CA into the config's files; returns its serial as node prints it. */
+  renew(name: string): { serial: string; cert: Buffer; key: Buffer };
+}
+
+export function tlsFiles(t: { teardown(fn: () => void): void }): TlsFiles {
+  const dir = mkdtempSync(join(tmpdir(), 'core-threads-tls-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const first = makeChain(dir, 'first');
+  const certFile = join(dir, 'cert.pem');
+  const keyFile = join(dir, 'key.pem');
+  copyFileSync(first.certFile, certFile);
+  copyFileSync(first.keyFile, keyFile);
+  return {
+    ca: first.ca, certFile, keyFile,
+    renew(name) {
+      const next = makeChain(dir, name, first.caFiles);
+      copyFileSync(next.certFile, certFile);
+      copyFileSync(next.keyFile, keyFile);
+      const cert = readFileSync(next.certFile);
+      // the leaf (first of the chain), upper-case hex as getPeerCertificate gives it
+      return { serial: new X509Certificate(cert).serialNumber.toUpperCase(), cert, key: readFileSync(next.keyFile) };
+    },
+  };
+}
+
+/** Threads on, TLS on a port 0 with `files`, plus `extra`. */
+export function tlsThreadsConfig(threads: number, files: TlsFiles, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return threadsConfig(threads, { tls: { enable: true, address: '127.0.0.1:0', cert_file: files.certFile, key_file: files.keyFile }, ...extra });
+}
+
+/** Until every thread's `key` counter grew while one `round` of requests ran (retried round by round). */
+export async function overEveryThread(app: TestApp, key: 'served' | 'forwarded', round: () => Promise<void>, what: string, threads = 2): Promise<void> {
+  await waitFor(async () => {
+    const before = await app.service.threads.stats();
+    await round();
+    const now = await app.service.threads.stats();
+    return now.length === threads && now.every((s, i) => s[key] > before[i]![key]);
+  }, { timeout: 30_000, what });
+}
