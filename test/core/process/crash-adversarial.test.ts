@@ -43,6 +43,11 @@ t.test('children that outlive a SIGKILLed service are stopped before the restart
   await waitFor(both, { what: 'one ffmpeg per process', timeout: 30_000 });
 
   for (let round = 1; round <= 3; round++) {
+    // past its start (frames out): a child still starting may die with the service (below)
+    await waitFor(async () => {
+      const list = await (await fetch(`${svc.url}/api/v3/process?filter=state`)).json() as { state: { exec: string; progress: { frame: number } } }[];
+      return list.length === 2 && list.every((p) => p.state.exec === 'running' && p.state.progress.frame > 0);
+    }, { what: `round ${round}: both processes making progress`, timeout: 30_000 });
     const before = ffmpegPids(marker);
     svc.child.kill('SIGKILL');
     await svc.exited;
