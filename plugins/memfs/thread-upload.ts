@@ -70,6 +70,7 @@ export class ThreadUploads {
     if (!Number.isSafeInteger(length) || length < 0 || this.#inflight + length > this.#maxBytes) return false;
     this.#inflight += length;
     req.once('close', () => { this.#inflight -= length; });
+    goOn(res, req);
     const data = new SharedArrayBuffer(length);
     const view = new Uint8Array(data);
     let at = 0;
@@ -94,6 +95,7 @@ export class ThreadUploads {
    * in-flight bound, 507). True once the body ended (committed) or the client left (nothing sent).
    */
   #chunked(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+    goOn(res, req);
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -189,4 +191,9 @@ export class ThreadUploads {
     }
     return out;
   }
+}
+
+/** Taken here: a client waiting for `100 Continue` may send its body now (the thread's listener no longer sends it by itself). */
+function goOn(res: ServerResponse, req: IncomingMessage): void {
+  if (/100-continue/i.test(String(req.headers.expect ?? ''))) res.writeContinue();
 }

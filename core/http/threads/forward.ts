@@ -29,8 +29,13 @@ export class Forwarder {
     this.#port = port;
   }
 
-  forward(req: IncomingMessage, res: ServerResponse, retried = false): void {
+  /**
+   * `expect`: the client sent `Expect: 100-continue` and waits: main decides (a refusal instead of
+   * the 100, as for its own clients) and its 100 is relayed.
+   */
+  forward(req: IncomingMessage, res: ServerResponse, retried = false, expect = false): void {
     const headers = strip(req.headers, [THREAD_PEER_HEADER, 'expect']);
+    if (expect) headers.expect = '100-continue';
     // the thread's HTTPS listener: main must see the request as HTTPS (api.access.https, request.protocol)
     const https = (req.socket as { encrypted?: boolean }).encrypted === true;
     headers[THREAD_PEER_HEADER] = signPeer(this.#key, normalizeIp(req.socket.remoteAddress ?? ''), https);
@@ -50,6 +55,7 @@ export class Forwarder {
       ures.pipe(res);
       ures.on('error', () => res.destroy());
     });
+    if (expect) up.on('continue', () => { if (!res.headersSent) res.writeContinue(); });
     up.on('error', () => {
       if (answered) return;
       // a kept-alive connection main closed just as it was reused: a read without body is safe to send again

@@ -18,11 +18,14 @@ export class ThreadTlsListener {
   #at = '';
   readonly #handle: (req: IncomingMessage, res: ServerResponse) => void;
   readonly #failed: (message: string) => void;
+  readonly #continue: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
 
-  /** `failed` reports a listen error. */
-  constructor(handle: (req: IncomingMessage, res: ServerResponse) => void, failed: (message: string) => void) {
+  /** `failed` reports a listen error; `onContinue` takes requests that wait for `100 Continue`. */
+  constructor(handle: (req: IncomingMessage, res: ServerResponse) => void, failed: (message: string) => void,
+    onContinue?: (req: IncomingMessage, res: ServerResponse) => void) {
     this.#handle = handle;
     this.#failed = failed;
+    this.#continue = onContinue;
   }
 
   /** Listens (or moves) as `tls` says, takes its certificate, or stops with undefined. */
@@ -40,6 +43,7 @@ export class ThreadTlsListener {
     }
     void this.close();
     const server = createServer({ ...pair, ...LIMITS }, this.#handle);
+    if (this.#continue) server.on('checkContinue', this.#continue);
     this.#server = server;
     this.#at = at;
     server.on('error', (err) => {

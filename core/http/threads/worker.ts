@@ -63,7 +63,7 @@ async function load(m: ModuleStart): Promise<void> {
 }
 
 /** Offers the request to the handlers from `from` on (of the list it started with), else forwards it. */
-function dispatch(list: readonly ThreadFastPath[], from: number, req: IncomingMessage, res: ServerResponse): void {
+function dispatch(list: readonly ThreadFastPath[], from: number, req: IncomingMessage, res: ServerResponse, expect = false): void {
   for (let i = from; i < list.length; i++) {
     const taken = list[i]!(req, res);
     if (taken === true) {
@@ -73,23 +73,36 @@ function dispatch(list: readonly ThreadFastPath[], from: number, req: IncomingMe
     if (taken !== false) {
       // a handler that needed I/O to decide (disk): the next ones get the request only after its no
       taken.then(
-        (yes) => { if (yes) stats.served++; else dispatch(list, i + 1, req, res); },
+        (yes) => { if (yes) stats.served++; else dispatch(list, i + 1, req, res, expect); },
         (err: unknown) => {
           parent.postMessage({ t: 'error', message: `handler: ${(err as Error).message}` });
           if (res.headersSent) res.destroy();
-          else dispatch(list, i + 1, req, res);
+          else dispatch(list, i + 1, req, res, expect);
         },
       );
       return;
     }
   }
   stats.forwarded++;
-  forwarder.forward(req, res);
+  // a fast path that sent the 100 and then passed the request on (an upload over its budget): the
+  // client is sending already, main's 100 must not be relayed a second time
+  forwarder.forward(req, res, false, expect && !continued.has(res));
 }
 
+/** Responses whose `100 Continue` a fast path sent. */
+const continued = new WeakSet<ServerResponse>();
+
 const onRequest = (req: IncomingMessage, res: ServerResponse): void => dispatch(handlers, 0, req, res);
+// a client waiting for `100 Continue`: a fast path that takes the request sends the 100 itself;
+// one forwarded lets main decide (a 401, 413 or 507 comes instead of the 100, as on main)
+const onContinue = (req: IncomingMessage, res: ServerResponse): void => {
+  const write = res.writeContinue.bind(res);
+  res.writeContinue = (cb?: () => void) => { continued.add(res); write(cb); };
+  dispatch(handlers, 0, req, res, true);
+};
 const server = createServer({ maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, requestTimeout: 0 }, onRequest);
-const https = new ThreadTlsListener(onRequest, (message) => parent.postMessage({ t: 'error', message }));
+server.on('checkContinue', onContinue);
+const https = new ThreadTlsListener(onRequest, (message) => parent.postMessage({ t: 'error', message }), onContinue);
 // before any message: a later `tls` message is newer than the init
 https.apply(init.tls);
 
