@@ -1,5 +1,5 @@
 import type { ProcessRecord } from '../../sdk/index.ts';
-import { fromStoredConfig } from './config-model.ts';
+import { fromStoredConfig, toStoredConfig } from './config-model.ts';
 import { own, type StoredProcess } from './db-document.ts';
 import { putStored, removeStored } from './db-changes.ts';
 import type { KeyedLock } from './keyed-lock.ts';
@@ -24,7 +24,8 @@ export interface ReplicaPort {
 export async function applyRecord(p: ReplicaPort, r: ProcessRecord): Promise<void> {
   await p.lock.run([r.id], async () => {
     const cur = p.entries.get(r.id);
-    if (cur && JSON.stringify(p.stored(cur).config) === JSON.stringify(r.config)) return follow(p, cur, r);
+    // the config as db.json holds it (no storable check: it was stored already)
+    if (cur && JSON.stringify(toStoredConfig(cur.config, p.ffversions.get(r.id) ?? '')) === JSON.stringify(r.config)) return follow(p, cur, r);
     const ffversion = typeof r.config.ffversion === 'string' ? r.config.ffversion : '';
     const c = fromStoredConfig({ ...r.config, id: r.id });
     const e = new ProcessEntry(c, { createdAt: r.created_at, updatedAt: r.updated_at, order: r.order }, p.o.entryEnv);

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync, readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface TestChain {
@@ -32,4 +34,39 @@ export function makeChain(dir: string, name = 'server', ca?: { cert: string; key
   const certFile = p('chain.pem');
   writeFileSync(certFile, Buffer.concat([readFileSync(p('leaf.pem')), readFileSync(caFiles.cert)]));
   return { ca: readFileSync(caFiles.cert), certFile, keyFile: key, caFiles };
+}
+
+/**
+ * A test CA, a first leaf (CN `first`) in the files a config's `tls` names, and a way to put a
+ * renewed leaf there.
+ */
+export interface TlsFiles {
+  /** The temporary folder (removed in teardown), for more chains. */
+  dir: string;
+  ca: Buffer;
+  certFile: string;
+  keyFile: string;
+  /** A new leaf from the same CA into the config's files; returns its serial as node prints it. */
+  renew(name: string): { serial: string; cert: Buffer; key: Buffer };
+}
+
+export function tlsFiles(t: { teardown(fn: () => void): void }): TlsFiles {
+  const dir = mkdtempSync(join(tmpdir(), 'core-tls-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const first = makeChain(dir, 'first');
+  const certFile = join(dir, 'cert.pem');
+  const keyFile = join(dir, 'key.pem');
+  copyFileSync(first.certFile, certFile);
+  copyFileSync(first.keyFile, keyFile);
+  return {
+    dir, ca: first.ca, certFile, keyFile,
+    renew(name) {
+      const next = makeChain(dir, name, first.caFiles);
+      copyFileSync(next.certFile, certFile);
+      copyFileSync(next.keyFile, keyFile);
+      const cert = readFileSync(next.certFile);
+      // the leaf (first of the chain), upper-case hex as getPeerCertificate gives it
+      return { serial: new X509Certificate(cert).serialNumber.toUpperCase(), cert, key: readFileSync(next.keyFile) };
+    },
+  };
 }

@@ -1,11 +1,8 @@
 import { request } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { startApp } from '../../helpers/app.ts';
-import { makeChain } from '../../helpers/certs.ts';
+import { makeChain, tlsFiles } from '../../helpers/certs.ts';
 
 interface HttpsAnswer { status: number; body: string; subject: string; serial: string }
 
@@ -24,13 +21,8 @@ function httpsGet(port: number, path: string, ca: Buffer): Promise<HttpsAnswer> 
 }
 
 t.test('HTTPS beside HTTP: same routes, verified chain, https access lists, reload keeps the listener', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'core-tls-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const first = makeChain(dir, 'first');
-  const certFile = join(dir, 'cert.pem');
-  const keyFile = join(dir, 'key.pem');
-  copyFileSync(first.certFile, certFile);
-  copyFileSync(first.keyFile, keyFile);
+  const files = tlsFiles(t);
+  const { certFile, keyFile, ca } = files;
 
   const app = await startApp(t, {
     config: {
@@ -42,25 +34,23 @@ t.test('HTTPS beside HTTP: same routes, verified chain, https access lists, relo
   const port = app.service.httpsPort;
   t.ok(port > 0 && port !== app.service.port, 'a second listener');
 
-  const ping = await httpsGet(port, '/ping', first.ca);
+  const ping = await httpsGet(port, '/ping', ca);
   t.equal(ping.status, 200);
   t.equal(ping.body, 'pong');
   t.equal(ping.subject, 'first');
 
-  const api = await httpsGet(port, '/api/v3/config', first.ca);
+  const api = await httpsGet(port, '/api/v3/config', ca);
   t.equal(api.status, 403, 'api.access.https applies on HTTPS');
   t.same(JSON.parse(api.body), { code: 403, message: 'Forbidden', details: ['Forbidden'] });
   t.equal((await app.request('GET', '/api/v3/config')).status, 200, 'not on HTTP');
 
-  await t.rejects(httpsGet(port, '/ping', makeChain(dir, 'other').ca), 'a client not trusting the CA refuses the chain');
+  await t.rejects(httpsGet(port, '/ping', makeChain(files.dir, 'other').ca), 'a client not trusting the CA refuses the chain');
 
   // a renewed certificate (same CA) is picked up by a config reload, on the same port
-  const second = makeChain(dir, 'second', first.caFiles);
-  copyFileSync(second.certFile, certFile);
-  copyFileSync(second.keyFile, keyFile);
+  files.renew('second');
   await app.service.reload();
   t.equal(app.service.httpsPort, port, 'the HTTPS port is kept');
-  const after = await httpsGet(port, '/ping', first.ca);
+  const after = await httpsGet(port, '/ping', ca);
   t.equal(after.status, 200);
   t.equal(after.subject, 'second', 'the new certificate is served');
 });

@@ -1,6 +1,8 @@
+import type { Test } from 'tap';
+import { createHash, randomBytes } from 'node:crypto';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { TestApp, TestLike } from '../../../helpers/app.ts';
+import { startApp, type TestApp, type TestLike } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 
 /** One request on a fresh connection (so the kernel picks a listener each time); the path goes out as written. */
@@ -50,6 +52,59 @@ export async function spread(app: TestApp, key: 'served' | 'forwarded', send: (n
     return now.every((s, i) => s[key] > before[i]![key]);
   }, { timeout: 30_000, what: `both threads ${key}` });
   return wrong;
+}
+
+export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+export const memNames = async (app: TestApp) => ((await app.request('GET', '/api/v3/fs/mem')).body as { name: string }[]).map((f) => f.name);
+
+/**
+ * Uploads through the threads (writes open, a 1 MiB limit) against the same app without threads,
+ * with the body framed by `framing` (`{}`: a Content-Length; `transfer-encoding: chunked`): each
+ * answer (201, 204, 507, with headers and Error bodies) is main's, on both threads; the bytes
+ * stored are the bytes sent, readable through any listener at once; one beyond a thread's
+ * budget goes to main, whose 507 it is, and nothing is stored.
+ */
+export async function compareUploads(t: Test, framing: Record<string, string>): Promise<void> {
+  const mem = { auth: { enable: false }, max_size_mbytes: 1, purge: false };
+  const app = await startApp(t, { config: threadsConfig(2, { storage: { memory: mem } }) });
+  const ref = await startApp(t, { config: threadsConfig(0, { storage: { memory: mem } }) });
+  const put = (base: string, path: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<Answer> =>
+    fresh(`${base}/memfs${path}`, { method: 'PUT', body, headers: { ...framing, ...headers } });
+  const origin = { origin: 'https://example.com' };
+  // created (201), a new path each time
+  const created = await put(ref.url, '/c-ref.ts', 'first', origin);
+  t.equal(created.status, 201);
+  t.same(await spread(app, 'served', async (n) => {
+    const r = await put(app.url, `/c-${n}.ts`, 'first', origin);
+    return { ...r, headers: { ...r.headers, 'content-location': r.headers['content-location']?.replace(`/c-${n}.ts`, '/c-ref.ts') } };
+  }, created), []);
+  // replaced (204), and read back through any listener right after the answer
+  await put(ref.url, '/r.ts', 'v0');
+  const replaced = await put(ref.url, '/r.ts', 'v1');
+  t.equal(replaced.status, 204);
+  await put(app.url, '/r.ts', 'v0');
+  let stale = 0;
+  t.same(await spread(app, 'served', async (n) => {
+    const body = randomBytes(5000 + n);
+    const r = await put(app.url, '/r.ts', body);
+    if (sha((await fresh(`${app.url}/memfs/r.ts`)).body) !== sha(body)) stale++;
+    return r;
+  }, replaced), []);
+  t.equal(stale, 0, 'a read after the answer gets the bytes sent, whichever thread it reaches');
+  // 507 (full) with main's Error body; the refused path stays absent
+  const big = Buffer.alloc(700_000, 1);
+  await put(ref.url, '/big.ts', big);
+  await put(app.url, '/big.ts', big);
+  const full = await put(ref.url, '/more.ts', big);
+  t.equal(full.status, 507);
+  t.same(await spread(app, 'served', () => put(app.url, '/more.ts', big), full), []);
+  t.equal((await fresh(`${app.url}/memfs/more.ts`)).status, 404);
+  // beyond a thread's budget (the 1 MiB limit): main receives it, whose 507 it is
+  const huge = Buffer.alloc(1_500_000, 2);
+  const tooBig = await put(ref.url, '/huge.ts', huge);
+  t.equal(tooBig.status, 507);
+  t.same(await spread(app, 'forwarded', () => put(app.url, '/huge.ts', huge), tooBig), []);
+  t.notOk((await memNames(app)).includes('/huge.ts'));
 }
 
 /** Runs ffmpeg with `args` until it exits (killed in teardown); its stderr is kept. */

@@ -2,7 +2,8 @@ import t from 'tap';
 import { readFile, writeFile } from 'node:fs/promises';
 import { startApp, type TestApp } from '../../../helpers/app.ts';
 import { tlsCertificatesRef, type TlsKeyPair } from '../../../../sdk/index.ts';
-import { freshTls, overEveryThread, tlsFiles, tlsThreadsConfig, type TlsFiles } from './tls-helpers.ts';
+import { tlsFiles, type TlsFiles } from '../../../helpers/certs.ts';
+import { freshTls, overEveryThread, tlsThreadsConfig } from './tls-helpers.ts';
 
 /*
  * The certificate on the threads' HTTPS listeners follows main's: a reload with new files and a

@@ -1,11 +1,7 @@
 import { request } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { X509Certificate } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestApp } from '../../../helpers/app.ts';
-import { makeChain } from '../../../helpers/certs.ts';
+import type { TlsFiles } from '../../../helpers/certs.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { threadsConfig } from './helpers.ts';
 
@@ -25,36 +21,6 @@ export function freshTls(port: number, path: string, ca: Buffer, opts: { method?
     req.on('error', reject);
     req.end(opts.body);
   });
-}
-
-/** A test CA, a first leaf in the files the config names, and a way to put a renewed leaf there. */
-export interface TlsFiles {
-  ca: Buffer;
-  certFile: string;
-  keyFile: string;
-  /** A new leaf from the same CA into the config's files; returns its serial as node prints it. */
-  renew(name: string): { serial: string; cert: Buffer; key: Buffer };
-}
-
-export function tlsFiles(t: { teardown(fn: () => void): void }): TlsFiles {
-  const dir = mkdtempSync(join(tmpdir(), 'core-threads-tls-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const first = makeChain(dir, 'first');
-  const certFile = join(dir, 'cert.pem');
-  const keyFile = join(dir, 'key.pem');
-  copyFileSync(first.certFile, certFile);
-  copyFileSync(first.keyFile, keyFile);
-  return {
-    ca: first.ca, certFile, keyFile,
-    renew(name) {
-      const next = makeChain(dir, name, first.caFiles);
-      copyFileSync(next.certFile, certFile);
-      copyFileSync(next.keyFile, keyFile);
-      const cert = readFileSync(next.certFile);
-      // the leaf (first of the chain), upper-case hex as getPeerCertificate gives it
-      return { serial: new X509Certificate(cert).serialNumber.toUpperCase(), cert, key: readFileSync(next.keyFile) };
-    },
-  };
 }
 
 /** Threads on, TLS on a port 0 with `files`, plus `extra`. */

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { startApp } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { fresh } from './helpers.ts';
-import { freshTls, overEveryThread, tlsFiles, tlsThreadsConfig } from './tls-helpers.ts';
+import { tlsFiles } from '../../../helpers/certs.ts';
+import { freshTls, overEveryThread, tlsThreadsConfig } from './tls-helpers.ts';
 
 /*
  * HTTPS on serving threads: each thread listens on the HTTPS port too (reusePort, main's

@@ -1,57 +1,18 @@
 import t from 'tap';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { startApp, type TestApp } from '../../../helpers/app.ts';
+import { startApp } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
-import { fresh, spread, threadsConfig, type Answer } from './helpers.ts';
+import { compareUploads, fresh, memNames as names, sha, spread, threadsConfig, type Answer } from './helpers.ts';
 
 /* Chunked memfs uploads (no Content-Length, as ffmpeg sends its HLS) on the serving threads. */
 
 const te = { 'transfer-encoding': 'chunked' };
 const put = (base: string, path: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<Answer> =>
   fresh(`${base}/memfs${path}`, { method: 'PUT', body, headers: { ...te, ...headers } });
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const names = async (app: TestApp) => ((await app.request('GET', '/api/v3/fs/mem')).body as { name: string }[]).map((f) => f.name);
 
 t.test('chunked uploads within a thread\'s budget are committed by main: its statuses, headers, Error bodies and bytes', async (t) => {
-  const mem = { auth: { enable: false }, max_size_mbytes: 1, purge: false };
-  const app = await startApp(t, { config: threadsConfig(2, { storage: { memory: mem } }) });
-  const ref = await startApp(t, { config: threadsConfig(0, { storage: { memory: mem } }) });
-  const origin = { origin: 'https://example.com' };
-  // created (201), a new path each time
-  const created = await put(ref.url, '/c-ref.ts', 'first', origin);
-  t.equal(created.status, 201);
-  t.same(await spread(app, 'served', async (n) => {
-    const r = await put(app.url, `/c-${n}.ts`, 'first', origin);
-    return { ...r, headers: { ...r.headers, 'content-location': r.headers['content-location']?.replace(`/c-${n}.ts`, '/c-ref.ts') } };
-  }, created), []);
-  // replaced (204), and read back through any listener right after the answer
-  await put(ref.url, '/r.ts', 'v0');
-  const replaced = await put(ref.url, '/r.ts', 'v1');
-  t.equal(replaced.status, 204);
-  await put(app.url, '/r.ts', 'v0');
-  let stale = 0;
-  t.same(await spread(app, 'served', async (n) => {
-    const body = randomBytes(5000 + n);
-    const r = await put(app.url, '/r.ts', body);
-    if (sha((await fresh(`${app.url}/memfs/r.ts`)).body) !== sha(body)) stale++;
-    return r;
-  }, replaced), []);
-  t.equal(stale, 0, 'the stored bytes are the bytes sent');
-  // 507 (full) with main's Error body; the refused path stays absent
-  const big = Buffer.alloc(700_000, 1);
-  await put(ref.url, '/big.ts', big);
-  await put(app.url, '/big.ts', big);
-  const full = await put(ref.url, '/more.ts', big);
-  t.equal(full.status, 507);
-  t.same(await spread(app, 'served', () => put(app.url, '/more.ts', big), full), []);
-  t.equal((await fresh(`${app.url}/memfs/more.ts`)).status, 404);
-  // beyond the budget (the 1 MiB limit): the thread passes what it read and the rest to main, whose 507 it is
-  const huge = Buffer.alloc(1_500_000, 2);
-  const tooBig = await put(ref.url, '/huge.ts', huge);
-  t.equal(tooBig.status, 507);
-  t.same(await spread(app, 'forwarded', () => put(app.url, '/huge.ts', huge), tooBig), []);
-  t.notOk((await names(app)).includes('/huge.ts'));
+  await compareUploads(t, te);
 });
 
 t.test('a chunked upload that outgrows the budget reaches main with every byte (no limit: 64 MiB per thread)', async (t) => {
