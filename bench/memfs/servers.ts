@@ -15,6 +15,21 @@ export const PLAYLIST = Buffer.from(`#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDUR
   Array.from({ length: 6 }, (_, i) => `#EXTINF:2.000000,\nlive_${1041 + i}.ts\n`).join('')}`.padEnd(400, '#'));
 export const SEGMENT = Buffer.alloc(1024 * 1024, 0x47);
 
+/**
+ * In a forked server child: answers the parent's `rss` and `cpu` questions, and on `stop` closes
+ * `core`, removes `dir` and exits.
+ */
+export function answerParent(core: CoreService, dir: string): void {
+  process.on('message', async (m) => {
+    if (m === 'rss') process.send!(process.memoryUsage().rss);
+    if (m === 'cpu') { const u = process.cpuUsage(); process.send!(u.user + u.system); }
+    if (m !== 'stop') return;
+    await core.close();
+    await rm(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}
+
 export async function startCore(dir: string, extra: Record<string, unknown> = {}): Promise<CoreService> {
   await mkdir(join(dir, 'disk'), { recursive: true });
   const configPath = join(dir, 'config.json');

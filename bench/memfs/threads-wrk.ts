@@ -1,10 +1,10 @@
 import { execFileSync, fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loaderArgs } from '../runtime/loader.ts';
-import { startCore, PLAYLIST, SEGMENT } from './servers.ts';
+import { answerParent, startCore, PLAYLIST, SEGMENT } from './servers.ts';
 
 /**
  * Serving threads (`http.threads`) measured with `wrk` (C, one client thread: far lighter than
@@ -130,14 +130,7 @@ async function serve(threads: number): Promise<void> {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
   const core = await startCore(dir, { http: { threads }, tls: { enable: true, address: '127.0.0.1:0', cert_file: cert, key_file: key } });
   process.send!({ http: core.url, https: core.httpsUrl });
-  process.on('message', async (m) => {
-    if (m === 'rss') process.send!(process.memoryUsage().rss);
-    if (m === 'cpu') { const u = process.cpuUsage(); process.send!(u.user + u.system); }
-    if (m !== 'stop') return;
-    await core.close();
-    await rm(dir, { recursive: true, force: true });
-    process.exit(0);
-  });
+  answerParent(core, dir);
 }
 
 if (process.argv[2] === 'serve') void serve(Number(process.argv[3]));

@@ -1,11 +1,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, mkdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { loaderArgs } from '../runtime/loader.ts';
-import { startCore, PLAYLIST, SEGMENT } from './servers.ts';
+import { answerParent, startCore, PLAYLIST, SEGMENT } from './servers.ts';
 
 /**
  * Serving threads (`http.threads`): req/s and GB/s of `GET /memfs/<playlist>` (~400 B) and of a
@@ -98,14 +98,7 @@ async function serve(threads: number): Promise<void> {
   await mkdir(dir, { recursive: true });
   const core = await startCore(dir, { http: { threads } });
   process.send!(core.url);
-  process.on('message', async (m) => {
-    if (m === 'rss') process.send!(process.memoryUsage().rss);
-    if (m === 'cpu') { const u = process.cpuUsage(); process.send!(u.user + u.system); }
-    if (m !== 'stop') return;
-    await core.close();
-    await rm(dir, { recursive: true, force: true });
-    process.exit(0);
-  });
+  answerParent(core, dir);
 }
 
 if (process.argv[2] === 'serve') void serve(Number(process.argv[3]));
