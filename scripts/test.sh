@@ -12,6 +12,8 @@ export PATH="$(dirname "$node_bin"):$PATH"
 unset npm_config_nodedir
 npx tsc --noEmit
 node scripts/lint-imports.mjs
-npx tap "$@"
+started_ms="$(node -e 'console.log(Date.now())')"
+# CI shows the end of the log: on a failure, the failed assertions are printed again there
+npx tap "$@" || { status=$?; node scripts/tap-failures.mjs "$started_ms"; exit "$status"; }
 # the whole suite also proves the slim install (a subset, in a temp copy); a chosen subset does not
 if [ $# -eq 0 ] && [ -z "${SKIP_SLIM:-}" ]; then bash scripts/test-slim.sh; fi
