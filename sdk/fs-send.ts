@@ -108,7 +108,7 @@ export function sendFsFile(request: FastifyRequest, reply: FastifyReply, path: s
   if (range) {
     reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${file.size}`);
     reply.header('content-length', String(range.end - range.start + 1));
-    return reply.send(file.data ? file.data.subarray(range.start, range.end + 1) : file.stream!(range.start, range.end));
+    return file.data ? sendBytes(reply, file.data.subarray(range.start, range.end + 1)) : reply.send(file.stream!(range.start, range.end));
   }
   if (gzip) {
     reply.header('content-encoding', 'gzip');
@@ -120,10 +120,23 @@ export function sendFsFile(request: FastifyRequest, reply: FastifyReply, path: s
     return reply.send(pipeline(file.stream!(0, file.size - 1), createGzip({ level: zc.Z_BEST_SPEED }), () => {}));
   }
   reply.header('content-length', String(file.size));
-  if (file.data) return reply.send(file.data);
+  if (file.data) return sendBytes(reply, file.data);
   if (file.size === 0) {
     file.release?.();
     return reply.send(Buffer.alloc(0));
   }
   return reply.send(file.stream!(0, file.size - 1));
+}
+
+// fastify types a serializer as returning a string; a Buffer is sent as it is all the same
+const asIs = ((b: Buffer) => b) as unknown as (payload: unknown) => string;
+
+/**
+ * fastify sends a Buffer as it is only when it lies over an ArrayBuffer: one over shared memory
+ * (memfs bodies while serving threads run) would be serialized as JSON under a JSON content type.
+ * Such a Buffer goes through a serializer that returns it unchanged (no copy).
+ */
+function sendBytes(reply: FastifyReply, data: Buffer): FastifyReply {
+  if (data.buffer instanceof SharedArrayBuffer) reply.serializer(asIs);
+  return reply.send(data);
 }

@@ -25,6 +25,7 @@ export * from './fs-api.ts';
 export * from './placeholders.ts';
 export * from './auth.ts';
 export * from './client-address.ts';
+export * from './basic-credentials.ts';
 export * from './server.ts';
 export * from './atomic-write.ts';
 export * from './config/index.ts';

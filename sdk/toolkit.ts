@@ -17,4 +17,5 @@ export * from './fs-glob.ts';
 export * from './name-glob.ts';
 export * from './atomic-write.ts';
 export * from './client-address.ts';
+export * from './basic-credentials.ts';
 export * from './short-id.ts';

@@ -6,7 +6,7 @@ import { MemfsReplica } from './replica.ts';
 import { commitUpload } from './commit.ts';
 import type { CommitRequest } from './thread-upload.ts';
 
-/** Bytes of uploads a serving thread receives at once, at most (the memfs limit when smaller); others stream to main. */
+/** Bytes of uploads the serving threads receive at once, all together (the memfs limit when smaller); others stream to main. */
 const THREAD_UPLOAD_MAX = 64 * 1024 * 1024;
 import { MemfsConfig, validateMemfs } from './schema.ts';
 import { MemFilesystem, type MemStore } from './service.ts';
@@ -65,12 +65,19 @@ export default definePlugin({
     if (threads && replica) {
       const hooks = ctx.hooks.get(fsServeHooksRef);
       const mode = () => threadServeMode(hooks);
-      // uploads on the threads only while writes need no credentials (the thread cannot check them)
-      const uploads = cfg.auth.enable ? undefined : { maxBytes: Math.min(cfg.max_size_mbytes > 0 ? cfg.max_size_mbytes * 1024 * 1024 : Infinity, THREAD_UPLOAD_MAX) };
+      // uploads on the threads; with auth on only those with exactly the configured credential
+      // (the rest goes to main), and none when no plugin checks Basic auth (main refuses every write)
+      const a = cfg.auth;
+      const maxBytes = Math.min(cfg.max_size_mbytes > 0 ? cfg.max_size_mbytes * 1024 * 1024 : Infinity, THREAD_UPLOAD_MAX);
+      const uploads = !a.enable ? { maxBytes } : ctx.deps.basicAuth ? { maxBytes, basic: { username: a.username, password: a.password } } : undefined;
       const channel = replica.attach(threads, { corsOrigins: [...ctx.sections.storage.cors.origins], uploads }, () => fs.entries(), mode);
       channel.onMessage((m) => {
         if (Array.isArray(m)) replayServed(hooks, '/memfs', m as ServedReport[]);
-        else void commitUpload(fs, hooks, m as CommitRequest).then((r) => replica.reply(r));
+        else {
+          const c = m as CommitRequest;
+          replica.received(c.data.byteLength);
+          void commitUpload(fs, hooks, c).then((r) => replica.reply(r));
+        }
       });
       // plugins tap the file hooks in their setup, after this one maybe: look again once all are mounted
       ctx.onListen(() => replica.mode(mode()));

@@ -27,16 +27,20 @@ export class Inflight {
   /** Uploads in progress per path: a file being replaced is credited to one of them only. */
   readonly #paths = new Map<string, number>();
   #bytes = 0;
+  /** Bytes the serving threads are receiving (one shared Int32), in flight as much as main's own. */
+  readonly #threads: Int32Array | undefined;
 
-  constructor(fs: Capacity, opts: { limit: number; purge: boolean; cap?: number }) {
+  constructor(fs: Capacity, opts: { limit: number; purge: boolean; cap?: number; threads?: Int32Array }) {
+    this.#threads = opts.threads;
     this.#fs = fs;
     this.#limit = opts.limit;
     this.#purge = opts.purge;
     this.#cap = opts.cap ?? (opts.limit > 0 ? opts.limit : UNLIMITED_INFLIGHT_CAP);
   }
 
+  /** Bytes in flight: main's uploads and the serving threads'. */
   get bytes(): number {
-    return this.#bytes;
+    return this.#threads ? this.#bytes + Atomics.load(this.#threads, 0) : this.#bytes;
   }
 
   begin(path: string): void {
@@ -54,10 +58,11 @@ export class Inflight {
   /** Takes `n` more bytes for an upload to `path` that will hold `total`; 507 when they do not fit. */
   reserve(path: string, n: number, total: number): void {
     if (total > this.#cap || (this.#limit > 0 && total > this.#limit)) throw memfsErrors.tooBig();
-    if (this.#bytes + n > this.#cap) throw memfsErrors.full();
+    const inflight = this.bytes;
+    if (inflight + n > this.#cap) throw memfsErrors.full();
     if (this.#limit > 0) {
       const credit = this.#paths.get(path) === 1 ? this.#fs.replaced(path) : 0;
-      const over = this.#fs.used() - credit + this.#bytes + n - this.#limit;
+      const over = this.#fs.used() - credit + inflight + n - this.#limit;
       if (over > 0) {
         // purge only when it makes enough room: never drop files for a write that fails anyway
         if (!this.#purge || this.#fs.used() - this.#fs.replaced(path) < over) throw memfsErrors.full();

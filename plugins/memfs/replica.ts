@@ -1,4 +1,4 @@
-import type { ServingThreads, ThreadChannel, ThreadServeMode } from '../../sdk/index.ts';
+import type { BasicCredentials, ServingThreads, ThreadChannel, ThreadServeMode } from '../../sdk/index.ts';
 import type { MemFileNode, MemNode } from './entry.ts';
 import type { CommitReply } from './thread-upload.ts';
 
@@ -32,8 +32,14 @@ export interface ReplicaInit {
   corsOrigins: string[];
   /** One BigInt64: the sequence of the last change main sent (stored after the send). */
   published: SharedArrayBuffer;
-  /** Set while writes need no credentials: each thread receives uploads of up to `maxBytes` at once (thread-upload.ts). */
-  uploads?: { maxBytes: number };
+  /**
+   * Set when threads take uploads: each receives up to `maxBytes` at once (thread-upload.ts). With
+   * memfs auth on, `basic` is the configured credential: a thread takes only uploads that carry
+   * exactly it, anything else goes to main (its 401 or 400).
+   */
+  uploads?: { maxBytes: number; basic?: BasicCredentials };
+  /** One Int32: bytes of the uploads the threads are receiving (`MemfsReplica.threadBytes`). */
+  threadBytes: SharedArrayBuffer;
 }
 
 /**
@@ -53,14 +59,20 @@ export class MemfsReplica {
    * every other, and every segment n lists).
    */
   readonly #published = new BigInt64Array(new SharedArrayBuffer(8));
+  /**
+   * Bytes of the uploads the threads are receiving, all threads together (they add and subtract
+   * with Atomics). memfs counts them in flight beside its own (limit, in-flight bound); main
+   * subtracts an upload's bytes when it takes its commit (`received`).
+   */
+  readonly threadBytes = new Int32Array(new SharedArrayBuffer(4));
 
   /** Starts the thread module; `files` lists the index for the snapshot of a (re)started thread. */
-  attach(threads: ServingThreads, init: Omit<ReplicaInit, 'published'>, files: () => Iterable<[string, MemNode]>, mode: () => ThreadMode): ThreadChannel {
+  attach(threads: ServingThreads, init: Omit<ReplicaInit, 'published' | 'threadBytes'>, files: () => Iterable<[string, MemNode]>, mode: () => ThreadMode): ThreadChannel {
     this.#mode = mode();
     this.#channel = threads.register({
       name: 'memfs',
       url: new URL('./thread.ts', import.meta.url).href,
-      init: { ...init, published: this.#published.buffer as SharedArrayBuffer } satisfies ReplicaInit,
+      init: { ...init, published: this.#published.buffer as SharedArrayBuffer, threadBytes: this.threadBytes.buffer as SharedArrayBuffer } satisfies ReplicaInit,
       snapshot: (): ReplicaSnapshot => {
         const out: Array<[string, ThreadFile]> = [];
         for (const [path, n] of files()) if (n.kind === 'file') out.push([path, threadFile(n)]);
@@ -93,6 +105,11 @@ export class MemfsReplica {
     this.#channel?.broadcast(op);
     // after the send: a thread that reads this number finds the change in its channel
     Atomics.store(this.#published, 0, BigInt(op.seq));
+  }
+
+  /** A thread's upload of `bytes` reached main: they are no longer the threads' (the commit counts them). */
+  received(bytes: number): void {
+    Atomics.sub(this.threadBytes, 0, bytes);
   }
 
   /** Main's verdict on a thread's upload, after the write's own broadcast (same channel, in order). */

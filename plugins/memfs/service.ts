@@ -63,7 +63,7 @@ export class MemFilesystem implements FilesystemService {
       used: () => this.#used,
       replaced: (path) => sizeOf(this.#files.get(path)),
       purge: (need, keep) => this.#purge(need, keep),
-    }, { limit: opts.limit, purge: opts.purge, cap: opts.maxInflight });
+    }, { limit: opts.limit, purge: opts.purge, cap: opts.maxInflight, threads: opts.replica?.threadBytes });
     // retained files get this app's content types (the mime table may have changed)
     for (const [path, n] of this.#files) {
       // with serving threads the bodies move to shared memory once (a reload that turned them on)

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { normalizeIp } from '../../sdk/client-address.ts';
 import type { CorsPolicy } from '../../sdk/fs-cors.ts';
 import type { ErrorBody } from '../../sdk/errors.ts';
+import type { BasicCredentials } from '../../sdk/auth.ts';
+import { basicCredentialsMatch, parseBasicAuthorization } from '../../sdk/basic-credentials.ts';
 
 /** A thread's upload, received whole into shared memory, for main to commit. */
 export interface CommitRequest {
@@ -28,9 +30,11 @@ const VERDICT_MS = 30_000;
 const NO_VERDICT: ErrorBody = { code: 502, message: 'Bad Gateway', details: ['the main thread did not answer'] };
 
 /**
- * memfs uploads in a serving thread, taken only while writes need no credentials
- * (`storage.memory.auth.enable` off): a PUT/POST of a plain path whose body fits the thread's
- * budget (`maxBytes` for all uploads it receives at once; a Content-Length or a chunked body) is
+ * memfs uploads in a serving thread, taken while writes need no credentials or, with
+ * `storage.memory.auth.enable` on, when they carry exactly the configured Basic credential (else
+ * main answers them: 401, 400): a PUT/POST of a plain path whose body fits the threads' budget
+ * (`maxBytes` for all uploads every thread receives at once, one shared count that main's memfs
+ * limit and in-flight bound include too; a Content-Length or a chunked body) is
  * received into one SharedArrayBuffer, then main commits it (index, quotas, 507,
  * purge, `onWritten` stay main's) and answers; the thread sends main's status with the headers
  * main's route sends. The reply comes on the replica channel after the write's broadcast, so the
@@ -40,16 +44,23 @@ export class ThreadUploads {
   readonly #pending = new Map<string, { url: string; req: IncomingMessage; res: ServerResponse; timer: NodeJS.Timeout }>();
   readonly #prefix = randomBytes(6).toString('hex');
   #next = 0;
-  /** Bytes of the uploads this thread is receiving: at most `maxBytes` (memory stays bounded per thread). */
-  #inflight = 0;
+  /**
+   * Bytes of the uploads all serving threads are receiving (one Int32 in shared memory): at most
+   * `maxBytes` together. A committed upload's bytes are handed to main, which subtracts them when
+   * it takes the commit; a thread gives back only what it does not commit.
+   */
+  readonly #pool: Int32Array;
   readonly #send: (m: CommitRequest) => void;
   readonly #cors: CorsPolicy;
   readonly #maxBytes: number;
+  readonly #basic: BasicCredentials | undefined;
 
-  constructor(send: (m: CommitRequest) => void, cors: CorsPolicy, maxBytes: number) {
+  constructor(send: (m: CommitRequest) => void, cors: CorsPolicy, pool: Int32Array, maxBytes: number, basic?: BasicCredentials) {
+    this.#pool = pool;
     this.#send = send;
     this.#cors = cors;
     this.#maxBytes = maxBytes;
+    this.#basic = basic;
   }
 
   /**
@@ -60,6 +71,8 @@ export class ThreadUploads {
     const h = req.headers;
     // a client behind a proxy: main resolves its address
     if (h['x-forwarded-for'] !== undefined || h['x-real-ip'] !== undefined) return false;
+    // memfs auth on: only the configured credential is taken here; main answers the rest (401, 400)
+    if (this.#basic && !this.#authorized(h.authorization)) return false;
     const te = h['transfer-encoding'];
     // node frames a body only by its last coding; other codings stay main's, as before
     if (te !== undefined) return te.toLowerCase() === 'chunked' ? this.#chunked(req, res, path) : false;
@@ -67,9 +80,9 @@ export class ThreadUploads {
     if (cl === undefined) return false;
     const length = Number(cl);
     // beyond this thread's budget: main's own rules (its bytes-in-flight bound, an early 507) apply
-    if (!Number.isSafeInteger(length) || length < 0 || this.#inflight + length > this.#maxBytes) return false;
-    this.#inflight += length;
-    req.once('close', () => { this.#inflight -= length; });
+    if (!Number.isSafeInteger(length) || length < 0 || !this.#reserve(length)) return false;
+    let handed = false;
+    req.once('close', () => { if (!handed) this.#release(length); });
     goOn(res, req);
     const data = new SharedArrayBuffer(length);
     const view = new Uint8Array(data);
@@ -82,9 +95,29 @@ export class ThreadUploads {
     });
     req.on('end', () => {
       // an aborted upload never reaches main: the old file stays
-      if (at === length) this.#commit(req, res, path, data);
+      if (at !== length) return;
+      handed = true;
+      this.#commit(req, res, path, data);
     });
     return true;
+  }
+
+  /** Takes `n` bytes of the threads' shared budget, or none (false) when they do not fit. */
+  #reserve(n: number): boolean {
+    if (n > this.#maxBytes) return false;
+    const before = Atomics.add(this.#pool, 0, n);
+    if (before + n <= this.#maxBytes) return true;
+    Atomics.sub(this.#pool, 0, n);
+    return false;
+  }
+
+  #release(n: number): void {
+    Atomics.sub(this.#pool, 0, n);
+  }
+
+  #authorized(header: string | undefined): boolean {
+    const given = parseBasicAuthorization(header);
+    return typeof given !== 'string' && basicCredentialsMatch(given, this.#basic!);
   }
 
   /**
@@ -101,7 +134,7 @@ export class ThreadUploads {
       let size = 0;
       let held = true;
       const release = () => {
-        if (held) this.#inflight -= size;
+        if (held) this.#release(size);
         held = false;
       };
       const stop = () => {
@@ -110,8 +143,7 @@ export class ThreadUploads {
         req.off('close', onClose);
       };
       const onData = (c: Buffer) => {
-        if (this.#inflight + c.length <= this.#maxBytes) {
-          this.#inflight += c.length;
+        if (this.#reserve(c.length)) {
           size += c.length;
           chunks.push(c);
           return;
@@ -120,7 +152,9 @@ export class ThreadUploads {
         stop();
         release();
         chunks.push(c);
-        req.unshift(chunks.length === 1 ? c : Buffer.concat(chunks, size + c.length));
+        // back in front of the stream in their order, last first (no joined copy)
+        for (let i = chunks.length - 1; i >= 0; i--) req.unshift(chunks[i]!);
+        chunks.length = 0;
         resolve(false);
       };
       const onEnd = () => {
@@ -130,8 +164,8 @@ export class ThreadUploads {
         let at = 0;
         for (const c of chunks) { view.set(c, at); at += c.length; }
         chunks.length = 0;
-        // held until the exchange ends, as with a Content-Length: the copy waits for main's commit
-        req.once('close', release);
+        // handed to main with the commit: main gives the bytes back when it takes them
+        held = false;
         this.#commit(req, res, path, data);
         resolve(true);
       };

@@ -36,7 +36,7 @@ export default function memfsThread(ctx: ThreadModuleContext): ThreadFastPath {
   let mode: ThreadMode = snap?.mode ?? 'all';
   const reports = new ServedBatcher((batch) => ctx.send(batch));
   for (const [path, f] of snap?.files ?? []) files.set(path, held(f));
-  const uploads = init.uploads ? new ThreadUploads((c: CommitRequest) => ctx.send(c), cors, init.uploads.maxBytes) : undefined;
+  const uploads = init.uploads ? new ThreadUploads((c: CommitRequest) => ctx.send(c), cors, new Int32Array(init.threadBytes), init.uploads.maxBytes, init.uploads.basic) : undefined;
   ctx.onMessage((m) => {
     const op = m as ReplicaOp;
     if (op.op === 'reply') {

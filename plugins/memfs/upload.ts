@@ -8,21 +8,29 @@ import { own, type Alloc } from './entry.ts';
 export class UploadBuffer {
   #chunks: Uint8Array[] = [];
   #into: Buffer | undefined;
+  /** The announced length, allocated at the first chunk. */
+  #length: number | undefined;
   size = 0;
   readonly #alloc: Alloc;
 
   /** `alloc`: where the file's bytes go (shared memory with serving threads, so the commit copies nothing). */
   constructor(length: number | undefined, alloc: Alloc = Buffer.allocUnsafeSlow) {
     this.#alloc = alloc;
-    if (length !== undefined && length > 0) this.#into = alloc(length);
+    if (length !== undefined && length > 0) this.#length = length;
   }
 
   /** Bytes this upload holds in memory now (the whole announced length once it is allocated). */
   get held(): number {
-    return Math.max(this.#into?.length ?? 0, this.size);
+    return Math.max(this.#into?.length ?? this.#length ?? 0, this.size);
   }
 
   push(c: Uint8Array): void {
+    const length = this.#length;
+    if (length !== undefined) {
+      this.#length = undefined;
+      // a whole body already in shared memory of its own (a serving thread's upload) is kept as it is
+      this.#into = c.length === length && wholeShared(c) ? Buffer.from(c.buffer, 0, length) : this.#alloc(length);
+    }
     const into = this.#into;
     if (into && this.size + c.length <= into.length) into.set(c, this.size);
     else {
@@ -42,3 +50,6 @@ export class UploadBuffer {
     return own(into ? [into.subarray(0, this.size)] : this.#chunks, this.size, this.#alloc);
   }
 }
+
+const wholeShared = (c: Uint8Array): boolean =>
+  c.buffer instanceof SharedArrayBuffer && c.byteOffset === 0 && c.byteLength === c.buffer.byteLength;

@@ -14,9 +14,11 @@ const MB = 1000 * 1000;
 const MiB = 1024 * 1024;
 /** Allowed above limit (or in-flight cap) + idle RSS: buffers the socket and the GC hold. */
 const MARGIN = 96 * MiB;
+/** Per serving thread: an isolate of its own, with the same slack as main's (V8 collects external memory from 64 MiB on). */
+const THREAD_MARGIN = MARGIN;
 
-async function startService(t: Tap, memory: Record<string, unknown>): Promise<CliApp> {
-  return startCli(t, { plugins: FS_PLUGINS, storage: { memory: { auth: { enable: true, username: MEM_USER, password: MEM_PASS }, ...memory } } });
+async function startService(t: Tap, memory: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<CliApp> {
+  return startCli(t, { plugins: FS_PLUGINS, storage: { memory: { auth: { enable: true, username: MEM_USER, password: MEM_PASS }, ...memory } }, ...extra });
 }
 type Tap = { teardown(fn: () => unknown): void };
 
@@ -68,6 +70,24 @@ t.test('10 parallel chunked 95 MB uploads: refused as their bytes arrive, not at
   const { peak } = app.memory();
   // a chunked upload's pieces are joined once at commit: its size counts twice for a moment
   t.ok(peak < idle + 2 * 100 * MiB + MARGIN, `peak RSS ${(peak / MiB).toFixed(0)} MiB, idle ${(idle / MiB).toFixed(0)} MiB`);
+});
+
+t.test('with two serving threads: the threads take the uploads with the credential, from one pool that the limit counts', async (t) => {
+  const app = await startService(t, { max_size_mbytes: 100 }, { http: { threads: 2 } });
+  const idle = app.memory().rss;
+  const results = await Promise.all(Array.from({ length: 10 }, (_, i) => put(app, `/t${i}.ts`, chunked(95 * MB))));
+  const c = count(results);
+  t.ok((c[201] ?? 0) <= 1, `at most one fits (${JSON.stringify(c)})`);
+  t.equal((c[507] ?? 0) + (c.failed ?? 0), 10 - (c[201] ?? 0), 'the others are refused');
+  const { peak } = app.memory();
+  // the threads' upload pool is counted in flight (it takes from main's share, so the bound stays);
+  // each thread's heap holds up to THREAD_MARGIN more of read socket chunks until it collects them
+  t.ok(peak < idle + 2 * 100 * MiB + MARGIN + 2 * THREAD_MARGIN, `peak RSS ${(peak / MiB).toFixed(0)} MiB, idle ${(idle / MiB).toFixed(0)} MiB`);
+  const small = await waitFor(async () => {
+    const status = await put(app, '/small.ts', Buffer.alloc(MiB));
+    return status === 201 || status === 204 ? status : undefined;
+  }, { what: 'a later upload to be stored', timeout: 20_000 }).catch(() => 'never');
+  t.ok(small === 201 || small === 204, 'the pool is given back: later uploads work');
 });
 
 t.test('a 1 GB chunked upload to an unlimited memfs stops at the in-flight cap (256 MiB)', async (t) => {

@@ -49,6 +49,20 @@ t.test('a file written then read at once through any listener is never a 404 (a 
   for (let n = 0; n < 15; n++) t.equal((await fresh(`${app.url}/memfs/live/seg-0.ts`)).status, 404);
 });
 
+t.test('a JSON file in shared memory is sent as its bytes by main too (API, ranges), not serialized', async (t) => {
+  const app = await startApp(t, { config: threadsConfig(2) });
+  t.equal((await app.request('PUT', '/api/v3/fs/mem/raw.json', { raw: '{not json', headers: { 'content-type': 'no/such/type;;' } })).status, 201);
+  const api = await app.request('GET', '/api/v3/fs/mem/raw.json');
+  t.equal(api.text, '{not json');
+  t.equal(api.headers.get('content-type'), 'application/json');
+  // a range goes to main from every listener
+  for (let i = 0; i < 6; i++) {
+    const r = await fresh(`${app.url}/memfs/raw.json`, { headers: { range: 'bytes=1-3' } });
+    t.equal(r.status, 206);
+    t.equal(r.body.toString(), 'not');
+  }
+});
+
 t.test('a killed thread is replaced; requests keep succeeding', async (t) => {
   const app = await startApp(t, { config: threadsConfig(2) });
   t.equal((await fresh(`${app.url}/memfs/k.ts`, { method: 'PUT', body: body(3) })).status, 201);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startApp } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
-import { compareUploads, fresh, spread, threadsConfig } from './helpers.ts';
+import { compareUploads, fresh, memNames, spread, threadsConfig } from './helpers.ts';
 
 /* memfs uploads received by the serving threads (writes open) and committed by main. */
 
@@ -9,13 +9,27 @@ t.test('with writes open, threads receive uploads with a length and answer as ma
   await compareUploads(t, {});
 });
 
-t.test('with memfs auth on, uploads stay forwarded to main (401 without credentials, on every listener)', async (t) => {
+t.test('with memfs auth on, threads take uploads with exactly the credential; main answers the rest (401, 400) on every listener', async (t) => {
   const app = await startApp(t, { config: threadsConfig(2, { storage: { memory: { auth: { enable: true, username: 'u', password: 'p' } } } }) });
-  const refused = await fresh(`${app.url}/memfs/a.ts`, { method: 'PUT', body: 'x' });
-  t.equal(refused.status, 401);
-  t.same(await spread(app, 'forwarded', () => fresh(`${app.url}/memfs/a.ts`, { method: 'PUT', body: 'x' }), refused), []);
-  const auth = { authorization: `Basic ${Buffer.from('u:p').toString('base64')}` };
-  t.equal((await fresh(`${app.url}/memfs/a.ts`, { method: 'PUT', body: 'x', headers: auth })).status, 201);
+  const basic = (s: string) => ({ authorization: `Basic ${Buffer.from(s).toString('base64')}` });
+  for (const [what, headers, status] of [
+    ['no credential', {}, 401], ['a wrong password', basic('u:q'), 401], ['a longer password', basic('u:p:'), 401],
+    ['not base64', { authorization: 'Basic a' }, 400],
+  ] as const) {
+    const refused = await fresh(`${app.url}/memfs/a.ts`, { method: 'PUT', body: 'x', headers });
+    t.equal(refused.status, status, what);
+    t.same(await spread(app, 'forwarded', () => fresh(`${app.url}/memfs/a.ts`, { method: 'PUT', body: 'x', headers }), refused), [], `${what}: main's answer on every listener`);
+  }
+  t.same(await memNames(app), [], 'nothing stored');
+  const stored = await fresh(`${app.url}/memfs/a.ts`, { method: 'PUT', body: 'x', headers: basic('u:p') });
+  t.equal(stored.status, 201);
+  const again = { ...stored, status: 204, headers: { ...stored.headers, 'content-type': undefined, 'content-length': undefined } };
+  const wrong = await spread(app, 'served', async () => {
+    const r = await fresh(`${app.url}/memfs/a.ts`, { method: 'PUT', body: 'y', headers: { ...basic('u:p'), 'transfer-encoding': 'chunked' } });
+    return { ...r, headers: { ...r.headers, 'content-type': undefined, 'content-length': undefined } };
+  }, again);
+  t.same(wrong, [], 'taken by both threads, answered as main does');
+  t.equal((await fresh(`${app.url}/memfs/a.ts`)).body.toString(), 'y');
 });
 
 t.test('uploads a thread received reach onWritten on main (the hlsingress session counts them)', async (t) => {
