@@ -22,7 +22,7 @@ export function memfsFastPath(fs: MemFilesystem, cors: CorsPolicy, hooks: FsServ
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const path = plainPath(req);
     if (path === undefined) return false;
-    const node = fs.open(path);
+    const node = fs.node(path);
     if (node?.kind !== 'file') return false;
     const head = plainHead(node, req, cors);
     if (head === undefined) return false;

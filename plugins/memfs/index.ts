@@ -4,7 +4,7 @@ import {
 } from '../../sdk/index.ts';
 import { MemfsReplica } from './replica.ts';
 import { commitUpload } from './commit.ts';
-import type { CommitRequest } from './thread-upload.ts';
+import type { CommitRequest, UploadNotice } from './thread-upload.ts';
 
 /** Bytes of uploads the serving threads receive at once, all together (the memfs limit when smaller); others stream to main. */
 const THREAD_UPLOAD_MAX = 64 * 1024 * 1024;
@@ -74,9 +74,16 @@ export default definePlugin({
       channel.onMessage((m) => {
         if (Array.isArray(m)) replayServed(hooks, '/memfs', m as ServedReport[]);
         else {
-          const c = m as CommitRequest;
-          replica.received(c.data.byteLength);
-          void commitUpload(fs, hooks, c).then((r) => replica.reply(r));
+          const c = m as CommitRequest | UploadNotice;
+          if (c.t === 'begin') fs.pending?.begin(c.path);
+          else if (c.t === 'abandon') fs.pending?.end(c.path);
+          else {
+            replica.received(c.data.byteLength);
+            void commitUpload(fs, hooks, c).then((r) => {
+              fs.pending?.end(c.path);
+              replica.reply(r);
+            });
+          }
         }
       });
       // plugins tap the file hooks in their setup, after this one maybe: look again once all are mounted

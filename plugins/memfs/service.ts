@@ -7,6 +7,7 @@ import { fileNode, info, own, sizeOf, type MemNode } from './entry.ts';
 import { Inflight } from './inflight.ts';
 import { UploadBuffer } from './upload.ts';
 import type { MemfsReplica } from './replica.ts';
+import { PendingUploads } from './pending.ts';
 
 /**
  * What survives a config reload (`ctx.retain`). The map's order is the order of last writes
@@ -51,6 +52,8 @@ export class MemFilesystem implements FilesystemService {
   readonly #inflight: Inflight;
   readonly #events: FilesystemEvents;
   readonly #replica: MemfsReplica | undefined;
+  /** With serving threads: paths being uploaded (here or on a thread), which a miss waits for. */
+  readonly pending: PendingUploads | undefined;
   #used = 0;
 
   constructor(store: MemStore, opts: MemfsOptions) {
@@ -59,6 +62,7 @@ export class MemFilesystem implements FilesystemService {
     this.#opts = opts;
     this.#events = opts.events ?? filesystemEvents(undefined, 'mem');
     this.#replica = opts.replica;
+    this.pending = opts.replica ? new PendingUploads() : undefined;
     this.#inflight = new Inflight({
       used: () => this.#used,
       replaced: (path) => sizeOf(this.#files.get(path)),
@@ -87,7 +91,18 @@ export class MemFilesystem implements FilesystemService {
     return { used: this.#used, limit: this.#opts.limit, files: this.#files.size };
   }
 
-  open(path: string): MemNode | undefined {
+  /**
+   * The node at `path`. With serving threads, a miss for a path being uploaded waits for that
+   * upload (at most `PENDING_WAIT_MS`) and looks again.
+   */
+  open(path: string): MemNode | undefined | Promise<MemNode | undefined> {
+    const n = this.#files.get(path);
+    if (n !== undefined || !this.pending?.has(path)) return n;
+    return this.pending.settled(path).then(() => this.#files.get(path));
+  }
+
+  /** The node at `path` now (the fast path: never waits). */
+  node(path: string): MemNode | undefined {
     return this.#files.get(path);
   }
 
@@ -142,6 +157,8 @@ export class MemFilesystem implements FilesystemService {
     const alloc = this.#replica?.alloc;
     let buf = new UploadBuffer(undefined, alloc);
     let reserved = 0;
+    const pending = this.pending;
+    pending?.begin(path);
     inflight.begin(path);
     try {
       // an announced length is reserved (and allocated) up front: refused before any byte is read
@@ -158,10 +175,17 @@ export class MemFilesystem implements FilesystemService {
         }
         buf.push(c);
       }
-    } finally {
+    } catch (err) {
       inflight.end(path, reserved);
+      pending?.end(path);
+      throw err;
     }
-    return this.#commit(path, buf.take());
+    inflight.end(path, reserved);
+    try {
+      return this.#commit(path, buf.take());
+    } finally {
+      pending?.end(path);
+    }
   }
 
   async deleteFile(path: string): Promise<boolean> {

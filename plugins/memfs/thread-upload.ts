@@ -17,6 +17,13 @@ export interface CommitRequest {
   data: SharedArrayBuffer;
 }
 
+/**
+ * What a thread tells main about an upload it takes: `begin` when it starts receiving it (a read
+ * that misses on main waits for the path), then either the commit or `abandon` (the client left,
+ * or the body went to main after all).
+ */
+export type UploadNotice = { t: 'begin'; path: string } | { t: 'abandon'; path: string };
+
 /** Main's verdict on a commit, sent on the replica channel after the write's own broadcast. */
 export interface CommitReply {
   op: 'reply';
@@ -50,12 +57,12 @@ export class ThreadUploads {
    * it takes the commit; a thread gives back only what it does not commit.
    */
   readonly #pool: Int32Array;
-  readonly #send: (m: CommitRequest) => void;
+  readonly #send: (m: CommitRequest | UploadNotice) => void;
   readonly #cors: CorsPolicy;
   readonly #maxBytes: number;
   readonly #basic: BasicCredentials | undefined;
 
-  constructor(send: (m: CommitRequest) => void, cors: CorsPolicy, pool: Int32Array, maxBytes: number, basic?: BasicCredentials) {
+  constructor(send: (m: CommitRequest | UploadNotice) => void, cors: CorsPolicy, pool: Int32Array, maxBytes: number, basic?: BasicCredentials) {
     this.#pool = pool;
     this.#send = send;
     this.#cors = cors;
@@ -82,7 +89,12 @@ export class ThreadUploads {
     // beyond this thread's budget: main's own rules (its bytes-in-flight bound, an early 507) apply
     if (!Number.isSafeInteger(length) || length < 0 || !this.#reserve(length)) return false;
     let handed = false;
-    req.once('close', () => { if (!handed) this.#release(length); });
+    this.#send({ t: 'begin', path });
+    req.once('close', () => {
+      if (handed) return;
+      this.#release(length);
+      this.#send({ t: 'abandon', path });
+    });
     goOn(res, req);
     const data = new SharedArrayBuffer(length);
     const view = new Uint8Array(data);
@@ -129,6 +141,7 @@ export class ThreadUploads {
    */
   #chunked(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
     goOn(res, req);
+    this.#send({ t: 'begin', path });
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -151,6 +164,7 @@ export class ThreadUploads {
         req.pause();
         stop();
         release();
+        this.#send({ t: 'abandon', path });
         chunks.push(c);
         // back in front of the stream in their order, last first (no joined copy)
         for (let i = chunks.length - 1; i >= 0; i--) req.unshift(chunks[i]!);
@@ -173,6 +187,7 @@ export class ThreadUploads {
       const onClose = () => {
         stop();
         release();
+        this.#send({ t: 'abandon', path });
         chunks.length = 0;
         resolve(true);
       };

@@ -4,7 +4,7 @@ import { CorsPolicy } from '../../sdk/fs-cors.ts';
 import { responseBytes } from '../../sdk/fs-hooks.ts';
 import type { ThreadFastPath, ThreadModuleContext } from '../../sdk/serving-threads.ts';
 import { plainHead, plainPath, plainUploadPath } from './plain.ts';
-import { ThreadUploads, type CommitRequest } from './thread-upload.ts';
+import { ThreadUploads, type CommitRequest, type UploadNotice } from './thread-upload.ts';
 import type { ReplicaInit, ReplicaOp, ReplicaSnapshot, ThreadFile, ThreadMode } from './replica.ts';
 import { ServedBatcher } from '../../sdk/fs-thread-serve.ts';
 
@@ -36,7 +36,7 @@ export default function memfsThread(ctx: ThreadModuleContext): ThreadFastPath {
   let mode: ThreadMode = snap?.mode ?? 'all';
   const reports = new ServedBatcher((batch) => ctx.send(batch));
   for (const [path, f] of snap?.files ?? []) files.set(path, held(f));
-  const uploads = init.uploads ? new ThreadUploads((c: CommitRequest) => ctx.send(c), cors, new Int32Array(init.threadBytes), init.uploads.maxBytes, init.uploads.basic) : undefined;
+  const uploads = init.uploads ? new ThreadUploads((c: CommitRequest | UploadNotice) => ctx.send(c), cors, new Int32Array(init.threadBytes), init.uploads.maxBytes, init.uploads.basic) : undefined;
   ctx.onMessage((m) => {
     const op = m as ReplicaOp;
     if (op.op === 'reply') {
