@@ -1,8 +1,13 @@
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { THREAD_PEER_HEADER } from '../../../sdk/serving-threads.ts';
 import { normalizeIp } from '../../../sdk/client-address.ts';
 import { DEFAULT_DRAIN, hasBody, lingerClose } from '../unread-body.ts';
 import { signPeer } from './peer-header.ts';
+
+/** How long a joined upgrade connection stays after one side ended its half. */
+const TUNNEL_HALF_OPEN_MS = 5000;
 
 /** Hop-by-hop headers: they describe one connection, not the request, and are not passed on. */
 const HOP = ['connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer'];
@@ -23,6 +28,8 @@ export class Forwarder {
   readonly #agent = new Agent({ keepAlive: true, maxSockets: 512 });
   readonly #key: Buffer;
   readonly #port: number;
+  /** Joined upgrade connections (the client's socket), destroyed by `close`. */
+  readonly #tunnels = new Set<Duplex>();
 
   constructor(key: Buffer, port: number) {
     this.#key = key;
@@ -78,7 +85,45 @@ export class Forwarder {
     else req.pipe(up);
   }
 
+  /**
+   * An upgrade request (WebSocket): main's server gets it as sent, with the signed peer header
+   * added, over a connection of its own, and from then on the two sockets are joined byte for
+   * byte. Main answers it as it answers its own clients (a plugin's `upgrade` listener, or a
+   * plain answer when nobody upgrades).
+   */
+  tunnel(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const https = (req.socket as { encrypted?: boolean }).encrypted === true;
+    let text = `${req.method} ${req.url} HTTP/${req.httpVersion}\r\n`;
+    const raw = req.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) {
+      if (raw[i]!.toLowerCase() !== THREAD_PEER_HEADER) text += `${raw[i]}: ${raw[i + 1]}\r\n`;
+    }
+    text += `${THREAD_PEER_HEADER}: ${signPeer(this.#key, normalizeIp(req.socket.remoteAddress ?? ''), https)}\r\n\r\n`;
+    const up = connect(this.#port, '127.0.0.1');
+    this.#tunnels.add(socket);
+    let grace: NodeJS.Timeout | undefined;
+    const end = () => {
+      clearTimeout(grace);
+      this.#tunnels.delete(socket);
+      up.destroy();
+      socket.destroy();
+    };
+    up.on('error', end);
+    socket.on('error', end);
+    up.on('close', end);
+    socket.on('close', end);
+    // one side ended (pipe ends the other): the rest of the answer may follow, for a while
+    const halfClosed = () => { grace ??= setTimeout(end, TUNNEL_HALF_OPEN_MS).unref(); };
+    up.on('end', halfClosed);
+    socket.on('end', halfClosed);
+    up.write(text);
+    if (head.length > 0) up.write(head);
+    up.pipe(socket);
+    socket.pipe(up);
+  }
+
   close(): void {
     this.#agent.destroy();
+    for (const s of this.#tunnels) s.destroy();
   }
 }

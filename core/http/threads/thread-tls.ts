@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { WorkerTls } from './messages.ts';
 
 /** The same limits as the thread's HTTP listener and main's HTTPS listener. */
@@ -19,13 +20,18 @@ export class ThreadTlsListener {
   readonly #handle: (req: IncomingMessage, res: ServerResponse) => void;
   readonly #failed: (message: string) => void;
   readonly #continue: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  readonly #upgrade: ((req: IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined;
 
-  /** `failed` reports a listen error; `onContinue` takes requests that wait for `100 Continue`. */
+  /**
+   * `failed` reports a listen error; `onContinue` takes requests that wait for `100 Continue`,
+   * `onUpgrade` upgrade requests (WebSocket).
+   */
   constructor(handle: (req: IncomingMessage, res: ServerResponse) => void, failed: (message: string) => void,
-    onContinue?: (req: IncomingMessage, res: ServerResponse) => void) {
+    onContinue?: (req: IncomingMessage, res: ServerResponse) => void, onUpgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void) {
     this.#handle = handle;
     this.#failed = failed;
     this.#continue = onContinue;
+    this.#upgrade = onUpgrade;
   }
 
   /** Listens (or moves) as `tls` says, takes its certificate, or stops with undefined. */
@@ -44,6 +50,7 @@ export class ThreadTlsListener {
     void this.close();
     const server = createServer({ ...pair, ...LIMITS }, this.#handle);
     if (this.#continue) server.on('checkContinue', this.#continue);
+    if (this.#upgrade) server.on('upgrade', this.#upgrade);
     this.#server = server;
     this.#at = at;
     server.on('error', (err) => {

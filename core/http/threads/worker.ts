@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { ThreadFastPath, ThreadFastPathFactory } from '../../../sdk/serving-threads.ts';
 import { Forwarder } from './forward.ts';
@@ -100,9 +101,15 @@ const onContinue = (req: IncomingMessage, res: ServerResponse): void => {
   res.writeContinue = (cb?: () => void) => { continued.add(res); write(cb); };
   dispatch(handlers, 0, req, res, true);
 };
+// an upgrade (WebSocket) is main's: the connection is joined to main's server from here on
+const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+  stats.forwarded++;
+  forwarder.tunnel(req, socket, head);
+};
 const server = createServer({ maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, requestTimeout: 0 }, onRequest);
 server.on('checkContinue', onContinue);
-const https = new ThreadTlsListener(onRequest, (message) => parent.postMessage({ t: 'error', message }), onContinue);
+server.on('upgrade', onUpgrade);
+const https = new ThreadTlsListener(onRequest, (message) => parent.postMessage({ t: 'error', message }), onContinue, onUpgrade);
 // before any message: a later `tls` message is newer than the init
 https.apply(init.tls);
 
@@ -118,11 +125,12 @@ parent.on('message', (m: ToWorker) => {
     case 'close':
       void Promise.all([https.close(), new Promise((resolve) => server.close(resolve))]).then(() => {
         meter.close();
-        forwarder.close();
         for (const name of [...modules.keys()]) drop(name);
         parent.close();
       });
       server.closeAllConnections();
+      // forwarded requests and joined upgrade connections too (the server's close waits for those)
+      forwarder.close();
       break;
   }
 });
