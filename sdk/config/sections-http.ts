@@ -5,12 +5,14 @@ import { describe } from './describe.ts';
 
 /** Most serving threads `http.threads` accepts (a thread costs its own heap). */
 export const MAX_SERVING_THREADS = 64;
+/** Most serving threads auto (`-1`) starts, whatever the core count (each costs about 30 MiB). */
+export const AUTO_MAX_THREADS = 16;
 
 export const HttpConfig = describe(Type.Object({
-  threads: Type.Integer({ default: 0 }),
+  threads: Type.Integer({ default: -1 }),
 }, { default: {} }), {
-  threads: `Serving threads beside the main loop (0 = the main loop serves alone, the default for now; up to ${MAX_SERVING_THREADS}; `
-    + '-1 = auto: none below 4 cores, else one per core but one). '
-    + 'Each listens on the API port (reusePort) and answers memfs and disk GET/HEAD (and memfs uploads while memfs auth is off) itself; everything else goes to the main thread. HTTP only (HTTPS stays on the main thread).',
+  threads: `Serving threads beside the main loop: -1 = auto (the default: none below 4 cores, else one per core but one, at most ${AUTO_MAX_THREADS}), `
+    + `0 = the main loop serves alone, or a number up to ${MAX_SERVING_THREADS}. `
+    + 'Each listens on the API port, and the HTTPS port with TLS on (reusePort), and answers memfs and disk GET/HEAD and memfs uploads itself; everything else goes to the main thread.',
 });
 export type HttpConfig = Static<typeof HttpConfig>;

@@ -53,6 +53,9 @@ export async function startApp(t: TestLike, opts: { config?: Record<string, unkn
       storage: { disk: { dir: join(dir, 'disk') } },
       log: { level: 'info' },
       update_check: false,
+      // the default is auto (one per core but one from 4 cores): the suite is the same on every machine,
+      // the threads' tests set their count
+      http: { threads: 0 },
     };
     await writeFile(configPath, JSON.stringify(deepMerge(base, opts.config ?? {}), null, 2));
   }

@@ -29,6 +29,8 @@ export async function startCli(t: TestLike, config: Record<string, unknown> = {}
   const base = {
     address: '127.0.0.1:0', db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } },
     log: { level: 'info' }, update_check: false,
+    // the default is auto: pinned, so the suite is the same on every machine (see helpers/app.ts)
+    http: { threads: 0 },
   };
   const configPath = join(dir, 'config.json');
   await writeFile(configPath, JSON.stringify(deepMerge(base, config)));

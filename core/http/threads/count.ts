@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { MAX_SERVING_THREADS } from '../../../sdk/config/sections-http.ts';
+import { AUTO_MAX_THREADS } from '../../../sdk/config/sections-http.ts';
 
 /** `http.threads: -1`: as many serving threads as the core count suggests (see servingThreadCount). */
 export const AUTO_THREADS = -1;
@@ -8,7 +8,7 @@ export const AUTO_THREADS = -1;
  * The serving threads to run for `http.threads`: the number itself, or for `-1` (auto) none below
  * 4 cores (on 2-3 cores a thread takes CPU the main loop, ffmpeg and the TLS listener need: the
  * measured gain there is small), else one per core but one (the main loop keeps a core), at most
- * MAX_SERVING_THREADS.
+ * AUTO_MAX_THREADS (each thread is a heap of its own, about 30 MiB).
  *
  * @example
  * servingThreadCount(-1, 8); // 7
@@ -16,5 +16,5 @@ export const AUTO_THREADS = -1;
  */
 export function servingThreadCount(configured: number, cores = availableParallelism()): number {
   if (configured !== AUTO_THREADS) return configured;
-  return cores < 4 ? 0 : Math.min(cores - 1, MAX_SERVING_THREADS);
+  return cores < 4 ? 0 : Math.min(cores - 1, AUTO_MAX_THREADS);
 }

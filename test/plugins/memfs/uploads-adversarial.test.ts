@@ -12,10 +12,15 @@ import { basic, startFs, FS_PLUGINS, MEM_USER, MEM_PASS } from './fs-helpers.ts'
 
 const MB = 1000 * 1000;
 const MiB = 1024 * 1024;
-/** Allowed above limit (or in-flight cap) + idle RSS: buffers the socket and the GC hold. */
-const MARGIN = 96 * MiB;
-/** Per serving thread: an isolate of its own, with the same slack as main's (V8 collects external memory from 64 MiB on). */
-const THREAD_MARGIN = MARGIN;
+/**
+ * Allowed above limit (or in-flight cap) + idle RSS: buffers the socket and the GC hold. The
+ * refused uploads' bodies are read and dropped (unread-body.ts) meanwhile, and how much of that
+ * awaits collection at the peak varies with the load: 261-296 MiB above idle was measured for the
+ * chunked case on this 2-core box, which 96 MiB of margin left at the edge under a parallel suite.
+ */
+const MARGIN = 128 * MiB;
+/** Per serving thread: an isolate of its own, with its own slack (V8 collects external memory from 64 MiB on). */
+const THREAD_MARGIN = 96 * MiB;
 
 async function startService(t: Tap, memory: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<CliApp> {
   return startCli(t, { plugins: FS_PLUGINS, storage: { memory: { auth: { enable: true, username: MEM_USER, password: MEM_PASS }, ...memory } }, ...extra });
