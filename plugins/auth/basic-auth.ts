@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { parseBasicAuthorization, type BasicAuthService, type BasicCredentials } from '../../sdk/index.ts';
-import { credentialsMatch } from './credentials.ts';
+import { basicCredentialsMatch, parseBasicAuthorization, type BasicAuthService, type BasicCredentials } from '../../sdk/index.ts';
 import { authErrors } from './errors.ts';
 
 /**
@@ -13,6 +12,6 @@ export class BasicAuth implements BasicAuthService {
     const given = parseBasicAuthorization(request.headers.authorization);
     if (given === 'missing') throw authErrors.basicUnauthorized();
     if (given === 'malformed') throw authErrors.basicMalformed();
-    if (!credentialsMatch(given, creds)) throw authErrors.basicUnauthorized();
+    if (!basicCredentialsMatch(given, creds)) throw authErrors.basicUnauthorized();
   }
 }

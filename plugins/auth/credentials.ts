@@ -1,8 +1,3 @@
-import { basicCredentialsMatch } from '../../sdk/index.ts';
-
-/** Checks a username and password pair (constant time, both compared; see the SDK's `basicCredentialsMatch`). */
-export const credentialsMatch = basicCredentialsMatch;
-
 /** The `{username, password}` of a login body, when it has both as non-empty strings. */
 export function localLogin(body: unknown): { username: string; password: string } | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;

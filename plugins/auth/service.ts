@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import {
-  addressKey, bearerTokens, clientAddress, isLoopback, type ApiAuthConfig, type ApiError, type AuthorizeInput, type LoginValidator,
+  addressKey, basicCredentialsMatch, bearerTokens, clientAddress, isLoopback, type ApiAuthConfig, type ApiError, type AuthorizeInput, type LoginValidator,
   type LoginVerdict, type RequestAuth,
 } from '../../sdk/index.ts';
-import { credentialsMatch, localLogin } from './credentials.ts';
+import { localLogin } from './credentials.ts';
 import { authErrors } from './errors.ts';
 import { LoginThrottle, type Attempt, type ThrottleOptions } from './throttle.ts';
 import { TokenIssuer } from './tokens.ts';
@@ -102,7 +102,7 @@ export class AuthService {
     const local = localLogin(request.body);
     if (local) {
       const auth = this.#opts.auth;
-      out.push(credentialsMatch(local, auth) ? { subject: auth.username } : { reason: 'invalid username or password' });
+      out.push(basicCredentialsMatch(local, auth) ? { subject: auth.username } : { reason: 'invalid username or password' });
     }
     const others = await Promise.all(this.#opts.validators.map(async (v) => {
       try {

@@ -157,34 +157,31 @@ export class MemFilesystem implements FilesystemService {
     const alloc = this.#replica?.alloc;
     let buf = new UploadBuffer(undefined, alloc);
     let reserved = 0;
-    const pending = this.pending;
-    pending?.begin(path);
-    inflight.begin(path);
+    // a read that misses waits for this path until the upload ends (stored or refused)
+    this.pending?.begin(path);
     try {
-      // an announced length is reserved (and allocated) up front: refused before any byte is read
-      if (opts.length !== undefined && opts.length > 0) {
-        inflight.reserve(path, opts.length, opts.length);
-        reserved = opts.length;
-        buf = new UploadBuffer(opts.length, alloc);
-      }
-      for await (const c of body) {
-        const total = buf.size + c.length;
-        if (total > reserved) {
-          inflight.reserve(path, total - reserved, total);
-          reserved = total;
+      inflight.begin(path);
+      try {
+        // an announced length is reserved up front: refused before any byte is read
+        if (opts.length !== undefined && opts.length > 0) {
+          inflight.reserve(path, opts.length, opts.length);
+          reserved = opts.length;
+          buf = new UploadBuffer(opts.length, alloc);
         }
-        buf.push(c);
+        for await (const c of body) {
+          const total = buf.size + c.length;
+          if (total > reserved) {
+            inflight.reserve(path, total - reserved, total);
+            reserved = total;
+          }
+          buf.push(c);
+        }
+      } finally {
+        inflight.end(path, reserved);
       }
-    } catch (err) {
-      inflight.end(path, reserved);
-      pending?.end(path);
-      throw err;
-    }
-    inflight.end(path, reserved);
-    try {
       return this.#commit(path, buf.take());
     } finally {
-      pending?.end(path);
+      this.pending?.end(path);
     }
   }
 

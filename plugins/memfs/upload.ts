@@ -19,11 +19,6 @@ export class UploadBuffer {
     if (length !== undefined && length > 0) this.#length = length;
   }
 
-  /** Bytes this upload holds in memory now (the whole announced length once it is allocated). */
-  get held(): number {
-    return Math.max(this.#into?.length ?? this.#length ?? 0, this.size);
-  }
-
   push(c: Uint8Array): void {
     const length = this.#length;
     if (length !== undefined) {
