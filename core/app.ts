@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, isBootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, servingThreadsRef, tlsCertificatesRef, type ConfigData,
+  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, servingThreadsRef, tlsCertificatesRef, type ConfigData,
   type FilesystemService, type HttpScope, type PluginDefinition,
 } from '../sdk/index.ts';
 import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
@@ -33,6 +33,7 @@ import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
 import type { ServingThreadPool } from './http/threads/pool.ts';
 import { trackRouteHeads } from './http/threads/route-heads.ts';
+import { childrenService } from './process/confine/provide.ts';
 import { servingThreadCount } from './http/threads/count.ts';
 
 export interface BuildOptions {
@@ -123,6 +124,8 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   services.provide(placeholdersRef, new Placeholders({ filesystems, server: kernel.server }));
   const tls = certificateService(config, log);
   services.provide(tlsCertificatesRef, tls.certs);
+  const children = childrenService(config, configStore.path, env, log, retained);
+  services.provide(childrenRef, children);
   // the threads outlive the app (they hold the port); what this app's plugins run in them goes with it
   const threads = opts.threads?.forApp(servingThreadCount(config.http.threads), routeHeads)
     ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), routeHeads, onTraffic: () => {}, close: () => {} };

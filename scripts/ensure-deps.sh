@@ -22,5 +22,8 @@ if ! command -v ffmpeg >/dev/null 2>&1; then
   fi
 fi
 
+# the children's confinement wrapper (core/process/confine), in the slim install too
+bash scripts/ensure-confine.sh
+
 # SRT is optional: this installs libsrt-openssl-dev and builds the plugin's addon, never failing.
 [ -n "${SLIM:-}" ] || bash scripts/ensure-srt.sh

@@ -38,6 +38,7 @@ export * from './process-replica.ts';
 export * from './fs-glob.ts';
 export * from './ingest.ts';
 export * from './tls.ts';
+export * from './children.ts';
 export * from './metrics.ts';
 export * from './sessions.ts';
 export * from './short-id.ts';

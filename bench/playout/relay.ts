@@ -77,7 +77,7 @@ try {
   for (let i = 0; i < N; i++) {
     const src = await freePort();
     const url = `tcp://127.0.0.1:${src}?listen=1`;
-    const relay = new Relay({ id: `playout:${url}`, url, inputOptions: [], port: await freePort(), ffmpeg: 'ffmpeg', label: `bench${i}`, log });
+    const relay = new Relay({ id: `playout:${url}`, url, inputOptions: [], port: await freePort(), ffmpeg: { binary: 'ffmpeg', spawn: (f, a, o = {}) => spawn(f, a, { stdio: o.stdio ?? ['ignore', 'ignore', 'pipe'], env: o.env ?? {} }) }, label: `bench${i}`, log });
     await relay.start();
     relays.push(relay);
     const port = (relay.status().debug as { port: number }).port;

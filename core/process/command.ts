@@ -2,7 +2,7 @@ import type { PlaceholderRegistry } from '../../sdk/index.ts';
 import type { CleanupRule, FullConfig, IOConfig } from './config-model.ts';
 import { substitute, WHERE, type Vars, type Where } from './placeholders.ts';
 import { resolveReference } from './references.ts';
-import { checkDefinition, checkInput, checkOptions, checkOutput, type Validator } from './validate.ts';
+import { checkDefinition, checkInput, checkOutput, type Validator } from './validate.ts';
 
 /*
  * From a stored definition to what ffmpeg runs (reference 7.5 steps 4-8): placeholders
@@ -66,8 +66,5 @@ export function resolveProcess(c: FullConfig, env: ResolveEnv): Resolution | str
     const why = checkOutput(env.validator, c.id, io);
     if (why) return why;
   }
-  // options can write files too (positional outputs, -hls_segment_filename, filters): checked as a whole
-  const why = checkOptions(env.validator, c.id, options, inputs, outputs);
-  if (why) return why;
   return { options, inputs, outputs, cleanup: outputs.flatMap((o) => o.cleanup), command: assemble(options, inputs, outputs) };
 }

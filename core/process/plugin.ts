@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import {
-  definePlugin, filesystemsRef, placeholdersRef, processesRef, processHooksRef, processReplicaRef,
+  childrenRef, definePlugin, filesystemsRef, placeholdersRef, processesRef, processHooksRef, processReplicaRef,
   type ProcessChangeEvent,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
@@ -35,7 +35,7 @@ export const processPlugin = definePlugin({
   configSchema: EncoderSection,
   validate: (section) => validateEncoder(section),
   reads: ['storage', 'db'],
-  deps: { placeholders: placeholdersRef, filesystems: filesystemsRef },
+  deps: { placeholders: placeholdersRef, filesystems: filesystemsRef, children: childrenRef },
   provides: [processesRef, processReplicaRef],
   rootState: ['db'],
   async setup(ctx) {
@@ -51,6 +51,9 @@ export const processPlugin = definePlugin({
     const dbText = dbHandle();
     const db = await ctx.state.open('db', dbText.options);
     const skills = Skills.retained(ctx.retain, enc.binary, log);
+    // every child (processes, probes, skills) is started confined (core/process/confine)
+    const spawn = ctx.deps.children.spawn.bind(ctx.deps.children);
+    skills.use(spawn);
     const sampler = new UsageSampler();
     const runDir = resolvePath(ctx.sections.db.dir, 'run');
     // the filesystems list is live: providers mounted after this plugin appear in it
@@ -89,6 +92,7 @@ export const processPlugin = definePlugin({
       beforeStart: async () => { await reapOrphans(runDir, log); },
       entryEnv: {
         binary: enc.binary,
+        spawn: (binary, args, opts) => spawn(binary, args, opts),
         sampler,
         pidFiles: new PidDir(runDir, log),
         hooks,
@@ -106,7 +110,7 @@ export const processPlugin = definePlugin({
 
     // one set of views and one probe for the routes and the service (GraphQL answers from these too)
     const views = new ProcessViews((id) => manager.metadata(id));
-    const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id);
+    const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, spawn);
     ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe }));
     // the cluster's seam: changes go through its shared store, and only owned processes run here
     ctx.provide(processReplicaRef, {

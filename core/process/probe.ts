@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { LineSplitter } from './supervisor/index.ts';
+import { directSpawn, type Spawn } from './run-collect.ts';
 
 /** Reference 7.9: the probe ends at the latest after this long (the original's stale timeout). */
 const PROBE_TIMEOUT_MS = 20_000;
@@ -9,14 +9,14 @@ const PROBE_TIMEOUT_MS = 20_000;
  * stderr line. The encoder then complains that no output is given, after printing what it
  * found in the inputs, which is what the probe parser reads.
  */
-export function runProbe(binary: string, args: readonly string[], signal?: AbortSignal, timeoutMs = PROBE_TIMEOUT_MS): Promise<string[]> {
+export function runProbe(binary: string, args: readonly string[], signal?: AbortSignal, timeoutMs = PROBE_TIMEOUT_MS, run: Spawn = directSpawn): Promise<string[]> {
   return new Promise((resolve) => {
     const lines: string[] = [];
     const splitter = new LineSplitter((l) => lines.push(l));
     let child;
     try {
       // the signal ends a probe still running when the app closes
-      child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], env: {}, signal, killSignal: 'SIGKILL' });
+      child = run(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], env: {}, signal, killSignal: 'SIGKILL' });
     } catch (err) {
       resolve([`cannot run ${binary}: ${(err as Error).message}`]);
       return;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ProcessInfo, ProcessMetricsInfo, ProcessOrder, processHooksRef } from '../../sdk/index.ts';
-import { ACTIVE_STATES, Supervisor, type ExecState, type PidFiles, type StateCause, type UsageSampler } from './supervisor/index.ts';
+import { ACTIVE_STATES, Supervisor, type ExecState, type PidFiles, type SpawnChild, type StateCause, type UsageSampler } from './supervisor/index.ts';
 import { toApiConfig, type FullConfig } from './config-model.ts';
 import type { Resolution } from './command.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
@@ -12,6 +12,8 @@ type ProcessHooks = ReturnType<typeof processHooksRef.create>;
 /** What every entry shares with the manager. */
 export interface EntryEnv {
   binary: string;
+  /** Starts the child confined (the core's `childrenRef`). */
+  spawn?: SpawnChild;
   sampler: UsageSampler;
   /** Pid files of running children (supervisor/orphans.ts). */
   pidFiles?: PidFiles;
@@ -79,6 +81,7 @@ export class ProcessEntry {
     this.#supervisor = new Supervisor({
       id: config.id,
       binary: env.binary,
+      spawn: env.spawn,
       prepare: () => this.#prepare(),
       reconnect: config.reconnect,
       reconnectDelaySeconds: config.reconnect_delay_seconds,

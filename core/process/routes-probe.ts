@@ -6,6 +6,7 @@ import { json } from './routes.ts';
 import { emptySkills } from './parse/skills.ts';
 import { parseProbe } from './parse/probe.ts';
 import { runProbe } from './probe.ts';
+import type { Spawn } from './run-collect.ts';
 import { IdParams, Probe, Skills as SkillsSchema } from './schema.ts';
 import type { Probe as ProbeData } from './parse/schemas.ts';
 import type { Skills } from './skills.ts';
@@ -16,11 +17,11 @@ const TAGS = ['v16.7.2'];
  * What a probe of process `id` finds (reference 4.4.10): never fails, problems go into the log.
  * The route and the `processes` service (GraphQL `probe`) both answer from here.
  */
-export async function probeProcess(m: ProcessManager, binary: string, closing: AbortSignal, id: string): Promise<ProbeData> {
+export async function probeProcess(m: ProcessManager, binary: string, closing: AbortSignal, id: string, run?: Spawn): Promise<ProbeData> {
   const e = m.get(id);
   if (!e) return { streams: [], log: [`Unknown process ID (${id})`] };
   if (e.refresh() !== undefined) return { streams: [], log: [] };
-  return parseProbe(await runProbe(binary, assemble(e.resolution!.options, e.resolution!.inputs.map(direct), []), closing));
+  return parseProbe(await runProbe(binary, assemble(e.resolution!.options, e.resolution!.inputs.map(direct), []), closing, undefined, run));
 }
 
 /** `GET /api/v3/process/{id}/probe` (reference 4.4.10): always 200. */

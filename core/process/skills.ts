@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import type { Logger } from 'pino';
 import type { Skills as SkillsData } from './parse/schemas.ts';
 import { detectSkillsWithErrors } from './parse/skills-detect.ts';
 import { parseVersion } from './parse/skills.ts';
+import { directSpawn, runCollect, type Spawn } from './run-collect.ts';
 
 /**
  * The encoder's capabilities (reference 7.10), detected when first asked for and kept for the
@@ -15,6 +15,7 @@ export class Skills {
   readonly #log: Logger;
   #skills: Promise<SkillsData | undefined> | undefined;
   #version: Promise<string> | undefined;
+  #spawn: Spawn = directSpawn;
 
   private constructor(binary: string, log: Logger) {
     this.#binary = binary;
@@ -26,8 +27,13 @@ export class Skills {
     return retain(`skills:${binary}`, () => new Skills(binary, log));
   }
 
+  /** The app's confined spawn; the instance outlives a reload, so each app's engine sets its own. */
+  use(spawn: Spawn): void {
+    this.#spawn = spawn;
+  }
+
   async #detect(): Promise<SkillsData | undefined> {
-    const { skills, errors } = await detectSkillsWithErrors(this.#binary);
+    const { skills, errors } = await detectSkillsWithErrors(this.#binary, { spawn: this.#spawn });
     if (errors.length) this.#log.warn({ binary: this.#binary, errors }, 'skills detection incomplete');
     if (!skills.ffmpeg.version) {
       this.#log.error({ binary: this.#binary }, 'cannot detect the encoder version; is it installed?');
@@ -51,9 +57,7 @@ export class Skills {
 
   /** `^<version>` as stored configs record it (reference 7.5 step 2); '' when unknown. */
   async ffversion(): Promise<string> {
-    this.#version ??= new Promise((resolve) => {
-      execFile(this.#binary, ['-version'], { env: {}, timeout: 10_000 }, (_err, stdout) => resolve(parseVersion(String(stdout ?? '')).version));
-    });
+    this.#version ??= runCollect(this.#spawn, this.#binary, ['-version'], 10_000).then((r) => parseVersion(r.stdout).version);
     const v = await this.#version;
     return v ? `^${v}` : '';
   }

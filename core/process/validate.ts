@@ -1,8 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { BootError } from '../../sdk/index.ts';
 import type { FullConfig, IOConfig } from './config-model.ts';
-import { checkGraph, scanOptions, type OptionChecks } from './option-scan.ts';
-import { checkOutputAddress, checkRelative, fileDirOf, urlProblem } from './output-address.ts';
+import { checkOutputAddress, urlProblem } from './output-address.ts';
 
 /*
  * Checks of a process definition (reference 7.5 and 8.4): IDs, addresses, the access lists of
@@ -82,39 +81,10 @@ export function checkInput(v: Validator, pid: string, io: IOConfig): string | un
   return allowed(v.input, a) ? undefined : bad('address is not allowed');
 }
 
-/** Reference 8.4 for one output address (already resolved), made to hold against the kernel (output-address.ts). */
+/** Reference 8.4 for one output address (already resolved). */
 export function checkOutput(v: Validator, pid: string, io: IOConfig): string | undefined {
   const why = checkOutputAddress(v, io.address);
   return why ? `the address for output '#${pid}:${io.id}' is invalid: ${why}` : undefined;
-}
-
-function optionChecks(v: Validator, outputDir: string | undefined): OptionChecks {
-  return {
-    output: (a) => checkOutputAddress(v, a),
-    input: (a) => (allowed(v.input, a) ? undefined : 'address is not allowed'),
-    relative: (name) => checkRelative(v, name, outputDir),
-  };
-}
-
-/**
- * The options of a whole process: global options, each input's and each output's (file-writing
- * option values, positional outputs, filter graphs, a lavfi input's graph). Reasons as the API shows them.
- */
-export function checkOptions(v: Validator, pid: string, options: readonly string[], inputs: readonly IOConfig[], outputs: readonly IOConfig[]): string | undefined {
-  const global = scanOptions(options, optionChecks(v, undefined));
-  if (global) return `the global options are invalid: ${global}`;
-  for (const io of inputs) {
-    const checks = optionChecks(v, undefined);
-    let why = scanOptions(io.options, checks);
-    const f = io.options.indexOf('-f');
-    if (!why && f >= 0 && io.options[f + 1] === 'lavfi') why = checkGraph(io.address, checks);
-    if (why) return `the options for input '#${pid}:${io.id}' are invalid: ${why}`;
-  }
-  for (const io of outputs) {
-    const why = scanOptions(io.options, optionChecks(v, fileDirOf(io.address)));
-    if (why) return `the options for output '#${pid}:${io.id}' are invalid: ${why}`;
-  }
-  return undefined;
 }
 
 /** The absolute disk root, as output validation compares it. */

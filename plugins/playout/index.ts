@@ -1,4 +1,4 @@
-import { definePlugin, playoutRef, processHooksRef, processesRef } from '../../sdk/index.ts';
+import { childrenRef, definePlugin, playoutRef, processHooksRef, processesRef } from '../../sdk/index.ts';
 import { PlayoutSettings, validatePlayout } from './schema.ts';
 import { PortPool } from './ports.ts';
 import { RelayRegistry } from './service.ts';
@@ -23,7 +23,7 @@ export default definePlugin({
   configSchema: PlayoutSettings,
   validate: validatePlayout,
   reads: ['encoder'],
-  deps: { processes: processesRef },
+  deps: { processes: processesRef, children: childrenRef },
   provides: [playoutRef],
   async setup(ctx) {
     const cfg = ctx.config;
@@ -35,7 +35,7 @@ export default definePlugin({
     const frames = ctx.retain('errorframes', () => new Map<string, Buffer>());
     const relays = new RelayRegistry({
       enabled: cfg.enable, pool: new PortPool(cfg.min_port, cfg.max_port), processes,
-      ffmpeg: ctx.sections.encoder.binary, create, frames, log: ctx.log,
+      ffmpeg: { binary: ctx.sections.encoder.binary, spawn: (f, a, o) => ctx.deps.children.spawn(f, a, o) }, create, frames, log: ctx.log,
     });
     const control = new PlayoutControl(relays, processes, frames);
     ctx.provide(playoutRef, control);

@@ -4,13 +4,14 @@ import { PREFIX, directInput, locateInputs, relayInput, replaceInputs, splitOpti
 import { exhausted } from './errors.ts';
 import type { PortPool } from './ports.ts';
 import { addressInUse, relayKey, splitKey, type RelayEntry, type RelayFactory } from './relays.ts';
+import type { Ffmpeg } from './relay/ffmpeg.ts';
 
 export interface RelaysOptions {
   /** `playout.enable`: off, `playout:` inputs are read directly (the prefix stripped). */
   enabled: boolean;
   pool: PortPool;
   processes: ProcessesService;
-  ffmpeg: string;
+  ffmpeg: Ffmpeg;
   create: RelayFactory;
   /** Error frames set through the API, by relay key; kept across relay restarts and reloads. */
   frames: Map<string, Buffer>;

@@ -42,8 +42,9 @@ export const EncoderConfig = describe(Type.Object({
   max_processes: Int(0),
   access: Type.Object({ input: AllowBlock(), output: AllowBlock() }, { default: {} }),
   log: Type.Object({ max_lines: Int(50), max_history: Int(3) }, { default: {} }),
+  confinement: Type.Object({ require: Bool(false), writable: List() }, { default: {} }),
 }, { default: {} }), {
-  binary: 'The media program (alias section `ffmpeg`).',
+  binary: 'The media program (alias section `ffmpeg`). Set in the config file or the environment only: `PUT /api/v3/config` cannot change it.',
   max_processes: 'Most processes running at once (0 = unlimited).',
   'access.input.allow': 'Regular expressions an input address must match one of (empty = any).',
   'access.input.block': 'Regular expressions no input address may match.',
@@ -51,6 +52,8 @@ export const EncoderConfig = describe(Type.Object({
   'access.output.block': 'Regular expressions no output address may match.',
   'log.max_lines': 'Log lines kept per process.',
   'log.max_history': 'Past runs kept in each process report.',
+  'confinement.require': 'Refuse to run any child (processes, probes, skills, playout) when the kernel offers no confinement (Landlock); by default they then run unconfined and the start-up banner says so. Config file or environment only.',
+  'confinement.writable': 'Folders (or device files) children may write besides the disk filesystem\'s root and their private temporary folder, e.g. a recordings folder. Config file or environment only.',
 });
 export type EncoderConfig = Static<typeof EncoderConfig>;
 

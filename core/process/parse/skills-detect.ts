@@ -1,8 +1,8 @@
 // Runs the media binary to find out what it can do (reference 7.10). Never throws: a missing or broken
 // binary yields empty skills and an error message, and the caller decides (the Core refuses to start
 // when the version is empty).
-import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
+import { directSpawn, runCollect, type Collected, type Spawn } from '../run-collect.ts';
 import type { Skills, SkillsDevice, SkillsHWDevice } from './schemas.ts';
 import {
   emptySkills, parseCodecs, parseDevices, parseFilters, parseFormats, parseHWAccels, parseProtocols, parseVersion,
@@ -16,6 +16,8 @@ export interface DetectOptions {
   timeoutMs?: number;
   /** Called for each failure, besides collecting it. */
   onError?: (message: string) => void;
+  /** How the programs are started (the core's confined spawn); default node's own. */
+  spawn?: Spawn;
 }
 
 export interface DetectResult {
@@ -24,23 +26,9 @@ export interface DetectResult {
   errors: string[];
 }
 
-interface RunResult {
-  stdout: string;
-  stderr: string;
-  error?: string;
-}
-
 // An empty environment, as the Core uses, so a user's locale or FFREPORT does not change the output.
-function run(file: string, args: readonly string[], timeout: number): Promise<RunResult> {
-  return new Promise((resolve) => {
-    execFile(file, args, { env: {}, timeout, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (err, stdout, stderr) => {
-      const out: RunResult = { stdout: String(stdout ?? ''), stderr: String(stderr ?? '') };
-      // ffmpeg exits non-zero for `-list_devices` and similar; only a failed spawn or a timeout counts.
-      if (err && (typeof err.code === 'string' || err.killed)) out.error = `${file} ${args.join(' ')}: ${err.message}`;
-      resolve(out);
-    });
-  });
-}
+// ffmpeg exits non-zero for `-list_devices` and similar; only a failed spawn or a timeout counts.
+type Run = (file: string, args: readonly string[]) => Promise<Collected>;
 
 async function readText(path: string): Promise<string> {
   try {
@@ -55,7 +43,7 @@ async function alsaDevices(): Promise<SkillsHWDevice[]> {
   return parseAlsaDevices(await readText('/proc/asound/devices'), cards);
 }
 
-async function framebufferDevices(timeout: number): Promise<SkillsHWDevice[]> {
+async function framebufferDevices(run: Run): Promise<SkillsHWDevice[]> {
   const out: SkillsHWDevice[] = [];
   for (let i = 0; i < 32; i++) {
     const path = `/dev/fb${i}`;
@@ -64,24 +52,24 @@ async function framebufferDevices(timeout: number): Promise<SkillsHWDevice[]> {
     } catch {
       break;
     }
-    const { stdout } = await run('fbset', ['-s', '-fb', path], timeout);
+    const { stdout } = await run('fbset', ['-s', '-fb', path]);
     out.push({ id: path, name: path, extra: parseFramebuffer(stdout), media: 'video' });
   }
   return out;
 }
 
 // Optional helper tools (v4l2-ctl, fbset) may be absent; that only means no devices of that kind.
-async function hardware(binary: string, id: string, timeout: number): Promise<SkillsHWDevice[]> {
+async function hardware(run: Run, binary: string, id: string): Promise<SkillsHWDevice[]> {
   switch (id) {
     case 'avfoundation':
       if (process.platform !== 'darwin') return [];
-      return parseAvfoundationDevices((await run(binary, ['-f', 'avfoundation', '-list_devices', 'true', '-i', ''], timeout)).stderr);
+      return parseAvfoundationDevices((await run(binary, ['-f', 'avfoundation', '-list_devices', 'true', '-i', ''])).stderr);
     case 'alsa':
       return process.platform === 'linux' ? alsaDevices() : [];
     case 'video4linux2':
-      return parseV4l2Devices((await run('v4l2-ctl', ['--list-devices'], timeout)).stdout);
+      return parseV4l2Devices((await run('v4l2-ctl', ['--list-devices'])).stdout);
     case 'fbdev':
-      return framebufferDevices(timeout);
+      return framebufferDevices(run);
     default:
       return [];
   }
@@ -90,13 +78,15 @@ async function hardware(binary: string, id: string, timeout: number): Promise<Sk
 /** Detects the skills and reports every failed step. */
 export async function detectSkillsWithErrors(binary: string, options: DetectOptions = {}): Promise<DetectResult> {
   const timeout = options.timeoutMs ?? 10_000;
+  const spawnFn = options.spawn ?? directSpawn;
+  const run: Run = (file, args) => runCollect(spawnFn, file, args, timeout);
   const errors: string[] = [];
   const note = (message: string) => {
     errors.push(message);
     options.onError?.(message);
   };
   const skills = emptySkills();
-  const version = await run(binary, ['-version'], timeout);
+  const version = await run(binary, ['-version']);
   if (version.error) {
     note(version.error);
     return { skills, errors };
@@ -105,7 +95,7 @@ export async function detectSkillsWithErrors(binary: string, options: DetectOpti
   if (!skills.ffmpeg.version) note(`${binary}: cannot parse the version from -version`);
 
   const [filters, hwaccels, codecs, formats, devices, protocols] = await Promise.all(
-    ['-filters', '-hwaccels', '-codecs', '-formats', '-devices', '-protocols'].map((flag) => run(binary, [flag], timeout)),
+    ['-filters', '-hwaccels', '-codecs', '-formats', '-devices', '-protocols'].map((flag) => run(binary, [flag])),
   );
   for (const r of [filters, hwaccels, codecs, formats, devices, protocols]) if (r!.error) note(r!.error);
   skills.filter = parseFilters(filters!.stdout);
@@ -118,7 +108,7 @@ export async function detectSkillsWithErrors(binary: string, options: DetectOpti
   // A device type listed both as demuxer and muxer shares one hardware list.
   const lists = new Map<string, Promise<SkillsHWDevice[]>>();
   const fill = async (d: SkillsDevice) => {
-    if (!lists.has(d.id)) lists.set(d.id, hardware(binary, d.id, timeout).catch(() => []));
+    if (!lists.has(d.id)) lists.set(d.id, hardware(run, binary, d.id).catch(() => []));
     d.devices = [...(await lists.get(d.id)!)];
   };
   await Promise.all([...skills.devices.demuxers, ...skills.devices.muxers].map(fill));

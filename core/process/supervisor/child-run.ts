@@ -1,4 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { SpawnChild } from './types.ts';
+
+/** Node's own spawn: the supervisor's tests run programs without the core's confinement. */
+export const plainSpawn: SpawnChild = (binary, args, opts) => spawn(binary, args, opts);
 import { LineSplitter } from '../parse/lines.ts';
 
 export interface RunExit {
@@ -27,8 +31,8 @@ export class ChildRun {
   #drainTimer: NodeJS.Timeout | undefined;
 
   /** Throws synchronously only for arguments Node rejects outright (e.g. a NUL byte). */
-  constructor(binary: string, args: readonly string[], env: NodeJS.ProcessEnv, onLine: (line: string) => void) {
-    const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], env, detached: true });
+  constructor(binary: string, args: readonly string[], env: Record<string, string>, onLine: (line: string) => void, spawnChild: SpawnChild = plainSpawn) {
+    const child = spawnChild(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], env, detached: true });
     this.#child = child;
     this.pid = child.pid;
     this.#alive = child.pid !== undefined;

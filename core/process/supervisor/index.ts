@@ -8,5 +8,5 @@ export { ACTIVE_STATES, canTransition, exitState, type ExecState } from './exit-
 export { LimitWatch, type SupervisorLimits } from './limit-watch.ts';
 // The stderr splitter is the parser's (one implementation); re-exported for the engine's other readers.
 export { LineSplitter } from '../parse/lines.ts';
-export type { RunEndInfo, Sampler, StateCause, SupervisorOptions, SupervisorStatus } from './types.ts';
+export type { RunEndInfo, Sampler, SpawnChild, StateCause, SupervisorOptions, SupervisorStatus } from './types.ts';
 export { PidDir, reapOrphans, isSameProcess, parseRecord, startTimeOf, type PidFiles, type PidRecord } from './orphans.ts';

@@ -141,7 +141,7 @@ export class Supervisor {
     }
     let run: ChildRun;
     try {
-      run = new ChildRun(this.#opts.binary, args, this.#opts.env ?? {}, this.#onLine);
+      run = new ChildRun(this.#opts.binary, args, this.#opts.env ?? {}, this.#onLine, this.#opts.spawn);
     } catch (err) {
       this.#endWithoutChild('failed', `cannot start ${this.#opts.binary}: ${(err as Error).message}`, 'spawn');
       this.#maybeReconnect();

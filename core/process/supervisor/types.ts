@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import type { ExecState } from './exit-state.ts';
 import type { SupervisorLimits } from './limit-watch.ts';
@@ -22,6 +23,10 @@ export interface RunEndInfo {
   /** Set when the supervisor ended the run or it never started (stale, limit, veto, spawn error). */
   reason?: string;
 }
+
+/** Starts one child: the core's confined spawn (`childrenRef`) in the service, node's own in unit tests. */
+export type SpawnChild = (binary: string, args: readonly string[],
+  opts: { stdio: ['ignore', 'ignore', 'pipe']; env: Record<string, string>; detached: true }) => ChildProcess;
 
 export interface SupervisorOptions {
   /** For logs. */
@@ -60,7 +65,9 @@ export interface SupervisorOptions {
   /** Least time between two spawn attempts caused by reconnect, so a delay of 0 cannot spin; default 1000 ms. */
   minRespawnIntervalMs?: number;
   /** Environment of the child; default empty, as the reference spawns ffmpeg (7.3). */
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string>;
+  /** How the child is started; default node's spawn (the engine passes the core's confined one). */
+  spawn?: SpawnChild;
 }
 
 export interface SupervisorStatus {

@@ -1,11 +1,11 @@
 // The error-frame clip: encoded ONCE per stream parameters (and image) into an MPEG-TS Buffer with the
 // same codecs, size, frame rate, pixel format and audio layout as the source, one GOP long. The relay
 // then loops it by rewriting timestamps, so no encoder runs while the source is gone.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StreamParams } from './stream-params.ts';
+import type { Ffmpeg } from './ffmpeg.ts';
 
 /** Used before any source was seen (documented in the README). */
 export const DEFAULT_PARAMS: StreamParams = {
@@ -63,7 +63,7 @@ function layoutName(layout: string): string {
 }
 
 export interface ClipRequest {
-  ffmpeg: string;
+  ffmpeg: Ffmpeg;
   params: StreamParams;
   /** The error-frame image; a generated slate showing `label` when absent. */
   image?: Buffer;
@@ -103,9 +103,15 @@ export function clipArgs(req: ClipRequest, dir: string, imageFile: string | unde
   return args;
 }
 
-function run(ffmpeg: string, args: string[], stdin?: Buffer): Promise<{ code: number | null; out: Buffer; err: string }> {
+function run(ffmpeg: Ffmpeg, args: string[], stdin?: Buffer): Promise<{ code: number | null; out: Buffer; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(ffmpeg, args, { stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    let child;
+    try {
+      child = ffmpeg.spawn(ffmpeg.binary, args, { stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      resolve({ code: null, out: Buffer.alloc(0), err: (e as Error).message });
+      return;
+    }
     const out: Buffer[] = [];
     let err = '';
     child.stdout!.on('data', (c: Buffer) => out.push(c));
@@ -147,7 +153,7 @@ async function encodeOnce(req: ClipRequest): Promise<Buffer> {
 }
 
 /** Whether ffmpeg decodes the image (jpg/png/bmp/webp/gif). */
-export async function imageDecodes(ffmpeg: string, image: Buffer): Promise<boolean> {
+export async function imageDecodes(ffmpeg: Ffmpeg, image: Buffer): Promise<boolean> {
   if (!imageExtension(image)) return false;
   const r = await run(ffmpeg, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', 'pipe:0', '-frames:v', '1', '-f', 'null', '-'], image);
   return r.code === 0 && !/error/i.test(r.err);

@@ -5,6 +5,7 @@ import { DEFAULT_PARAMS, encodeClip } from './clip.ts';
 import { ClipLoop } from './clip-loop.ts';
 import type { Splicer } from './splicer.ts';
 import { describeParams, type StreamParams } from './stream-params.ts';
+import type { Ffmpeg } from './ffmpeg.ts';
 
 /** How far ahead of the clock the clip is sent, so the consumer never starves between ticks. */
 const LEAD_S = 0.3;
@@ -14,7 +15,7 @@ export class ErrorFrame {
   /** Clip encodes done, clip frames sent. */
   enc = 0;
   dup = 0;
-  #ffmpeg: string;
+  #ffmpeg: Ffmpeg;
   #label: string;
   #log: Logger;
   #clip: ClipLoop | undefined;
@@ -24,7 +25,7 @@ export class ErrorFrame {
   #loop = { clip: undefined as ClipLoop | undefined, idx: 0, base: 0, anchor: 0 };
   #closed = false;
 
-  constructor(ffmpeg: string, label: string, log: Logger, image: Buffer | undefined) {
+  constructor(ffmpeg: Ffmpeg, label: string, log: Logger, image: Buffer | undefined) {
     this.#ffmpeg = ffmpeg;
     // drawtext expands `%{...}` and the slate text is the only use of the label
     this.#label = label.replace(/[%\\]/g, '');

@@ -1,6 +1,6 @@
 // The last keyframe of the source as an image: the packets of its access unit (with PAT/PMT in front)
 // are kept as they pass, and decoded only when someone asks.
-import { spawn } from 'node:child_process';
+import type { Ffmpeg } from './ffmpeg.ts';
 
 /** Keeps the packets of the last complete keyframe access unit of the primary (video) stream. */
 export class KeyframeKeeper {
@@ -33,12 +33,18 @@ export class KeyframeKeeper {
 }
 
 /** Decodes the first video frame of a TS buffer to jpg or png; undefined if ffmpeg cannot. */
-export function decodeKeyframe(ffmpeg: string, ts: Buffer, kind: 'jpg' | 'png'): Promise<Buffer | undefined> {
+export function decodeKeyframe(ffmpeg: Ffmpeg, ts: Buffer, kind: 'jpg' | 'png'): Promise<Buffer | undefined> {
   const codec = kind === 'png' ? ['-c:v', 'png'] : ['-c:v', 'mjpeg', '-q:v', '3'];
   const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-f', 'mpegts', '-i', 'pipe:0',
     '-frames:v', '1', '-map', '0:v:0', ...codec, '-f', 'image2pipe', 'pipe:1'];
   return new Promise((resolve) => {
-    const child = spawn(ffmpeg, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    let child;
+    try {
+      child = ffmpeg.spawn(ffmpeg.binary, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    } catch {
+      resolve(undefined);
+      return;
+    }
     const out: Buffer[] = [];
     child.stdout!.on('data', (c: Buffer) => out.push(c));
     child.on('error', () => resolve(undefined));

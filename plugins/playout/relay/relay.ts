@@ -14,6 +14,7 @@ import { SourceRun } from './source.ts';
 import { Splicer } from './splicer.ts';
 import { describeParams, paramsMismatch, type StreamParams } from './stream-params.ts';
 import { SwapState, type SwitchResult } from './swap.ts';
+import type { Ffmpeg } from './ffmpeg.ts';
 
 export interface RelayOptions {
   /** The input address as configured (`playout:rtmp://...`), for status.id. */
@@ -25,7 +26,7 @@ export interface RelayOptions {
   /** Loopback TCP port to listen on (127.0.0.1). */
   port: number;
   /** Encoder binary path. */
-  ffmpeg: string;
+  ffmpeg: Ffmpeg;
   /** Text for the generated slate (the process id). */
   label: string;
   log: Logger;

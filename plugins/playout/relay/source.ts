@@ -1,14 +1,15 @@
 // One run of the source reader: an ffmpeg copying the first video and audio stream of the source URL
 // into MPEG-TS on its stdout. It only remuxes (-c copy), so it costs little; its stderr tells the stream
 // parameters. The relay starts a new run whenever one ends or stalls.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import type { Ffmpeg } from './ffmpeg.ts';
 import type { Logger } from 'pino';
 import { TsInput } from './ts-input.ts';
 import { splitPackets } from './ts-packet.ts';
 import { StreamParamsReader, type StreamParams } from './stream-params.ts';
 
 export interface SourceRunOptions {
-  ffmpeg: string;
+  ffmpeg: Ffmpeg;
   url: string;
   inputOptions: readonly string[];
   log: Logger;
@@ -52,7 +53,7 @@ export class SourceRun {
     this.#opts = opts;
     this.url = opts.url;
     const reader = new StreamParamsReader();
-    const child = spawn(opts.ffmpeg, sourceArgs(opts.url, opts.inputOptions), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = opts.ffmpeg.spawn(opts.ffmpeg.binary, sourceArgs(opts.url, opts.inputOptions), { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
     this.#exit = new Promise((resolve) => child.once('close', () => resolve()));
     child.on('error', (err) => { this.lastLines.push(err.message); });

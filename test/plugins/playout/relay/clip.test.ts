@@ -1,3 +1,4 @@
+import { plainFfmpeg } from '../../../helpers/plain-ffmpeg.ts';
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -29,7 +30,7 @@ t.test('the clip matches the source parameters', async (t) => {
     [{ audio: { codec: 'mp2', rate: 48000, layout: 'stereo' } }, ['mp2,48000,2,0/0']],
   ];
   for (const [params, want] of cases) {
-    const ts = await encodeClip({ ffmpeg: 'ffmpeg', params, label: 'p1', text: true });
+    const ts = await encodeClip({ ffmpeg: plainFfmpeg, params, label: 'p1', text: true });
     const file = join(dir, 'clip.ts');
     writeFileSync(file, ts);
     t.same(streams(file).map((l) => l.replace(/,+/g, ',')), want, JSON.stringify(params));
@@ -47,7 +48,7 @@ t.test('images: known formats decode, anything else is refused', async (t) => {
   t.equal(imageExtension(png), 'png');
   t.equal(imageExtension(jpg), 'jpg');
   t.equal(imageExtension(Buffer.from('hello world')), undefined);
-  t.equal(await imageDecodes('ffmpeg', png), true);
-  t.equal(await imageDecodes('ffmpeg', jpg), true);
-  t.equal(await imageDecodes('ffmpeg', Buffer.concat([png.subarray(0, 40), Buffer.alloc(40)])), false, 'a truncated png');
+  t.equal(await imageDecodes(plainFfmpeg, png), true);
+  t.equal(await imageDecodes(plainFfmpeg, jpg), true);
+  t.equal(await imageDecodes(plainFfmpeg, Buffer.concat([png.subarray(0, 40), Buffer.alloc(40)])), false, 'a truncated png');
 });

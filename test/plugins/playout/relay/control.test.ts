@@ -1,3 +1,4 @@
+import { plainFfmpeg } from '../../../helpers/plain-ffmpeg.ts';
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { alive, capture, dtsSteps, freePort, log, meanColor, probePackets, pushI
 
 async function relayOn(t: TestLike, src: number, errorframe?: Buffer): Promise<Relay> {
   const url = `tcp://127.0.0.1:${src}?listen=1`;
-  const relay = new Relay({ id: `playout:${url}`, url, inputOptions: [], port: await freePort(), ffmpeg: 'ffmpeg', label: 'ctl', log, errorframe });
+  const relay = new Relay({ id: `playout:${url}`, url, inputOptions: [], port: await freePort(), ffmpeg: plainFfmpeg, label: 'ctl', log, errorframe });
   t.teardown(() => relay.stop());
   await relay.start();
   return relay;

@@ -1,3 +1,4 @@
+import { plainFfmpeg } from '../../../helpers/plain-ffmpeg.ts';
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ t.test('the consumer sees one continuous stream across source loss and return', 
   const port = await freePort();
   const relay = new Relay({
     id: `playout:tcp://127.0.0.1:${src}?listen=1`, url: `tcp://127.0.0.1:${src}?listen=1`, inputOptions: [],
-    port, ffmpeg: 'ffmpeg', label: 'relaytest', log,
+    port, ffmpeg: plainFfmpeg, label: 'relaytest', log,
   });
   t.teardown(() => relay.stop());
   await relay.start();

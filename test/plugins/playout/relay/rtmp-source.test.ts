@@ -1,3 +1,4 @@
+import { plainFfmpeg } from '../../../helpers/plain-ffmpeg.ts';
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ t.test('an RTMP source: publisher gone → error frame, publisher back → sourc
   const app = await startRtmpApp(t);
   const url = `${app.base}/live/relaycam`;
   const port = await freePort();
-  const relay = new Relay({ id: `playout:${url}`, url, inputOptions: [], port, ffmpeg: 'ffmpeg', label: 'rtmp', log });
+  const relay = new Relay({ id: `playout:${url}`, url, inputOptions: [], port, ffmpeg: plainFfmpeg, label: 'rtmp', log });
   t.teardown(() => relay.stop());
   await relay.start();
   const out = capture(t, port);

@@ -1,3 +1,4 @@
+import { plainFfmpeg } from '../../../helpers/plain-ffmpeg.ts';
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { capture, clipMatches, dtsSteps, freePort, log, probePackets, pushInto, 
 async function relayOn(t: TestLike, src: number): Promise<{ relay: Relay; port: number }> {
   const url = `tcp://127.0.0.1:${src}?listen=1`;
   const port = await freePort();
-  const relay = new Relay({ id: `playout:${url}`, url, inputOptions: [], port, ffmpeg: 'ffmpeg', label: 'shape', log });
+  const relay = new Relay({ id: `playout:${url}`, url, inputOptions: [], port, ffmpeg: plainFfmpeg, label: 'shape', log });
   t.teardown(() => relay.stop());
   await relay.start();
   return { relay, port };

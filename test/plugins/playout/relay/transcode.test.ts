@@ -1,3 +1,4 @@
+import { plainFfmpeg } from '../../../helpers/plain-ffmpeg.ts';
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ t.test('a transcoding process writing HLS keeps running across loss and return, 
   const src = await freePort();
   const port = await freePort();
   const url = `tcp://127.0.0.1:${src}?listen=1`;
-  const relay = new Relay({ id: `playout:${url}`, url, inputOptions: [], port, ffmpeg: 'ffmpeg', label: 'hls', log });
+  const relay = new Relay({ id: `playout:${url}`, url, inputOptions: [], port, ffmpeg: plainFfmpeg, label: 'hls', log });
   t.teardown(() => relay.stop());
   await relay.start();
   const proc = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'warning', '-f', 'mpegts', '-i', `tcp://127.0.0.1:${port}`,

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { ApiError, type ChildSpawnOptions, type ChildrenService, type Confinement } from '../../../sdk/index.ts';
+import type { Mechanism } from './mechanism.ts';
+import { pathRules, ruleArgs, type DirEntryKind, type Lister } from './policy.ts';
+
+export interface ChildrenOptions {
+  mechanism: Mechanism;
+  /** `encoder.confinement.require`: refuse to start children unconfined. */
+  require: boolean;
+  /** The service's secrets: config file, `db.dir`, TLS files. */
+  hidden: readonly string[];
+  /** The disk filesystem's root and `encoder.confinement.writable`. */
+  writable: readonly string[];
+  /** Where the private temporary folders are made (inside `db.dir`, so hidden from every other child). */
+  tmpBase: string;
+}
+
+/** `realpath`, or of the nearest existing ancestor joined to the rest (a secret not created yet). */
+export function realPath(p: string): string {
+  const abs = resolve(p);
+  try {
+    return realpathSync(abs);
+  } catch {
+    const parent = dirname(abs);
+    return parent === abs ? abs : join(realPath(parent), basename(abs));
+  }
+}
+
+const listDir: Lister = (dir) => {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).map((d): DirEntryKind => ({
+      name: d.name, kind: d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : 'other',
+    }));
+  } catch {
+    return undefined;
+  }
+};
+
+/** The core's `childrenRef`: every program the service starts goes through `spawn`. */
+export class Children implements ChildrenService {
+  readonly confinement: Confinement;
+  readonly #opts: ChildrenOptions;
+  readonly #hidden: string[];
+  readonly #writable: string[];
+
+  constructor(opts: ChildrenOptions) {
+    this.#opts = opts;
+    this.confinement = { mechanism: opts.mechanism.mechanism, detail: opts.mechanism.detail };
+    this.#hidden = opts.hidden.map(realPath);
+    this.#writable = opts.writable.map(realPath);
+  }
+
+  /** Removes private folders a killed service left behind; call once per OS process, before any child. */
+  sweep(): void {
+    rmSync(this.#opts.tmpBase, { recursive: true, force: true });
+  }
+
+  spawn(file: string, args: readonly string[], o: ChildSpawnOptions = {}): ChildProcess {
+    const base = { stdio: o.stdio ?? ['ignore', 'ignore', 'pipe'], detached: o.detached, signal: o.signal, killSignal: o.killSignal ?? 'SIGKILL' } as const;
+    const wrapper = this.#opts.mechanism.wrapper;
+    if (!wrapper) {
+      if (this.#opts.require) {
+        throw new ApiError(503, 'Children cannot be confined here', [this.confinement.detail, 'encoder.confinement.require is on'], 'PROCESS_UNCONFINED');
+      }
+      return spawn(file, args, { ...base, env: o.env ?? {} });
+    }
+    mkdirSync(this.#opts.tmpBase, { recursive: true, mode: 0o700 });
+    const tmp = mkdtempSync(join(this.#opts.tmpBase, 'child-'));
+    let child: ChildProcess;
+    try {
+      const rules = pathRules({ hidden: this.#hidden, writable: [...this.#writable, tmp] }, listDir);
+      const argv = ['--ppid', String(process.pid), ...ruleArgs(rules), '--', file, ...args];
+      child = spawn(wrapper, argv, { ...base, env: { ...o.env, TMPDIR: tmp } });
+    } catch (err) {
+      rmSync(tmp, { recursive: true, force: true });
+      throw err;
+    }
+    let removed = false;
+    const remove = () => {
+      if (removed) return;
+      removed = true;
+      void rm(tmp, { recursive: true, force: true }).catch(() => {});
+    };
+    child.once('exit', remove);
+    child.once('error', () => { if (child.pid === undefined) remove(); });
+    return child;
+  }
+}

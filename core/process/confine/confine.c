@@ -1,0 +1,182 @@
+/*
+ * media-core-confine: runs one program confined by the kernel, then gets out of the way (exec).
+ *
+ *   media-core-confine --ppid PID [--ro|--rw|--dev|--ls PATH]... -- PROGRAM [ARG]...
+ *   media-core-confine --probe          prints "landlock <abi>" (0: not available) and exits 0
+ *
+ * In order, before the exec:
+ *  1. PR_SET_PDEATHSIG SIGKILL: the program dies with the service, even after a kill -9 of it; if the
+ *     service (--ppid) is already gone, nothing runs.
+ *  2. Landlock (kernel 5.13+): reading only beneath the --ro paths (the service passes everything but
+ *     its secrets), writing only beneath the --rw paths, devices (--dev) read, written and ioctl'd,
+ *     folders (--ls) listed;
+ *     from ABI 6 no signals to and no abstract sockets of processes outside the sandbox (the service).
+ *  3. No capabilities: a service running as root starts its children as root without any capability.
+ *  4. execvp. Any failure before it exits 126 (127 when the program is not found): a child the
+ *     service asked to confine never runs unconfined.
+ * The syscall numbers and flags are the kernel's uapi values, spelled out so that old headers build it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SYS_LL_CREATE 444
+#define SYS_LL_ADD 445
+#define SYS_LL_RESTRICT 446
+#define LL_CREATE_VERSION (1U << 0)
+#define LL_RULE_PATH_BENEATH 1
+
+#define FS_EXECUTE (1ULL << 0)
+#define FS_WRITE_FILE (1ULL << 1)
+#define FS_READ_FILE (1ULL << 2)
+#define FS_READ_DIR (1ULL << 3)
+#define FS_REMOVE_DIR (1ULL << 4)
+#define FS_REMOVE_FILE (1ULL << 5)
+#define FS_MAKE_CHAR (1ULL << 6)
+#define FS_MAKE_DIR (1ULL << 7)
+#define FS_MAKE_REG (1ULL << 8)
+#define FS_MAKE_SOCK (1ULL << 9)
+#define FS_MAKE_FIFO (1ULL << 10)
+#define FS_MAKE_BLOCK (1ULL << 11)
+#define FS_MAKE_SYM (1ULL << 12)
+#define FS_REFER (1ULL << 13)
+#define FS_TRUNCATE (1ULL << 14)
+#define FS_IOCTL_DEV (1ULL << 15)
+#define SCOPE_ABSTRACT_UNIX (1ULL << 0)
+#define SCOPE_SIGNAL (1ULL << 1)
+
+/* rights that only make sense on directories: a rule on a file must not carry them */
+#define FS_DIR_ONLY (FS_READ_DIR | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR | FS_MAKE_REG | \
+  FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_BLOCK | FS_MAKE_SYM | FS_REFER)
+#define RIGHTS_RO (FS_EXECUTE | FS_READ_FILE | FS_READ_DIR)
+/* no execute where the child can write (W^X), no device nodes */
+#define RIGHTS_RW (FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_DIR | \
+  FS_MAKE_REG | FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_SYM | FS_REFER | FS_TRUNCATE)
+#define RIGHTS_DEV (FS_READ_FILE | FS_WRITE_FILE | FS_READ_DIR | FS_TRUNCATE | FS_IOCTL_DEV)
+/* names only: ffmpeg lists /dev to find capture devices */
+#define RIGHTS_LS FS_READ_DIR
+
+struct ruleset_attr { uint64_t handled_access_fs; uint64_t handled_access_net; uint64_t scoped; };
+struct path_beneath_attr { uint64_t allowed_access; int32_t parent_fd; } __attribute__((packed));
+
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+static void die(int code, const char *what, const char *arg) {
+  fprintf(stderr, "media-core-confine: %s%s%s: %s\n", what, arg ? " " : "", arg ? arg : "", strerror(errno));
+  exit(code);
+}
+
+static int landlock_abi(void) {
+  long abi = syscall(SYS_LL_CREATE, NULL, 0, LL_CREATE_VERSION);
+  return abi < 0 ? 0 : (int)abi;
+}
+
+/* The ABI, or 0 when a sandbox cannot really be entered here (a seccomp filter may refuse it). */
+static int probe(void) {
+  int abi = landlock_abi();
+  if (abi < 1) return 0;
+  pid_t pid = fork();
+  if (pid == 0) {
+    uint64_t fs = FS_WRITE_FILE;
+    int rs = (int)syscall(SYS_LL_CREATE, &fs, sizeof fs, 0);
+    if (rs < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall(SYS_LL_RESTRICT, rs, 0) < 0) _exit(1);
+    _exit(0);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 0;
+  return abi;
+}
+
+/* every right the running kernel knows: what is handled and not granted is denied */
+static uint64_t handled_fs(int abi) {
+  uint64_t fs = (FS_MAKE_SYM << 1) - 1;
+  if (abi >= 2) fs |= FS_REFER;
+  if (abi >= 3) fs |= FS_TRUNCATE;
+  if (abi >= 5) fs |= FS_IOCTL_DEV;
+  return fs;
+}
+
+/* A missing path is skipped (it cannot be reached either); any other failure stops the start. */
+static void add_rule(int ruleset, const char *path, uint64_t rights, uint64_t handled, int nofollow) {
+  int fd = open(path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EACCES) return;
+    die(126, "open", path);
+  }
+  struct stat st;
+  if (fstat(fd, &st) < 0) die(126, "stat", path);
+  if (S_ISLNK(st.st_mode)) { close(fd); return; }
+  struct path_beneath_attr attr = { .allowed_access = rights & handled, .parent_fd = fd };
+  if (!S_ISDIR(st.st_mode)) attr.allowed_access &= ~FS_DIR_ONLY;
+  if (attr.allowed_access && syscall(SYS_LL_ADD, ruleset, LL_RULE_PATH_BENEATH, &attr, 0) < 0) die(126, "landlock_add_rule", path);
+  close(fd);
+}
+
+static void drop_capabilities(void) {
+  /* the bounding set caps what a root exec regains; needs CAP_SETPCAP, which only root has here */
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  for (int cap = 0; cap <= 63; cap++) {
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL) break;
+  }
+  struct { uint32_t version; int pid; } hdr = { 0x20080522, 0 };
+  struct { uint32_t effective, permitted, inheritable; } data[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+  if (syscall(SYS_capset, &hdr, data) < 0 && errno != EPERM) die(126, "capset", NULL);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--probe") == 0) {
+    printf("landlock %d\n", probe());
+    return 0;
+  }
+  pid_t ppid = 0;
+  int i = 1;
+  for (; i + 1 < argc && strcmp(argv[i], "--") != 0; i += 2) {
+    if (strcmp(argv[i], "--ppid") == 0) ppid = (pid_t)atol(argv[i + 1]);
+  }
+  if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc || ppid <= 0) {
+    fprintf(stderr, "usage: media-core-confine --ppid PID [--ro|--rw|--dev|--ls PATH]... -- PROGRAM [ARG]...\n");
+    return 126;
+  }
+  int end = i;
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) die(126, "PR_SET_PDEATHSIG", NULL);
+  /* the service may have died between its fork and the line above */
+  if (getppid() != ppid) return 126;
+
+  int abi = landlock_abi();
+  if (abi < 1) { errno = ENOSYS; die(126, "landlock", NULL); }
+  uint64_t handled = handled_fs(abi);
+  struct ruleset_attr ra = { .handled_access_fs = handled, .handled_access_net = 0,
+    .scoped = abi >= 6 ? (SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL) : 0 };
+  size_t size = abi >= 6 ? sizeof ra : 2 * sizeof(uint64_t);
+  if (abi < 4) size = sizeof(uint64_t);
+  int ruleset = (int)syscall(SYS_LL_CREATE, &ra, size, 0);
+  if (ruleset < 0) die(126, "landlock_create_ruleset", NULL);
+  for (int j = 1; j < end; j += 2) {
+    const char *opt = argv[j], *path = argv[j + 1];
+    if (strcmp(opt, "--ro") == 0) add_rule(ruleset, path, RIGHTS_RO, handled, 1);
+    else if (strcmp(opt, "--rw") == 0) add_rule(ruleset, path, RIGHTS_RW, handled, 0);
+    else if (strcmp(opt, "--dev") == 0) add_rule(ruleset, path, RIGHTS_DEV, handled, 0);
+    else if (strcmp(opt, "--ls") == 0) add_rule(ruleset, path, RIGHTS_LS, handled, 0);
+    else if (strcmp(opt, "--ppid") != 0) { fprintf(stderr, "media-core-confine: unknown option %s\n", opt); return 126; }
+  }
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) die(126, "PR_SET_NO_NEW_PRIVS", NULL);
+  if (syscall(SYS_LL_RESTRICT, ruleset, 0) < 0) die(126, "landlock_restrict_self", NULL);
+  close(ruleset);
+  drop_capabilities();
+  execvp(argv[end + 1], &argv[end + 1]);
+  die(errno == ENOENT ? 127 : 126, "exec", argv[end + 1]);
+  return 126;
+}

@@ -1,0 +1,52 @@
+import type { ChildProcess, StdioOptions } from 'node:child_process';
+import { createServiceRef } from './refs.ts';
+
+/** How the children of this service are confined. */
+export interface Confinement {
+  /** `landlock`: by the kernel, through the service's exec wrapper; `none`: not at all. */
+  readonly mechanism: 'landlock' | 'none';
+  /** One line for the start-up banner and the log: what holds, or why nothing does. */
+  readonly detail: string;
+}
+
+/** What a plugin may choose about a child; where it writes and what it reads is the core's decision. */
+export interface ChildSpawnOptions {
+  /** As node's `spawn`; default `['ignore', 'ignore', 'pipe']`. */
+  stdio?: StdioOptions;
+  /** The child's whole environment (nothing of the service's is passed on); default empty. */
+  env?: Record<string, string>;
+  /** Leads its own process group (a stop reaches everything it forked). */
+  detached?: boolean;
+  /** Ends the child with `killSignal` (default SIGKILL) when aborted. */
+  signal?: AbortSignal;
+  killSignal?: NodeJS.Signals;
+}
+
+/**
+ * Starts programs (ffmpeg and any other) the only way the service does: confined by the operating
+ * system. A child writes only beneath the disk filesystem's root, the folders of
+ * `encoder.confinement.writable` and a private temporary folder (`TMPDIR`, removed when it ends);
+ * it cannot read the service's secrets (config file, `db.dir`, TLS files) and dies with the service.
+ * Where the kernel offers no confinement the child runs as before, unless the operator set
+ * `encoder.confinement.require`: then `spawn` throws.
+ *
+ * @example
+ * deps: { children: childrenRef },
+ * setup(ctx) {
+ *   const child = ctx.deps.children.spawn('ffmpeg', ['-i', url, '-f', 'null', '-'], { stdio: ['ignore', 'ignore', 'pipe'] });
+ *   ctx.onClose(() => { child.kill('SIGKILL'); });
+ * }
+ */
+export interface ChildrenService {
+  readonly confinement: Confinement;
+  /** As node's `spawn`: errors of the spawn itself arrive as the child's `error` event. */
+  spawn(file: string, args: readonly string[], options?: ChildSpawnOptions): ChildProcess;
+}
+
+/**
+ * Where the core provides the children service (one provider).
+ *
+ * @example
+ * deps: { children: childrenRef }
+ */
+export const childrenRef = createServiceRef<ChildrenService>('core.children');
