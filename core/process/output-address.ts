@@ -31,7 +31,8 @@ function checkTarget(v: Validator, address: string): string | undefined {
   if (a === '-') return undefined;
   // relative to the service's working directory, cleaned, as the reference does
   const path = resolve(a);
-  if (!path.startsWith('/dev/') && !inside(v.diskRoot, path)) return `${path} is not inside of ${v.diskRoot}`;
+  const ok = path.startsWith('/dev/') || inside(v.diskRoot, path) || v.writable?.some((w) => inside(w, path));
+  if (!ok) return `${path} is not inside of ${v.diskRoot}`;
   return allowed(v.output, `file:${path}`) ? undefined : 'address is not allowed';
 }
 

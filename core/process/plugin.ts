@@ -47,6 +47,7 @@ export const processPlugin = definePlugin({
       input: accessList(enc.access.input, 'encoder.access.input'),
       output: accessList(enc.access.output, 'encoder.access.output'),
       diskRoot: diskRootOf(ctx.sections.storage.disk.dir),
+      writable: enc.confinement.writable.map(diskRootOf),
     };
     const dbText = dbHandle();
     const db = await ctx.state.open('db', dbText.options);

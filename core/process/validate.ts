@@ -41,8 +41,10 @@ export function allowed(list: AccessList, address: string): boolean {
 export interface Validator {
   input: AccessList;
   output: AccessList;
-  /** Absolute path of `storage.disk.dir`: file outputs must stay inside it. */
+  /** Absolute path of `storage.disk.dir`: file outputs must stay inside it... */
   diskRoot: string;
+  /** ...or inside one of these (`encoder.confinement.writable`, absolute). */
+  writable?: readonly string[];
 }
 
 /** The reason an ID cannot be used, or undefined. */
