@@ -1,4 +1,4 @@
-import { BootError, isBootError } from '../sdk/index.ts';
+import { childrenRef, isBootError, type ChildrenService } from '../sdk/index.ts';
 import { CoreService } from './service.ts';
 
 /** The command line: `npm start [-- --config PATH]`. The only place that listens. */
@@ -19,7 +19,11 @@ async function main(): Promise<void> {
     : `auth is off (set api.auth.enable, username and password in ${service.configPath} to turn it on)`
       + (service.loopbackOnly ? '\n  loopback only: with auth off an address without a host binds 127.0.0.1 (turn auth on, or write 0.0.0.0:PORT to open it anyway)' : '');
   const https = service.httpsPort ? `  HTTPS: https://${host}:${service.httpsPort}\n` : '';
-  process.stderr.write(`\nmedia process core listening on ${base}\n${https}  API: ${base}/api  (docs: ${base}/api/swagger)\n  ${login}\n  config: ${service.configPath}\n\n`);
+  const children = (service.app.kernel.services.resolve(childrenRef) as ChildrenService).confinement;
+  const confined = children.mechanism === 'none'
+    ? `children: ${children.detail}${cfg.encoder.confinement.require ? ' (encoder.confinement.require: none will run)' : ''}`
+    : `children: ${children.detail}`;
+  process.stderr.write(`\nmedia process core listening on ${base}\n${https}  API: ${base}/api  (docs: ${base}/api/swagger)\n  ${login}\n  ${confined}\n  config: ${service.configPath}\n\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -97,3 +97,28 @@ t.test('SIGTERM stops the running ffmpeg children and keeps their order for the 
   const db = JSON.parse(await readFile(join(cwd, 'data', 'db.json'), 'utf8'));
   t.equal(db.process.sig.order, 'start', 'the order is kept, so it starts again with the service');
 });
+
+t.test('the banner says how children are confined, and says so when they are not', async (t) => {
+  const cwd = await mkdtemp(join(tmpdir(), 'core-cli-'));
+  t.teardown(() => rm(cwd, { recursive: true, force: true }));
+  const a = await runCli(t, [], cleanEnv({ CORE_ADDRESS: '127.0.0.1:0' }), cwd);
+  t.match(a.stderr(), /children: confined by Landlock/);
+  a.child.kill('SIGTERM');
+  await a.exited;
+  const b = await runCli(t, [], cleanEnv({ CORE_ADDRESS: '127.0.0.1:0', MEDIA_CORE_CONFINE_WRAPPER: '/nonexistent/wrapper' }), cwd);
+  t.match(b.stderr(), /children: NOT confined: the wrapper \/nonexistent\/wrapper is not built/);
+  t.equal(await (await fetch(`${b.url}/ping`)).text(), 'pong', 'it starts all the same');
+  b.child.kill('SIGTERM');
+  await b.exited;
+  const c = await runCli(t, [], cleanEnv({ CORE_ADDRESS: '127.0.0.1:0', MEDIA_CORE_CONFINE_WRAPPER: '/nonexistent/wrapper', CORE_ENCODER_CONFINEMENT_REQUIRE: 'true' }), cwd);
+  t.match(c.stderr(), /encoder.confinement.require: none will run/);
+  const body = { id: 'p', input: [{ id: 'in', address: 'testsrc2=d=1', options: ['-f', 'lavfi'] }], output: [{ id: 'out', address: '-', options: ['-f', 'null'] }] };
+  await fetch(`${c.url}/api/v3/process`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const state = await waitFor(async () => {
+    const s = await (await fetch(`${c.url}/api/v3/process/p/state`)).json() as { exec: string; last_logline: string };
+    return s.exec === 'failed' ? s : undefined;
+  }, { what: 'the process refused' });
+  t.match(state.last_logline, /cannot be confined/);
+  c.child.kill('SIGTERM');
+  await c.exited;
+});

@@ -63,7 +63,7 @@ export class Children implements ChildrenService {
     const wrapper = this.#opts.mechanism.wrapper;
     if (!wrapper) {
       if (this.#opts.require) {
-        throw new ApiError(503, 'Children cannot be confined here', [this.confinement.detail, 'encoder.confinement.require is on'], 'PROCESS_UNCONFINED');
+        throw new ApiError(503, 'children cannot be confined here and encoder.confinement.require is on', [this.confinement.detail], 'PROCESS_UNCONFINED');
       }
       return spawn(file, args, { ...base, env: o.env ?? {} });
     }

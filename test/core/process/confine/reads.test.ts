@@ -17,14 +17,15 @@ const PASSWORD = 'pw-marker-4711-never-readable';
 const ENV_SECRET = 'env-marker-0815-never-readable';
 const META = 'db-marker-2342-never-readable';
 
-async function service(t: { teardown(fn: () => unknown): void; equal(a: unknown, b: unknown, m?: string): boolean }, env: NodeJS.ProcessEnv = {}): Promise<{ cli: CliApp; app: Requester; key: string }> {
+async function service(t: { teardown(fn: () => unknown): void }, env: NodeJS.ProcessEnv = {}): Promise<{ cli: CliApp; app: Requester; key: string }> {
   const keys = mkdtempSync(join(tmpdir(), 'core-keys-'));
   t.teardown(() => rmSync(keys, { recursive: true, force: true }));
   const chain = makeChain(keys);
   const cli = await startCli(t, { api: { auth: { password: PASSWORD } }, tls: { cert_file: chain.certFile, key_file: chain.keyFile } },
     { env: { SECRET_MARKER: ENV_SECRET, ...env } });
   const app: Requester = { request: (method, path, opts) => request(cli.url, method, path, opts) };
-  t.equal((await app.request('PUT', '/api/v3/metadata/marker', { body: META })).status, 200, 'a secret in db.json');
+  const put = await app.request('PUT', '/api/v3/metadata/marker', { body: META });
+  if (put.status !== 200) throw new Error(`a secret in db.json: ${put.status} ${put.text}`);
   return { cli, app, key: chain.keyFile };
 }
 
