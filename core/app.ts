@@ -13,7 +13,7 @@ import type { LogRing } from './log/ring.ts';
 import { ServiceContainer, type ServiceOverride } from './kernel/container.ts';
 import { HookRegistry } from './kernel/hook-registry.ts';
 import { orderPlugins } from './kernel/graph.ts';
-import { loadPlugins, vendorConfigErrors } from './kernel/loader.ts';
+import { loadPlugins, vendorConfigErrors, withEntrySettings, type LoadedPlugin } from './kernel/loader.ts';
 import { mountPlugin } from './kernel/context.ts';
 import type { Kernel } from './kernel/kernel.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
@@ -56,15 +56,27 @@ export interface BuildOptions {
   overrides?: readonly ServiceOverride[];
   /** The service's serving threads (`http.threads`); without them the app serves from its own loop only. */
   threads?: ServingThreadPool;
+  /**
+   * The plugins the process loaded at its start: a reload mounts these again and imports nothing
+   * (code is loaded only from what the operator wrote, once).
+   */
+  started?: readonly LoadedPlugin[];
 }
 
 export interface App {
   readonly http: HttpScope;
   readonly kernel: Kernel;
+  /** The configured plugins this app loaded (the process's start list for its reloads). */
+  readonly loaded: readonly LoadedPlugin[];
   /** Tells the app its listener is bound: records the port and runs the `onListen` taps. */
   listening(port: number): Promise<void>;
   /** Runs `onShutdown` then `onClose` taps (newest first), flushes state, closes HTTP; safe to call twice. */
   close(): Promise<void>;
+}
+
+/** Folders the API can write into: no plugin module may be loaded from there. */
+function apiWritable(config: ConfigData): string[] {
+  return [config.storage.disk.dir, config.db.dir].map((d) => resolve(d));
 }
 
 function formatErrors(errs: Record<string, string[]>): string {
@@ -76,7 +88,12 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const errs = { ...typeErrors(config) };
   // plugin paths and packages are found from the config file's folder (the cwd without one)
   const pluginBase = opts.pluginBase ?? (opts.configStore ? dirname(opts.configStore.path) : process.cwd());
-  if (Object.keys(errs).length === 0) Object.assign(errs, await semanticErrors(config, pluginBase));
+  const required = REQUIRED_PLUGINS.map((def) => ({ def, entryConfig: undefined, index: -1 }));
+  // the only import of configured modules: at a start, from the config file's list
+  const configured = Object.keys(errs).length === 0
+    ? opts.started ? withEntrySettings(opts.started, config.plugins) : await loadPlugins(config.plugins, required.map((p) => p.def.name), pluginBase, apiWritable(config))
+    : [];
+  if (Object.keys(errs).length === 0) Object.assign(errs, await semanticErrors(config, pluginBase, configured));
   if (Object.keys(errs).length) throw new BootError(`invalid configuration:\n${formatErrors(errs)}`);
 
   mkdirSync(resolve(config.db.dir), { recursive: true });
@@ -159,8 +176,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
       lifecycle.onClose('core', async () => acme.close());
     }
 
-    const required = REQUIRED_PLUGINS.map((def) => ({ def, entryConfig: undefined, index: -1 }));
-    const loaded = await loadPlugins(config.plugins, required.map((p) => p.def.name), pluginBase);
+    const loaded = [...configured];
     for (const p of opts.plugins ?? []) loaded.push({ def: p.def, entryConfig: p.entryConfig, index: loaded.length });
     const vendorErrs = loaded.flatMap((p) => vendorConfigErrors(p, config));
     if (vendorErrs.length) throw new BootError(`invalid plugin configuration:\n  ${vendorErrs.join('\n  ')}`);
@@ -183,9 +199,11 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   }
   log.info({ plugins: kernel.plugins }, 'core ready');
 
+  configStore.useStarted(configured);
   return {
     http,
     kernel,
+    loaded: configured,
     async listening(p: number) {
       port = p;
       await lifecycle.listen(p);

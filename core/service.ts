@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { BootError } from '../sdk/index.ts';
+import { BootError, type ConfigData } from '../sdk/index.ts';
+import { deepEqual } from './config/schema-walk.ts';
+import { pluginCode } from './kernel/loader.ts';
 import { buildApp, type App } from './app.ts';
 import { loadConfig, resolveConfigPath } from './config/load.ts';
 import { ConfigStore } from './config/store.ts';
@@ -35,6 +37,8 @@ export class CoreService {
   readonly #retained = new Map<string, unknown>();
   #reloading: Promise<void> | undefined;
   #closed = false;
+  /** What the process loaded at its start: its `plugins` list and the modules (a reload imports nothing). */
+  #started: { entries: ConfigData['plugins']; loaded: App['loaded'] } | undefined;
 
   private constructor(opts: ServiceOptions) {
     this.#opts = opts;
@@ -68,14 +72,17 @@ export class CoreService {
     if (Object.keys(errs).length) {
       throw new BootError(`invalid configuration (${loaded.path}):\n${Object.entries(errs).map(([k, m]) => `  ${k}: ${m.join('; ')}`).join('\n')}`);
     }
-    return buildApp(loaded.active, {
+    const app = await buildApp(loaded.active, {
       configStore: new ConfigStore(loaded, this.env),
       env: this.env,
       retained: this.#retained,
       stdoutLog: this.#opts.stdoutLog,
       requestReload: () => { void this.reload(); },
       threads: this.threads,
+      started: this.#started?.loaded,
     });
+    this.#started ??= { entries: structuredClone(loaded.active.plugins), loaded: app.loaded };
+    return app;
   }
 
   async #listen(reusePort?: number, reuseHttpsPort?: number): Promise<void> {
@@ -107,7 +114,11 @@ export class CoreService {
     const log = this.app.kernel.log;
     try {
       const loaded = await loadConfig(this.configPath, this.env);
-      const errs = { ...loaded.env.errors, ...typeErrors(loaded.active), ...(await semanticErrors(loaded.active, dirname(loaded.path))) };
+      if (this.#started && !deepEqual(pluginCode(loaded.active.plugins), pluginCode(this.#started.entries))) {
+        log.error({ plugins: loaded.active.plugins }, 'reload refused: plugins changed in the config file; they are loaded at the next start of the service');
+        return;
+      }
+      const errs = { ...loaded.env.errors, ...typeErrors(loaded.active), ...(await semanticErrors(loaded.active, dirname(loaded.path), this.#started?.loaded)) };
       if (Object.keys(errs).length) {
         log.error({ errors: errs }, 'reload refused: the stored config is invalid');
         return;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { KNOWN_SECTIONS, type ConfigData, type ConfigErrors, type PluginDefinition } from '../../sdk/index.ts';
-import { availableBuiltins, loadPlugins, vendorConfigErrors } from '../kernel/loader.ts';
+import { availableBuiltins, loadPlugins, vendorConfigErrors, withEntrySettings, type LoadedPlugin } from '../kernel/loader.ts';
 import { REQUIRED_PLUGINS } from '../kernel/required.ts';
 import { getPath } from './schema-walk.ts';
 
@@ -52,13 +52,14 @@ export async function sectionOwners(): Promise<SectionOwner[]> {
 
 /**
  * The `plugins` list itself: every entry must load, and a vendor plugin's settings must pass its
- * schema and `validate`, so a PUT that would not boot is a 409 instead of a failed reload.
+ * schema and `validate`. Only a start loads (imports) the entries; a PUT or a reload checks with the
+ * plugins the process started with (`started`), so validating a config never imports a module.
  */
-async function pluginEntryErrors(cfg: ConfigData, baseDir?: string): Promise<ConfigErrors> {
+async function pluginEntryErrors(cfg: ConfigData, baseDir?: string, started?: readonly LoadedPlugin[]): Promise<ConfigErrors> {
   const errs: ConfigErrors = {};
   let loaded;
   try {
-    loaded = await loadPlugins(cfg.plugins, REQUIRED_PLUGINS.map((d) => d.name), baseDir);
+    loaded = started ? withEntrySettings(started, cfg.plugins) : await loadPlugins(cfg.plugins, REQUIRED_PLUGINS.map((d) => d.name), baseDir);
   } catch (err) {
     return { plugins: [(err as Error).message] };
   }
@@ -72,8 +73,8 @@ async function pluginEntryErrors(cfg: ConfigData, baseDir?: string): Promise<Con
 }
 
 /** Runs every owner's rules; keys get the owner's prefix. */
-export async function ownerErrors(cfg: ConfigData, baseDir?: string): Promise<ConfigErrors> {
-  const errs: ConfigErrors = await pluginEntryErrors(cfg, baseDir);
+export async function ownerErrors(cfg: ConfigData, baseDir?: string, started?: readonly LoadedPlugin[]): Promise<ConfigErrors> {
+  const errs: ConfigErrors = await pluginEntryErrors(cfg, baseDir, started);
   for (const o of await sectionOwners()) {
     for (const [rel, msgs] of Object.entries(o.validate(cfg))) {
       const key = rel ? `${o.key}.${rel}` : o.key;

@@ -3,6 +3,8 @@ import { ApiError, ConfigData } from '../../sdk/index.ts';
 import { decodeNulls, upgradeLayout } from './decode.ts';
 import { activate, saveConfigFile, syncAliases, withDefaults, type LoadedConfig } from './load.ts';
 import { deepMerge, isPlainObject, setPath } from './schema-walk.ts';
+import { holdOperatorKeys } from './operator-only.ts';
+import type { LoadedPlugin } from '../kernel/loader.ts';
 import { semanticErrors, typeErrors, type ConfigErrors } from './validate.ts';
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -31,6 +33,7 @@ export class ConfigStore {
   #createdAt: string;
   #updatedAt: string;
   readonly #loadedAt = new Date().toISOString();
+  #started: readonly LoadedPlugin[] | undefined;
 
   constructor(loaded: LoadedConfig, env: NodeJS.ProcessEnv) {
     this.#stored = loaded.stored;
@@ -43,6 +46,8 @@ export class ConfigStore {
   }
 
   get active(): ConfigData { return this.#active; }
+  /** The plugins the app loaded: a PUT checks their settings with these and imports nothing. */
+  useStarted(loaded: readonly LoadedPlugin[]): void { this.#started = loaded; }
   get stored(): ConfigData { return this.#stored; }
   get path(): string { return this.#path; }
 
@@ -72,11 +77,12 @@ export class ConfigStore {
     if (conflicts.length) {
       throw new ConfigRejected(409, Object.fromEntries(conflicts.map((k) => [k, [`${conflicts.join(' and ')} were changed differently`]])));
     }
+    holdOperatorKeys(merged, this.#stored, this.#active, patch);
     const shape = typeErrors(withDefaultsKeepTypes(merged));
     if (Object.keys(shape).length) throw new ConfigRejected(400, shape);
     const next = withDefaults(merged);
     const { active, env } = activate(next, this.#env);
-    const errs: ConfigErrors = { ...env.errors, ...(await semanticErrors(active, dirname(this.#path))) };
+    const errs: ConfigErrors = { ...env.errors, ...(await semanticErrors(active, dirname(this.#path), this.#started ?? [])) };
     if (Object.keys(errs).length) throw new ConfigRejected(409, errs);
     const now = new Date().toISOString();
     next.created_at = now;

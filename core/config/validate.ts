@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigData, BUILTIN_PLUGINS, MAX_SERVING_THREADS, isDir, isFile, validAddress, validCidr, type ConfigErrors } from '../../sdk/index.ts';
 import { getPath } from './schema-walk.ts';
-import { starBuiltins } from '../kernel/loader.ts';
+import { starBuiltins, type LoadedPlugin } from '../kernel/loader.ts';
 import { ownerErrors } from './owners.ts';
 import { blockedPrefixes } from '../http/router-config.ts';
 
@@ -42,11 +42,12 @@ function loadedNames(cfg: ConfigData): Set<string> {
  * Cross-field and value checks (reference 6.2); every error at once: the core's own keys here,
  * every other section by its owner (the plugin's `validate`, see owners.ts), then the rule that
  * an enabled service needs its plugin loaded. `baseDir` is the config file's folder (plugin paths
- * and packages are found from there; default the working directory).
+ * and packages are found from there; default the working directory); `started`, the plugins the
+ * process loaded at its start, checks the plugin entries without importing anything.
  */
-export async function semanticErrors(cfg: ConfigData, baseDir?: string): Promise<ConfigErrors> {
+export async function semanticErrors(cfg: ConfigData, baseDir?: string, started?: readonly LoadedPlugin[]): Promise<ConfigErrors> {
   const errs: ConfigErrors = coreErrors(cfg);
-  for (const [k, msgs] of Object.entries(await ownerErrors(cfg, baseDir))) for (const m of msgs) add(errs, k, m);
+  for (const [k, msgs] of Object.entries(await ownerErrors(cfg, baseDir, started))) for (const m of msgs) add(errs, k, m);
   const loaded = loadedNames(cfg);
   for (const [key, plugin] of Object.entries(ENABLE_KEYS)) {
     if (getPath(cfg, key) === true && !loaded.has(plugin)) {

@@ -1,5 +1,5 @@
-import { readdirSync, existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, existsSync, realpathSync } from 'node:fs';
+import { relative, resolve, isAbsolute } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
 import {
@@ -44,7 +44,7 @@ function isModulePath(s: string): boolean {
 }
 
 /** Where a `plugins` entry's code is, and the SDK range its package declares. */
-interface Located { url: string; sdkRange?: string; from: string }
+interface Located { url: string; sdkRange?: string; from: string; /** The file of a path or package entry (not of a built-in). */ file?: string }
 
 /**
  * Finds an entry's module: a built-in by name, a path (relative to the config file's folder), or
@@ -53,15 +53,35 @@ interface Located { url: string; sdkRange?: string; from: string }
 function locate(name: string, index: number, builtins: string[], baseDir: string): Located {
   if (isModulePath(name)) {
     const file = resolve(baseDir, name);
-    return { url: pathToFileURL(file).href, from: file };
+    return { url: pathToFileURL(file).href, from: file, file };
   }
   if (builtins.includes(name)) return { url: pathToFileURL(resolve(PLUGINS_DIR, name, 'index.ts')).href, from: `built-in '${name}'` };
   const pkg = findPluginPackage(name, [baseDir, SERVICE_DIR], SDK_NAME);
-  if (pkg) return { url: pkg.url, sdkRange: pkg.sdkRange, from: `package ${pkg.name}@${pkg.version} (${pkg.dir})` };
+  if (pkg) return { url: pkg.url, sdkRange: pkg.sdkRange, from: `package ${pkg.name}@${pkg.version} (${pkg.dir})`, file: pkg.dir };
   throw new BootError(
     `Unknown plugin '${name}' in 'plugins[${index}]'; known plugins: ${builtins.join(', ') || '(none)'}, a package name or a module path ` +
     `(no package '${name}' in ${baseDir} or the service's node_modules)`,
     { code: 'PLUGIN_NOT_FOUND' });
+}
+
+function real(p: string): string {
+  try { return realpathSync(p); } catch { return resolve(p); }
+}
+
+/**
+ * A module the API could have written (the disk root, the state folder) never loads: code runs only
+ * from what the operator put on the machine.
+ */
+function refuseWritable(where: Located, index: number, forbidden: readonly string[]): void {
+  if (!where.file) return;
+  const file = real(where.file);
+  for (const dir of forbidden.map(real)) {
+    const rel = relative(dir, file);
+    if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) {
+      throw new BootError(`Plugin 'plugins[${index}]' (${where.from}) lies in ${dir}, a folder the API can write: move it elsewhere (code is loaded only from what the operator installed)`,
+        { code: 'PLUGIN_PATH_WRITABLE' });
+    }
+  }
 }
 
 /** The SDK range a plugin declares (definition first, then its package), checked against this SDK. */
@@ -81,9 +101,11 @@ function checkSdkRange(def: PluginDefinition, where: Located): void {
  * Expands the `plugins` key ("*" = every built-in of this build but the opt-in ones) and imports the definitions.
  * Paths and package names are resolved from `baseDir`, the config file's folder (the working
  * directory when there is none). Stops the boot on an unknown name, a wrong SDK range or two
- * different modules with one name; `required` names are skipped (always mounted anyway).
+ * different modules with one name, or a module inside `forbidden` (folders the API writes);
+ * `required` names are skipped (always mounted anyway).
  */
-export async function loadPlugins(entries: readonly PluginEntry[], required: readonly string[] = [], baseDir = process.cwd()): Promise<LoadedPlugin[]> {
+export async function loadPlugins(entries: readonly PluginEntry[], required: readonly string[] = [], baseDir = process.cwd(),
+  forbidden: readonly string[] = []): Promise<LoadedPlugin[]> {
   const builtins = availableBuiltins();
   const out: LoadedPlugin[] = [];
   const seen = new Map<string, { def: PluginDefinition; from: string }>();
@@ -95,6 +117,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], required: rea
       // a required plugin is always mounted; naming it is allowed and changes nothing
       if (required.includes(name)) continue;
       const where = locate(name, index, builtins, baseDir);
+      refuseWritable(where, index, forbidden);
       let def: PluginDefinition;
       try {
         const mod = (await import(where.url)) as { default?: PluginDefinition; plugin?: PluginDefinition };
@@ -120,6 +143,19 @@ export async function loadPlugins(entries: readonly PluginEntry[], required: rea
     }
   }
   return out;
+}
+
+/** What of a `plugins` list decides which code runs: each entry's name or module, in order (not its settings). */
+export function pluginCode(entries: readonly PluginEntry[]): string[] {
+  return entries.map((e) => (typeof e === 'string' ? e : e.module ?? e.name ?? ''));
+}
+
+/** The started plugins with the settings a later config gives their entries (same code, same positions). */
+export function withEntrySettings(started: readonly LoadedPlugin[], entries: readonly PluginEntry[]): LoadedPlugin[] {
+  return started.map((p) => {
+    const e = entries[p.index];
+    return { ...p, entryConfig: e !== undefined && typeof e !== 'string' ? e.config : p.entryConfig };
+  });
 }
 
 /** Validates a vendor plugin's settings against its schema; every error with its path. */
