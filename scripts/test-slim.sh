@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/core-slim-XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 tar --exclude=./node_modules --exclude=./.git --exclude=./.tap --exclude=./data --exclude='./examples/*/node_modules' \
-  --exclude=./examples/node_modules --exclude=./plugins/srt/addon/build -cf - . | tar -x -C "$tmp"
+  --exclude=./examples/node_modules --exclude=./plugins/srt/addon/build --exclude=./core/process/confine/build -cf - . | tar -x -C "$tmp"
 cd "$tmp"
 rm -rf node_modules
 SLIM=1 bash scripts/ensure-deps.sh
