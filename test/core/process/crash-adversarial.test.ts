@@ -11,8 +11,11 @@ import { ffmpegPids, VIDEO_IN } from './helpers.ts';
 /*
  * Issue 11.4: a SIGKILLed (or OOM-killed) service must not leave its ffmpeg children running
  * next to the copies the next start makes. Three kill rounds, two autostarted processes:
- * after every restart there is exactly one ffmpeg per process.
+ * after every restart there is exactly one ffmpeg per process. Confined children die with the
+ * service (confine/kill9.test.ts); this is the safety net where they run unconfined (no Landlock),
+ * so the service runs here without its confinement wrapper.
  */
+const UNCONFINED = { MEDIA_CORE_CONFINE_WRAPPER: '/nonexistent/media-core-confine' };
 
 t.test('children that outlive a SIGKILLed service are stopped before the restart starts new ones', async (t) => {
   const cwd = await mkdtemp(join(tmpdir(), 'core-crash-'));
@@ -29,7 +32,7 @@ t.test('children that outlive a SIGKILLed service are stopped before the restart
     db: { dir: join(cwd, 'db') }, storage: { disk: { dir: join(cwd, 'disk') } },
   }));
 
-  let svc = await runCli(t, ['--config', configPath], cleanEnv(), cwd);
+  let svc = await runCli(t, ['--config', configPath], cleanEnv(UNCONFINED), cwd);
   for (const id of ['a', 'b']) {
     // an absolute path, not {diskfs}: restore must not depend on when a plugin registers placeholders (issue 8)
     const body = {
@@ -57,7 +60,7 @@ t.test('children that outlive a SIGKILLed service are stopped before the restart
     const survivors = ffmpegPids(marker).filter((pid) => before.includes(pid));
     if (survivors.length < before.length) t.comment(`round ${round}: ${before.length - survivors.length} child(ren) ended with the service`);
     t.ok(survivors.length >= 1, `round ${round}: children outlived the service (as after an OOM kill)`);
-    svc = await runCli(t, ['--config', configPath], cleanEnv(), cwd);
+    svc = await runCli(t, ['--config', configPath], cleanEnv(UNCONFINED), cwd);
     await waitFor(async () => {
       const list = await (await fetch(`${svc.url}/api/v3/process?filter=state`)).json() as { state: { exec: string } }[];
       return list.length === 2 && list.every((p) => p.state.exec === 'running');
