@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ export interface CliApp {
  * defaults, so clients in the test process and the server do not share an event loop, and the
  * server's memory can be read from /proc. Killed and removed at teardown.
  */
-export async function startCli(t: TestLike, config: Record<string, unknown> = {}, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<CliApp> {
+export async function startCli(t: TestLike, config: Record<string, unknown> = {}, opts: { env?: NodeJS.ProcessEnv; /** Run as this user (and group), owning its folder: root only. */ uid?: number } = {}): Promise<CliApp> {
   const dir = await mkdtemp(join(tmpdir(), 'core-cli-'));
   await mkdir(join(dir, 'disk'), { recursive: true });
   const base = {
@@ -34,7 +34,9 @@ export async function startCli(t: TestLike, config: Record<string, unknown> = {}
   };
   const configPath = join(dir, 'config.json');
   await writeFile(configPath, JSON.stringify(deepMerge(base, config)));
-  const child = spawn(process.execPath, [MAIN, '--config', configPath], { cwd: dir, env: cleanEnv(opts.env), stdio: ['ignore', 'ignore', 'pipe'] });
+  if (opts.uid !== undefined) for (const p of [dir, join(dir, 'disk'), configPath]) await chown(p, opts.uid, opts.uid);
+  const as = opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid };
+  const child = spawn(process.execPath, [MAIN, '--config', configPath], { cwd: dir, env: cleanEnv(opts.env), stdio: ['ignore', 'ignore', 'pipe'], ...as });
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const gone = new Promise((r) => child.once('exit', r));
