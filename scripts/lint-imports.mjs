@@ -27,6 +27,11 @@ for (const plugin of plugins) {
       const ok = target.startsWith(own + sep) || target.startsWith(join(root, 'sdk') + sep) || target === join(root, 'sdk');
       if (!ok) bad.push(`${relative(root, file)}: imports ${m[1]}`);
     }
+    // children start confined through the SDK's childrenRef, never by a plugin's own spawn (issue 26)
+    for (const m of text.matchAll(/^\s*import\s+(?!type\b)[^;]*?from\s+['"](?:node:)?child_process['"]/gm)) {
+      bad.push(`${relative(root, file)}: imports child_process (start programs through childrenRef)`);
+      void m;
+    }
   }
 }
 // a vendor example imports the SDK by package name only: no relative path out of its folder
