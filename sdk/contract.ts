@@ -26,6 +26,7 @@ export * from './auth.ts';
 export * from './process.ts';
 export * from './process-views.ts';
 export * from './process-replica.ts';
+export * from './children.ts';
 export * from './ingest.ts';
 export * from './tls.ts';
 export * from './serving-threads.ts';

@@ -44,8 +44,7 @@ t.test('a vendor example imports the SDK by name, never a path out of its folder
 });
 
 t.test('a plugin starts no program itself: child_process is the core\'s (childrenRef)', async (t) => {
-  const root = t.testdirName;
-  mkdirSync(join(root, 'plugins', 'p'), { recursive: true });
+  const root = t.testdir({ plugins: { p: {} } });
   writeFileSync(join(root, 'plugins', 'p', 'a.ts'), "import type { ChildProcess } from 'node:child_process';\nexport type X = ChildProcess;\n");
   t.equal(lint(root).code, 0, 'types only are fine');
   writeFileSync(join(root, 'plugins', 'p', 'b.ts'), "import { spawn } from 'node:child_process';\nspawn('ffmpeg', []);\n");
