@@ -7,6 +7,7 @@ import { errorHandler, sendError, toApiError } from './errors.ts';
 import { limitJsonDepth } from './json-depth.ts';
 import { installLenientDecoding } from './lenient-body.ts';
 import { drainUnreadBodies } from './unread-body.ts';
+import type { SerializerCache } from './serializer-cache.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -20,6 +21,8 @@ export function createServer(opts: {
   log: Logger; bodyLimit: number; hooks: HookRegistry; api: Pick<ApiConfig, 'read_only' | 'access'>;
   /** The serving threads' per-boot key (see threads/peer-header.ts); none without threads. */
   threadKey?: Buffer;
+  /** Response serializers compiled by an earlier app of this process (see serializer-cache.ts). */
+  serializers?: SerializerCache;
 }): HttpScope {
   const app = Fastify({
     // request lines are logged at info by fastify; the HTTP component logs warnings and up
@@ -27,6 +30,7 @@ export function createServer(opts: {
     bodyLimit: opts.bodyLimit,
     routerOptions: { maxParamLength: 4096 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    ...(opts.serializers ? { schemaController: { compilersFactory: { buildSerializer: opts.serializers.buildSerializer } } } : {}),
     forceCloseConnections: true,
     // node's default (16 KiB) answers 431 before fastify sees the request; the reference allows 1 MiB,
     // so an oversized credential gets the auth plugin's 401 Error body instead
