@@ -8,6 +8,7 @@ import { limitJsonDepth } from './json-depth.ts';
 import { installLenientDecoding } from './lenient-body.ts';
 import { drainUnreadBodies } from './unread-body.ts';
 import type { SerializerCache } from './serializer-cache.ts';
+import { BodyDigests } from './body-digest.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -52,12 +53,19 @@ export function createServer(opts: {
   const access = new FrontDoorAccess(opts.api, opts.threadKey);
   app.decorateRequest('clientAddress', undefined);
   const http = opts.hooks.get(httpHooksRef);
+  // a peer tap whose signature covers the body: the body read must be that one (body-digest.ts)
+  const digests = new BodyDigests();
+  digests.install(app as unknown as FastifyInstance);
   // tapped before any plugin mounts, so it runs first and no plugin can skip it
   http.authorize.tapPromise('core', async (input) => access.checkAddress(input.request, input.access));
   app.addHook('onRequest', async (request, reply) => {
     if (http.peer.taps.length) {
       const vouched = http.peer.call(request);
-      if (vouched) request.clientAddress = normalizeIp(vouched);
+      if (typeof vouched === 'string') request.clientAddress = normalizeIp(vouched);
+      else if (vouched) {
+        request.clientAddress = normalizeIp(vouched.address);
+        if (vouched.bodySha256) digests.expect(request, vouched.bodySha256);
+      }
     }
     access.address(request);
     const path = request.url;
