@@ -5,6 +5,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
 import { makeChain } from '../../helpers/certs.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { rtmpServiceRef, type RtmpService } from '../../../plugins/rtmp/ref.ts';
 
 /*
  * Issue 27.4: values that got 200 on PUT and then stopped the service at reload (and every later
@@ -81,6 +83,24 @@ t.test('listen addresses: a port another program holds, listeners that collide; 
   t.equal(same.status, 200, `the port this service holds is its own (${same.text})`);
   const srt = await app.request('PUT', '/api/v3/config', { body: { srt: { enable: true, address: own } } });
   t.equal(srt.status, 200, `SRT (UDP) may share a number with the HTTP (TCP) port (${srt.text})`);
+});
+
+t.test("a port this service's RTMP listener holds: stored, and the reload moves the API onto it", async (t) => {
+  const app = await startApp(t, { config: { rtmp: { enable: true, address: '127.0.0.1:0' } } });
+  const rtmpPort = (app.service.app.kernel.services.resolve(rtmpServiceRef) as RtmpService).ports().rtmp;
+  const put = await app.request('PUT', '/api/v3/config', { body: { address: `127.0.0.1:${rtmpPort}` } });
+  t.equal(put.status, 200, `held by this very service (${put.text})`);
+  const r = await app.request('GET', '/api/v3/config/reload');
+  t.equal(r.status, 200);
+  await waitFor(() => app.service.port === rtmpPort, { what: 'the API on the former RTMP port' });
+  t.equal((await app.request('GET', '/api')).status, 200, 'the API answers there');
+  t.not((app.service.app.kernel.services.resolve(rtmpServiceRef) as RtmpService).ports().rtmp, rtmpPort, 'RTMP took another port');
+});
+
+t.test('with serving threads on the API port, that port is still the service\'s own', async (t) => {
+  const app = await startApp(t, { config: { http: { threads: 2 } } });
+  const same = await app.request('PUT', '/api/v3/config', { body: { address: `127.0.0.1:${app.service.port}` } });
+  t.equal(same.status, 200, same.text);
 });
 
 t.test('TLS files that are not PEM or do not belong together: 400 naming the file key', async (t) => {
