@@ -23,9 +23,12 @@ export class SerializerCache {
   /** fastify's `schemaController.compilersFactory.buildSerializer`. */
   readonly buildSerializer: SerializerFactory = (externalSchemas, serializerOpts) => {
     const compile = this.#factory(externalSchemas, serializerOpts);
-    const context = JSON.stringify([externalSchemas ?? null, serializerOpts ?? null]);
+    // a schema JSON cannot spell (a cycle) is compiled as fastify would, uncached
+    let context: string;
+    try { context = JSON.stringify([externalSchemas ?? null, serializerOpts ?? null]); } catch { return compile; }
     const cached: SerializerCompiler = (route) => {
-      const key = `${context}\n${JSON.stringify(route.schema)}`;
+      let key: string;
+      try { key = `${context}\n${JSON.stringify(route.schema)}`; } catch { return compile(route); }
       const hit = this.#compiled.get(key);
       if (hit) return hit;
       const fn = compile(route);
