@@ -20,6 +20,7 @@ import { Lifecycle } from './kernel/lifecycle.ts';
 import { REQUIRED_PLUGINS } from './kernel/required.ts';
 import { StateService } from './kernel/state.ts';
 import { createServer } from './http/server.ts';
+import { SerializerCache } from './http/serializer-cache.ts';
 import { registerSwagger } from './http/swagger.ts';
 import { frontDoorRoutes } from './http/front-door.ts';
 import { configRoutes } from './http/config-routes.ts';
@@ -45,6 +46,8 @@ export interface BuildOptions {
   /** Log to stdout as well as to the ring (the CLI does; tests do not). */
   stdoutLog?: boolean;
   requestReload?: () => void;
+  /** What a reload would refuse (see Kernel.checkReload); without it nothing is refused. */
+  checkReload?: () => Promise<Record<string, string[]> | undefined>;
   /** Folder plugin paths and packages are found from; default the config file's folder, else the cwd. */
   pluginBase?: string;
   /** Plugin definitions mounted after the configured ones (the test kit passes a plugin under test). */
@@ -105,13 +108,16 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     stdout: opts.stdoutLog ? process.stdout : undefined, ring,
   });
   retained.set('core:log', logRing);
+  // compiled once per process: every reload compiling them again grew V8's eval cache (serializer-cache.ts)
+  const serializers = (retained.get('core:serializers') as SerializerCache | undefined) ?? new SerializerCache();
+  retained.set('core:serializers', serializers);
 
   const configStore = opts.configStore ?? new ConfigStore(
     { path: resolve(config.db.dir, 'config.json'), stored: config, active: config, env: { overrides: [], errors: {}, warnings: [] }, fresh: false }, env);
   const hooks = new HookRegistry();
   const services = new ServiceContainer();
   const http = createServer({
-    log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api, threadKey: opts.threads?.key,
+    log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api, threadKey: opts.threads?.key, serializers,
   });
   // before any route: a serving thread answering the disk mount must know every other route's prefix
   const routeHeads = trackRouteHeads(http, fileRedirects(config.router).keys());
@@ -132,6 +138,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
       setPort: (p) => { port = p; },
     },
     requestReload: () => opts.requestReload?.(),
+    checkReload: async () => opts.checkReload?.(),
   };
 
   for (const o of opts.overrides ?? []) services.override(o.ref, o.impl);

@@ -5,7 +5,11 @@ import { CoreService } from './service.ts';
 async function main(): Promise<void> {
   let service: CoreService;
   try {
-    service = await CoreService.start({ argv: process.argv.slice(2), stdoutLog: process.env.CORE_LOG_STDOUT !== 'false' });
+    service = await CoreService.start({
+      argv: process.argv.slice(2), stdoutLog: process.env.CORE_LOG_STDOUT !== 'false',
+      // no app is left: exit, so the supervisor starts the service again on the file (it boots)
+      onFatal: () => process.exit(1),
+    });
   } catch (err) {
     const e = err as Error;
     process.stderr.write(`\nThe service could not start:\n${e.message}\n${isBootError(e) && e.cause ? `cause: ${(e.cause as Error).message}\n` : ''}`);

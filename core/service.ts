@@ -1,10 +1,15 @@
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { BootError, type ConfigData } from '../sdk/index.ts';
+import { BootError, writeFileAtomic, type ConfigData, type ConfigErrors } from '../sdk/index.ts';
 import { deepEqual } from './config/schema-walk.ts';
 import { pluginCode } from './kernel/loader.ts';
 import { buildApp, type App } from './app.ts';
-import { loadConfig, resolveConfigPath } from './config/load.ts';
+import { loadConfig, resolveConfigPath, type LoadedConfig } from './config/load.ts';
+import { applyErrors } from './config/apply-checks.ts';
+import { heldPorts } from './config/held-ports.ts';
+import type { KeptPorts } from './config/listeners.ts';
+import { releaseMemoryAfterReload } from './reload-memory.ts';
 import { ConfigStore } from './config/store.ts';
 import { HttpsListener } from './http/https-listener.ts';
 import { ServingThreadPool } from './http/threads/pool.ts';
@@ -18,6 +23,8 @@ export interface ServiceOptions {
   /** Config file path; overrides argv and CORE_CONFIGFILE. */
   configPath?: string;
   stdoutLog?: boolean;
+  /** A reload failed and so did its rollback: the service has no app (the CLI exits; the file boots). */
+  onFatal?: (err: Error) => void;
 }
 
 /**
@@ -35,7 +42,9 @@ export class CoreService {
   readonly #https = new HttpsListener((tls) => this.threads.shareTls(tls));
   readonly #opts: ServiceOptions;
   readonly #retained = new Map<string, unknown>();
-  #reloading: Promise<void> | undefined;
+  #reloading: Promise<ConfigErrors | undefined> | undefined;
+  /** The config file's text the running app booted from: what a failed reload writes back. */
+  #booted: string | undefined;
   #closed = false;
   /** What the process loaded at its start: its `plugins` list and the modules (a reload imports nothing). */
   #started: { entries: ConfigData['plugins']; loaded: App['loaded'] } | undefined;
@@ -66,22 +75,24 @@ export class CoreService {
   get httpsPort(): number { return this.#https.port; }
   get httpsUrl(): string | undefined { return this.httpsPort ? `https://127.0.0.1:${this.httpsPort}` : undefined; }
 
-  async #build(): Promise<App> {
-    const loaded = await loadConfig(this.configPath, this.env);
+  async #build(loaded?: LoadedConfig): Promise<App> {
+    loaded ??= await loadConfig(this.configPath, this.env);
     const errs = { ...loaded.env.errors, ...typeErrors(loaded.active) };
     if (Object.keys(errs).length) {
       throw new BootError(`invalid configuration (${loaded.path}):\n${Object.entries(errs).map(([k, m]) => `  ${k}: ${m.join('; ')}`).join('\n')}`);
     }
     const app = await buildApp(loaded.active, {
-      configStore: new ConfigStore(loaded, this.env),
+      configStore: new ConfigStore(loaded, this.env, () => this.#kept()),
       env: this.env,
       retained: this.#retained,
       stdoutLog: this.#opts.stdoutLog,
-      requestReload: () => { void this.reload(); },
+      requestReload: () => { this.reload().catch((err: Error) => this.#fatal(err)); },
+      checkReload: () => this.checkReload(),
       threads: this.threads,
       started: this.#started?.loaded,
     });
     this.#started ??= { entries: structuredClone(loaded.active.plugins), loaded: app.loaded };
+    this.#booted = loaded.text;
     return app;
   }
 
@@ -103,43 +114,123 @@ export class CoreService {
     await this.app.listening(this.port);
   }
 
-  /** Rebuilds the app from the stored config. An invalid stored config leaves the running app alone. */
-  reload(): Promise<void> {
+  /**
+   * Rebuilds the app from the stored config. A config that would not boot (checkReload) is refused;
+   * one that fails anyway while it is applied is rolled back: the file the running app booted from
+   * is written back (atomically) and the app is built from it again, on the same ports. Resolves
+   * with the refusal or failure (also logged), or undefined when the new config runs. Rejects only
+   * when the rollback fails too (then the service has no app; the CLI exits, the file is bootable).
+   */
+  reload(): Promise<ConfigErrors | undefined> {
     this.#reloading ??= this.#reload().finally(() => { this.#reloading = undefined; });
     return this.#reloading;
   }
 
-  async #reload(): Promise<void> {
-    if (this.#closed) return;
-    const log = this.app.kernel.log;
+  /** What a reload would refuse; a refusal writes the running app's config back to the file. */
+  async checkReload(): Promise<ConfigErrors | undefined> {
+    const { errors, keepFile } = await this.#preflight();
+    if (errors) await this.#refused(errors, keepFile);
+    return errors;
+  }
+
+  async #preflight(): Promise<{ loaded?: LoadedConfig; errors?: ConfigErrors; keepFile?: boolean }> {
+    let loaded: LoadedConfig;
     try {
-      const loaded = await loadConfig(this.configPath, this.env);
-      if (this.#started && !deepEqual(pluginCode(loaded.active.plugins), pluginCode(this.#started.entries))) {
-        log.error({ plugins: loaded.active.plugins }, 'reload refused: plugins changed in the config file; they are loaded at the next start of the service');
-        return;
-      }
-      const errs = { ...loaded.env.errors, ...typeErrors(loaded.active), ...(await semanticErrors(loaded.active, dirname(loaded.path), this.#started?.loaded)) };
-      if (Object.keys(errs).length) {
-        log.error({ errors: errs }, 'reload refused: the stored config is invalid');
-        return;
-      }
+      loaded = await loadConfig(this.configPath, this.env);
     } catch (err) {
-      log.error({ err }, 'reload refused');
+      return { errors: { '(config file)': [(err as Error).message] } };
+    }
+    // plugins are loaded at a start only (issue 26): a changed list waits for the next start, and the
+    // operator's file stays as written (it boots; it is not this reload's to undo)
+    if (this.#started && !deepEqual(pluginCode(loaded.active.plugins), pluginCode(this.#started.entries))) {
+      return { loaded, errors: { plugins: ['changed in the config file: plugins are loaded at the next start of the service'] }, keepFile: true };
+    }
+    const errs: ConfigErrors = { ...loaded.env.errors, ...typeErrors(loaded.active) };
+    if (!Object.keys(errs).length) Object.assign(errs, await semanticErrors(loaded.active, dirname(loaded.path), this.#started?.loaded));
+    if (!Object.keys(errs).length) Object.assign(errs, await applyErrors(loaded.active, await heldPorts(this.app.kernel.config), loaded.path, this.#kept()));
+    return Object.keys(errs).length ? { loaded, errors: errs } : { loaded };
+  }
+
+  async #refused(errors: ConfigErrors, keepFile = false): Promise<void> {
+    if (keepFile) {
+      this.app.kernel.log.error({ errors }, 'reload refused: plugins changed in the config file; they are loaded at the next start of the service');
       return;
     }
+    this.app.kernel.log.error({ errors }, 'reload refused: the stored config would not boot; the running one stays (and is stored again)');
+    await this.#restoreBooted();
+  }
+
+  /**
+   * Puts the text the running app booted from back into the config file, atomically; what was
+   * there goes to `<file>.rejected` for the operator.
+   */
+  async #restoreBooted(): Promise<void> {
+    const path = this.configPath;
+    if (this.#booted === undefined) return;
+    const current = await readFile(path, 'utf8').catch(() => undefined);
+    if (current === this.#booted) return;
+    if (current !== undefined) await writeFileAtomic(`${path}.rejected`, current).catch(() => {});
+    await writeFileAtomic(path, this.#booted);
+  }
+
+  async #reload(): Promise<ConfigErrors | undefined> {
+    if (this.#closed) return undefined;
+    const { loaded, errors, keepFile } = await this.#preflight();
+    if (errors || !loaded) {
+      await this.#refused(errors ?? {}, keepFile);
+      return errors;
+    }
+    const log = this.app.kernel.log;
     log.info('reloading');
-    const oldPort = this.port;
-    const oldHttpsPort = this.httpsPort;
+    const ports = { http: this.port, https: this.httpsPort };
+    await this.#releaseMoved(loaded.active);
     // the HTTPS listener stays open (503 meanwhile) and takes the new app and certificate
     this.#https.detach();
     await this.app.close();
     try {
-      this.app = await this.#build();
+      this.app = await this.#build(loaded);
+      await this.#listen(ports.http, ports.https);
     } catch (err) {
-      log.error({ err }, 'reload failed');
-      throw err;
+      log.error({ err }, 'reload failed: going back to the config the service ran with');
+      await this.#rollback(ports);
+      this.app.kernel.log.error({ err: (err as Error).message }, 'reload failed; the previous config runs again and is stored again');
+      return { '(reload)': [(err as Error).message] };
+    } finally {
+      releaseMemoryAfterReload();
     }
-    await this.#listen(oldPort, oldHttpsPort);
+    return undefined;
+  }
+
+  /**
+   * Listeners the service keeps across reloads (serving threads on the API port, HTTPS) are
+   * closed before the new app binds when its config moves them, so no new listener finds its
+   * port still held by this very service (RTMP on the old API port, ...).
+   */
+  async #releaseMoved(next: ConfigData): Promise<void> {
+    const cur = this.app.kernel.config;
+    const a = listenAddress(cur.address, cur);
+    const b = listenAddress(next.address, next);
+    if (a.host !== b.host || a.port !== b.port) await this.threads.close();
+    if (!next.tls.enable || next.tls.address !== cur.tls.address) await this.#https.close();
+  }
+
+  /** The failed app goes; the booted file is stored again and the app built from it, on the same ports. */
+  async #rollback(ports: { http: number; https: number }): Promise<void> {
+    this.#https.detach();
+    await this.app.close().catch(() => {});
+    await this.#restoreBooted();
+    this.app = await this.#build();
+    await this.#listen(ports.http, ports.https);
+  }
+
+  /** The API ports a reload binds again where the config says port 0. */
+  #kept(): KeptPorts {
+    return { http: this.port || undefined, https: this.httpsPort || undefined };
+  }
+
+  #fatal(err: Error): void {
+    process.stderr.write(`reload failed and the previous config could not be started again: ${err.message}\n`);
+    this.#opts.onFatal?.(err);
   }
 
   /** Stops everything (children, listeners); state is already on disk. Safe to call twice. */

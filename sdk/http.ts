@@ -93,9 +93,11 @@ export const httpHooksRef = createHooksRef('http', () => ({
    * Before anything else of a request: a plugin that forwards requests between nodes vouches for
    * the original client's address (it checks its own signed header, and strips it). The first
    * address returned replaces the TCP peer for the IP lists, the localhost exemption and the
-   * login throttle; return nothing for a request that is not yours.
+   * login throttle; return nothing for a request that is not yours. A signature that covers the
+   * body returns a `PeerVouch` with its digest: the core then refuses the request (403) when the
+   * body it reads differs, before the handler runs.
    */
-  peer: new SyncBailHook<[FastifyRequest], string | undefined>(['request']),
+  peer: new SyncBailHook<[FastifyRequest], string | PeerVouch | undefined>(['request']),
   /**
    * Once a request may pass (a public route at once, any other after `authorize` and read-only),
    * before its body is read: a tap that answers it itself (e.g. proxies it to another node,
@@ -104,6 +106,18 @@ export const httpHooksRef = createHooksRef('http', () => ({
    */
   forward: new AsyncSeriesBailHook<[ForwardInput], true | undefined>(['input']),
 }));
+
+/**
+ * What a `peer` tap vouches for: the client's address and, for a request with a body, the SHA-256
+ * (lowercase hex) the body must have.
+ *
+ * @example
+ * ctx.hooks.tap(httpHooksRef, 'peer', (request) => ({ address: '203.0.113.7', bodySha256: signedDigest }));
+ */
+export interface PeerVouch {
+  address: string;
+  bodySha256?: string;
+}
 
 /** What `forward` taps see of a request that may pass. */
 export interface ForwardInput {

@@ -58,6 +58,8 @@ export interface LoadedConfig {
   env: EnvResult;
   /** True when the file did not exist (or was empty) and was created now. */
   fresh: boolean;
+  /** The file's text after loading (as read, or as written back): what a rollback restores. */
+  text?: string;
 }
 
 /** Reads the file (creating it with defaults on first start) and merges the environment. */
@@ -93,9 +95,9 @@ export async function loadConfig(path: string, env: NodeJS.ProcessEnv): Promise<
   if (!raw.created_at) { raw.created_at = new Date().toISOString(); changed = true; }
   syncAliases(raw);
   const stored = withDefaults(raw);
-  if (changed) await saveConfigFile(path, stored);
+  if (changed) text = await saveConfigFile(path, stored);
   const { active, env: envRes } = activate(stored, env);
-  return { path, stored, active, env: envRes, fresh };
+  return { path, stored, active, env: envRes, fresh, text };
 }
 
 /** The stored config merged with the environment. */
@@ -110,8 +112,11 @@ export function activate(stored: ConfigData, env: NodeJS.ProcessEnv): { active: 
   return { active: active as unknown as ConfigData, env: envRes };
 }
 
-export async function saveConfigFile(path: string, cfg: ConfigData): Promise<void> {
-  await writeFileAtomic(path, JSON.stringify(cfg, null, 4) + '\n');
+/** Writes the file atomically; returns the text written. */
+export async function saveConfigFile(path: string, cfg: ConfigData): Promise<string> {
+  const text = JSON.stringify(cfg, null, 4) + '\n';
+  await writeFileAtomic(path, text);
+  return text;
 }
 
 export function configDir(path: string): string {

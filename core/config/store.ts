@@ -6,17 +6,25 @@ import { deepMerge, isPlainObject, setPath } from './schema-walk.ts';
 import { holdOperatorKeys } from './operator-only.ts';
 import type { LoadedPlugin } from '../kernel/loader.ts';
 import { semanticErrors, typeErrors, type ConfigErrors } from './validate.ts';
+import { applyErrors } from './apply-checks.ts';
+import { heldPorts } from './held-ports.ts';
+import type { KeptPorts } from './listeners.ts';
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 
-/** Outcome of a rejected PUT: 400 for shape errors, 409 with a ConfigError map for values. */
+/**
+ * Outcome of a rejected PUT: 400 for shape errors (`type`, bounds included) and for what would
+ * fail at apply (`apply`: ports, listeners, TLS files, folders), 409 with a ConfigError map for values.
+ */
 export class ConfigRejected extends Error {
   readonly status: 400 | 409;
   readonly errors: ConfigErrors;
-  constructor(status: 400 | 409, errors: ConfigErrors) {
+  readonly kind: 'type' | 'value' | 'apply';
+  constructor(status: 400 | 409, errors: ConfigErrors, kind: 'type' | 'value' | 'apply' = status === 409 ? 'value' : 'type') {
     super('config rejected');
     this.status = status;
     this.errors = errors;
+    this.kind = kind;
   }
 }
 
@@ -34,10 +42,17 @@ export class ConfigStore {
   #updatedAt: string;
   readonly #loadedAt = new Date().toISOString();
   #started: readonly LoadedPlugin[] | undefined;
+  /** The config the running app was built with: its listeners' ports are this service's own. */
+  readonly #running: ConfigData;
 
-  constructor(loaded: LoadedConfig, env: NodeJS.ProcessEnv) {
+  readonly #kept: () => KeptPorts;
+
+  /** `kept`: the API's ports now (a reload binds them again where the config says port 0). */
+  constructor(loaded: LoadedConfig, env: NodeJS.ProcessEnv, kept: () => KeptPorts = () => ({})) {
+    this.#kept = kept;
     this.#stored = loaded.stored;
     this.#active = loaded.active;
+    this.#running = loaded.active;
     this.#overrides = loaded.env.overrides;
     this.#path = loaded.path;
     this.#env = env;
@@ -84,6 +99,8 @@ export class ConfigStore {
     const { active, env } = activate(next, this.#env);
     const errs: ConfigErrors = { ...env.errors, ...(await semanticErrors(active, dirname(this.#path), this.#started ?? [])) };
     if (Object.keys(errs).length) throw new ConfigRejected(409, errs);
+    const apply = await applyErrors(active, await heldPorts(this.#running), this.#path, this.#kept());
+    if (Object.keys(apply).length) throw new ConfigRejected(400, apply, 'apply');
     const now = new Date().toISOString();
     next.created_at = now;
     await saveConfigFile(this.#path, next);

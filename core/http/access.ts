@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { httpErrors, type ApiError, type ApiConfig, type RouteAccess } from '../../sdk/index.ts';
+import { httpErrors, isServingThreadSocket, type ApiError, type ApiConfig, type RouteAccess } from '../../sdk/index.ts';
 import { AccessList, CidrSet, resolveClientAddress } from './client-address.ts';
 import { takeThreadPeer } from './threads/peer-header.ts';
 
@@ -38,7 +38,10 @@ export class FrontDoorAccess {
   /** Resolves the client address once and keeps it on the request (`clientAddress` in the SDK). */
   address(request: FastifyRequest): string {
     if (request.clientAddress !== undefined) return request.clientAddress;
-    const vouched = takeThreadPeer(request.headers, this.#threadKey);
+    // believed only on the loopback connections of the internal listener the threads forward to:
+    // sent to a public port (a header seen once, replayed), it is stripped and counts for nothing
+    const fromThread = isServingThreadSocket(request.raw.socket);
+    const vouched = takeThreadPeer(request.headers, fromThread ? this.#threadKey : undefined);
     // a thread's HTTPS listener forwards over plain loopback: the request is HTTPS for every
     // route, hook and plugin (`request.protocol`), on the signature's word only
     if (vouched?.https) Object.defineProperty(request, 'protocol', { value: 'https', enumerable: true });

@@ -31,9 +31,9 @@ export function configRoutes(k: Kernel) {
         await k.configStore.put(body);
       } catch (err) {
         if (!(err instanceof ConfigRejected)) throw err;
-        if (err.status === 400) {
-          throw new ApiError(400, 'Invalid JSON', Object.entries(err.errors).map(([key, m]) => `${key}: ${m.join('; ')}`), 'CONFIG_INVALID_TYPE');
-        }
+        const lines = Object.entries(err.errors).map(([key, m]) => `${key}: ${m.join('; ')}`);
+        if (err.kind === 'apply') throw new ApiError(400, 'Failed to activate config', lines, 'CONFIG_WOULD_FAIL');
+        if (err.status === 400) throw new ApiError(400, 'Invalid JSON', lines, 'CONFIG_INVALID_TYPE');
         return reply.code(409).send(err.errors);
       }
       // the events plugin, when loaded, tells subscribers (it applies at the next reload)
@@ -45,6 +45,12 @@ export function configRoutes(k: Kernel) {
       config: { mutates: true },
       schema: { summary: 'Restart the service with the stored configuration', tags: ['v16.7.2'] },
     }, async (_req, reply) => {
+      // a stored config that would not boot is refused here (and put back to the running one), so
+      // the client learns why instead of an OK followed by nothing
+      const refused = await k.checkReload();
+      if (refused) {
+        throw new ApiError(400, 'Failed to activate config', Object.entries(refused).map(([key, m]) => `${key}: ${m.join('; ')}`), 'CONFIG_RELOAD_REFUSED');
+      }
       reply.raw.once('finish', () => k.requestReload());
       return sendJson(reply, 'OK');
     });

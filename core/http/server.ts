@@ -7,6 +7,8 @@ import { errorHandler, sendError, toApiError } from './errors.ts';
 import { limitJsonDepth } from './json-depth.ts';
 import { installLenientDecoding } from './lenient-body.ts';
 import { drainUnreadBodies } from './unread-body.ts';
+import type { SerializerCache } from './serializer-cache.ts';
+import { BodyDigests } from './body-digest.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -20,6 +22,8 @@ export function createServer(opts: {
   log: Logger; bodyLimit: number; hooks: HookRegistry; api: Pick<ApiConfig, 'read_only' | 'access'>;
   /** The serving threads' per-boot key (see threads/peer-header.ts); none without threads. */
   threadKey?: Buffer;
+  /** Response serializers compiled by an earlier app of this process (see serializer-cache.ts). */
+  serializers?: SerializerCache;
 }): HttpScope {
   const app = Fastify({
     // request lines are logged at info by fastify; the HTTP component logs warnings and up
@@ -27,6 +31,7 @@ export function createServer(opts: {
     bodyLimit: opts.bodyLimit,
     routerOptions: { maxParamLength: 4096 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    ...(opts.serializers ? { schemaController: { compilersFactory: { buildSerializer: opts.serializers.buildSerializer } } } : {}),
     forceCloseConnections: true,
     // node's default (16 KiB) answers 431 before fastify sees the request; the reference allows 1 MiB,
     // so an oversized credential gets the auth plugin's 401 Error body instead
@@ -48,12 +53,19 @@ export function createServer(opts: {
   const access = new FrontDoorAccess(opts.api, opts.threadKey);
   app.decorateRequest('clientAddress', undefined);
   const http = opts.hooks.get(httpHooksRef);
+  // a peer tap whose signature covers the body: the body read must be that one (body-digest.ts)
+  const digests = new BodyDigests();
+  digests.install(app as unknown as FastifyInstance);
   // tapped before any plugin mounts, so it runs first and no plugin can skip it
   http.authorize.tapPromise('core', async (input) => access.checkAddress(input.request, input.access));
   app.addHook('onRequest', async (request, reply) => {
     if (http.peer.taps.length) {
       const vouched = http.peer.call(request);
-      if (vouched) request.clientAddress = normalizeIp(vouched);
+      if (typeof vouched === 'string') request.clientAddress = normalizeIp(vouched);
+      else if (vouched) {
+        request.clientAddress = normalizeIp(vouched.address);
+        if (vouched.bodySha256) digests.expect(request, vouched.bodySha256);
+      }
     }
     access.address(request);
     const path = request.url;

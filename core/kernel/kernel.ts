@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ConfigData, HttpScope, ServerInfo } from '../../sdk/index.ts';
+import type { ConfigData, ConfigErrors, HttpScope, ServerInfo } from '../../sdk/index.ts';
 import type { ConfigStore } from '../config/store.ts';
 import type { LogRing } from '../log/ring.ts';
 import type { ServiceContainer } from './container.ts';
@@ -29,4 +29,9 @@ export interface Kernel {
   readonly env: NodeJS.ProcessEnv;
   /** Asks the owning service to rebuild the app from the stored config. */
   requestReload(): void;
+  /**
+   * What a reload of the stored config would refuse (values, listeners, TLS files): undefined when
+   * it would go ahead. A refusal puts the config the app runs back into the file.
+   */
+  checkReload(): Promise<ConfigErrors | undefined>;
 }

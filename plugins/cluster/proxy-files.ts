@@ -12,8 +12,8 @@ export interface FileContext {
   peers(): Upstream[];
   /** Processes owned by other live nodes: id → that node. */
   owners(): Map<string, Upstream>;
-  /** The cluster headers (hop, signed client) for a probe of `url`. */
-  headers(url: string): OutgoingHttpHeaders;
+  /** The cluster headers (hop, signed client) for a probe of `url` at `to`. */
+  headers(to: Upstream, url: string): OutgoingHttpHeaders;
 }
 
 /**
@@ -49,7 +49,7 @@ export class FileLocator {
     if (best) return best[1];
     const auth = request.headers.authorization;
     for (const peer of peers) {
-      const status = await this.#http.probe(peer, 'HEAD', request.url, { ...ctx.headers(request.url), ...(auth ? { authorization: auth } : {}) }, PROBE_MS);
+      const status = await this.#http.probe(peer, 'HEAD', request.url, { ...ctx.headers(peer, request.url), ...(auth ? { authorization: auth } : {}) }, PROBE_MS);
       if (status === 200) return peer;
     }
     return undefined;

@@ -9,7 +9,32 @@ export const proxyErrors = {
   upstream: (node: string, why: string) => new ApiError(502, 'Bad Gateway', [`node ${node} did not answer: ${why}`], 'CLUSTER_PROXY_FAILED'),
   /** A request another node passed on, before this node read the cluster's signing key. */
   notReady: () => new ApiError(503, 'Service Unavailable', ['this node is not ready for cluster requests yet'], 'CLUSTER_NOT_READY'),
+  /** A body to pass on larger than the route takes (the owner would refuse it too). */
+  tooLarge: () => new ApiError(413, 'Payload Too Large', ['request body is larger than allowed'], 'BODY_TOO_LARGE'),
 };
+
+/**
+ * The whole body of a request to pass on, or undefined for none (GET, HEAD, no length and no
+ * chunks). Proxied bodies are the process API's JSON, bounded by the route's body limit
+ * (`api.max_body_size_mbytes`), so buffering one costs what the owner's parser holds anyway;
+ * the signed client header covers it (peer.ts).
+ */
+export async function readBody(request: FastifyRequest): Promise<Buffer | undefined> {
+  const h = request.headers;
+  if (request.method === 'GET' || request.method === 'HEAD') return undefined;
+  if (h['transfer-encoding'] === undefined && (h['content-length'] === undefined || h['content-length'] === '0')) return undefined;
+  const limit = request.routeOptions.bodyLimit;
+  if (Number(h['content-length']) > limit) throw proxyErrors.tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // not destroyed on a refusal: the core drains the rest and delivers the 413 (unread-body.ts)
+  for await (const chunk of request.raw.iterator({ destroyOnReturn: false })) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw proxyErrors.tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
 
 /** Hop-by-hop headers describe one connection, not the request; never passed on. */
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer', 'transfer-encoding', 'expect'];
@@ -22,8 +47,8 @@ export interface Upstream {
 }
 
 /**
- * Streams requests to other nodes over kept-alive connections: the request body as it arrives,
- * the answer (status, headers, body) as it comes back. Nothing is buffered.
+ * Passes requests to other nodes over kept-alive connections: the request with its body (read
+ * whole before, see readBody), the answer (status, headers, body) streamed as it comes back.
  */
 export class HttpProxy {
   #http = new HttpAgent({ keepAlive: true, maxSockets: 256 });
@@ -33,13 +58,16 @@ export class HttpProxy {
   constructor(connectMs = 3000) { this.#connectMs = connectMs; }
 
   /**
-   * Sends `request` to `to` with `extra` headers and answers the client with what comes back.
-   * Resolves once the answer started (the reply is then hijacked); throws a 502 ApiError when the
-   * node fails before answering, so the core's error handler sends the Error body.
+   * Sends `request` with `body` to `to` with the `extra` headers (made for each attempt: a new
+   * signature) and answers the client with what comes back. Resolves once the answer started (the
+   * reply is then hijacked); throws a 502 ApiError when the node fails before answering, so the
+   * core's error handler sends the Error body.
    */
-  forward(to: Upstream, request: FastifyRequest, reply: FastifyReply, extra: OutgoingHttpHeaders, retried = false): Promise<void> {
+  forward(to: Upstream, request: FastifyRequest, reply: FastifyReply, extra: () => OutgoingHttpHeaders, body?: Buffer, retried = false): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const headers: OutgoingHttpHeaders = { ...withoutHopByHop(request.headers), ...extra };
+      const headers: OutgoingHttpHeaders = { ...withoutHopByHop(request.headers), ...extra() };
+      delete headers['content-length'];
+      if (body) headers['content-length'] = body.length;
       const up = this.#request(to, request.method, request.url, headers, (res) => {
         const out = reply.raw;
         reply.hijack();
@@ -52,15 +80,14 @@ export class HttpProxy {
         if (reply.sent) { reply.raw.destroy(); return; }
         // a kept-alive connection the peer closed just as it was reused: a read is safe to resend
         if (up.reusedSocket && !retried && (request.method === 'GET' || request.method === 'HEAD')) {
-          this.forward(to, request, reply, extra, true).then(resolve, reject);
+          this.forward(to, request, reply, extra, body, true).then(resolve, reject);
           return;
         }
         reject(proxyErrors.upstream(to.node, err.message));
       });
       // a client that goes away takes its proxied request with it
       reply.raw.on('close', () => { if (!reply.raw.writableFinished) up.destroy(); });
-      if (request.raw.readableEnded || request.method === 'GET' || request.method === 'HEAD') up.end();
-      else request.raw.pipe(up);
+      up.end(body);
     });
   }
 

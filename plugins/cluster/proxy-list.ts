@@ -36,12 +36,12 @@ export async function answerList(o: {
   reply: FastifyReply;
   self: Upstream;
   owners: ReadonlyMap<string, Upstream>;
-  headers: (method: string, url: string) => OutgoingHttpHeaders;
+  headers: (to: Upstream, method: string, url: string) => OutgoingHttpHeaders;
 }): Promise<void> {
   const nodes = new Map<string, Upstream>();
   for (const up of o.owners.values()) nodes.set(up.node, up);
   const url = o.request.url;
-  const ask = (to: Upstream) => o.http.fetch(to, url, { ...o.request.headers, ...o.headers('GET', url) });
+  const ask = (to: Upstream) => o.http.fetch(to, url, { ...o.request.headers, ...o.headers(to, 'GET', url) });
   const [mine, ...theirs] = await Promise.all([ask(o.self), ...[...nodes.values()].map((n) => ask(n).catch(() => undefined))]);
   const own = mine.status === 200 ? parseList(mine.body) : undefined;
   if (!own) {

@@ -21,7 +21,7 @@ export interface ProxyMountOptions {
  * `start` once the node connects; `close` stops retrying and drops kept-alive connections.
  */
 export function mountProxy(o: ProxyMountOptions): { start(): void; close(): void } {
-  const key = new PeerKey();
+  const key = new PeerKey(o.node.id);
   const proxy = new ClusterProxy(o.node, key, o.filesystems);
   o.hooks.tap(httpHooksRef, 'peer', (request) => key.take(request));
   o.hooks.tap(httpHooksRef, 'forward', (input) => proxy.forward(input));

@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FilesystemService, ForwardInput } from '../../sdk/index.ts';
 import { CLIENT_HEADER, HOP_HEADER, type PeerKey } from './peer.ts';
-import { HttpProxy, proxyErrors, type Upstream } from './proxy-http.ts';
+import { HttpProxy, proxyErrors, readBody, type Upstream } from './proxy-http.ts';
 import { FileLocator } from './proxy-files.ts';
 import { answerList, isProcessList } from './proxy-list.ts';
 import type { ClusterView } from './schema.ts';
@@ -51,11 +51,14 @@ export class ClusterProxy {
       to = id === undefined ? undefined : this.#ownerOf(id);
     } else if (request.method === 'GET' || request.method === 'HEAD') {
       to = await this.#files.holder(request, {
-        peers: () => this.#peers(), owners: () => this.#owners(), headers: (u) => this.#headers(request, 'HEAD', u),
+        peers: () => this.#peers(), owners: () => this.#owners(), headers: (peer, u) => this.#headers(request, peer, 'HEAD', u),
       });
     }
     if (!to) return undefined;
-    await this.#http.forward(to, request, reply, this.#headers(request, request.method, url));
+    const target = to;
+    // the signature covers the body, so it is read whole first (bounded by the route's body limit)
+    const body = await readBody(request);
+    await this.#http.forward(target, request, reply, () => this.#headers(request, target, request.method, url, body), body);
     return true;
   }
 
@@ -66,7 +69,7 @@ export class ClusterProxy {
     if (owners.size === 0 || !self) return undefined;
     await answerList({
       http: this.#http, request, reply, owners, self: { node: self.id, base: self.api_address },
-      headers: (method, url) => this.#headers(request, method, url),
+      headers: (to, method, url) => this.#headers(request, to, method, url),
     });
     return true;
   }
@@ -97,12 +100,13 @@ export class ClusterProxy {
     return this.#node.view().nodes.filter((n) => n.id !== this.#node.id).map((n) => ({ node: n.id, base: n.api_address }));
   }
 
-  #headers(request: ForwardInput['request'], method: string, url: string): OutgoingHttpHeaders {
+  /** Hop and signed client headers for one request to `to` (a new nonce each time). */
+  #headers(request: ForwardInput['request'], to: Upstream, method: string, url: string, body?: Buffer): OutgoingHttpHeaders {
     const ip = request.clientAddress ?? request.socket?.remoteAddress ?? '';
     const xff = request.headers['x-forwarded-for'];
     return {
       [HOP_HEADER]: this.#node.id,
-      [CLIENT_HEADER]: this.#key.sign(ip, method, url),
+      [CLIENT_HEADER]: this.#key.sign({ ip, method, url, node: to.node, body }),
       // informational; it also keeps the owner's memfs fast path out, so its route and front
       // door (which read the signed address) see the request when file-serving hooks are tapped
       'x-forwarded-for': xff ? `${Array.isArray(xff) ? xff.join(', ') : xff}, ${ip}` : ip,

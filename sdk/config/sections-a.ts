@@ -80,14 +80,14 @@ export const ApiConfig = describe(Type.Object({
   }, { default: {} }),
   auth: ApiAuthConfig,
   /** Bound for JSON request bodies (file uploads are not bound by it). Not in datarhei Core. */
-  max_body_size_mbytes: Int(4),
+  max_body_size_mbytes: Type.Integer({ default: 4, minimum: 1, maximum: 1024 }),
 }, { default: {} }), {
   read_only: 'Refuse every API call that changes state.',
   'access.http.allow': 'CIDRs allowed to use the API over HTTP (empty = all).',
   'access.http.block': 'CIDRs refused on the API over HTTP (wins over allow).',
   'access.https.allow': 'CIDRs allowed to use the API over HTTPS (empty = all).',
   'access.https.block': 'CIDRs refused on the API over HTTPS.',
-  max_body_size_mbytes: 'Largest JSON request body in MiB (413 above it); file uploads are not bound by it.',
+  max_body_size_mbytes: 'Largest JSON request body in MiB (413 above it), 1 to 1024; file uploads are not bound by it.',
 });
 export type ApiConfig = Static<typeof ApiConfig>;
 
@@ -112,9 +112,9 @@ export const TlsConfig = describe(Type.Object({
 
 export const DiskCacheConfig = Type.Object({
   enable: Bool(true),
-  max_size_mbytes: Int(0),
+  max_size_mbytes: Type.Integer({ default: 0, minimum: 0 }),
   ttl_seconds: Int(300),
-  max_file_size_mbytes: Int(1),
+  max_file_size_mbytes: Type.Integer({ default: 1, minimum: 0 }),
   types: Type.Object({ allow: List(), block: List(['.m3u8', '.mpd']) }, { default: {} }),
 }, { default: {} });
 

@@ -41,7 +41,8 @@ export const EncoderConfig = describe(Type.Object({
   binary: Str('ffmpeg'),
   max_processes: Int(0),
   access: Type.Object({ input: AllowBlock(), output: AllowBlock() }, { default: {} }),
-  log: Type.Object({ max_lines: Int(50), max_history: Int(3) }, { default: {} }),
+  // each process keeps a ring of max_lines allocated at its start
+  log: Type.Object({ max_lines: Type.Integer({ default: 50, maximum: 100_000 }), max_history: Int(3) }, { default: {} }),
   confinement: Type.Object({ require: Bool(false), writable: List() }, { default: {} }),
 }, { default: {} }), {
   binary: 'The media program (alias section `ffmpeg`). Set in the config file or the environment only: `PUT /api/v3/config` cannot change it.',
@@ -50,7 +51,7 @@ export const EncoderConfig = describe(Type.Object({
   'access.input.block': 'Regular expressions no input address may match.',
   'access.output.allow': 'Regular expressions an output address must match one of (empty = any).',
   'access.output.block': 'Regular expressions no output address may match.',
-  'log.max_lines': 'Log lines kept per process.',
+  'log.max_lines': 'Log lines kept per process (at most 100000).',
   'log.max_history': 'Past runs kept in each process report.',
   'confinement.require': 'Refuse to run any child (processes, probes, skills, playout) when the kernel offers no confinement (Landlock); by default they then run unconfined and the start-up banner says so. Config file or environment only.',
   'confinement.writable': 'Folders (or device files) children may write besides the disk filesystem\'s root and their private temporary folder, e.g. a recordings folder. Config file or environment only.',
@@ -70,8 +71,8 @@ export type PlayoutConfig = Static<typeof PlayoutConfig>;
 
 export const DebugConfig = describe(Type.Object({
   profiling: Bool(false),
-  force_gc: Int(0),
-  memory_limit_mbytes: Int(0),
+  force_gc: Type.Integer({ default: 0, minimum: 0 }),
+  memory_limit_mbytes: Type.Integer({ default: 0, minimum: 0 }),
 }, { default: {} }), {
   profiling: 'Serve `/profiling` (heap snapshot and CPU profile).',
   force_gc: 'Seconds between forced garbage collections (0 = never).',
@@ -81,13 +82,14 @@ export const DebugConfig = describe(Type.Object({
 export const MetricsConfig = describe(Type.Object({
   enable: Bool(false),
   enable_prometheus: Bool(false),
-  range_sec: Int(300),
-  interval_sec: Int(2),
+  // the history holds range_sec / interval_sec samples per series; the sampling timer takes interval_sec
+  range_sec: Type.Integer({ default: 300, maximum: 604_800 }),
+  interval_sec: Type.Integer({ default: 2, maximum: 86_400 }),
 }, { default: {} }), {
   enable: 'Keep a sampled history of the metrics (plugin `metrics`); current values answer either way.',
   enable_prometheus: 'Serve `/metrics` in the Prometheus text format.',
-  range_sec: 'Seconds of metrics kept.',
-  interval_sec: 'Seconds between metric samples.',
+  range_sec: 'Seconds of metrics kept (at most a week, 604800).',
+  interval_sec: 'Seconds between metric samples (at most a day, 86400).',
 });
 export type MetricsConfig = Static<typeof MetricsConfig>;
 
@@ -96,7 +98,8 @@ export const SessionsConfig = describe(Type.Object({
   ip_ignorelist: List(['127.0.0.1/32', '::1/128']),
   session_timeout_sec: Int(30),
   persist: Bool(false),
-  persist_interval_sec: Int(300),
+  // a timer: node runs a longer one at once, every millisecond
+  persist_interval_sec: Type.Integer({ default: 300, maximum: 2_147_483 }),
   max_bitrate_mbit: Int(0),
   max_sessions: Int(0),
 }, { default: {} }), {

@@ -20,13 +20,14 @@ export type EventsWebhook = Static<typeof EventsWebhook>;
 
 export const EventsConfig = describe(Type.Object({
   history: Int(1000),
-  heartbeat_ms: Int(15000),
+  // timers: node runs one longer than 2^31-1 ms at once, every millisecond
+  heartbeat_ms: Type.Integer({ default: 15000, maximum: 2_147_483_647 }),
   client_buffer_kbytes: Int(256),
-  overflow_grace_ms: Int(5000),
+  overflow_grace_ms: Type.Integer({ default: 5000, maximum: 2_147_483_647 }),
   webhooks: Type.Array(EventsWebhook, { default: [] }),
   webhook_queue: Int(1000),
   webhook_retry_seconds: Int(300),
-  webhook_timeout_seconds: Int(10),
+  webhook_timeout_seconds: Type.Integer({ default: 10, maximum: 2_147_483 }),
 }, { default: {} }), {
   history: 'Events kept in memory for `Last-Event-ID` resumes (plugin `events`).',
   heartbeat_ms: 'Milliseconds between SSE heartbeat comments.',

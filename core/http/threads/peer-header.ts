@@ -8,6 +8,10 @@ import { THREAD_PEER_HEADER } from '../../../sdk/serving-threads.ts';
  * random per boot and known only to the main thread and its workers, so a client cannot pose as
  * another address (or as 127.0.0.1, which the localhost exemption and the trusted-proxy rules
  * would believe) nor claim HTTPS (whose `api.access.https` lists may be wider) through a thread.
+ * The signature binds no request (it is the same for every request of a client), so main believes
+ * it only on connections of its internal loopback listener (`isServingThreadSocket`): a value a
+ * client got hold of and sends to the public port is stripped and ignored, and a thread strips
+ * whatever a client sent before it signs its own.
  */
 
 /** What a thread vouches for: the client's address and whether it came over TLS. */

@@ -61,11 +61,14 @@ t.test('a reload imports nothing the start did not', async (t) => {
   writeFileSync(join(app.dir, 'elsewhere.mjs'), evilModule(mark));
   const cfg = JSON.parse(readFileSync(app.configPath, 'utf8'));
   writeFileSync(app.configPath, JSON.stringify({ ...cfg, plugins: ['*', join(app.dir, 'elsewhere.mjs')] }));
-  t.equal((await app.request('GET', '/api/v3/config/reload')).status, 200);
+  const r = await app.request('GET', '/api/v3/config/reload');
+  t.equal(r.status, 400, 'the reload is refused');
+  t.match(JSON.stringify(r.body), /plugins: changed in the config file/);
   await waitFor(async () => (await app.request('GET', '/api/v3/log?format=raw')).body.some((e: { message?: string }) => /reload refused: plugins changed/.test(e.message ?? '')),
     { what: 'the refusal in the log' });
   t.notOk(existsSync(mark), 'not imported');
   t.equal((await app.request('GET', '/ping')).text, 'pong', 'the running app answers');
+  t.match(JSON.parse(readFileSync(app.configPath, 'utf8')).plugins, ['*', String], 'the operator\'s file stays as written (for the next start)');
 });
 
 t.test('a module in a folder the API writes never loads, even from the config file', async (t) => {

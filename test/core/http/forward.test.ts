@@ -1,4 +1,5 @@
 import t from 'tap';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { startApp } from '../../helpers/app.ts';
 
@@ -17,6 +18,17 @@ t.test('peer: a vouched address is the client for the IP lists; an unvouched hea
     'not vouched: the TCP peer counts');
   t.equal((await app.request('GET', '/api/v3/fs', { headers: { 'x-test-peer': '10.1.1.1 ok' } })).status, 403, 'a vouched blocked address is blocked');
   t.equal((await app.request('GET', '/api/v3/fs')).status, 200);
+});
+
+t.test('peer with a body digest: the handler runs only with the body the signature covers', async (t) => {
+  const app = await startApp(t, { config: { plugins: ['memfs', FIXTURE] } });
+  const body = '{"a":1}';
+  const sha = createHash('sha256').update(body).digest('hex');
+  const ok = await app.request('POST', '/test/echo', { raw: body, headers: { 'content-type': 'application/json', 'x-test-peer': `192.0.2.7 ok ${sha}` } });
+  t.same(ok.body, { body: { a: 1 }, client: '192.0.2.7' }, 'the covered body: vouched, handled');
+  const other = await app.request('POST', '/test/echo', { raw: '{"a":2}', headers: { 'content-type': 'application/json', 'x-test-peer': `192.0.2.7 ok ${sha}` } });
+  t.equal(other.status, 403, 'another body: refused before the handler');
+  t.match(other.body, { code: 403, details: [/not the one its signed peer header covers/] });
 });
 
 t.test('forward: answers before the handler with the body unread, after the checks', async (t) => {

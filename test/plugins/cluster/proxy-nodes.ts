@@ -20,7 +20,8 @@ export async function deadPort(): Promise<number> {
 /**
  * A service node on its own nats-server: auth on with the same user and JWT secret on every node
  * (the proxy passes the caller's token on), memfs open for writes, and an IP block list of its
- * own (`10.66.<index>.0/24`) so a test can tell which node judged a client address.
+ * own (`10.66.<index>.0/24`) so a test can tell which node judged a client address. Node `index`
+ * connects to nats server `index` (wrapping around when there are fewer servers).
  */
 export async function startNode(t: { teardown(fn: () => unknown): void }, nats: NatsCluster, id: string, index: number, cluster: Record<string, unknown> = {}): Promise<ProxyNode> {
   const kit = await createTestApp({
@@ -32,7 +33,7 @@ export async function startNode(t: { teardown(fn: () => unknown): void }, nats: 
       },
       storage: { memory: { auth: { enable: false } } },
     },
-    plugins: ['auth', 'memfs', 'disk-fs', { name: 'cluster', config: { servers: [nats.servers[index].url], node_id: id, ttl_sec: 3, announce_sec: 1, replicas: 3, ...cluster } }],
+    plugins: ['auth', 'memfs', 'disk-fs', { name: 'cluster', config: { servers: [nats.servers[index % nats.servers.length]!.url], node_id: id, ttl_sec: 3, announce_sec: 1, replicas: 3, ...cluster } }],
   });
   const url = await kit.listen();
   const login = await kit.request('POST', '/api/login', { body: { username: USER, password: PASS } });

@@ -108,23 +108,23 @@ t.test('one API on every node: process requests and files answered through a nod
     t.equal(JSON.parse(other.body).exec, 'running');
 
     const { kv } = await openBucket(t, nats.servers[1].url, 'assign', 3000, 3);
-    const real = new PeerKey();
+    const real = new PeerKey('b');
     await real.load(kv);
-    const foreign = new PeerKey();
+    const foreign = new PeerKey('b');
     foreign.use(Buffer.alloc(32, 1));
     const forged: [string, string][] = [
       ['no signature', '127.0.0.1'],
-      ['a made-up signature', `127.0.0.1 ${Date.now()} ${'0f'.repeat(32)}`],
-      ['signed with another key', foreign.sign('127.0.0.1', 'GET', path)!],
-      ['signed for another request', real.sign('127.0.0.1', 'GET', '/api/v3/process')!],
+      ['a made-up signature', `127.0.0.1 ${Date.now()} ${'n'.repeat(16)} - ${'0f'.repeat(32)}`],
+      ['signed with another key', foreign.sign({ ip: '127.0.0.1', method: 'GET', url: path, node: 'b' })!],
+      ['signed for another request', real.sign({ ip: '127.0.0.1', method: 'GET', url: '/api/v3/process', node: 'b' })!],
     ];
     for (const [what, value] of forged) {
       const r = await b.kit.inject({ method: 'GET', url: path, headers: { ...auth, [CLIENT_HEADER]: value, [HOP_HEADER]: 'a' }, remoteAddress: '10.66.1.5' });
       t.equal(r.statusCode, 403, `${what}: still judged as the blocked peer`);
     }
-    const loopback = await b.kit.inject({ method: 'GET', url: path, headers: { ...auth, [CLIENT_HEADER]: `10.66.1.5 ${Date.now()} ${'0f'.repeat(32)}` }, remoteAddress: '127.0.0.1' });
+    const loopback = await b.kit.inject({ method: 'GET', url: path, headers: { ...auth, [CLIENT_HEADER]: `10.66.1.5 ${Date.now()} ${'n'.repeat(16)} - ${'0f'.repeat(32)}` }, remoteAddress: '127.0.0.1' });
     t.equal(loopback.statusCode, 200, 'a forged blocked address does not count either');
-    const signed = await b.kit.inject({ method: 'GET', url: path, headers: { ...auth, [CLIENT_HEADER]: real.sign('10.66.1.5', 'GET', path)! }, remoteAddress: '127.0.0.1' });
+    const signed = await b.kit.inject({ method: 'GET', url: path, headers: { ...auth, [CLIENT_HEADER]: real.sign({ ip: '10.66.1.5', method: 'GET', url: path, node: 'b' })! }, remoteAddress: '127.0.0.1' });
     t.equal(signed.statusCode, 403, 'the cluster key (read from core_assign) is what vouches');
     t.equal((await kv.get(KEY_NAME))?.operation, 'PUT', 'the key is in core_assign');
   });

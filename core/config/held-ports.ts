@@ -1,0 +1,57 @@
+import { readdir, readFile, readlink } from 'node:fs/promises';
+import type { ConfigData } from '../../sdk/index.ts';
+import { listenersOf } from './listeners.ts';
+
+/** Ports this very process listens on (main, its serving threads, HTTPS, RTMP(S), SRT). */
+export interface HeldPorts {
+  tcp: ReadonlySet<number>;
+  udp: ReadonlySet<number>;
+}
+
+/**
+ * The ports this process holds. On Linux from `/proc`: the sockets of `/proc/net/{tcp,tcp6}` in
+ * state LISTEN and of `/proc/net/{udp,udp6}` whose inode is one of this process's file
+ * descriptors (worker threads share them), so ports a plugin bound to "port 0" count too.
+ * Elsewhere (no `/proc`), the non-zero ports `running` names for its listeners.
+ */
+export async function heldPorts(running: ConfigData): Promise<HeldPorts> {
+  try {
+    const inodes = await ownSocketInodes();
+    const [tcp4, tcp6, udp4, udp6] = await Promise.all(['tcp', 'tcp6', 'udp', 'udp6'].map((f) => readFile(`/proc/net/${f}`, 'utf8')));
+    return {
+      tcp: new Set([...portsOf(tcp4!, inodes, LISTEN), ...portsOf(tcp6!, inodes, LISTEN)]),
+      udp: new Set([...portsOf(udp4!, inodes), ...portsOf(udp6!, inodes)]),
+    };
+  } catch {
+    const tcp = new Set<number>();
+    const udp = new Set<number>();
+    for (const l of listenersOf(running)) if (l.port !== 0) (l.proto === 'tcp' ? tcp : udp).add(l.port);
+    return { tcp, udp };
+  }
+}
+
+/** `st` of a listening TCP socket in /proc/net/tcp. */
+const LISTEN = '0A';
+
+async function ownSocketInodes(): Promise<Set<string>> {
+  const inodes = new Set<string>();
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    const m = /^socket:\[(\d+)\]$/.exec(target);
+    if (m) inodes.add(m[1]!);
+  }
+  return inodes;
+}
+
+/** Local ports of the table's sockets owned by this process (`state`: only sockets in that state). */
+function portsOf(table: string, inodes: ReadonlySet<string>, state?: string): number[] {
+  const ports: number[] = [];
+  for (const line of table.split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 10 || !inodes.has(f[9]!)) continue;
+    if (state !== undefined && f[3] !== state) continue;
+    const port = parseInt(f[1]!.split(':')[1] ?? '', 16);
+    if (Number.isInteger(port) && port > 0) ports.push(port);
+  }
+  return ports;
+}
