@@ -130,6 +130,8 @@ export class RawRtmp {
   /** Resolves when the server closed the connection (or it broke). */
   readonly closed: Promise<void>;
   #buf = Buffer.alloc(0);
+  /** The last bytes received after the handshake, as latin1, to look for status codes. */
+  #tail = '';
   #handshaken = false;
   #waiters: Array<() => void> = [];
 
@@ -138,17 +140,19 @@ export class RawRtmp {
     socket.on('error', () => {});
     this.closed = new Promise((r) => socket.once('close', () => r()));
     socket.on('data', (d: Buffer) => {
-      if (this.#handshaken) this.received += d.length;
-      else this.#buf = Buffer.concat([this.#buf, d]);
+      if (this.#handshaken) {
+        this.received += d.length;
+        this.#tail = (this.#tail + d.toString('latin1')).slice(-65_536);
+      } else this.#buf = Buffer.concat([this.#buf, d]);
       for (const w of this.#waiters.splice(0)) w();
     });
     socket.once('close', () => { for (const w of this.#waiters.splice(0)) w(); });
   }
 
   /** Connects to 127.0.0.1:`port`; rejects if the connection is refused. */
-  static open(port: number, host = '127.0.0.1'): Promise<RawRtmp> {
+  static open(port: number, host = '127.0.0.1', localAddress?: string): Promise<RawRtmp> {
     return new Promise((resolve, reject) => {
-      const s = connect(port, host);
+      const s = connect({ port, host, localAddress });
       s.once('connect', () => { s.off('error', reject); resolve(new RawRtmp(s)); });
       s.once('error', reject);
     });
@@ -169,6 +173,7 @@ export class RawRtmp {
     }
     this.#handshaken = true;
     this.received += this.#buf.length - 3073;
+    this.#tail = this.#buf.subarray(3073).toString('latin1');
     this.write(this.#buf.subarray(1, 1537));
     return true;
   }
@@ -177,6 +182,12 @@ export class RawRtmp {
   async waitReceived(n: number): Promise<boolean> {
     while (this.received <= n && !this.isClosed) await new Promise<void>((r) => this.#waiters.push(r));
     return this.received > n;
+  }
+
+  /** Resolves true once `text` (e.g. `NetStream.Publish.Start`) was received, false if closed first. */
+  async waitText(text: string): Promise<boolean> {
+    while (!this.#tail.includes(text) && !this.isClosed) await new Promise<void>((r) => this.#waiters.push(r));
+    return this.#tail.includes(text);
   }
 
   write(b: Buffer): void {
