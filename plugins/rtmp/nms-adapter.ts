@@ -74,6 +74,8 @@ export const MAX_CHUNK_STREAMS = 64;
 
 const KINDS: Record<number, MediaPacket['kind']> = { 0: 'audio-header', 1: 'frame', 2: 'video-header', 3: 'keyframe', 4: 'frame', 5: 'metadata', 6: 'frame' };
 
+const EMPTY = Buffer.alloc(0);
+
 /** A bound of ours, as opposed to whatever the package throws. */
 class WireRefusal extends Error {}
 
@@ -116,6 +118,13 @@ function bound(rtmp: NmsRtmp, limits: WireLimits): void {
     // protocol control messages carry a 4-byte value (Set Peer Bandwidth 5)
     if (type >= 1 && type <= 6 && type !== 4 && length < 4) throw new WireRefusal(`protocol control message ${type} with ${length} bytes`);
     handle();
+    // a large buffer is not kept for the next message of its chunk stream (everything the
+    // callbacks keep is copied): what a connection holds between messages stays small
+    const done = rtmp.parserPacket;
+    if (done.capacity > MAX_COMMAND_MESSAGE) {
+      done.payload = EMPTY;
+      done.capacity = 0;
+    }
     const size = rtmp.inChunkSize;
     // 0 stalls the parser for good (its chunk arithmetic turns into NaN); the top bit is reserved
     if (!(size >= 1 && size <= 0x7fffffff)) throw new WireRefusal(`Set Chunk Size ${size}`);
