@@ -59,8 +59,12 @@ export class RtmpListener {
       this.#server = createTlsServer({ ...o.tls, handshakeTimeout: o.handshakeTimeoutMs }, handle);
       // before the TLS layer wraps the socket: a refused one never costs a TLS handshake
       this.#server.prependListener('connection', (raw: Socket) => { admit(raw); });
-      // a TLS handshake that fails (wrong port, bad client, refused above) is the client's problem
-      this.#server.on('tlsClientError', () => {});
+      // a failed TLS handshake (bad client, timeout, refused above) is the client's problem; with
+      // a listener here Node leaves the socket open, so it is ended here
+      this.#server.on('tlsClientError', (err, socket) => {
+        o.log.warn({ remote: remoteOf(socket), protocol: 'rtmps' }, `rtmp connection closed: TLS handshake failed (${err.message})`);
+        socket.destroy();
+      });
     } else {
       this.#server = createServer((raw) => { if (admit(raw)) handle(raw); });
     }
