@@ -68,6 +68,7 @@ export function ffmpeg(t: TestLike, args: string[], timeoutMs = 60_000): Ff {
 }
 
 /** A live H.264/AAC test source at `size`, `seconds` long, published to `url`. */
+/** `seconds` of source; killed at `seconds` + 30 s at the latest. */
 export function publish(t: TestLike, url: string, opts: { size?: string; seconds?: number; extra?: string[] } = {}): Ff {
   return ffmpeg(t, [
     '-loglevel', 'warning', '-re',
@@ -76,18 +77,18 @@ export function publish(t: TestLike, url: string, opts: { size?: string; seconds
     '-t', String(opts.seconds ?? 30),
     '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '10', '-pix_fmt', 'yuv420p',
     '-c:a', 'aac', '-b:a', '32k', ...(opts.extra ?? []), '-f', 'flv', url,
-  ]);
+  ], Math.max(60_000, ((opts.seconds ?? 30) + 30) * 1000));
 }
 
 /**
  * Plays `url` and decodes it, printing one `showinfo` line per frame; `frames()` are the frame
  * sizes seen so far (e.g. `160x120`), counted as they come (the stderr tail is bounded).
  */
-export function play(t: TestLike, url: string, opts: { frames?: number; extra?: string[] } = {}): Ff & { frames(): string[]; keyFirst(): boolean | undefined } {
+export function play(t: TestLike, url: string, opts: { frames?: number; extra?: string[]; timeoutMs?: number } = {}): Ff & { frames(): string[]; keyFirst(): boolean | undefined } {
   const f = ffmpeg(t, [
     '-loglevel', 'info', ...(opts.extra ?? []), '-i', url,
     ...(opts.frames ? ['-frames:v', String(opts.frames)] : []), '-vf', 'showinfo', '-an', '-f', 'null', '-',
-  ]);
+  ], opts.timeoutMs);
   const sizes: string[] = [];
   let keyFirst: boolean | undefined;
   let partial = '';
