@@ -23,7 +23,7 @@ export const RtmpConfig = describe(Type.Object({
   address_tls: 'RTMPS listen address.',
   app: 'RTMP app path streams are published under.',
   token: 'Token publishers and players must give.',
-  handshake_timeout_seconds: 'Seconds an RTMP(S) connection has from accept to a started publish or play (TLS handshake, RTMP handshake, connect, publish/play); then it is closed.',
+  handshake_timeout_seconds: 'Seconds an RTMP connection has from accept to a started publish or play (handshake, connect, publish/play); then it is closed. RTMPS has as long again for its TLS handshake first.',
   idle_timeout_seconds: 'Seconds without a byte in either direction before an RTMP(S) connection is closed (publishing, playing or not yet either).',
   max_connections: 'Most RTMP and RTMPS connections open at once; more are closed at accept.',
   max_connections_per_address: 'Most RTMP and RTMPS connections open at once from one client address (IPv6: one /64); more are closed at accept.',
