@@ -15,7 +15,8 @@ await mkdir(join(dir, 'disk'), { recursive: true });
 const configPath = join(dir, 'config.json');
 await writeFile(configPath, JSON.stringify({
   address: '127.0.0.1:0', update_check: false, db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } },
-  log: { level: 'warn' }, rtmp: { enable: true, address: '127.0.0.1:0' },
+  // 500 raw players come from one loopback address: above the default per-address cap (100)
+  log: { level: 'warn' }, rtmp: { enable: true, address: '127.0.0.1:0', max_connections_per_address: 1000 },
 }));
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CORE_')));
 const core = await CoreService.start({ configPath, env });

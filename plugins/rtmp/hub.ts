@@ -17,6 +17,8 @@ export interface ChannelPlayer {
 
 /** A GOP cache never holds more than this many packets (a stream with no keyframes). */
 const GOP_CAP = 4096;
+/** Nor more than this many bytes (a publisher sending huge frames between rare keyframes). */
+const GOP_BYTES_CAP = 64 * 1024 * 1024;
 
 export class Channel {
   readonly path: string;
@@ -32,6 +34,7 @@ export class Channel {
   #audioHeader?: Buffer;
   #videoHeader?: Buffer;
   #gop: Buffer[] = [];
+  #gopBytes = 0;
   #closed = false;
 
   constructor(path: string, publisherId: string, publisherRemote: string) {
@@ -54,23 +57,47 @@ export class Channel {
       case 'metadata': this.#meta = p.wire; break;
       case 'audio-header': this.#audioHeader = p.wire; this.audioCodec = p.codec; break;
       case 'video-header': this.#videoHeader = p.wire; this.videoCodec = p.codec; break;
-      case 'keyframe': this.#gop = [p.wire]; break;
+      case 'keyframe': this.#gop = [p.wire]; this.#gopBytes = p.wire.length; break;
       case 'frame':
         // frames before the first keyframe cannot start a decoder; audio-only streams have none
-        if (this.#gop.length > 0 || !this.#videoHeader) this.#gop.push(p.wire);
-        if (this.#gop.length > GOP_CAP) this.#gop = [];
+        if (this.#gop.length > 0 || !this.#videoHeader) {
+          this.#gop.push(p.wire);
+          this.#gopBytes += p.wire.length;
+        }
+        if (this.#gop.length > GOP_CAP || this.#gopBytes > GOP_BYTES_CAP) {
+          this.#gop = [];
+          this.#gopBytes = 0;
+        }
         break;
     }
     for (const player of this.#players.values()) {
-      if (!player.send(p.wire)) this.#players.delete(player.id);
+      if (!Channel.#deliver(player, p.wire)) this.#players.delete(player.id);
+    }
+  }
+
+  /** One player's failure is its own: it is dropped, the publisher and the other players go on. */
+  static #deliver(player: ChannelPlayer, data: Buffer): boolean {
+    try {
+      return player.send(data);
+    } catch {
+      Channel.#end(player);
+      return false;
+    }
+  }
+
+  static #end(player: ChannelPlayer): void {
+    try {
+      player.stop();
+    } catch {
+      // the player's own connection handles its errors; nothing more to do for it here
     }
   }
 
   /** Adds a player, starting it with the stored headers and the current GOP. */
   join(player: ChannelPlayer): void {
-    if (this.#closed) return player.stop();
+    if (this.#closed) return Channel.#end(player);
     for (const b of [this.#meta, this.#audioHeader, this.#videoHeader, ...this.#gop]) {
-      if (b && !player.send(b)) return;
+      if (b && !Channel.#deliver(player, b)) return;
     }
     this.#players.set(player.id, player);
   }
@@ -85,7 +112,8 @@ export class Channel {
     const players = [...this.#players.values()];
     this.#players.clear();
     this.#gop = [];
-    for (const p of players) p.stop();
+    this.#gopBytes = 0;
+    for (const p of players) Channel.#end(p);
   }
 }
 

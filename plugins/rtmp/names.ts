@@ -9,6 +9,8 @@ export interface StreamTarget {
   path: string;
   /** The token the client gave (query or path suffix), if any. */
   token?: string;
+  /** Where the token came from: `?token=`, or the last path element (only with a configured token). */
+  tokenFrom?: 'query' | 'path';
   /** The other query parameters. */
   params: Record<string, string>;
 }
@@ -19,18 +21,46 @@ export interface NameRefusal {
   reason: string;
 }
 
-// a path segment: no separators, whitespace or control characters, not `.`/`..`
-const SEGMENT = /^[^\s/\\?#\u0000-\u001f\u007f]+$/;
+/** The path and query a client asked for, before the token is taken out. */
+export interface RequestedStream {
+  path: string;
+  query: Record<string, string>;
+}
+
+// why a path segment is refused: each would make two spellings name one stream, or reach logs and
+// file names (HLS outputs of processes reading the stream) in a form that misleads
+const SEGMENT_RULES: Array<[RegExp, string]> = [
+  [/[\u0000-\u001f\u007f]/, 'control characters'],
+  [/^\.{1,2}$/, "a '.' or '..' path segment"],
+  [/\s/, 'whitespace'],
+  [/[\\#]/, "a backslash or '#'"],
+];
 
 /**
- * Joins the `connect` app and the stream name into a path, checking every segment; ffmpeg puts
- * nested folders into the app (`rtmp://h/a/b/c.stream` is app `a/b`, name `c.stream`).
+ * The stream a client asked for, from the `connect` app and the `publish`/`play` name as the
+ * client sent them. ffmpeg splits a URL at its second `/`: `rtmp://h/live/x.stream?token=T` is
+ * app `live`, name `x.stream?token=T`; `rtmp://h/a/b/c.stream` is app `a/b`, name `c.stream`;
+ * a one-element URL (`{rtmp,name=x.stream}` with `rtmp.app` `/`) is app `x.stream?token=T` and an
+ * empty name. So the app may carry the query, and the name may be empty. Names are taken
+ * literally (no percent-decoding): `%2e%2e` stays a name, never `..`.
  */
-export function streamPath(app: string, name: string): string | undefined {
-  const segments = `${app}/${name}`.split('/').filter((s) => s !== '');
-  if (segments.length === 0) return undefined;
-  for (const s of segments) if (!SEGMENT.test(s) || s === '.' || s === '..') return undefined;
-  return '/' + segments.join('/');
+export function requestedStream(app: string, name: string, nameQuery: Readonly<Record<string, string>>): RequestedStream | NameRefusal {
+  const q = app.indexOf('?');
+  const appPath = q < 0 ? app : app.slice(0, q);
+  const query: Record<string, string> = Object.create(null);
+  if (q >= 0) for (const [k, v] of new URLSearchParams(app.slice(q + 1))) if (!(k in query)) query[k] = v;
+  Object.assign(query, nameQuery);
+  const segments = `${appPath}/${name}`.split('/').filter((s) => s !== '');
+  if (segments.length === 0) return { kind: 'bad_request', reason: 'no stream name' };
+  for (const s of segments) {
+    for (const [rule, what] of SEGMENT_RULES) if (rule.test(s)) return { kind: 'bad_request', reason: `invalid stream name: ${what}` };
+  }
+  return { path: '/' + segments.join('/'), query };
+}
+
+/** How a request is shown in a log line when it was refused before it had a path: bounded, query cut. */
+export function shownRequest(app: string, name: string): string {
+  return `/${app.split('?')[0]}/${name}`.replace(/\/+/g, '/').slice(0, 200);
 }
 
 /**
@@ -40,18 +70,22 @@ export function streamPath(app: string, name: string): string | undefined {
 export function resolveTarget(path: string, query: Readonly<Record<string, string>>, configuredToken: string): StreamTarget {
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(query)) if (k !== 'token') params[k] = v;
-  if ('token' in query) return { path, token: query.token, params };
+  if ('token' in query) return { path, token: query.token, tokenFrom: 'query', params };
   if (!configuredToken) return { path, params };
   const cut = path.lastIndexOf('/');
-  if (cut <= 0) return { path: '/', token: path.slice(1), params };
-  return { path: path.slice(0, cut), token: path.slice(cut + 1), params };
+  if (cut <= 0) return { path: '/', token: path.slice(1), tokenFrom: 'path', params };
+  return { path: path.slice(0, cut), token: path.slice(cut + 1), tokenFrom: 'path', params };
 }
 
 /** The token rule of publish and play: a configured token must be given exactly. */
 export function checkToken(target: StreamTarget, configuredToken: string): NameRefusal | undefined {
   if (!configuredToken) return undefined;
   if (target.token === undefined || target.token === '') return { kind: 'unauthorized', reason: 'no token given' };
-  return target.token === configuredToken ? undefined : { kind: 'forbidden', reason: 'invalid token' };
+  if (target.token === configuredToken) return undefined;
+  // without `?token=` the last path element stood in for it: most likely the client gave none
+  return target.tokenFrom === 'path'
+    ? { kind: 'unauthorized', reason: 'no token given (no ?token=, and the last path element is not the token)' }
+    : { kind: 'forbidden', reason: 'invalid token' };
 }
 
 /** Publishing is only allowed below `rtmp.app` (`/` allows every path); playing is not checked. */

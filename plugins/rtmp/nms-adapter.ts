@@ -1,19 +1,26 @@
-import { createRequire } from 'node:module';
+import { loadNms, type NmsRtmp } from './nms-load.ts';
 
 /*
- * The only file that touches node-media-server (pinned 4.4.3, CommonJS, no types). It uses the
- * RTMP wire layer alone (handshake, chunk stream, AMF commands, FLV tag parsing): sessions,
- * stream registry, listeners and checks are ours (session.ts, hub.ts, server.ts), because the
- * package's server classes keep module-level state, exit the process on a busy port and broadcast
- * a refused publisher's media (research rtmp-srt.md 2.6). Replacing the package with an own wire
+ * The only file that drives node-media-server (loaded by nms-load.ts). It uses the RTMP wire
+ * layer alone (handshake, chunk stream, AMF commands, FLV tag parsing): sessions, stream
+ * registry, listeners and checks are ours (session.ts, hub.ts, server.ts), because the package's
+ * server classes keep module-level state, exit the process on a busy port and broadcast a
+ * refused publisher's media (research rtmp-srt.md 2.6). Replacing the package with an own wire
  * implementation means rewriting this file only.
+ *
+ * This file is also the fault boundary (README "Fault boundary"): every call into the package
+ * runs inside `#guarded`, so whatever it throws on hostile bytes (and whatever our callbacks,
+ * which it calls synchronously, throw) becomes a string that ends one connection. Bounds that a
+ * try/catch cannot give (memory, a parser that stops making progress) are checked before the
+ * package acts: message sizes and chunk stream counts before it allocates, the chunk size
+ * before it is used.
  */
 
 /** What a client asked for in `publish` or `play`. */
 export interface WireRequest {
-  /** The `app` of `connect`, e.g. `live` or `live/sub` (ffmpeg puts nested folders here). */
+  /** The `app` of `connect` as sent, e.g. `live`, `live/sub`, or `abc.stream?token=T` for a one-element URL. */
   app: string;
-  /** The stream name of `publish`/`play` without its query, e.g. `abc.stream`. */
+  /** The stream name of `publish`/`play` without its query, e.g. `abc.stream` (empty for a one-element URL). */
   name: string;
   /** The query of the stream name (`?token=..`), one value per key. */
   query: Record<string, string>;
@@ -41,55 +48,114 @@ export interface WireEvents {
 
 /** One connection's protocol state. */
 export interface RtmpWire {
-  /** Parses bytes from the client; a string is a protocol error (close the connection). */
+  /** Parses bytes from the client; a string is why the connection must close. */
   feed(data: Buffer): string | null;
-  /** Sends an `onStatus` on the connection's stream, e.g. `NetStream.Play.Stop`. */
-  status(level: 'status' | 'error', code: string, description: string): void;
+  /** Sends an `onStatus` on the connection's stream, e.g. `NetStream.Play.Stop`; a string on failure. */
+  status(level: 'status' | 'error', code: string, description: string): string | null;
+}
+
+/** Per-connection bounds on what the client may make the parser hold. */
+export interface WireLimits {
+  /** Largest audio or video message, in bytes (`rtmp.max_message_size_kbytes`). */
+  maxMediaMessage: number;
 }
 
 /** The adapter's entry points (one object, loaded only when RTMP is on). */
 export interface RtmpWireLayer {
-  createWire(events: WireEvents): RtmpWire;
+  createWire(events: WireEvents, limits: WireLimits): RtmpWire;
   /** Decodes an `onMetaData` body (`@setDataFrame` or plain) into its fields, if it is one. */
   decodeMetadata(body: Buffer): Record<string, unknown> | undefined;
 }
 
-interface NmsPacket { codec_type: number; codec_id: number; flags: number; size: number; data: Buffer }
-interface NmsRtmp {
-  onConnectCallback(req: { app: string; name: string; query: Record<string, string | string[]> }): void;
-  onPlayCallback(): void;
-  onPushCallback(): void;
-  onPacketCallback(p: NmsPacket): void;
-  onOutputCallback(b: Buffer): void;
-  parserData(b: Buffer): string | null;
-  sendStatusMessage(sid: number, level: string, code: string, description: string): void;
-  streamId: number;
-}
-interface NmsRtmpClass { new (): NmsRtmp; createMessage(p: NmsPacket): Buffer }
+/** Commands and data messages are a few hundred bytes in every known client (connect, publish, onMetaData). */
+export const MAX_COMMAND_MESSAGE = 64 * 1024;
+/** Clients use chunk streams 2 to 8; the protocol allows 65,599, each with its own buffer. */
+export const MAX_CHUNK_STREAMS = 64;
 
 const KINDS: Record<number, MediaPacket['kind']> = { 0: 'audio-header', 1: 'frame', 2: 'video-header', 3: 'keyframe', 4: 'frame', 5: 'metadata', 6: 'frame' };
 
+const EMPTY = Buffer.alloc(0);
+
+/** A bound of ours, as opposed to whatever the package throws. */
+class WireRefusal extends Error {}
+
+function describe(err: unknown): string {
+  if (err instanceof WireRefusal) return err.message;
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return `parser failed (${text.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 160)})`;
+}
+
 function firstValues(q: Record<string, string | string[]>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(q)) out[k] = Array.isArray(v) ? (v[0] ?? '') : v;
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries(q ?? {})) out[k] = String(Array.isArray(v) ? (v[0] ?? '') : v);
   return out;
 }
 
-/** Loads the package's RTMP layer (deep paths: the package has no exports map). */
+/**
+ * Replaces the package's buffer allocation and wraps its message dispatch, on this one instance.
+ * `allocUnsafe`: the parser writes every byte before reading it, and the pages of a large
+ * message are then committed as its bytes arrive, not when a header announces 16 MiB.
+ */
+function bound(rtmp: NmsRtmp, limits: WireLimits): void {
+  rtmp.packetAlloc = () => {
+    const p = rtmp.parserPacket;
+    const { length, type } = p.header;
+    const max = type === 8 || type === 9 ? limits.maxMediaMessage : MAX_COMMAND_MESSAGE;
+    if (length > max) throw new WireRefusal(`message of type ${type} with ${length} bytes (at most ${max})`);
+    if (rtmp.inPackets.size > MAX_CHUNK_STREAMS) throw new WireRefusal(`more than ${MAX_CHUNK_STREAMS} chunk streams`);
+    if (p.payload.length >= length + 16) return;
+    let held = 0;
+    for (const other of rtmp.inPackets.values()) if (other !== p) held += other.capacity;
+    if (held + length > 2 * limits.maxMediaMessage) throw new WireRefusal(`more than ${2 * limits.maxMediaMessage} bytes of unfinished messages`);
+    // as the package: 1 KiB of room, so frames a little larger than the last do not reallocate;
+    // zeroed past the end, because the tag parser peeks at fixed offsets of short messages
+    p.payload = Buffer.allocUnsafe(length + 1024).fill(0, length);
+    p.capacity = length + 1024 - 16;
+  };
+  const handle = rtmp.packetHandler.bind(rtmp);
+  rtmp.packetHandler = () => {
+    const { type, length } = rtmp.parserPacket.header;
+    // protocol control messages carry a 4-byte value (Set Peer Bandwidth 5)
+    if (type >= 1 && type <= 6 && type !== 4 && length < 4) throw new WireRefusal(`protocol control message ${type} with ${length} bytes`);
+    handle();
+    // a large buffer is not kept for the next message of its chunk stream (everything the
+    // callbacks keep is copied): what a connection holds between messages stays small
+    const done = rtmp.parserPacket;
+    if (done.capacity > MAX_COMMAND_MESSAGE) {
+      done.payload = EMPTY;
+      done.capacity = 0;
+    }
+    const size = rtmp.inChunkSize;
+    // 0 stalls the parser for good (its chunk arithmetic turns into NaN); the top bit is reserved
+    if (!(size >= 1 && size <= 0x7fffffff)) throw new WireRefusal(`Set Chunk Size ${size}`);
+  };
+}
+
+/** Loads the package's RTMP layer. */
 export function loadWireLayer(): RtmpWireLayer {
-  const require = createRequire(import.meta.url);
-  const Rtmp = require('node-media-server/src/protocol/rtmp.js') as NmsRtmpClass;
-  const amf = require('node-media-server/src/protocol/amf.js') as { decodeAmf0Data(b: Buffer): { cmd?: string; dataObj?: Record<string, unknown> | null } };
-  // its logger writes to stdout; every event it would log is logged by the plugin instead
-  const logger = require('node-media-server/src/core/logger.js') as { log(...a: unknown[]): void };
-  logger.log = () => {};
+  const { Rtmp, amf } = loadNms();
 
   return {
-    createWire(events) {
+    createWire(events, limits) {
       const rtmp = new Rtmp();
+      bound(rtmp, limits);
       let req: WireRequest | undefined;
+      let broken: string | null = null;
+      const guarded = (fn: () => string | null | void): string | null => {
+        if (broken) return broken;
+        try {
+          return fn() ?? null;
+        } catch (err) {
+          broken = describe(err);
+          return broken;
+        }
+      };
       rtmp.onOutputCallback = (b) => events.output(b);
-      rtmp.onConnectCallback = (r) => { req = { app: String(r.app ?? ''), name: String(r.name ?? ''), query: firstValues(r.query ?? {}) }; };
+      rtmp.onConnectCallback = (r) => {
+        // publish/play before connect (or a connect without app): the package passes undefined
+        if (typeof r.app !== 'string') throw new WireRefusal('publish or play without the app of a connect');
+        req = { app: r.app, name: String(r.name), query: firstValues(r.query) };
+      };
       rtmp.onPushCallback = () => events.publish(req!);
       rtmp.onPlayCallback = () => events.play(req!);
       rtmp.onPacketCallback = (p) => {
@@ -100,14 +166,16 @@ export function loadWireLayer(): RtmpWireLayer {
         events.packet({ kind, codec: p.codec_id, wire, body: kind === 'metadata' ? Buffer.from(p.data.subarray(0, p.size)) : undefined });
       };
       return {
-        feed: (data) => rtmp.parserData(data),
-        status: (level, code, description) => rtmp.sendStatusMessage(rtmp.streamId ?? 1, level, code, description),
+        feed: (data) => guarded(() => rtmp.parserData(data)),
+        status: (level, code, description) => guarded(() => rtmp.sendStatusMessage(rtmp.streamId ?? 1, level, code, description)),
       };
     },
     decodeMetadata(body) {
       try {
+        if (body.length > MAX_COMMAND_MESSAGE) return undefined;
         const m = amf.decodeAmf0Data(body);
-        return (m.cmd === '@setDataFrame' || m.cmd === 'onMetaData') && m.dataObj ? m.dataObj : undefined;
+        const fields = m.dataObj;
+        return (m.cmd === '@setDataFrame' || m.cmd === 'onMetaData') && fields && typeof fields === 'object' ? fields as Record<string, unknown> : undefined;
       } catch {
         return undefined;
       }

@@ -1,6 +1,23 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
+import type { Logger } from 'pino';
 import { BootError } from '../../sdk/index.ts';
+import type { ConnectionLimits } from './limits.ts';
+
+/** `ip:port` of a socket's peer, IPv6 in brackets. */
+export function remoteOf(socket: Socket): string {
+  const ip = socket.remoteAddress ?? '';
+  return `${ip.includes(':') ? `[${ip}]` : ip}:${socket.remotePort ?? 0}`;
+}
+
+export interface ListenerOptions {
+  log: Logger;
+  /** Shared by the RTMP and RTMPS listeners of one service. */
+  limits: ConnectionLimits;
+  /** RTMPS: the certificate; its handshake must be done within `handshakeTimeoutMs` too. */
+  tls?: TlsOptions;
+  handshakeTimeoutMs: number;
+}
 
 /** `host:port` split for `listen` (`:1935` or a bare `1935` = every interface, `[::1]:1935`). */
 export function listenAddress(address: string): { host?: string; port: number } {
@@ -12,23 +29,45 @@ export function listenAddress(address: string): { host?: string; port: number } 
 
 /**
  * One RTMP or RTMPS listener and its live sockets. A listen failure (port in use) is a
- * BootError naming the config key, instead of the package's `process.exit`.
+ * BootError naming the config key, instead of the package's `process.exit`. Every accepted TCP
+ * connection is counted against the caps first (an RTMPS one before its TLS handshake).
  */
 export class RtmpListener {
   readonly #server: Server;
+  readonly #log: Logger;
+  /** The TCP sockets (under a TLS socket for RTMPS), so `close` also ends unfinished handshakes. */
   readonly #sockets = new Set<Socket>();
   #port = 0;
 
-  constructor(onSocket: (socket: Socket) => void, tls?: TlsOptions) {
+  constructor(onSocket: (socket: Socket) => void, o: ListenerOptions) {
+    this.#log = o.log;
+    const admit = (raw: Socket): boolean => {
+      const release = o.limits.admit(raw.remoteAddress ?? '', remoteOf(raw));
+      if (!release) {
+        raw.destroy();
+        return false;
+      }
+      this.#sockets.add(raw);
+      raw.once('close', () => { this.#sockets.delete(raw); release(); });
+      return true;
+    };
     const handle = (socket: Socket) => {
-      this.#sockets.add(socket);
-      socket.once('close', () => this.#sockets.delete(socket));
       socket.setNoDelay(true);
       onSocket(socket);
     };
-    this.#server = tls ? createTlsServer(tls, handle) : createServer(handle);
-    // a TLS handshake that fails (wrong port, bad client) is the client's problem, not ours
-    this.#server.on('tlsClientError', () => {});
+    if (o.tls) {
+      this.#server = createTlsServer({ ...o.tls, handshakeTimeout: o.handshakeTimeoutMs }, handle);
+      // before the TLS layer wraps the socket: a refused one never costs a TLS handshake
+      this.#server.prependListener('connection', (raw: Socket) => { admit(raw); });
+      // a failed TLS handshake (bad client, timeout, refused above) is the client's problem; with
+      // a listener here Node leaves the socket open, so it is ended here
+      this.#server.on('tlsClientError', (err, socket) => {
+        o.log.warn({ remote: remoteOf(socket), protocol: 'rtmps' }, `rtmp connection closed: TLS handshake failed (${err.message})`);
+        socket.destroy();
+      });
+    } else {
+      this.#server = createServer((raw) => { if (admit(raw)) handle(raw); });
+    }
   }
 
   /** Binds; rejects with a BootError that names `key` and the address. */
@@ -42,6 +81,8 @@ export class RtmpListener {
       this.#server.once('error', fail);
       this.#server.listen({ host, port }, () => {
         this.#server.off('error', fail);
+        // accept can fail later (EMFILE under a flood): without a listener that would end the process
+        this.#server.on('error', (err) => this.#log.warn({ err: err.message, key }, 'rtmp listener error'));
         resolve();
       });
     });

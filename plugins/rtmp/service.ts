@@ -5,7 +5,8 @@ import { BootError } from '../../sdk/index.ts';
 import { loadWireLayer } from './nms-adapter.ts';
 import { Hub } from './hub.ts';
 import { RtmpSession, type SessionDeps } from './session.ts';
-import { RtmpListener } from './server.ts';
+import { RtmpListener, type ListenerOptions } from './server.ts';
+import { ConnectionLimits } from './limits.ts';
 import type { RtmpSettings } from './schema.ts';
 import type { RtmpService, RtmpChannelInfo } from './ref.ts';
 
@@ -31,22 +32,29 @@ export interface RunningRtmp extends RtmpService {
 export async function startRtmp(o: RtmpStartOptions): Promise<RunningRtmp> {
   const wire = loadWireLayer();
   const hub = new Hub();
+  const c = o.config;
   const base: Omit<SessionDeps, 'protocol'> = {
-    wire, hub, hooks: o.hooks, log: o.log, token: o.config.token, app: o.config.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
+    wire, hub, hooks: o.hooks, log: o.log, token: c.token, app: c.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
+    limits: { maxMediaMessage: c.max_message_size_kbytes * 1024 },
+    handshakeTimeout: c.handshake_timeout_seconds, idleTimeout: c.idle_timeout_seconds,
   };
   // a session lives as long as its socket: the listener tracks the sockets, the hub the streams
   const accept = (protocol: string) => (socket: Socket) => { new RtmpSession(socket, { ...base, protocol }); };
+  const shared: ListenerOptions = {
+    log: o.log, handshakeTimeoutMs: c.handshake_timeout_seconds * 1000,
+    limits: new ConnectionLimits({ total: c.max_connections, perAddress: c.max_connections_per_address }, o.log),
+  };
 
   const listeners: RtmpListener[] = [];
   const closeAll = async () => { await Promise.all(listeners.map((l) => l.close())); };
   try {
-    const plain = new RtmpListener(accept('rtmp'));
+    const plain = new RtmpListener(accept('rtmp'), shared);
     listeners.push(plain);
-    await plain.listen('rtmp.address', o.config.address);
+    await plain.listen('rtmp.address', c.address);
     if (o.config.enable_tls) {
       const pair = o.tls.current();
       if (!pair) throw new BootError('rtmp.enable_tls needs the TLS certificate (tls.cert_file and tls.key_file, or tls.auto)');
-      const secure = new RtmpListener(accept('rtmps'), { cert: pair.cert, key: pair.key });
+      const secure = new RtmpListener(accept('rtmps'), { ...shared, tls: { cert: pair.cert, key: pair.key } });
       listeners.push(secure);
       await secure.listen('rtmp.address_tls', o.config.address_tls);
       const off = o.tls.onChange((next) => secure.setSecureContext({ cert: next.cert, key: next.key }));

@@ -1,9 +1,10 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { askIngest, tellIngest, type IngestPeer, type ingestHooksRef, type IngestRefusal } from '../../sdk/index.ts';
-import type { RtmpWire, RtmpWireLayer, WireRequest, MediaPacket } from './nms-adapter.ts';
+import type { RtmpWire, RtmpWireLayer, WireRequest, MediaPacket, WireLimits } from './nms-adapter.ts';
 import type { Channel, Hub } from './hub.ts';
-import { streamPath, resolveTarget, checkToken, checkApp, type StreamTarget } from './names.ts';
+import { remoteOf } from './server.ts';
+import { requestedStream, shownRequest, resolveTarget, checkToken, checkApp, type StreamTarget } from './names.ts';
 
 type IngestHooks = ReturnType<typeof ingestHooksRef.create>;
 
@@ -19,11 +20,11 @@ export interface SessionDeps {
   app: string;
   /** A player whose unsent output exceeds this is dropped (it cannot keep up). */
   maxPlayerBacklog: number;
-}
-
-function remoteOf(socket: Socket): string {
-  const ip = socket.remoteAddress ?? '';
-  return `${ip.includes(':') ? `[${ip}]` : ip}:${socket.remotePort ?? 0}`;
+  limits: WireLimits;
+  /** Seconds from accept to an accepted publish or play (`rtmp.handshake_timeout_seconds`). */
+  handshakeTimeout: number;
+  /** Seconds without a byte either way (`rtmp.idle_timeout_seconds`). */
+  idleTimeout: number;
 }
 
 /**
@@ -31,6 +32,10 @@ function remoteOf(socket: Socket): string {
  * being checked (token, app, the async `ingest.pre*` taps) the connection is held: nothing is
  * registered or broadcast, the socket is paused and packets already parsed are kept aside; on
  * refusal they are dropped with the socket, never reaching a player.
+ *
+ * Whatever goes wrong on one connection (the parser, our own code in its callbacks or after an
+ * await, a timeout) ends up in `#fail`: one log line, the socket destroyed, and the close
+ * handler runs the end hooks exactly once.
  */
 export class RtmpSession {
   readonly id: string;
@@ -42,6 +47,9 @@ export class RtmpSession {
   #held: MediaPacket[] = [];
   #channel?: Channel;
   #peer?: IngestPeer;
+  /** The stream the client asked for, once known (for log lines). */
+  #asked?: string;
+  #startTimer?: NodeJS.Timeout;
   #rx = 0;
   #tx = 0;
 
@@ -52,13 +60,16 @@ export class RtmpSession {
     this.#remote = remoteOf(socket);
     this.#wire = deps.wire.createWire({
       output: (b) => this.#write(b),
-      publish: (req) => void this.#publish(req),
-      play: (req) => void this.#play(req),
+      publish: (req) => this.#guard(this.#publish(req)),
+      play: (req) => this.#guard(this.#play(req)),
       packet: (p) => this.#packet(p),
-    });
+    }, deps.limits);
     socket.on('data', (d: Buffer) => this.#data(d));
     socket.on('error', (err) => deps.log.debug({ id: this.id, err: err.message }, 'rtmp connection error'));
     socket.on('close', () => this.#closed());
+    this.#startTimer = setTimeout(() => this.#fail(`no publish or play within ${deps.handshakeTimeout} s (rtmp.handshake_timeout_seconds)`), deps.handshakeTimeout * 1000);
+    socket.setTimeout(deps.idleTimeout * 1000);
+    socket.on('timeout', () => this.#fail(`idle for ${deps.idleTimeout} s (rtmp.idle_timeout_seconds)`));
   }
 
   #write(b: Buffer): void {
@@ -70,10 +81,20 @@ export class RtmpSession {
   #data(d: Buffer): void {
     this.#rx += d.length;
     const err = this.#wire.feed(d);
-    if (err) {
-      this.#deps.log.warn({ id: this.id, remote: this.#remote, err }, 'rtmp protocol error; connection closed');
-      this.#socket.destroy();
-    }
+    if (err) this.#fail(`protocol error: ${err}`);
+  }
+
+  /** Ends the connection for `reason`, with one log line (none if it is already gone). */
+  #fail(reason: string): void {
+    if (this.#socket.destroyed) return;
+    const stream = this.#channel?.path ?? this.#asked;
+    this.#deps.log.warn({ id: this.id, remote: this.#remote, protocol: this.#deps.protocol, ...(stream ? { stream } : {}) }, `rtmp connection closed: ${reason}`);
+    this.#held = [];
+    this.#socket.destroy();
+  }
+
+  #guard(work: Promise<void>): void {
+    work.catch((err: unknown) => this.#fail(`internal error: ${err instanceof Error ? err.message : String(err)}`));
   }
 
   // packets parsed from the same read as `publish`, before the checks are done, wait in #held
@@ -88,12 +109,21 @@ export class RtmpSession {
     ch.push(p);
   }
 
+  /**
+   * The name, token and app checks. A refusal is logged under the stream the client asked for
+   * (the path before the token is taken out), unless the token was right: then under the path
+   * without it, so a valid token never reaches the log.
+   */
   #target(req: WireRequest, mode: 'publish' | 'play'): StreamTarget | undefined {
-    const path = streamPath(req.app, req.name);
-    if (!path) return this.#refuse(mode, `/${req.app}/${req.name}`, { reason: 'invalid stream name', kind: 'not_found' }), undefined;
-    const target = resolveTarget(path, req.query, this.#deps.token);
-    const bad = checkToken(target, this.#deps.token) ?? (mode === 'publish' ? checkApp(target.path, this.#deps.app) : undefined);
-    if (bad) return this.#refuse(mode, target.path, { reason: bad.reason, kind: bad.kind === 'bad_request' ? 'forbidden' : bad.kind }), undefined;
+    const asked = requestedStream(req.app, req.name, req.query);
+    if ('reason' in asked) return this.#refuse(mode, shownRequest(req.app, req.name), { reason: asked.reason, kind: 'not_found' }), undefined;
+    this.#asked = asked.path;
+    const target = resolveTarget(asked.path, asked.query, this.#deps.token);
+    const badToken = checkToken(target, this.#deps.token);
+    if (badToken) return this.#refuse(mode, asked.path, { reason: badToken.reason, kind: badToken.kind === 'bad_request' ? 'forbidden' : badToken.kind }), undefined;
+    this.#asked = target.path;
+    const badApp = mode === 'publish' ? checkApp(target.path, this.#deps.app) : undefined;
+    if (badApp) return this.#refuse(mode, target.path, { reason: badApp.reason, kind: 'forbidden' }), undefined;
     return target;
   }
 
@@ -104,7 +134,7 @@ export class RtmpSession {
     };
   }
 
-  /** Holds the connection while `check` runs; false if it was closed meanwhile. */
+  /** Holds the connection while `check` runs; 'gone' if it was closed meanwhile. */
   async #hold(check: () => Promise<IngestRefusal | undefined>): Promise<IngestRefusal | undefined | 'gone'> {
     this.#state = 'checking';
     this.#socket.pause();
@@ -112,8 +142,17 @@ export class RtmpSession {
     return this.#socket.destroyed ? 'gone' : refusal;
   }
 
+  /** A publish or play was accepted: no start deadline any more. */
+  #started(state: 'publishing' | 'playing', ch: Channel, peer: IngestPeer): void {
+    clearTimeout(this.#startTimer);
+    this.#channel = ch;
+    this.#peer = peer;
+    this.#state = state;
+    this.#deps.log.info({ id: this.id, remote: this.#remote, stream: ch.path, protocol: this.#deps.protocol }, `rtmp ${state === 'publishing' ? 'publish' : 'play'} started`);
+  }
+
   async #publish(req: WireRequest): Promise<void> {
-    if (this.#state !== 'open') return this.#refuse('publish', req.name, { reason: 'one stream per connection', kind: 'conflict' });
+    if (this.#state !== 'open') return this.#refuse('publish', this.#asked ?? shownRequest(req.app, req.name), { reason: 'one stream per connection', kind: 'conflict' });
     const t = this.#target(req, 'publish');
     if (!t) return;
     const peer = this.#makePeer(t);
@@ -123,10 +162,7 @@ export class RtmpSession {
     if (r) return this.#refuse('publish', t.path, r);
     const ch = this.#deps.hub.claim(t.path, this.id, this.#remote);
     if (!ch) return this.#refuse('publish', t.path, { reason: 'already publishing', kind: 'conflict' });
-    this.#channel = ch;
-    this.#peer = peer;
-    this.#state = 'publishing';
-    this.#deps.log.info({ id: this.id, remote: this.#remote, stream: t.path, protocol: this.#deps.protocol }, 'rtmp publish started');
+    this.#started('publishing', ch, peer);
     tellIngest(this.#deps.hooks.onPublish, this.#hookError, peer);
     const held = this.#held;
     this.#held = [];
@@ -135,7 +171,7 @@ export class RtmpSession {
   }
 
   async #play(req: WireRequest): Promise<void> {
-    if (this.#state !== 'open') return this.#refuse('play', req.name, { reason: 'one stream per connection', kind: 'conflict' });
+    if (this.#state !== 'open') return this.#refuse('play', this.#asked ?? shownRequest(req.app, req.name), { reason: 'one stream per connection', kind: 'conflict' });
     const t = this.#target(req, 'play');
     if (!t) return;
     const peer = this.#makePeer(t);
@@ -144,10 +180,7 @@ export class RtmpSession {
     if (r) return this.#refuse('play', t.path, r);
     const ch = this.#deps.hub.get(t.path);
     if (!ch) return this.#refuse('play', t.path, { reason: 'stream not found', kind: 'not_found' });
-    this.#channel = ch;
-    this.#peer = peer;
-    this.#state = 'playing';
-    this.#deps.log.info({ id: this.id, remote: this.#remote, stream: t.path, protocol: this.#deps.protocol }, 'rtmp play started');
+    this.#started('playing', ch, peer);
     tellIngest(this.#deps.hooks.onPlay, this.#hookError, peer);
     ch.join({ id: this.id, send: (b) => this.#send(b), stop: () => this.#stop() });
     this.#socket.resume();
@@ -172,11 +205,13 @@ export class RtmpSession {
 
   /** The publisher left: the reference's stop statuses, then end of the connection. */
   #stop(): void {
-    this.#wire.status('status', 'NetStream.Play.UnpublishNotify', 'stream is now unpublished');
-    this.#wire.status('status', 'NetStream.Play.Stop', 'stopped playing stream');
+    const err = this.#wire.status('status', 'NetStream.Play.UnpublishNotify', 'stream is now unpublished')
+      ?? this.#wire.status('status', 'NetStream.Play.Stop', 'stopped playing stream');
+    if (err) return this.#fail(`protocol error: ${err}`);
     this.#socket.end();
   }
 
+  /** One log line naming the stream the client asked for and why, then the connection ends. */
   #refuse(mode: string, stream: string, r: IngestRefusal): void {
     this.#deps.log.warn({ id: this.id, remote: this.#remote, stream, kind: r.kind ?? 'forbidden', protocol: this.#deps.protocol }, `rtmp ${mode} refused: ${r.reason}`);
     this.#held = [];
@@ -188,6 +223,7 @@ export class RtmpSession {
 
   /** Exactly once per connection: the end hooks of what it was doing. */
   #closed(): void {
+    clearTimeout(this.#startTimer);
     const was = this.#state;
     this.#state = 'closed';
     this.#held = [];

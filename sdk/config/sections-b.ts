@@ -11,6 +11,11 @@ export const RtmpConfig = describe(Type.Object({
   address_tls: Str(':1936'),
   app: Str('/'),
   token: Str(''),
+  handshake_timeout_seconds: Type.Integer({ default: 10, minimum: 1, maximum: 3600 }),
+  idle_timeout_seconds: Type.Integer({ default: 30, minimum: 1, maximum: 3600 }),
+  max_connections: Type.Integer({ default: 1000, minimum: 1 }),
+  max_connections_per_address: Type.Integer({ default: 100, minimum: 1 }),
+  max_message_size_kbytes: Type.Integer({ default: 8192, minimum: 64, maximum: 16384 }),
 }, { default: {} }), {
   enable: 'Run the RTMP server (plugin `rtmp`).',
   enable_tls: 'Run RTMPS too (needs tls.enable).',
@@ -18,6 +23,11 @@ export const RtmpConfig = describe(Type.Object({
   address_tls: 'RTMPS listen address.',
   app: 'RTMP app path streams are published under.',
   token: 'Token publishers and players must give.',
+  handshake_timeout_seconds: 'Seconds an RTMP connection has from accept to a started publish or play (handshake, connect, publish/play); then it is closed. RTMPS has as long again for its TLS handshake first.',
+  idle_timeout_seconds: 'Seconds without a byte in either direction before an RTMP(S) connection is closed (publishing, playing or not yet either).',
+  max_connections: 'Most RTMP and RTMPS connections open at once; more are closed at accept.',
+  max_connections_per_address: 'Most RTMP and RTMPS connections open at once from one client address (IPv6: one /64); more are closed at accept.',
+  max_message_size_kbytes: 'Largest RTMP audio or video message in KiB (a keyframe); a connection that announces a larger one is closed. Bounds what one connection can make the server buffer (twice this).',
 });
 export type RtmpConfig = Static<typeof RtmpConfig>;
 

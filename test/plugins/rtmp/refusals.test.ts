@@ -52,3 +52,24 @@ t.test('publishing outside rtmp.app is refused; playing is not checked against t
   await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body.length === 1, { what: 'listed' });
   t.equal(await play(t, `${app.base}/live/x`, { frames: 3 }).done, 0);
 });
+
+t.test('every refusal is one log line under the stream the client asked for, with the reason', async (t) => {
+  const app = await startRtmpApp(t, { token: 'good', app: '/live' });
+  const cases: Array<[string, 'publish' | 'play', string, RegExp]> = [
+    [`${app.base}/live/asked1.stream`, 'publish', '/live/asked1.stream', /rtmp publish refused: no token given/],
+    [`${app.base}/live/asked2.stream?token=bad`, 'publish', '/live/asked2.stream', /rtmp publish refused: invalid token/],
+    [`${app.base}/other/asked3.stream?token=good`, 'publish', '/other/asked3.stream', /rtmp publish refused: the stream path must start with the app \/live/],
+    [`${app.base}/asked4.stream`, 'publish', '/asked4.stream', /rtmp publish refused: no token given/],
+    [`${app.base}/live/asked5.stream?token=good`, 'play', '/live/asked5.stream', /rtmp play refused: stream not found/],
+    [`${app.base}/live/asked6.stream?token=`, 'play', '/live/asked6.stream', /rtmp play refused: no token given/],
+  ];
+  for (const [url, mode, stream, reason] of cases) {
+    const f = mode === 'publish' ? publish(t, url, { seconds: 3 }) : play(t, url);
+    t.not(await f.done, 0, `${url} refused`);
+    const lines = ((await app.request('GET', '/api/v3/log')).body as string[]).filter((l) => l.includes(`stream="${stream}"`));
+    t.equal(lines.length, 1, `one line for ${stream}`);
+    t.match(lines[0] ?? '', reason, `... with the reason`);
+  }
+  const log = (await app.request('GET', '/api/v3/log')).body as string[];
+  t.notOk(log.some((l) => l.includes('refused') && l.includes('stream="/live"')), 'never under the app alone');
+});

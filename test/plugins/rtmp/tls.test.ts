@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { startApp } from '../../helpers/app.ts';
 import { startRtmpApp, publish, play } from './helpers.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { hold, lifetime } from './attack-kit.ts';
 
 /** A self-signed certificate for 127.0.0.1 in a temp folder. */
 async function selfSigned(t: { teardown(fn: () => unknown): void }): Promise<{ cert_file: string; key_file: string }> {
@@ -46,4 +47,19 @@ t.test('a busy RTMPS port fails the boot naming rtmp.address_tls', async (t) => 
   });
   await t.rejects(startApp(t, { config: { tls: { enable: true, ...files }, rtmp: { enable: true, address: '127.0.0.1:0', enable_tls: true, address_tls: `127.0.0.1:${port}` } } }),
     { message: /rtmp\.address_tls '127\.0\.0\.1:\d+': cannot listen, the port is already in use/ });
+});
+
+t.test('RTMPS: an unfinished TLS handshake is closed by rtmp.handshake_timeout_seconds; the caps count RTMPS too', async (t) => {
+  const files = await selfSigned(t);
+  const app = await startRtmpApp(t, { enable_tls: true, address_tls: '127.0.0.1:0', handshake_timeout_seconds: 1, max_connections_per_address: 3 }, { tls: { enable: true, ...files } });
+  const { rtmp, rtmps } = app.rtmp.ports();
+  const plain = hold(rtmp, 2, { localAddress: '127.0.0.2' });
+  const secure = hold(rtmps!, 3, { localAddress: '127.0.0.2' });
+  t.teardown(() => { plain.stop(); secure.stop(); });
+  await Promise.all([plain.allClosed(), secure.allClosed()]);
+  const all = [...plain.conns, ...secure.conns];
+  t.equal(all.filter((c) => lifetime(c) < 1000).length, 2, 'two of five refused: three per address over both listeners');
+  t.ok(secure.conns.filter((c) => lifetime(c) >= 1000).length >= 1, 'silent RTMPS connections closed by the handshake timeout');
+  const log = (await app.request('GET', '/api/v3/log')).body as string[];
+  t.ok(log.some((l) => l.includes('rtmp connection closed: TLS handshake failed') && l.includes('remote="127.0.0.2:')), 'logged with the remote');
 });
