@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 
 /** How often a refusal for one address is logged; the refusals in between are counted in the next line. */
 const LOG_EVERY_MS = 10_000;
+/** The service's own address: its supervised processes read and publish `{rtmp}` from here, past the per-address cap. */
+const SELF: ReadonlySet<string> = new Set(['127.0.0.1', addressKey('::1')]);
 /** Addresses whose refusals are being counted, at most (an attacker may rotate many). */
 const MAX_LOG_KEYS = 1024;
 
@@ -59,7 +61,8 @@ export class ConnectionLimits {
     const n = this.#perKey.get(key) ?? 0;
     let reason: string | undefined;
     if (this.#total >= this.#caps.total) reason = `${this.#total} connections open (rtmp.max_connections)`;
-    else if (n >= this.#caps.perAddress) reason = `${n} connections open from ${key} (rtmp.max_connections_per_address)`;
+    // the service's own children ({rtmp} in a hundred processes) come from the loopback address
+    else if (n >= this.#caps.perAddress && !SELF.has(key)) reason = `${n} connections open from ${key} (rtmp.max_connections_per_address)`;
     if (reason) {
       this.#refused(key, remote, reason);
       return undefined;

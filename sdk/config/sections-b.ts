@@ -26,7 +26,7 @@ export const RtmpConfig = describe(Type.Object({
   handshake_timeout_seconds: 'Seconds an RTMP connection has from accept to a started publish or play (handshake, connect, publish/play); then it is closed. RTMPS has as long again for its TLS handshake first.',
   idle_timeout_seconds: 'Seconds without a byte in either direction before an RTMP(S) connection is closed (publishing, playing or not yet either).',
   max_connections: 'Most RTMP and RTMPS connections open at once; more are closed at accept.',
-  max_connections_per_address: 'Most RTMP and RTMPS connections open at once from one client address (IPv6: one /64); more are closed at accept.',
+  max_connections_per_address: 'Most RTMP and RTMPS connections open at once from one client address (IPv6: one /64); more are closed at accept. The service\'s own address (127.0.0.1, ::1: its processes) counts only toward the total.',
   max_message_size_kbytes: 'Largest RTMP audio or video message in KiB (a keyframe); a connection that announces a larger one is closed. Bounds what one connection can make the server buffer (twice this).',
 });
 export type RtmpConfig = Static<typeof RtmpConfig>;
