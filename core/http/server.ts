@@ -1,12 +1,14 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, httpHooksRef, normalizeIp, type ApiConfig, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
+import { ApiError, httpHooksRef, isStreamedBody, normalizeIp, type ApiConfig, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
 import type { HookRegistry } from '../kernel/hook-registry.ts';
 import { FrontDoorAccess } from './access.ts';
 import { errorHandler, sendError, toApiError } from './errors.ts';
 import { limitJsonDepth } from './json-depth.ts';
 import { installLenientDecoding } from './lenient-body.ts';
 import { drainUnreadBodies } from './unread-body.ts';
+import { BodyDeadlines } from './body-deadlines.ts';
+import { ConnectionCap, answerClientError, connectionSlots, serverOptions, type ListenerBounds } from './listener-bounds.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -20,6 +22,10 @@ export function createServer(opts: {
   log: Logger; bodyLimit: number; hooks: HookRegistry; api: Pick<ApiConfig, 'read_only' | 'access'>;
   /** The serving threads' per-boot key (see threads/peer-header.ts); none without threads. */
   threadKey?: Buffer;
+  /** `http.*` bounds of the listener (listener-bounds.ts). */
+  bounds: ListenerBounds;
+  /** The service's per-address connection counts, shared with the serving threads (a fresh set without). */
+  slots?: Int32Array;
 }): HttpScope {
   const app = Fastify({
     // request lines are logged at info by fastify; the HTTP component logs warnings and up
@@ -28,15 +34,26 @@ export function createServer(opts: {
     routerOptions: { maxParamLength: 4096 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     forceCloseConnections: true,
-    // node's default (16 KiB) answers 431 before fastify sees the request; the reference allows 1 MiB,
-    // so an oversized credential gets the auth plugin's 401 Error body instead
-    // headersTimeout: a client has 10 s to send its headers (the reference's read-header timeout),
-    // checked every 2 s; the body and the response (uploads, long streams) are not limited here
-    http: { maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, connectionsCheckingInterval: 2_000 },
+    // header size and timeout from `http.*` (the reference allows 1 MiB and 10 s); bodies are bounded
+    // by BodyDeadlines below, since node's requestTimeout would cut long uploads and live ingest
+    http: serverOptions(opts.bounds),
+    // 431, 408 and 400 from node's parser get the Error body too
+    clientErrorHandler: answerClientError,
     // a malformed URL (`%zz`) gets the Error body like every other failure
     frameworkErrors: (err, _req, reply) => { sendError(reply, toApiError(err)); },
   }).withTypeProvider() as unknown as HttpScope;
   limitJsonDepth(app as unknown as FastifyInstance);
+  new ConnectionCap(opts.slots ?? connectionSlots(), opts.bounds).attach(app.server);
+  const deadlines = new BodyDeadlines(opts.bounds.bodyTimeoutMs, isStreamedBody);
+  // first of all hooks: a body's clock runs from its headers, whatever the route does meanwhile
+  app.addHook('onRequest', (request, reply, done) => {
+    deadlines.track(request.raw, reply.raw);
+    done();
+  });
+  app.addHook('onClose', (_app, done) => {
+    deadlines.close();
+    done();
+  });
 
   app.setErrorHandler(errorHandler(opts.log));
   // refusals sent before the body was read (401, 403, 413, 507) must reach the client
@@ -45,7 +62,8 @@ export function createServer(opts: {
 
   installLenientDecoding(app);
 
-  const access = new FrontDoorAccess(opts.api, opts.threadKey);
+  const access = new FrontDoorAccess(opts.api, opts.threadKey, (peer) => opts.log.warn({ peer },
+    'X-Real-IP / X-Forwarded-For from a local peer ignored: it is not in api.access.trusted_proxies (add it when a reverse proxy runs on this host)'));
   app.decorateRequest('clientAddress', undefined);
   const http = opts.hooks.get(httpHooksRef);
   // tapped before any plugin mounts, so it runs first and no plugin can skip it
