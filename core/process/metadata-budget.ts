@@ -74,7 +74,26 @@ export class MetadataBudget {
 
   #bytes(key: string, v: unknown): number {
     if (v === null || v === undefined) return 0;
-    // a metadata entry sits at depth 2 of db.json; its value is written at depth 3
-    return Buffer.byteLength(key) + this.#measure(v, 3);
+    // a string is counted without writing it out: a refused one then costs no copy
+    // (a metadata entry sits at depth 2 of db.json; its value is written at depth 3)
+    return Buffer.byteLength(key) + (typeof v === 'string' ? jsonStringBytes(v) : this.#measure(v, 3));
   }
+}
+
+/** UTF-8 bytes of `JSON.stringify(s)`, without building it. */
+export function jsonStringBytes(s: string): number {
+  let n = 2;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x0c || c === 0x0a || c === 0x0d || c === 0x09) n += 2;
+    else if (c < 0x20) n += 6;
+    else if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) {
+      n += 4;
+      i++;
+    } else if (c >= 0xd800 && c <= 0xdfff) n += 6;
+    else n += 3;
+  }
+  return n;
 }

@@ -32,8 +32,9 @@ export function systemMetadataRoutes(http: HttpScope, db: StateDocument<DbData>,
     const had = Object.prototype.hasOwnProperty.call(system(), key);
     const before = system()[key];
     // serialised before it is applied: a value db.json cannot hold changes nothing
-    if (body !== null) storable(body);
+    // the cheaper check first: a value beyond the limit is refused without being written out
     budget?.checkSystem(key, body);
+    if (body !== null) storable(body);
     await db.commit(() => {
       if (body === null) delete system()[key];
       else system()[key] = body;
