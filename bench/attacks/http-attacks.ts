@@ -174,6 +174,19 @@ export const HTTP_ATTACKS: readonly Attack[] = [
     },
   },
   {
+    name: 'control-json-3.5mb-x20-404',
+    what: 'control for the metadata attack: the same 20 bodies to the metadata of a process that does not exist (parsed, then 404): what receiving them costs',
+    run: async (t) => {
+      const value = JSON.stringify('v'.repeat(3.5 * MB));
+      const s = await many(20, 1, async (i) => {
+        const r = await fetch(`${t.url}/api/v3/process/none/metadata/attack-${i}`, { method: 'PUT', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: value });
+        await r.arrayBuffer();
+        return r.status;
+      });
+      return { statuses: tally(s), note: 'nothing stored' };
+    },
+  },
+  {
     name: 'basic-guess-x300-rotating-ip',
     what: '300 memfs Basic guesses at once from one address, each with another X-Real-IP',
     run: (t) => rotatingGuesses(300, (i, spoof) => from(`${t.url}/memfs/guess-${i}.txt`, '127.0.0.6', 'PUT',

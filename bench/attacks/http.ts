@@ -35,7 +35,7 @@ export interface AttackResult {
 }
 
 export interface HttpAttackRun {
-  meta: { date: string; node: string; cpus: number; loadavg_before: number[]; loadavg_after: number[]; threads: number };
+  meta: { date: string; node: string; cpus: number; loadavg_before: number[]; loadavg_after: number[]; threads: number; shared: boolean };
   results: AttackResult[];
 }
 
@@ -79,25 +79,29 @@ async function runOne(svc: Service, attack: Attack, token: string): Promise<Atta
 }
 
 /**
- * Runs the attacks (all, or those named) one after the other against one service process
- * started for the run (`threads` serving threads); the service is stopped at the end.
+ * Runs the attacks (all, or those named) one after the other, each against a service process
+ * of its own started for it (`threads` serving threads), so that one attack's heap growth is not
+ * the next one's "before"; `shared` runs them all against one process instead.
  */
-export async function runHttpAttacks(opts: { threads?: number; only?: readonly string[]; log?: (line: string) => void } = {}): Promise<HttpAttackRun> {
+export async function runHttpAttacks(opts: { threads?: number; only?: readonly string[]; shared?: boolean; log?: (line: string) => void } = {}): Promise<HttpAttackRun> {
   const threads = opts.threads ?? 0;
   const log = opts.log ?? (() => {});
-  const meta = { date: new Date().toISOString(), node: process.version, cpus: availableParallelism(), loadavg_before: loadavg().map(round), loadavg_after: [] as number[], threads };
-  const svc = await startService(attackConfig(threads));
+  const meta = { date: new Date().toISOString(), node: process.version, cpus: availableParallelism(), loadavg_before: loadavg().map(round), loadavg_after: [] as number[], threads, shared: opts.shared === true };
+  const attacks = HTTP_ATTACKS.filter((a) => !opts.only || opts.only.includes(a.name));
   const results: AttackResult[] = [];
+  let svc: Service | undefined;
   try {
-    const token = await login(svc.url);
-    for (const attack of HTTP_ATTACKS) {
-      if (opts.only && !opts.only.includes(attack.name)) continue;
-      const r = await runOne(svc, attack, token);
+    for (const attack of attacks) {
+      if (!svc || !opts.shared) {
+        await svc?.stop();
+        svc = await startService(attackConfig(threads));
+      }
+      const r = await runOne(svc, attack, await login(svc.url));
       log(line(r));
       results.push(r);
     }
   } finally {
-    await svc.stop();
+    await svc?.stop();
   }
   meta.loadavg_after = loadavg().map(round);
   return { meta, results };
@@ -119,7 +123,7 @@ export function markdown(run: HttpAttackRun): string {
   return [
     `# HTTP attacks (issue 27), ${m.date.slice(0, 10)}`, '',
     `\`node bench/attacks/http.ts ${m.threads}\`: the service as its own process (defaults, plus API auth, memfs Basic auth, memfs 1 MB; `
-      + `\`http.threads\` ${m.threads}). Node ${m.node}, ${m.cpus} cores, load average (1, 5, 15 min) ${m.loadavg_before.join(' / ')} before, `
+      + `\`http.threads\` ${m.threads}), ${m.shared ? 'one process for all attacks' : 'a fresh process per attack'}. Node ${m.node}, ${m.cpus} cores, load average (1, 5, 15 min) ${m.loadavg_before.join(' / ')} before, `
       + `${m.loadavg_after.join(' / ')} after (other engineers' work shares the machine).`, '',
     '| attack | RSS before (MiB) | peak | growth | after | 5xx | legitimate client served within 1 s | answers | note |',
     '|---|---|---|---|---|---|---|---|---|',
