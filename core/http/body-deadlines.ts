@@ -57,6 +57,12 @@ export class BodyDeadlines {
         t.bytes = bytes;
         t.progress = now;
       }
+      // a client that waits for `100 Continue` sends nothing until the server asks (memfs asks only
+      // after the Basic check, which a backoff may hold): its clock starts then
+      if (awaitsContinue(t)) {
+        t.start = now;
+        t.progress = now;
+      }
       const streamed = this.#isStreamed(t.req);
       if (streamed ? now - t.progress >= this.#timeoutMs : now - t.start >= this.#timeoutMs) this.#cut(t, streamed);
     }
@@ -90,4 +96,10 @@ export class BodyDeadlines {
     this.#timer = undefined;
     this.#live.clear();
   }
+}
+
+/** The client asked for `100 Continue` and the server has not sent it yet (node marks the response when it does). */
+function awaitsContinue(t: Tracked): boolean {
+  const expect = t.req.headers.expect;
+  return typeof expect === 'string' && /100-continue/i.test(expect) && (t.res as ServerResponse & { _sent100?: boolean })._sent100 !== true;
 }

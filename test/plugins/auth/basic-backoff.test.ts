@@ -2,6 +2,7 @@ import t from 'tap';
 import { startApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { basicHeader, from, tally } from './client-helpers.ts';
+import { open, untilClosed } from '../../core/http/raw-client.ts';
 
 /*
  * memfs Basic guesses are slowed like logins (issue 27.3: 300 guesses took 0.23 s): a wrong
@@ -33,7 +34,7 @@ const put = (url: string, who: string, i: number, pass: string | undefined) =>
   from(url, who, 'PUT', `/memfs/g/${i}.txt`, { headers: pass === undefined ? {} : basicHeader(USER, pass), body: 'data' });
 
 t.test('300 parallel Basic guesses from one address: 3 are checked, the others get 429 unchecked', async (t) => {
-  const app = await startApp(t, { config: config(0, 2_000) });
+  const app = await startApp(t, { config: config(0, 4_000) });
   const guesses = await Promise.all(Array.from({ length: 300 }, (_, i) => put(app.url, ATTACKER, i, `guess-${i}`)));
   t.same(tally(guesses), { 401: 3, 429: 297 }, 'only the queued ones were tried');
   const refused = guesses.find((g) => g.status === 429)!;
@@ -52,9 +53,10 @@ t.test('requests without credentials (the first step of Basic) are not counted',
 
 t.test('with serving threads: a thread does not answer the right credential while main backs off', async (t) => {
   const app = await startApp(t, { config: config(2, 3_000) });
-  // three wrong guesses hold the address's queue (3 s, 6 s, 12 s); a fourth proves the queue is full
-  const held = [0, 1, 2].map((i) => put(app.url, ATTACKER, i, `guess-${i}`));
-  await waitFor(async () => (await put(app.url, ATTACKER, 9, 'guess-9')).status === 429, { what: 'the queue of the address full' });
+  // six wrong guesses at once: three hold the address's queue (3 s each, one after the other),
+  // the others are refused at once, which shows the queue is full from then on for a while
+  const wrong = [0, 1, 2, 3, 4, 5].map((i) => put(app.url, ATTACKER, i, `guess-${i}`));
+  await Promise.race(wrong.map(async (w) => { if ((await w).status === 429) return; await new Promise(() => {}); }));
   // the right credential on fresh connections: the kernel hands them to main and both threads
   const takenBefore = (await app.service.threads.stats()).reduce((n, s) => n + s.served, 0);
   const right = await Promise.all(Array.from({ length: 9 }, (_, i) => put(app.url, ATTACKER, 10 + i, PASS)));
@@ -62,7 +64,21 @@ t.test('with serving threads: a thread does not answer the right credential whil
   const taken = (await app.service.threads.stats()).reduce((n, s) => n + s.served, 0) - takenBefore;
   t.ok(taken > 0, `threads took some of them (${taken}): their answer was main's backoff's`);
   t.equal((await put(app.url, OTHER, 0, PASS)).status, 201, 'another address uploads through any listener');
-  t.same(tally(await Promise.all(held)), { 401: 3 });
+  t.same(tally(await Promise.all(wrong)), { 401: 3, 429: 3 });
   const listed = await app.request('GET', '/api/v3/fs/mem');
   t.same((listed.body as Array<{ name: string }>).map((f) => f.name), ['/g/0.txt'], 'nothing of the refused uploads stored');
+});
+
+t.test('a client waiting for 100 Continue behind a backoff is not cut by the body timeout', async (t) => {
+  const app = await startApp(t, { config: { ...config(0, 2_500), http: { threads: 0, max_connections_per_address: 0, body_timeout_seconds: 1 } } });
+  // a wrong credential's 401 is held 2.5 s, longer than the body timeout; the client sends its
+  // body only after a 100, which never comes: the wait is the server's, not an idle client's
+  const port = Number(new URL(app.url).port);
+  const s = await open(port);
+  const answer = untilClosed(s);
+  s.write(`PUT /memfs/late.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n`
+    + `Authorization: ${basicHeader(USER, 'wrong').authorization}\r\n\r\n`);
+  const got = await answer;
+  t.equal(got.status, 401, 'the backoff\'s 401, not a 408');
+  t.match(JSON.parse(got.body), { code: 401, message: 'Unauthorized' });
 });

@@ -18,7 +18,7 @@ function config(threads: number, extra: Record<string, unknown> = {}): Record<st
     http: { threads, max_connections_per_address: 0 },
     api: { auth: { enable: true, username: USER, password: PASS, jwt: { secret: 'jwt-secret-abc' } } },
     // long enough that the parallel guesses all meet the first ones waiting
-    plugins: [{ name: 'auth', config: { fail_delay_ms: 2_000, fail_delay_max_ms: 2_000, fail_max_pending: 3 } }, 'disk-fs', 'memfs'],
+    plugins: [{ name: 'auth', config: { fail_delay_ms: 3_000, fail_delay_max_ms: 3_000, fail_max_pending: 3 } }, 'disk-fs', 'memfs'],
     storage: { memory: { auth: { enable: true, username: USER, password: PASS } } },
     ...extra,
   };
