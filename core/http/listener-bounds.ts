@@ -36,10 +36,14 @@ export function listenerBounds(http: Pick<HttpConfig, 'max_header_size_kbytes' |
 /** How often node checks the header timeout (it is read at each check, so a reload may change it). */
 export const CHECK_INTERVAL_MS = 1000;
 
-/** The node server options of a listener with these bounds. */
-export function serverOptions(b: ListenerBounds): { maxHeaderSize: number; headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
-  // requestTimeout 0: node's would cut long uploads and live ingest; body-deadlines.ts bounds bodies
-  return { maxHeaderSize: b.maxHeaderBytes, headersTimeout: b.headerTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: CHECK_INTERVAL_MS };
+/** The node server options of a listener with these bounds (HTTPS servers take `handshakeTimeout` too). */
+export function serverOptions(b: ListenerBounds): { maxHeaderSize: number; headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number; handshakeTimeout: number } {
+  // requestTimeout 0: node's would cut long uploads and live ingest; body-deadlines.ts bounds bodies.
+  // A TLS handshake gets the header timeout as well (node's default is 120 s), fixed when the listener opens
+  return {
+    maxHeaderSize: b.maxHeaderBytes, headersTimeout: b.headerTimeoutMs, requestTimeout: 0,
+    connectionsCheckingInterval: CHECK_INTERVAL_MS, handshakeTimeout: b.headerTimeoutMs,
+  };
 }
 
 /** New bounds on a listener that stays open (a reload): node reads both per connection or per check. */

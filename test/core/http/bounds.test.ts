@@ -141,4 +141,10 @@ t.test('main\'s HTTPS listener: the same header and connection bounds', async (t
   const port = app.service.httpsPort;
   await checkHeaderBounds(t, port, { localAddress: ATTACKER, tls: { ca: files.ca } });
   await checkPerAddress(t, port, { tls: { ca: files.ca } });
+  // a TLS handshake that never starts: closed after the header timeout (node's default is 120 s)
+  const silent = await open(port, { localAddress: OTHER });
+  silent.resume();
+  t.teardown(() => silent.destroy());
+  await waitFor(() => silent.destroyed || silent.readableEnded, { timeout: 15_000, what: 'the silent TLS connection closed' });
+  t.pass('a silent TLS connection is closed');
 });
