@@ -20,7 +20,7 @@ export const HttpConfig = describe(Type.Object({
     + `0 = the main loop serves alone, or a number up to ${MAX_SERVING_THREADS}. `
     + 'Each listens on the API port, and the HTTPS port with TLS on (reusePort), and answers memfs and disk GET/HEAD and memfs uploads itself; everything else goes to the main thread.',
   max_header_size_kbytes: 'Largest request line and headers in KiB (1 to 1024) on every HTTP listener; a request over it gets 431 and its connection is closed.',
-  header_timeout_seconds: 'Seconds a client has to send its request line and headers (a new connection too); then 408 and the connection is closed.',
+  header_timeout_seconds: 'Seconds a client has to send its request line and headers (a new connection too, and its TLS handshake); then 408 and the connection is closed.',
   body_timeout_seconds: 'Seconds a request body may take to arrive whole, from its headers (408 and closed after). '
     + 'Bodies a route streams (file uploads, stream ingest) may take longer but are closed after this long without a byte.',
   max_connections_per_address: 'Open connections one client address may hold on the HTTP and HTTPS ports together (IPv6: per /64; 0 = no limit); '
