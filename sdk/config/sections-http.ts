@@ -14,7 +14,7 @@ export const HttpConfig = describe(Type.Object({
   max_header_size_kbytes: Type.Integer({ default: 64, minimum: 1, maximum: 1024 }),
   header_timeout_seconds: Type.Integer({ default: 10, minimum: 1 }),
   body_timeout_seconds: Type.Integer({ default: 30, minimum: 1 }),
-  max_connections_per_address: Type.Integer({ default: 128, minimum: 0 }),
+  max_connections_per_address: Type.Integer({ default: 256, minimum: 0 }),
 }, { default: {} }), {
   threads: `Serving threads beside the main loop: -1 = auto (the default: none below 4 cores, else one per core but one, at most ${AUTO_MAX_THREADS}), `
     + `0 = the main loop serves alone, or a number up to ${MAX_SERVING_THREADS}. `

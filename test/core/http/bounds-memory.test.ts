@@ -6,7 +6,7 @@ import { open } from './raw-client.ts';
 
 /*
  * 600 connections each sending 1 MB of headers that never end (issue 27: +776 MB of RSS in 5 s,
- * never given back). With the defaults (64 KiB of headers, 128 connections per address) the
+ * never given back). With the defaults (64 KiB of headers, 256 connections per address) the
  * service, its own OS process, stays within 100 MB of its RSS before the attack, comes back
  * after, and serves another client meanwhile. How fast it serves is measured by
  * bench/attacks/http.ts; here it must answer at all.
