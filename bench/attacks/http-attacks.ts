@@ -73,7 +73,7 @@ async function unfinishedHeaders(url: string, n: number, address: (i: number) =>
     clearTimeout(stop);
     return status;
   }));
-  return { statuses: tally(answers), note: `${answers.filter((a) => a === 0).length} closed without an answer (per-address limit)` };
+  return { statuses: tally(answers), note: `${answers.filter((a) => a === 0).length} closed without an answer (per-address limit, or reset after the 431 while still sending)` };
 }
 
 /** `n` POST /api/login from `n` addresses, each body a byte every 200 ms, never done. */

@@ -11,8 +11,8 @@ import { Watch, settle, startService, type LegitReport, type Service } from './s
  * RSS before, at its peak and after (from /proc, MiB), the answers by status (5xx counted; 507 is
  * memfs's documented "full"), and whether a legitimate client (127.0.0.1, a fresh connection
  * every 250 ms, `GET /api/v3/process` with a token) was served within 1 s throughout.
- *   node_modules/.bin/node bench/attacks/http.ts [threads, default 0] [attack names, comma-separated]
- * Writes bench/results/attacks-http-<date>[-threads<N>].{json,md}. `runHttpAttacks` is the
+ *   node_modules/.bin/node bench/attacks/http.ts [threads, default 0] [attack names, comma-separated] [fresh]
+ * Writes bench/results/attacks-http-<date>[-threads<N>][-fresh].{json,md}. `runHttpAttacks` is the
  * runner, for a combined runner to import.
  */
 
@@ -78,23 +78,37 @@ async function runOne(svc: Service, attack: Attack, token: string): Promise<Atta
   };
 }
 
+/** Ordinary traffic before the first attack (authenticated API reads, file misses): code compiled, heap sized. */
+async function warmUp(svc: Service, token: string): Promise<void> {
+  const paths = ['/api/v3/process', '/api/v3/metadata', '/api', '/memfs/none.ts', '/api/v3/fs/mem'];
+  let next = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    for (let i = next++; i < 3000; i = next++) {
+      const r = await fetch(svc.url + paths[i % paths.length]!, { headers: { authorization: `Bearer ${token}` } });
+      await r.arrayBuffer();
+    }
+  }));
+}
+
 /**
- * Runs the attacks (all, or those named) one after the other, each against a service process
- * of its own started for it (`threads` serving threads), so that one attack's heap growth is not
- * the next one's "before"; `shared` runs them all against one process instead.
+ * Runs the attacks (all, or those named) one after the other against one service process
+ * started for the run (`threads` serving threads) and warmed up with ordinary traffic, so each
+ * attack's "before" is the RSS just before it, on a service that has been serving; `fresh` starts
+ * (and warms) a process of its own for each attack instead.
  */
-export async function runHttpAttacks(opts: { threads?: number; only?: readonly string[]; shared?: boolean; log?: (line: string) => void } = {}): Promise<HttpAttackRun> {
+export async function runHttpAttacks(opts: { threads?: number; only?: readonly string[]; fresh?: boolean; log?: (line: string) => void } = {}): Promise<HttpAttackRun> {
   const threads = opts.threads ?? 0;
   const log = opts.log ?? (() => {});
-  const meta = { date: new Date().toISOString(), node: process.version, cpus: availableParallelism(), loadavg_before: loadavg().map(round), loadavg_after: [] as number[], threads, shared: opts.shared === true };
+  const meta = { date: new Date().toISOString(), node: process.version, cpus: availableParallelism(), loadavg_before: loadavg().map(round), loadavg_after: [] as number[], threads, shared: opts.fresh !== true };
   const attacks = HTTP_ATTACKS.filter((a) => !opts.only || opts.only.includes(a.name));
   const results: AttackResult[] = [];
   let svc: Service | undefined;
   try {
     for (const attack of attacks) {
-      if (!svc || !opts.shared) {
+      if (!svc || opts.fresh) {
         await svc?.stop();
         svc = await startService(attackConfig(threads));
+        await warmUp(svc, await login(svc.url));
       }
       const r = await runOne(svc, attack, await login(svc.url));
       log(line(r));
@@ -123,7 +137,7 @@ export function markdown(run: HttpAttackRun): string {
   return [
     `# HTTP attacks (issue 27), ${m.date.slice(0, 10)}`, '',
     `\`node bench/attacks/http.ts ${m.threads}\`: the service as its own process (defaults, plus API auth, memfs Basic auth, memfs 1 MB; `
-      + `\`http.threads\` ${m.threads}), ${m.shared ? 'one process for all attacks' : 'a fresh process per attack'}. Node ${m.node}, ${m.cpus} cores, load average (1, 5, 15 min) ${m.loadavg_before.join(' / ')} before, `
+      + `\`http.threads\` ${m.threads}), ${m.shared ? 'one process for all attacks, in this order' : 'a fresh process per attack'}, warmed up with 3,000 ordinary requests. Node ${m.node}, ${m.cpus} cores, load average (1, 5, 15 min) ${m.loadavg_before.join(' / ')} before, `
       + `${m.loadavg_after.join(' / ')} after (other engineers' work shares the machine).`, '',
     '| attack | RSS before (MiB) | peak | growth | after | 5xx | legitimate client served within 1 s | answers | note |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -134,9 +148,9 @@ export function markdown(run: HttpAttackRun): string {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const threads = Number(process.argv[2] ?? 0);
-  const only = process.argv[3]?.split(',');
-  const run = await runHttpAttacks({ threads, only, log: (l) => console.log(l) });
-  const base = join(fileURLToPath(new URL('../results/', import.meta.url)), `attacks-http-${run.meta.date.slice(0, 10)}${threads ? `-threads${threads}` : ''}`);
+  const only = process.argv[3] && process.argv[3] !== 'all' ? process.argv[3].split(',') : undefined;
+  const run = await runHttpAttacks({ threads, only, fresh: process.argv[4] === 'fresh', log: (l) => console.log(l) });
+  const base = join(fileURLToPath(new URL('../results/', import.meta.url)), `attacks-http-${run.meta.date.slice(0, 10)}${threads ? `-threads${threads}` : ''}${run.meta.shared ? '' : '-fresh'}`);
   await writeFile(`${base}.json`, JSON.stringify(run, null, 2) + '\n');
   await writeFile(`${base}.md`, markdown(run));
   console.log(`written: ${base}.{json,md}`);
