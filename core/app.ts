@@ -21,6 +21,7 @@ import { REQUIRED_PLUGINS } from './kernel/required.ts';
 import { StateService } from './kernel/state.ts';
 import { createServer } from './http/server.ts';
 import { SerializerCache } from './http/serializer-cache.ts';
+import { listenerBounds } from './http/listener-bounds.ts';
 import { registerSwagger } from './http/swagger.ts';
 import { frontDoorRoutes } from './http/front-door.ts';
 import { configRoutes } from './http/config-routes.ts';
@@ -118,6 +119,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   const services = new ServiceContainer();
   const http = createServer({
     log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api, threadKey: opts.threads?.key, serializers,
+    bounds: listenerBounds(config.http, config.api.access.trusted_proxies), slots: opts.threads?.connectionSlots,
   });
   // before any route: a serving thread answering the disk mount must know every other route's prefix
   const routeHeads = trackRouteHeads(http, fileRedirects(config.router).keys());

@@ -19,6 +19,23 @@ export interface BasicCredentials {
 export interface BasicAuthService {
   /** Throws ApiError 401 (with WWW-Authenticate) or 400 when the request's credential is refused. */
   verify(request: FastifyRequest, creds: BasicCredentials): void;
+  /**
+   * Like `verify`, with the login's brute-force backoff per client address: the answer to a wrong
+   * credential, and the address's next attempts, wait longer after each failure; beyond a few
+   * waiting attempts the address gets 429. Rejects with the ApiError instead of throwing.
+   * `client.address` is the address the front door resolved (`clientAddress(request)`). Optional
+   * (SDK 1.2): a provider built for 1.1 lacks it; call `verify` then.
+   *
+   * @example
+   * await (basic.check?.({ address: clientAddress(req), authorization: req.headers.authorization }, creds) ?? basic.verify(req, creds));
+   */
+  check?(client: BasicClient, creds: BasicCredentials): Promise<void>;
+}
+
+/** Who presents a Basic credential: the client's address and its `Authorization` header. */
+export interface BasicClient {
+  address: string;
+  authorization: string | undefined;
 }
 
 /**

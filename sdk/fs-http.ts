@@ -100,7 +100,36 @@ export function serveFs(request: FastifyRequest, reply: FastifyReply, path: stri
  */
 export function acceptRawBodies(scope: HttpScope): void {
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+  scope.addContentTypeParser('*', (_req, payload, done) => {
+    markStreamedBody(payload);
+    done(null, payload);
+  });
+}
+
+const STREAMED_BODY = Symbol.for('media-core.streamed-body');
+
+/**
+ * Marks a request whose body the route reads as a stream (an upload, a live ingest) rather than
+ * whole: the core's body timeout (`http.body_timeout_seconds`) then cuts it only when no byte
+ * arrives for that long, not when it takes longer. `acceptRawBodies` marks every body it passes
+ * on; a route that streams a body another way calls this before it reads.
+ *
+ * @example
+ * markStreamedBody(request.raw);
+ * for await (const chunk of request.raw) hub.push(chunk);
+ */
+export function markStreamedBody(req: object): void {
+  (req as Record<symbol, boolean>)[STREAMED_BODY] = true;
+}
+
+/**
+ * Whether `markStreamedBody` marked this request (by any copy of the SDK).
+ *
+ * @example
+ * const idleOnly = isStreamedBody(request.raw);
+ */
+export function isStreamedBody(req: object): boolean {
+  return (req as Record<symbol, boolean | undefined>)[STREAMED_BODY] === true;
 }
 
 /**
@@ -165,8 +194,8 @@ export async function deleteFsFile(fs: FilesystemService, path: string, reply: F
 /** Options of a public mount (`/memfs`, `/`, a vendor's). */
 export interface FsMountOptions extends SendFileOptions {
   cors: CorsPolicy;
-  /** Turns on public PUT/POST/DELETE; `authorize` throws an ApiError to refuse (basic auth). */
-  writes?: { authorize(request: FastifyRequest): void };
+  /** Turns on public PUT/POST/DELETE; `authorize` throws (or rejects with) an ApiError to refuse (basic auth). */
+  writes?: { authorize(request: FastifyRequest): void | Promise<void> };
   /** Replaces the plain lookup for GET/HEAD (a cache, a reserved prefix); may add reply headers. */
   lookup?(path: string, request: FastifyRequest, reply: FastifyReply): Maybe<FsNode | undefined>;
   /** Registers `OPTIONS <mount>/*` answering CORS preflights (default true). */
@@ -213,7 +242,7 @@ export function registerFsMount(scope: HttpScope, fs: FilesystemService, opts: F
       method: ['PUT', 'POST'], url, config: PUBLIC, schema: { hide: true }, onRequest: ignoreContentType,
       async handler(request, reply) {
         cors.apply(request, reply);
-        writes.authorize(request);
+        await writes.authorize(request);
         const path = fsPathFromUrl(request.url, prefix);
         const written = await writeFsUpload(fs, path, request, reply);
         const hooks = opts.hooks;
@@ -226,7 +255,7 @@ export function registerFsMount(scope: HttpScope, fs: FilesystemService, opts: F
     });
     s.delete(url, { config: PUBLIC, schema: { hide: true } }, async (request, reply) => {
       cors.apply(request, reply);
-      writes.authorize(request);
+      await writes.authorize(request);
       return deleteFsFile(fs, fsPathFromUrl(request.url, prefix), reply);
     });
   });

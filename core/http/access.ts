@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { httpErrors, isServingThreadSocket, type ApiError, type ApiConfig, type RouteAccess } from '../../sdk/index.ts';
+import { httpErrors, isLoopback, isServingThreadSocket, type ApiError, type ApiConfig, type RouteAccess } from '../../sdk/index.ts';
 import { AccessList, CidrSet, resolveClientAddress } from './client-address.ts';
 import { takeThreadPeer } from './threads/peer-header.ts';
 
@@ -11,8 +11,6 @@ export const accessErrors = {
   readOnly: () => httpErrors.forbidden(['The API is read-only (api.read_only)'], 'ACCESS_READ_ONLY'),
 };
 
-/** Default of `api.access.trusted_proxies`: a reverse proxy on the same host. */
-export const LOOPBACK_PROXIES = ['127.0.0.0/8', '::1/128'];
 
 /**
  * What the core enforces on every route, whatever plugins are loaded: the client address
@@ -25,13 +23,21 @@ export class FrontDoorAccess {
   readonly #trusted: CidrSet;
   readonly #readOnly: boolean;
   readonly #threadKey: Buffer | undefined;
+  /** Told once when a local peer sends forwarding headers nobody trusts (a proxy left out of the config). */
+  #untrustedProxy: ((peer: string) => void) | undefined;
 
-  /** `threadKey`: the serving threads' per-boot key (their forwarded requests carry the client's peer). */
-  constructor(api: Pick<ApiConfig, 'read_only' | 'access'>, threadKey?: Buffer) {
+  /**
+   * `threadKey`: the serving threads' per-boot key (their forwarded requests carry the client's
+   * peer); `untrustedProxy`: called once for a loopback peer whose X-Real-IP / X-Forwarded-For
+   * were ignored (not in `api.access.trusted_proxies`).
+   */
+  constructor(api: Pick<ApiConfig, 'read_only' | 'access'>, threadKey?: Buffer, untrustedProxy?: (peer: string) => void) {
     this.#threadKey = threadKey;
+    this.#untrustedProxy = untrustedProxy;
     this.#http = new AccessList(api.access.http);
     this.#https = new AccessList(api.access.https);
-    this.#trusted = new CidrSet(api.access.trusted_proxies ?? LOOPBACK_PROXIES);
+    // none by default: forwarding headers from anyone else would let a client pick its address
+    this.#trusted = new CidrSet(api.access.trusted_proxies ?? []);
     this.#readOnly = api.read_only;
   }
 
@@ -45,8 +51,14 @@ export class FrontDoorAccess {
     // a thread's HTTPS listener forwards over plain loopback: the request is HTTPS for every
     // route, hook and plugin (`request.protocol`), on the signature's word only
     if (vouched?.https) Object.defineProperty(request, 'protocol', { value: 'https', enumerable: true });
-    request.clientAddress = resolveClientAddress(request, this.#trusted, vouched?.address);
-    return request.clientAddress;
+    const address = resolveClientAddress(request, this.#trusted, vouched?.address);
+    request.clientAddress = address;
+    if (this.#untrustedProxy && isLoopback(address) && !this.#trusted.has(address)
+      && (request.headers['x-real-ip'] !== undefined || request.headers['x-forwarded-for'] !== undefined)) {
+      this.#untrustedProxy(address);
+      this.#untrustedProxy = undefined;
+    }
+    return address;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import { normalizeIp } from '../../sdk/index.ts';
+// the SDK's file itself, not its index: the serving threads load this module too
+import { normalizeIp } from '../../sdk/client-address.ts';
 
 /** A set of CIDRs (v4 and v6) to match addresses against. */
 export class CidrSet {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { tlsCertificatesRef, type ConfigData, type HttpScope, type TlsKeyPair } from '../../sdk/index.ts';
 import { listenAddress } from './listen-address.ts';
+import { ConnectionCap, answerClientError, applyServerBounds, capOf, connectionSlots, listenerBounds, serverOptions } from './listener-bounds.ts';
 
 /** What the HTTPS listener needs of an app: its routes, config, certificate service and log. */
 export interface HttpsTarget {
@@ -34,6 +35,8 @@ export class HttpsListener {
   #target: HttpsTarget | undefined;
   #unsubscribe: (() => void) | undefined;
   readonly #share: TlsShare;
+  /** `http.*` bounds and per-address counts: the current app's, the counts shared with main's HTTP port. */
+  #cap: ConnectionCap | undefined;
 
   constructor(share: TlsShare = () => {}) {
     this.#share = share;
@@ -59,6 +62,7 @@ export class HttpsListener {
     if (this.#server && (this.#address !== tls.address || this.#shared !== threads)) await this.close();
     this.#shared = threads;
     this.#target = target;
+    this.#bounds(target);
     // a renewal, or the first automatic certificate: the listener opens when it arrives
     this.#unsubscribe = certs.onChange((next) => {
       if (this.#server) {
@@ -81,6 +85,15 @@ export class HttpsListener {
     } else {
       await this.#open(target.config, pair, keepPort);
     }
+  }
+
+  /** The app's `http.*` bounds, on the open listener too (it outlives reloads). */
+  #bounds(target: HttpsTarget): void {
+    const main = capOf(target.http.server);
+    const bounds = main?.bounds ?? listenerBounds(target.config.http, target.config.api.access.trusted_proxies);
+    if (this.#cap && this.#cap.slots === main?.slots) this.#cap.update(bounds);
+    else this.#cap = new ConnectionCap(main?.slots ?? connectionSlots(), bounds);
+    if (this.#server) applyServerBounds(this.#server, bounds);
   }
 
   /** Stops handing requests to the current app (it is about to close). */
@@ -111,11 +124,10 @@ export class HttpsListener {
   async #open(config: ConfigData, pair: TlsKeyPair, keepPort?: number): Promise<void> {
     const address = config.tls.address;
     const { host, port } = listenAddress(address, config);
-    const server = createServer({
-      ...pair,
-      // the same limits as the HTTP listener (core/http/server.ts)
-      maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, connectionsCheckingInterval: 2_000,
-    }, (req, res) => this.#handle(req, res));
+    // the same bounds as the HTTP listener (core/http/server.ts); bodies are the app's (fastify routing)
+    const server = createServer({ ...pair, ...serverOptions(this.#cap!.bounds) }, (req, res) => this.#handle(req, res));
+    server.prependListener('connection', (socket) => { this.#cap?.admit(socket); });
+    server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen({ host, port: port === 0 && keepPort ? keepPort : port, reusePort: this.#shared }, () => {

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, httpHooksRef, normalizeIp, type ApiConfig, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
+import { ApiError, httpHooksRef, isStreamedBody, normalizeIp, type ApiConfig, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
 import type { HookRegistry } from '../kernel/hook-registry.ts';
 import { FrontDoorAccess } from './access.ts';
 import { errorHandler, sendError, toApiError } from './errors.ts';
@@ -9,6 +9,8 @@ import { installLenientDecoding } from './lenient-body.ts';
 import { drainUnreadBodies } from './unread-body.ts';
 import type { SerializerCache } from './serializer-cache.ts';
 import { BodyDigests } from './body-digest.ts';
+import { BodyDeadlines } from './body-deadlines.ts';
+import { ConnectionCap, answerClientError, connectionSlots, serverOptions, type ListenerBounds } from './listener-bounds.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -24,6 +26,10 @@ export function createServer(opts: {
   threadKey?: Buffer;
   /** Response serializers compiled by an earlier app of this process (see serializer-cache.ts). */
   serializers?: SerializerCache;
+  /** `http.*` bounds of the listener (listener-bounds.ts). */
+  bounds: ListenerBounds;
+  /** The service's per-address connection counts, shared with the serving threads (a fresh set without). */
+  slots?: Int32Array;
 }): HttpScope {
   const app = Fastify({
     // request lines are logged at info by fastify; the HTTP component logs warnings and up
@@ -33,15 +39,26 @@ export function createServer(opts: {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     ...(opts.serializers ? { schemaController: { compilersFactory: { buildSerializer: opts.serializers.buildSerializer } } } : {}),
     forceCloseConnections: true,
-    // node's default (16 KiB) answers 431 before fastify sees the request; the reference allows 1 MiB,
-    // so an oversized credential gets the auth plugin's 401 Error body instead
-    // headersTimeout: a client has 10 s to send its headers (the reference's read-header timeout),
-    // checked every 2 s; the body and the response (uploads, long streams) are not limited here
-    http: { maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, connectionsCheckingInterval: 2_000 },
+    // header size and timeout from `http.*` (the reference allows 1 MiB and 10 s); bodies are bounded
+    // by BodyDeadlines below, since node's requestTimeout would cut long uploads and live ingest
+    http: serverOptions(opts.bounds),
+    // 431, 408 and 400 from node's parser get the Error body too
+    clientErrorHandler: answerClientError,
     // a malformed URL (`%zz`) gets the Error body like every other failure
     frameworkErrors: (err, _req, reply) => { sendError(reply, toApiError(err)); },
   }).withTypeProvider() as unknown as HttpScope;
   limitJsonDepth(app as unknown as FastifyInstance);
+  new ConnectionCap(opts.slots ?? connectionSlots(), opts.bounds).attach(app.server);
+  const deadlines = new BodyDeadlines(opts.bounds.bodyTimeoutMs, isStreamedBody);
+  // first of all hooks: a body's clock runs from its headers, whatever the route does meanwhile
+  app.addHook('onRequest', (request, reply, done) => {
+    deadlines.track(request.raw, reply.raw);
+    done();
+  });
+  app.addHook('onClose', (_app, done) => {
+    deadlines.close();
+    done();
+  });
 
   app.setErrorHandler(errorHandler(opts.log));
   // refusals sent before the body was read (401, 403, 413, 507) must reach the client
@@ -50,7 +67,8 @@ export function createServer(opts: {
 
   installLenientDecoding(app);
 
-  const access = new FrontDoorAccess(opts.api, opts.threadKey);
+  const access = new FrontDoorAccess(opts.api, opts.threadKey, (peer) => opts.log.warn({ peer },
+    'X-Real-IP / X-Forwarded-For from a local peer ignored: it is not in api.access.trusted_proxies (add it when a reverse proxy runs on this host)'));
   app.decorateRequest('clientAddress', undefined);
   const http = opts.hooks.get(httpHooksRef);
   // a peer tap whose signature covers the body: the body read must be that one (body-digest.ts)
@@ -83,7 +101,8 @@ export function createServer(opts: {
     return undefined;
   });
   app.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode >= 500) request.log.warn({ method: request.method, url: request.url, status: reply.statusCode }, 'request failed');
+    // the URL cut short: a client must not make every logged line as long as its headers allow
+    if (reply.statusCode >= 500) request.log.warn({ method: request.method, url: request.url.slice(0, 256), status: reply.statusCode }, 'request failed');
   });
   return app;
 }

@@ -5,7 +5,8 @@ import { API_VERSION } from './front-door.ts';
 
 /**
  * OpenAPI document generated from the route schemas, Swagger UI at `/api/swagger`,
- * the JSON at `/api/swagger/json` (and `/api/swagger/doc.json` as datarhei Core names it).
+ * the JSON at `/api/swagger/json` (and `/api/swagger/doc.json` as datarhei Core names it), all
+ * public; `/api/swagger/index.html` (the reference's page address) redirects to the UI.
  */
 export async function registerSwagger(http: HttpScope): Promise<void> {
   http.addHook('onRoute', (route) => {
@@ -25,4 +26,6 @@ export async function registerSwagger(http: HttpScope): Promise<void> {
   });
   await http.register(swaggerUi, { routePrefix: '/api/swagger' });
   http.get('/api/swagger/doc.json', { schema: { hide: true } }, async () => http.swagger());
+  // the reference's address of the page (echo-swagger); the UI is served at `/api/swagger/`
+  http.get('/api/swagger/index.html', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/api/swagger/'));
 }

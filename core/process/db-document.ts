@@ -48,6 +48,8 @@ export interface DbHandle {
    * `depth` is the value's nesting level in db.json (3 for a metadata value, 2 for a process).
    */
   storable(value: unknown, depth?: number): void;
+  /** Bytes of a storable value as db.json writes it at `depth` (the text is cached per stored object). */
+  bytes(value: unknown, depth: number): number;
 }
 
 /** The process engine's db.json as a state document. */
@@ -92,6 +94,7 @@ export function dbHandle(): DbHandle {
         return data;
       },
     },
+    bytes: (value, depth) => Buffer.byteLength(text.fragment(value, depth)),
     storable(value, depth = 3) {
       try {
         text.fragment(value, depth);

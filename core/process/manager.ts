@@ -11,6 +11,7 @@ import { ProcessEntry, type EntryEnv, type EntryTimes } from './process-entry.ts
 import { preSaveEvent, recordOf, type PreSave } from './records.ts';
 import { applyRecord, dropRecord, rerun, type ReplicaPort } from './replica.ts';
 import type { ProcessConfig, ProcessConfigUpdate } from './schema.ts';
+import type { MetadataBudget } from './metadata-budget.ts';
 
 export type Command = 'start' | 'stop' | 'restart' | 'reload';
 const COMMANDS: ReadonlySet<string> = new Set(['start', 'stop', 'restart', 'reload']);
@@ -20,6 +21,8 @@ export interface ManagerOptions {
   db: StateDocument<DbData>;
   /** Refuses (400) a value db.json cannot hold, before it is applied (see `dbHandle`). */
   storable(value: unknown, depth?: number): void;
+  /** `db.max_metadata_mbytes`: refuses (413) metadata that would grow the total beyond it. */
+  metadataBudget?: MetadataBudget;
   log: Logger;
   entryEnv: EntryEnv;
   cleanup: CleanupRunner;
@@ -283,6 +286,7 @@ export class ProcessManager {
     const next = Object.keys(md).length ? md : null;
     // serialised before it is applied: a value db.json cannot hold is refused, nothing changes
     this.#o.storable(next);
+    this.#o.metadataBudget?.checkProcess(id, next);
     const e = this.#entries.get(id)!;
     await this.#share({ kind: 'put', record: recordOf(this.#stored(e), next) });
     await this.#o.db.commit(() => {

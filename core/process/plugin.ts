@@ -15,6 +15,7 @@ import { metadataRoutes } from './routes-metadata.ts';
 import { processRoutes } from './routes.ts';
 import { probeProcess, probeRoutes, skillsRoutes } from './routes-probe.ts';
 import { systemMetadataRoutes } from './routes-system-metadata.ts';
+import { MetadataBudget } from './metadata-budget.ts';
 import { Skills } from './skills.ts';
 import { processesService } from './service.ts';
 import { ProcessViews } from './views.ts';
@@ -51,6 +52,7 @@ export const processPlugin = definePlugin({
     };
     const dbText = dbHandle();
     const db = await ctx.state.open('db', dbText.options);
+    const metadataBudget = new MetadataBudget(ctx.sections.db.max_metadata_mbytes * 1024 * 1024, () => db.data, dbText.bytes);
     const skills = Skills.retained(ctx.retain, enc.binary, log);
     // every child (processes, probes, skills) is started confined (core/process/confine)
     const spawn = ctx.deps.children.spawn.bind(ctx.deps.children);
@@ -71,6 +73,7 @@ export const processPlugin = definePlugin({
     const manager: ProcessManager = new ProcessManager({
       db,
       storable: dbText.storable,
+      metadataBudget,
       log,
       cleanup,
       maxProcesses: enc.max_processes,
@@ -123,7 +126,7 @@ export const processPlugin = definePlugin({
     });
     processRoutes(ctx.http, manager, views);
     metadataRoutes(ctx.http, manager);
-    systemMetadataRoutes(ctx.http, db, dbText.storable);
+    systemMetadataRoutes(ctx.http, db, dbText.storable, metadataBudget);
     probeRoutes(ctx.http, probe);
     skillsRoutes(ctx.http, skills);
 

@@ -4,6 +4,7 @@ import { own, type DbData } from './db-document.ts';
 import { checkKey } from './safe-names.ts';
 import { json as sendRaw } from './routes.ts';
 import { AnyJson, metadataBody } from './metadata-body.ts';
+import type { MetadataBudget } from './metadata-budget.ts';
 
 const KeyParams = Type.Object({ key: Type.String() });
 const TAGS = ['v16.7.2'];
@@ -13,7 +14,7 @@ const json = (reply: FastifyReply, v: unknown) => sendRaw(reply, JSON.stringify(
  * Global metadata: `GET/PUT /api/v3/metadata/{key}`. It lives in db.json next to the processes,
  * so the process engine (db.json's owner) serves it; saved even when no process exists.
  */
-export function systemMetadataRoutes(http: HttpScope, db: StateDocument<DbData>, storable: (value: unknown) => void): void {
+export function systemMetadataRoutes(http: HttpScope, db: StateDocument<DbData>, storable: (value: unknown) => void, budget?: MetadataBudget): void {
   const system = () => db.data.metadata.system;
   const all = async (_req: unknown, reply: FastifyReply) => json(reply, system());
   http.get('/api/v3/metadata', { schema: { summary: 'All global metadata', tags: TAGS } }, all);
@@ -31,6 +32,8 @@ export function systemMetadataRoutes(http: HttpScope, db: StateDocument<DbData>,
     const had = Object.prototype.hasOwnProperty.call(system(), key);
     const before = system()[key];
     // serialised before it is applied: a value db.json cannot hold changes nothing
+    // the cheaper check first: a value beyond the limit is refused without being written out
+    budget?.checkSystem(key, body);
     if (body !== null) storable(body);
     await db.commit(() => {
       if (body === null) delete system()[key];

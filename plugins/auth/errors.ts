@@ -13,6 +13,8 @@ export const authErrors = {
   invalidJson: (why: string) => new ApiError(400, 'Invalid JSON', [why], 'AUTH_INVALID_JSON'),
   /** Too many login attempts of one address waiting for their turn. */
   tooManyAttempts: () => new ApiError(429, 'Too Many Requests', ['Too many login attempts from this address; retry later'], 'AUTH_TOO_MANY_ATTEMPTS'),
+  /** Too many Basic credentials of one address waiting for their turn (`fail_max_pending`). */
+  tooManyBasicAttempts: () => new ApiError(429, 'Too Many Requests', ['Too many authorization attempts from this address; retry later'], 'AUTH_BASIC_TOO_MANY_ATTEMPTS'),
   /** HTTP Basic (reference 3.7). */
   basicUnauthorized: () =>
     new ApiError(401, 'Unauthorized', ['Unauthorized'], 'AUTH_BASIC_UNAUTHORIZED', { 'WWW-Authenticate': 'Basic realm=Restricted' }),

@@ -5,6 +5,7 @@ import { BasicAuth } from './basic-auth.ts';
 import { loginRoutes } from './routes.ts';
 import { AuthPluginConfig, validateApiAuth } from './schema.ts';
 import { AuthService } from './service.ts';
+import { LoginThrottle } from './throttle.ts';
 
 /**
  * Authentication of the API (reference section 3): local login and JWTs, the kernel's
@@ -21,21 +22,21 @@ export default definePlugin({
   provides: [basicAuthRef],
   async setup(ctx) {
     const api = thaw(ctx.sections.api);
-    const service = new AuthService({
-      auth: api.auth,
-      validators: ctx.deps.validators,
-      throttle: {
-        baseMs: ctx.config.fail_delay_ms,
-        maxMs: ctx.config.fail_delay_max_ms,
-        forgetMs: ctx.config.fail_forget_ms,
-        maxEntries: ctx.config.fail_max_addresses,
-        maxPending: ctx.config.fail_max_pending,
-      },
-    });
+    const throttle = {
+      baseMs: ctx.config.fail_delay_ms,
+      maxMs: ctx.config.fail_delay_max_ms,
+      forgetMs: ctx.config.fail_forget_ms,
+      maxEntries: ctx.config.fail_max_addresses,
+      maxPending: ctx.config.fail_max_pending,
+    };
+    const service = new AuthService({ auth: api.auth, validators: ctx.deps.validators, throttle });
     ctx.onClose(() => service.close());
+    // Basic guesses (memfs writes) are slowed like logins, in a throttle of their own
+    const basicThrottle = new LoginThrottle(throttle);
+    ctx.onClose(() => basicThrottle.close());
 
     ctx.hooks.tap(httpHooksRef, 'authorize', (input) => service.authorize(input));
-    ctx.provide(basicAuthRef, new BasicAuth());
+    ctx.provide(basicAuthRef, new BasicAuth(basicThrottle));
 
     // without auth the login routes do not exist (reference 3.1): they are a 404 like any unknown route
     if (api.auth.enable) await loginRoutes(ctx.http, service);

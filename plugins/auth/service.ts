@@ -55,7 +55,10 @@ export class AuthService {
       const user = await this.tokens.verify(token, 'access');
       if (user) return { user, via: 'jwt' };
     }
-    if (auth.disable_localhost && isLoopback(ip)) return { user: auth.username, via: 'localhost' };
+    // a loopback peer that names another client (a reverse proxy not in api.access.trusted_proxies)
+    // speaks for someone else: never the local exemption
+    const forwarded = request.headers['x-real-ip'] !== undefined || request.headers['x-forwarded-for'] !== undefined;
+    if (auth.disable_localhost && isLoopback(ip) && !forwarded) return { user: auth.username, via: 'localhost' };
     return undefined;
   }
 

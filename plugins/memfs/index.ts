@@ -71,6 +71,11 @@ export default definePlugin({
       const maxBytes = Math.min(cfg.max_size_mbytes > 0 ? cfg.max_size_mbytes * 1024 * 1024 : Infinity, THREAD_UPLOAD_MAX);
       const uploads = !a.enable ? { maxBytes } : ctx.deps.basicAuth ? { maxBytes, basic: { username: a.username, password: a.password } } : undefined;
       const channel = replica.attach(threads, { corsOrigins: [...ctx.sections.storage.cors.origins], uploads }, () => fs.entries(), mode);
+      // the thread took no X-Forwarded-For client: its TCP peer is the address main's route would judge
+      const basic = ctx.deps.basicAuth;
+      const checkCommit = a.enable && basic?.check
+        ? (c: CommitRequest) => basic.check!({ address: c.remote, authorization: c.headers.authorization }, { username: a.username, password: a.password })
+        : undefined;
       channel.onMessage((m) => {
         if (Array.isArray(m)) replayServed(hooks, '/memfs', m as ServedReport[]);
         else {
@@ -79,7 +84,7 @@ export default definePlugin({
           else if (c.t === 'abandon') fs.pending?.end(c.path);
           else {
             replica.received(c.data.byteLength);
-            void commitUpload(fs, hooks, c).then((r) => {
+            void commitUpload(fs, hooks, c, checkCommit).then((r) => {
               fs.pending?.end(c.path);
               replica.reply(r);
             });

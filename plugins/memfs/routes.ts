@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import {
-  CorsPolicy, addFastPath, registerFsMount, type BasicAuthService, type FsServeHooks, type HttpScope, type MimeTable,
+  CorsPolicy, addFastPath, clientAddress, registerFsMount, type BasicAuthService, type FsServeHooks, type HttpScope, type MimeTable,
 } from '../../sdk/index.ts';
 import type { Logger } from 'pino';
 import { memfsErrors } from './errors.ts';
@@ -35,10 +35,12 @@ export function memfsRoutes(http: HttpScope, o: MemfsRoutesOptions): () => void 
   return addFastPath(http.server, memfsFastPath(o.fs, cors, o.hooks));
 }
 
-function writeCheck(o: MemfsRoutesOptions): (request: FastifyRequest) => void {
+function writeCheck(o: MemfsRoutesOptions): (request: FastifyRequest) => void | Promise<void> {
   const { enable, username, password } = o.config.auth;
   if (!enable) return () => {};
   const basic = o.basicAuth;
+  // with the backoff of wrong credentials per client address (a provider of SDK 1.1 has none)
+  if (basic?.check) return (request) => basic.check!({ address: clientAddress(request), authorization: request.headers.authorization }, { username, password });
   if (basic) return (request) => basic.verify(request, { username, password });
   let warned = false;
   return () => {

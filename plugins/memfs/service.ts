@@ -3,7 +3,7 @@ import type {
 } from '../../sdk/index.ts';
 import { GlobMatchers, filesystemEvents, type FilesystemEvents } from '../../sdk/index.ts';
 import { memfsErrors } from './errors.ts';
-import { fileNode, info, own, sizeOf, type MemNode } from './entry.ts';
+import { ENTRY_BYTES, chargeOf, fileNode, info, own, type MemNode } from './entry.ts';
 import { Inflight } from './inflight.ts';
 import { UploadBuffer } from './upload.ts';
 import type { MemfsReplica } from './replica.ts';
@@ -54,6 +54,7 @@ export class MemFilesystem implements FilesystemService {
   readonly #replica: MemfsReplica | undefined;
   /** With serving threads: paths being uploaded (here or on a thread), which a miss waits for. */
   readonly pending: PendingUploads | undefined;
+  /** What the entries count toward the limit: their bytes, and per entry `ENTRY_BYTES` and its name (entry.ts). */
   #used = 0;
 
   constructor(store: MemStore, opts: MemfsOptions) {
@@ -65,7 +66,7 @@ export class MemFilesystem implements FilesystemService {
     this.pending = opts.replica ? new PendingUploads() : undefined;
     this.#inflight = new Inflight({
       used: () => this.#used,
-      replaced: (path) => sizeOf(this.#files.get(path)),
+      replaced: (path) => chargeOf(path, this.#files.get(path)),
       purge: (need, keep) => this.#purge(need, keep),
     }, { limit: opts.limit, purge: opts.purge, cap: opts.maxInflight, threads: opts.replica?.threadBytes });
     // retained files get this app's content types (the mime table may have changed)
@@ -73,7 +74,7 @@ export class MemFilesystem implements FilesystemService {
       // with serving threads the bodies move to shared memory once (a reload that turned them on)
       const data = n.kind === 'file' && this.#replica ? this.#replica.share(n.file.data!) : undefined;
       if (n.kind === 'file') this.#files.set(path, fileNode(path, { ...n.file, data: data ?? n.file.data, mime: this.#mimeOf(path), gzip: undefined }));
-      this.#used += sizeOf(n);
+      this.#used += chargeOf(path, n);
     }
   }
 
@@ -189,7 +190,7 @@ export class MemFilesystem implements FilesystemService {
     const n = this.#files.get(path);
     if (!n) return false;
     this.#files.delete(path);
-    this.#used -= sizeOf(n);
+    this.#used -= chargeOf(path, n);
     this.#replica?.del(path);
     return true;
   }
@@ -198,9 +199,12 @@ export class MemFilesystem implements FilesystemService {
     if (path === '/' || path === target) throw memfsErrors.linkTarget('a link needs a path of its own');
     if (this.#files.get(target)?.kind !== 'file') throw memfsErrors.linkTarget(`${target} is not a file`);
     const old = this.#files.get(path);
+    const node: MemNode = { kind: 'link', target, mtimeMs: Date.now() };
+    // a link is an entry too: it needs room, and a purge must not drop its target
+    this.#room(chargeOf(path, node) - chargeOf(path, old), path, target);
     this.#files.delete(path);
-    this.#files.set(path, { kind: 'link', target, mtimeMs: Date.now() });
-    this.#used -= sizeOf(old);
+    this.#files.set(path, node);
+    this.#used += chargeOf(path, node) - chargeOf(path, old);
     // threads serve files only: a link is main's to answer
     this.#replica?.del(path);
     return { created: !old };
@@ -211,15 +215,9 @@ export class MemFilesystem implements FilesystemService {
     const { limit, purge } = this.#opts;
     const data = this.#replica ? this.#replica.share(body) : body;
     const old = this.#files.get(path);
-    if (limit > 0) {
-      if (data.length > limit) throw memfsErrors.tooBig();
-      // uploads in flight have reserved their room: a commit does not take it from them
-      const need = this.#used - sizeOf(old) + data.length + this.#inflight.bytes - limit;
-      if (need > 0) {
-        if (!purge) throw memfsErrors.full();
-        this.#purge(need, path);
-      }
-    }
+    const charge = data.length + ENTRY_BYTES + Buffer.byteLength(path);
+    if (limit > 0 && charge > limit) throw memfsErrors.tooBig();
+    this.#room(charge - chargeOf(path, old), path);
     const mtimeMs = Date.now();
     const seq = ++this.#store.seq;
     const file: FsFile = {
@@ -230,25 +228,40 @@ export class MemFilesystem implements FilesystemService {
     const node = fileNode(path, file);
     this.#files.delete(path);
     this.#files.set(path, node);
-    this.#used += data.length - sizeOf(old);
+    this.#used += charge - chargeOf(path, old);
     this.#replica?.put(path, node);
     return { created: old === undefined };
   }
 
-  /** Drops the oldest files (not `keep`) until `need` bytes are free; returns the bytes freed. */
-  #purge(need: number, keep: string): number {
+  /**
+   * Makes room for `grow` more bytes under the limit (nothing to do without one): uploads in flight
+   * have reserved theirs, so a commit does not take it from them. Without purge, 507.
+   */
+  #room(grow: number, ...keep: string[]): void {
+    const limit = this.#opts.limit;
+    if (limit <= 0 || grow <= 0) return;
+    const need = this.#used + grow + this.#inflight.bytes - limit;
+    if (need <= 0) return;
+    if (!this.#opts.purge) throw memfsErrors.full();
+    this.#purge(need, ...keep);
+  }
+
+  /** Drops the oldest files (not `keep`) until `need` is free; returns what they counted toward the limit. */
+  #purge(need: number, ...keep: string[]): number {
     let freed = 0;
+    let bytes = 0;
     let files = 0;
     for (const [p, n] of this.#files) {
       if (freed >= need) break;
-      if (p === keep || n.kind !== 'file') continue;
+      if (keep.includes(p) || n.kind !== 'file') continue;
       this.#files.delete(p);
       this.#replica?.del(p);
-      freed += n.file.size;
+      freed += chargeOf(p, n);
+      bytes += n.file.size;
       files++;
     }
     this.#used -= freed;
-    this.#events.purged(keep, files, freed);
+    this.#events.purged(keep[0] ?? '', files, bytes);
     return freed;
   }
 }

@@ -23,8 +23,14 @@ export const LogConfig = describe(Type.Object({
   format: 'Standard output: `json` (one JSON object a line), `console` (the `GET /api/v3/log` format) or `auto` (console on a terminal, JSON otherwise).',
 });
 
-export const DbConfig = describe(Type.Object({ dir: Str('./data') }, { default: {} }), {
+export const DbConfig = describe(Type.Object({
+  dir: Str('./data'),
+  /** Not in datarhei Core: bounds what the metadata routes can make db.json (and memory) hold. */
+  max_metadata_mbytes: Type.Integer({ default: 16, minimum: 0 }),
+}, { default: {} }), {
   dir: 'Folder of `db.json` (processes, metadata) and plugin state.',
+  max_metadata_mbytes: 'Largest total of process and global metadata in MiB, as db.json stores it (0 = no limit); '
+    + 'a metadata PUT that would grow it beyond gets 413.',
 });
 
 export const HostConfig = describe(Type.Object({ name: List(), auto: Bool(true) }, { default: {} }), {
@@ -74,8 +80,9 @@ export const ApiConfig = describe(Type.Object({
     https: AllowBlock(),
     /** Not in datarhei Core: forwarded-address headers are believed only from these peers. */
     trusted_proxies: Type.Array(Type.String(), {
-      default: ['127.0.0.0/8', '::1/128'],
-      description: 'CIDRs of reverse proxies whose X-Real-IP / X-Forwarded-For name the client (default: loopback).',
+      default: [],
+      description: 'CIDRs of reverse proxies whose X-Real-IP / X-Forwarded-For name the client (default: none; '
+        + 'a proxy on this host needs `127.0.0.1/32`).',
     }),
   }, { default: {} }),
   auth: ApiAuthConfig,

@@ -55,7 +55,9 @@ export class Forwarder {
         // main does, so the client gets the answer instead of a reset; main's hop is done with
         req.unpipe(up);
         out.connection = 'close';
-        lingerClose(req, req.socket, DEFAULT_DRAIN);
+        // main gave up on a body that did not arrive in time (408): nothing more is waited for
+        if (ures.statusCode === 408) res.once('finish', () => req.socket.destroy());
+        else lingerClose(req, req.socket, DEFAULT_DRAIN);
         ures.on('end', () => { answered = true; up.destroy(); });
       }
       res.writeHead(ures.statusCode ?? 502, ures.statusMessage, out);

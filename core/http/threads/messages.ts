@@ -1,5 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ThreadTraffic } from '../../../sdk/serving-threads.ts';
+import type { ListenerBounds } from '../listener-bounds.ts';
 
 /* Messages between the main thread and a serving thread (one FIFO queue each way). */
 
@@ -36,6 +37,10 @@ export interface WorkerInit {
   modules: ModuleStart[];
   /** HTTPS to serve too (TLS on, main's HTTPS listener open with reusePort). */
   tls?: WorkerTls;
+  /** `http.*` bounds of the thread's listeners (the current app's). */
+  bounds: ListenerBounds;
+  /** The service's per-address connection counts (shared memory, listener-bounds.ts). */
+  slots: Int32Array;
 }
 
 export type ToWorker =
@@ -44,6 +49,8 @@ export type ToWorker =
   | { t: 'stats'; id: number }
   /** Listen on this HTTPS port (or move there), take a new certificate, or stop HTTPS (undefined). */
   | { t: 'tls'; tls: WorkerTls | undefined }
+  /** New `http.*` bounds (a reload changed them). */
+  | { t: 'bounds'; bounds: ListenerBounds }
   | { t: 'close' };
 
 export type FromWorker =

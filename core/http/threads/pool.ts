@@ -4,6 +4,7 @@ import type { ServingThreads, ThreadChannel, ThreadModule, ThreadTraffic } from 
 import { InternalListener } from './internal-listener.ts';
 import { ThreadHandle, type ThreadLog } from './thread-handle.ts';
 import type { ModuleSpec, WorkerTls } from './messages.ts';
+import { capOf, connectionSlots, type ListenerBounds } from '../listener-bounds.ts';
 
 export interface ServeOptions {
   host: string;
@@ -22,6 +23,10 @@ export interface ServeOptions {
 export class ServingThreadPool {
   /** Signs the client peer on forwarded requests (see peer-header.ts). */
   readonly key = randomBytes(32);
+  /** Per-address connection counts of every listener of the service, main's and the threads' (listener-bounds.ts). */
+  readonly connectionSlots = connectionSlots();
+  /** The current app's `http.*` bounds, for new threads too. */
+  #bounds: ListenerBounds | undefined;
   readonly #internal = new InternalListener();
   readonly #modules = new Map<string, ThreadModule>();
   /** Per module, who receives what its threads send. */
@@ -77,6 +82,13 @@ export class ServingThreadPool {
   /** Starts, keeps or stops threads so that `count` serve `host:port` (after each listen, reloads too). */
   async serve(o: ServeOptions): Promise<void> {
     this.#internal.target = o.server;
+    // the app's server carries its bounds (core/http/server.ts)
+    const bounds = capOf(o.server)?.bounds;
+    if (!bounds) throw new Error('serving threads: the server has no listener bounds');
+    if (JSON.stringify(bounds) !== JSON.stringify(this.#bounds)) {
+      this.#bounds = bounds;
+      for (const t of this.#threads) t.setBounds(bounds);
+    }
     if (this.#at && (this.#at.host !== o.host || this.#at.port !== o.port)) await this.#stopAll();
     this.#at = { host: o.host, port: o.port };
     while (this.#threads.length > o.count) await this.#threads.pop()!.stop();
@@ -86,6 +98,7 @@ export class ServingThreadPool {
     for (let i = this.#threads.length; i < o.count; i++) {
       const t = new ThreadHandle(i, () => ({
         host: o.host, port: o.port, forwardPort, key: new Uint8Array(this.key), modules: [...this.#modules.values()].map((m) => this.#spec(m)), tls: this.#tls,
+        bounds: this.#bounds!, slots: this.connectionSlots,
       }), o.log, (name, message) => this.#receivers.get(name)?.(message), (peers) => { for (const fn of this.#traffic) fn(peers); });
       this.#threads.push(t);
       starting.push(t.start());

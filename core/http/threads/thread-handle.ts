@@ -1,6 +1,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ThreadTraffic } from '../../../sdk/serving-threads.ts';
 import type { FromWorker, ModuleSpec, ModuleStart, ToWorker, WorkerInit, WorkerTls } from './messages.ts';
+import type { ListenerBounds } from '../listener-bounds.ts';
 
 /** What the pool logs with (the current app's logger). */
 export interface ThreadLog {
@@ -117,6 +118,11 @@ export class ThreadHandle {
   /** The HTTPS port and certificate (nowhere while the thread restarts: its init has them). */
   setTls(tls: WorkerTls | undefined): void {
     this.#worker?.postMessage({ t: 'tls', tls } satisfies ToWorker);
+  }
+
+  /** New bounds (nowhere while the thread restarts: its init has them). */
+  setBounds(bounds: ListenerBounds): void {
+    this.#worker?.postMessage({ t: 'bounds', bounds } satisfies ToWorker);
   }
 
   stats(): Promise<{ served: number; forwarded: number }> {

@@ -2,9 +2,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WorkerTls } from './messages.ts';
-
-/** The same limits as the thread's HTTP listener and main's HTTPS listener. */
-const LIMITS = { maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, requestTimeout: 0 };
+import { answerClientError, applyServerBounds, serverOptions, type ConnectionCap } from '../listener-bounds.ts';
 
 /**
  * A serving thread's HTTPS listener (worker side): it binds main's HTTPS port with `reusePort`
@@ -21,13 +19,16 @@ export class ThreadTlsListener {
   readonly #failed: (message: string) => void;
   readonly #continue: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   readonly #upgrade: ((req: IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined;
+  /** The thread's bounds and per-address counts, the same as its HTTP listener's. */
+  readonly #cap: ConnectionCap;
 
   /**
    * `failed` reports a listen error; `onContinue` takes requests that wait for `100 Continue`,
    * `onUpgrade` upgrade requests (WebSocket).
    */
-  constructor(handle: (req: IncomingMessage, res: ServerResponse) => void, failed: (message: string) => void,
+  constructor(handle: (req: IncomingMessage, res: ServerResponse) => void, failed: (message: string) => void, cap: ConnectionCap,
     onContinue?: (req: IncomingMessage, res: ServerResponse) => void, onUpgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void) {
+    this.#cap = cap;
     this.#handle = handle;
     this.#failed = failed;
     this.#continue = onContinue;
@@ -48,7 +49,9 @@ export class ThreadTlsListener {
       return;
     }
     void this.close();
-    const server = createServer({ ...pair, ...LIMITS }, this.#handle);
+    const server = createServer({ ...pair, ...serverOptions(this.#cap.bounds) }, this.#handle);
+    server.prependListener('connection', (socket) => { this.#cap.admit(socket); });
+    server.on('clientError', answerClientError);
     if (this.#continue) server.on('checkContinue', this.#continue);
     if (this.#upgrade) server.on('upgrade', this.#upgrade);
     this.#server = server;
@@ -63,6 +66,11 @@ export class ThreadTlsListener {
       server.close();
     });
     server.listen({ host: tls.host, port: tls.port, reusePort: true });
+  }
+
+  /** New bounds (the cap has them already) on the open listener. */
+  bounds(): void {
+    if (this.#server) applyServerBounds(this.#server, this.#cap.bounds);
   }
 
   /** Closes the listener and its connections. */

@@ -6,6 +6,8 @@ import { Forwarder } from './forward.ts';
 import { ThreadTlsListener } from './thread-tls.ts';
 import { ThreadTrafficMeter } from './traffic.ts';
 import type { ModuleStart, ToWorker, WorkerInit } from './messages.ts';
+import { ConnectionCap, answerClientError, applyServerBounds, serverOptions } from '../listener-bounds.ts';
+import { BodyDeadlines } from '../body-deadlines.ts';
 
 /*
  * A serving thread: its own listener on the API port (reusePort) and, with TLS on, on the HTTPS
@@ -93,12 +95,21 @@ function dispatch(list: readonly ThreadFastPath[], from: number, req: IncomingMe
 /** Responses whose `100 Continue` a fast path sent. */
 const continued = new WeakSet<ServerResponse>();
 
-const onRequest = (req: IncomingMessage, res: ServerResponse): void => dispatch(handlers, 0, req, res);
+// the thread cannot tell which route streams its body: a stalled body is cut here, one that is
+// only slow is main's to judge (its own deadline on the forwarded request, with the route known)
+const deadlines = new BodyDeadlines(init.bounds.bodyTimeoutMs, () => true);
+const cap = new ConnectionCap(init.slots, init.bounds);
+
+const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+  deadlines.track(req, res);
+  dispatch(handlers, 0, req, res);
+};
 // a client waiting for `100 Continue`: a fast path that takes the request sends the 100 itself;
 // one forwarded lets main decide (a 401, 413 or 507 comes instead of the 100, as on main)
 const onContinue = (req: IncomingMessage, res: ServerResponse): void => {
   const write = res.writeContinue.bind(res);
   res.writeContinue = (cb?: () => void) => { continued.add(res); write(cb); };
+  deadlines.track(req, res);
   dispatch(handlers, 0, req, res, true);
 };
 // an upgrade (WebSocket) is main's: the connection is joined to main's server from here on
@@ -106,10 +117,12 @@ const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => 
   stats.forwarded++;
   forwarder.tunnel(req, socket, head);
 };
-const server = createServer({ maxHeaderSize: 1024 * 1024, headersTimeout: 10_000, requestTimeout: 0 }, onRequest);
+const server = createServer(serverOptions(init.bounds), onRequest);
+cap.attach(server);
+server.on('clientError', answerClientError);
 server.on('checkContinue', onContinue);
 server.on('upgrade', onUpgrade);
-const https = new ThreadTlsListener(onRequest, (message) => parent.postMessage({ t: 'error', message }), onContinue, onUpgrade);
+const https = new ThreadTlsListener(onRequest, (message) => parent.postMessage({ t: 'error', message }), cap, onContinue, onUpgrade);
 // before any message: a later `tls` message is newer than the init
 https.apply(init.tls);
 
@@ -122,9 +135,16 @@ parent.on('message', (m: ToWorker) => {
     case 'drop': drop(m.name); break;
     case 'stats': parent.postMessage({ t: 'stats', id: m.id, ...stats }); break;
     case 'tls': https.apply(m.tls); break;
+    case 'bounds':
+      cap.update(m.bounds);
+      applyServerBounds(server, m.bounds);
+      https.bounds();
+      deadlines.timeoutMs = m.bounds.bodyTimeoutMs;
+      break;
     case 'close':
       void Promise.all([https.close(), new Promise((resolve) => server.close(resolve))]).then(() => {
         meter.close();
+        deadlines.close();
         for (const name of [...modules.keys()]) drop(name);
         parent.close();
       });

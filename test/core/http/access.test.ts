@@ -12,6 +12,8 @@ const FORBIDDEN = { code: 403, message: 'Forbidden', details: ['Forbidden'] };
 const READ_ONLY = { code: 403, message: 'Forbidden', details: ['The API is read-only (api.read_only)'] };
 const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
 const PLUGINS = ['disk-fs', 'memfs', VENDOR];
+/** The test client poses as clients behind a reverse proxy on this host: loopback must be trusted for that. */
+const LOCAL_PROXY = ['127.0.0.0/8', '::1/128'];
 
 t.test('api.read_only without the auth plugin: changes refused, reads kept, unknown stays 404', async (t) => {
   const app = await startApp(t, { config: { api: { read_only: true }, plugins: PLUGINS } });
@@ -31,7 +33,7 @@ t.test('api.read_only without the auth plugin: changes refused, reads kept, unkn
 });
 
 t.test('IP lists without the auth plugin, on core, filesystem and vendor routes', async (t) => {
-  const app = await startApp(t, { config: { api: { access: { http: { block: ['10.0.0.0/8'] } } }, plugins: PLUGINS } });
+  const app = await startApp(t, { config: { api: { access: { http: { block: ['10.0.0.0/8'] }, trusted_proxies: LOCAL_PROXY } }, plugins: PLUGINS } });
   for (const [method, path] of [['PUT', '/api/v3/metadata/k'], ['GET', '/api/v3/fs'], ['GET', '/api/v3/fs/vfs'],
     ['GET', '/api/v3/vendor/thing'], ['GET', '/vendor/thing'], ['GET', '/api/v3/no-such-route']] as const) {
     const r = await app.request(method, path, { ...from('10.1.2.3'), body: method === 'PUT' ? { a: 1 } : undefined });
@@ -45,7 +47,7 @@ t.test('IP lists without the auth plugin, on core, filesystem and vendor routes'
 
 t.test('forwarded-address headers count only from trusted proxies (issue 11.8)', async (t) => {
   const block = { http: { block: ['10.0.0.0/8'] } };
-  const app = await startApp(t, { config: { api: { access: block }, plugins: PLUGINS } });
+  const app = await startApp(t, { config: { api: { access: { ...block, trusted_proxies: LOCAL_PROXY } }, plugins: PLUGINS } });
   const get = (headers: Record<string, string>) => app.request('GET', '/api/v3/metadata', { headers });
   t.equal((await get({ 'x-real-ip': '10.0.0.5', 'x-forwarded-for': '192.168.7.7' })).status, 403,
     'a local proxy that sets X-Real-IP: a client-written X-Forwarded-For does not win');
@@ -64,7 +66,8 @@ t.test('forwarded-address headers count only from trusted proxies (issue 11.8)',
 
   const bad = await startApp(t, { config: { plugins: PLUGINS } });
   const cfg = (await bad.request('GET', '/api/v3/config')).body.config;
-  t.same(cfg.api.access.trusted_proxies, ['127.0.0.0/8', '::1/128'], 'default: loopback');
+  t.same(cfg.api.access.trusted_proxies, [], 'default: none (a local client must not pick its address)');
+  t.equal((await bad.request('GET', '/api/v3/metadata', { headers: { 'x-real-ip': '10.0.0.5' } })).status, 200, 'headers from loopback ignored by default');
   cfg.api.access.trusted_proxies = ['nope'];
   const put = await bad.request('PUT', '/api/v3/config', { body: cfg });
   t.equal(put.status, 409, 'an invalid CIDR is refused');

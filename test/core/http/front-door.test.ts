@@ -67,3 +67,14 @@ t.test('profiling page when debug.profiling is on', async (t) => {
   t.ok(Array.isArray(cpu.body.nodes), 'a V8 CPU profile');
   t.equal((await app.request('GET', '/profiling/cpu?seconds=abc')).status, 400);
 });
+
+t.test('the Swagger UI at the reference\'s address /api/swagger/index.html is public like the others (issue 27.6)', async (t) => {
+  const app = await startApp(t, { config: { plugins: ['auth'], api: { auth: { enable: true, username: 'admin', password: 'pw-Secret-123' } } } });
+  t.equal((await app.request('GET', '/api/v3/config')).status, 401, 'the API wants a token');
+  const hop = await fetch(`${app.url}/api/swagger/index.html`, { redirect: 'manual' });
+  t.equal(hop.status, 302, 'no token needed');
+  t.equal(hop.headers.get('location'), '/api/swagger/');
+  const page = await fetch(`${app.url}/api/swagger/index.html`);
+  t.equal(page.status, 200, 'the page, without a token');
+  t.match(await page.text(), /swagger/i);
+});

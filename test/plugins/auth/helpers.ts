@@ -21,10 +21,20 @@ export interface AuthAppOptions {
   config?: Record<string, unknown>;
 }
 
+/**
+ * The tests pose as clients behind a reverse proxy on this host (X-Forwarded-For, X-Real-IP from
+ * 127.0.0.1): loopback is a trusted proxy here unless a test says otherwise (the default trusts none).
+ */
+export const LOCAL_PROXY = ['127.0.0.0/8', '::1/128'];
+
+function withProxy(api: Record<string, unknown> | undefined): Record<string, unknown> {
+  return { ...api, access: { trusted_proxies: LOCAL_PROXY, ...(api?.access as Record<string, unknown> | undefined) } };
+}
+
 function authConfig(o: AuthAppOptions): Record<string, unknown> {
   return {
     ...o.config,
-    api: { ...o.api, auth: { enable: true, username: USER, password: PASS, jwt: { secret: SECRET }, ...o.auth } },
+    api: { ...withProxy(o.api), auth: { enable: true, username: USER, password: PASS, jwt: { secret: SECRET }, ...o.auth } },
     plugins: [{ name: 'auth', config: { fail_delay_ms: 10, fail_delay_max_ms: 40, ...o.authPlugin } }, PROBE, ...(o.plugins ?? [])],
   };
 }
@@ -41,7 +51,7 @@ export function startAuthService(t: TestLike, o: AuthAppOptions = {}): Promise<T
 
 /** The app in-process without API auth: the auth and probe plugins only. */
 export function startOpenApp(t: TestLike, config: Record<string, unknown> = {}): Promise<KitApp> {
-  return createTestApp({ t, config: { ...config, plugins: ['auth', PROBE] } });
+  return createTestApp({ t, config: { ...config, api: withProxy(config.api as Record<string, unknown> | undefined), plugins: ['auth', PROBE] } });
 }
 
 /** Logs in and returns the tokens (fails the test through the thrown error otherwise). */

@@ -6,6 +6,7 @@ import { MimeTable, fsServeHooksRef, playlistsOnly, preServeSeesEveryFile } from
 import { MemFilesystem } from '../../../plugins/memfs/service.ts';
 import { MemfsReplica } from '../../../plugins/memfs/replica.ts';
 import memfsThread from '../../../plugins/memfs/thread.ts';
+import { ENTRY_BYTES } from '../../../plugins/memfs/entry.ts';
 
 /** The memfs thread module wired to a replica in this thread, as the core wires it to a worker. */
 function setup() {
@@ -65,7 +66,8 @@ t.test('a purge reaches the threads', async (t) => {
   const { port1, port2 } = new MessageChannel();
   t.teardown(() => { port1.close(); port2.close(); });
   const replica = new MemfsReplica();
-  const fs = new MemFilesystem({ files: new Map(), seq: 0 }, { limit: 10, purge: true, mime: MimeTable.load(''), replica });
+  // room for one 6-byte file and its entry, not two
+  const fs = new MemFilesystem({ files: new Map(), seq: 0 }, { limit: ENTRY_BYTES + 20, purge: true, mime: MimeTable.load(''), replica });
   const sent: Array<{ op: string; path?: string }> = [];
   replica.attach({ count: 1, routeHeads: () => [], onTraffic: () => {}, register: () => ({ broadcast: (d) => sent.push(d as { op: string }), onMessage: () => {}, close: () => {} }) }, { corsOrigins: [] }, () => fs.entries(), () => 'all');
   await fs.writeFile('/1.ts', Buffer.alloc(6));

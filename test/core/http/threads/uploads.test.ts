@@ -10,7 +10,12 @@ t.test('with writes open, threads receive uploads with a length and answer as ma
 });
 
 t.test('with memfs auth on, threads take uploads with exactly the credential; main answers the rest (401, 400) on every listener', async (t) => {
-  const app = await startApp(t, { config: threadsConfig(2, { storage: { memory: { auth: { enable: true, username: 'u', password: 'p' } } } }) });
+  // the wrong credentials are sent again and again until every listener answered one: no backoff
+  // between them here (test/plugins/auth/basic-backoff.test.ts has the backoff with threads)
+  const app = await startApp(t, { config: threadsConfig(2, {
+    storage: { memory: { auth: { enable: true, username: 'u', password: 'p' } } },
+    plugins: [{ name: 'auth', config: { fail_delay_ms: 0, fail_delay_max_ms: 0 } }, '*'],
+  }) });
   const basic = (s: string) => ({ authorization: `Basic ${Buffer.from(s).toString('base64')}` });
   for (const [what, headers, status] of [
     ['no credential', {}, 401], ['a wrong password', basic('u:q'), 401], ['a longer password', basic('u:p:'), 401],

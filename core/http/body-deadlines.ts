@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hasBody } from './unread-body.ts';
+import { CHECK_INTERVAL_MS } from './listener-bounds.ts';
+
+interface Tracked {
+  req: IncomingMessage;
+  res: ServerResponse;
+  start: number;
+  bytes: number;
+  progress: number;
+}
+
+/**
+ * `http.body_timeout_seconds`: a request body must arrive whole within the timeout of its
+ * headers, or it is answered 408 and its connection closed, so a client that trickles a body
+ * (to the public `POST /api/login`, say) cannot hold a connection and a parser for ever. A body
+ * the route streams (`isStreamed`: uploads, live ingest) may take as long as it likes but is
+ * cut after the timeout without a byte; bytes the route has not read yet count as progress (the
+ * wait is the server's, e.g. an auth backoff). Requests without a body cost nothing; those with
+ * one are looked at once a second (one timer per listener, only while there are any).
+ */
+export class BodyDeadlines {
+  readonly #live = new Set<Tracked>();
+  readonly #isStreamed: (req: IncomingMessage) => boolean;
+  #timeoutMs: number;
+  #timer: NodeJS.Timeout | undefined;
+
+  /** `isStreamed`: which bodies get the idle rule only (all of them when it always says true). */
+  constructor(timeoutMs: number, isStreamed: (req: IncomingMessage) => boolean) {
+    this.#timeoutMs = timeoutMs;
+    this.#isStreamed = isStreamed;
+  }
+
+  set timeoutMs(ms: number) { this.#timeoutMs = ms; }
+
+  get size(): number { return this.#live.size; }
+
+  track(req: IncomingMessage, res: ServerResponse): void {
+    if (req.complete || !hasBody(req)) return;
+    const now = Date.now();
+    const t: Tracked = { req, res, start: now, bytes: req.socket?.bytesRead ?? 0, progress: now };
+    this.#live.add(t);
+    res.once('close', () => this.#live.delete(t));
+    this.#timer ??= setInterval(() => this.sweep(), CHECK_INTERVAL_MS).unref();
+  }
+
+  /** Cuts the bodies past their deadline (the timer calls it; tests may too). */
+  sweep(now = Date.now()): void {
+    for (const t of this.#live) {
+      const socket = t.req.socket;
+      if (t.req.complete || !socket || socket.destroyed) {
+        this.#live.delete(t);
+        continue;
+      }
+      const bytes = socket.bytesRead;
+      if (bytes !== t.bytes || t.req.readableLength > 0) {
+        t.bytes = bytes;
+        t.progress = now;
+      }
+      // a client that waits for `100 Continue` sends nothing until the server asks (memfs asks only
+      // after the Basic check, which a backoff may hold): its clock starts then
+      if (awaitsContinue(t)) {
+        t.start = now;
+        t.progress = now;
+      }
+      const streamed = this.#isStreamed(t.req);
+      if (streamed ? now - t.progress >= this.#timeoutMs : now - t.start >= this.#timeoutMs) this.#cut(t, streamed);
+    }
+    if (this.#live.size === 0) this.close();
+  }
+
+  #cut(t: Tracked, streamed: boolean): void {
+    this.#live.delete(t);
+    const socket = t.req.socket;
+    const { res } = t;
+    if (res.headersSent || res.writableEnded) {
+      socket.destroy();
+      return;
+    }
+    const seconds = Math.round(this.#timeoutMs / 1000);
+    const detail = streamed
+      ? `no byte of the request body arrived for ${seconds} s (http.body_timeout_seconds)`
+      : `the request body did not arrive within ${seconds} s (http.body_timeout_seconds)`;
+    const body = JSON.stringify({ code: 408, message: 'Request Timeout', details: [detail] });
+    // a client that does not read its answer either is not waited for
+    const stop = setTimeout(() => socket.destroy(), 1000).unref();
+    res.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    res.end(body, () => {
+      clearTimeout(stop);
+      socket.destroy();
+    });
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#live.clear();
+  }
+}
+
+/** The client asked for `100 Continue` and the server has not sent it yet (node marks the response when it does). */
+function awaitsContinue(t: Tracked): boolean {
+  const expect = t.req.headers.expect;
+  return typeof expect === 'string' && /100-continue/i.test(expect) && (t.res as ServerResponse & { _sent100?: boolean })._sent100 !== true;
+}
