@@ -1,7 +1,12 @@
 import { BootError } from '../../sdk/index.ts';
 
-/** libsrt's access-control reject codes the plugin uses (SRT_REJX_*, access_control.h). */
+/**
+ * libsrt's access-control reject codes the plugin uses (SRT_REJX_*, access_control.h), and the two
+ * of libsrt's own reasons (SRT_REJ_BADSECRET, SRT_REJ_UNSECURE) for a key mismatch found at accept.
+ */
 export const REJECT = {
+  badSecret: 10,
+  unsecured: 11,
   badRequest: 1400,
   unauthorized: 1401,
   overloaded: 1402,

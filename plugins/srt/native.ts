@@ -10,10 +10,12 @@ import { fileURLToPath } from 'node:url';
 export type SrtEventType = 'accept' | 'data' | 'close' | 'reject';
 
 /**
- * `(type, id, text, extra, code)`: accept → text = streamid, extra = peer; data → extra = bytes;
- * close → text = `closed`/`broken`; reject → text = streamid, extra = peer, code = reject reason.
+ * `(type, id, text, extra, code, why)`: accept → text = streamid, extra = peer; data → extra = bytes;
+ * close → text = `closed`/`broken`; reject → text = streamid, extra = peer, code = reject reason
+ * (SRT_REJX_* of the handshake, or libsrt's SRT_REJ_BADSECRET / SRT_REJ_UNSECURE for a key
+ * mismatch found at accept), why = the reason in words.
  */
-export type SrtEventFn = (type: SrtEventType, id: number, text: string, extra: string | Buffer, code: number) => void;
+export type SrtEventFn = (type: SrtEventType, id: number, text: string, extra: string | Buffer, code: number, why: string) => void;
 
 export interface SrtNativeOptions {
   host: string;
@@ -23,8 +25,19 @@ export interface SrtNativeOptions {
   token: string;
   /** Bound of the event queue towards JS; media beyond it is dropped and counted. */
   queue: number;
+  /** Connections in total (`srt.max_connections`); more are refused in the handshake. */
+  maxConnections?: number;
+  /** Connections per client address (`srt.max_connections_per_address`; 127.0.0.1 and ::1 exempt). */
+  maxPerAddress?: number;
+  /** First lockout after a wrong token or passphrase (0 = none); doubles per failure up to `failMaxMs`. */
+  failBaseMs?: number;
+  failMaxMs?: number;
+  /** libsrt's peer idle timeout of accepted sockets (ms). */
+  peerIdleMs?: number;
   /** Set only for a caller (tests, bench): connect with this streamid instead of listening. */
   streamid?: string;
+  /** Caller only: the local IPv4 address to send from (e.g. 127.0.0.2 to be a stranger). */
+  localHost?: string;
 }
 
 /** libsrt's own statistic names (`srt_bstats`), plus the addon's `queueDrops`. */

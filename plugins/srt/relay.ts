@@ -7,8 +7,23 @@ import { rejectName } from './errors.ts';
 import { toSrtStatistics, type SrtStatistics } from './stats.ts';
 import type { SrtEventType, SrtNativeSocket } from './native.ts';
 import type { EventsLog, TopicLog } from './events-log.ts';
+import { RefusalLog, hostOf } from './refusal-log.ts';
 
 type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
+
+export interface RelayOptions {
+  log: Logger;
+  hooks: IngestHooks;
+  token: string;
+  events: EventsLog;
+  /** `srt.handshake_timeout_seconds` in ms: for the ingest hooks, and for a publisher's first media. */
+  handshakeMs: number;
+  /** `srt.idle_timeout_seconds` in ms: a publisher without media for as long is closed. */
+  idleMs: number;
+}
+
+/** How often publishers are checked for media (the idle and first-media timeouts). */
+const SWEEP_MS = 1000;
 
 export interface SrtChannels {
   publisher: Record<string, number>;
@@ -30,12 +45,22 @@ export class SrtRelay {
   #token: string;
   #closed = false;
   #events: EventsLog;
+  #refusals: RefusalLog;
+  #handshakeMs: number;
+  #idleMs: number;
+  /** Publisher socket → bytes received at the last sweep and when that count last moved. */
+  #media = new Map<number, { bytes: number; since: number }>();
+  #sweep: NodeJS.Timeout;
 
-  constructor(opts: { log: Logger; hooks: IngestHooks; token: string; events: EventsLog }) {
+  constructor(opts: RelayOptions) {
     this.#log = opts.log;
     this.#events = opts.events;
     this.#hooks = opts.hooks;
     this.#token = opts.token;
+    this.#refusals = new RefusalLog(opts.log);
+    this.#handshakeMs = opts.handshakeMs;
+    this.#idleMs = opts.idleMs;
+    this.#sweep = setInterval(() => this.#guarded(-1, '', () => this.#checkMedia(Date.now())), SWEEP_MS).unref();
   }
 
   attach(native: SrtNativeSocket): void {
@@ -43,18 +68,47 @@ export class SrtRelay {
   }
 
   /** The addon's event callback. */
-  readonly onEvent = (type: SrtEventType, sock: number, text: string, extra: string | Buffer, code: number): void => {
+  readonly onEvent = (type: SrtEventType, sock: number, text: string, extra: string | Buffer, code: number, why = ''): void => {
     if (this.#closed) return;
-    if (type === 'data') this.#data(sock, extra as Buffer);
-    else if (type === 'accept') void this.#accept(sock, text, extra as string);
-    else if (type === 'close') this.#end(sock, text);
-    else this.#rejected(text, extra as string, code);
+    const remote = type === 'data' ? '' : String(extra);
+    this.#guarded(sock, remote, () => {
+      if (type === 'data') this.#data(sock, extra as Buffer);
+      else if (type === 'accept') this.#accept(sock, text, remote).catch((err: unknown) => this.#failed(sock, remote, err));
+      else if (type === 'close') this.#end(sock, text);
+      else this.#rejected(text, remote, code, why);
+    });
   };
 
-  #rejected(streamid: string, peer: string, code: number): void {
+  /**
+   * The fault boundary: whatever one connection's event throws (a parser, a hook, a bug) ends
+   * that connection with a log line naming its peer, never the process.
+   */
+  #guarded(sock: number, remote: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.#failed(sock, remote, err);
+    }
+  }
+
+  #failed(sock: number, remote: string, err: unknown): void {
+    const peer = remote || this.#peers.get(sock)?.remote || '(unknown)';
+    this.#log.error({ peer, id: sock >= 0 ? `srt-${sock}` : undefined, err }, 'SRT connection failed: closed');
+    if (sock < 0) return;
+    try {
+      this.#native?.close(sock);
+      this.#end(sock, `failed: ${(err as Error)?.message ?? String(err)}`);
+    } catch (again) {
+      this.#log.error({ peer, err: again }, 'SRT connection could not be closed cleanly');
+      this.#peers.delete(sock);
+    }
+  }
+
+  #rejected(streamid: string, peer: string, code: number, why: string): void {
     const parts = describe(streamid);
-    this.#log.warn({ peer, ...parts, reason: rejectName(code) }, 'SRT connection refused in the handshake');
-    this.#events.add('handshake:reject', `${rejectName(code)}: ${parts.stream ?? '(no resource)'} from ${peer}`);
+    const reason = why ? `${rejectName(code)}: ${why}` : rejectName(code);
+    this.#refusals.warn(hostOf(peer), reason, { peer, ...parts, reason }, 'SRT connection refused in the handshake');
+    this.#events.add('handshake:reject', `${reason}: ${parts.stream ?? '(no resource)'} from ${peer}`);
   }
 
   #data(sock: number, data: Buffer): void {
@@ -73,8 +127,9 @@ export class SrtRelay {
     if (this.#token && token !== this.#token) return this.#refuse(sock, remote, resource, 'UNAUTHORIZED: wrong or missing token');
     const peer = new SrtPeer(sock, resource, mode, remote, token, params);
     this.#peers.set(sock, peer);
-    const veto = await askIngest(mode === 'publish' ? this.#hooks.prePublish : this.#hooks.prePlay, peer);
+    const veto = await this.#ask(mode === 'publish' ? this.#hooks.prePublish : this.#hooks.prePlay, peer);
     if (!this.#peers.has(sock)) return; // gone while the hooks ran
+    if (veto === 'timeout') return this.#refuse(sock, remote, resource, `TIMEOUT: the ingest hooks did not answer within ${this.#handshakeMs / 1000} s`);
     if (veto) return this.#refuse(sock, remote, resource, `${(veto.kind ?? 'forbidden').toUpperCase()}: ${veto.reason}`);
     const ch = this.#channels.get(resource);
     if (mode === 'publish') {
@@ -83,6 +138,7 @@ export class SrtRelay {
       // a subscriber that takes nothing for about a second is closed rather than fed forever
       this.#channels.set(resource, new Channel(resource, sock, send, (s) => queueMicrotask(() => this.#kick(s, 'too slow: its send buffer stayed full'))));
       this.#pushPublishers();
+      this.#media.set(sock, { bytes: -1, since: Date.now() });
       this.#announce(peer, 'onPublish');
       this.#events.add('connection:new', `publish ${resource} from ${remote}`, sock);
       this.#log.info({ id: peer.id, stream: resource, peer: remote }, 'SRT publisher started');
@@ -92,6 +148,32 @@ export class SrtRelay {
       this.#announce(peer, 'onPlay');
       this.#events.add('connection:new', `request ${resource} from ${remote}`, sock);
       this.#log.info({ id: peer.id, stream: resource, peer: remote }, 'SRT subscriber started');
+    }
+  }
+
+  /** The pre hooks, or `'timeout'` when they take longer than the handshake timeout. */
+  #ask(hook: IngestHooks['prePublish'], peer: SrtPeer): Promise<Awaited<ReturnType<typeof askIngest>> | 'timeout'> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), this.#handshakeMs); });
+    return Promise.race([askIngest(hook, peer), late]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Publishers without a first media packet within the handshake timeout, or without media for
+   * the idle timeout, are closed (libsrt's peer idle timeout only sees silence, not keep-alives).
+   */
+  #checkMedia(now: number): void {
+    for (const [sock, seen] of this.#media) {
+      const peer = this.#peers.get(sock);
+      if (!peer) { this.#media.delete(sock); continue; }
+      const started = seen.bytes >= 0;
+      if (peer.received > 0 && peer.received !== seen.bytes) { seen.bytes = peer.received; seen.since = now; continue; }
+      const limit = started ? this.#idleMs : this.#handshakeMs;
+      if (now - seen.since < limit) continue;
+      const why = started ? `no media for ${limit / 1000} s` : `no media within ${limit / 1000} s of the handshake`;
+      this.#log.warn({ id: peer.id, stream: peer.stream, peer: peer.remote, why }, 'SRT publisher closed');
+      this.#native?.close(sock);
+      this.#end(sock, why);
     }
   }
 
@@ -108,7 +190,7 @@ export class SrtRelay {
   }
 
   #refuse(sock: number, remote: string, stream: string | undefined, reason: string): void {
-    this.#log.warn({ peer: remote, stream, reason }, 'SRT connection refused');
+    this.#refusals.warn(hostOf(remote), reason, { peer: remote, stream, reason }, 'SRT connection refused');
     this.#events.add('connection:refuse', `${reason}: ${stream ?? '(no resource)'} from ${remote}`);
     this.#peers.delete(sock);
     this.#native?.close(sock);
@@ -119,6 +201,7 @@ export class SrtRelay {
     const peer = this.#peers.get(sock);
     if (!peer) return;
     this.#peers.delete(sock);
+    this.#media.delete(sock);
     const ch = this.#channels.get(peer.stream);
     if (ch?.publisher === sock) {
       this.#channels.delete(peer.stream);
@@ -169,6 +252,7 @@ export class SrtRelay {
     }
     for (const sock of [...this.#peers.keys()]) this.#end(sock, 'server stopping');
     this.#closed = true;
+    clearInterval(this.#sweep);
   }
 }
 

@@ -39,15 +39,21 @@ export async function startSrt(cfg: SrtConfig, opts: { addonPath: string; log: L
     throw srtErrors.bind(cfg.address, (err as Error).message);
   }
   const events = new EventsLog({ enable: cfg.log.enable, topics: cfg.log.topics });
-  const relay = new SrtRelay({ log: opts.log, hooks: opts.hooks, token: cfg.token, events });
+  const relay = new SrtRelay({
+    log: opts.log, hooks: opts.hooks, token: cfg.token, events,
+    handshakeMs: cfg.handshake_timeout_seconds * 1000, idleMs: cfg.idle_timeout_seconds * 1000,
+  });
   const native = new addon.SrtServer({
     host, port: want.port, latencyMs: LATENCY_MS, passphrase: cfg.passphrase, token: cfg.token, queue: EVENT_QUEUE,
+    maxConnections: cfg.max_connections, maxPerAddress: cfg.max_connections_per_address,
+    failBaseMs: cfg.fail_delay_ms, failMaxMs: cfg.fail_delay_max_ms, peerIdleMs: cfg.idle_timeout_seconds * 1000,
   }, relay.onEvent);
   relay.attach(native);
   let port: number;
   try {
     port = native.start();
   } catch (err) {
+    relay.close();
     throw srtErrors.bind(cfg.address, (err as Error).message);
   }
   opts.log.info({ address: `${host}:${port}`, libsrt: versionString(addon.version), encrypted: cfg.passphrase !== '' }, 'SRT server listening');

@@ -30,10 +30,27 @@ export function parseStreamId(raw: string): StreamIdResult {
   }
   const parsed = s.startsWith('#!:') ? keyed(s.slice(s.startsWith('#!::') ? 4 : 3)) : current(s);
   if (!parsed.resource) return { ok: false, reason: 'streamid names no resource' };
+  const bad = nameProblem(parsed.resource);
+  if (bad) return { ok: false, reason: `invalid stream name: ${bad}` };
   if (parsed.mode !== 'publish' && parsed.mode !== 'request') return { ok: false, reason: `unknown mode '${parsed.mode}'` };
   const id: StreamId = { resource: parsed.resource, mode: parsed.mode, params: parsed.params };
   if (parsed.token !== undefined) id.token = parsed.token;
   return { ok: true, id };
+}
+
+// why a name is refused (the RTMP plugin's rules): each would let two spellings name one stream,
+// or reach logs and file names of processes reading the stream in a form that misleads
+const NAME_RULES: Array<[RegExp, string]> = [
+  [/[\u0000-\u001f\u007f]/, 'control characters'],
+  [/(^|\/)\.{1,2}(\/|$)/, "a '.' or '..' path segment"],
+  [/\s/, 'whitespace'],
+  [/[\\#]/, "a backslash or '#'"],
+];
+
+/** Why a stream name (the resource) is refused, or undefined; the addon's `ValidName` is the same rule. */
+export function nameProblem(name: string): string | undefined {
+  for (const [rule, what] of NAME_RULES) if (rule.test(name)) return what;
+  return undefined;
 }
 
 interface Loose { resource: string; mode: string; token?: string; params: Record<string, string> }

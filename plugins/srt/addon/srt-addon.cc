@@ -5,10 +5,12 @@
 #include <napi.h>
 #include <srt.h>
 #include <access_control.h>
+#include "admission.h"
 #include <arpa/inet.h>
 #include <atomic>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -25,6 +27,7 @@ struct Event {
   std::string peer;
   int code = 0;
   std::vector<char> data;
+  std::string why;  // reject: the reason in words
 };
 
 std::string PeerString(const sockaddr* sa) {
@@ -37,56 +40,6 @@ std::string PeerString(const sockaddr* sa) {
   auto in6 = reinterpret_cast<const sockaddr_in6*>(sa);
   inet_ntop(AF_INET6, &in6->sin6_addr, buf, sizeof buf);
   return "[" + std::string(buf) + "]:" + std::to_string(ntohs(in6->sin6_port));
-}
-
-int Hex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// The same streamid rules as streamid.ts (which is the tested reference); only what the
-// handshake needs: resource, mode, token. Returns false on a malformed id.
-bool ParseStreamId(const std::string& raw, std::string& resource, std::string& mode, std::string& token) {
-  std::string s;
-  for (size_t i = 0; i < raw.size(); i++) {
-    if (raw[i] != '%') { s += raw[i]; continue; }
-    if (i + 2 >= raw.size() || Hex(raw[i + 1]) < 0 || Hex(raw[i + 2]) < 0) return false;
-    s += static_cast<char>(Hex(raw[i + 1]) * 16 + Hex(raw[i + 2]));
-    i += 2;
-  }
-  mode = "request";
-  if (s.rfind("#!:", 0) == 0) {
-    size_t pos = s.rfind("#!::", 0) == 0 ? 4 : 3;
-    while (pos <= s.size()) {
-      size_t end = s.find(',', pos);
-      if (end == std::string::npos) end = s.size();
-      std::string kv = s.substr(pos, end - pos);
-      size_t eq = kv.find('=');
-      if (eq != std::string::npos) {
-        std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
-        if (k == "r") resource = v; else if (k == "m") mode = v; else if (k == "token") token = v;
-      }
-      pos = end + 1;
-    }
-    return true;
-  }
-  // current form: resource[,mode:M][,token:T]; a value runs to the next ",mode:" or ",token:"
-  auto next = [&](size_t from) {
-    size_t a = s.find(",mode:", from), b = s.find(",token:", from);
-    return a < b ? a : b;
-  };
-  size_t cut = next(0);
-  resource = s.substr(0, cut);
-  while (cut != std::string::npos) {
-    bool isMode = s.compare(cut, 6, ",mode:") == 0;
-    size_t start = cut + (isMode ? 6 : 7);
-    cut = next(start);
-    std::string v = s.substr(start, cut == std::string::npos ? std::string::npos : cut - start);
-    (isMode ? mode : token) = v;
-  }
-  return true;
 }
 
 class Server : public Napi::ObjectWrap<Server> {
@@ -111,6 +64,14 @@ class Server : public Napi::ObjectWrap<Server> {
     passphrase_ = o.Get("passphrase").As<Napi::String>();
     token_ = o.Get("token").As<Napi::String>();
     queue_ = o.Get("queue").As<Napi::Number>().Uint32Value();
+    admission::Limits l;
+    if (o.Has("maxConnections")) l.maxTotal = o.Get("maxConnections").As<Napi::Number>().Int32Value();
+    if (o.Has("maxPerAddress")) l.maxPerAddress = o.Get("maxPerAddress").As<Napi::Number>().Int32Value();
+    if (o.Has("failBaseMs")) l.failBaseMs = o.Get("failBaseMs").As<Napi::Number>().Int64Value();
+    if (o.Has("failMaxMs")) l.failMaxMs = o.Get("failMaxMs").As<Napi::Number>().Int64Value();
+    if (o.Has("peerIdleMs")) peerIdleMs_ = o.Get("peerIdleMs").As<Napi::Number>().Int32Value();
+    if (o.Has("localHost")) localHost_ = o.Get("localHost").As<Napi::String>();
+    gate_ = std::make_unique<admission::Gate>(l);
     if (o.Has("streamid")) { caller_ = true; streamid_ = o.Get("streamid").As<Napi::String>(); }
     onEvent_ = Napi::Persistent(info[1].As<Napi::Function>());
   }
@@ -134,13 +95,15 @@ class Server : public Napi::ObjectWrap<Server> {
     if (caller_) return Connect(env, ss, len);
     lsn_ = srt_create_socket();
     bool no = false;
-    int yes = 1;
     srt_setsockflag(lsn_, SRTO_RCVSYN, &no, sizeof no);  // inherited by accepted sockets
     srt_setsockflag(lsn_, SRTO_SNDSYN, &no, sizeof no);
     srt_setsockflag(lsn_, SRTO_LATENCY, &latencyMs_, sizeof latencyMs_);
     if (ss.ss_family == AF_INET6) { int only = 0; srt_setsockflag(lsn_, SRTO_IPV6ONLY, &only, sizeof only); }
     if (!passphrase_.empty()) srt_setsockflag(lsn_, SRTO_PASSPHRASE, passphrase_.c_str(), passphrase_.size());
-    srt_setsockflag(lsn_, SRTO_ENFORCEDENCRYPTION, &yes, sizeof yes);
+    // libsrt would refuse a wrong passphrase silently; accepted, the socket's key state tells, and
+    // AcceptAll closes it with a log line and a failure for the address's lockout
+    srt_setsockflag(lsn_, SRTO_ENFORCEDENCRYPTION, &no, sizeof no);
+    if (peerIdleMs_ > 0) srt_setsockflag(lsn_, SRTO_PEERIDLETIMEO, &peerIdleMs_, sizeof peerIdleMs_);
     if (srt_bind(lsn_, reinterpret_cast<sockaddr*>(&ss), len) == SRT_ERROR || srt_listen(lsn_, 64) == SRT_ERROR) {
       std::string why = srt_getlasterror_str();
       srt_close(lsn_);
@@ -187,6 +150,12 @@ class Server : public Napi::ObjectWrap<Server> {
     srt_setsockflag(s, SRTO_LATENCY, &latencyMs_, sizeof latencyMs_);
     srt_setsockflag(s, SRTO_STREAMID, streamid_.c_str(), streamid_.size());
     if (!passphrase_.empty()) srt_setsockflag(s, SRTO_PASSPHRASE, passphrase_.c_str(), passphrase_.size());
+    if (!localHost_.empty()) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      inet_pton(AF_INET, localHost_.c_str(), &local.sin_addr);
+      srt_bind(s, reinterpret_cast<sockaddr*>(&local), sizeof local);
+    }
     if (srt_connect(s, reinterpret_cast<sockaddr*>(&ss), len) == SRT_ERROR) {
       int reason = srt_getrejectreason(s);
       Napi::Error err = Napi::Error::New(env, std::string(srt_getlasterror_str()) + " (" + srt_rejectreason_str(reason) + ")");
@@ -208,23 +177,36 @@ class Server : public Napi::ObjectWrap<Server> {
   // libsrt's receive thread, before the socket is accepted: no JS here, only the pushed-down facts.
   static int OnHandshake(void* opaque, SRTSOCKET ns, int hsversion, const sockaddr* peer, const char* sid) {
     auto* self = static_cast<Server*>(opaque);
-    std::string raw = sid ? sid : "", resource, mode, token;
-    int code = 0;
-    if (hsversion < 5 && raw.empty()) return 0;  // SRT v4: a publisher named after its address (TS side)
-    if (!ParseStreamId(raw, resource, mode, token) || resource.empty()) code = SRT_REJX_BAD_REQUEST;
-    else if (mode != "publish" && mode != "request") code = SRT_REJX_BAD_MODE;
-    else if (!self->token_.empty() && token != self->token_) code = SRT_REJX_UNAUTHORIZED;
-    else {
+    std::string raw = sid ? sid : "", resource, mode, token, why;
+    bool own = false;
+    std::string key = admission::AddressKey(peer, own);
+    int code = self->gate_->Admit(key, own, why);
+    if (code == 0 && hsversion < 5 && raw.empty()) return 0;  // SRT v4: a publisher named after its address (TS side)
+    if (code != 0) {
+    } else if (!admission::ParseStreamId(raw, resource, mode, token) || resource.empty()) {
+      code = SRT_REJX_BAD_REQUEST; why = resource.empty() ? "streamid names no resource" : "streamid is not validly URL-encoded";
+    } else if (!admission::ValidName(resource)) {
+      code = SRT_REJX_BAD_REQUEST; why = "invalid stream name";
+    } else if (mode != "publish" && mode != "request") {
+      code = SRT_REJX_BAD_MODE; why = "unknown mode";
+    } else if (!self->token_.empty() && token != self->token_) {
+      code = SRT_REJX_UNAUTHORIZED; why = token.empty() ? "no token given" : "wrong token";
+      self->gate_->Failed(key, own);
+    } else {
       std::lock_guard<std::mutex> lock(self->mu_);
       bool live = self->publishers_.count(resource) > 0;
-      if (mode == "publish" && live) code = SRT_REJX_CONFLICT;
-      if (mode == "request" && !live) code = SRT_REJX_NOTFOUND;
+      if (mode == "publish" && live) { code = SRT_REJX_CONFLICT; why = "already publishing"; }
+      if (mode == "request" && !live) { code = SRT_REJX_NOTFOUND; why = "nothing publishes this stream"; }
     }
     if (code == 0) return 0;
     srt_setrejectreason(ns, code);
-    auto* e = new Event{"reject", ns, raw, PeerString(peer), code, {}};
-    if (self->tsfn_.NonBlockingCall(e, &Server::Deliver) != napi_ok) delete e;
+    self->Report(new Event{"reject", ns, raw.substr(0, 512), PeerString(peer), code, {}, why});
     return -1;
+  }
+
+  // A refusal for JS's log; dropped (not queued) when JS is behind, so a flood costs no memory.
+  void Report(Event* e) {
+    if (tsfn_.NonBlockingCall(e, &Server::Deliver) != napi_ok) { delete e; reportDrops_++; }
   }
 
   // JS pushes the names with a live publisher, so requests and second publishers are refused early.
@@ -246,7 +228,7 @@ class Server : public Napi::ObjectWrap<Server> {
       for (int i = 0; i < n; i++) {
         SRTSOCKET s = ready[i].fd;
         if (s == lsn_) { AcceptAll(backlog); continue; }
-        auto* data = new Event{"data", s, "", "", 0, {}};
+        auto* data = new Event{"data", s, "", "", 0, {}, ""};
         bool broken = (ready[i].events & SRT_EPOLL_ERR) != 0;
         char buf[1500];
         for (int k = 0; k < 64 && !broken; k++) {
@@ -265,7 +247,8 @@ class Server : public Napi::ObjectWrap<Server> {
           srt_epoll_remove_usock(eid_, s);
           srt_close(s);
           { std::lock_guard<std::mutex> lock(mu_); conns_.erase(s); }
-          backlog.push_back(new Event{"close", s, st == SRTS_BROKEN ? "broken" : "closed", "", 0, {}});
+          gate_->Closed(s);
+          backlog.push_back(new Event{"close", s, st == SRTS_BROKEN ? "broken" : "closed", "", 0, {}, ""});
         }
       }
     }
@@ -281,11 +264,33 @@ class Server : public Napi::ObjectWrap<Server> {
       char sid[513] = {0};
       int sidlen = sizeof sid - 1;
       srt_getsockflag(s, SRTO_STREAMID, sid, &sidlen);
+      auto* peer = reinterpret_cast<sockaddr*>(&ss);
+      bool own = false;
+      std::string key = admission::AddressKey(peer, own);
+      std::string why = KeyProblem(s);
+      if (!why.empty()) {
+        srt_close(s);
+        gate_->Failed(key, own);
+        Report(new Event{"reject", s, std::string(sid, sidlen), PeerString(peer), passphrase_.empty() ? SRT_REJ_UNSECURE : SRT_REJ_BADSECRET, {}, why});
+        continue;
+      }
+      gate_->Opened(s, key);
       int ev = SRT_EPOLL_IN | SRT_EPOLL_ERR;
       srt_epoll_add_usock(eid_, s, &ev);
       { std::lock_guard<std::mutex> lock(mu_); conns_.insert(s); }
-      backlog.push_back(new Event{"accept", s, std::string(sid, sidlen), PeerString(reinterpret_cast<sockaddr*>(&ss)), 0, {}});
+      backlog.push_back(new Event{"accept", s, std::string(sid, sidlen), PeerString(peer), 0, {}, ""});
     }
+  }
+
+  // Encryption as configured: both directions keyed with srt.passphrase, or neither when it is empty.
+  std::string KeyProblem(SRTSOCKET s) {
+    int rcv = 0, snd = 0, l1 = sizeof rcv, l2 = sizeof snd;
+    srt_getsockflag(s, SRTO_RCVKMSTATE, &rcv, &l1);
+    srt_getsockflag(s, SRTO_SNDKMSTATE, &snd, &l2);
+    if (passphrase_.empty()) return rcv == SRT_KM_S_UNSECURED && snd == SRT_KM_S_UNSECURED ? "" : "the caller encrypts but srt.passphrase is empty";
+    if (rcv == SRT_KM_S_SECURED && snd == SRT_KM_S_SECURED) return "";
+    if (rcv == SRT_KM_S_UNSECURED || snd == SRT_KM_S_UNSECURED) return "no passphrase given";
+    return "wrong passphrase";
   }
 
   static void Deliver(Napi::Env env, Napi::Function fn, Event* e) {
@@ -294,7 +299,7 @@ class Server : public Napi::ObjectWrap<Server> {
         ? Napi::Value(Napi::Buffer<char>::Copy(env, e->data.data(), e->data.size()))
         : Napi::Value(Napi::String::New(env, e->peer));
       fn.Call({Napi::String::New(env, e->type), Napi::Number::New(env, e->id), Napi::String::New(env, e->text), extra,
-               Napi::Number::New(env, e->code)});
+               Napi::Number::New(env, e->code), Napi::String::New(env, e->why)});
     }
     delete e;
   }
@@ -316,6 +321,7 @@ class Server : public Napi::ObjectWrap<Server> {
     SRTSOCKET s = info[0].As<Napi::Number>().Int32Value();
     if (eid_ != -1) srt_epoll_remove_usock(eid_, s);
     srt_close(s);
+    gate_->Closed(s);
     std::lock_guard<std::mutex> lock(mu_);
     conns_.erase(s);
     return info.Env().Undefined();
@@ -338,6 +344,7 @@ class Server : public Napi::ObjectWrap<Server> {
     F(msRcvTsbPdDelay) F(pktReorderTolerance) F(pktRcvAvgBelatedTime) F(mbpsSendRate) F(mbpsRecvRate)
 #undef F
     o.Set("queueDrops", Napi::Number::New(env, static_cast<double>(queueDrops_.load())));
+    o.Set("reportDrops", Napi::Number::New(env, static_cast<double>(reportDrops_.load())));
     return o;
   }
 
@@ -361,7 +368,10 @@ class Server : public Napi::ObjectWrap<Server> {
     tsfn_.Release();
   }
 
-  std::string host_, passphrase_, token_, streamid_;
+  std::string host_, passphrase_, token_, streamid_, localHost_;
+  int peerIdleMs_ = 0;
+  std::unique_ptr<admission::Gate> gate_;
+  std::atomic<uint64_t> reportDrops_{0};
   bool caller_ = false;
   bool hooked_ = false;
   napi_env env_ = nullptr;

@@ -38,19 +38,22 @@ export function ffmpeg(t: TestLike, args: string[], timeoutMs = 60_000): Run {
   return run;
 }
 
-export interface Caller { id: number; bytes: Buffer[]; closed: Promise<string>; stop(): void }
+export interface Caller { id: number; bytes: Buffer[]; closed: Promise<string>; stop(): void; send(data: Buffer): number }
 
-/** A light subscriber through the addon itself (caller side): raw bytes, no remuxing. */
-export function srtCaller(port: number, streamid: string, passphrase = PASS): Caller {
+/**
+ * A light caller through the addon itself: raw bytes, no remuxing. `localHost` sends from another
+ * loopback address (127.0.0.2: a stranger to the per-address rules, which spare 127.0.0.1).
+ */
+export function srtCaller(port: number, streamid: string, passphrase = PASS, localHost?: string): Caller {
   const addon = createRequire(import.meta.url)(ADDON) as { SrtServer: new (o: object, f: (...a: any[]) => void) => any };
   const bytes: Buffer[] = [];
   let closed!: (why: string) => void;
   const done = new Promise<string>((r) => { closed = r; });
-  const sock = new addon.SrtServer({ host: '127.0.0.1', port, latencyMs: 400, passphrase, token: '', queue: 4096, streamid },
-    (type: string, _id: number, text: string, extra: Buffer) => {
-      if (type === 'data') bytes.push(extra);
-      else if (type === 'close') closed(text);
-    });
+  const opts = { host: '127.0.0.1', port, latencyMs: 400, passphrase, token: '', queue: 4096, streamid, ...(localHost ? { localHost } : {}) };
+  const sock = new addon.SrtServer(opts, (type: string, _id: number, text: string, extra: Buffer) => {
+    if (type === 'data') bytes.push(extra);
+    else if (type === 'close') closed(text);
+  });
   const id = sock.start() as number;
-  return { id, bytes, closed: done, stop: () => sock.stop() };
+  return { id, bytes, closed: done, stop: () => sock.stop(), send: (data) => sock.send(id, data) as number };
 }
