@@ -11,8 +11,21 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace admission {
+
+inline std::string PeerString(const sockaddr* sa) {
+  char buf[INET6_ADDRSTRLEN] = {0};
+  if (sa->sa_family == AF_INET) {
+    auto in = reinterpret_cast<const sockaddr_in*>(sa);
+    inet_ntop(AF_INET, &in->sin_addr, buf, sizeof buf);
+    return std::string(buf) + ":" + std::to_string(ntohs(in->sin_port));
+  }
+  auto in6 = reinterpret_cast<const sockaddr_in6*>(sa);
+  inet_ntop(AF_INET6, &in6->sin6_addr, buf, sizeof buf);
+  return "[" + std::string(buf) + "]:" + std::to_string(ntohs(in6->sin6_port));
+}
 
 inline int Hex(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -113,7 +126,8 @@ struct Limits {
   int64_t failMaxMs = 30000;
 };
 
-// Addresses with failures remembered at most; beyond, expired entries go, then new ones are not kept.
+// Addresses with failures remembered at most; when full, those no longer locked out make room, and
+// while every entry is locked out a new address is not kept (its next failure tries again).
 constexpr size_t kMaxFailEntries = 10000;
 // An address's failures are forgotten this long after its last one.
 constexpr int64_t kForgetMs = 15 * 60 * 1000;
@@ -171,6 +185,7 @@ class Gate {
       it = fails_.emplace(key, Fail{}).first;
     }
     Fail& f = it->second;
+    if (now - f.last >= kForgetMs) f.count = 0;
     f.count++;
     f.last = now;
     int shift = f.count - 1 < 30 ? f.count - 1 : 30;
@@ -183,10 +198,18 @@ class Gate {
     fails_.erase(key);
   }
 
-  std::string KeyOf(SRTSOCKET s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = sockets_.find(s);
-    return it == sockets_.end() ? std::string() : it->second;
+  // Gives back the slots of sockets libsrt no longer has (a handshake that failed after the
+  // callback). libsrt is asked without the gate's lock: its callback takes that lock under libsrt's.
+  void Sweep() {
+    std::vector<SRTSOCKET> ids;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& kv : sockets_) ids.push_back(kv.first);
+    }
+    for (SRTSOCKET s : ids) {
+      SRT_SOCKSTATUS st = srt_getsockstate(s);
+      if (st == SRTS_NONEXIST || st == SRTS_CLOSED || st == SRTS_BROKEN || st == SRTS_CLOSING) Closed(s);
+    }
   }
 
  private:
@@ -194,7 +217,7 @@ class Gate {
 
   void Prune(int64_t now) {
     for (auto it = fails_.begin(); it != fails_.end();) {
-      if (it->second.until <= now && now - it->second.last >= kForgetMs) it = fails_.erase(it);
+      if (it->second.until <= now) it = fails_.erase(it);
       else ++it;
     }
   }

@@ -30,18 +30,6 @@ struct Event {
   std::string why;  // reject: the reason in words
 };
 
-std::string PeerString(const sockaddr* sa) {
-  char buf[INET6_ADDRSTRLEN] = {0};
-  if (sa->sa_family == AF_INET) {
-    auto in = reinterpret_cast<const sockaddr_in*>(sa);
-    inet_ntop(AF_INET, &in->sin_addr, buf, sizeof buf);
-    return std::string(buf) + ":" + std::to_string(ntohs(in->sin_port));
-  }
-  auto in6 = reinterpret_cast<const sockaddr_in6*>(sa);
-  inet_ntop(AF_INET6, &in6->sin6_addr, buf, sizeof buf);
-  return "[" + std::string(buf) + "]:" + std::to_string(ntohs(in6->sin6_port));
-}
-
 class Server : public Napi::ObjectWrap<Server> {
  public:
   static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -181,7 +169,7 @@ class Server : public Napi::ObjectWrap<Server> {
     bool own = false;
     std::string key = admission::AddressKey(peer, own);
     int code = self->gate_->Admit(key, own, why);
-    if (code == 0 && hsversion < 5 && raw.empty()) return 0;  // SRT v4: a publisher named after its address (TS side)
+    if (code == 0 && hsversion < 5 && raw.empty()) return self->gate_->Opened(ns, key), 0;  // SRT v4: named after its address (TS side)
     if (code != 0) {
     } else if (!admission::ParseStreamId(raw, resource, mode, token) || resource.empty()) {
       code = SRT_REJX_BAD_REQUEST; why = resource.empty() ? "streamid names no resource" : "streamid is not validly URL-encoded";
@@ -198,9 +186,9 @@ class Server : public Napi::ObjectWrap<Server> {
       if (mode == "publish" && live) { code = SRT_REJX_CONFLICT; why = "already publishing"; }
       if (mode == "request" && !live) { code = SRT_REJX_NOTFOUND; why = "nothing publishes this stream"; }
     }
-    if (code == 0) return 0;
+    if (code == 0) return self->gate_->Opened(ns, key), 0;  // counted from here: a slot per handshake in flight
     srt_setrejectreason(ns, code);
-    self->Report(new Event{"reject", ns, raw.substr(0, 512), PeerString(peer), code, {}, why});
+    self->Report(new Event{"reject", ns, raw.substr(0, 512), admission::PeerString(peer), code, {}, why});
     return -1;
   }
 
@@ -222,7 +210,10 @@ class Server : public Napi::ObjectWrap<Server> {
   void Run() {
     std::deque<Event*> backlog;  // control events waiting for room in the JS queue
     std::vector<SRT_EPOLL_EVENT> ready(256);
+    int64_t swept = admission::Gate::NowMs();
     while (running_) {
+      // slots of handshakes that never reached accept (the caller gave up) are given back
+      if (admission::Gate::NowMs() - swept >= 1000) { swept = admission::Gate::NowMs(); gate_->Sweep(); }
       while (!backlog.empty() && tsfn_.NonBlockingCall(backlog.front(), &Server::Deliver) == napi_ok) backlog.pop_front();
       int n = srt_epoll_uwait(eid_, ready.data(), static_cast<int>(ready.size()), 100);
       for (int i = 0; i < n; i++) {
@@ -270,15 +261,16 @@ class Server : public Napi::ObjectWrap<Server> {
       std::string why = KeyProblem(s);
       if (!why.empty()) {
         srt_close(s);
+        gate_->Closed(s);
         gate_->Failed(key, own);
-        Report(new Event{"reject", s, std::string(sid, sidlen), PeerString(peer), passphrase_.empty() ? SRT_REJ_UNSECURE : SRT_REJ_BADSECRET, {}, why});
+        Report(new Event{"reject", s, std::string(sid, sidlen), admission::PeerString(peer), passphrase_.empty() ? SRT_REJ_UNSECURE : SRT_REJ_BADSECRET, {}, why});
         continue;
       }
       gate_->Opened(s, key);
       int ev = SRT_EPOLL_IN | SRT_EPOLL_ERR;
       srt_epoll_add_usock(eid_, s, &ev);
       { std::lock_guard<std::mutex> lock(mu_); conns_.insert(s); }
-      backlog.push_back(new Event{"accept", s, std::string(sid, sidlen), PeerString(peer), 0, {}, ""});
+      backlog.push_back(new Event{"accept", s, std::string(sid, sidlen), admission::PeerString(peer), 0, {}, ""});
     }
   }
 
