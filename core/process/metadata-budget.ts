@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../sdk/index.ts';
 import type { DbData } from './db-document.ts';
 
@@ -24,6 +25,8 @@ export class MetadataBudget {
   readonly #measure: MeasureBytes;
   readonly #process = new Map<string, Measured>();
   readonly #system = new Map<string, Measured>();
+  /** Content-Length of metadata bodies admitted and not yet answered. */
+  #inFlight = 0;
 
   /** `limitBytes` 0 = no limit. */
   constructor(limitBytes: number, data: () => DbData, measure: MeasureBytes) {
@@ -47,6 +50,25 @@ export class MetadataBudget {
   checkSystem(key: string, next: unknown): void {
     this.#check(this.#system, this.#data().metadata.system, key, next);
   }
+
+  /**
+   * A `preParsing` hook of the metadata PUT routes: a body whose Content-Length does not fit in
+   * the room left (the limit, less the metadata stored and the bodies being received, plus what
+   * the key holds now, which the body replaces) is refused (413) before it is read, so parallel
+   * bodies cannot together cost more memory than the limit; the exact check follows the parse.
+   */
+  readonly admit = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const length = Number(request.headers['content-length']);
+    if (this.#limit <= 0 || !Number.isSafeInteger(length) || length <= 0) return;
+    const { id, key = '' } = request.params as { id?: string; key?: string };
+    const data = this.#data().metadata;
+    const held = id === undefined ? data.system : data.process[id] ?? {};
+    const replaced = Object.prototype.hasOwnProperty.call(held, key) ? this.#bytes(key, held[key]) : 0;
+    const would = this.total() + this.#inFlight + length - replaced;
+    if (would > this.#limit) throw metadataTooLarge(would, this.#limit);
+    this.#inFlight += length;
+    reply.raw.once('close', () => { this.#inFlight -= length; });
+  };
 
   #check(cache: Map<string, Measured>, dict: Record<string, unknown>, key: string, next: unknown): void {
     if (this.#limit <= 0 || next === null || next === undefined) return;

@@ -125,7 +125,7 @@ export const processPlugin = definePlugin({
       rerun: (id) => manager.rerun(id),
     });
     processRoutes(ctx.http, manager, views);
-    metadataRoutes(ctx.http, manager);
+    metadataRoutes(ctx.http, manager, metadataBudget);
     systemMetadataRoutes(ctx.http, db, dbText.storable, metadataBudget);
     probeRoutes(ctx.http, probe);
     skillsRoutes(ctx.http, skills);

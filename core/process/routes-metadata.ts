@@ -7,15 +7,15 @@ import { json as sendJson } from './routes.ts';
 import type { FastifyReply } from 'fastify';
 import { checkKey } from './safe-names.ts';
 import { own } from './db-document.ts';
+import type { MetadataBudget } from './metadata-budget.ts';
 
 /** Any JSON value, strings and null included (fastify would send a bare string as text). */
 const json = (reply: FastifyReply, v: unknown) => sendJson(reply, JSON.stringify(v ?? null));
 
 const TAGS = ['v16.7.2'];
 
-
 /** Per-process metadata (reference 4.4.11): any JSON per key; `null` removes the key. */
-export function metadataRoutes(http: HttpScope, m: ProcessManager): void {
+export function metadataRoutes(http: HttpScope, m: ProcessManager, budget?: MetadataBudget): void {
   const all = (id: string) => {
     if (!m.get(id)) throw processErrors.notFound();
     return m.metadata(id);
@@ -44,6 +44,7 @@ export function metadataRoutes(http: HttpScope, m: ProcessManager): void {
 
   http.put('/api/v3/process/:id/metadata/:key', {
     schema: { summary: 'Set (or, with null, remove) a metadata key of a process', tags: TAGS, params: IdKeyParams, body: AnyJson },
+    ...(budget ? { preParsing: budget.admit } : {}),
   }, async (req, reply) => json(reply, await put(req.params.id, req.params.key, metadataBody(req.body))));
   http.put('/api/v3/process/:id/metadata/', { schema: { hide: true, params: IdParams, body: AnyJson } },
     async (req, reply) => json(reply, await put(req.params.id, '', metadataBody(req.body))));

@@ -47,6 +47,7 @@ export function systemMetadataRoutes(http: HttpScope, db: StateDocument<DbData>,
   };
   http.put('/api/v3/metadata/:key', {
     schema: { summary: 'Set (or, with null, delete) a global metadata key', tags: TAGS, params: KeyParams, body: AnyJson },
+    ...(budget ? { preParsing: budget.admit } : {}),
   }, async (req, reply) => json(reply, await put(req.params.key, metadataBody(req.body))));
   http.put('/api/v3/metadata/', { schema: { hide: true, body: AnyJson } }, async (req, reply) => json(reply, await put('', metadataBody(req.body))));
 }

@@ -30,7 +30,8 @@ export const DbConfig = describe(Type.Object({
 }, { default: {} }), {
   dir: 'Folder of `db.json` (processes, metadata) and plugin state.',
   max_metadata_mbytes: 'Largest total of process and global metadata in MiB, as db.json stores it (0 = no limit); '
-    + 'a metadata PUT that would grow it beyond gets 413.',
+    + 'a metadata PUT that would grow it beyond gets 413, before its body is read when its Content-Length '
+    + '(with the bodies being received) cannot fit.',
 });
 
 export const HostConfig = describe(Type.Object({ name: List(), auto: Bool(true) }, { default: {} }), {
