@@ -11,6 +11,7 @@ import type { SerializerCache } from './serializer-cache.ts';
 import { BodyDigests } from './body-digest.ts';
 import { BodyDeadlines } from './body-deadlines.ts';
 import { ConnectionCap, answerClientError, connectionSlots, serverOptions, type ListenerBounds } from './listener-bounds.ts';
+import { LARGE_BODY_BYTES, collectAfterLargeBody } from '../reload-memory.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -101,6 +102,7 @@ export function createServer(opts: {
     return undefined;
   });
   app.addHook('onResponse', async (request, reply) => {
+    if (Number(request.headers['content-length']) >= LARGE_BODY_BYTES && /json/i.test(request.headers['content-type'] ?? '')) collectAfterLargeBody();
     // the URL cut short: a client must not make every logged line as long as its headers allow
     if (reply.statusCode >= 500) request.log.warn({ method: request.method, url: request.url.slice(0, 256), status: reply.statusCode }, 'request failed');
   });
