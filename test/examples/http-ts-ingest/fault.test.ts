@@ -1,6 +1,6 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { request } from '../../helpers/app.ts';
+import { request, type TestLike } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { chunk, linesOf, putHead, raw, startIngestCli, tsSample, unlisted, type IngestCli, type Raw } from './helpers.ts';
 
@@ -30,7 +30,8 @@ async function legitimate(t: Tap, app: IngestCli, name: string): Promise<void> {
   await waitFor(async () => (await app.live()).find((s) => s.name === name)?.readers === 1, { what: 'the process reading' });
 }
 
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0];
+/** What the helpers here use of a tap test. */
+interface Tap extends TestLike { equal(a: unknown, b: unknown, msg: string): unknown }
 
 interface Breakage {
   name: string;
@@ -119,13 +120,13 @@ async function readKey(t: Tap, app: IngestCli, name: string): Promise<string> {
     id: 'key', autostart: true, input: [{ id: 'in', address: `{httpts,name=${name}}`, options: ['-f', 'mpegts'] }],
     output: [{ id: 'out', address: '-', options: ['-c', 'copy', '-f', 'null'] }],
   };
-  t.equal((await request(app.url, 'POST', '/api/v3/process', { body })).status, 200);
+  t.equal((await request(app.url, 'POST', '/api/v3/process', { body })).status, 200, 'the key process is added');
   const key = await waitFor(async () => {
     const cmd = (await request(app.url, 'GET', '/api/v3/process/key/state')).body.command as string[] | undefined;
     return cmd?.map((a) => /[?&]key=([0-9a-f]+)/.exec(a)?.[1]).find((k) => k);
   }, { what: 'the read key in the process command' });
   // it only told the key: gone before the test's own readers come
-  t.equal((await request(app.url, 'DELETE', '/api/v3/process/key')).status, 200);
+  t.equal((await request(app.url, 'DELETE', '/api/v3/process/key')).status, 200, 'the key process is deleted');
   await waitFor(async () => (await app.live()).find((s) => s.name === name)?.readers === 0, { what: 'the key process gone' });
   return key;
 }
