@@ -29,6 +29,15 @@ async function main(): Promise<void> {
     : `children: ${children.detail}`;
   process.stderr.write(`\nmedia process core listening on ${base}\n${https}  API: ${base}/api  (docs: ${base}/api/swagger)\n  ${login}\n  ${confined}\n  config: ${service.configPath}\n\n`);
 
+  // not a net that catches: node still ends the process (code 1) on an uncaught exception or an
+  // unhandled rejection, as it should (a bug); this only puts the reason into the service's log too.
+  // Faults of one client are caught at each protocol's per-connection boundary, never here.
+  process.on('uncaughtExceptionMonitor', (err, origin) => {
+    try {
+      service.app.kernel.log.fatal({ err, origin }, 'the service ends on an uncaught exception (a bug: please report it)');
+    } catch { /* node's own report still goes to stderr */ }
+  });
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -1,8 +1,10 @@
 import { PassThrough } from 'node:stream';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { askIngest, tellIngest, NETWORK, PUBLIC, ingestHooksRef, type HttpScope, type SessionsService } from '@media-core/sdk';
 import { acceptRawBodies, clientAddress, ignoreContentType } from '@media-core/sdk/toolkit';
+import { atBoundary, BodyLost, reasonOf, type BoundaryLog } from './boundary.ts';
 import { httptsErrors } from './errors.ts';
-import { httpPeer } from './peer.ts';
+import { httpPeer, type CountedPeer } from './peer.ts';
 import { streamViews, type StreamHub, type StreamReader } from './streams.ts';
 import type { HttpTsConfig } from './schema.ts';
 
@@ -16,7 +18,7 @@ export interface RouteDeps {
   sessions: SessionsService | undefined;
   /** The key `{httpts}` puts into the URLs it hands to processes; reads without it are refused. */
   key: string;
-  log: { warn(obj: object, msg: string): void };
+  log: BoundaryLog;
 }
 
 type Params = { name: string };
@@ -25,73 +27,128 @@ type Query = Record<string, string>;
 /**
  * The ingest routes: `PUT|POST <path>/<name>` takes a publisher's MPEG-TS body for as long as it
  * sends (chunked), `GET <path>/<name>?key=..` streams it to a reader (a process, through the
- * placeholder), `GET /api/v3/httpts` lists the live streams.
+ * placeholder), `GET /api/v3/httpts` lists the live streams. Each handler is the fault boundary
+ * of its connection (boundary.ts).
  */
 export async function httpTsRoutes(http: HttpScope, d: RouteDeps): Promise<void> {
   const names = new RegExp(d.cfg.names);
-  const onError = (err: Error) => d.log.warn({ err }, 'an ingest hook tap failed');
 
   await http.register(async (scope: HttpScope) => {
     // a stream is one long body: no parser, no body limit; it goes to the hub as it arrives
     acceptRawBodies(scope);
     scope.route<{ Params: Params; Querystring: Query }>({
       method: ['PUT', 'POST'], url: `${d.cfg.path}/:name`, config: NETWORK, onRequest: ignoreContentType,
-      handler: async (request) => {
-        const { name } = request.params;
-        if (!names.test(name)) throw httptsErrors.badName(name);
-        const peer = httpPeer(name, clientAddress(request), request.socket?.remotePort, request.query);
-        const refusal = await askIngest(d.hooks.prePublish, peer);
-        if (refusal) throw httptsErrors.refused(refusal);
-        const stream = d.hub.open(name, peer);
-        tellIngest(d.hooks.onPublish, onError, peer);
+      handler: async (request, reply) => {
+        const peer = httpPeer(request.params.name, clientAddress(request), request.socket?.remotePort, request.query);
         try {
-          // a publisher that disconnects mid-body ends the loop with an error: the stream ends too
-          for await (const chunk of request.raw as AsyncIterable<Buffer>) {
-            peer.counts.rxBytes += chunk.length;
-            d.hub.push(stream, chunk);
-          }
-        } finally {
-          d.hub.close(stream);
-          tellIngest(d.hooks.onPublishEnd, onError, peer, peer.traffic());
+          if (!names.test(peer.stream)) throw httptsErrors.badName(peer.stream);
+          return await publish(d, peer, request.raw, reply.raw);
+        } catch (err) {
+          throw atBoundary(d.log, 'publish', peer, err);
         }
-        return { name, bytes: peer.counts.rxBytes };
       },
     });
   });
 
   http.get<{ Params: Params; Querystring: Query }>(`${d.cfg.path}/:name`, { config: PUBLIC }, async (request, reply) => {
-    const { name } = request.params;
-    if (request.query.key !== d.key) throw httptsErrors.badKey();
-    if (!names.test(name)) throw httptsErrors.badName(name);
-    const peer = httpPeer(name, clientAddress(request), request.socket?.remotePort, request.query);
-    const refusal = (await askIngest(d.hooks.prePlay, peer)) ?? admission(d.sessions);
-    if (refusal) throw httptsErrors.refused(refusal);
-    const out = new PassThrough();
-    const limit = d.cfg.reader_buffer_kbytes * 1024;
-    let ended = false;
-    const reader: StreamReader = {
-      peer,
-      write: (chunk) => {
-        if (out.writableLength > limit) return false;
-        peer.counts.txBytes += chunk.length;
-        out.write(chunk);
-        return true;
-      },
-      end: () => {
-        if (ended) return;
-        ended = true;
-        out.end();
-        tellIngest(d.hooks.onPlayEnd, onError, peer, peer.traffic());
-      },
-    };
-    const stream = d.hub.attach(name, reader);
-    tellIngest(d.hooks.onPlay, onError, peer);
-    // the reading process went away: stop queueing for it
-    reply.raw.once('close', () => d.hub.detach(stream, reader));
-    return reply.type('video/mp2t').send(out);
+    const peer = httpPeer(request.params.name, clientAddress(request), request.socket?.remotePort, request.query);
+    try {
+      if (request.query.key !== d.key) throw httptsErrors.badKey();
+      if (!names.test(peer.stream)) throw httptsErrors.badName(peer.stream);
+      const refusal = (await askIngest(d.hooks.prePlay, peer)) ?? admission(d.sessions);
+      if (refusal) throw httptsErrors.refused(refusal);
+      return reply.type('video/mp2t').send(play(d, peer, reply.raw));
+    } catch (err) {
+      throw atBoundary(d.log, 'play', peer, err);
+    }
   });
 
   http.get('/api/v3/httpts', async () => streamViews(d.hub));
+}
+
+const hookFailed = (d: RouteDeps) => (err: Error) => d.log.warn({ err }, 'an ingest hook tap failed');
+
+/** One publisher: its body goes to the hub chunk by chunk until it ends or breaks off. */
+async function publish(d: RouteDeps, peer: CountedPeer, body: IncomingMessage, res: ServerResponse): Promise<{ name: string; bytes: number }> {
+  const refusal = await askIngest(d.hooks.prePublish, peer);
+  if (refusal) throw httptsErrors.refused(refusal);
+  const stream = d.hub.open(peer.stream, peer);
+  tellIngest(d.hooks.onPublish, hookFailed(d), peer);
+  // a connection closed under an unfinished body (the core's idle cut answers 408 first, which
+  // takes the request off node's list: its body would wait for ever) ends the body too
+  const cut = () => { if (!body.complete) body.destroy(new BodyLost(bodyLostReason(undefined, res))); };
+  res.once('close', cut);
+  try {
+    const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    for (;;) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await chunks.next();
+      } catch (err) {
+        throw err instanceof BodyLost ? err : new BodyLost(bodyLostReason(err, res));
+      }
+      if (next.done) break;
+      peer.counts.rxBytes += next.value.length;
+      d.hub.push(stream, next.value, (r, err) => readerFailed(d, r, err));
+    }
+  } catch (err) {
+    // not the body's own failure: the rest of it is not read either, the connection ends
+    if (!(err instanceof BodyLost)) body.destroy();
+    throw err;
+  } finally {
+    res.off('close', cut);
+    d.hub.close(stream);
+    tellIngest(d.hooks.onPublishEnd, hookFailed(d), peer, peer.traffic());
+  }
+  return { name: peer.stream, bytes: peer.counts.rxBytes };
+}
+
+/** A reader whose write threw is dropped by the hub; its connection is ended and logged here. */
+function readerFailed(d: RouteDeps, r: StreamReader, err: unknown): void {
+  d.log.warn({ remote: r.peer.remote, protocol: 'httpts', stream: r.peer.stream }, `httpts connection failed: ${reasonOf(err)}`);
+  r.abort?.();
+}
+
+/** Why a publisher's body ended early: the core's idle cut (it answered 408), or what the socket said. */
+function bodyLostReason(err: unknown, res: ServerResponse): string {
+  if (res.headersSent && res.statusCode === 408) return 'no byte of the stream arrived within http.body_timeout_seconds';
+  return err === undefined ? 'the connection closed before the stream ended' : `the stream broke off: ${reasonOf(err)}`;
+}
+
+/**
+ * One reader: a queue in front of its response. A reader more than `reader_buffer_kbytes` behind
+ * is cut (its socket destroyed: the queued bytes go at once, and the process reconnects).
+ */
+function play(d: RouteDeps, peer: CountedPeer, res: ServerResponse): PassThrough {
+  const out = new PassThrough();
+  const limit = d.cfg.reader_buffer_kbytes * 1024;
+  let ended = false;
+  const reader: StreamReader = {
+    peer,
+    write: (chunk) => {
+      if (out.writableLength > limit) {
+        d.log.warn({ remote: peer.remote, protocol: 'httpts', stream: peer.stream },
+          `httpts connection closed: the reader is more than ${d.cfg.reader_buffer_kbytes} KiB behind (reader_buffer_kbytes)`);
+        res.destroy();
+        return false;
+      }
+      peer.counts.txBytes += chunk.length;
+      out.write(chunk);
+      return true;
+    },
+    abort: () => res.destroy(),
+    end: () => {
+      if (ended) return;
+      ended = true;
+      out.end();
+      tellIngest(d.hooks.onPlayEnd, hookFailed(d), peer, peer.traffic());
+    },
+  };
+  const stream = d.hub.attach(peer.stream, reader);
+  tellIngest(d.hooks.onPlay, hookFailed(d), peer);
+  // the reading process went away: stop queueing for it
+  res.once('close', () => d.hub.detach(stream, reader));
+  return out;
 }
 
 /** The sessions registry's limits (`sessions.max_sessions`, `max_bitrate_mbit`) for a new reader. */

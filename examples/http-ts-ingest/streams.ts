@@ -8,6 +8,8 @@ export interface StreamReader {
   write(chunk: Buffer): boolean;
   /** The stream ended (or the reader was dropped): finish the response. */
   end(): void;
+  /** Ends the reader's connection at once (its write failed). */
+  abort?(): void;
 }
 
 /** One published stream. */
@@ -41,12 +43,21 @@ export class StreamHub {
     return s;
   }
 
-  /** Hands a chunk of the publisher's body to every reader; a reader too far behind is dropped. */
-  push(s: LiveStream, chunk: Buffer): StreamReader[] {
+  /**
+   * Hands a chunk of the publisher's body to every reader; a reader too far behind is dropped, and
+   * so is one whose write throws (`onReaderError` is told): one reader never ends the stream.
+   */
+  push(s: LiveStream, chunk: Buffer, onReaderError?: (r: StreamReader, err: unknown) => void): StreamReader[] {
     s.rxBytes += chunk.length;
     const dropped: StreamReader[] = [];
     for (const r of s.readers) {
-      if (!r.write(chunk)) dropped.push(r);
+      let ok = false;
+      try {
+        ok = r.write(chunk);
+      } catch (err) {
+        onReaderError?.(r, err);
+      }
+      if (!ok) dropped.push(r);
     }
     for (const r of dropped) this.detach(s, r);
     return dropped;
@@ -57,7 +68,13 @@ export class StreamHub {
     if (this.#streams.get(s.name) === s) this.#streams.delete(s.name);
     const readers = [...s.readers];
     s.readers.clear();
-    for (const r of readers) r.end();
+    for (const r of readers) {
+      try {
+        r.end();
+      } catch {
+        // as in detach: the others still end
+      }
+    }
     return readers;
   }
 
@@ -70,7 +87,11 @@ export class StreamHub {
 
   detach(s: LiveStream, reader: StreamReader): boolean {
     if (!s.readers.delete(reader)) return false;
-    reader.end();
+    try {
+      reader.end();
+    } catch {
+      // a reader that fails to end is gone all the same
+    }
     return true;
   }
 

@@ -63,6 +63,8 @@ export class Relay {
   #backoff = BACKOFF_MIN_MS;
   #stopped = false;
   #streams = 0;
+  /** The last failure of a source that never delivered, logged once until a run delivers again. */
+  #lastFailure = '';
 
   constructor(opts: RelayOptions) {
     this.#o = opts;
@@ -78,15 +80,33 @@ export class Relay {
     await this.#consumers.listen();
     this.#startedAt = Date.now();
     this.#current = this.#run(this.#url);
-    this.#timer = setInterval(() => this.#tick(), TICK_MS);
+    this.#timer = setInterval(() => this.#guard(undefined, () => this.#tick()), TICK_MS);
+  }
+
+  /**
+   * The fault boundary of this input: every callback of a source run and the timer run through
+   * here. Whatever one throws is logged (the source, the reason) and ends that run, which restarts
+   * by itself with the error frame meanwhile; the process, the other relays and the consumers go on.
+   */
+  #guard(run: SourceRun | undefined, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.#o.log.warn({ source: sourceName(this.#url) }, `playout input failed: ${(err as Error)?.message ?? String(err)}`);
+      try {
+        const failed = run ?? this.#current;
+        if (failed === this.#current) this.#mode = 'none';
+        void failed?.kill();
+      } catch { /* the run is gone or going */ }
+    }
   }
 
   #run(url: string): SourceRun {
     return new SourceRun({
       ffmpeg: this.#o.ffmpeg, url, inputOptions: this.#o.inputOptions, log: this.#o.log,
-      onParams: (run, p) => this.#onParams(run, p),
-      onPackets: (run, packets) => this.#onPackets(run, packets, 0),
-      onExit: (run) => this.#onExit(run),
+      onParams: (run, p) => this.#guard(run, () => this.#onParams(run, p)),
+      onPackets: (run, packets) => this.#guard(run, () => this.#onPackets(run, packets, 0)),
+      onExit: (run) => this.#guard(undefined, () => this.#onExit(run)),
     });
   }
 
@@ -128,6 +148,7 @@ export class Relay {
   /** The source delivers a keyframe: the output goes back to it. */
   #resume(run: SourceRun): void {
     if (this.#mode === 'loop') this.#o.log.info({ url: run.url }, 'playout source back');
+    this.#lastFailure = '';
     this.#mode = 'source';
     this.#streams++;
     this.#backoff = BACKOFF_MIN_MS;
@@ -149,7 +170,13 @@ export class Relay {
     if (run !== this.#current) return;
     this.#current = undefined;
     if (this.#stopped) return;
-    if (this.#mode === 'source') this.#lost('source ended');
+    const last = run.lastLines.at(-1) ?? 'no output';
+    if (this.#mode === 'source') this.#lost(`source ended: ${last}`);
+    else if (run.lastDataAt === 0 && last !== this.#lastFailure) {
+      // a source that cannot be read (refused, garbage, gone): once per reason, not per retry
+      this.#lastFailure = last;
+      this.#o.log.warn({ source: sourceName(run.url) }, `playout source failed: ${last}`);
+    }
     this.#backoff = run.lastDataAt > 0 ? BACKOFF_MIN_MS : Math.min(this.#backoff * 2, BACKOFF_MAX_MS);
     this.#restartAt = Date.now() + this.#backoff;
   }
@@ -251,5 +278,15 @@ export class Relay {
   /** Child pids (source runs), for tests and the benchmark. */
   pids(): number[] {
     return [this.#current?.pid, this.#swap.run?.pid].filter((p): p is number => p !== undefined);
+  }
+}
+
+/** A source URL for the log: no user info, no query (tokens live there). */
+export function sourceName(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return url.replace(/[?#].*$/, '').replace(/\/\/[^/@]*@/, '//');
   }
 }
