@@ -73,7 +73,10 @@ export class BodyDeadlines {
     this.#live.delete(t);
     const socket = t.req.socket;
     const { res } = t;
+    // the request is destroyed too: a route still reading the body (a stream) sees it end with an
+    // error at once, as when the client goes, instead of waiting on a socket that is gone
     if (res.headersSent || res.writableEnded) {
+      t.req.destroy();
       socket.destroy();
       return;
     }
@@ -83,10 +86,11 @@ export class BodyDeadlines {
       : `the request body did not arrive within ${seconds} s (http.body_timeout_seconds)`;
     const body = JSON.stringify({ code: 408, message: 'Request Timeout', details: [detail] });
     // a client that does not read its answer either is not waited for
-    const stop = setTimeout(() => socket.destroy(), 1000).unref();
+    const stop = setTimeout(() => { t.req.destroy(); socket.destroy(); }, 1000).unref();
     res.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
     res.end(body, () => {
       clearTimeout(stop);
+      t.req.destroy();
       socket.destroy();
     });
   }

@@ -148,3 +148,15 @@ t.test('main\'s HTTPS listener: the same header and connection bounds', async (t
   await waitFor(() => silent.destroyed || silent.readableEnded, { timeout: 15_000, what: 'the silent TLS connection closed' });
   t.pass('a silent TLS connection is closed');
 });
+
+t.test('a streamed body cut by the body timeout ends the route\'s read at once (it fails, as when the client goes)', async (t) => {
+  const fixture = new URL('../fixtures/stream-body-plugin.ts', import.meta.url).pathname;
+  const app = await startApp(t, { config: { ...config(0), plugins: ['*', fixture] } });
+  const stalled = await exchange(portOf(app), 'PUT /test/stream HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly a part');
+  t.equal(stalled.status, 408, 'the stalled body is answered 408');
+  const ends = await waitFor(async () => {
+    const r = (await app.request('GET', '/test/stream')).body as { ends: string[] };
+    return r.ends.length > 0 ? r.ends : undefined;
+  }, { timeout: 5000, what: 'the route\'s read to end' });
+  t.match(ends, [/^failed 11: /], 'the route saw its body fail after the 11 bytes that came');
+});
