@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { definePlugin, ingestHooksRef, placeholdersRef } from '../../sdk/index.ts';
+import { childrenRef, definePlugin, ingestHooksRef, placeholdersRef } from '../../sdk/index.ts';
 import { SrtConfig, validateSrt } from './schema.ts';
 import { addonPath } from './native.ts';
 import { startSrt } from './service.ts';
@@ -11,14 +11,15 @@ import { FIX } from './errors.ts';
  * The SRT server on `srt.address`: publish and request (play) of MPEG-TS by streamid, one
  * publisher per stream, many subscribers, token and passphrase checked in the handshake,
  * `GET /api/v3/srt`, the `{srt}` placeholder and the ingest hooks. The native addon
- * (addon/srt-addon.cc over libsrt) is loaded only when `srt.enable` is true.
+ * (addon/srt-addon.cc over libsrt) and the relay run in the SRT host process (host/), started
+ * only when `srt.enable` is true, so a fault in libsrt never ends the service.
  */
 export default definePlugin({
   name: 'srt',
   configKey: 'srt',
   configSchema: SrtConfig,
   validate: validateSrt,
-  deps: { placeholders: placeholdersRef },
+  deps: { placeholders: placeholdersRef, children: childrenRef },
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) {
@@ -26,13 +27,10 @@ export default definePlugin({
       if (!existsSync(addonPath())) ctx.log.info({ fix: FIX }, 'SRT is off and its addon is not built');
       return;
     }
-    const srt = await startSrt(cfg, { addonPath: addonPath(), log: ctx.log, hooks: ctx.hooks.get(ingestHooksRef) });
-    // closing the sockets ends the connections and fires the end hooks, so the listener closes last
-    ctx.onClose(() => {
-      srt.relay.close();
-      srt.native.stop();
-    });
-    ctx.deps.placeholders.register(srtPlaceholder({ host: srt.host, port: () => srt.port, token: cfg.token, passphrase: cfg.passphrase }));
-    srtRoutes(ctx.http, srt.relay);
+    const srt = await startSrt(cfg, { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, hooks: ctx.hooks.get(ingestHooksRef) });
+    // the host ends every connection (the end hooks fire) and its listener, then exits
+    ctx.onClose(() => srt.host.close());
+    ctx.deps.placeholders.register(srtPlaceholder({ host: srt.bindHost, port: () => srt.host.port, token: cfg.token, passphrase: cfg.passphrase }));
+    srtRoutes(ctx.http, srt.host);
   },
 });

@@ -1,4 +1,4 @@
-import type { IngestPeer, IngestTraffic } from '../../sdk/index.ts';
+import type { IngestPeer, IngestTraffic } from '../../sdk/ingest.ts';
 import type { ChannelSink } from './channel.ts';
 import type { SrtMode } from './streamid.ts';
 

@@ -1,4 +1,10 @@
-import type { Logger } from 'pino';
+/** What the SRT code logs through: pino's Logger, or the host process's line to the service. */
+export interface SrtLog {
+  debug(fields: object, msg: string): void;
+  info(fields: object, msg: string): void;
+  warn(fields: object, msg: string): void;
+  error(fields: object, msg: string): void;
+}
 
 /** How often refusals of one address for one reason are logged; those in between are counted. */
 export const LOG_EVERY_MS = 10_000;
@@ -13,11 +19,11 @@ interface Seen { at: number; suppressed: number }
  * in between (`suppressed`), so a flood of handshakes neither fills the log nor loses the fact.
  */
 export class RefusalLog {
-  readonly #log: Logger;
+  readonly #log: SrtLog;
   readonly #seen = new Map<string, Seen>();
   readonly #everyMs: number;
 
-  constructor(log: Logger, everyMs = LOG_EVERY_MS) {
+  constructor(log: SrtLog, everyMs = LOG_EVERY_MS) {
     this.#log = log;
     this.#everyMs = everyMs;
   }

@@ -1,18 +1,17 @@
-import type { Logger } from 'pino';
-import { askIngest, tellIngest, type ingestHooksRef } from '../../sdk/index.ts';
+import { askIngest, tellIngest, type ingestHooksRef } from '../../sdk/ingest.ts';
 import { Channel } from './channel.ts';
 import { SrtPeer } from './peer.ts';
 import { parseStreamId } from './streamid.ts';
-import { rejectName } from './errors.ts';
+import { rejectName } from './reject.ts';
 import { toSrtStatistics, type SrtStatistics } from './stats.ts';
 import type { SrtEventType, SrtNativeSocket } from './native.ts';
 import type { EventsLog, TopicLog } from './events-log.ts';
-import { RefusalLog, hostOf } from './refusal-log.ts';
+import { RefusalLog, hostOf, type SrtLog } from './refusal-log.ts';
 
 type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
 
 export interface RelayOptions {
-  log: Logger;
+  log: SrtLog;
   hooks: IngestHooks;
   token: string;
   events: EventsLog;
@@ -40,7 +39,7 @@ export class SrtRelay {
   #native: SrtNativeSocket | undefined;
   #peers = new Map<number, SrtPeer>();
   #channels = new Map<string, Channel>();
-  #log: Logger;
+  #log: SrtLog;
   #hooks: IngestHooks;
   #token: string;
   #closed = false;

@@ -1,5 +1,5 @@
 import { Type, type HttpScope } from '../../sdk/index.ts';
-import type { SrtRelay } from './relay.ts';
+import type { SrtHost } from './host/host.ts';
 
 const LogMap = Type.Record(Type.String(), Type.Array(Type.Object({ ts: Type.Integer(), msg: Type.Array(Type.String()) })));
 
@@ -12,11 +12,11 @@ export const SrtChannels = Type.Object({
 });
 
 /** `GET /api/v3/srt` (only while SRT is enabled; marked experimental by the reference). */
-export function srtRoutes(http: HttpScope, relay: SrtRelay): void {
+export function srtRoutes(http: HttpScope, host: SrtHost): void {
   http.get('/api/v3/srt', {
     schema: {
       summary: 'List of the SRT streams now publishing, with their subscribers and statistics (experimental)',
       tags: ['v16.9.0'], response: { 200: SrtChannels },
     },
-  }, async () => relay.list());
+  }, async () => host.list());
 }

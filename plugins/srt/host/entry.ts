@@ -1,0 +1,111 @@
+import { ingestHooksRef, type IngestPeer, type IngestRefusal } from '../../../sdk/ingest.ts';
+import { loadAddon, versionString, type SrtNativeSocket } from '../native.ts';
+import { SrtRelay } from '../relay.ts';
+import { EventsLog } from '../events-log.ts';
+import type { SrtLog } from '../refusal-log.ts';
+import type { AskHook, FromHost, HostOptions, LogLevel, PeerData, TellHook, ToHost } from './protocol.ts';
+
+/*
+ * The SRT host process: libsrt (through the addon) and the relay run here, apart from the
+ * service, so that a fault inside libsrt (a crash on a malformed packet, found by the fuzz suite
+ * in libsrt 1.5.1) ends this process and its SRT connections, never the service. The service
+ * (host.ts) starts it through the children service (confined like every child), answers the
+ * ingest hooks, takes the log lines and the traffic counts, and starts it again after a fault.
+ */
+
+/** Room for addon events on their way to JS; beyond it media is dropped (and counted). */
+const EVENT_QUEUE = 4096;
+/** libsrt's receive latency for accepted sockets (ms); callers may ask for more. */
+const LATENCY_MS = 120;
+/** How often the traffic of live peers goes to the service (its sessions poll once a second). */
+const TRAFFIC_MS = 1000;
+
+const send = (m: FromHost) => { if (process.connected) process.send!(m); };
+
+/** Errors as data (an Error does not survive the IPC channel's JSON). */
+function plain(fields: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) out[k] = v instanceof Error ? { type: v.name, message: v.message, stack: v.stack } : v;
+  return out;
+}
+
+/** The relay's log: each line goes to the service, which writes it into its own log. */
+const line = (level: LogLevel) => (fields: object, msg: string) => send({ t: 'log', level, fields: plain(fields), msg });
+const log: SrtLog = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+
+const asks = new Map<number, (refusal: IngestRefusal | undefined) => void>();
+let seq = 0;
+const live = new Map<string, IngestPeer>();
+let native: SrtNativeSocket | undefined;
+let relay: SrtRelay | undefined;
+
+function data(peer: IngestPeer): PeerData {
+  const d: PeerData = { id: peer.id, stream: peer.stream, remote: peer.remote, params: { ...peer.params }, traffic: peer.traffic() };
+  if (peer.token !== undefined) d.token = peer.token;
+  return d;
+}
+
+/** The ingest hooks of this process: each asks or tells the service, whose plugins tap the real ones. */
+function parentHooks() {
+  const hooks = ingestHooksRef.create();
+  const ask = (hook: AskHook) => (peer: IngestPeer) => new Promise<IngestRefusal | undefined>((resolve) => {
+    const n = ++seq;
+    asks.set(n, resolve);
+    send({ t: 'ask', seq: n, hook, peer: data(peer) });
+  });
+  hooks.prePublish.tapPromise('service', ask('prePublish'));
+  hooks.prePlay.tapPromise('service', ask('prePlay'));
+  const tell = (hook: TellHook, start: boolean) => (peer: IngestPeer) => {
+    if (start) live.set(peer.id, peer);
+    else live.delete(peer.id);
+    send({ t: 'tell', hook, peer: data(peer) });
+  };
+  hooks.onPublish.tap('service', tell('onPublish', true));
+  hooks.onPlay.tap('service', tell('onPlay', true));
+  hooks.onPublishEnd.tap('service', tell('onPublishEnd', false));
+  hooks.onPlayEnd.tap('service', tell('onPlayEnd', false));
+  return hooks;
+}
+
+function start(o: HostOptions): void {
+  let addon;
+  try {
+    addon = loadAddon(o.addonPath);
+  } catch (err) {
+    send({ t: 'failed', stage: 'addon', message: (err as Error).message.split('\n')[0]! });
+    return;
+  }
+  const events = new EventsLog({ enable: o.logEnable, topics: o.logTopics });
+  relay = new SrtRelay({ log, hooks: parentHooks(), token: o.token, events, handshakeMs: o.handshakeMs, idleMs: o.idleMs });
+  native = new addon.SrtServer({
+    host: o.host, port: o.port, latencyMs: LATENCY_MS, passphrase: o.passphrase, token: o.token, queue: EVENT_QUEUE,
+    maxConnections: o.maxConnections, maxPerAddress: o.maxPerAddress, failBaseMs: o.failBaseMs, failMaxMs: o.failMaxMs, peerIdleMs: o.idleMs,
+  }, relay.onEvent);
+  relay.attach(native);
+  try {
+    send({ t: 'listening', port: native.start(), libsrt: versionString(addon.version) });
+  } catch (err) {
+    relay.close();
+    send({ t: 'failed', stage: 'bind', message: (err as Error).message });
+    return;
+  }
+  setInterval(() => {
+    if (live.size === 0) return;
+    send({ t: 'traffic', rows: [...live.values()].map((p) => { const tr = p.traffic(); return [p.id, tr.rxBytes, tr.txBytes]; }) });
+  }, TRAFFIC_MS).unref();
+}
+
+function stop(): void {
+  relay?.close();
+  native?.stop();
+  process.exit(0);
+}
+
+process.on('message', (m: ToHost) => {
+  if (m.t === 'start') start(m.opts);
+  else if (m.t === 'answer') { asks.get(m.seq)?.(m.refusal); asks.delete(m.seq); }
+  else if (m.t === 'list' && relay) send({ t: 'listed', seq: m.seq, value: relay.list() });
+});
+// the service went away (or closed the channel to stop it): end every connection and go
+process.on('disconnect', stop);
+process.on('SIGTERM', stop);

@@ -1,0 +1,193 @@
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { askIngest, tellIngest, type ChildrenService, type IngestPeer, type IngestTraffic, type ingestHooksRef } from '../../../sdk/index.ts';
+import type { SrtChannels } from '../relay.ts';
+import type { FromHost, HostOptions, PeerData, ToHost } from './protocol.ts';
+
+type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
+
+const ENTRY = fileURLToPath(new URL('./entry.ts', import.meta.url));
+/** First wait before the host is started again after a fault; doubles up to the maximum. */
+const RESTART_MS = 250;
+const RESTART_MAX_MS = 10_000;
+/** A host that ran this long before its fault starts the next time without delay build-up. */
+const STABLE_MS = 30_000;
+/** How long `list()` waits for the host before answering an empty listing. */
+const LIST_MS = 2000;
+
+/** An ingest peer of the host, as the service's hook taps see it (traffic: the last count sent). */
+class PeerProxy implements IngestPeer {
+  readonly protocol = 'srt';
+  readonly id: string;
+  readonly stream: string;
+  readonly remote: string;
+  readonly token?: string;
+  readonly params: Readonly<Record<string, string>>;
+  counts: IngestTraffic;
+  /** Announced by onPublish (else onPlay): which end hook it gets. */
+  publisher = false;
+
+  constructor(d: PeerData) {
+    this.id = d.id;
+    this.stream = d.stream;
+    this.remote = d.remote;
+    if (d.token !== undefined) this.token = d.token;
+    this.params = d.params;
+    this.counts = d.traffic;
+  }
+
+  traffic(): IngestTraffic {
+    return { ...this.counts };
+  }
+}
+
+const LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'warn', 'error']);
+const EMPTY: SrtChannels = { publisher: {}, subscriber: {}, connections: {}, log: {} };
+
+export interface SrtHostOptions {
+  children: ChildrenService;
+  log: Logger;
+  hooks: IngestHooks;
+  opts: HostOptions;
+}
+
+/**
+ * The service's side of the SRT host process: starts it, answers its ingest hook calls with the
+ * service's taps, writes its log lines into the service's log, and when it ends by a fault (a
+ * crash inside libsrt), ends its connections' sessions and starts it again on the same port.
+ */
+export class SrtHost {
+  readonly #o: SrtHostOptions;
+  #child: ChildProcess | undefined;
+  #peers = new Map<string, PeerProxy>();
+  #lists = new Map<number, (v: SrtChannels) => void>();
+  #seq = 0;
+  #closed = false;
+  #restartMs = RESTART_MS;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #startedAt = 0;
+  port = 0;
+
+  constructor(o: SrtHostOptions) {
+    this.#o = o;
+  }
+
+  /** Starts the host; resolves with the bound port, rejects with the addon or bind failure. */
+  start(): Promise<{ port: number; libsrt: string }> {
+    return new Promise((resolve, reject) => this.#spawn((m) => {
+      if (m.t === 'listening') resolve(m);
+      else reject(Object.assign(new Error(m.message), { stage: m.stage }));
+    }));
+  }
+
+  #spawn(first: (m: Extract<FromHost, { t: 'listening' | 'failed' }>) => void): void {
+    const child = this.#o.children.spawn(process.execPath, [ENTRY], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    this.#child = child;
+    this.#startedAt = Date.now();
+    let stderr = '';
+    let settled = false;
+    child.stderr?.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-2000); });
+    child.on('message', (m: FromHost) => {
+      if (!settled && (m.t === 'listening' || m.t === 'failed')) {
+        settled = true;
+        if (m.t === 'listening') { this.port = m.port; this.#o.opts.port = m.port; }
+        first(m);
+        return;
+      }
+      this.#message(m);
+    });
+    child.on('error', (err) => {
+      if (!settled) { settled = true; first({ t: 'failed', stage: 'addon', message: `cannot start the SRT host: ${err.message}` }); }
+    });
+    child.on('exit', (code, signal) => {
+      if (this.#child === child) this.#child = undefined;
+      if (!settled) { settled = true; first({ t: 'failed', stage: 'addon', message: `the SRT host ended at start (${signal ?? code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}` }); return; }
+      this.#ended(code, signal, stderr);
+    });
+    child.send({ t: 'start', opts: this.#o.opts } satisfies ToHost);
+  }
+
+  #message(m: FromHost): void {
+    // the host is a child like any other: what it sends is checked, not trusted
+    if (m.t === 'log') this.#o.log[LEVELS.has(m.level) ? m.level : 'warn'](m.fields ?? {}, String(m.msg));
+    else if (m.t === 'ask') void this.#ask(m.seq, m.hook, m.peer);
+    else if (m.t === 'tell') this.#tell(m.hook, m.peer);
+    else if (m.t === 'traffic') for (const [id, rx, tx] of m.rows) { const p = this.#peers.get(id); if (p) p.counts = { rxBytes: rx, txBytes: tx }; }
+    else if (m.t === 'listed') { this.#lists.get(m.seq)?.(m.value); this.#lists.delete(m.seq); }
+  }
+
+  async #ask(seq: number, hook: 'prePublish' | 'prePlay', d: PeerData): Promise<void> {
+    const refusal = await askIngest(this.#o.hooks[hook], new PeerProxy(d));
+    this.#send({ t: 'answer', seq, ...(refusal ? { refusal } : {}) });
+  }
+
+  #tell(hook: 'onPublish' | 'onPlay' | 'onPublishEnd' | 'onPlayEnd', d: PeerData): void {
+    const onError = (err: Error) => this.#o.log.error({ err }, `ingest ${hook} tap failed`);
+    if (hook === 'onPublish' || hook === 'onPlay') {
+      const p = new PeerProxy(d);
+      p.publisher = hook === 'onPublish';
+      this.#peers.set(d.id, p);
+      tellIngest(this.#o.hooks[hook], onError, p);
+      return;
+    }
+    const p = this.#peers.get(d.id) ?? new PeerProxy(d);
+    this.#peers.delete(d.id);
+    p.counts = d.traffic;
+    tellIngest(this.#o.hooks[hook], onError, p, p.traffic());
+  }
+
+  /** The host ended: its connections' sessions end here; unless the service stops, it starts again. */
+  #ended(code: number | null, signal: NodeJS.Signals | null, stderr: string): void {
+    for (const p of this.#peers.values()) {
+      tellIngest(this.#o.hooks[p.publisher ? 'onPublishEnd' : 'onPlayEnd'], (err) => this.#o.log.error({ err }, 'ingest end tap failed'), p, p.traffic());
+    }
+    this.#peers.clear();
+    for (const resolve of this.#lists.values()) resolve(EMPTY);
+    this.#lists.clear();
+    if (this.#closed) return;
+    if (Date.now() - this.#startedAt >= STABLE_MS) this.#restartMs = RESTART_MS;
+    this.#o.log.error({ code, signal, stderr: stderr.trim().split('\n').slice(-5).join('\n'), restartInMs: this.#restartMs },
+      'the SRT host process ended (its SRT connections with it); starting it again');
+    this.#restartTimer = setTimeout(() => this.#restart(), this.#restartMs);
+    this.#restartMs = Math.min(RESTART_MAX_MS, this.#restartMs * 2);
+  }
+
+  #restart(): void {
+    this.#restartTimer = undefined;
+    if (this.#closed) return;
+    this.#spawn((m) => {
+      if (m.t === 'listening') this.#o.log.info({ port: m.port }, 'the SRT host process listens again');
+      else this.#ended(null, null, m.message);
+    });
+  }
+
+  /** GET /api/v3/srt, from the host (empty while it restarts). */
+  list(): Promise<SrtChannels> {
+    const child = this.#child;
+    if (!child?.connected) return Promise.resolve(EMPTY);
+    const seq = ++this.#seq;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.#lists.delete(seq); resolve(EMPTY); }, LIST_MS);
+      this.#lists.set(seq, (v) => { clearTimeout(timer); resolve(v); });
+      this.#send({ t: 'list', seq });
+    });
+  }
+
+  #send(m: ToHost): void {
+    if (this.#child?.connected) this.#child.send(m);
+  }
+
+  /** Stops the host: it ends every connection (the end hooks fire through it), then exits. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#restartTimer);
+    const child = this.#child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.disconnect();
+    const kill = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await gone;
+    clearTimeout(kill);
+  }
+}

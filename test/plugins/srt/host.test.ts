@@ -1,0 +1,74 @@
+import t from 'tap';
+import { readFileSync, readdirSync } from 'node:fs';
+import { startSrtApp, srtCaller, TOKEN, type Caller } from './srt-helpers.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { ingestHooksRef } from '../../../sdk/index.ts';
+
+/*
+ * libsrt runs in the SRT host process: a fault inside it (here the host is killed with SIGSEGV,
+ * as libsrt 1.5.1 crashes on some malformed sessions: see fuzz-crashes.ts) ends the SRT
+ * connections, never the service. The end hooks fire for the connections it took, the host
+ * starts again on the same port, and new connections are served.
+ */
+
+/** Pids of the SRT host processes that are children of this test process's services. */
+function hostPids(): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      const ppid = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1]);
+      if (cmd.includes('plugins/srt/host/entry.ts') && ppid === process.pid) out.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+const publish = (name: string) => `${name},mode:publish,token:${encodeURIComponent(TOKEN)}`;
+
+t.test('a crash of libsrt ends the SRT connections, not the service; the host comes back on its port', async (t) => {
+  const app = await startSrtApp(t);
+  const ends: string[] = [];
+  app.service.app.kernel.hooks.get(ingestHooksRef).onPublishEnd.tap('test', (peer) => { ends.push(`${peer.stream}`); });
+  const pub: Caller = srtCaller(app.srtPort, publish('before'));
+  t.teardown(() => pub.stop());
+  const packet = Buffer.alloc(188 * 7, 0xff);
+  for (let i = 0; i < 7; i++) packet[i * 188] = 0x47;
+  pub.send(packet);
+  await waitFor(async () => (await app.request('GET', '/api/v3/srt')).body.publisher.before !== undefined, { what: 'publisher listed' });
+
+  const [pid] = await waitFor(() => { const p = hostPids(); return p.length === 1 ? p : undefined; }, { what: 'one SRT host process' });
+  process.kill(pid!, 'SIGSEGV');
+
+  await waitFor(() => ends.includes('before'), { what: 'the end hook of the publisher it took' });
+  t.equal((await app.request('GET', '/api/v3/srt')).status, 200, 'the API answers');
+  const log = await waitFor(async () => {
+    const lines = (await app.request('GET', '/api/v3/log?format=raw')).body as { message: string; signal?: string }[];
+    return lines.find((l) => l.message.startsWith('the SRT host process ended'));
+  }, { what: 'the fault logged' });
+  t.equal(log.signal, 'SIGSEGV', 'the log line names the signal');
+  await waitFor(() => { const p = hostPids(); return p.length === 1 && p[0] !== pid; }, { what: 'a new host process' });
+  const again = await waitFor(() => {
+    try {
+      return srtCaller(app.srtPort, publish('after'));
+    } catch {
+      return undefined;
+    }
+  }, { what: 'a publisher served again on the same port' });
+  t.teardown(() => again.stop());
+  await waitFor(async () => (await app.request('GET', '/api/v3/srt')).body.publisher.after !== undefined, { what: 'the new publisher listed' });
+  t.pass('served again after the fault');
+});
+
+t.test('the host is a confined child that holds no secret of the service', async (t) => {
+  await startSrtApp(t);
+  const [pid] = await waitFor(() => { const p = hostPids(); return p.length === 1 ? p : undefined; }, { what: 'the SRT host process' });
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  t.match(status, /NoNewPrivs:\s+1/, 'no new privileges (the confinement wrapper ran)');
+  t.notMatch(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /passphrase|tok,en/, 'no secret on its command line (the settings go over IPC)');
+  const env = readFileSync(`/proc/${pid}/environ`, 'utf8');
+  t.notMatch(env, /CORE_|tok,en|secret-passphrase/, 'nor in its environment');
+});
