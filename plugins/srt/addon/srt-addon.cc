@@ -6,6 +6,7 @@
 #include <srt.h>
 #include <access_control.h>
 #include "admission.h"
+#include "prefilter.h"
 #include <arpa/inet.h>
 #include <atomic>
 #include <deque>
@@ -92,8 +93,12 @@ class Server : public Napi::ObjectWrap<Server> {
     // AcceptAll closes it with a log line and a failure for the address's lockout
     srt_setsockflag(lsn_, SRTO_ENFORCEDENCRYPTION, &no, sizeof no);
     if (peerIdleMs_ > 0) srt_setsockflag(lsn_, SRTO_PEERIDLETIMEO, &peerIdleMs_, sizeof peerIdleMs_);
-    if (srt_bind(lsn_, reinterpret_cast<sockaddr*>(&ss), len) == SRT_ERROR || srt_listen(lsn_, 64) == SRT_ERROR) {
-      std::string why = srt_getlasterror_str();
+    std::string why;
+    int udp = prefilter::Socket(reinterpret_cast<sockaddr*>(&ss), len, why);  // handshakes that crash libsrt never reach it
+    int acquired = udp < 0 ? SRT_ERROR : srt_bind_acquire(lsn_, udp);
+    if (acquired == SRT_ERROR || srt_listen(lsn_, 64) == SRT_ERROR) {
+      if (udp >= 0 && why.empty()) why = srt_getlasterror_str();
+      if (udp >= 0 && acquired == SRT_ERROR) close(udp);
       srt_close(lsn_);
       lsn_ = SRT_INVALID_SOCK;
       Napi::Error::New(env, why).ThrowAsJavaScriptException();
