@@ -8,6 +8,10 @@ import { EXT, buildHandshake, type Handshake } from './fuzz-wire.ts';
  * induction, then its conclusion (the service's SYN cookie patched in) with one change.
  * fuzz.test.ts replays each against a fresh service; a crash may show only at a later
  * allocation, so valid handshakes follow each.
+ *
+ * Not reduced yet: a SIGSEGV in CUDT::updateCC (or EmitSignal) called from CUDT::checkTimers on
+ * libsrt's receive thread, after some 100 to 200 cases of `FUZZ_GENERATORS=session` (seed 27),
+ * one lane or sixteen; no single case of them alone does it.
  */
 
 export interface CrashInput {

@@ -57,7 +57,8 @@ class Peer {
     const h = parseHandshake(m);
     if (h?.type === HS.induction) this.cookie = h.cookie;
     else if (h?.type === HS.conclusion) { this.socket = h.socket; this.out.accepted++; }
-    else if (h && h.type >= 1000 && h.type < 1200) this.out.refused++;
+    // a refusal's type is 1000 + its reason (libsrt's, or the listener callback's 1000 + 401 and such)
+    else if (h && h.type >= 1000 && h.type < HS.agreement) this.out.refused++;
     this.#wake?.();
   };
 

@@ -71,7 +71,8 @@ t.test(`${CASES} malformed SRT sessions (seed ${SEED}): no crash, the service an
   t.equal(pub.code, null, 'the ffmpeg publisher runs on');
   const fresh = player(t, legitUrl, { frames: 5, timeoutMs: 30_000 });
   await fresh.done;
-  t.ok(fresh.frames() >= 5, `a new player reads frames after the run (${fresh.frames()}: ${fresh.stderr().slice(-300)})`);
+  if (fresh.frames() < 5) t.comment(fresh.stderr());
+  t.ok(fresh.frames() >= 5, `a new player reads frames after the run (${fresh.frames()})`);
 });
 
 t.test('inputs the fuzz found fatal (fuzz-crashes.ts): the service survives each', async (t) => {
