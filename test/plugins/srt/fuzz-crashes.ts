@@ -9,9 +9,14 @@ import { EXT, buildHandshake, type Handshake } from './fuzz-wire.ts';
  * fuzz.test.ts replays each against a fresh service; a crash may show only at a later
  * allocation, so valid handshakes follow each.
  *
- * Not reduced yet: a SIGSEGV in CUDT::updateCC (or EmitSignal) called from CUDT::checkTimers on
- * libsrt's receive thread, after some 100 to 200 cases of `FUZZ_GENERATORS=session` (seed 27),
- * one lane or sixteen; no single case of them alone does it.
+ * Not a fixed input yet (it depends on how much the service has sent): a subscriber's ACK that
+ * acknowledges packets not sent yet. A request for a live stream (the recorded player's
+ * conclusion), then about 1.5 s later an ACK (control type 2, 24-byte body) whose first word is
+ * the handshake's initial sequence + 30..150 makes libsrt read past its send buffer and write
+ * past its crypto buffer (CUDT::packData -> CCryptoControl::encrypt, valgrind): SIGSEGV in
+ * CUDT::updateCC, CRcvUList::remove or CUDTUnited::close soon after. 25 such subscribers at
+ * once (one offset each, 30 to 150 by 5) take the service down about two times in three; the
+ * fuzz's `session` generator gets there in some 100 to 200 cases.
  */
 
 export interface CrashInput {
