@@ -84,10 +84,10 @@ async function runFamily(family: Family): Promise<Omit<Outcome, 'family' | 'seco
 }
 
 const LEGIT: Record<Family, string> = {
-  http: 'a legitimate client: `GET /api/v3/process` with a token from 127.0.0.1 every 250 ms; served = every probe answered 2xx within 1 s',
-  rtmp: 'a legitimate raw RTMP publisher and player from 127.0.0.1; 5xx: of `GET /api/v3/rtmp` polled every 200 ms',
+  http: '`GET /api/v3/process` with a token from 127.0.0.1 every 250 ms; served = every probe answered 2xx within 1 s',
+  rtmp: 'a raw RTMP publisher and player from 127.0.0.1; 5xx: of `GET /api/v3/rtmp` polled every 200 ms',
   config: 'after each attack, `GET /api` answered 200 within 1 s; RSS before and after the attack (no peak sampled); 5xx: of the PUT and the reload',
-  srt: 'a legitimate ffmpeg publisher and player (5 frames decoded) from 127.0.0.1, timed from starting the publisher; 5xx: of `GET /api/v3/srt` polled every 200 ms',
+  srt: 'an ffmpeg publisher and player (5 frames decoded) from 127.0.0.1, timed from starting the publisher; 5xx: of `GET /api/v3/srt` polled every 200 ms',
 };
 
 export function table(o: Outcome): string {

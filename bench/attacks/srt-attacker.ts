@@ -17,8 +17,8 @@ export interface Credentials { token: string; passphrase: string }
 export type Job =
   /** Wrong tokens or passphrases from `from`, as fast as one caller goes, until stopped (at least `min`). */
   | { kind: 'guess'; port: number; what: 'token' | 'passphrase'; from: string; other: string; min: number; right: Credentials }
-  /** `n` publishers with the right credentials, round-robin over `from`, held silent until stopped. */
-  | { kind: 'hold'; port: number; n: number; from: string[]; right: Credentials }
+  /** `n` publishers (`prefix` + i) with the right credentials, round-robin over `from`, held silent until stopped. */
+  | { kind: 'hold'; port: number; n: number; from: string[]; prefix: string; right: Credentials }
   /** One publisher per stream name (raw streamid resource), round-robin over `from`, each held until stopped. */
   | { kind: 'names'; port: number; names: string[]; from: string[]; right: Credentials };
 
@@ -83,7 +83,7 @@ async function holdMany(job: Extract<Job, { kind: 'hold' }>, stopped: Promise<vo
   const tally: Record<string, number> = {};
   const t0 = performance.now();
   for (let i = 0; i < job.n; i++) {
-    const c = call(job.port, job.from[i % job.from.length]!, publish(`flood-${i}`, job.right.token), job.right.passphrase);
+    const c = call(job.port, job.from[i % job.from.length]!, publish(`${job.prefix}${i}`, job.right.token), job.right.passphrase);
     count(tally, typeof c === 'number' ? c : 'accepted');
     if (i % 10 === 9) await tick();
   }

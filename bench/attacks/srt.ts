@@ -147,31 +147,42 @@ async function listed(url: string, prefix: string): Promise<number> {
 }
 
 /**
- * `n` silent publishers (right credentials) over `from`; the legitimate client meanwhile; held
- * until the service lists none of them any more, or `holdSeconds`.
+ * `n` silent publishers (right credentials) spread over `from`, one attacker process per address
+ * (they open in parallel); the legitimate client meanwhile; held until the service lists none of
+ * them any more, or `holdSeconds` after they were all opened.
  */
 async function flooding(c: Ctx, n: number, from: string[], holdSeconds: number): Promise<string> {
-  const a = attacker<HoldResult>({ kind: 'hold', port: c.port, n, from, right: RIGHT });
+  const share = (k: number) => Math.floor(n / from.length) + (k < n % from.length ? 1 : 0);
+  const attackers = from.map((addr, k) => attacker<HoldResult>({ kind: 'hold', port: c.port, n: share(k), from: [addr], prefix: `flood-${k}-`, right: RIGHT }));
+  let most = 0;
+  let now = -1;
+  let polling = true;
+  const poll = (async () => {
+    while (polling) {
+      now = await listed(c.svc.url, 'flood-');
+      most = Math.max(most, now);
+      await sleep(250);
+    }
+  })();
   try {
-    await within(a.opened, 180_000, 'opening the connections');
+    await within(Promise.all(attackers.map((a) => a.opened)), 180_000, 'opening the connections');
     const t0 = Date.now();
-    const atOpen = await listed(c.svc.url, 'flood-');
-    let now = atOpen;
     const drain = (async () => {
-      while (now !== 0 && Date.now() - t0 < holdSeconds * 1000) {
-        await sleep(250);
-        now = await listed(c.svc.url, 'flood-');
-      }
+      while (now !== 0 && Date.now() - t0 < holdSeconds * 1000) await sleep(250);
       return (Date.now() - t0) / 1000;
     })();
     const [, seconds] = await Promise.all([c.legit(), drain]);
-    a.stop();
-    const r = await within(a.result(), 10_000, 'the result');
-    const src = from.length === 1 ? from[0] : `${from.length} addresses`;
-    return `${n} from ${src} in ${r.openSeconds.toFixed(1)} s: ${tallied(r.tally)}; the service listed ${atOpen} of them once opened, `
-      + (now === 0 ? `none ${seconds.toFixed(1)} s later (closed by the service)` : `still ${now} after ${seconds.toFixed(0)} s (then the attacker vanished)`);
+    for (const a of attackers) a.stop();
+    const results = await within(Promise.all(attackers.map((a) => a.result())), 10_000, 'the results');
+    const tally: Record<string, number> = {};
+    for (const r of results) for (const [k, v] of Object.entries(r.tally)) tally[k] = (tally[k] ?? 0) + v;
+    const src = from.length === 1 ? from[0] : `${from.length} addresses (${share(0)} each, in parallel)`;
+    return `${n} from ${src} in ${Math.max(...results.map((r) => r.openSeconds)).toFixed(1)} s: ${tallied(tally)}; the service listed at most ${most} at once, `
+      + (now === 0 ? `none ${seconds.toFixed(1)} s after the last opened (closed by the service)` : `still ${now} ${seconds.toFixed(0)} s after the last opened (then the attacker vanished)`);
   } finally {
-    a.kill();
+    polling = false;
+    await poll;
+    for (const a of attackers) a.kill();
   }
 }
 
