@@ -21,11 +21,16 @@ export interface Service {
   dir: string;
   /** VmRSS in MiB. */
   rss(): number;
+  /** The process has not exited. */
+  alive(): boolean;
   stop(): Promise<void>;
 }
 
-/** Starts the service with `config` merged over a bench base (loopback, temp folders, quiet log). */
-export async function startService(config: Record<string, unknown>): Promise<Service> {
+/**
+ * Starts the service with `config` merged over a bench base (loopback, temp folders, quiet log);
+ * `tree` runs it from another checkout (a before/after).
+ */
+export async function startService(config: Record<string, unknown>, opts: { tree?: string } = {}): Promise<Service> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-attacks-'));
   await mkdir(join(dir, 'disk'));
   const configPath = join(dir, 'config.json');
@@ -34,7 +39,7 @@ export async function startService(config: Record<string, unknown>): Promise<Ser
     log: { level: 'warn' }, update_check: false, ...config,
   }));
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CORE_')));
-  const child: ChildProcess = spawn(process.execPath, [MAIN, '--config', configPath], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [opts.tree ? join(opts.tree, 'core/main.ts') : MAIN, '--config', configPath], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (d: Buffer) => {
@@ -47,6 +52,7 @@ export async function startService(config: Record<string, unknown>): Promise<Ser
   const pid = child.pid!;
   return {
     url, pid, dir,
+    alive: () => child.exitCode === null && child.signalCode === null,
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
