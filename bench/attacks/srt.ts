@@ -6,6 +6,7 @@ import { startService, type Service } from './service.ts';
 import { attacker, freeUdpPort, legitClient, type LegitOutcome } from './srt-clients.ts';
 import type { Credentials, GuessResult, HoldResult, NamesResult, Outcome } from './srt-attacker.ts';
 import { udpFlood } from './srt-wire.ts';
+import type { RtmpAttackResult } from './rtmp.ts';
 
 /*
  * Replays the SRT attacks of issue 27 against the service, started here as its own OS process
@@ -23,21 +24,8 @@ import { udpFlood } from './srt-wire.ts';
  * are exported for the combined runner (bench/attacks/run.ts).
  */
 
-export interface SrtAttackResult {
-  attack: string;
-  survived: boolean;
-  rssBeforeMiB: number;
-  /** Highest RSS during the attack minus before. */
-  rssGrowthMiB: number;
-  /** RSS 5 s after the attack ended minus before. */
-  rssAfterMiB: number;
-  legitServed: boolean;
-  legitMs: number;
-  api5xx: number;
-  apiFailed: number;
-  apiRequests: number;
-  notes: string;
-}
+/** One attack's outcome: the same figures as the RTMP attacks', for one table in run.ts. */
+export type SrtAttackResult = RtmpAttackResult;
 
 export interface SrtAttackOptions {
   /** `srt` settings over the defaults (token, passphrase and address are set here). */
