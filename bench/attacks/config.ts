@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -217,7 +217,7 @@ const mb = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
 
 export function markdown(r: ConfigAttackReport): string {
   const lines = [
-    `Service from \`${r.tree}\`; ${r.load.cores} cores, load average before ${r.load.before.map((x) => x.toFixed(2)).join(' / ')}, after ${r.load.after.map((x) => x.toFixed(2)).join(' / ')}.`,
+    `Service from ${resolve(r.tree) === resolve(HERE) ? 'this checkout' : `\`${basename(r.tree)}\``}; ${r.load.cores} cores, load average before ${r.load.before.map((x) => x.toFixed(2)).join(' / ')}, after ${r.load.after.map((x) => x.toFixed(2)).join(' / ')}.`,
     '',
     '| attack | PUT | reload | survived | legit client (<1 s) | RSS before → after (MB) | 5xx | note |',
     '|---|---|---|---|---|---|---|---|',

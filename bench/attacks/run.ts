@@ -142,7 +142,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       `\`node bench/attacks/run.ts${only} --write\`: each family against the service started as its own OS process (the CLI), attackers from loopback addresses other than 127.0.0.1, the legitimate client from 127.0.0.1. RSS from /proc of the service process; "after" is a few seconds after the attack ended, both relative to just before it.`, '',
       about, '',
       ...outcomes.map(table), '## Details', '',
-      ...outcomes.filter((o) => o.detail).map((o) => `### ${o.family}\n\n${o.detail.trim()}\n`),
+      ...outcomes.filter((o) => o.detail).map((o) => `### ${o.family}: details\n\n${o.detail.trim()}\n`),
     ].join('\n');
     const file = fileURLToPath(new URL(`../results/attacks-${date}.md`, import.meta.url));
     await writeFile(file, md);
