@@ -39,8 +39,9 @@ export const SrtConfig = describe(Type.Object({
   log: Type.Object({ enable: Bool(false), topics: List() }, { default: {} }),
   handshake_timeout_seconds: Type.Integer({ default: 5, minimum: 1, maximum: 3600 }),
   idle_timeout_seconds: Type.Integer({ default: 10, minimum: 1, maximum: 3600 }),
-  max_connections: Type.Integer({ default: 1000, minimum: 1 }),
-  max_connections_per_address: Type.Integer({ default: 100, minimum: 1 }),
+  // libsrt keeps about 0.65 MiB per accepted connection (its buffers) and does not give it back
+  max_connections: Type.Integer({ default: 300, minimum: 1 }),
+  max_connections_per_address: Type.Integer({ default: 20, minimum: 1 }),
   fail_delay_ms: Type.Integer({ default: 1000, minimum: 0, maximum: 3_600_000 }),
   fail_delay_max_ms: Type.Integer({ default: 30_000, minimum: 0, maximum: 86_400_000 }),
 }, { default: {} }), {
@@ -50,7 +51,7 @@ export const SrtConfig = describe(Type.Object({
   token: 'Token publishers and players must give.',
   handshake_timeout_seconds: 'Seconds an accepted SRT connection has to be admitted by the ingest hooks and, when it publishes, to send its first media; then it is closed.',
   idle_timeout_seconds: 'Seconds of silence from an SRT peer (not even keep-alives) before its connection is broken; a publisher that sends no media for as long is closed too.',
-  max_connections: 'Most SRT connections open at once; more are refused in the handshake (reject 1402).',
+  max_connections: 'Most SRT connections open at once; more are refused in the handshake (reject 1402). Each costs libsrt about 0.65 MiB, kept for reuse: 300 is about 200 MiB in the SRT host process.',
   max_connections_per_address: 'Most SRT connections open at once from one client address (IPv6: one /64); more are refused in the handshake (reject 1402). The service\'s own address (127.0.0.1, ::1: its processes) counts only toward the total.',
   fail_delay_ms: 'After a wrong SRT token or passphrase, the client address is refused (reject 1402) for this long, doubling with each further failure (0 = never). The service\'s own address is never locked out.',
   fail_delay_max_ms: 'Longest lockout of a client address after repeated wrong SRT tokens or passphrases.',

@@ -120,8 +120,8 @@ inline std::string AddressKey(const sockaddr* sa, bool& self) {
 }
 
 struct Limits {
-  int maxTotal = 1000;
-  int maxPerAddress = 100;
+  int maxTotal = 300;
+  int maxPerAddress = 20;
   int64_t failBaseMs = 1000;  // 0: no lockout
   int64_t failMaxMs = 30000;
 };
