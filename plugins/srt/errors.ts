@@ -1,7 +1,5 @@
 import { BootError } from '../../sdk/index.ts';
 
-export { REJECT, rejectName } from './reject.ts';
-
 export const FIX = 'apt-get install libsrt-openssl-dev, then scripts/ensure-deps.sh builds the addon';
 
 /** Boot failures of the plugin, each saying how to fix it. */

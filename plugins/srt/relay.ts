@@ -59,7 +59,7 @@ export class SrtRelay {
     this.#refusals = new RefusalLog(opts.log);
     this.#handshakeMs = opts.handshakeMs;
     this.#idleMs = opts.idleMs;
-    this.#sweep = setInterval(() => this.#guarded(-1, '', () => this.#checkMedia(Date.now())), SWEEP_MS).unref();
+    this.#sweep = setInterval(() => this.#sweepMedia(), SWEEP_MS).unref();
   }
 
   attach(native: SrtNativeSocket): void {
@@ -67,28 +67,22 @@ export class SrtRelay {
   }
 
   /** The addon's event callback. */
+  /**
+   * The addon's event callback, and the fault boundary: whatever one connection's event throws
+   * (a parser, a hook, a bug) ends that connection with a log line naming its peer, never the
+   * process. No closure per event: media events are the hot path.
+   */
   readonly onEvent = (type: SrtEventType, sock: number, text: string, extra: string | Buffer, code: number, why = ''): void => {
     if (this.#closed) return;
-    const remote = type === 'data' ? '' : String(extra);
-    this.#guarded(sock, remote, () => {
-      if (type === 'data') this.#data(sock, extra as Buffer);
-      else if (type === 'accept') this.#accept(sock, text, remote).catch((err: unknown) => this.#failed(sock, remote, err));
-      else if (type === 'close') this.#end(sock, text);
-      else this.#rejected(text, remote, code, why);
-    });
-  };
-
-  /**
-   * The fault boundary: whatever one connection's event throws (a parser, a hook, a bug) ends
-   * that connection with a log line naming its peer, never the process.
-   */
-  #guarded(sock: number, remote: string, fn: () => void): void {
     try {
-      fn();
+      if (type === 'data') this.#data(sock, extra as Buffer);
+      else if (type === 'accept') this.#accept(sock, text, extra as string).catch((err: unknown) => this.#failed(sock, extra as string, err));
+      else if (type === 'close') this.#end(sock, text);
+      else this.#rejected(text, extra as string, code, why);
     } catch (err) {
-      this.#failed(sock, remote, err);
+      this.#failed(sock, type === 'data' ? '' : String(extra), err);
     }
-  }
+  };
 
   #failed(sock: number, remote: string, err: unknown): void {
     const peer = remote || this.#peers.get(sock)?.remote || '(unknown)';
@@ -155,6 +149,14 @@ export class SrtRelay {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), this.#handshakeMs); });
     return Promise.race([askIngest(hook, peer), late]).finally(() => clearTimeout(timer));
+  }
+
+  #sweepMedia(): void {
+    try {
+      this.#checkMedia(Date.now());
+    } catch (err) {
+      this.#failed(-1, '', err);
+    }
   }
 
   /**

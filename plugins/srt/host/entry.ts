@@ -21,6 +21,8 @@ const LATENCY_MS = 120;
 const TRAFFIC_MS = 1000;
 
 const send = (m: FromHost) => { if (process.connected) process.send!(m); };
+/** A host that cannot listen says why, then goes (the service decides whether to start another). */
+const fail = (m: FromHost) => { if (process.connected) process.send!(m, () => process.exit(1)); else process.exit(1); };
 
 /** Errors as data (an Error does not survive the IPC channel's JSON). */
 function plain(fields: object): Record<string, unknown> {
@@ -72,7 +74,7 @@ function start(o: HostOptions): void {
   try {
     addon = loadAddon(o.addonPath);
   } catch (err) {
-    send({ t: 'failed', stage: 'addon', message: (err as Error).message.split('\n')[0]! });
+    fail({ t: 'failed', stage: 'addon', message: (err as Error).message.split('\n')[0]! });
     return;
   }
   const events = new EventsLog({ enable: o.logEnable, topics: o.logTopics });
@@ -86,7 +88,7 @@ function start(o: HostOptions): void {
     send({ t: 'listening', port: native.start(), libsrt: versionString(addon.version) });
   } catch (err) {
     relay.close();
-    send({ t: 'failed', stage: 'bind', message: (err as Error).message });
+    fail({ t: 'failed', stage: 'bind', message: (err as Error).message });
     return;
   }
   setInterval(() => {

@@ -67,6 +67,8 @@ export class SrtHost {
   #restartMs = RESTART_MS;
   #restartTimer: NodeJS.Timeout | undefined;
   #startedAt = 0;
+  /** Listened once: from then on a host that ends is started again. */
+  #listened = false;
   port = 0;
 
   constructor(o: SrtHostOptions) {
@@ -91,7 +93,7 @@ export class SrtHost {
     child.on('message', (m: FromHost) => {
       if (!settled && (m.t === 'listening' || m.t === 'failed')) {
         settled = true;
-        if (m.t === 'listening') { this.port = m.port; this.#o.opts.port = m.port; }
+        if (m.t === 'listening') { this.port = m.port; this.#o.opts.port = m.port; this.#listened = true; }
         first(m);
         return;
       }
@@ -102,8 +104,9 @@ export class SrtHost {
     });
     child.on('exit', (code, signal) => {
       if (this.#child === child) this.#child = undefined;
-      if (!settled) { settled = true; first({ t: 'failed', stage: 'addon', message: `the SRT host ended at start (${signal ?? code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}` }); return; }
-      this.#ended(code, signal, stderr);
+      if (!settled) { settled = true; first({ t: 'failed', stage: 'addon', message: `the SRT host ended at start (${signal ?? code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}` }); }
+      // a first start that fails is the boot's error (start() rejects); later ones are tried again
+      if (this.#listened) this.#ended(code, signal, stderr);
     });
     child.send({ t: 'start', opts: this.#o.opts } satisfies ToHost);
   }
@@ -157,8 +160,9 @@ export class SrtHost {
     this.#restartTimer = undefined;
     if (this.#closed) return;
     this.#spawn((m) => {
+      // a host that cannot listen exits after saying why: its exit schedules the next try
       if (m.t === 'listening') this.#o.log.info({ port: m.port }, 'the SRT host process listens again');
-      else this.#ended(null, null, m.message);
+      else this.#o.log.error({ stage: m.stage, why: m.message }, 'the SRT host process could not start again');
     });
   }
 
