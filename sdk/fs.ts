@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { createServiceRef } from './refs.ts';
 import type { MimeTable } from './fs-mime.ts';
+import type { BasicCredentials } from './auth.ts';
 
 /** One file of a filesystem; `name` is its absolute path inside the filesystem (`/a/b.ts`). */
 export interface FsFileInfo {
@@ -100,7 +101,77 @@ export interface FilesystemService {
   writeStream?(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts?: FsWriteOptions): Promise<FsWriteResult>;
   /** Creates (or replaces) a link at `path` to the existing file `target` (memfs). */
   link?(path: string, target: string): Promise<FsWriteResult>;
+  /**
+   * How the core's file door serves the public mount; without it the filesystem is reachable
+   * only through `/api/v3/fs/{name}`.
+   */
+  readonly publicMount?: FsPublicMount;
+  /**
+   * For stores the serving threads can copy (memory): every file and each change, in order. A
+   * thread then answers reads from its copy; a read it cannot answer (a miss, a link) goes to main.
+   */
+  readonly changes?: FsChangeFeed;
+  /**
+   * For stores another thread can open in place (a local folder): a module that builds a reader
+   * there. Used when `changes` is absent; a store with neither is served by main alone.
+   */
+  readonly reader?: FsReaderModule;
 }
+
+/** How the file door serves a filesystem at its `mount`. */
+export interface FsPublicMount {
+  /** Content type for extensions the MIME table does not know (`application/data`; the disk mount `text/html`). */
+  defaultType: string;
+  /**
+   * Public PUT/POST/DELETE: absent = read-only; `{}` = open; `basic` = behind these credentials
+   * (checked with the auth plugin's backoff; without an auth plugin every write is refused).
+   */
+  writes?: { basic?: BasicCredentials };
+  /**
+   * First path segments the door leaves to the router (a catch-all mount: `api`); the first
+   * segments of other routes are left to them too.
+   */
+  reserved?: readonly string[];
+  /** Answer CORS preflights (`OPTIONS`) below the mount (default true). */
+  preflight?: boolean;
+}
+
+/** One change of a copied store, stamped with an increasing sequence. */
+export interface FsChange {
+  seq: number;
+  path: string;
+  /** The new version; undefined when the path was deleted (or became something the copy does not hold). */
+  file: FsFile | undefined;
+}
+
+/** The changes of a store, for the serving threads' copies. */
+export interface FsChangeFeed {
+  /** Every file now and the sequence this state has. */
+  snapshot(): { seq: number; files: Array<[string, FsFile]> };
+  /** Calls `fn` with each later change, in order, synchronously as it is made; returns what unsubscribes. */
+  subscribe(fn: (change: FsChange) => void): () => void;
+  /**
+   * Asks the store to keep file bodies (`data`) in SharedArrayBuffers from now on, so the threads
+   * share them without a copy (called while threads run; a body elsewhere is copied once).
+   */
+  useSharedMemory?(on: boolean): void;
+}
+
+/** A module whose default export (`FsReaderFactory`) opens the store from any thread. */
+export interface FsReaderModule {
+  url: string;
+  /** Structured-cloneable. */
+  init: unknown;
+}
+
+/** Reads of a store from another thread: what `open` answers on main, for files. */
+export interface FsReader {
+  /** The file at `path` (cleaned), or undefined (a miss, a folder, a link: main answers those). */
+  open(path: string): Promise<FsNode | undefined>;
+}
+
+/** The default export of an `FsReaderModule`. */
+export type FsReaderFactory = (init: unknown) => FsReader;
 
 /**
  * Every filesystem of the app (many providers): the one registry. The core serves
