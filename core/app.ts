@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, placeholdersRef, serverRef, servingThreadsRef, tlsCertificatesRef, type ConfigData,
+  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, serverRef, servingThreadsRef, tlsCertificatesRef, type ConfigData,
   type FilesystemService, type HttpScope, type PluginDefinition,
 } from '../sdk/index.ts';
 import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
@@ -35,6 +35,7 @@ import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
 import type { ServingThreadPool } from './http/threads/pool.ts';
 import { trackRouteHeads } from './http/threads/route-heads.ts';
+import { appDoor } from './http/files/app-door.ts';
 import { childrenService } from './process/confine/provide.ts';
 import { servingThreadCount } from './http/threads/count.ts';
 
@@ -124,6 +125,12 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   // before any route: a serving thread answering the disk mount must know every other route's prefix
   const routeHeads = trackRouteHeads(http, fileRedirects(config.router).keys());
   installRedirects(http, config.router);
+  // the file door, before the router: mounts come from the registry as plugins provide filesystems
+  const door = appDoor({
+    http, config, hooks, services, filesystems: () => services.resolve(filesystemsRef) as readonly FilesystemService[], routeHeads,
+    threadKey: opts.threads?.key, log,
+  });
+  services.provide(fileDoorRef, door.service);
   installEncoding(http);
   const lifecycle = new Lifecycle(log);
   const state = new StateService(config.db.dir);

@@ -69,7 +69,7 @@ export interface ServeOptions extends SendFileOptions {
  * return sendFsNode(request, reply, path, await lookupFsNode(fs, path), { mime, defaultType: 'application/data', prefix: '/vendor' });
  */
 export function sendFsNode(request: FastifyRequest, reply: FastifyReply, path: string, node: FsNode | undefined, opts: ServeOptions): FastifyReply {
-  if (node === undefined || node.kind === 'dir') throw fsNotFound(path);
+  if (node === undefined || node.kind === 'dir' || node.kind === 'none') throw fsNotFound(path);
   if (node.kind === 'link') {
     // the original sends the bare target without its slash, which breaks for links in folders
     const location = encodeURI(opts.prefix + node.target);

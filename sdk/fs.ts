@@ -38,13 +38,25 @@ export interface FsFile {
   release?(): void;
   /** Memo of the gzip encoding of `data`, filled by the HTTP helper. */
   gzip?: Buffer;
+  /** Response headers of this answer besides the file's own, as a flat list (a cache's `x-cache`, `cache-control`). */
+  headers?: readonly string[];
 }
 
 /** What a path names: a file (with the path actually read), a link to another path, or a folder. */
 export type FsNode =
   | { kind: 'file'; path: string; file: FsFile }
   | { kind: 'link'; target: string }
-  | { kind: 'dir' };
+  | { kind: 'dir' }
+  /** Nothing there, with response headers for the 404 (a cache's `x-cache: SKIP NOTOK`). */
+  | { kind: 'none'; headers: readonly string[] };
+
+/** What the file door tells `open` about the read. */
+export interface FsOpenHint {
+  /** A HEAD request: no body will be read. */
+  head?: boolean;
+  /** Asked by the file door for the public mount (a filesystem may serve a view there: rewritten playlists, a cache). */
+  door?: boolean;
+}
 
 /** Options of a streamed write. */
 export interface FsWriteOptions {
@@ -90,7 +102,7 @@ export interface FilesystemService {
    * Looks a path up for serving. Synchronous when it can be (memory), so the hot path stays
    * cheap. Without it the HTTP helper falls back to `stat` + `readFile`.
    */
-  open?(path: string): FsNode | undefined | Promise<FsNode | undefined>;
+  open?(path: string, hint?: FsOpenHint): FsNode | undefined | Promise<FsNode | undefined>;
   /**
    * Writes a file from a stream of chunks and replaces the old one atomically: a failed or
    * aborted upload leaves the old content. Capacity errors are ApiError 507, thrown as soon as the

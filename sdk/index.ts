@@ -49,3 +49,4 @@ export * from './name-glob.ts';
 export * from './events.ts';
 export * from './event-types.ts';
 export * from './serving-threads.ts';
+export * from './file-door.ts';

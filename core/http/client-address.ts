@@ -1,7 +1,13 @@
 import { BlockList, isIP } from 'node:net';
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 // the SDK's file itself, not its index: the serving threads load this module too
 import { normalizeIp } from '../../sdk/client-address.ts';
+
+/** What the address rules read of a request: its socket's peer and its headers (fastify's or node's). */
+export interface ClientRequestLike {
+  socket: { remoteAddress?: string };
+  headers: IncomingHttpHeaders;
+}
 
 /** A set of CIDRs (v4 and v6) to match addresses against. */
 export class CidrSet {
@@ -61,7 +67,7 @@ export class AccessList {
  * `threadPeer` is the TCP peer a serving thread vouched for (signed header): the request reached
  * this thread over loopback, but the rules above apply to the client's own connection.
  */
-export function resolveClientAddress(request: FastifyRequest, trusted: CidrSet, threadPeer?: string): string {
+export function resolveClientAddress(request: ClientRequestLike, trusted: CidrSet, threadPeer?: string): string {
   const peer = normalizeIp(threadPeer ?? request.socket.remoteAddress ?? '');
   if (!trusted.has(peer)) return peer;
   const real = normalizeIp(header(request, 'x-real-ip') ?? '');
@@ -82,7 +88,7 @@ export function resolveClientAddress(request: FastifyRequest, trusted: CidrSet, 
   return isIP(real) ? real : peer;
 }
 
-function header(request: FastifyRequest, name: string): string | undefined {
+function header(request: ClientRequestLike, name: string): string | undefined {
   const v = request.headers[name];
   return Array.isArray(v) ? v.join(',') : v;
 }

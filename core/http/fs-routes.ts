@@ -1,10 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import {
-  ApiError, FileInfoSchema, FilesystemInfoSchema, FsListQuery, Type, acceptRawBodies, continueUpload, deferContinue,
+  ApiError, FileInfoSchema, FilesystemInfoSchema, FsListQuery, Type, acceptRawBodies,
   deleteFsFile, findFilesystem, fsPathFromUrl, ignoreContentType, linkTarget, lookupFsNode, readLinkBody,
   replyWritten, serveFs, sortFileInfos, writeFsUpload, type FilesystemService, type FsFileInfo, type HttpScope,
   type MimeTable,
 } from '../../sdk/index.ts';
+import { continueUpload, deferContinue } from './files/install.ts';
 
 const PREFIX = '/api/v3/fs/';
 
@@ -28,7 +29,7 @@ export function fsApiRoutes(filesystems: () => readonly FilesystemService[], def
   const tags = ['v16.7.2'];
   return async (s: HttpScope) => {
     acceptRawBodies(s);
-    deferContinue(s.server, PREFIX);
+    deferContinue(s, PREFIX);
     s.get('/api/v3/fs', {
       schema: { summary: 'List all filesystems', tags, response: { 200: Type.Array(FilesystemInfoSchema) } },
     }, async () => filesystems().map((fs) => ({ name: fs.name, type: fs.type, mount: fs.mount })));

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { tlsCertificatesRef, type ConfigData, type HttpScope, type TlsKeyPair } from '../../sdk/index.ts';
 import { listenAddress } from './listen-address.ts';
 import { ConnectionCap, answerClientError, applyServerBounds, capOf, connectionSlots, listenerBounds, serverOptions } from './listener-bounds.ts';
+import { frontOf } from './files/install.ts';
 
 /** What the HTTPS listener needs of an app: its routes, config, certificate service and log. */
 export interface HttpsTarget {
@@ -144,7 +145,7 @@ export class HttpsListener {
   #handle(req: IncomingMessage, res: ServerResponse): void {
     const target = this.#target;
     if (target) {
-      target.http.routing(req, res);
+      frontOf(target.http)(req, res);
       return;
     }
     res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });

@@ -10,6 +10,7 @@ import { drainUnreadBodies } from './unread-body.ts';
 import type { SerializerCache } from './serializer-cache.ts';
 import { BodyDigests } from './body-digest.ts';
 import { BodyDeadlines } from './body-deadlines.ts';
+import { FILE_MISS } from './files/types.ts';
 import { ConnectionCap, answerClientError, connectionSlots, serverOptions, type ListenerBounds } from './listener-bounds.ts';
 import { LARGE_BODY_BYTES, collectAfterLargeBody } from '../reload-memory.ts';
 
@@ -21,6 +22,15 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * address, the IP lists (a core tap on `authorize`, first of all, so plugins that delegate to
  * the hook get them too), authentication by whoever taps `authorize`, then `api.read_only`.
  */
+const deadlinesByApp = new WeakMap<object, BodyDeadlines>();
+
+/** The body deadlines of an app's HTTP listener (the file door tracks the uploads it takes). */
+export function bodyDeadlinesOf(app: HttpScope): BodyDeadlines {
+  const d = deadlinesByApp.get(app);
+  if (!d) throw new Error('no body deadlines: not an app of createServer');
+  return d;
+}
+
 export function createServer(opts: {
   log: Logger; bodyLimit: number; hooks: HookRegistry; api: Pick<ApiConfig, 'read_only' | 'access'>;
   /** The serving threads' per-boot key (see threads/peer-header.ts); none without threads. */
@@ -51,6 +61,7 @@ export function createServer(opts: {
   limitJsonDepth(app as unknown as FastifyInstance);
   new ConnectionCap(opts.slots ?? connectionSlots(), opts.bounds).attach(app.server);
   const deadlines = new BodyDeadlines(opts.bounds.bodyTimeoutMs, isStreamedBody);
+  deadlinesByApp.set(app, deadlines);
   // first of all hooks: a body's clock runs from its headers, whatever the route does meanwhile
   app.addHook('onRequest', (request, reply, done) => {
     deadlines.track(request.raw, reply.raw);
@@ -64,7 +75,12 @@ export function createServer(opts: {
   app.setErrorHandler(errorHandler(opts.log));
   // refusals sent before the body was read (401, 403, 413, 507) must reach the client
   drainUnreadBodies(app);
-  app.setNotFoundHandler((_req, reply) => sendError(reply, new ApiError(404, 'Not Found', ['Not Found'], 'ROUTE_NOT_FOUND')));
+  app.setNotFoundHandler((request, reply) => {
+    // a file the door found missing, left to the router for a cluster node to proxy: nobody did
+    const miss = (request.raw as unknown as Record<symbol, string | undefined>)[FILE_MISS];
+    return sendError(reply, miss === undefined ? new ApiError(404, 'Not Found', ['Not Found'], 'ROUTE_NOT_FOUND')
+      : new ApiError(404, 'File not found', [miss], 'FS_NOT_FOUND'));
+  });
 
   installLenientDecoding(app);
 

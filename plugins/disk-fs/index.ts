@@ -8,7 +8,6 @@ import { DiskFsConfig, validateDiskFs } from './schema.ts';
 import { DiskRoot } from './root.ts';
 import { DiskFilesystem } from './service.ts';
 import { DiskCache } from './cache.ts';
-import { diskRoutes } from './routes.ts';
 import { diskThreads } from './threads.ts';
 
 /**
@@ -46,15 +45,7 @@ export default definePlugin({
     const cache = cacheOptions && new DiskCache(cacheOptions);
     if (cache) fs.onChange((path) => cache.evict(path));
 
-    const hooks = ctx.hooks.get(httpHooksRef);
-    diskRoutes(ctx.http, {
-      fs,
-      mime: MimeTable.load(ctx.sections.storage.mimetypes_file),
-      corsOrigins: [...ctx.sections.storage.cors.origins],
-      cache,
-      authorize: (input) => hooks.authorize.promise(input),
-      serveHooks: ctx.hooks.get(fsServeHooksRef),
-    });
+    fs.cache = cache;
     const threads = ctx.deps.threads;
     if (threads && threads.count > 0) {
       diskThreads(ctx, threads, root, {

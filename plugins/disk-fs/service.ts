@@ -2,13 +2,15 @@ import { lstat, mkdir, open, readFile, rename, stat, statfs, unlink } from 'node
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type {
-  FilesystemService, FsFileInfo, FsNode, FsWriteOptions, FsWriteResult,
+  FilesystemService, FsFileInfo, FsNode, FsOpenHint, FsPublicMount, FsWriteOptions, FsWriteResult,
 } from '../../sdk/index.ts';
 import { GlobMatchers, filesystemEvents, type FilesystemEvents } from '../../sdk/index.ts';
 import { diskErrors, writeError } from './errors.ts';
 import { isMissing, type DiskRoot } from './root.ts';
 import { diskUsage, walkFiles } from './walk.ts';
 import { etagOf, openDiskNode } from './open.ts';
+import { publicRead } from './public-view.ts';
+import type { DiskCache } from './cache.ts';
 
 const USAGE_MAX_AGE_MS = 2000;
 
@@ -25,6 +27,10 @@ export class DiskFilesystem implements FilesystemService {
   readonly type = 'disk';
   readonly mount = '/';
   readonly defaultFile = 'index.html';
+  /** Served read-only at `/` by the core's file door; `/api/...` stays the API's. */
+  readonly publicMount: FsPublicMount = { defaultType: 'text/html', reserved: ['api'] };
+  /** The HTTP cache of the public mount (`storage.disk.cache`), when on. */
+  cache: DiskCache | undefined;
   readonly root: string;
   readonly #r: DiskRoot;
   readonly #globs = new GlobMatchers();
@@ -65,7 +71,9 @@ export class DiskFilesystem implements FilesystemService {
     return this.#used;
   }
 
-  open(path: string): Promise<FsNode | undefined> {
+  /** `hint.door`: the public mount's view (playlists rewritten, the HTTP cache); else the file as it is. */
+  open(path: string, hint?: FsOpenHint): Promise<FsNode | undefined> {
+    if (hint?.door) return publicRead(this, this.cache, path, hint.head === true);
     return openDiskNode(this.#r, path);
   }
 

@@ -10,7 +10,6 @@ import type { CommitRequest, UploadNotice } from './thread-upload.ts';
 const THREAD_UPLOAD_MAX = 64 * 1024 * 1024;
 import { MemfsConfig, validateMemfs } from './schema.ts';
 import { MemFilesystem, type MemStore } from './service.ts';
-import { memfsRoutes } from './routes.ts';
 
 /**
  * The memory filesystem `mem`: `/api/v3/fs/mem`, the public `/memfs/*` (ffmpeg PUTs HLS there
@@ -33,8 +32,11 @@ export default definePlugin({
     const store = ctx.retain<MemStore>('files', () => ({ files: new Map(), seq: 0 }));
     const threads = ctx.deps.threads;
     const replica = threads && threads.count > 0 ? new MemfsReplica() : undefined;
+    const a = cfg.auth;
     const fs = new MemFilesystem(store, {
       limit: cfg.max_size_mbytes * 1024 * 1024, purge: cfg.purge, mime, events: filesystemEvents(ctx.deps.events, 'mem'), replica,
+      // the core's file door serves `/memfs`; writes behind Basic auth when it is on
+      writes: a.enable ? { basic: { username: a.username, password: a.password } } : {},
     });
     const freed = fs.resize();
     if (freed > 0) ctx.log.info({ freed }, 'purged the oldest files to fit the new size limit');
@@ -56,11 +58,6 @@ export default definePlugin({
       },
     });
 
-    const stopFastPath = memfsRoutes(ctx.http, {
-      fs, mime, config: cfg, corsOrigins: [...ctx.sections.storage.cors.origins], basicAuth: ctx.deps.basicAuth, log: ctx.log,
-      hooks: ctx.hooks.get(fsServeHooksRef),
-    });
-    ctx.onClose(stopFastPath);
 
     if (threads && replica) {
       const hooks = ctx.hooks.get(fsServeHooksRef);

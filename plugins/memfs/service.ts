@@ -1,5 +1,5 @@
 import type {
-  FilesystemService, FsFile, FsFileInfo, FsWriteOptions, FsWriteResult, MimeTable,
+  BasicCredentials, FilesystemService, FsFile, FsFileInfo, FsPublicMount, FsWriteOptions, FsWriteResult, MimeTable,
 } from '../../sdk/index.ts';
 import { GlobMatchers, filesystemEvents, type FilesystemEvents } from '../../sdk/index.ts';
 import { memfsErrors } from './errors.ts';
@@ -32,6 +32,8 @@ export interface MemfsOptions {
   events?: FilesystemEvents;
   /** The serving threads' copy (`http.threads` > 0): bodies in shared memory, every change sent in order. */
   replica?: MemfsReplica;
+  /** Public writes at `/memfs` (`storage.memory.auth`). */
+  writes?: { basic?: BasicCredentials };
 }
 
 /**
@@ -45,6 +47,7 @@ export class MemFilesystem implements FilesystemService {
   readonly aliases = ['memfs'];
   readonly type = 'mem';
   readonly mount = '/memfs';
+  readonly publicMount: FsPublicMount;
   readonly #store: MemStore;
   readonly #globs = new GlobMatchers();
   readonly #files: Map<string, MemNode>;
@@ -61,6 +64,7 @@ export class MemFilesystem implements FilesystemService {
     this.#store = store;
     this.#files = store.files;
     this.#opts = opts;
+    this.publicMount = { defaultType: 'application/data', writes: opts.writes ?? {} };
     this.#events = opts.events ?? filesystemEvents(undefined, 'mem');
     this.#replica = opts.replica;
     this.pending = opts.replica ? new PendingUploads() : undefined;

@@ -18,6 +18,8 @@ import { loadConfig } from '../../core/config/load.ts';
 import { ConfigStore } from '../../core/config/store.ts';
 import { deepMerge } from '../../core/config/schema-walk.ts';
 import { toResponse, type KitRequest, type KitResponse } from './request.ts';
+import lightInject from 'light-my-request';
+import { frontOf } from '../../core/http/files/install.ts';
 
 export type { KitRequest, KitResponse } from './request.ts';
 
@@ -112,8 +114,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const kit: TestApp = {
     app,
     dir,
-    inject: (o) => app.http.inject(o as InjectOptions),
-    request: async (method, path, r) => toResponse(await app.http.inject(requestOf(method, path, r))),
+    inject: (o) => doorInject(app, o),
+    request: async (method, path, r) => toResponse(await doorInject(app, requestOf(method, path, r))),
     services: { get: (ref) => app.kernel.services.resolve(ref) as never },
     listening: (port = 0) => app.listening(port),
     listen: async () => {
@@ -142,4 +144,10 @@ function requestOf(method: string, path: string, r: KitRequest = {}): InjectOpti
   }
   if (r.token) headers.authorization = `Bearer ${r.token}`;
   return { method: method as InjectOptions['method'], url: path, headers, payload, remoteAddress: r.remoteAddress };
+}
+
+/** fastify's inject with the file door in front of the router, as on a listener. */
+async function doorInject(app: App, o: InjectOptions | string): Promise<LightMyRequestResponse> {
+  await app.http.ready();
+  return lightInject(frontOf(app.http), o as never) as unknown as Promise<LightMyRequestResponse>;
 }

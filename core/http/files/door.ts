@@ -1,0 +1,97 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { cleanFsPath, isPlainFsPath } from '../../../sdk/fs-path.ts';
+import { sendThrown } from './answer-error.ts';
+import { answerRead, corsHead } from './read.ts';
+import { answerWrite } from './write.ts';
+import type { DoorEnv, DoorMount, Maybe } from './types.ts';
+
+const METHODS = 'GET, HEAD, PUT, POST, DELETE, PATCH';
+const HEADERS = 'Origin, Content-Length, Content-Type, Authorization';
+
+/**
+ * The file door: the one code that serves and stores the files of the public mounts over HTTP,
+ * run unchanged before main's router and in every serving thread. `handle` answers a request of
+ * a mount (true), or leaves it (false: the router on main, main from a thread), or decides after
+ * I/O (a promise; nothing was sent and the body is unread when it resolves false).
+ */
+export class FileDoor {
+  readonly env: DoorEnv;
+  /** Longest prefix first, the catch-all (``) last. */
+  #mounts: DoorMount[] = [];
+
+  constructor(env: DoorEnv, mounts: readonly DoorMount[] = []) {
+    this.env = env;
+    this.setMounts(mounts);
+  }
+
+  setMounts(mounts: readonly DoorMount[]): void {
+    this.#mounts = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
+  }
+
+  get mounts(): readonly DoorMount[] {
+    return this.#mounts;
+  }
+
+  /** The mount a URL falls under (and its raw path), or undefined. */
+  #find(url: string): { m: DoorMount; raw: string; query: string } | undefined {
+    const q = url.indexOf('?');
+    const pathname = q < 0 ? url : url.slice(0, q);
+    for (const m of this.#mounts) {
+      const p = m.prefix;
+      if (p !== '' && !(pathname.startsWith(p) && pathname.charCodeAt(p.length) === 47)) continue;
+      const raw = pathname.slice(p.length);
+      if (p === '') {
+        const slash = raw.indexOf('/', 1);
+        const first = slash < 0 ? raw.slice(1) : raw.slice(1, slash);
+        if (m.reserved.has(first) || this.env.routeHeads().has(first) || this.env.routeHeads().has(':')) return undefined;
+      }
+      return { m, raw, query: q < 0 ? '' : url.slice(q + 1) };
+    }
+    return undefined;
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): Maybe<boolean> {
+    const method = req.method;
+    const found = this.#find(req.url ?? '');
+    if (!found) return false;
+    const { m, raw, query } = found;
+    let path: string;
+    try {
+      path = raw.length > 1 && isPlainFsPath(raw) ? raw : cleanFsPath(raw);
+    } catch (err) {
+      sendThrown(res, err, ['vary', 'Origin', ...corsHead(this.env, req)]);
+      return true;
+    }
+    if (method === 'GET' || method === 'HEAD') {
+      // a catch-all mount's root (`/`) is the router's when it has a route there (the UI redirect)
+      return answerRead(this.env, m, req, res, path, query);
+    }
+    if (method === 'OPTIONS') {
+      if (!m.preflight) return false;
+      this.#preflight(req, res);
+      return true;
+    }
+    if (m.writes && (method === 'PUT' || method === 'POST' || method === 'DELETE')) {
+      const remote = this.env.clientOf(req);
+      if (remote === undefined) return false;
+      const taken = this.env.where === 'thread' ? this.env.takesWrite?.(m, req) ?? true : true;
+      if (taken === false) return false;
+      void answerWrite(this.env, m, req, res, path, remote);
+      return true;
+    }
+    return false;
+  }
+
+  /** `OPTIONS`: 204, with the preflight headers when the origin is allowed. */
+  #preflight(req: IncomingMessage, res: ServerResponse): void {
+    const out = ['vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers'];
+    const origin = req.headers.origin;
+    const allowed = origin === undefined ? undefined : this.env.cors.allow(origin);
+    if (allowed !== undefined) {
+      out.push('access-control-allow-origin', allowed, 'access-control-allow-credentials', 'true', 'access-control-allow-methods', METHODS,
+        'access-control-allow-headers', HEADERS, 'access-control-max-age', '86400');
+    }
+    res.writeHead(204, out);
+    res.end();
+  }
+}

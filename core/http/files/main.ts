@@ -1,0 +1,146 @@
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import {
+  ApiError, MimeTable, CorsPolicy, PlaylistRewrites, markStreamedBody, normalizeIp, THREAD_PEER_HEADER, isServingThreadSocket,
+  type BasicAuthService, type FilesystemService, type FsServeHooks, type FsWriteResult,
+} from '../../../sdk/index.ts';
+import { resolveClientAddress, type CidrSet } from '../client-address.ts';
+import { takeThreadPeer } from '../threads/peer-header.ts';
+import { FileDoor } from './door.ts';
+import type { DoorEnv, DoorMount, DoorStore } from './types.ts';
+
+/*
+ * The door on the main thread: its mounts come from the filesystem registry (every provider with
+ * a `publicMount`), reads open the filesystems themselves, uploads are stored by them, and the
+ * client's address is the front door's (trusted proxies, the serving threads' signed peer).
+ */
+
+export interface MainDoorOptions {
+  filesystems(): readonly FilesystemService[];
+  hooks: FsServeHooks;
+  corsOrigins: readonly string[];
+  mime: MimeTable;
+  /** The auth plugin's Basic check, when one provides it. */
+  basicAuth(): BasicAuthService | undefined;
+  trusted: CidrSet;
+  /** The serving threads' per-boot key (their forwarded requests carry the client's peer). */
+  threadKey?: Buffer;
+  routeHeads(): ReadonlySet<string>;
+  /** True while some plugin may proxy a miss to another node (the cluster's `forward` tap). */
+  missToRouter(): boolean;
+  /** Logged once when writes need credentials but nobody checks them. */
+  warn(message: string): void;
+}
+
+/** The main thread's mount of one filesystem. */
+export function mainMount(fs: FilesystemService, mime: MimeTable): DoorMount | undefined {
+  const pm = fs.publicMount;
+  if (!pm) return undefined;
+  return {
+    name: fs.name, prefix: fs.mount === '/' ? '' : fs.mount, defaultType: pm.defaultType, mime: fs.mime ?? mime,
+    defaultFile: fs.defaultFile, writes: pm.writes, reserved: new Set(pm.reserved ?? []), preflight: pm.preflight ?? true,
+    open: (path, head) => (fs.open ? fs.open(path, { head, door: true }) : statOpen(fs, path)),
+  };
+}
+
+async function statOpen(fs: FilesystemService, path: string) {
+  const info = await fs.stat(path);
+  const data = info && await fs.readFile(path);
+  if (!info || !data) return undefined;
+  const etag = `"${data.length.toString(16)}-${info.last_modified.toString(16)}"`;
+  return { kind: 'file' as const, path, file: { size: data.length, mtimeMs: info.last_modified * 1000, etag, data } };
+}
+
+/** Stores uploads through the filesystems and calls `onWritten`. */
+function mainStore(byName: (name: string) => FilesystemService | undefined, hooks: FsServeHooks): DoorStore {
+  const fsOf = (m: DoorMount) => {
+    const fs = byName(m.name);
+    if (!fs) throw new ApiError(503, 'Service Unavailable', [`filesystem ${m.name} is gone`], 'FS_GONE');
+    return fs;
+  };
+  return {
+    async write(m, path, req, remote): Promise<FsWriteResult> {
+      const fs = fsOf(m);
+      markStreamedBody(req);
+      // a refusal halfway leaves the request intact: the rest is drained so the answer arrives
+      const chunks = (req as Readable).iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>;
+      const cl = req.headers['content-length'];
+      let r: FsWriteResult;
+      if (fs.writeStream) r = await fs.writeStream(path, chunks, { length: cl === undefined ? undefined : Number(cl) });
+      else {
+        const parts: Uint8Array[] = [];
+        for await (const c of chunks) parts.push(c);
+        r = await fs.writeFile(path, Buffer.concat(parts));
+      }
+      if (hooks.onWritten.isUsed()) {
+        const bytes = (await fs.stat(path))?.size_bytes ?? 0;
+        hooks.onWritten.call({ mount: m.prefix === '' ? '/' : m.prefix, path, remote, headers: req.headers, bytes });
+      }
+      return r;
+    },
+    delete: async (m, path) => fsOf(m).deleteFile(path),
+  };
+}
+
+/** The main thread's door for one app. */
+export function mainDoor(o: MainDoorOptions): FileDoor {
+  let warned = false;
+  const byName = (name: string) => o.filesystems().find((f) => f.name === name);
+  const env: DoorEnv = {
+    where: 'main',
+    cors: new CorsPolicy(o.corsOrigins),
+    hooks: o.hooks,
+    rewrites: new PlaylistRewrites(),
+    clientOf: (req) => clientOf(req, o.trusted, o.threadKey),
+    routeHeads: o.routeHeads,
+    store: mainStore(byName, o.hooks),
+    authorize: async (m, remote, authorization) => {
+      const creds = m.writes!.basic!;
+      const basic = o.basicAuth();
+      if (basic?.check) return basic.check({ address: remote, authorization }, creds);
+      if (!warned) {
+        warned = true;
+        o.warn(`public writes to ${m.prefix || '/'} need Basic credentials but no plugin checks them (load the auth plugin): they are refused`);
+      }
+      throw new ApiError(401, 'Unauthorized', [`basic auth for ${m.prefix || '/'} needs the auth plugin`], 'FS_AUTH_UNAVAILABLE',
+        { 'WWW-Authenticate': 'basic realm=Restricted' });
+    },
+    mode: () => 'all',
+    missToRouter: o.missToRouter,
+  };
+  const door = new FileDoor(env);
+  let seen: readonly FilesystemService[] = [];
+  let count = -1;
+  const refresh = () => {
+    const list = o.filesystems();
+    if (list === seen && list.length === count) return;
+    seen = list;
+    count = list.length;
+    door.setMounts(list.flatMap((fs) => mainMount(fs, o.mime) ?? []));
+  };
+  const handle = door.handle.bind(door);
+  door.handle = (req, res) => {
+    refresh();
+    return handle(req, res);
+  };
+  return door;
+}
+
+const PEER = Symbol.for('core.files.peer');
+
+/**
+ * The client as the front door will see it: a serving thread's signed peer (only on its
+ * connections), then the trusted proxies' headers. The signed header stays for the front door.
+ */
+function clientOf(req: IncomingMessage, trusted: CidrSet, key: Buffer | undefined): string {
+  const memo = (req as unknown as Record<symbol, string | undefined>)[PEER];
+  if (memo !== undefined) return memo;
+  let peer: string | undefined;
+  const signed = req.headers[THREAD_PEER_HEADER];
+  if (signed !== undefined && key && isServingThreadSocket(req.socket)) {
+    peer = takeThreadPeer({ [THREAD_PEER_HEADER]: signed }, key)?.address;
+  }
+  const address = resolveClientAddress(req, trusted, peer ?? normalizeIp(req.socket.remoteAddress ?? ''));
+  (req as unknown as Record<symbol, string>)[PEER] = address;
+  return address;
+}

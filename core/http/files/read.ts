@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fsServeTapped, responseBytes, type FsServeRequest } from '../../../sdk/fs-hooks.ts';
+import type { FsFile, FsNode } from '../../../sdk/fs.ts';
+import { refusal, sendThrown } from './answer-error.ts';
+import { sendFile } from './send.ts';
+import { FILE_MISS, type DoorEnv, type DoorMount, type Maybe } from './types.ts';
+
+/*
+ * The read answer of the door: GET and HEAD of a mount's file, the same on main and in every
+ * serving thread. The lookup comes first (a thread passes a miss to main before any hook ran, so
+ * no hook sees a request twice), then `preServe`, `transformPlaylist`, the file, `onServed`.
+ */
+
+const isPromise = <T>(v: Maybe<T>): v is Promise<T> => typeof (v as { then?: unknown } | undefined)?.then === 'function';
+
+/** Per rewritten body (one per viewer and version, kept by PlaylistRewrites), its file facts. */
+const rewrittenFiles = new WeakMap<Buffer, FsFile>();
+
+/** The CORS headers of an answer (`Vary` comes with the file's own headers). */
+export function corsHead(env: DoorEnv, req: IncomingMessage): string[] {
+  const origin = req.headers.origin;
+  const allowed = origin === undefined ? undefined : env.cors.allow(origin);
+  return allowed === undefined ? [] : ['access-control-allow-origin', allowed, 'access-control-allow-credentials', 'true', 'access-control-expose-headers', 'Content-Length'];
+}
+
+/** What a GET of `path` serves: the file, a link, or for a folder its default file. */
+function lookup(m: DoorMount, path: string, head: boolean): Maybe<FsNode | undefined> {
+  const finish = (n: FsNode | undefined): Maybe<FsNode | undefined> => {
+    if (n?.kind !== 'dir') return n;
+    if (!m.defaultFile) return undefined;
+    const index = m.open(`${path === '/' ? '' : path}/${m.defaultFile}`, head);
+    const noDir = (x: FsNode | undefined) => (x?.kind === 'dir' ? undefined : x);
+    return isPromise(index) ? index.then(noDir) : noDir(index);
+  };
+  const first = m.open(path, head);
+  return isPromise(first) ? first.then(finish) : finish(first);
+}
+
+/**
+ * Answers a GET/HEAD of `path` below mount `m`: true when answered, false when this copy leaves it
+ * to another (a thread: to main; main: to the router). A promise when the lookup needs I/O.
+ */
+export function answerRead(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: ServerResponse, path: string, query: string): Maybe<boolean> {
+  // a lookup refused (a link out of the root: 403) or failed: main sends its status, a thread leaves it to main
+  const failed = (err: unknown): boolean => {
+    if (env.where === 'thread') return false;
+    sendThrown(res, err, ['vary', 'Origin', ...corsHead(env, req)]);
+    return true;
+  };
+  let found: Maybe<FsNode | undefined>;
+  try {
+    found = lookup(m, path, req.method === 'HEAD');
+  } catch (err) {
+    return failed(err);
+  }
+  if (isPromise(found)) return found.then((n) => answerNode(env, m, req, res, path, query, n), failed);
+  return answerNode(env, m, req, res, path, query, found);
+}
+
+function answerNode(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: ServerResponse, path: string, query: string, node: FsNode | undefined): boolean {
+  if (res.destroyed) {
+    if (node?.kind === 'file') node.file.release?.();
+    return true;
+  }
+  if (node === undefined || node.kind === 'dir' || node.kind === 'none') return miss(env, req, res, path, node?.kind === 'none' ? node.headers : []);
+  if (node.kind === 'link') {
+    if (env.where === 'thread') return false;
+    // the original sends the bare target without its slash, which breaks for links in folders
+    const location = encodeURI(m.prefix + node.target);
+    res.writeHead(301, ['vary', 'Origin', ...corsHead(env, req), 'location', location, 'content-type', 'text/plain; charset=utf-8', 'content-length', String(Buffer.byteLength(location))]);
+    res.end(location);
+    return true;
+  }
+  // main's in-process taps that a thread cannot run: it leaves playlists (or everything) to main
+  const mode = env.mode();
+  if (mode === 'none' || (mode === 'segments' && node.path.endsWith('.m3u8'))) {
+    node.file.release?.();
+    return false;
+  }
+  const hooks = env.hooks;
+  const tapped = fsServeTapped(hooks) || mode === 'segments';
+  const remote = tapped ? env.clientOf(req) : '';
+  if (remote === undefined) {
+    node.file.release?.();
+    return false;
+  }
+  const extra = corsHead(env, req);
+  const type = node.file.mime ?? m.mime.lookup(node.path) ?? m.defaultType;
+  if (node.file.headers) extra.push(...node.file.headers);
+  if (!tapped) {
+    sendFile(req, res, node.file, type, extra);
+    return true;
+  }
+  const sreq: FsServeRequest = { mount: m.prefix === '' ? '/' : m.prefix, path, query, remote, headers: req.headers, method: req.method === 'HEAD' ? 'HEAD' : 'GET' };
+  const refused = hooks.preServe.isUsed() ? hooks.preServe.call(sreq) : undefined;
+  if (refused) {
+    node.file.release?.();
+    refusal(res, refused.status, refused.message, refused.details, ['vary', 'Origin', ...extra]);
+    served(env, m, req, res, sreq, query, 0);
+    return true;
+  }
+  let file = node.file;
+  if (file.data) {
+    const data = env.rewrites.apply(hooks, sreq, node.path, file.data);
+    if (data) {
+      let own = rewrittenFiles.get(data);
+      if (!own) {
+        // the rewritten body is this viewer's own: a validator of its content keeps 304s truthful
+        const etag = `"${createHash('sha1').update(data).digest('hex').slice(0, 20)}"`;
+        own = { ...file, data, size: data.length, etag, gzip: undefined };
+        rewrittenFiles.set(data, own);
+      }
+      file = own;
+      extra.push('cache-control', 'private');
+    }
+  }
+  const body = sendFile(req, res, file, type, extra);
+  served(env, m, req, res, sreq, query, body);
+  return true;
+}
+
+function served(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: ServerResponse, sreq: FsServeRequest, query: string, body: number): void {
+  const hooks = env.hooks;
+  if (hooks.onServed.isUsed()) hooks.onServed.call({ request: sreq, status: res.statusCode, bytes: responseBytes(res, body) });
+  if (env.report && env.mode() === 'segments') env.report(req, m, sreq.path, query, res, body);
+}
+
+/** Nothing at `path`: a thread asks main, main answers 404 (or lets a cluster node try). */
+function miss(env: DoorEnv, req: IncomingMessage, res: ServerResponse, path: string, headers: readonly string[]): boolean {
+  if (env.where === 'thread') return false;
+  if (env.missToRouter?.()) {
+    (req as unknown as Record<symbol, string>)[FILE_MISS] = path;
+    return false;
+  }
+  refusal(res, 404, 'File not found', [path], ['vary', 'Origin', ...corsHead(env, req), ...headers]);
+  return true;
+}

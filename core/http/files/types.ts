@@ -1,0 +1,83 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BasicCredentials } from '../../../sdk/auth.ts';
+import type { CorsPolicy } from '../../../sdk/fs-cors.ts';
+import type { FsServeHooks, PlaylistRewrites } from '../../../sdk/fs-hooks.ts';
+import type { MimeTable } from '../../../sdk/fs-mime.ts';
+import type { FsNode, FsWriteResult } from '../../../sdk/fs.ts';
+
+/*
+ * The file door's parts as each copy (main's, a serving thread's) builds them. The door's code is
+ * the same everywhere; what differs is where a mount's files come from (`open`) and where an
+ * upload is stored (`store`), and those are given here.
+ */
+
+export type Maybe<T> = T | Promise<T>;
+
+/** One public mount (a filesystem's `publicMount`) as a copy of the door serves it. */
+export interface DoorMount {
+  /** The filesystem's name (`mem`, `disk`). */
+  name: string;
+  /** URL prefix: `/memfs`, or `` for the disk's `/`. */
+  prefix: string;
+  defaultType: string;
+  mime: MimeTable;
+  /** File served for a folder (disk: `index.html`). */
+  defaultFile?: string;
+  /** Public writes: absent = read-only. */
+  writes?: { basic?: BasicCredentials };
+  /** First path segments left to the router (a catch-all mount). */
+  reserved: ReadonlySet<string>;
+  preflight: boolean;
+  /**
+   * What `path` names here. `undefined` is a miss: main answers 404, a thread passes the request
+   * to main (which may know more: a link, an upload in progress).
+   */
+  open(path: string, head: boolean): Maybe<FsNode | undefined>;
+}
+
+/** Where an upload accepted by the door goes. */
+export interface DoorStore {
+  /**
+   * Stores the body of `req` at `path` of `mount` and calls `onWritten`; resolves with the result,
+   * or rejects with an ApiError (507, 400). `remote` is the client as the door resolved it.
+   */
+  write(mount: DoorMount, path: string, req: IncomingMessage, remote: string): Promise<FsWriteResult>;
+  /** Deletes `path` of `mount`: true when something was deleted. */
+  delete(mount: DoorMount, path: string): Promise<boolean>;
+}
+
+/** The Basic check of a mount's writes: resolves, or rejects with the ApiError to send (401). */
+export type DoorAuthorize = (mount: DoorMount, remote: string, authorization: string | undefined) => Promise<void>;
+
+/** What one copy of the door needs besides its mounts. */
+export interface DoorEnv {
+  /** `main` or `thread`: a thread passes what it cannot answer to main. */
+  readonly where: 'main' | 'thread';
+  cors: CorsPolicy;
+  /** This copy's file hooks: in-process taps (main) and the taps of door modules (everywhere). */
+  hooks: FsServeHooks;
+  rewrites: PlaylistRewrites;
+  /**
+   * The client's address, or undefined when this copy cannot tell (a thread: a request through a
+   * proxy header; main resolves those).
+   */
+  clientOf(req: IncomingMessage): string | undefined;
+  /** First path segments of the app's other routes (a catch-all mount leaves them alone). */
+  routeHeads(): ReadonlySet<string>;
+  store: DoorStore;
+  authorize: DoorAuthorize;
+  /**
+   * With in-process taps on main that a thread cannot run: `segments` (a thread answers what is
+   * no playlist and reports it), `none` (every read goes to main). Always `all` on main.
+   */
+  mode(): 'all' | 'segments' | 'none';
+  /** A thread's report of a read it answered while `mode` is `segments`. */
+  report?(req: IncomingMessage, mount: DoorMount, path: string, query: string, res: ServerResponse, body: number): void;
+  /** A thread: whether it takes this write itself (false: main gets it, body unread). */
+  takesWrite?(m: DoorMount, req: IncomingMessage): boolean;
+  /** Main: a read that misses is left to the router when this says so (a cluster node may have the file). */
+  missToRouter?(): boolean;
+}
+
+/** Marks a request whose file was missing on main: the 404 handler answers `File not found`. */
+export const FILE_MISS = Symbol.for('core.files.miss');
