@@ -14,6 +14,11 @@ export class DoorAdmission {
     this.#max = maxSessions;
   }
 
+  /** True when there is a `max_sessions` (else `reserve` takes no place). */
+  get counted(): boolean {
+    return this.#max > 0;
+  }
+
   /** Sessions main holds plus the ones admitted and not registered yet. */
   taken(): number {
     let n = Atomics.load(this.#state, LIVE);

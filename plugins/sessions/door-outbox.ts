@@ -24,10 +24,10 @@ export class Outbox {
     this.#flushMs = flushMs;
   }
 
-  /** A new viewer, with the place it reserved in the slot of `second`. */
-  register(reg: Registration, second: number): void {
+  /** A new viewer, with the place it reserved in the slot of `second` (none without `max_sessions`). */
+  register(reg: Registration, second: number | undefined): void {
     this.#reg.push(reg);
-    this.#res.set(second, (this.#res.get(second) ?? 0) + 1);
+    if (second !== undefined) this.#res.set(second, (this.#res.get(second) ?? 0) + 1);
     this.#soon();
   }
 

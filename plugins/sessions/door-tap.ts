@@ -2,10 +2,9 @@ import { isMainThread } from 'node:worker_threads';
 import type { FileDoorTapContext, FileDoorTapFactory, FileDoorTaps } from '../../sdk/file-door.ts';
 import type { FsServeRefusal, FsServeRequest, FsServedEvent } from '../../sdk/fs-hooks.ts';
 import { IgnoreList } from './ignore-list.ts';
-import { newSessionId, validSessionId } from './session-id.ts';
-import { rewritePlaylist } from './playlist.ts';
+import { validSessionId } from './session-id.ts';
 import { sessionRefusals } from './errors.ts';
-import { IGNORED, SEGMENT, mountPath, sessionParam, viewerInfo, type Note } from './hls-request.ts';
+import { IGNORED, SEGMENT, mountPath, sessionParam, sessionPlaylists, viewerInfo, type Note } from './hls-request.ts';
 import { DoorAdmission } from './door-admission.ts';
 import { Outbox } from './door-outbox.ts';
 import type { DoorInit, MainMessage } from './door-wire.ts';
@@ -81,27 +80,12 @@ export function hlsDoorTaps(ctx: FileDoorTapContext, opts: CopyOptions): FileDoo
       return undefined;
     }
     known.add(id);
-    outbox.register({ id, ...viewerInfo(req) }, second);
+    outbox.register({ id, ...viewerInfo(req) }, admission.counted ? second : undefined);
     req.note = { kind: 'session', id } satisfies Note;
     return undefined;
   };
 
-  // a viewer reloads the same playlist version several times per segment: its rewrite is kept
-  // per session and reused while the body is the same (a string compare against a rewrite)
-  const rewritten = new Map<string, { body: string; out: string }>();
-  const transformPlaylist = (body: string, req: FsServeRequest): string => {
-    const note = req.note as Note | undefined;
-    if (!note || note.kind === 'ignored') return body;
-    if (note.kind === 'new') return rewritePlaylist(body, req.path, req.query, undefined, newSessionId);
-    const key = `${note.id}${req.path}`;
-    const hit = rewritten.get(key);
-    // a body that names other playlists gets fresh ids for them on every fetch: never reused
-    if (hit?.body === body && !hit.out.includes('.m3u8')) return hit.out;
-    const out = rewritePlaylist(body, req.path, req.query, note.id, newSessionId);
-    if (rewritten.size >= 10_000) rewritten.clear();
-    rewritten.set(key, { body, out });
-    return out;
-  };
+  const transformPlaylist = sessionPlaylists();
 
   const onServed = (ev: FsServedEvent): void => {
     const req = ev.request;

@@ -1,6 +1,8 @@
 import type { FsServeRequest } from '../../sdk/fs-hooks.ts';
 import type { SessionInfo } from '../../sdk/sessions.ts';
 import { anonymizeIp } from './anonymize.ts';
+import { rewritePlaylist } from './playlist.ts';
+import { newSessionId } from './session-id.ts';
 
 /*
  * What the HLS taps read from a request, shared by the in-process taps (hls.ts) and the file
@@ -43,5 +45,27 @@ export function viewerInfo(req: FsServeRequest): Required<SessionInfo> {
   return {
     reference: baseName(req.path), location: mountPath(req), peer,
     extra: `[${anonymizeIp(req.remote)}] ${req.headers['user-agent'] ?? ''}`,
+  };
+}
+
+/**
+ * The `transformPlaylist` tap: a master with a fresh id for a new viewer, the session's tags for
+ * a known one. A viewer reloads the same playlist version several times per segment: its rewrite
+ * is kept per session and reused while the body is the same (a string compare against a rewrite).
+ */
+export function sessionPlaylists(): (body: string, req: FsServeRequest) => string {
+  const rewritten = new Map<string, { body: string; out: string }>();
+  return (body, req) => {
+    const note = req.note as Note | undefined;
+    if (!note || note.kind === 'ignored') return body;
+    if (note.kind === 'new') return rewritePlaylist(body, req.path, req.query, undefined, newSessionId);
+    const key = `${note.id}${req.path}`;
+    const hit = rewritten.get(key);
+    // a body that names other playlists gets fresh ids for them on every fetch: never reused
+    if (hit?.body === body && !hit.out.includes('.m3u8')) return hit.out;
+    const out = rewritePlaylist(body, req.path, req.query, note.id, newSessionId);
+    if (rewritten.size >= 10_000) rewritten.clear();
+    rewritten.set(key, { body, out });
+    return out;
   };
 }

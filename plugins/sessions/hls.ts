@@ -1,10 +1,9 @@
 import type { FsServeHooks, FsServeRequest, FsServeRefusal, FsWrittenEvent, PluginHooks, FilesystemService } from '../../sdk/index.ts';
 import { fsServeHooksRef, playlistsOnly } from '../../sdk/index.ts';
 import type { Collector } from './collector.ts';
-import { newSessionId, validSessionId } from './session-id.ts';
-import { rewritePlaylist } from './playlist.ts';
+import { validSessionId } from './session-id.ts';
 import { sessionRefusals } from './errors.ts';
-import { IGNORED, SEGMENT, baseName, mountPath, sessionParam, viewerInfo, type Note } from './hls-request.ts';
+import { IGNORED, SEGMENT, baseName, mountPath, sessionParam, sessionPlaylists, viewerInfo, type Note } from './hls-request.ts';
 
 /**
  * HLS viewers (`hls`) and uploads (`hlsingress`) through the file-serving hooks (reference
@@ -48,22 +47,7 @@ export function tapHlsServe(hooks: PluginHooks, hls: Collector, ingress: Collect
     return undefined;
   }));
 
-  // a viewer reloads the same playlist version several times per segment: its rewrite is kept
-  // per session and reused while the body is the same (a string compare against a rewrite)
-  const rewritten = new Map<string, { body: string; out: string }>();
-  hooks.tap(fsServeHooksRef, 'transformPlaylist', (body: string, req: FsServeRequest) => {
-    const note = req.note as Note | undefined;
-    if (!note || note.kind === 'ignored') return body;
-    if (note.kind === 'new') return rewritePlaylist(body, req.path, req.query, undefined, newSessionId);
-    const key = `${note.id}${req.path}`;
-    const hit = rewritten.get(key);
-    // a body that names other playlists gets fresh ids for them on every fetch: never reused
-    if (hit?.body === body && !hit.out.includes('.m3u8')) return hit.out;
-    const out = rewritePlaylist(body, req.path, req.query, note.id, newSessionId);
-    if (rewritten.size >= 10_000) rewritten.clear();
-    rewritten.set(key, { body, out });
-    return out;
-  });
+  hooks.tap(fsServeHooksRef, 'transformPlaylist', sessionPlaylists());
 
   hooks.tap(fsServeHooksRef, 'onServed', (ev) => {
     const req = ev.request;
