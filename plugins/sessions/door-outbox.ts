@@ -33,6 +33,11 @@ export class Outbox {
 
   /** Bytes sent for a session; `segment` 1 activates it. */
   egress(id: string, bytes: number, segment: 0 | 1): void {
+    if (this.#immediate) {
+      // main's copy, once per answer: no gathering
+      this.#send({ t: 'batch', tx: [[id, bytes, segment]] });
+      return;
+    }
     const e = this.#tx.get(id);
     if (e) {
       e[0] += bytes;
