@@ -2,6 +2,7 @@ import type { SessionCollector, SessionInfo, SessionView } from '../../sdk/index
 import { Rate, Top } from './rate.ts';
 import { History } from './history.ts';
 import type { IgnoreList } from './ignore-list.ts';
+import { BITRATE_EXCEEDED, NUMBER_EXCEEDED } from './door-wire.ts';
 
 /** How one collector behaves (from `sessions.*` and the collector's own options). */
 export interface CollectorSettings {
@@ -99,14 +100,24 @@ export class Collector implements SessionCollector {
     return this.#live.has(id);
   }
 
+  /** Sessions held, pending ones included (what the admission counts). */
+  size(): number {
+    return this.#live.size;
+  }
+
+  /** The ids of the sessions held, pending ones included. */
+  ids(): IterableIterator<string> {
+    return this.#live.keys();
+  }
+
   collectable(ip: string): boolean {
     return this.settings.ignore ? this.settings.ignore.collectable(ip) : true;
   }
 
   admission(extraRxBitrate = 0): string | undefined {
     const max = this.settings.maxSessions;
-    if (max > 0 && this.#live.size >= max) return 'Number of sessions exceeded';
-    if (this.settings.bitrateFull?.(extraRxBitrate)) return 'Bitrate limit exceeded';
+    if (max > 0 && this.#live.size >= max) return NUMBER_EXCEEDED;
+    if (this.settings.bitrateFull?.(extraRxBitrate)) return BITRATE_EXCEEDED;
     return undefined;
   }
 

@@ -1,4 +1,4 @@
-import type { FsServeRefusal } from '../../sdk/index.ts';
+import type { FsServeRefusal } from '../../sdk/fs-hooks.ts';
 
 /** Refusals of new HLS viewers (reference 11.6), with stable codes. */
 export const sessionRefusals = {

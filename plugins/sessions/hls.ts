@@ -1,29 +1,9 @@
 import type { FsServeHooks, FsServeRequest, FsServeRefusal, FsWrittenEvent, PluginHooks, FilesystemService } from '../../sdk/index.ts';
 import { fsServeHooksRef, playlistsOnly } from '../../sdk/index.ts';
 import type { Collector } from './collector.ts';
-import { newSessionId, validSessionId } from './session-id.ts';
-import { rewritePlaylist } from './playlist.ts';
-import { anonymizeIp } from './anonymize.ts';
+import { validSessionId } from './session-id.ts';
 import { sessionRefusals } from './errors.ts';
-
-/** What `preServe` leaves for the later hooks of a playlist request. */
-type Note = { kind: 'ignored' } | { kind: 'session'; id: string } | { kind: 'new' };
-const IGNORED: Note = { kind: 'ignored' };
-
-const SEGMENT = /\.(ts|m4s|mp4|aac|m4a|vtt)$/;
-const mountPath = (req: { mount: string; path: string }) => (req.mount === '/' ? req.path : req.mount + req.path);
-const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
-
-/** The `session` query value, without parsing the whole query on the hot path. */
-function sessionParam(query: string): string | undefined {
-  let at = query.startsWith('session=') ? 0 : query.indexOf('&session=') + 1;
-  if (at <= 0 && !query.startsWith('session=')) return undefined;
-  at += 8;
-  const end = query.indexOf('&', at);
-  const raw = end < 0 ? query.slice(at) : query.slice(at, end);
-  // ids are plain base57; anything escaped goes through the full parser (and fails the id check)
-  return raw.includes('%') || raw.includes('+') ? new URLSearchParams(query).get('session') ?? undefined : raw;
-}
+import { IGNORED, SEGMENT, baseName, mountPath, sessionParam, sessionPlaylists, viewerInfo, type Note } from './hls-request.ts';
 
 /**
  * HLS viewers (`hls`) and uploads (`hlsingress`) through the file-serving hooks (reference
@@ -31,11 +11,10 @@ function sessionParam(query: string): string | undefined {
  * a fresh session id; the playlist fetched with that id registers the viewer and gets its segment
  * lines tagged, so every request of one viewer counts for one session however many segments it
  * fetches (MPEG-TS and fMP4 alike). A new viewer over a limit gets 509; known viewers keep playing.
+ * In-process taps on main, used when the core has no file door (door-tap.ts does the same in
+ * every copy of the door).
  */
-export function tapHls(
-  hooks: PluginHooks, hls: Collector, ingress: Collector, filesystems: readonly FilesystemService[], onLimit?: (reason: string) => void,
-): void {
-  const segmentOwner = new Map<string, string>();
+export function tapHlsServe(hooks: PluginHooks, hls: Collector, ingress: Collector, onLimit?: (reason: string) => void): void {
   // told once per run of refusals, not for every refused viewer
   let limited = false;
 
@@ -63,33 +42,12 @@ export function tapHls(
       req.note = { kind: 'new' };
       return undefined;
     }
-    const referer = req.headers.referer;
-    let peer = 'unknown';
-    try { if (referer) peer = new URL(referer).host || 'unknown'; } catch { /* not a URL: unknown */ }
-    hls.register(id, {
-      reference: baseName(req.path), location: mountPath(req), peer,
-      extra: `[${anonymizeIp(req.remote)}] ${req.headers['user-agent'] ?? ''}`,
-    });
+    hls.register(id, viewerInfo(req));
     req.note = { kind: 'session', id };
     return undefined;
   }));
 
-  // a viewer reloads the same playlist version several times per segment: its rewrite is kept
-  // per session and reused while the body is the same (a string compare against a rewrite)
-  const rewritten = new Map<string, { body: string; out: string }>();
-  hooks.tap(fsServeHooksRef, 'transformPlaylist', (body: string, req: FsServeRequest) => {
-    const note = req.note as Note | undefined;
-    if (!note || note.kind === 'ignored') return body;
-    if (note.kind === 'new') return rewritePlaylist(body, req.path, req.query, undefined, newSessionId);
-    const key = `${note.id}${req.path}`;
-    const hit = rewritten.get(key);
-    // a body that names other playlists gets fresh ids for them on every fetch: never reused
-    if (hit?.body === body && !hit.out.includes('.m3u8')) return hit.out;
-    const out = rewritePlaylist(body, req.path, req.query, note.id, newSessionId);
-    if (rewritten.size >= 10_000) rewritten.clear();
-    rewritten.set(key, { body, out });
-    return out;
-  });
+  hooks.tap(fsServeHooksRef, 'transformPlaylist', sessionPlaylists());
 
   hooks.tap(fsServeHooksRef, 'onServed', (ev) => {
     const req = ev.request;
@@ -104,7 +62,11 @@ export function tapHls(
     hls.activate(id);
     hls.egress(id, ev.bytes);
   });
+}
 
+/** HLS uploads (`hlsingress`): a playlist and the segments it lists count for one session. */
+export function tapHlsWritten(hooks: PluginHooks, ingress: Collector, filesystems: readonly FilesystemService[]): void {
+  const segmentOwner = new Map<string, string>();
   hooks.tap(fsServeHooksRef, 'onWritten', (ev: FsWrittenEvent) => {
     const path = mountPath(ev);
     if (path.endsWith('.m3u8')) {
@@ -155,4 +117,12 @@ function guessOwner(segment: string, ingress: Collector): string | undefined {
     count++;
   }
   return count === 1 ? only : undefined;
+}
+
+/** Viewers and uploads through in-process taps on main (the plugin without the file door). */
+export function tapHls(
+  hooks: PluginHooks, hls: Collector, ingress: Collector, filesystems: readonly FilesystemService[], onLimit?: (reason: string) => void,
+): void {
+  tapHlsServe(hooks, hls, ingress, onLimit);
+  tapHlsWritten(hooks, ingress, filesystems);
 }

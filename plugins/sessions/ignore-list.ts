@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { normalizeIp } from '../../sdk/index.ts';
+import { normalizeIp } from '../../sdk/client-address.ts';
 
 /**
  * `sessions.ip_ignorelist`: addresses whose traffic is not counted. An address that does not

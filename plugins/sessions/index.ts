@@ -2,11 +2,14 @@ import { resolve } from 'node:path';
 import {
   definePlugin, optional, eventsRef, filesystemsRef, metricCollectorsRef, processesRef, servingThreadsRef, sessionsRef,
 } from '../../sdk/index.ts';
+// not re-exported by sdk/index.ts yet
+import { fileDoorRef } from '../../sdk/file-door.ts';
 import { SessionsPluginConfig, validateSessions } from './schema.ts';
 import { SessionRegistry } from './registry.ts';
 import type { History } from './history.ts';
 import { sessionRoutes } from './routes.ts';
-import { tapHls } from './hls.ts';
+import { tapHlsServe, tapHlsWritten } from './hls.ts';
+import { HlsDoor } from './door-main.ts';
 import { tapIngest } from './ingest.ts';
 import { tapFfmpeg } from './ffmpeg.ts';
 import { trackHttp } from './http.ts';
@@ -24,9 +27,9 @@ export default definePlugin({
   configSchema: SessionsPluginConfig,
   validate: validateSessions,
   reads: ['db'],
-  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), threads: optional(servingThreadsRef) },
+  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), threads: optional(servingThreadsRef), door: optional(fileDoorRef) },
   provides: [sessionsRef, metricCollectorsRef],
-  setup(ctx) {
+  async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) {
       // the routes still answer, with empty summaries (reference 12.1)
@@ -38,8 +41,20 @@ export default definePlugin({
     const hls = registry.collector('hls');
     const ingress = registry.collector('hlsingress', { idleTimeoutSec: 30, limits: false });
     for (const name of ['rtmp', 'srt', 'ffmpeg']) registry.collector(name);
-    const { events } = ctx.deps;
-    tapHls(ctx.hooks, hls, ingress, ctx.deps.filesystems, events && ((reason) => events.emit('session.limit', { collector: 'hls' }, { reason })));
+    const { events, door } = ctx.deps;
+    const onLimit = events && ((reason: string) => events.emit('session.limit', { collector: 'hls' }, { reason }));
+    // viewers wherever the door runs (main and every serving thread); without the door, on main
+    let hlsDoor: HlsDoor | undefined;
+    if (door) {
+      hlsDoor = new HlsDoor(hls, ingress, cfg.ip_ignorelist, onLimit);
+      const channel = await door.tap(hlsDoor.module);
+      hlsDoor.connect(channel);
+      ctx.onClose(() => channel.close());
+    } else {
+      tapHlsServe(ctx.hooks, hls, ingress, onLimit);
+    }
+    // uploads are stored on main
+    tapHlsWritten(ctx.hooks, ingress, ctx.deps.filesystems);
     const pollIngest = tapIngest(ctx.hooks, registry);
     tapFfmpeg(ctx.hooks, ctx.deps.processes, registry.collector('ffmpeg'));
     const http = trackHttp(ctx.http.server, registry.collector('http'), ctx.deps.threads);
@@ -51,7 +66,7 @@ export default definePlugin({
     registry.start(() => {
       pollIngest();
       http.poll();
-    });
+    }, (now) => hlsDoor?.tick(now));
     // active sessions go to the history and the history to disk while the others still run
     ctx.onShutdown(() => registry.stop());
   },

@@ -86,12 +86,16 @@ export class SessionRegistry implements SessionsService {
     };
   }
 
-  /** Starts the tick (after `beforeTick`, e.g. polling ingest traffic) and the periodic history writes. */
-  start(beforeTick?: () => void): void {
+  /**
+   * Starts the tick (after `beforeTick`, e.g. polling ingest traffic; before `afterTick`, e.g.
+   * publishing the admission state) and the periodic history writes.
+   */
+  start(beforeTick?: () => void, afterTick?: (now: number) => void): void {
     const tick = setInterval(() => {
       beforeTick?.();
       const now = Date.now();
       for (const c of this.#collectors.values()) c.tick(now);
+      afterTick?.(now);
     }, 1000);
     tick.unref();
     this.#timers.push(tick);

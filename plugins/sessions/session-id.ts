@@ -1,4 +1,4 @@
-import { shortId } from '../../sdk/index.ts';
+import { shortId } from '../../sdk/short-id.ts';
 
 /** The base57 short UUIDs the reference uses for HLS session ids (see sdk/short-id.ts). */
 const VALID = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz]{22}$/;
