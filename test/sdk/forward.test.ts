@@ -10,7 +10,8 @@ import { waitFor } from '../helpers/wait.ts';
  * (answering 502 itself when the upstream failed before answering) and an upstream per test.
  */
 
-type Test = typeof t;
+/** What the helpers need of a test. */
+type Test = { teardown(fn: () => unknown): void };
 
 async function listen(t: Test, server: Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
