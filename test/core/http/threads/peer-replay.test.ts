@@ -1,9 +1,12 @@
 import t from 'tap';
+import { fileURLToPath } from 'node:url';
 import { startApp } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { signPeer } from '../../../../core/http/threads/peer-header.ts';
 import { THREAD_PEER_HEADER } from '../../../../sdk/index.ts';
 import { fresh, threadsConfig } from './helpers.ts';
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/forward-plugin.ts', import.meta.url));
 
 /*
  * Issue 27.5: the serving threads' signed peer header is not remembered against replays (main
@@ -31,4 +34,18 @@ t.test('requests the threads forward still carry their client', async (t) => {
     return (await app.service.threads.stats()).every((s) => s.forwarded > 0);
   }, { timeout: 30_000, what: 'both threads forwarding' });
   t.same([...statuses], [403], 'on main and through each thread: the client is 127.0.0.1 (blocked)');
+});
+
+t.test('a peer tap that names the client first: the thread header still never reaches a route', async (t) => {
+  const app = await startApp(t, { config: { ...threadsConfig(2), plugins: ['memfs', FIXTURE] } });
+  const seen = new Set<string>();
+  await waitFor(async () => {
+    for (let n = 0; n < 10; n++) {
+      const r = await fresh(`${app.url}/test/headers`, { headers: { 'x-test-peer': '192.0.2.5 ok' } });
+      const body = JSON.parse(r.body.toString()) as { names: string[]; client: string };
+      seen.add(`${body.client} ${body.names.filter((h) => h.startsWith('x-')).join(',')}`);
+    }
+    return (await app.service.threads.stats()).every((s) => s.forwarded > 0);
+  }, { timeout: 30_000, what: 'both threads forwarding' });
+  t.same([...seen], ['192.0.2.5 '], 'the tap\'s client, and neither header left for the route');
 });
