@@ -2,7 +2,8 @@
  * The SDK toolkit (`@media-core/sdk/toolkit`): helpers for jobs several plugins share, built on
  * the contract but not part of it: serving a filesystem over HTTP (paths, ranges, MIME types,
  * CORS, uploads, the memfs fast path), glob matching, atomic file writes, client addresses,
- * short ids. They may grow between minor versions; the contract is what `SDK_VERSION` promises.
+ * short ids, passing requests on (`HttpForwarder`) with a signed client address (`signClient`).
+ * They may grow between minor versions; the contract is what `SDK_VERSION` promises.
  */
 export * from './fs-path.ts';
 export * from './fs-mime.ts';
@@ -17,5 +18,8 @@ export * from './fs-glob.ts';
 export * from './name-glob.ts';
 export * from './atomic-write.ts';
 export * from './client-address.ts';
+export * from './client-signature.ts';
+export * from './forward.ts';
+export * from './linger-close.ts';
 export * from './basic-credentials.ts';
 export * from './short-id.ts';

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { httpErrors, isLoopback, isServingThreadSocket, type ApiError, type ApiConfig, type RouteAccess } from '../../sdk/index.ts';
+import { THREAD_PEER_HEADER, httpErrors, isLoopback, isServingThreadSocket, type ApiError, type ApiConfig, type RouteAccess } from '../../sdk/index.ts';
 import { AccessList, CidrSet, resolveClientAddress } from './client-address.ts';
-import { takeThreadPeer } from './threads/peer-header.ts';
+import { takeThreadPeer, type ThreadPeer } from './threads/peer-header.ts';
 
 /** The front door's refusals; bodies as the reference (1.1) and the former auth plugin answered. */
 export const accessErrors = {
@@ -43,14 +43,8 @@ export class FrontDoorAccess {
 
   /** Resolves the client address once and keeps it on the request (`clientAddress` in the SDK). */
   address(request: FastifyRequest): string {
+    const vouched = this.#threadPeer(request);
     if (request.clientAddress !== undefined) return request.clientAddress;
-    // believed only on the loopback connections of the internal listener the threads forward to:
-    // sent to a public port (a header seen once, replayed), it is stripped and counts for nothing
-    const fromThread = isServingThreadSocket(request.raw.socket);
-    const vouched = takeThreadPeer(request.headers, fromThread ? this.#threadKey : undefined);
-    // a thread's HTTPS listener forwards over plain loopback: the request is HTTPS for every
-    // route, hook and plugin (`request.protocol`), on the signature's word only
-    if (vouched?.https) Object.defineProperty(request, 'protocol', { value: 'https', enumerable: true });
     const address = resolveClientAddress(request, this.#trusted, vouched?.address);
     request.clientAddress = address;
     if (this.#untrustedProxy && isLoopback(address) && !this.#trusted.has(address)
@@ -59,6 +53,22 @@ export class FrontDoorAccess {
       this.#untrustedProxy = undefined;
     }
     return address;
+  }
+
+  /**
+   * The client a serving thread vouches for, the thread header removed (also when a `peer` tap,
+   * the cluster's, named the client already: no route ever sees the header). Believed only on the
+   * loopback connections of the internal listener the threads forward to: sent to a public port
+   * (a header seen once, replayed), it is stripped and counts for nothing (threads/peer-header.ts).
+   */
+  #threadPeer(request: FastifyRequest): ThreadPeer | undefined {
+    if (request.headers[THREAD_PEER_HEADER] === undefined) return undefined;
+    const fromThread = isServingThreadSocket(request.raw.socket);
+    const vouched = takeThreadPeer(request.headers, fromThread ? this.#threadKey : undefined, request.method, request.url);
+    // a thread's HTTPS listener forwards over plain loopback: the request is HTTPS for every
+    // route, hook and plugin (`request.protocol`), on the signature's word only
+    if (vouched?.https) Object.defineProperty(request, 'protocol', { value: 'https', enumerable: true });
+    return vouched;
   }
 
   /**

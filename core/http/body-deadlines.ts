@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hasBody } from './unread-body.ts';
+import { requestHasBody } from '../../sdk/linger-close.ts';
 import { CHECK_INTERVAL_MS } from './listener-bounds.ts';
 
 interface Tracked {
@@ -36,7 +36,7 @@ export class BodyDeadlines {
   get size(): number { return this.#live.size; }
 
   track(req: IncomingMessage, res: ServerResponse): void {
-    if (req.complete || !hasBody(req)) return;
+    if (req.complete || !requestHasBody(req)) return;
     const now = Date.now();
     const t: Tracked = { req, res, start: now, bytes: req.socket?.bytesRead ?? 0, progress: now };
     this.#live.add(t);

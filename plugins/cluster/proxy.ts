@@ -106,7 +106,7 @@ export class ClusterProxy {
     const xff = request.headers['x-forwarded-for'];
     return {
       [HOP_HEADER]: this.#node.id,
-      [CLIENT_HEADER]: this.#key.sign({ ip, method, url, node: to.node, body }),
+      [CLIENT_HEADER]: this.#key.sign({ ip, https: request.protocol === 'https', method, url, node: to.node, body }),
       // informational; it also keeps the owner's memfs fast path out, so its route and front
       // door (which read the signed address) see the request when file-serving hooks are tapped
       'x-forwarded-for': xff ? `${Array.isArray(xff) ? xff.join(', ') : xff}, ${ip}` : ip,

@@ -89,7 +89,7 @@ function dispatch(list: readonly ThreadFastPath[], from: number, req: IncomingMe
   stats.forwarded++;
   // a fast path that sent the 100 and then passed the request on (an upload over its budget): the
   // client is sending already, main's 100 must not be relayed a second time
-  forwarder.forward(req, res, false, expect && !continued.has(res));
+  forwarder.forward(req, res, expect && !continued.has(res));
 }
 
 /** Responses whose `100 Continue` a fast path sent. */

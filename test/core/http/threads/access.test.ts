@@ -36,7 +36,7 @@ t.test('a client cannot forge the thread peer header', async (t) => {
   const app = await startApp(t, { config });
   const port = app.service.port;
   // ::1 posing as 192.0.2.1: with a guessed signature, a foreign key's or none; on main and on threads
-  const forged = [`192.0.2.1 ${'a'.repeat(64)}`, signPeer(randomBytes(32), '192.0.2.1'), '192.0.2.1'];
+  const forged = [`192.0.2.1 ${'a'.repeat(64)}`, signPeer(randomBytes(32), '192.0.2.1', false, 'GET', '/api/v3/process'), '192.0.2.1'];
   const statuses = new Set<number>();
   for (let n = 0; n < 30; n++) {
     const r = await fresh(`http://[::1]:${port}/api/v3/process`, { headers: { [THREAD_PEER_HEADER]: forged[n % forged.length]! } });
