@@ -138,7 +138,7 @@ function clientOf(req: IncomingMessage, trusted: CidrSet, key: Buffer | undefine
   let peer: string | undefined;
   const signed = req.headers[THREAD_PEER_HEADER];
   if (signed !== undefined && key && isServingThreadSocket(req.socket)) {
-    peer = takeThreadPeer({ [THREAD_PEER_HEADER]: signed }, key)?.address;
+    peer = takeThreadPeer({ [THREAD_PEER_HEADER]: signed }, key, req.method ?? '', req.url ?? '')?.address;
   }
   const address = resolveClientAddress(req, trusted, peer ?? normalizeIp(req.socket.remoteAddress ?? ''));
   (req as unknown as Record<symbol, string>)[PEER] = address;

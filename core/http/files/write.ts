@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError, isApiError } from '../../../sdk/errors.ts';
-import { DEFAULT_DRAIN, hasBody, lingerClose } from '../unread-body.ts';
+import { DEFAULT_DRAIN, requestHasBody as hasBody, lingerClose } from '../../../sdk/linger-close.ts';
 import { sendThrown } from './answer-error.ts';
 import { corsHead } from './read.ts';
 import type { DoorEnv, DoorMount } from './types.ts';
