@@ -164,6 +164,8 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), routeHeads, onTraffic: () => {}, close: () => {} };
   services.provide(servingThreadsRef, threads);
   lifecycle.onClose('core', async () => threads.close());
+  // the door in the serving threads, once every plugin provided its filesystems and taps
+  lifecycle.onListen('core', async () => door.startThreads(threads));
 
   let closing: Promise<void> | undefined;
   const close = () => {

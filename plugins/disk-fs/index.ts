@@ -1,14 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
-  definePlugin, optional, eventsRef, filesystemEvents, filesystemsRef, httpHooksRef, fsServeHooksRef, placeholdersRef, servingThreadsRef,
-  MimeTable,
+  definePlugin, optional, eventsRef, filesystemEvents, filesystemsRef, placeholdersRef,
 } from '../../sdk/index.ts';
 import { DiskFsConfig, validateDiskFs } from './schema.ts';
 import { DiskRoot } from './root.ts';
 import { DiskFilesystem } from './service.ts';
 import { DiskCache } from './cache.ts';
-import { diskThreads } from './threads.ts';
 
 /**
  * The disk filesystem `disk`: `/api/v3/fs/disk` and the public, read-only `/*` (folders serve
@@ -20,7 +18,7 @@ export default definePlugin({
   configSchema: DiskFsConfig,
   validate: validateDiskFs,
   reads: ['storage', 'db'],
-  deps: { placeholders: placeholdersRef, events: optional(eventsRef), threads: optional(servingThreadsRef) },
+  deps: { placeholders: placeholdersRef, events: optional(eventsRef) },
   provides: [filesystemsRef],
   async setup(ctx) {
     const cfg = ctx.config;
@@ -46,12 +44,6 @@ export default definePlugin({
     if (cache) fs.onChange((path) => cache.evict(path));
 
     fs.cache = cache;
-    const threads = ctx.deps.threads;
-    if (threads && threads.count > 0) {
-      diskThreads(ctx, threads, root, {
-        corsOrigins: [...ctx.sections.storage.cors.origins], mimetypesFile: ctx.sections.storage.mimetypes_file, cache: cacheOptions,
-      });
-    }
     ctx.log.info({ dir, limit_mbytes: cfg.max_size_mbytes, cache: c.enable }, 'disk filesystem ready');
   },
 });

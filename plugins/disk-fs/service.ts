@@ -2,7 +2,7 @@ import { lstat, mkdir, open, readFile, rename, stat, statfs, unlink } from 'node
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type {
-  FilesystemService, FsFileInfo, FsNode, FsOpenHint, FsPublicMount, FsWriteOptions, FsWriteResult,
+  FilesystemService, FsFileInfo, FsNode, FsOpenHint, FsPublicMount, FsReaderModule, FsWriteOptions, FsWriteResult,
 } from '../../sdk/index.ts';
 import { GlobMatchers, filesystemEvents, type FilesystemEvents } from '../../sdk/index.ts';
 import { diskErrors, writeError } from './errors.ts';
@@ -11,6 +11,7 @@ import { diskUsage, walkFiles } from './walk.ts';
 import { etagOf, openDiskNode } from './open.ts';
 import { publicRead } from './public-view.ts';
 import type { DiskCache } from './cache.ts';
+import type { DiskReaderInit } from './reader.ts';
 
 const USAGE_MAX_AGE_MS = 2000;
 
@@ -31,6 +32,12 @@ export class DiskFilesystem implements FilesystemService {
   readonly publicMount: FsPublicMount = { defaultType: 'text/html', reserved: ['api'] };
   /** The HTTP cache of the public mount (`storage.disk.cache`), when on. */
   cache: DiskCache | undefined;
+
+  /** Serving threads open the folder themselves, unless the cache is on (its files are main's). */
+  get reader(): FsReaderModule | undefined {
+    if (this.cache) return undefined;
+    return { url: new URL('./reader.ts', import.meta.url).href, init: { dir: this.#r.dir, real: this.#r.real, reserved: this.#r.reserved } satisfies DiskReaderInit };
+  }
   readonly root: string;
   readonly #r: DiskRoot;
   readonly #globs = new GlobMatchers();

@@ -1,13 +1,6 @@
 import {
-  definePlugin, optional, basicAuthRef, eventsRef, filesystemEvents, filesystemsRef, placeholdersRef, serverRef,
-  servingThreadsRef, fsServeHooksRef, replayServed, threadServeMode, MimeTable, type ServedReport,
+  definePlugin, optional, eventsRef, filesystemEvents, filesystemsRef, placeholdersRef, serverRef, MimeTable,
 } from '../../sdk/index.ts';
-import { MemfsReplica } from './replica.ts';
-import { commitUpload } from './commit.ts';
-import type { CommitRequest, UploadNotice } from './thread-upload.ts';
-
-/** Bytes of uploads the serving threads receive at once, all together (the memfs limit when smaller); others stream to main. */
-const THREAD_UPLOAD_MAX = 64 * 1024 * 1024;
 import { MemfsConfig, validateMemfs } from './schema.ts';
 import { MemFilesystem, type MemStore } from './service.ts';
 
@@ -22,19 +15,16 @@ export default definePlugin({
   validate: validateMemfs,
   reads: ['storage'],
   deps: {
-    placeholders: placeholdersRef, server: serverRef, basicAuth: optional(basicAuthRef), events: optional(eventsRef),
-    threads: optional(servingThreadsRef),
+    placeholders: placeholdersRef, server: serverRef, events: optional(eventsRef),
   },
   provides: [filesystemsRef],
   setup(ctx) {
     const cfg = ctx.config;
     const mime = MimeTable.load(ctx.sections.storage.mimetypes_file);
     const store = ctx.retain<MemStore>('files', () => ({ files: new Map(), seq: 0 }));
-    const threads = ctx.deps.threads;
-    const replica = threads && threads.count > 0 ? new MemfsReplica() : undefined;
     const a = cfg.auth;
     const fs = new MemFilesystem(store, {
-      limit: cfg.max_size_mbytes * 1024 * 1024, purge: cfg.purge, mime, events: filesystemEvents(ctx.deps.events, 'mem'), replica,
+      limit: cfg.max_size_mbytes * 1024 * 1024, purge: cfg.purge, mime, events: filesystemEvents(ctx.deps.events, 'mem'),
       // the core's file door serves `/memfs`; writes behind Basic auth when it is on
       writes: a.enable ? { basic: { username: a.username, password: a.password } } : {},
     });
@@ -57,40 +47,5 @@ export default definePlugin({
         return `http://${cred}${host}:${server.port()}/memfs`;
       },
     });
-
-
-    if (threads && replica) {
-      const hooks = ctx.hooks.get(fsServeHooksRef);
-      const mode = () => threadServeMode(hooks);
-      // uploads on the threads; with auth on only those with exactly the configured credential
-      // (the rest goes to main), and none when no plugin checks Basic auth (main refuses every write)
-      const a = cfg.auth;
-      const maxBytes = Math.min(cfg.max_size_mbytes > 0 ? cfg.max_size_mbytes * 1024 * 1024 : Infinity, THREAD_UPLOAD_MAX);
-      const uploads = !a.enable ? { maxBytes } : ctx.deps.basicAuth ? { maxBytes, basic: { username: a.username, password: a.password } } : undefined;
-      const channel = replica.attach(threads, { corsOrigins: [...ctx.sections.storage.cors.origins], uploads }, () => fs.entries(), mode);
-      // the thread took no X-Forwarded-For client: its TCP peer is the address main's route would judge
-      const basic = ctx.deps.basicAuth;
-      const checkCommit = a.enable && basic?.check
-        ? (c: CommitRequest) => basic.check!({ address: c.remote, authorization: c.headers.authorization }, { username: a.username, password: a.password })
-        : undefined;
-      channel.onMessage((m) => {
-        if (Array.isArray(m)) replayServed(hooks, '/memfs', m as ServedReport[]);
-        else {
-          const c = m as CommitRequest | UploadNotice;
-          if (c.t === 'begin') fs.pending?.begin(c.path);
-          else if (c.t === 'abandon') fs.pending?.end(c.path);
-          else {
-            replica.received(c.data.byteLength);
-            void commitUpload(fs, hooks, c, checkCommit).then((r) => {
-              fs.pending?.end(c.path);
-              replica.reply(r);
-            });
-          }
-        }
-      });
-      // plugins tap the file hooks in their setup, after this one maybe: look again once all are mounted
-      ctx.onListen(() => replica.mode(mode()));
-      ctx.onClose(() => channel.close());
-    }
   },
 });

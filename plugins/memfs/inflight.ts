@@ -27,20 +27,17 @@ export class Inflight {
   /** Uploads in progress per path: a file being replaced is credited to one of them only. */
   readonly #paths = new Map<string, number>();
   #bytes = 0;
-  /** Bytes the serving threads are receiving (one shared Int32), in flight as much as main's own. */
-  readonly #threads: Int32Array | undefined;
 
-  constructor(fs: Capacity, opts: { limit: number; purge: boolean; cap?: number; threads?: Int32Array }) {
-    this.#threads = opts.threads;
+  constructor(fs: Capacity, opts: { limit: number; purge: boolean; cap?: number }) {
     this.#fs = fs;
     this.#limit = opts.limit;
     this.#purge = opts.purge;
     this.#cap = opts.cap ?? (opts.limit > 0 ? opts.limit : UNLIMITED_INFLIGHT_CAP);
   }
 
-  /** Bytes in flight: main's uploads and the serving threads'. */
+  /** Bytes in flight. */
   get bytes(): number {
-    return this.#threads ? this.#bytes + Atomics.load(this.#threads, 0) : this.#bytes;
+    return this.#bytes;
   }
 
   begin(path: string): void {

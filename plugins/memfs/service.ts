@@ -6,8 +6,7 @@ import { memfsErrors } from './errors.ts';
 import { ENTRY_BYTES, chargeOf, fileNode, info, own, type MemNode } from './entry.ts';
 import { Inflight } from './inflight.ts';
 import { UploadBuffer } from './upload.ts';
-import type { MemfsReplica } from './replica.ts';
-import { PendingUploads } from './pending.ts';
+import { MemFeed } from './feed.ts';
 
 /**
  * What survives a config reload (`ctx.retain`). The map's order is the order of last writes
@@ -30,8 +29,6 @@ export interface MemfsOptions {
   maxInflight?: number;
   /** Reports refused writes (507) and purges as events; a no-op by default. */
   events?: FilesystemEvents;
-  /** The serving threads' copy (`http.threads` > 0): bodies in shared memory, every change sent in order. */
-  replica?: MemfsReplica;
   /** Public writes at `/memfs` (`storage.memory.auth`). */
   writes?: { basic?: BasicCredentials };
 }
@@ -54,9 +51,8 @@ export class MemFilesystem implements FilesystemService {
   readonly #opts: MemfsOptions;
   readonly #inflight: Inflight;
   readonly #events: FilesystemEvents;
-  readonly #replica: MemfsReplica | undefined;
-  /** With serving threads: paths being uploaded (here or on a thread), which a miss waits for. */
-  readonly pending: PendingUploads | undefined;
+  /** Every change, for the serving threads' copies (the core's file door). */
+  readonly changes: MemFeed;
   /** What the entries count toward the limit: their bytes, and per entry `ENTRY_BYTES` and its name (entry.ts). */
   #used = 0;
 
@@ -66,18 +62,15 @@ export class MemFilesystem implements FilesystemService {
     this.#opts = opts;
     this.publicMount = { defaultType: 'application/data', writes: opts.writes ?? {} };
     this.#events = opts.events ?? filesystemEvents(undefined, 'mem');
-    this.#replica = opts.replica;
-    this.pending = opts.replica ? new PendingUploads() : undefined;
+    this.changes = new MemFeed(() => this.#files.entries(), () => this.#reshare());
     this.#inflight = new Inflight({
       used: () => this.#used,
       replaced: (path) => chargeOf(path, this.#files.get(path)),
       purge: (need, keep) => this.#purge(need, keep),
-    }, { limit: opts.limit, purge: opts.purge, cap: opts.maxInflight, threads: opts.replica?.threadBytes });
+    }, { limit: opts.limit, purge: opts.purge, cap: opts.maxInflight });
     // retained files get this app's content types (the mime table may have changed)
     for (const [path, n] of this.#files) {
-      // with serving threads the bodies move to shared memory once (a reload that turned them on)
-      const data = n.kind === 'file' && this.#replica ? this.#replica.share(n.file.data!) : undefined;
-      if (n.kind === 'file') this.#files.set(path, fileNode(path, { ...n.file, data: data ?? n.file.data, mime: this.#mimeOf(path), gzip: undefined }));
+      if (n.kind === 'file') this.#files.set(path, fileNode(path, { ...n.file, mime: this.#mimeOf(path), gzip: undefined }));
       this.#used += chargeOf(path, n);
     }
   }
@@ -96,24 +89,18 @@ export class MemFilesystem implements FilesystemService {
     return { used: this.#used, limit: this.#opts.limit, files: this.#files.size };
   }
 
-  /**
-   * The node at `path`. With serving threads, a miss for a path being uploaded waits for that
-   * upload (at most `PENDING_WAIT_MS`) and looks again.
-   */
-  open(path: string): MemNode | undefined | Promise<MemNode | undefined> {
-    const n = this.#files.get(path);
-    if (n !== undefined || !this.pending?.has(path)) return n;
-    return this.pending.settled(path).then(() => this.#files.get(path));
-  }
-
-  /** The node at `path` now (the fast path: never waits). */
-  node(path: string): MemNode | undefined {
+  /** The node at `path` (synchronous: the door's hot path never waits for memory). */
+  open(path: string): MemNode | undefined {
     return this.#files.get(path);
   }
 
-  /** Every node, oldest write first (the serving threads' snapshot). */
-  entries(): IterableIterator<[string, MemNode]> {
-    return this.#files.entries();
+  /** Moves every body to shared memory (the serving threads' copies share them). */
+  #reshare(): void {
+    for (const [path, n] of this.#files) {
+      if (n.kind !== 'file') continue;
+      const data = this.changes.place(n.file.data!);
+      if (data !== n.file.data) this.#files.set(path, fileNode(path, { ...n.file, data, gzip: undefined }));
+    }
   }
 
   async list(glob?: string): Promise<FsFileInfo[]> {
@@ -136,7 +123,7 @@ export class MemFilesystem implements FilesystemService {
 
   async writeFile(path: string, data: Buffer): Promise<FsWriteResult> {
     try {
-      return this.#written(this.#commit(path, own(data, data.length, this.#replica?.alloc)));
+      return this.#written(this.#commit(path, own(data, data.length, this.changes.alloc)));
     } catch (err) {
       this.#events.refused(path, err);
       throw err;
@@ -159,35 +146,29 @@ export class MemFilesystem implements FilesystemService {
 
   async #upload(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions): Promise<FsWriteResult> {
     const inflight = this.#inflight;
-    const alloc = this.#replica?.alloc;
+    const alloc = this.changes.alloc;
     let buf = new UploadBuffer(undefined, alloc);
     let reserved = 0;
-    // a read that misses waits for this path until the upload ends (stored or refused)
-    this.pending?.begin(path);
+    inflight.begin(path);
     try {
-      inflight.begin(path);
-      try {
-        // an announced length is reserved up front: refused before any byte is read
-        if (opts.length !== undefined && opts.length > 0) {
-          inflight.reserve(path, opts.length, opts.length);
-          reserved = opts.length;
-          buf = new UploadBuffer(opts.length, alloc);
-        }
-        for await (const c of body) {
-          const total = buf.size + c.length;
-          if (total > reserved) {
-            inflight.reserve(path, total - reserved, total);
-            reserved = total;
-          }
-          buf.push(c);
-        }
-      } finally {
-        inflight.end(path, reserved);
+      // an announced length is reserved up front: refused before any byte is read
+      if (opts.length !== undefined && opts.length > 0) {
+        inflight.reserve(path, opts.length, opts.length);
+        reserved = opts.length;
+        buf = new UploadBuffer(opts.length, alloc);
       }
-      return this.#commit(path, buf.take());
+      for await (const c of body) {
+        const total = buf.size + c.length;
+        if (total > reserved) {
+          inflight.reserve(path, total - reserved, total);
+          reserved = total;
+        }
+        buf.push(c);
+      }
     } finally {
-      this.pending?.end(path);
+      inflight.end(path, reserved);
     }
+    return this.#commit(path, buf.take());
   }
 
   async deleteFile(path: string): Promise<boolean> {
@@ -195,7 +176,7 @@ export class MemFilesystem implements FilesystemService {
     if (!n) return false;
     this.#files.delete(path);
     this.#used -= chargeOf(path, n);
-    this.#replica?.del(path);
+    this.changes.changed(path, undefined);
     return true;
   }
 
@@ -209,15 +190,15 @@ export class MemFilesystem implements FilesystemService {
     this.#files.delete(path);
     this.#files.set(path, node);
     this.#used += chargeOf(path, node) - chargeOf(path, old);
-    // threads serve files only: a link is main's to answer
-    this.#replica?.del(path);
+    // the copies hold files only: a link is main's to answer
+    this.changes.changed(path, undefined);
     return { created: !old };
   }
 
   /** Checks the capacity and swaps the entry, all in one synchronous step. */
   #commit(path: string, body: Buffer): FsWriteResult {
     const { limit, purge } = this.#opts;
-    const data = this.#replica ? this.#replica.share(body) : body;
+    const data = this.changes.place(body);
     const old = this.#files.get(path);
     const charge = data.length + ENTRY_BYTES + Buffer.byteLength(path);
     if (limit > 0 && charge > limit) throw memfsErrors.tooBig();
@@ -233,7 +214,7 @@ export class MemFilesystem implements FilesystemService {
     this.#files.delete(path);
     this.#files.set(path, node);
     this.#used += charge - chargeOf(path, old);
-    this.#replica?.put(path, node);
+    this.changes.changed(path, file);
     return { created: old === undefined };
   }
 
@@ -259,7 +240,7 @@ export class MemFilesystem implements FilesystemService {
       if (freed >= need) break;
       if (keep.includes(p) || n.kind !== 'file') continue;
       this.#files.delete(p);
-      this.#replica?.del(p);
+      this.changes.changed(p, undefined);
       freed += chargeOf(p, n);
       bytes += n.file.size;
       files++;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import {
   CorsPolicy, MimeTable, PUBLIC, basicAuthRef, fsServeHooksRef, httpHooksRef,
   type BasicAuthService, type ConfigData, type FilesystemService, type FileDoor as FileDoorService, type FileDoorChannel,
-  type FileDoorTapFactory, type FileDoorTapModule, type FileDoorTaps, type HttpScope,
+  type FileDoorTapFactory, type FileDoorTapModule, type HttpScope, type ServingThreads, type ThreadChannel,
 } from '../../../sdk/index.ts';
 import type { HookRegistry } from '../../kernel/hook-registry.ts';
 import type { ServiceContainer } from '../../kernel/container.ts';
@@ -11,6 +11,10 @@ import { CidrSet } from '../client-address.ts';
 import { installDoor } from './install.ts';
 import { mainDoor } from './main.ts';
 import type { FileDoor } from './door.ts';
+import { tapInto, untap } from './taps.ts';
+import { PendingUploads } from './pending.ts';
+import { startDoorThreads } from './threads-main.ts';
+import type { ToDoor } from './wire.ts';
 
 /*
  * The door of one app on the main thread: in front of the router, with the routes it leaves to
@@ -29,9 +33,21 @@ export interface AppDoorOptions {
   log: Logger;
 }
 
-/** Installs main's door for the app; returns it and the door service for `fileDoorRef`. */
-export function appDoor(o: AppDoorOptions): { door: FileDoor; service: FileDoorService & { modules(): readonly FileDoorTapModule[] } } {
+/** Main's door of one app and what goes with it. */
+export interface AppDoor {
+  door: FileDoor;
+  /** The door service (`fileDoorRef`). */
+  service: FileDoorService;
+  /** Starts the door in the serving threads (when the app listens: every filesystem and tap is known then). */
+  startThreads(threads: ServingThreads): void;
+}
+
+/** Installs main's door for the app. */
+export function appDoor(o: AppDoorOptions): AppDoor {
   const serve = o.hooks.get(fsServeHooksRef);
+  const pending = new PendingUploads();
+  const basicAuth = () => (o.services.has(basicAuthRef.id) ? o.services.resolve(basicAuthRef) as BasicAuthService : undefined);
+  let threadChannel: ThreadChannel | undefined;
   const httpHooks = o.hooks.get(httpHooksRef);
   let heads: ReadonlySet<string> = new Set();
   let headCount = -1;
@@ -40,7 +56,7 @@ export function appDoor(o: AppDoorOptions): { door: FileDoor; service: FileDoorS
     hooks: serve,
     corsOrigins: o.config.storage.cors.origins,
     mime: MimeTable.load(o.config.storage.mimetypes_file),
-    basicAuth: () => (o.services.has(basicAuthRef.id) ? o.services.resolve(basicAuthRef) as BasicAuthService : undefined),
+    basicAuth,
     trusted: new CidrSet(o.config.api.access.trusted_proxies ?? []),
     threadKey: o.threadKey,
     routeHeads: () => {
@@ -53,45 +69,46 @@ export function appDoor(o: AppDoorOptions): { door: FileDoor; service: FileDoorS
     },
     missToRouter: () => httpHooks.forward.taps.length > 0,
     warn: (message) => o.log.warn(message),
+    pending,
   });
   installDoor(o.http, door, bodyDeadlinesOf(o.http));
   preflights(o.http, o.config.storage.cors.origins);
   const modules: FileDoorTapModule[] = [];
-  const service = {
-    modules: () => modules,
+  const receivers = new Map<string, (m: unknown) => void>();
+  const service: FileDoorService = {
     async tap(module: FileDoorTapModule): Promise<FileDoorChannel> {
       const factory = (await import(module.url)).default as FileDoorTapFactory;
-      let receive: (m: unknown) => void = () => {};
       let deliver: (m: unknown) => void = () => {};
-      const taps = factory({ init: module.init, send: (m) => receive(m), onMessage: (fn) => { deliver = fn; } });
+      const taps = factory({ init: module.init, send: (m) => receivers.get(module.name)?.(m), onMessage: (fn) => { deliver = fn; } });
       tapInto(serve, module.name, taps);
       modules.push(module);
       return {
-        broadcast: (m) => deliver(m),
-        onMessage: (fn) => { receive = fn; },
+        broadcast: (m) => {
+          deliver(m);
+          threadChannel?.broadcast({ t: 'tap', name: module.name, message: m } satisfies ToDoor);
+        },
+        onMessage: (fn) => { receivers.set(module.name, fn); },
         close: () => {
           const i = modules.indexOf(module);
           if (i >= 0) modules.splice(i, 1);
+          receivers.delete(module.name);
+          untap(serve, module.name);
           taps.close?.();
         },
       };
     },
   };
-  return { door, service };
+  const startThreads = (threads: ServingThreads) => {
+    if (threads.count === 0) return;
+    const started = startDoorThreads({
+      threads, filesystems: o.filesystems(), hooks: serve, corsOrigins: o.config.storage.cors.origins,
+      mimetypesFile: o.config.storage.mimetypes_file, taps: modules, heads: o.routeHeads, basicAuth, pending,
+      fromTap: (name, m) => receivers.get(name)?.(m),
+    });
+    threadChannel = started.channel;
+  };
+  return { door, service, startThreads };
 }
-
-/** A module copy's taps on the app's file hooks, marked as present in every copy of the door. */
-function tapInto(serve: ReturnType<typeof fsServeHooksRef.create>, name: string, taps: FileDoorTaps): void {
-  const opts = { name: `door:${name}` };
-  const mark = <F extends object>(fn: F): F => Object.assign(fn, { [IN_EVERY_DOOR]: true });
-  if (taps.preServe) serve.preServe.tap(opts, mark(taps.preServe.bind(taps)));
-  if (taps.transformPlaylist) serve.transformPlaylist.tap(opts, mark(taps.transformPlaylist.bind(taps)));
-  if (taps.onServed) serve.onServed.tap(opts, mark(taps.onServed.bind(taps)));
-  if (taps.onWritten) serve.onWritten.tap(opts, mark(taps.onWritten.bind(taps)));
-}
-
-/** Marks a tap that a door module put in: every serving thread runs its own copy. */
-export const IN_EVERY_DOOR = Symbol.for('core.files.in-every-door');
 
 /**
  * Preflights the door leaves to the router: `/api/...` answers any origin (as the reference

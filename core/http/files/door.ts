@@ -74,10 +74,13 @@ export class FileDoor {
     if (m.writes && (method === 'PUT' || method === 'POST' || method === 'DELETE')) {
       const remote = this.env.clientOf(req);
       if (remote === undefined) return false;
-      const taken = this.env.where === 'thread' ? this.env.takesWrite?.(m, req) ?? true : true;
-      if (taken === false) return false;
-      void answerWrite(this.env, m, req, res, path, remote);
-      return true;
+      // a thread receives the body first, or leaves the request to main unread
+      const taken = this.env.takesWrite ? this.env.takesWrite(m, req, res, path) : true;
+      const go = (yes: boolean) => {
+        if (yes) void answerWrite(this.env, m, req, res, path, remote);
+        return yes;
+      };
+      return typeof taken === 'boolean' ? go(taken) : taken.then(go);
     }
     return false;
   }

@@ -2,11 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import {
   ApiError, MimeTable, CorsPolicy, PlaylistRewrites, markStreamedBody, normalizeIp, THREAD_PEER_HEADER, isServingThreadSocket,
-  type BasicAuthService, type FilesystemService, type FsServeHooks, type FsWriteResult,
+  type BasicAuthService, type FilesystemService, type FsNode, type FsServeHooks, type FsWriteResult,
 } from '../../../sdk/index.ts';
 import { resolveClientAddress, type CidrSet } from '../client-address.ts';
 import { takeThreadPeer } from '../threads/peer-header.ts';
 import { FileDoor } from './door.ts';
+import type { PendingUploads } from './pending.ts';
 import type { DoorEnv, DoorMount, DoorStore } from './types.ts';
 
 /*
@@ -30,16 +31,29 @@ export interface MainDoorOptions {
   missToRouter(): boolean;
   /** Logged once when writes need credentials but nobody checks them. */
   warn(message: string): void;
+  /** Paths with an upload in progress, here or on a serving thread. */
+  pending: PendingUploads;
 }
 
-/** The main thread's mount of one filesystem. */
-export function mainMount(fs: FilesystemService, mime: MimeTable): DoorMount | undefined {
+/**
+ * The main thread's mount of one filesystem. A miss for a path being uploaded (here or on a
+ * serving thread) waits for that upload, at most `PENDING_WAIT_MS`, and looks again: ffmpeg does
+ * not wait for its PUTs' answers, so a playlist stored here may list a segment a thread is still
+ * handing over.
+ */
+export function mainMount(fs: FilesystemService, mime: MimeTable, pending: PendingUploads): DoorMount | undefined {
   const pm = fs.publicMount;
   if (!pm) return undefined;
+  const open = (path: string, head: boolean) => (fs.open ? fs.open(path, { head, door: true }) : statOpen(fs, path));
   return {
     name: fs.name, prefix: fs.mount === '/' ? '' : fs.mount, defaultType: pm.defaultType, mime: fs.mime ?? mime,
     defaultFile: fs.defaultFile, writes: pm.writes, reserved: new Set(pm.reserved ?? []), preflight: pm.preflight ?? true,
-    open: (path, head) => (fs.open ? fs.open(path, { head, door: true }) : statOpen(fs, path)),
+    open: (path, head) => {
+      const n = open(path, head);
+      const key = `${fs.name}:${path}`;
+      const again = (x: FsNode | undefined) => (x !== undefined || !pending.has(key) ? x : pending.settled(key).then(() => open(path, head)));
+      return n instanceof Promise ? n.then(again) : again(n);
+    },
   };
 }
 
@@ -52,7 +66,7 @@ async function statOpen(fs: FilesystemService, path: string) {
 }
 
 /** Stores uploads through the filesystems and calls `onWritten`. */
-function mainStore(byName: (name: string) => FilesystemService | undefined, hooks: FsServeHooks): DoorStore {
+function mainStore(byName: (name: string) => FilesystemService | undefined, hooks: FsServeHooks, pending: PendingUploads): DoorStore {
   const fsOf = (m: DoorMount) => {
     const fs = byName(m.name);
     if (!fs) throw new ApiError(503, 'Service Unavailable', [`filesystem ${m.name} is gone`], 'FS_GONE');
@@ -66,11 +80,17 @@ function mainStore(byName: (name: string) => FilesystemService | undefined, hook
       const chunks = (req as Readable).iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>;
       const cl = req.headers['content-length'];
       let r: FsWriteResult;
-      if (fs.writeStream) r = await fs.writeStream(path, chunks, { length: cl === undefined ? undefined : Number(cl) });
-      else {
-        const parts: Uint8Array[] = [];
-        for await (const c of chunks) parts.push(c);
-        r = await fs.writeFile(path, Buffer.concat(parts));
+      const key = `${m.name}:${path}`;
+      pending.begin(key);
+      try {
+        if (fs.writeStream) r = await fs.writeStream(path, chunks, { length: cl === undefined ? undefined : Number(cl) });
+        else {
+          const parts: Uint8Array[] = [];
+          for await (const c of chunks) parts.push(c);
+          r = await fs.writeFile(path, Buffer.concat(parts));
+        }
+      } finally {
+        pending.end(key);
       }
       if (hooks.onWritten.isUsed()) {
         const bytes = (await fs.stat(path))?.size_bytes ?? 0;
@@ -93,7 +113,7 @@ export function mainDoor(o: MainDoorOptions): FileDoor {
     rewrites: new PlaylistRewrites(),
     clientOf: (req) => clientOf(req, o.trusted, o.threadKey),
     routeHeads: o.routeHeads,
-    store: mainStore(byName, o.hooks),
+    store: mainStore(byName, o.hooks, o.pending),
     authorize: async (m, remote, authorization) => {
       const creds = m.writes!.basic!;
       const basic = o.basicAuth();
@@ -116,7 +136,7 @@ export function mainDoor(o: MainDoorOptions): FileDoor {
     if (list === seen && list.length === count) return;
     seen = list;
     count = list.length;
-    door.setMounts(list.flatMap((fs) => mainMount(fs, o.mime) ?? []));
+    door.setMounts(list.flatMap((fs) => mainMount(fs, o.mime, o.pending) ?? []));
   };
   const handle = door.handle.bind(door);
   door.handle = (req, res) => {

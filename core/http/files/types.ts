@@ -74,7 +74,7 @@ export interface DoorEnv {
   /** A thread's report of a read it answered while `mode` is `segments`. */
   report?(req: IncomingMessage, mount: DoorMount, path: string, query: string, res: ServerResponse, body: number): void;
   /** A thread: whether it takes this write itself (false: main gets it, body unread). */
-  takesWrite?(m: DoorMount, req: IncomingMessage): boolean;
+  takesWrite?(m: DoorMount, req: IncomingMessage, res: ServerResponse, path: string): Maybe<boolean>;
   /** Main: a read that misses is left to the router when this says so (a cluster node may have the file). */
   missToRouter?(): boolean;
 }

@@ -21,7 +21,8 @@ const TEXT = 'text/plain; charset=utf-8';
 export async function answerWrite(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: ServerResponse, path: string, remote: string): Promise<void> {
   const head = ['vary', 'Origin', ...corsHead(env, req)];
   try {
-    if (m.writes?.basic) await env.authorize(m, remote, req.headers.authorization);
+    // a thread took only the exact credential; main checks it again with its backoff when it stores
+    if (m.writes?.basic && env.where === 'main') await env.authorize(m, remote, req.headers.authorization);
     if (req.method === 'DELETE') {
       if (!(await env.store.delete(m, path))) throw new ApiError(404, 'File not found', [path], 'FS_NOT_FOUND');
       const text = `Deleted: ${path}`;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { PendingUploads } from '../../../plugins/memfs/pending.ts';
+import { PendingUploads } from '../../../../core/http/files/pending.ts';
 
 t.test('PendingUploads: a reader waits until the last upload of its path ended, or its time is up', async (t) => {
   const p = new PendingUploads();

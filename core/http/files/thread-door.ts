@@ -1,0 +1,136 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+// the SDK's files one by one, not its index: this module runs in every serving thread (memory per thread)
+import { normalizeIp } from '../../../sdk/client-address.ts';
+import { CorsPolicy } from '../../../sdk/fs-cors.ts';
+import { fsServeHooksRef, PlaylistRewrites, responseBytes } from '../../../sdk/fs-hooks.ts';
+import { MimeTable } from '../../../sdk/fs-mime.ts';
+import type { FsFile, FsNode, FsReader, FsReaderFactory } from '../../../sdk/fs.ts';
+import type { FileDoorTapFactory } from '../../../sdk/file-door.ts';
+import type { ThreadFastPath, ThreadModuleContext } from '../../../sdk/serving-threads.ts';
+import { FileDoor } from './door.ts';
+import { ThreadUploads } from './thread-uploads.ts';
+import { tapInto } from './taps.ts';
+import type { DoorEnv, DoorMount } from './types.ts';
+import { waitsForContinue } from './write.ts';
+import type { DoorInit, DoorSnapshot, FromDoor, ThreadMode, ToDoor, WireFile, WireMount, WireServed } from './wire.ts';
+
+const REPORT_MS = 500;
+const MAX_BATCH = 1000;
+
+const fileOf = (w: WireFile): FsFile => ({
+  data: Buffer.from(w.data), size: w.size, mtimeMs: w.mtimeMs, etag: w.etag, mime: w.mime, lastModified: w.lastModified,
+});
+
+/**
+ * The file door in a serving thread: the same door as main's, with each mount's files from a copy
+ * of its store (changes main broadcasts in order; those main published before a request are
+ * applied before it is answered), from the store's own reader (a folder), or from main; uploads
+ * received here and stored by main; the door tap modules loaded here too. What the door leaves
+ * goes to main.
+ */
+export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
+  const init = ctx.init as DoorInit;
+  const snap = ctx.snapshot as DoorSnapshot | undefined;
+  const send = (m: FromDoor) => ctx.send(m);
+  const copies = new Map<string, Map<string, FsFile>>();
+  const readers = new Map<string, Promise<FsReader>>();
+  const published = new BigInt64Array(init.published);
+  let seq = snap?.seq ?? 0;
+  let mode: ThreadMode = snap?.mode ?? 'none';
+  let heads: ReadonlySet<string> = new Set(snap?.heads ?? []);
+  for (const m of init.mounts) if (m.source.kind === 'copy') copies.set(m.name, new Map());
+  for (const [mount, path, f] of snap?.files ?? []) copies.get(mount)?.set(path, fileOf(f));
+  const hooks = fsServeHooksRef.create();
+  const tapReceivers = new Map<string, (m: unknown) => void>();
+  const closers: Array<() => void> = [];
+  let batch: WireServed[] = [];
+  const flush = () => { if (batch.length) { send({ t: 'served', batch }); batch = []; } };
+  const timer = setInterval(flush, REPORT_MS).unref();
+  const uploads = new ThreadUploads(send, new Int32Array(init.uploadBytes), init.uploadMax);
+  const mime = MimeTable.load(init.mimetypesFile);
+
+  const env: DoorEnv = {
+    where: 'thread',
+    cors: new CorsPolicy(init.corsOrigins),
+    hooks,
+    rewrites: new PlaylistRewrites(),
+    // a client behind a proxy header is main's to resolve (trusted proxies)
+    clientOf: (req) => (req.headers['x-forwarded-for'] !== undefined || req.headers['x-real-ip'] !== undefined
+      ? undefined : normalizeIp(req.socket.remoteAddress ?? '')),
+    routeHeads: () => heads,
+    store: uploads,
+    authorize: async () => {},
+    takesWrite: (m, req, res, path) => uploads.take(m, req, res, path),
+    mode: () => mode,
+    report: (req, m, path, query, res, body) => {
+      const h = req.headers;
+      const headers: Record<string, string> = {};
+      if (h.referer !== undefined) headers.referer = h.referer;
+      if (h['user-agent'] !== undefined) headers['user-agent'] = h['user-agent'];
+      batch.push({
+        mount: m.prefix === '' ? '/' : m.prefix, path, query, remote: normalizeIp(req.socket.remoteAddress ?? ''),
+        method: req.method === 'HEAD' ? 'HEAD' : 'GET', status: res.statusCode, bytes: responseBytes(res, body), headers,
+      });
+      if (batch.length >= MAX_BATCH) flush();
+    },
+  };
+  const door = new FileDoor(env, init.mounts.map((w) => mountOf(w, mime, copies, readers)));
+  for (const t of init.taps) {
+    void import(t.url).then((mod: { default: FileDoorTapFactory }) => {
+      const taps = mod.default({
+        init: t.init, send: (message) => send({ t: 'tap', name: t.name, message }), onMessage: (fn) => { tapReceivers.set(t.name, fn); },
+      });
+      tapInto(hooks, t.name, taps);
+      if (taps.close) closers.push(() => taps.close!());
+    });
+  }
+
+  ctx.onMessage((raw) => {
+    const m = raw as ToDoor;
+    switch (m.t) {
+      case 'reply': uploads.reply(m); return;
+      case 'tap': tapReceivers.get(m.name)?.(m.message); return;
+      case 'state': mode = m.mode; heads = new Set(m.heads); return;
+      default:
+        // the snapshot already holds everything up to its sequence
+        if (m.seq <= seq) return;
+        seq = m.seq;
+        if (m.t === 'put') copies.get(m.mount)?.set(m.path, fileOf(m.file));
+        else copies.get(m.mount)?.delete(m.path);
+    }
+  });
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    // main sent changes this thread has not handled yet: take them now, before answering
+    if (Number(Atomics.load(published, 0)) > seq) ctx.drain();
+    if (/100-continue/i.test(String(req.headers.expect ?? ''))) waitsForContinue(req);
+    return door.handle(req, res);
+  };
+  return Object.assign(handler, {
+    close: () => {
+      clearInterval(timer);
+      flush();
+      for (const c of closers) c();
+    },
+  });
+}
+
+/** A mount of the thread's door: files from its copy, its reader, or main (a miss here). */
+function mountOf(w: WireMount, mime: MimeTable, copies: Map<string, Map<string, FsFile>>, readers: Map<string, Promise<FsReader>>): DoorMount {
+  let open: DoorMount['open'] = () => undefined;
+  const src = w.source;
+  if (src.kind === 'copy') {
+    const files = copies.get(w.name)!;
+    open = (path) => {
+      const file = files.get(path);
+      return file && { kind: 'file', path, file };
+    };
+  } else if (src.kind === 'reader') {
+    const reader = import(src.module.url).then((mod: { default: FsReaderFactory }) => mod.default(src.module.init));
+    readers.set(w.name, reader);
+    open = (path): Promise<FsNode | undefined> => reader.then((r) => r.open(path)).catch(() => undefined);
+  }
+  return {
+    name: w.name, prefix: w.prefix, defaultType: w.defaultType, mime, defaultFile: w.defaultFile, writes: w.writes,
+    reserved: new Set(w.reserved), preflight: w.preflight, open,
+  };
+}

@@ -1,0 +1,136 @@
+import {
+  ApiError, isApiError, type BasicAuthService, type FilesystemService, type FsFile, type FsServeHooks, type ServingThreads, type ThreadChannel,
+} from '../../../sdk/index.ts';
+import { PendingUploads } from './pending.ts';
+import { threadMode, servedInProcess } from './taps.ts';
+import type { DoorInit, DoorSnapshot, FromDoor, ToDoor, WireCommit, WireFile, WireMount } from './wire.ts';
+import type { FileDoorTapModule } from '../../../sdk/file-door.ts';
+
+/** Bytes of uploads all serving threads receive at once; larger ones stream to main. */
+export const THREAD_UPLOAD_MAX = 64 * 1024 * 1024;
+
+export interface DoorThreadsOptions {
+  threads: ServingThreads;
+  filesystems: readonly FilesystemService[];
+  hooks: FsServeHooks;
+  corsOrigins: readonly string[];
+  mimetypesFile: string;
+  taps: readonly FileDoorTapModule[];
+  heads(): readonly string[];
+  basicAuth(): BasicAuthService | undefined;
+  pending: PendingUploads;
+  /** What a thread sent to a tap module's plugin. */
+  fromTap(name: string, message: unknown): void;
+}
+
+const wireFile = (f: FsFile): WireFile => ({
+  data: f.data!.buffer as SharedArrayBuffer, size: f.size, mtimeMs: f.mtimeMs, etag: f.etag, mime: f.mime, lastModified: f.lastModified,
+});
+
+/** A body in a SharedArrayBuffer of its own (the copies share it); copied once when it is not. */
+function shared(f: FsFile): FsFile {
+  const d = f.data;
+  if (d && d.buffer instanceof SharedArrayBuffer && d.byteOffset === 0 && d.byteLength === d.buffer.byteLength) return f;
+  const data = Buffer.from(new SharedArrayBuffer(d?.length ?? 0));
+  if (d) data.set(d);
+  return { ...f, data };
+}
+
+/**
+ * Main's side of the door in the serving threads: one thread module (`thread-door.ts`) whose copy
+ * of every copied store is fed from the stores' change feeds in one sequence, the uploads the
+ * threads receive stored here, their reports for main's in-process taps, and the tap modules'
+ * messages both ways. Started when the app listens (every filesystem and tap is known then).
+ */
+export function startDoorThreads(o: DoorThreadsOptions): { channel: ThreadChannel; close(): void } {
+  let seq = 0;
+  const published = new BigInt64Array(new SharedArrayBuffer(8));
+  const uploadBytes = new Int32Array(new SharedArrayBuffer(4));
+  const mounts: WireMount[] = [];
+  const byName = new Map<string, FilesystemService>();
+  for (const fs of o.filesystems) {
+    const pm = fs.publicMount;
+    if (!pm) continue;
+    byName.set(fs.name, fs);
+    fs.changes?.useSharedMemory?.(true);
+    mounts.push({
+      name: fs.name, prefix: fs.mount === '/' ? '' : fs.mount, defaultType: pm.defaultType, defaultFile: fs.defaultFile,
+      writes: pm.writes, reserved: [...(pm.reserved ?? [])], preflight: pm.preflight ?? true,
+      source: fs.changes ? { kind: 'copy' } : fs.reader ? { kind: 'reader', module: fs.reader } : { kind: 'main' },
+    });
+  }
+  let channel: ThreadChannel | undefined;
+  const send = (m: ToDoor) => channel?.broadcast(m);
+  const unsubscribe: Array<() => void> = [];
+  for (const m of mounts) {
+    const fs = byName.get(m.name)!;
+    if (m.source.kind !== 'copy') continue;
+    unsubscribe.push(fs.changes!.subscribe((c) => {
+      const n = ++seq;
+      send(c.file ? { t: 'put', seq: n, mount: m.name, path: c.path, file: wireFile(shared(c.file)) } : { t: 'del', seq: n, mount: m.name, path: c.path });
+      // after the send: a thread that reads this number finds the change in its channel
+      Atomics.store(published, 0, BigInt(n));
+    }));
+  }
+  const init: DoorInit = {
+    mounts, corsOrigins: [...o.corsOrigins], mimetypesFile: o.mimetypesFile, taps: [...o.taps],
+    published: published.buffer as SharedArrayBuffer, uploadBytes: uploadBytes.buffer as SharedArrayBuffer, uploadMax: THREAD_UPLOAD_MAX,
+  };
+  channel = o.threads.register({
+    name: 'file-door',
+    url: new URL('./thread-door.ts', import.meta.url).href,
+    init,
+    snapshot: (): DoorSnapshot => {
+      const files: DoorSnapshot['files'] = [];
+      for (const m of mounts) {
+        if (m.source.kind !== 'copy') continue;
+        for (const [path, f] of byName.get(m.name)!.changes!.snapshot().files) files.push([m.name, path, wireFile(shared(f))]);
+      }
+      return { seq, mode: threadMode(o.hooks), heads: [...o.heads()], files };
+    },
+  });
+  channel.onMessage((raw) => {
+    const m = raw as FromDoor;
+    if (m.t === 'tap') o.fromTap(m.name, m.message);
+    else if (m.t === 'served') for (const r of m.batch) servedInProcess(o.hooks, r);
+    else if (m.t !== 'commit') {
+      if (m.t === 'begin') o.pending.begin(`${m.mount}:${m.path}`);
+      else o.pending.end(`${m.mount}:${m.path}`);
+    } else {
+      Atomics.sub(uploadBytes, 0, m.data.byteLength);
+      void commit(o, byName.get(m.mount), mounts.find((x) => x.name === m.mount), m).then((r) => {
+        o.pending.end(`${m.mount}:${m.path}`);
+        send(r);
+      });
+    }
+  });
+  send({ t: 'state', mode: threadMode(o.hooks), heads: [...o.heads()] });
+  return { channel, close: () => { for (const u of unsubscribe) u(); channel?.close(); } };
+}
+
+/**
+ * Stores an upload a thread received, as main's door stores its own: the Basic check with its
+ * backoff (a thread took only the right credential, but the answer must wait as main's would),
+ * the write with its length, `onWritten`; errors become the status and Error body for the thread.
+ */
+async function commit(o: DoorThreadsOptions, fs: FilesystemService | undefined, m: WireMount | undefined, c: WireCommit): Promise<ToDoor> {
+  try {
+    if (!fs || !m) throw new ApiError(503, 'Service Unavailable', [`filesystem ${c.mount} is gone`], 'FS_GONE');
+    const basic = m.writes?.basic;
+    if (basic) {
+      const check = o.basicAuth()?.check;
+      if (!check) throw new ApiError(401, 'Unauthorized', ['no plugin checks Basic credentials'], 'FS_AUTH_UNAVAILABLE', { 'WWW-Authenticate': 'basic realm=Restricted' });
+      await check({ address: c.remote, authorization: c.headers.authorization as string | undefined }, basic);
+    }
+    const data = Buffer.from(c.data);
+    const r = fs.writeStream ? await fs.writeStream(c.path, [data], { length: data.length }) : await fs.writeFile(c.path, data);
+    if (o.hooks.onWritten.isUsed()) {
+      const bytes = (await fs.stat(c.path))?.size_bytes ?? 0;
+      o.hooks.onWritten.call({ mount: m.prefix === '' ? '/' : m.prefix, path: c.path, remote: c.remote, headers: c.headers, bytes });
+    }
+    return { t: 'reply', id: c.id, status: r.created ? 201 : 204 };
+  } catch (err) {
+    const e = isApiError(err) ? err : new ApiError(400, 'Bad Request', [(err as Error).message], 'FS_WRITE');
+    return { t: 'reply', id: c.id, status: e.status, error: e.toBody(), errorHeaders: e.headers };
+  }
+}

@@ -1,0 +1,96 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { BasicCredentials } from '../../../sdk/auth.ts';
+import type { ErrorBody } from '../../../sdk/errors.ts';
+import type { FileDoorTapModule } from '../../../sdk/file-door.ts';
+import type { FsReaderModule } from '../../../sdk/fs.ts';
+
+/*
+ * What main's door and the serving threads' copies say to each other over the door's channel.
+ */
+
+/** Which reads a thread answers while main has in-process file-hook taps a thread cannot run. */
+export type ThreadMode = 'all' | 'segments' | 'none';
+
+/** A file of a copied store as a thread holds it: its facts and the shared bytes. */
+export interface WireFile {
+  data: SharedArrayBuffer;
+  size: number;
+  mtimeMs: number;
+  etag: string;
+  mime?: string;
+  lastModified?: string;
+}
+
+/** A mount as a thread serves it, and where its files come from. */
+export interface WireMount {
+  name: string;
+  prefix: string;
+  defaultType: string;
+  defaultFile?: string;
+  writes?: { basic?: BasicCredentials };
+  reserved: string[];
+  preflight: boolean;
+  /** `copy`: the thread keeps a copy from the change feed; `reader`: it opens the store itself; `main`: main answers. */
+  source: { kind: 'copy' } | { kind: 'reader'; module: FsReaderModule } | { kind: 'main' };
+}
+
+/** The door module's `init` in every thread. */
+export interface DoorInit {
+  mounts: WireMount[];
+  corsOrigins: string[];
+  mimetypesFile: string;
+  taps: FileDoorTapModule[];
+  /** One BigInt64: the sequence of the last change main broadcast (stored after the send). */
+  published: SharedArrayBuffer;
+  /** One Int32: bytes of the uploads all threads are receiving together. */
+  uploadBytes: SharedArrayBuffer;
+  /** The most all threads receive at once; larger uploads go to main. */
+  uploadMax: number;
+}
+
+/** A new thread's starting point. */
+export interface DoorSnapshot {
+  seq: number;
+  mode: ThreadMode;
+  heads: string[];
+  files: Array<[mount: string, path: string, file: WireFile]>;
+}
+
+/** Main to threads, in order. */
+export type ToDoor =
+  | { t: 'put'; seq: number; mount: string; path: string; file: WireFile }
+  | { t: 'del'; seq: number; mount: string; path: string }
+  | { t: 'state'; mode: ThreadMode; heads: string[] }
+  | { t: 'tap'; name: string; message: unknown }
+  | { t: 'reply'; id: string; status: number; error?: ErrorBody; errorHeaders?: Record<string, string> };
+
+/** A thread's upload received whole, for main to store. */
+export interface WireCommit {
+  t: 'commit';
+  id: string;
+  mount: string;
+  path: string;
+  remote: string;
+  headers: IncomingHttpHeaders;
+  data: SharedArrayBuffer;
+}
+
+/** What a thread answered while main's in-process taps are on (`segments`), for `onServed` on main. */
+export interface WireServed {
+  mount: string;
+  path: string;
+  query: string;
+  remote: string;
+  method: 'GET' | 'HEAD';
+  status: number;
+  bytes: number;
+  /** The headers taps read (referer, user-agent). */
+  headers: Record<string, string>;
+}
+
+/** Threads to main. */
+export type FromDoor =
+  | WireCommit
+  | { t: 'begin' | 'abandon'; mount: string; path: string }
+  | { t: 'served'; batch: WireServed[] }
+  | { t: 'tap'; name: string; message: unknown };
