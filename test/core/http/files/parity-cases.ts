@@ -133,6 +133,7 @@ function reads(): Case[] {
       request: { method: 'OPTIONS', path, headers: { origin: ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization' } },
     },
     { name: `${mount}: 404`, group: 'open', want: 404, request: get(path.replace(/\.txt$/, '-missing.txt')) },
+    { name: `${mount}: HEAD 404`, group: 'open', want: 404, request: { method: 'HEAD', path: path.replace(/\.txt$/, '-missing.txt') } },
   ]);
 }
 
@@ -154,6 +155,7 @@ function others(): Case[] {
     { name: 'disk: folder/ answers its index.html', group: 'open', want: 200, setup: (c) => c.disk('/site/index.html', '<h1>site</h1>'), request: get('/site/') },
     { name: 'memfs: bad path ..', group: 'open', want: 400, request: get('/memfs/../x') },
     { name: 'memfs: bad path %2e%2e', group: 'open', want: 400, request: get('/memfs/%2e%2e/x') },
+    { name: 'disk: bad path ..', group: 'open', want: 400, request: get('/d/../../config.json') },
     { name: 'disk: bad path %2e%2e', group: 'open', want: 400, request: get('/%2e%2e/config.json') },
   ];
 }

@@ -80,7 +80,7 @@ function headText(r: WireRequest): string {
 
 /** Reads answers off `sock` in order; `next(head)` resolves with the next one (undefined: closed first). */
 function reader(sock: Socket): (head: boolean) => Promise<Parsed | undefined> {
-  let buf = Buffer.alloc(0);
+  let buf: Buffer = Buffer.alloc(0);
   let eof = false;
   let wake: () => void = () => {};
   sock.on('data', (c: Buffer) => { buf = Buffer.concat([buf, c]); wake(); });

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createHash } from 'node:crypto';
 import { startApp, type TestApp } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
@@ -70,27 +70,32 @@ function ctx(app: TestApp, n: number): Ctx {
   };
 }
 
-async function attempt(app: TestApp, c: Case, n: number): Promise<{ a: WireAnswer; vars: Record<string, string> }> {
-  const vars = { n: String(n), ...(await c.setup?.(ctx(app, n)) ?? {}) };
-  return { a: await exchange(app.service.port, fill(c.request, vars)), vars };
+/** The case's setup on `app` (attempt `n`): the values its request names. */
+async function setup(app: TestApp, c: Case, n: number): Promise<Record<string, string>> {
+  return { n: String(n), ...(await c.setup?.(ctx(app, n)) ?? {}) };
 }
 
-const taken = async (app: TestApp) => (await app.service.threads.stats()).reduce((sum, s) => sum + s.served + s.forwarded, 0);
+/** What the threads took so far: answered themselves, and passed on to main. */
+async function taken(app: TestApp): Promise<{ served: number; forwarded: number }> {
+  const all = await app.service.threads.stats();
+  return all.reduce((sum, s) => ({ served: sum.served + s.served, forwarded: sum.forwarded + s.forwarded }), { served: 0, forwarded: 0 });
+}
 
 /** The case sent to `app` over fresh connections until a thread took one; returns that answer and the tries. */
-async function throughThread(app: TestApp, c: Case): Promise<{ v: View; tries: number }> {
+async function throughThread(app: TestApp, c: Case): Promise<{ v: View; how: string }> {
   let n = 0;
   return waitFor(async () => {
-    n++;
+    const vars = await setup(app, c, ++n);
+    // the setup's own requests went before: only this connection counts (its request, then the probe)
     const before = await taken(app);
-    const { a, vars } = await attempt(app, c, n);
-    // the setup's own requests went before `before`: only this connection counts
-    if (await taken(app) === before) return undefined;
-    return { v: view(a, vars), tries: n };
+    const a = await exchange(app.service.port, fill(c.request, vars));
+    const after = await taken(app);
+    if (after.served === before.served && after.forwarded === before.forwarded) return undefined;
+    return { v: view(a, vars), how: `${after.served > before.served ? 'answered by' : 'passed on to main by'} a thread, try ${n}` };
   }, { timeout: 60_000, interval: 0, what: `a thread taking "${c.name}"` });
 }
 
-async function startPair(t: Tap.Test, g: Group): Promise<{ main: TestApp; threads: TestApp }> {
+async function startPair(t: Test, g: Group): Promise<{ main: TestApp; threads: TestApp }> {
   const spec = GROUPS[g];
   const main = await startApp(t, { config: { ...spec.config, http: { threads: 0 } } });
   const threads = await startApp(t, { config: { ...spec.config, http: { threads: 2 } } });
@@ -99,20 +104,20 @@ async function startPair(t: Tap.Test, g: Group): Promise<{ main: TestApp; thread
   return { main, threads };
 }
 
-declare namespace Tap { type Test = Parameters<Parameters<typeof t.test>[1]>[0]; }
-
 for (const group of Object.keys(GROUPS) as Group[]) {
   t.test(`parity: ${group}`, async (t) => {
     const { main, threads } = await startPair(t, group);
     for (const c of CASES.filter((x) => x.group === group)) {
       await t.test(c.name, async (t) => {
-        const { a, vars } = await attempt(main, c, 1);
-        const want = view(a, vars);
+        const vars = await setup(main, c, 1);
+        const want = view(await exchange(main.service.port, fill(c.request, vars)), vars);
         t.equal(want.answer.status, c.want, `main answers ${c.want}`);
-        const { v: got, tries } = await throughThread(threads, c);
-        t.same(got.answer, want.answer, `a thread's answer is main's (status, headers, body; ${tries} tries)`, { todo: c.known ?? false });
-        t.same(got.connection, want.connection, 'the connection after the answer', { todo: c.refusedUpload ? KNOWN.refusedUpload : false });
-        t.equal(got.keepAlive, want.keepAlive, 'the Keep-Alive header', { todo: KNOWN.keepAlive });
+        const { v: got, how } = await throughThread(threads, c);
+        t.same(got.answer, want.answer, `the answer is main's (status, headers, body; ${how})`, { todo: c.known ?? false });
+        const after = (v: View) => `${v.connection.connection ?? '-'}, ${v.connection.after}`;
+        t.same(got.connection, want.connection, `the connection after the answer (thread: ${after(got)}; main: ${after(want)})`,
+          { todo: c.refusedUpload ? KNOWN.refusedUpload : false });
+        t.equal(got.keepAlive, want.keepAlive, `the Keep-Alive header (thread: ${got.keepAlive}; main: ${want.keepAlive})`, { todo: KNOWN.keepAlive });
       });
     }
   });
