@@ -48,7 +48,11 @@ export interface Ctx {
 export const KNOWN = {
   /** A thread's Keep-Alive timeout is 5 s, main's 72 s (the `keep-alive` header, every kept connection). */
   keepAlive: 'KNOWN DIVERGENCE 1: Keep-Alive timeout (thread 5 s, main 72 s)' as string | false,
-  /** After a refused upload main closes the connection, a thread keeps it (`connection`, and a second request answered). */
+  /**
+   * After a refused upload main closes the connection, a thread keeps it (`connection`, and a second
+   * request answered): seen today after a thread's own 507 (memfs full) and after main's 401 relayed
+   * for a body that had fully arrived; an upload over a thread's budget and a refused Expect agree.
+   */
   refusedUpload: 'KNOWN DIVERGENCE 2: a refused upload (a thread keeps the connection, main closes it)' as string | false,
   /**
    * Found here: a thread's request reaches main's memfs route (main's fast path skips requests a
