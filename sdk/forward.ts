@@ -139,6 +139,9 @@ export class HttpForwarder {
         if (ures.statusCode === 408) res.once('finish', () => req.socket.destroy());
         else lingerClose(req, req.socket, this.#drain);
         ures.on('end', () => { over = true; up.destroy(); });
+      } else if (ures.headers.connection === 'close' && requestHasBody(req)) {
+        // the upstream closes after refusing a body that had arrived whole: so does the client's connection
+        out.connection = 'close';
       }
       o.onAnswer?.();
       res.writeHead(ures.statusCode ?? 502, ures.statusMessage, out);

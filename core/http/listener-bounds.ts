@@ -37,12 +37,17 @@ export function listenerBounds(http: Pick<HttpConfig, 'max_header_size_kbytes' |
 export const CHECK_INTERVAL_MS = 1000;
 
 /** The node server options of a listener with these bounds (HTTPS servers take `handshakeTimeout` too). */
-export function serverOptions(b: ListenerBounds): { maxHeaderSize: number; headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number; handshakeTimeout: number } {
+/** How long an idle kept-alive connection stays open on every listener (fastify's default on main's API port). */
+export const KEEP_ALIVE_MS = 72_000;
+
+export function serverOptions(b: ListenerBounds): {
+  maxHeaderSize: number; headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number; handshakeTimeout: number; keepAliveTimeout: number;
+} {
   // requestTimeout 0: node's would cut long uploads and live ingest; body-deadlines.ts bounds bodies.
   // A TLS handshake gets the header timeout as well (node's default is 120 s), fixed when the listener opens
   return {
     maxHeaderSize: b.maxHeaderBytes, headersTimeout: b.headerTimeoutMs, requestTimeout: 0,
-    connectionsCheckingInterval: CHECK_INTERVAL_MS, handshakeTimeout: b.headerTimeoutMs,
+    connectionsCheckingInterval: CHECK_INTERVAL_MS, handshakeTimeout: b.headerTimeoutMs, keepAliveTimeout: KEEP_ALIVE_MS,
   };
 }
 

@@ -118,9 +118,9 @@ async function commit(o: DoorThreadsOptions, fs: FilesystemService | undefined, 
     if (!fs || !m) throw new ApiError(503, 'Service Unavailable', [`filesystem ${c.mount} is gone`], 'FS_GONE');
     const basic = m.writes?.basic;
     if (basic) {
-      const check = o.basicAuth()?.check;
-      if (!check) throw new ApiError(401, 'Unauthorized', ['no plugin checks Basic credentials'], 'FS_AUTH_UNAVAILABLE', { 'WWW-Authenticate': 'basic realm=Restricted' });
-      await check({ address: c.remote, authorization: c.headers.authorization as string | undefined }, basic);
+      const auth = o.basicAuth();
+      if (!auth?.check) throw new ApiError(401, 'Unauthorized', ['no plugin checks Basic credentials'], 'FS_AUTH_UNAVAILABLE', { 'WWW-Authenticate': 'basic realm=Restricted' });
+      await auth.check({ address: c.remote, authorization: c.headers.authorization as string | undefined }, basic);
     }
     const data = Buffer.from(c.data);
     const r = fs.writeStream ? await fs.writeStream(c.path, [data], { length: data.length }) : await fs.writeFile(c.path, data);

@@ -58,14 +58,17 @@ export function waitsForContinue(req: IncomingMessage): void {
   (req as IncomingMessage & { [CONTINUE]?: boolean })[CONTINUE] = true;
 }
 
-/** Sends a refusal; a body not read to its end is drained and the connection closed after the answer. */
+/**
+ * Sends a refusal. A refused upload's connection closes after the answer, whether its body was
+ * read (a thread receives it whole before main decides) or not (then the rest is drained first, so
+ * the answer is not reset; a client that waited for `100 Continue` sends none).
+ */
 function refuse(req: IncomingMessage, res: ServerResponse, err: ApiError, head: readonly string[]): void {
   const socket = req.socket as Socket | null;
-  if (!req.complete && hasBody(req) && socket && !socket.destroyed) {
-    // a client that waited for `100 Continue` sends no body: closing on the answer loses nothing
-    sendThrown(res, err, [...head, 'connection', 'close']);
-    lingerClose(req, socket, DEFAULT_DRAIN);
+  if (!hasBody(req) || !socket || socket.destroyed) {
+    sendThrown(res, err, head);
     return;
   }
-  sendThrown(res, err, head);
+  sendThrown(res, err, [...head, 'connection', 'close']);
+  if (!req.complete) lingerClose(req, socket, DEFAULT_DRAIN);
 }
