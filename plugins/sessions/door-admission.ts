@@ -1,4 +1,4 @@
-import { BITRATE_EXCEEDED, BITRATE_FULL, LIMITED, LIVE, NUMBER_EXCEEDED, RESERVED, SLOTS } from './door-wire.ts';
+import { BITRATE_EXCEEDED, BITRATE_FULL, LIMITED, LIVE, NUMBER_EXCEEDED, RECENT, RECENT_HEAD, RECENT_WORDS, RESERVED, SLOTS } from './door-wire.ts';
 
 /**
  * The admission rule of the `hls` collector (Collector.admission with the registry's
@@ -59,4 +59,35 @@ export class DoorAdmission {
   admitted(): void {
     if (Atomics.load(this.#state, LIMITED) !== 0) Atomics.store(this.#state, LIMITED, 0);
   }
+
+  /** Puts a registered id in the ring of recent ones (every copy sees it at once). */
+  remember(id: string): void {
+    const ticket = Atomics.add(this.#state, RECENT_HEAD, 1);
+    const base = RECENT_HEAD + 1 + (ticket % RECENT) * RECENT_WORDS;
+    Atomics.store(this.#state, base, 0);
+    for (let w = 0; w < 6; w++) Atomics.store(this.#state, base + 1 + w, word(id, w));
+    Atomics.store(this.#state, base, (ticket % 0x7fffffff) + 1);
+  }
+
+  /** True when a copy registered `id` lately (the ring's last RECENT registrations). */
+  recent(id: string): boolean {
+    const st = this.#state;
+    for (let e = 0; e < RECENT; e++) {
+      const base = RECENT_HEAD + 1 + e * RECENT_WORDS;
+      const seq = Atomics.load(st, base);
+      if (seq === 0) continue;
+      let same = true;
+      for (let w = 0; w < 6 && same; w++) same = Atomics.load(st, base + 1 + w) === word(id, w);
+      // an entry rewritten while it was read is not trusted
+      if (same && Atomics.load(st, base) === seq) return true;
+    }
+    return false;
+  }
+}
+
+/** Word `w` of an id's first 24 ASCII bytes (4 per word, missing ones 0). */
+function word(id: string, w: number): number {
+  let v = 0;
+  for (let i = 0; i < 4; i++) v |= (id.charCodeAt(w * 4 + i) & 0xff) << (i * 8);
+  return v | 0;
 }

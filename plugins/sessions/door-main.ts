@@ -4,8 +4,10 @@ import {
   BITRATE_FULL, EXPIRE_S, LIVE, RESERVED, SLOTS, STATE_BYTES, type CopyBatch, type CopyMessage, type DoorInit, type MainMessage,
 } from './door-wire.ts';
 
-/** Bytes for sessions main has not heard of yet wait one tick for their registration (bounded). */
+/** Ids main has not heard of whose bytes wait for their registration, at most. */
 const MAX_WAITING = 10_000;
+/** Ticks (seconds) the bytes of an id main has not heard of wait for its registration. */
+const WAIT_TICKS = 3;
 
 /**
  * The plugin's side of the HLS door tap (door-tap.ts): publishes the `hls` collector's admission
@@ -21,7 +23,8 @@ export class HlsDoor {
   readonly #onLimit: ((reason: string) => void) | undefined;
   readonly #state: Int32Array;
   readonly #known = new Set<string>();
-  readonly #waiting = new Map<string, [number, 0 | 1]>();
+  /** Per unknown id: its bytes, whether a segment was among them, and the ticks it waited. */
+  readonly #waiting = new Map<string, [number, 0 | 1, number]>();
   #full: string[] = [];
   #horizon: number;
   #channel: FileDoorChannel | undefined;
@@ -59,7 +62,8 @@ export class HlsDoor {
     for (let s = Math.max(this.#horizon + 1, horizon - SLOTS + 1); s <= horizon; s++) Atomics.store(this.#state, RESERVED + (s % SLOTS), 0);
     this.#horizon = Math.max(this.#horizon, horizon);
     this.#syncKnown();
-    this.#waiting.clear();
+    // bytes whose registration did not come within WAIT_TICKS ticks are dropped
+    for (const [id, w] of this.#waiting) if (++w[2] >= WAIT_TICKS) this.#waiting.delete(id);
     this.#publishBitrate();
   }
 
@@ -96,7 +100,7 @@ export class HlsDoor {
       w[0] += bytes;
       if (segment) w[1] = 1;
     } else if (this.#waiting.size < MAX_WAITING) {
-      this.#waiting.set(id, [bytes, segment]);
+      this.#waiting.set(id, [bytes, segment, 0]);
     }
   }
 

@@ -28,7 +28,9 @@ export class Outbox {
   register(reg: Registration, second: number | undefined): void {
     this.#reg.push(reg);
     if (second !== undefined) this.#res.set(second, (this.#res.get(second) ?? 0) + 1);
-    this.#soon();
+    // at once (one per viewer): the other copies learn the id from main as soon as possible, and
+    // bytes other copies report for it find it registered
+    this.flush();
   }
 
   /** Bytes sent for a session; `segment` 1 activates it. */

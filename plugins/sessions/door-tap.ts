@@ -62,7 +62,8 @@ export function hlsDoorTaps(ctx: FileDoorTapContext, opts: CopyOptions): FileDoo
       return undefined;
     }
     const id = sessionParam(req.query);
-    if (id !== undefined && known.has(id)) {
+    // a viewer another copy registered a moment ago (main's `known` may still be on its way)
+    if (id !== undefined && (known.has(id) || (validSessionId(id) && admission.recent(id)))) {
       req.note = { kind: 'session', id } satisfies Note;
       return undefined;
     }
@@ -80,6 +81,7 @@ export function hlsDoorTaps(ctx: FileDoorTapContext, opts: CopyOptions): FileDoo
       return undefined;
     }
     known.add(id);
+    admission.remember(id);
     outbox.register({ id, ...viewerInfo(req) }, admission.counted ? second : undefined);
     req.note = { kind: 'session', id } satisfies Note;
     return undefined;

@@ -23,7 +23,16 @@ export const LIMITED = 2;
 export const RESERVED = 3;
 export const SLOTS = 16;
 export const EXPIRE_S = 8;
-export const STATE_BYTES = (RESERVED + SLOTS) * 4;
+/**
+ * - RECENT_HEAD, then RECENT entries of RECENT_WORDS: the ids copies registered last (a ring), so
+ *   a copy that has not heard main's `known` yet still knows a viewer another copy admitted a
+ *   moment ago (its playlist must not be refused as a new viewer's). Each entry is a sequence word
+ *   (0 while written) and the id's 22 ASCII bytes in 6 words.
+ */
+export const RECENT_HEAD = RESERVED + SLOTS;
+export const RECENT = 256;
+export const RECENT_WORDS = 7;
+export const STATE_BYTES = (RECENT_HEAD + 1 + RECENT * RECENT_WORDS) * 4;
 
 /** The module's `init`. */
 export interface DoorInit {

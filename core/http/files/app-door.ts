@@ -104,6 +104,7 @@ export function appDoor(o: AppDoorOptions): AppDoor {
       threads, filesystems: o.filesystems(), hooks: serve, corsOrigins: o.config.storage.cors.origins,
       mimetypesFile: o.config.storage.mimetypes_file, taps: modules, heads: o.routeHeads, basicAuth, pending,
       fromTap: (name, m) => receivers.get(name)?.(m),
+      warn: (message) => o.log.warn({ component: 'HTTP' }, message),
     });
     threadChannel = started.channel;
   };

@@ -75,6 +75,8 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
     },
   };
   const door = new FileDoor(env, init.mounts.map((w) => mountOf(w, mime, copies, readers)));
+  // until every tap module is loaded here, main answers (no read may pass without its taps)
+  let loading = init.taps.length;
   for (const t of init.taps) {
     void import(t.url).then((mod: { default: FileDoorTapFactory }) => {
       const taps = mod.default({
@@ -82,7 +84,8 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
       });
       tapInto(hooks, t.name, taps);
       if (taps.close) closers.push(() => taps.close!());
-    });
+      loading--;
+    }).catch((err: unknown) => send({ t: 'error', message: `door tap module ${t.name}: ${(err as Error).message}` }));
   }
 
   ctx.onMessage((raw) => {
@@ -100,6 +103,7 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
     }
   });
   const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (loading > 0) return false;
     // main sent changes this thread has not handled yet: take them now, before answering
     if (Number(Atomics.load(published, 0)) > seq) ctx.drain();
     if (/100-continue/i.test(String(req.headers.expect ?? ''))) waitsForContinue(req);
@@ -131,6 +135,6 @@ function mountOf(w: WireMount, mime: MimeTable, copies: Map<string, Map<string, 
   }
   return {
     name: w.name, prefix: w.prefix, defaultType: w.defaultType, mime, defaultFile: w.defaultFile, writes: w.writes,
-    reserved: new Set(w.reserved), preflight: w.preflight, open,
+    reserved: new Set(w.reserved), preflight: w.preflight, uploadMax: w.uploadMax, open,
   };
 }

@@ -48,7 +48,7 @@ export class ThreadUploads implements DoorStore {
     if (te !== undefined) return te.toLowerCase() === 'chunked' ? this.#chunked(m, req, res, path) : false;
     const cl = h['content-length'];
     const length = cl === undefined ? NaN : Number(cl);
-    if (!Number.isSafeInteger(length) || length < 0 || !this.#reserve(length)) return false;
+    if (!Number.isSafeInteger(length) || length < 0 || length > (m.uploadMax ?? this.#max) || !this.#reserve(length)) return false;
     this.#send({ t: 'begin', mount: m.name, path });
     goOn(req, res);
     const data = new SharedArrayBuffer(length);
@@ -94,7 +94,7 @@ export class ThreadUploads implements DoorStore {
         this.#send({ t: 'abandon', mount: m.name, path });
       };
       const onData = (c: Buffer) => {
-        if (this.#reserve(c.length)) { size += c.length; chunks.push(c); return; }
+        if (size + c.length <= (m.uploadMax ?? this.#max) && this.#reserve(c.length)) { size += c.length; chunks.push(c); return; }
         req.pause();
         giveUp();
         chunks.push(c);

@@ -21,6 +21,7 @@ export interface DoorThreadsOptions {
   pending: PendingUploads;
   /** What a thread sent to a tap module's plugin. */
   fromTap(name: string, message: unknown): void;
+  warn(message: string): void;
 }
 
 const wireFile = (f: FsFile): WireFile => ({
@@ -56,6 +57,8 @@ export function startDoorThreads(o: DoorThreadsOptions): { channel: ThreadChanne
     mounts.push({
       name: fs.name, prefix: fs.mount === '/' ? '' : fs.mount, defaultType: pm.defaultType, defaultFile: fs.defaultFile,
       writes: pm.writes, reserved: [...(pm.reserved ?? [])], preflight: pm.preflight ?? true,
+      // beyond the store's limit main refuses before the body is sent (its early 507)
+      uploadMax: Math.min(THREAD_UPLOAD_MAX, fs.usage().limit > 0 ? fs.usage().limit : THREAD_UPLOAD_MAX),
       source: fs.changes ? { kind: 'copy' } : fs.reader ? { kind: 'reader', module: fs.reader } : { kind: 'main' },
     });
   }
@@ -92,6 +95,7 @@ export function startDoorThreads(o: DoorThreadsOptions): { channel: ThreadChanne
   channel.onMessage((raw) => {
     const m = raw as FromDoor;
     if (m.t === 'tap') o.fromTap(m.name, m.message);
+    else if (m.t === 'error') o.warn(m.message);
     else if (m.t === 'served') for (const r of m.batch) servedInProcess(o.hooks, r);
     else if (m.t !== 'commit') {
       if (m.t === 'begin') o.pending.begin(`${m.mount}:${m.path}`);

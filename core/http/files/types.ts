@@ -28,6 +28,8 @@ export interface DoorMount {
   /** First path segments left to the router (a catch-all mount). */
   reserved: ReadonlySet<string>;
   preflight: boolean;
+  /** A thread: the largest upload it receives for this mount (larger ones go to main). */
+  uploadMax?: number;
   /**
    * What `path` names here. `undefined` is a miss: main answers 404, a thread passes the request
    * to main (which may know more: a link, an upload in progress).

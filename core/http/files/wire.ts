@@ -30,6 +30,8 @@ export interface WireMount {
   writes?: { basic?: BasicCredentials };
   reserved: string[];
   preflight: boolean;
+  /** The largest upload a thread receives for this mount (the store's limit when smaller than the threads' budget). */
+  uploadMax: number;
   /** `copy`: the thread keeps a copy from the change feed; `reader`: it opens the store itself; `main`: main answers. */
   source: { kind: 'copy' } | { kind: 'reader'; module: FsReaderModule } | { kind: 'main' };
 }
@@ -93,4 +95,6 @@ export type FromDoor =
   | WireCommit
   | { t: 'begin' | 'abandon'; mount: string; path: string }
   | { t: 'served'; batch: WireServed[] }
-  | { t: 'tap'; name: string; message: unknown };
+  | { t: 'tap'; name: string; message: unknown }
+  /** Something a thread's copy could not do (a tap module that failed to load). */
+  | { t: 'error'; message: string };

@@ -49,7 +49,7 @@ t.test('two thread copies sharing the state admit no more than max_sessions toge
   t.same(f.limits, ['Number of sessions exceeded'], 'one session.limit for the run of refusals');
 });
 
-t.test('an id registered by two copies that had not heard of each other is one session; its bytes count once', async (t) => {
+t.test('an id registered by one copy is known at once to the others (the shared ring): one session, one place, bytes counted once', async (t) => {
   const f = fakeDoor({ max_sessions: 3 });
   const a = f.copy('thread');
   const b = f.copy('thread');
@@ -58,11 +58,11 @@ t.test('an id registered by two copies that had not heard of each other is one s
   fetchPlaylist(b.taps, get(PLAYLIST, `session=${id}`), MEDIA);
   a.taps.onServed!(served('/live/x_0001.ts', `session=${id}`, 500));
   b.taps.onServed!(served('/live/x_0002.ts', `session=${id}`, 300));
-  t.equal(admission(f).taken(), 2, 'both reserved a place');
+  t.equal(admission(f).taken(), 1, 'the second copy found the id in the ring: no second place');
   f.deliverAll();
   const hls = f.registry.get('hls')!;
   t.equal(hls.size(), 1, 'one session');
-  t.equal(admission(f).taken(), 1, 'the second reservation was given back');
+  t.equal(admission(f).taken(), 1, 'the place is the session now');
   t.same(hls.active().map((s) => s.bytes_tx), [800], 'each answer counted once, activated by its segments');
 });
 
@@ -158,18 +158,19 @@ t.test('a reservation whose report never came (the thread died) expires; a late 
   t.equal(admission(f).taken(), 1, 'the late registration counts; its expired reservation is not given back twice');
 });
 
-t.test('a thread copy batches what it saw (at most every flushMs) and sends the rest when it closes', async (t) => {
+t.test('a thread copy sends a registration at once, batches bytes (at most every flushMs) and sends the rest when it closes', async (t) => {
   const f = fakeDoor();
   const a = f.copy('thread', 30);
   const id = newSessionId();
   fetchPlaylist(a.taps, get(PLAYLIST, `session=${id}`), MEDIA);
   for (let i = 0; i < 5; i++) a.taps.onServed!(served('/live/x_0001.ts', `session=${id}`, 100));
-  t.equal(a.outbox.length, 1, 'only the hello went out at once');
-  await waitFor(() => a.outbox.length === 2, { timeout: 5000, what: 'one batch' });
-  t.match(a.outbox[1], { t: 'batch', reg: [{ id }], tx: [[id, 500, 1]] });
+  t.equal(a.outbox.length, 2, 'the hello and the registration went out at once');
+  t.match(a.outbox[1], { t: 'batch', reg: [{ id }] });
+  await waitFor(() => a.outbox.length === 3, { timeout: 5000, what: 'one batch' });
+  t.match(a.outbox[2], { t: 'batch', tx: [[id, 500, 1]] });
   a.taps.onServed!(served('/live/x_0002.ts', `session=${id}`, 7));
   a.taps.close!();
-  t.match(a.outbox[2], { t: 'batch', tx: [[id, 7, 1]] }, 'close flushes');
+  t.match(a.outbox[3], { t: 'batch', tx: [[id, 7, 1]] }, 'close flushes');
   a.deliver();
   t.same(f.registry.get('hls')!.active().map((s) => s.bytes_tx), [507]);
 });

@@ -39,7 +39,7 @@ export const comparable = (a: Answer) => JSON.stringify({
 });
 
 /** Sends `make(n)` over fresh connections until both threads `key` a request; returns the answers unlike `want`. */
-export async function spread(app: TestApp, key: 'served' | 'forwarded', send: (n: number) => Promise<Answer>, want: Answer): Promise<string[]> {
+export async function spread(app: TestApp, key: 'served' | 'forwarded' | 'handled', send: (n: number) => Promise<Answer>, want: Answer): Promise<string[]> {
   const wrong: string[] = [];
   const before = await app.service.threads.stats();
   let n = 0;
@@ -49,7 +49,7 @@ export async function spread(app: TestApp, key: 'served' | 'forwarded', send: (n
       if (comparable(got) !== comparable(want)) wrong.push(comparable(got));
     }
     const now = await app.service.threads.stats();
-    return now.every((s, i) => s[key] > before[i]![key]);
+    return now.every((s, i) => count(s, key) > count(before[i]!, key));
   }, { timeout: 30_000, what: `both threads ${key}` });
   return wrong;
 }
@@ -118,4 +118,9 @@ export function runFfmpeg(t: TestLike, args: string[]): { child: ChildProcess; s
     await exited;
   });
   return { child, stderr: () => err, exited };
+}
+
+/** Requests a thread answered itself (`served`), passed to main (`forwarded`), or either (`handled`). */
+function count(s: { served: number; forwarded: number }, key: 'served' | 'forwarded' | 'handled'): number {
+  return key === 'handled' ? s.served + s.forwarded : s[key];
 }
