@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, serverRef, servingThreadsRef, tlsCertificatesRef, type ConfigData,
+  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, serverRef, tlsCertificatesRef, type ClientTraffic, type ConfigData,
   type FilesystemService, type HttpScope, type PluginDefinition,
 } from '../sdk/index.ts';
 import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
@@ -36,6 +36,8 @@ import { Placeholders } from './process/placeholder-registry.ts';
 import type { ServingThreadPool } from './http/threads/pool.ts';
 import { trackRouteHeads } from './http/threads/route-heads.ts';
 import { appDoor } from './http/files/app-door.ts';
+import { ThreadTrafficMeter } from './http/threads/traffic.ts';
+import { isServingThreadSocket } from './http/threads/module.ts';
 import { childrenService } from './process/confine/provide.ts';
 import { servingThreadCount } from './http/threads/count.ts';
 
@@ -138,6 +140,11 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   refuseConfigUnderDisk(configStore.path, config);
   let port = 0;
   const startedAt = Date.now();
+  // the listener's bytes per client address, main's sockets and the serving threads' alike
+  const traffic = new Set<(t: readonly ClientTraffic[]) => void>();
+  const toTraffic = (t: readonly ClientTraffic[]) => { for (const fn of traffic) fn(t); };
+  // the threads' hops to main are not counted here: their clients' bytes come from the threads
+  const meter = new ThreadTrafficMeter(http.server, toTraffic, { skip: isServingThreadSocket, atClose: true });
   const kernel: Kernel = {
     config, configStore, log, ring: logRing, http, hooks, services, lifecycle, state, retained, env, plugins: [],
     server: {
@@ -145,6 +152,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
       host: () => { const { host } = parseAddress(config.address); return host === '0.0.0.0' || host === '::' ? 'localhost' : host; },
       startedAt,
       setPort: (p) => { port = p; },
+      onTraffic: (fn) => { traffic.add(fn); },
     },
     requestReload: () => opts.requestReload?.(),
     checkReload: async () => opts.checkReload?.(),
@@ -162,8 +170,8 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   // the threads outlive the app (they hold the port); what this app's plugins run in them goes with it
   const threads = opts.threads?.forApp(servingThreadCount(config.http.threads), routeHeads)
     ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), routeHeads, onTraffic: () => {}, close: () => {} };
-  services.provide(servingThreadsRef, threads);
-  lifecycle.onClose('core', async () => threads.close());
+  threads.onTraffic(toTraffic);
+  lifecycle.onClose('core', async () => { threads.close(); meter.close(); traffic.clear(); });
   // the door in the serving threads, once every plugin provided its filesystems and taps
   lifecycle.onListen('core', async () => door.startThreads(threads));
 

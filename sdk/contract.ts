@@ -29,7 +29,6 @@ export * from './process-replica.ts';
 export * from './children.ts';
 export * from './ingest.ts';
 export * from './tls.ts';
-export * from './serving-threads.ts';
 export * from './file-door.ts';
 export * from './metrics.ts';
 export * from './sessions.ts';

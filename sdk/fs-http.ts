@@ -1,19 +1,16 @@
-import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from './errors.ts';
 import type { FilesystemService, FsNode, FsWriteResult } from './fs.ts';
-import { PUBLIC, type HttpScope } from './http.ts';
+import type { HttpScope } from './http.ts';
 import { fsPathFromUrl } from './fs-path.ts';
 import { sendFsFile, type SendFileOptions } from './fs-send.ts';
-import type { CorsPolicy } from './fs-cors.ts';
-import { continueUpload, deferContinue } from './fs-continue.ts';
-import { clientAddress } from './client-address.ts';
-import { fsServeTapped, responseBytes, PlaylistRewrites, type FsServeHooks, type FsServeRequest } from './fs-hooks.ts';
 
 /**
- * HTTP building blocks shared by every filesystem (disk, mem, a vendor's): lookups with the
- * folder's default file, links as 301, raw uploads, and `registerFsMount` for public routes.
+ * HTTP building blocks for routes that serve filesystems inside the API (`/api/v3/fs`, a vendor's
+ * own routes): lookups with the folder's default file, links as 301, raw uploads. Public mounts
+ * are served by the core's file door from a filesystem's `publicMount`, not by routes.
  */
 
 type Maybe<T> = T | Promise<T>;
@@ -144,6 +141,24 @@ export function ignoreContentType(request: FastifyRequest, _reply: FastifyReply,
   done();
 }
 
+const DEFERRED = Symbol.for('core.fs.continue-deferred');
+
+/**
+ * Sends `100 Continue` (once) before a route reads a request body, when the core deferred it for
+ * the route's prefix (the API's uploads: a refused one is answered before its body is sent).
+ *
+ * @example
+ * continueUpload(request.raw, reply.raw);
+ * for await (const chunk of request.raw) { ... }
+ */
+export function continueUpload(req: IncomingMessage, res: ServerResponse): void {
+  const m = req as IncomingMessage & { [DEFERRED]?: boolean };
+  if (m[DEFERRED]) {
+    m[DEFERRED] = false;
+    res.writeContinue();
+  }
+}
+
 /**
  * Writes a request's body to `path` (streamed when the filesystem can); errors become ApiErrors.
  *
@@ -189,106 +204,4 @@ export function replyWritten(request: FastifyRequest, reply: FastifyReply, r: Fs
 export async function deleteFsFile(fs: FilesystemService, path: string, reply: FastifyReply): Promise<FastifyReply> {
   if (!(await fs.deleteFile(path))) throw fsNotFound(path);
   return reply.type('text/plain; charset=utf-8').send(`Deleted: ${path}`);
-}
-
-/** Options of a public mount (`/memfs`, `/`, a vendor's). */
-export interface FsMountOptions extends SendFileOptions {
-  cors: CorsPolicy;
-  /** Turns on public PUT/POST/DELETE; `authorize` throws (or rejects with) an ApiError to refuse (basic auth). */
-  writes?: { authorize(request: FastifyRequest): void | Promise<void> };
-  /** Replaces the plain lookup for GET/HEAD (a cache, a reserved prefix); may add reply headers. */
-  lookup?(path: string, request: FastifyRequest, reply: FastifyReply): Maybe<FsNode | undefined>;
-  /** Registers `OPTIONS <mount>/*` answering CORS preflights (default true). */
-  preflight?: boolean;
-  /** The app's file-serving hooks (`ctx.hooks.get(fsServeHooksRef)`); called when tapped. */
-  hooks?: FsServeHooks;
-}
-
-/**
- * Registers the public routes of a filesystem at its mount: GET and HEAD (public), and when
- * `writes` is set PUT, POST and DELETE behind its check. Routes live in a child scope that takes
- * raw bodies.
- *
- * @example
- * registerFsMount(ctx.http, memfs, { mime, defaultType: 'application/data', cors, writes: { authorize } });
- */
-export function registerFsMount(scope: HttpScope, fs: FilesystemService, opts: FsMountOptions): void {
-  const prefix = fs.mount === '/' ? '' : fs.mount;
-  const url = `${prefix}/*`;
-  const serve: ServeOptions = { mime: opts.mime, defaultType: opts.defaultType, prefix };
-  const lookup = opts.lookup ?? ((p: string) => lookupFsNode(fs, p));
-  const { cors } = opts;
-  const rewrites = new PlaylistRewrites();
-  scope.register(async (s: HttpScope) => {
-    acceptRawBodies(s);
-    s.route({
-      method: ['GET', 'HEAD'], url, exposeHeadRoute: false, config: PUBLIC, schema: { hide: true },
-      handler(request, reply) {
-        cors.apply(request, reply);
-        const path = fsPathFromUrl(request.url, prefix);
-        const hooks = opts.hooks;
-        if (!fsServeTapped(hooks)) return serveFs(request, reply, path, lookup(path, request, reply), serve);
-        const sreq = beginServe(hooks, fs.mount, path, request, reply);
-        const found = lookup(path, request, reply);
-        const rewrite = (n: FsNode | undefined) => rewriteNode(hooks, rewrites, sreq, n, reply);
-        return serveFs(request, reply, path, isPromise(found) ? found.then(rewrite) : rewrite(found), serve);
-      },
-    });
-    if (opts.preflight !== false) s.options(url, { config: PUBLIC, schema: { hide: true } }, (req, reply) => cors.preflight(req, reply));
-    const writes = opts.writes;
-    if (!writes) return;
-    deferContinue(s.server, `${prefix}/`);
-    s.route({
-      method: ['PUT', 'POST'], url, config: PUBLIC, schema: { hide: true }, onRequest: ignoreContentType,
-      async handler(request, reply) {
-        cors.apply(request, reply);
-        await writes.authorize(request);
-        const path = fsPathFromUrl(request.url, prefix);
-        const written = await writeFsUpload(fs, path, request, reply);
-        const hooks = opts.hooks;
-        if (hooks?.onWritten.isUsed()) {
-          const bytes = (await fs.stat(path))?.size_bytes ?? 0;
-          hooks.onWritten.call({ mount: fs.mount, path, remote: clientAddress(request), headers: request.headers, bytes });
-        }
-        return replyWritten(request, reply, written);
-      },
-    });
-    s.delete(url, { config: PUBLIC, schema: { hide: true } }, async (request, reply) => {
-      cors.apply(request, reply);
-      await writes.authorize(request);
-      return deleteFsFile(fs, fsPathFromUrl(request.url, prefix), reply);
-    });
-  });
-}
-
-/** Runs `preServe` (a refusal becomes its Error) and arranges `onServed` for when the answer is out. */
-function beginServe(hooks: FsServeHooks, mount: string, path: string, request: FastifyRequest, reply: FastifyReply): FsServeRequest {
-  const q = request.url.indexOf('?');
-  const sreq: FsServeRequest = {
-    mount, path, query: q < 0 ? '' : request.url.slice(q + 1), remote: clientAddress(request),
-    headers: request.headers, method: request.method === 'HEAD' ? 'HEAD' : 'GET',
-  };
-  const refusal = hooks.preServe.isUsed() ? hooks.preServe.call(sreq) : undefined;
-  if (refusal) throw new ApiError(refusal.status, refusal.message, refusal.details, refusal.code ?? 'FS_SERVE_REFUSED');
-  if (hooks.onServed.isUsed()) {
-    const res = reply.raw;
-    res.once('finish', () => {
-      // fastify hands its headers to writeHead: they are the reply's, not the raw response's
-      const length = reply.getHeader('content-length') ?? res.getHeader('content-length');
-      const body = sreq.method === 'HEAD' ? 0 : Number(length ?? 0);
-      hooks.onServed.call({ request: sreq, status: res.statusCode, bytes: responseBytes(res, body) });
-    });
-  }
-  return sreq;
-}
-
-/** The node with its playlist body rewritten by `transformPlaylist` (private, own ETag), else as is. */
-function rewriteNode(hooks: FsServeHooks, rewrites: PlaylistRewrites, sreq: FsServeRequest, node: FsNode | undefined, reply: FastifyReply): FsNode | undefined {
-  if (node?.kind !== 'file' || !node.file.data) return node;
-  const data = rewrites.apply(hooks, sreq, node.path, node.file.data);
-  if (!data) return node;
-  reply.header('cache-control', 'private');
-  // the rewritten body is this client's own: a validator of its content keeps 304s truthful
-  const etag = `"${createHash('sha1').update(data).digest('hex').slice(0, 20)}"`;
-  return { kind: 'file', path: node.path, file: { ...node.file, data, size: data.length, etag, gzip: undefined } };
 }

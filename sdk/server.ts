@@ -8,6 +8,20 @@ export interface ServerInfo {
   host(): string;
   /** Unix milliseconds of this app's start (reset by a reload). */
   readonly startedAt: number;
+  /**
+   * Receives the bytes each client address exchanged with the HTTP listener (every loop that
+   * serves it, headers included), about once a second and when a connection closes, until the app
+   * closes. Optional: a stand-in of a test may lack it.
+   */
+  onTraffic?(fn: (traffic: readonly ClientTraffic[]) => void): void;
+}
+
+/** One client address's bytes since the last report. */
+export interface ClientTraffic {
+  /** The TCP peer, normalized (`127.0.0.1`, `::1`). */
+  peer: string;
+  rx: number;
+  tx: number;
 }
 
 /**

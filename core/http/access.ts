@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { THREAD_PEER_HEADER, httpErrors, isLoopback, isServingThreadSocket, type ApiError, type ApiConfig, type RouteAccess } from '../../sdk/index.ts';
+import { httpErrors, isLoopback, type ApiError, type ApiConfig, type RouteAccess } from '../../sdk/index.ts';
+import { THREAD_PEER_HEADER, isServingThreadSocket } from './threads/module.ts';
 import { AccessList, CidrSet, resolveClientAddress } from './client-address.ts';
 import { takeThreadPeer, type ThreadPeer } from './threads/peer-header.ts';
 

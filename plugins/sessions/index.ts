@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import {
-  definePlugin, optional, eventsRef, filesystemsRef, metricCollectorsRef, processesRef, servingThreadsRef, sessionsRef,
+  definePlugin, optional, eventsRef, filesystemsRef, metricCollectorsRef, processesRef, serverRef, sessionsRef,
 } from '../../sdk/index.ts';
 // not re-exported by sdk/index.ts yet
 import { fileDoorRef } from '../../sdk/file-door.ts';
@@ -27,7 +27,7 @@ export default definePlugin({
   configSchema: SessionsPluginConfig,
   validate: validateSessions,
   reads: ['db'],
-  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), threads: optional(servingThreadsRef), door: optional(fileDoorRef) },
+  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), server: serverRef, door: optional(fileDoorRef) },
   provides: [sessionsRef, metricCollectorsRef],
   async setup(ctx) {
     const cfg = ctx.config;
@@ -57,16 +57,12 @@ export default definePlugin({
     tapHlsWritten(ctx.hooks, ingress, ctx.deps.filesystems);
     const pollIngest = tapIngest(ctx.hooks, registry);
     tapFfmpeg(ctx.hooks, ctx.deps.processes, registry.collector('ffmpeg'));
-    const http = trackHttp(ctx.http.server, registry.collector('http'), ctx.deps.threads);
-    ctx.onClose(http.stop);
+    trackHttp(ctx.deps.server, registry.collector('http'));
 
     ctx.provide(sessionsRef, registry);
     ctx.provide(metricCollectorsRef, sessionMetrics(registry));
     sessionRoutes(ctx.http, registry);
-    registry.start(() => {
-      pollIngest();
-      http.poll();
-    }, (now) => hlsDoor?.tick(now));
+    registry.start(() => pollIngest(), (now) => hlsDoor?.tick(now));
     // active sessions go to the history and the history to disk while the others still run
     ctx.onShutdown(() => registry.stop());
   },

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import {
   CorsPolicy, MimeTable, PUBLIC, basicAuthRef, fsServeHooksRef, httpHooksRef,
   type BasicAuthService, type ConfigData, type FilesystemService, type FileDoor as FileDoorService, type FileDoorChannel,
-  type FileDoorTapFactory, type FileDoorTapModule, type HttpScope, type ServingThreads, type ThreadChannel,
+  type FileDoorTapFactory, type FileDoorTapModule, type HttpScope,
 } from '../../../sdk/index.ts';
 import type { HookRegistry } from '../../kernel/hook-registry.ts';
 import type { ServiceContainer } from '../../kernel/container.ts';
@@ -11,6 +11,7 @@ import { CidrSet } from '../client-address.ts';
 import { installDoor } from './install.ts';
 import { mainDoor } from './main.ts';
 import type { FileDoor } from './door.ts';
+import type { ServingThreads, ThreadChannel } from '../threads/module.ts';
 import { tapInto, untap } from './taps.ts';
 import { PendingUploads } from './pending.ts';
 import { startDoorThreads } from './threads-main.ts';

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { HttpScope } from '../../../sdk/http.ts';
+export { continueUpload } from '../../../sdk/fs-http.ts';
 import type { BodyDeadlines } from '../body-deadlines.ts';
 import type { FileDoor } from './door.ts';
 import { waitsForContinue } from './write.ts';
@@ -30,20 +31,6 @@ export function deferContinue(app: HttpScope, prefix: string): void {
   const list = deferred.get(app.server) ?? [];
   deferred.set(app.server, list);
   if (!list.includes(prefix)) list.push(prefix);
-}
-
-/**
- * Sends a deferred `100 Continue` (once) before a route reads the request body.
- *
- * @example
- * continueUpload(request.raw, reply.raw);
- */
-export function continueUpload(req: IncomingMessage, res: ServerResponse): void {
-  const m = req as IncomingMessage & { [DEFERRED]?: boolean };
-  if (m[DEFERRED]) {
-    m[DEFERRED] = false;
-    res.writeContinue();
-  }
 }
 
 /** Installs `door` in front of `app`'s routes; `deadlines` bound the bodies of the uploads it takes. */

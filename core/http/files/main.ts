@@ -1,11 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import {
-  ApiError, MimeTable, CorsPolicy, PlaylistRewrites, markStreamedBody, normalizeIp, THREAD_PEER_HEADER, isServingThreadSocket,
+  ApiError, MimeTable, CorsPolicy, PlaylistRewrites, markStreamedBody, normalizeIp,
   type BasicAuthService, type FilesystemService, type FsNode, type FsServeHooks, type FsWriteResult,
 } from '../../../sdk/index.ts';
 import { resolveClientAddress, type CidrSet } from '../client-address.ts';
 import { takeThreadPeer } from '../threads/peer-header.ts';
+import { THREAD_PEER_HEADER, isServingThreadSocket } from '../threads/module.ts';
 import { FileDoor } from './door.ts';
 import type { PendingUploads } from './pending.ts';
 import type { DoorEnv, DoorMount, DoorStore } from './types.ts';

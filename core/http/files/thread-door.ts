@@ -6,7 +6,7 @@ import { fsServeHooksRef, PlaylistRewrites, responseBytes } from '../../../sdk/f
 import { MimeTable } from '../../../sdk/fs-mime.ts';
 import type { FsFile, FsNode, FsReader, FsReaderFactory } from '../../../sdk/fs.ts';
 import type { FileDoorTapFactory } from '../../../sdk/file-door.ts';
-import type { ThreadFastPath, ThreadModuleContext } from '../../../sdk/serving-threads.ts';
+import type { ThreadFastPath, ThreadModuleContext } from '../threads/module.ts';
 import { FileDoor } from './door.ts';
 import { ThreadUploads } from './thread-uploads.ts';
 import { tapInto } from './taps.ts';

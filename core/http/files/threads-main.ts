@@ -1,7 +1,8 @@
 import {
-  ApiError, isApiError, type BasicAuthService, type FilesystemService, type FsFile, type FsServeHooks, type ServingThreads, type ThreadChannel,
+  ApiError, isApiError, type BasicAuthService, type FilesystemService, type FsFile, type FsServeHooks,
 } from '../../../sdk/index.ts';
-import { PendingUploads } from './pending.ts';
+import type { PendingUploads } from './pending.ts';
+import type { ServingThreads, ThreadChannel } from '../threads/module.ts';
 import { threadMode, servedInProcess } from './taps.ts';
 import type { DoorInit, DoorSnapshot, FromDoor, ToDoor, WireCommit, WireFile, WireMount } from './wire.ts';
 import type { FileDoorTapModule } from '../../../sdk/file-door.ts';

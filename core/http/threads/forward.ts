@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { THREAD_PEER_HEADER } from '../../../sdk/serving-threads.ts';
+import { THREAD_PEER_HEADER } from './module.ts';
 import { normalizeIp } from '../../../sdk/client-address.ts';
 import { HttpForwarder, type ForwardUpstream } from '../../../sdk/forward.ts';
 import { signPeer } from './peer-header.ts';

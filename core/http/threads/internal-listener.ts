@@ -1,7 +1,7 @@
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { markServingThreadSocket } from '../../../sdk/serving-threads.ts';
+import { markServingThreadSocket } from './module.ts';
 
 /**
  * The loopback port serving threads forward to. It hands each connection to the current app's

@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { ThreadTraffic } from '../../../sdk/serving-threads.ts';
+import type { ThreadTraffic } from './module.ts';
 import type { ListenerBounds } from '../listener-bounds.ts';
 
 /* Messages between the main thread and a serving thread (one FIFO queue each way). */

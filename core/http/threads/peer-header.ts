@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ClientVerifier, signClient } from '../../../sdk/client-signature.ts';
-import { THREAD_PEER_HEADER } from '../../../sdk/serving-threads.ts';
+import { THREAD_PEER_HEADER } from './module.ts';
 
 /*
  * The TCP peer a serving thread saw and the protocol it came in by, carried to the main thread in

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import type { ServingThreads, ThreadChannel, ThreadModule, ThreadTraffic } from '../../../sdk/serving-threads.ts';
+import type { ServingThreads, ThreadChannel, ThreadModule, ThreadTraffic } from './module.ts';
 import { InternalListener } from './internal-listener.ts';
 import { ThreadHandle, type ThreadLog } from './thread-handle.ts';
 import type { ModuleSpec, WorkerTls } from './messages.ts';

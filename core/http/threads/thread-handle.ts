@@ -1,5 +1,5 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import type { ThreadTraffic } from '../../../sdk/serving-threads.ts';
+import type { ThreadTraffic } from './module.ts';
 import type { FromWorker, ModuleSpec, ModuleStart, ToWorker, WorkerInit, WorkerTls } from './messages.ts';
 import type { ListenerBounds } from '../listener-bounds.ts';
 

@@ -1,33 +1,43 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { normalizeIp } from '../../../sdk/client-address.ts';
-import type { ThreadTraffic } from '../../../sdk/serving-threads.ts';
+import type { ThreadTraffic } from './module.ts';
 
 const REPORT_MS = 1_000;
 
 interface Seen { rx: number; tx: number }
 
 /**
- * A serving thread's socket bytes per client address, reported about once a second (and when the
- * thread closes): what main's sessions count as the `HTTP` session for its own sockets. Read
- * from the sockets' counters, so nothing runs per request.
+ * A listener's socket bytes per client address, reported about once a second (and when it
+ * closes): a serving thread's and main's API listener's, for `ServerInfo.onTraffic` (the sessions'
+ * `HTTP` session). Read from the sockets' counters, so nothing runs per request.
  */
 export class ThreadTrafficMeter {
   readonly #live = new Map<Socket, Seen>();
   readonly #pending = new Map<string, ThreadTraffic>();
   readonly #send: (peers: ThreadTraffic[]) => void;
   readonly #timer: NodeJS.Timeout;
+  readonly #server: Server;
+  readonly #onConnection: (socket: Socket) => void;
 
-  constructor(server: Server, send: (peers: ThreadTraffic[]) => void) {
+  /**
+   * `skip`: connections not counted (main's hops from its threads); `atClose`: a closed
+   * connection's bytes are reported at once (main's API listener), not with the next report.
+   */
+  constructor(server: Server, send: (peers: ThreadTraffic[]) => void, opts: { skip?: (socket: Socket) => boolean; atClose?: boolean } = {}) {
     this.#send = send;
-    server.on('connection', (socket: Socket) => {
+    this.#server = server;
+    this.#onConnection = (socket: Socket) => {
+      if (opts.skip?.(socket)) return;
       const seen = { rx: 0, tx: 0 };
       this.#live.set(socket, seen);
       socket.once('close', () => {
         this.#count(socket, seen);
         this.#live.delete(socket);
+        if (opts.atClose) this.flush();
       });
-    });
+    };
+    server.on('connection', this.#onConnection);
     // unref: a thread ends when its listener closes
     this.#timer = setInterval(() => this.flush(), REPORT_MS).unref();
   }
@@ -58,6 +68,7 @@ export class ThreadTrafficMeter {
 
   close(): void {
     clearInterval(this.#timer);
+    this.#server.off('connection', this.#onConnection);
     this.flush();
   }
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import type { ThreadFastPath, ThreadFastPathFactory } from '../../../sdk/serving-threads.ts';
+import type { ThreadFastPath, ThreadFastPathFactory } from './module.ts';
 import { Forwarder } from './forward.ts';
 import { ThreadTlsListener } from './thread-tls.ts';
 import { ThreadTrafficMeter } from './traffic.ts';

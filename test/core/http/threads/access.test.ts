@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { startApp } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { signPeer } from '../../../../core/http/threads/peer-header.ts';
-import { THREAD_PEER_HEADER } from '../../../../sdk/index.ts';
+import { THREAD_PEER_HEADER } from '../../../../core/http/threads/module.ts';
 import { fresh, threadsConfig } from './helpers.ts';
 
 /*

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { signPeer, takeThreadPeer } from '../../../../core/http/threads/peer-header.ts';
-import { THREAD_PEER_HEADER } from '../../../../sdk/index.ts';
+import { THREAD_PEER_HEADER } from '../../../../core/http/threads/module.ts';
 
 const key = randomBytes(32);
 const PATH = '/api/v3/process';

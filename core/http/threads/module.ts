@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServiceRef } from './refs.ts';
 
 /*
- * Serving threads (`http.threads`): the core runs N worker threads, each with its own listener on
+ * The core's serving threads (`http.threads`), as the core's own parts see them (no plugin does:
+ * the file door runs in them, see core/http/files/): the core runs N worker threads, each with its own listener on
  * the API port and, with TLS on, on the HTTPS port (`reusePort`, the kernel spreads connections).
  * A thread answers what a plugin's worker-side module takes (the memfs file fast path) and
  * forwards everything else to the main thread, which stays the one owner of state, routes, hooks
@@ -123,18 +123,3 @@ export type ThreadFastPathFactory = (ctx: ThreadModuleContext) => ThreadFastPath
  * if (req.headers[THREAD_PEER_HEADER] !== undefined) return false; // the route knows the real client
  */
 export const THREAD_PEER_HEADER = 'x-core-thread-peer';
-
-/**
- * The serving threads service (provided by the core).
- *
- * @example
- * deps: { threads: servingThreadsRef },
- * setup(ctx) {
- *   const threads = ctx.deps.threads;
- *   if (threads.count === 0) return;
- *   const channel = threads.register({ name: 'vendor', url: new URL('./thread.ts', import.meta.url).href, snapshot: () => table });
- *   channel.broadcast({ op: 'set', key: 'a', value: 1 });
- *   ctx.onClose(() => channel.close());
- * }
- */
-export const servingThreadsRef = createServiceRef<ServingThreads>('http.serving-threads');
