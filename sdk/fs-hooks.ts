@@ -2,10 +2,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createHooksRef, SyncBailHook, SyncHook, SyncWaterfallHook } from './hooks.ts';
 
 /*
- * File-serving hooks, owned by the filesystem layer and called by every public mount (memfs, disk,
- * a vendor's) for GET/HEAD and uploads. The sessions plugin taps them to count HLS viewers and
- * uploads; a vendor may tap them for its own policy. All are synchronous: memfs calls them from
- * its fast path, where a promise per request would cost more than the whole answer.
+ * File-serving hooks, called by the core's file door for every public mount (memfs, disk, a
+ * vendor's) for GET/HEAD and uploads. The sessions plugin taps them to count HLS viewers and
+ * uploads (through a door tap module, `fileDoorRef`, so its taps run in every serving thread too);
+ * a vendor may tap them for its own policy. All are synchronous: the door calls them on its hot
+ * path, where a promise per request would cost more than the whole answer.
  *
  * Cost rule for the mounts: `onServed` and `onWritten` are accounting hooks and run on every hit
  * when tapped; `preServe` and `transformPlaylist` run only when tapped (`isUsed()`).
@@ -92,10 +93,11 @@ export function fsServeTapped(hooks: FsServeHooks | undefined): hooks is FsServe
 const PLAYLISTS_ONLY = Symbol.for('core.fs-serve.playlists-only');
 
 /**
- * Marks a `preServe` tap that refuses playlists (`.m3u8`) only and needs no other request: a
- * serving thread may then answer a mount's other files itself (they still reach `onServed`, in
- * batches of at most a second). The sessions plugin's admission is one; a tap that may refuse any
- * file must not be marked.
+ * Marks a `preServe` tap that refuses playlists (`.m3u8`) only and needs no other request. An
+ * in-process tap runs on the main thread only: with it, the serving threads pass playlists to
+ * main and answer the other files themselves (reported to `onServed` on main within a second); a
+ * tap that may refuse any file must not be marked (then main answers every read). Taps that must
+ * run wherever the door answers are door tap modules (`fileDoorRef`).
  *
  * @example
  * ctx.hooks.tap(fsServeHooksRef, 'preServe', playlistsOnly((req) => (req.path.endsWith('.m3u8') ? admit(req) : undefined)));
@@ -103,17 +105,6 @@ const PLAYLISTS_ONLY = Symbol.for('core.fs-serve.playlists-only');
 export function playlistsOnly<F extends (request: FsServeRequest) => unknown>(fn: F): F {
   (fn as unknown as Record<symbol, boolean>)[PLAYLISTS_ONLY] = true;
   return fn;
-}
-
-/**
- * True when some `preServe` tap may refuse any file (not marked `playlistsOnly`): then every GET
- * of the mount must pass `preServe` where the hooks live (the main thread).
- *
- * @example
- * const threadsMayServeSegments = !preServeSeesEveryFile(hooks);
- */
-export function preServeSeesEveryFile(hooks: FsServeHooks): boolean {
-  return hooks.preServe.taps.some((t) => !(t.fn as unknown as Record<symbol, boolean>)[PLAYLISTS_ONLY]);
 }
 
 /**
