@@ -191,7 +191,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     await registerSwagger(http);
     await http.register(frontDoorRoutes(kernel));
     await http.register(configRoutes(kernel));
-    await http.register(fsApiRoutes(filesystems, MimeTable.load(config.storage.mimetypes_file)));
+    await http.register(fsApiRoutes(filesystems, door.api));
     if (config.debug.profiling) await http.register(profilingRoutes());
     await http.register(routerRoutes(config.router));
     if (tls.acme) {

@@ -1,11 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, isApiError } from './errors.ts';
-import type { FilesystemService, FsNode, FsWriteResult } from './fs.ts';
+import { ApiError } from './errors.ts';
+import type { FilesystemService, FsNode } from './fs.ts';
 import type { HttpScope } from './http.ts';
-import { fsPathFromUrl } from './fs-path.ts';
-import { sendFsFile, type SendFileOptions } from './fs-send.ts';
 
 /**
  * HTTP building blocks for routes that serve filesystems inside the API (`/api/v3/fs`, a vendor's
@@ -51,40 +48,6 @@ export function lookupFsNode(fs: FilesystemService, path: string): Maybe<FsNode 
   };
   const first = openNode(fs, path);
   return isPromise(first) ? first.then(finish) : finish(first);
-}
-
-/** How a lookup result is answered: where links point and how types are chosen. */
-export interface ServeOptions extends SendFileOptions {
-  /** URL prefix that link targets are appended to (`/memfs`, `/api/v3/fs/mem`, `` for `/`). */
-  prefix: string;
-}
-
-/**
- * Answers a lookup: 404 Error, 301 for a link (absolute Location under the prefix), or the file.
- *
- * @example
- * return sendFsNode(request, reply, path, await lookupFsNode(fs, path), { mime, defaultType: 'application/data', prefix: '/vendor' });
- */
-export function sendFsNode(request: FastifyRequest, reply: FastifyReply, path: string, node: FsNode | undefined, opts: ServeOptions): FastifyReply {
-  if (node === undefined || node.kind === 'dir' || node.kind === 'none') throw fsNotFound(path);
-  if (node.kind === 'link') {
-    // the original sends the bare target without its slash, which breaks for links in folders
-    const location = encodeURI(opts.prefix + node.target);
-    return reply.code(301).header('location', location).type('text/plain; charset=utf-8').send(location);
-  }
-  return sendFsFile(request, reply, node.path, node.file, opts);
-}
-
-/**
- * Looks up and answers in one go; no promise on the hot path when the lookup is synchronous.
- *
- * @example
- * handler: (request, reply) => serveFs(request, reply, path, lookupFsNode(fs, path), opts),
- */
-export function serveFs(request: FastifyRequest, reply: FastifyReply, path: string, found: Maybe<FsNode | undefined>, opts: ServeOptions): Maybe<FastifyReply> | undefined {
-  if (isPromise(found)) return found.then((n) => sendFsNode(request, reply, path, n, opts));
-  sendFsNode(request, reply, path, found, opts);
-  return undefined;
 }
 
 /**
@@ -157,51 +120,4 @@ export function continueUpload(req: IncomingMessage, res: ServerResponse): void 
     m[DEFERRED] = false;
     res.writeContinue();
   }
-}
-
-/**
- * Writes a request's body to `path` (streamed when the filesystem can); errors become ApiErrors.
- *
- * @example
- * return replyWritten(request, reply, await writeFsUpload(fs, path, request, reply));
- */
-export async function writeFsUpload(fs: FilesystemService, path: string, request: FastifyRequest, reply: FastifyReply): Promise<FsWriteResult> {
-  if (path === '/') throw new ApiError(400, 'Bad Request', ['path must name a file'], 'FS_BAD_PATH');
-  // an upload refused halfway must leave the request intact: the core reads and discards the
-  // rest so the refusal reaches the client (a plain for-await would destroy the socket)
-  const body = (request.body ?? request.raw) as Readable;
-  const chunks = (typeof body.iterator === 'function' ? body.iterator({ destroyOnReturn: false }) : body) as AsyncIterable<Uint8Array>;
-  const cl = request.headers['content-length'];
-  const length = cl === undefined ? undefined : Number(cl);
-  try {
-    continueUpload(request.raw, reply.raw);
-    if (fs.writeStream) return await fs.writeStream(path, chunks, { length });
-    const parts: Uint8Array[] = [];
-    for await (const c of chunks) parts.push(c);
-    return await fs.writeFile(path, Buffer.concat(parts));
-  } catch (err) {
-    throw isApiError(err) ? err : new ApiError(400, 'Bad Request', [(err as Error).message], 'FS_WRITE');
-  }
-}
-
-/**
- * 201 (empty text body) for a new file, 204 for a replaced one; `Content-Location` = request URI.
- *
- * @example
- * return replyWritten(request, reply, await fs.writeFile(path, data));
- */
-export function replyWritten(request: FastifyRequest, reply: FastifyReply, r: FsWriteResult): FastifyReply {
-  reply.header('content-location', request.url);
-  return r.created ? reply.code(201).type('text/plain; charset=utf-8').send('') : reply.code(204).send();
-}
-
-/**
- * 200 `Deleted: <path>`, or the 404 Error.
- *
- * @example
- * s.delete('/vendor/*', async (request, reply) => deleteFsFile(fs, fsPathFromUrl(request.url, '/vendor'), reply));
- */
-export async function deleteFsFile(fs: FilesystemService, path: string, reply: FastifyReply): Promise<FastifyReply> {
-  if (!(await fs.deleteFile(path))) throw fsNotFound(path);
-  return reply.type('text/plain; charset=utf-8').send(`Deleted: ${path}`);
 }

@@ -18,7 +18,7 @@ export interface FsWriteResult {
 }
 
 /**
- * A file ready to be served over HTTP (see `sendFsFile`): its facts and a way to read it.
+ * A file ready to be served over HTTP (by the core's file door): its facts and a way to read it.
  * Objects handed out for one version of a file never change, so they may be shared by readers.
  */
 export interface FsFile {

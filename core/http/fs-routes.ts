@@ -1,11 +1,11 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ApiError, FileInfoSchema, FilesystemInfoSchema, FsListQuery, Type, acceptRawBodies,
-  deleteFsFile, findFilesystem, fsPathFromUrl, ignoreContentType, linkTarget, lookupFsNode, readLinkBody,
-  replyWritten, serveFs, sortFileInfos, writeFsUpload, type FilesystemService, type FsFileInfo, type HttpScope,
-  type MimeTable,
+  findFilesystem, fsPathFromUrl, ignoreContentType, linkTarget, readLinkBody,
+  sortFileInfos, type FilesystemService, type FsFileInfo, type HttpScope,
 } from '../../sdk/index.ts';
 import { continueUpload, deferContinue } from './files/install.ts';
+import type { ApiFiles } from './files/main.ts';
 
 const PREFIX = '/api/v3/fs/';
 
@@ -17,14 +17,14 @@ const PREFIX = '/api/v3/fs/';
  * full), DELETE (200/404) and, for filesystems with `link`, PATCH (201; 400 when the target is
  * missing). A name or alias nobody provides is 404 `File not found`.
  */
-export function fsApiRoutes(filesystems: () => readonly FilesystemService[], defaultMime: MimeTable) {
+export function fsApiRoutes(filesystems: () => readonly FilesystemService[], files: ApiFiles) {
   const find = (request: FastifyRequest) => {
     const name = (request.params as { name: string }).name;
     const fs = findFilesystem(filesystems(), name);
     if (!fs) throw new ApiError(404, 'File not found', [`unknown filesystem: ${name}`], 'FS_UNKNOWN');
     const slash = request.url.indexOf('/', PREFIX.length);
     const prefix = request.url.slice(0, slash < 0 ? undefined : slash);
-    return { fs, mime: fs.mime ?? defaultMime, prefix, path: fsPathFromUrl(request.url, prefix) };
+    return { fs, prefix, path: fsPathFromUrl(request.url, prefix) };
   };
   const tags = ['v16.7.2'];
   return async (s: HttpScope) => {
@@ -56,18 +56,20 @@ export function fsApiRoutes(filesystems: () => readonly FilesystemService[], def
       method: ['GET', 'HEAD'], url: '/api/v3/fs/:name/*', exposeHeadRoute: false, schema: file('Read a file'),
       handler(request, reply) {
         const f = find(request);
-        const opts = { mime: f.mime, defaultType: 'application/data', prefix: f.prefix };
-        return serveFs(request, reply, f.path, lookupFsNode(f.fs, f.path), opts);
+        // the file door's read answer (core/http/files), the same as the public mounts'
+        reply.hijack();
+        files.read(f.fs, f.prefix, f.path, request.raw, reply.raw);
       },
     });
-    s.put('/api/v3/fs/:name/*', { schema: file('Write a file (raw body)'), onRequest: ignoreContentType }, async (request, reply) => {
+    // the file door's upload taker (core/http/files), the same as the public mounts'
+    const write = (request: FastifyRequest, reply: FastifyReply) => {
       const f = find(request);
-      return replyWritten(request, reply, await writeFsUpload(f.fs, f.path, request, reply));
-    });
-    s.delete('/api/v3/fs/:name/*', { schema: file('Delete a file') }, async (request, reply) => {
-      const f = find(request);
-      return deleteFsFile(f.fs, f.path, reply);
-    });
+      continueUpload(request.raw, reply.raw);
+      reply.hijack();
+      files.write(f.fs, f.prefix, f.path, request.raw, reply.raw);
+    };
+    s.put('/api/v3/fs/:name/*', { schema: file('Write a file (raw body)'), onRequest: ignoreContentType }, write);
+    s.delete('/api/v3/fs/:name/*', { schema: file('Delete a file') }, write);
     s.patch('/api/v3/fs/:name/*', { schema: file('Create a link to an existing file (memory filesystem)'), onRequest: ignoreContentType }, async (request, reply) => {
       const f = find(request);
       if (!f.fs.link) throw new ApiError(404, 'Not Found', ['Not Found'], 'ROUTE_NOT_FOUND');

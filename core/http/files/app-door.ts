@@ -9,7 +9,7 @@ import type { ServiceContainer } from '../../kernel/container.ts';
 import { bodyDeadlinesOf } from '../server.ts';
 import { CidrSet } from '../client-address.ts';
 import { installDoor } from './install.ts';
-import { mainDoor } from './main.ts';
+import { apiFiles, mainDoor, type ApiFiles } from './main.ts';
 import type { FileDoor } from './door.ts';
 import type { ServingThreads, ThreadChannel } from '../threads/module.ts';
 import { tapInto, untap } from './taps.ts';
@@ -41,6 +41,8 @@ export interface AppDoor {
   service: FileDoorService;
   /** Starts the door in the serving threads (when the app listens: every filesystem and tap is known then). */
   startThreads(threads: ServingThreads): void;
+  /** The same read answer and upload taker for `/api/v3/fs/{name}/...`. */
+  api: ApiFiles;
 }
 
 /** Installs main's door for the app. */
@@ -109,7 +111,8 @@ export function appDoor(o: AppDoorOptions): AppDoor {
     });
     threadChannel = started.channel;
   };
-  return { door, service, startThreads };
+  const api = apiFiles(o.filesystems, MimeTable.load(o.config.storage.mimetypes_file), pending);
+  return { door, service, startThreads, api };
 }
 
 /**

@@ -1,13 +1,15 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import {
-  ApiError, MimeTable, CorsPolicy, PlaylistRewrites, markStreamedBody, normalizeIp,
+  ApiError, MimeTable, CorsPolicy, PlaylistRewrites, fsServeHooksRef, markStreamedBody, normalizeIp,
   type BasicAuthService, type FilesystemService, type FsNode, type FsServeHooks, type FsWriteResult,
 } from '../../../sdk/index.ts';
 import { resolveClientAddress, type CidrSet } from '../client-address.ts';
 import { takeThreadPeer } from '../threads/peer-header.ts';
 import { THREAD_PEER_HEADER, isServingThreadSocket } from '../threads/module.ts';
 import { FileDoor } from './door.ts';
+import { answerRead } from './read.ts';
+import { answerWrite } from './write.ts';
 import type { PendingUploads } from './pending.ts';
 import type { DoorEnv, DoorMount, DoorStore } from './types.ts';
 
@@ -66,8 +68,8 @@ async function statOpen(fs: FilesystemService, path: string) {
   return { kind: 'file' as const, path, file: { size: data.length, mtimeMs: info.last_modified * 1000, etag, data } };
 }
 
-/** Stores uploads through the filesystems and calls `onWritten`. */
-function mainStore(byName: (name: string) => FilesystemService | undefined, hooks: FsServeHooks, pending: PendingUploads): DoorStore {
+/** Stores uploads through the filesystems and calls `onWritten` (not for the API's uploads: `hooks` undefined). */
+function mainStore(byName: (name: string) => FilesystemService | undefined, hooks: FsServeHooks | undefined, pending: PendingUploads): DoorStore {
   const fsOf = (m: DoorMount) => {
     const fs = byName(m.name);
     if (!fs) throw new ApiError(503, 'Service Unavailable', [`filesystem ${m.name} is gone`], 'FS_GONE');
@@ -93,7 +95,7 @@ function mainStore(byName: (name: string) => FilesystemService | undefined, hook
       } finally {
         pending.end(key);
       }
-      if (hooks.onWritten.isUsed()) {
+      if (hooks?.onWritten.isUsed()) {
         const bytes = (await fs.stat(path))?.size_bytes ?? 0;
         hooks.onWritten.call({ mount: m.prefix === '' ? '/' : m.prefix, path, remote, headers: req.headers, bytes });
       }
@@ -164,4 +166,30 @@ function clientOf(req: IncomingMessage, trusted: CidrSet, key: Buffer | undefine
   const address = resolveClientAddress(req, trusted, peer ?? normalizeIp(req.socket.remoteAddress ?? ''));
   (req as unknown as Record<symbol, string>)[PEER] = address;
   return address;
+}
+
+/** What `/api/v3/fs/{name}/...` answers with: the door's read answer and upload taker, without the public mount's hooks. */
+export interface ApiFiles {
+  read(fs: FilesystemService, prefix: string, path: string, req: IncomingMessage, res: ServerResponse): void;
+  write(fs: FilesystemService, prefix: string, path: string, req: IncomingMessage, res: ServerResponse): void;
+}
+
+/**
+ * The door for the API's file routes (protected: the route checked access already): no CORS, no
+ * file hooks, links answered under the API prefix, uploads stored without `onWritten`.
+ */
+export function apiFiles(filesystems: () => readonly FilesystemService[], mime: MimeTable, pending: PendingUploads): ApiFiles {
+  const byName = (name: string) => filesystems().find((f) => f.name === name);
+  const env: DoorEnv = {
+    where: 'main', cors: new CorsPolicy([]), hooks: fsServeHooksRef.create(), rewrites: new PlaylistRewrites(), clientOf: () => '',
+    routeHeads: () => new Set(), store: mainStore(byName, undefined, pending), authorize: async () => {}, mode: () => 'all',
+  };
+  const mount = (fs: FilesystemService, prefix: string): DoorMount => ({
+    name: fs.name, prefix, defaultType: 'application/data', mime: fs.mime ?? mime, defaultFile: fs.defaultFile, writes: {},
+    reserved: new Set(), preflight: false, open: (path, head) => (fs.open ? fs.open(path, { head }) : statOpen(fs, path)),
+  });
+  return {
+    read: (fs, prefix, path, req, res) => { void answerRead(env, mount(fs, prefix), req, res, path, ''); },
+    write: (fs, prefix, path, req, res) => { void answerWrite(env, mount(fs, prefix), req, res, path, ''); },
+  };
 }

@@ -14,8 +14,8 @@ import { refusal } from './answer-error.ts';
  * held in memory are sent as they are (a range is a view), others are streamed.
  */
 
-/** Headers of a plain answer, built once per file version (the hot path sends them as they are). */
-const plainHeads = new WeakMap<FsFile, string[]>();
+/** Headers of a plain answer, built once per file version and type (the hot path sends them as they are). */
+const plainHeads = new WeakMap<FsFile, { type: string; head: string[] }>();
 
 const unquote = (t: string) => t.trim().replace(/^W\//, '');
 
@@ -61,11 +61,13 @@ export function sendFile(req: IncomingMessage, res: ServerResponse, file: FsFile
   const zip = file.size >= 1000 && isCompressible(type);
   // the common case: no range, no validator, no encoding to choose
   if (h.range === undefined && h['if-none-match'] === undefined && h['if-modified-since'] === undefined && !(zip && h['accept-encoding'] !== undefined)) {
-    let plain = plainHeads.get(file);
-    if (plain === undefined) {
-      plain = [...baseHead(file, type, zip), 'etag', file.etag, 'content-length', String(file.size)];
-      plainHeads.set(file, plain);
+    let memo = plainHeads.get(file);
+    // one file served under two types (a mount and the API differ for unknown extensions): the last one is kept
+    if (memo === undefined || memo.type !== type) {
+      memo = { type, head: [...baseHead(file, type, zip), 'etag', file.etag, 'content-length', String(file.size)] };
+      plainHeads.set(file, memo);
     }
+    const plain = memo.head;
     res.writeHead(200, extra.length === 0 ? plain : [...extra, ...plain]);
     return body(res, file, head, 0, file.size - 1);
   }
