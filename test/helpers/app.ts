@@ -54,8 +54,8 @@ export async function startApp(t: TestLike, opts: { config?: Record<string, unkn
       log: { level: 'info' },
       update_check: false,
       // the default is auto (one per core but one from 4 cores): the suite is the same on every machine,
-      // the threads' tests set their count
-      http: { threads: 0 },
+      // the threads' tests set their count; CORE_TEST_THREADS=2 runs the whole suite with threads on
+      http: { threads: testThreads() },
     };
     await writeFile(configPath, JSON.stringify(deepMerge(base, opts.config ?? {}), null, 2));
   }
@@ -103,4 +103,10 @@ export async function request(base: string, method: string, path: string, r: Req
     try { parsed = JSON.parse(text); } catch { /* keep text */ }
   }
   return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** Serving threads of the suite's services: 0, or `CORE_TEST_THREADS` (the threads-on run of the whole suite). */
+export function testThreads(): number {
+  const n = Number(process.env.CORE_TEST_THREADS ?? 0);
+  return Number.isInteger(n) && n >= 0 ? n : 0;
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cleanEnv, type TestLike } from './app.ts';
+import { cleanEnv, testThreads, type TestLike } from './app.ts';
 import { deepMerge } from '../../core/config/schema-walk.ts';
 
 const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
@@ -30,7 +30,7 @@ export async function startCli(t: TestLike, config: Record<string, unknown> = {}
     address: '127.0.0.1:0', db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } },
     log: { level: 'info' }, update_check: false,
     // the default is auto: pinned, so the suite is the same on every machine (see helpers/app.ts)
-    http: { threads: 0 },
+    http: { threads: testThreads() },
   };
   const configPath = join(dir, 'config.json');
   await writeFile(configPath, JSON.stringify(deepMerge(base, config)));
