@@ -84,3 +84,36 @@ export interface FileDoor {
  * }
  */
 export const fileDoorRef = createServiceRef<FileDoor>('http.file-door');
+
+/** A file of a public mount the door did not find on this node. */
+export interface FileDoorMiss {
+  /** The filesystem's mount: `/memfs`, `/` (disk), a vendor's. */
+  mount: string;
+  /** The file's path inside the filesystem (cleaned). */
+  path: string;
+}
+
+const MISS = Symbol.for('core.files.miss');
+
+/**
+ * The file a request asked for when the core's door found it missing here and left the request to
+ * the router, because a `httpHooksRef.forward` tap may fetch it elsewhere (a cluster node); else
+ * undefined. Nobody forwarding it, the router answers the door's 404.
+ *
+ * @example
+ * const miss = fileDoorMiss(request.raw);
+ * if (miss) return proxyToHolder(miss.mount, miss.path);
+ */
+export function fileDoorMiss(req: object): FileDoorMiss | undefined {
+  return (req as Record<symbol, FileDoorMiss | undefined>)[MISS];
+}
+
+/**
+ * Marks a request as a door miss (the core's door does, before it leaves the request to the router).
+ *
+ * @example
+ * markFileDoorMiss(req, { mount: '/memfs', path: '/live/x.m3u8' });
+ */
+export function markFileDoorMiss(req: object, miss: FileDoorMiss): void {
+  (req as Record<symbol, FileDoorMiss>)[MISS] = miss;
+}

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, httpHooksRef, isStreamedBody, normalizeIp, type ApiConfig, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
+import { ApiError, fileDoorMiss, httpHooksRef, isStreamedBody, normalizeIp, type ApiConfig, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
 import type { HookRegistry } from '../kernel/hook-registry.ts';
 import { FrontDoorAccess } from './access.ts';
 import { errorHandler, sendError, toApiError } from './errors.ts';
@@ -10,7 +10,6 @@ import { drainUnreadBodies } from './unread-body.ts';
 import type { SerializerCache } from './serializer-cache.ts';
 import { BodyDigests } from './body-digest.ts';
 import { BodyDeadlines } from './body-deadlines.ts';
-import { FILE_MISS } from './files/types.ts';
 import { ConnectionCap, answerClientError, connectionSlots, serverOptions, type ListenerBounds } from './listener-bounds.ts';
 import { LARGE_BODY_BYTES, collectAfterLargeBody } from '../reload-memory.ts';
 
@@ -77,9 +76,9 @@ export function createServer(opts: {
   drainUnreadBodies(app);
   app.setNotFoundHandler((request, reply) => {
     // a file the door found missing, left to the router for a cluster node to proxy: nobody did
-    const miss = (request.raw as unknown as Record<symbol, string | undefined>)[FILE_MISS];
+    const miss = fileDoorMiss(request.raw);
     return sendError(reply, miss === undefined ? new ApiError(404, 'Not Found', ['Not Found'], 'ROUTE_NOT_FOUND')
-      : new ApiError(404, 'File not found', [miss], 'FS_NOT_FOUND'));
+      : new ApiError(404, 'File not found', [miss.path], 'FS_NOT_FOUND'));
   });
 
   installLenientDecoding(app);

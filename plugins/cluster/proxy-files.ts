@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import { fsPathFromUrl, type FilesystemService, type FsNode } from '../../sdk/index.ts';
+import { fileDoorMiss, type FilesystemService, type FsNode } from '../../sdk/index.ts';
 import type { HttpProxy, Upstream } from './proxy-http.ts';
 
 /** How long one node may take to answer a HEAD probe for a file. */
@@ -19,9 +19,9 @@ export interface FileContext {
 /**
  * Which node has a file this node does not: the owner of the process whose id the path names
  * (ffmpeg writes `{processid}.m3u8`, `{processid}_001.ts`, ...), else the first other live node
- * that answers a HEAD probe with 200. Only requests routed to a filesystem's public mount are
- * considered. The local check is the hot path: memfs answers it from memory (its fast path
- * already served plain local hits before the app saw them); a disk file costs one open.
+ * that answers a HEAD probe with 200. Only files of a public mount the core's file door did not
+ * find here are considered (`fileDoorMiss`: the door served every local hit before the router);
+ * the local check is looked at again (an upload may have ended meanwhile).
  */
 export class FileLocator {
   #filesystems: () => readonly FilesystemService[];
@@ -33,10 +33,11 @@ export class FileLocator {
   }
 
   async holder(request: FastifyRequest, ctx: FileContext): Promise<Upstream | undefined> {
-    const route = request.routeOptions.url;
-    const fs = this.#filesystems().find((f) => `${f.mount === '/' ? '' : f.mount}/*` === route);
-    if (!fs) return undefined;
-    const path = fsPathFromUrl(request.url, fs.mount === '/' ? '' : fs.mount);
+    // only a file of a public mount the core's door did not find here
+    const miss = fileDoorMiss(request.raw);
+    const fs = miss && this.#filesystems().find((f) => f.mount === miss.mount);
+    if (!miss || !fs) return undefined;
+    const path = miss.path;
     // folders (a disk's index file) stay local: they are no process's output
     if (path.endsWith('/') || await hasLocally(fs, path)) return undefined;
     const peers = ctx.peers();

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { FastifyRequest } from 'fastify';
 import {
   CorsPolicy, MimeTable, PUBLIC, basicAuthRef, fsServeHooksRef, httpHooksRef,
   type BasicAuthService, type ConfigData, type FilesystemService, type FileDoor as FileDoorService, type FileDoorChannel,
@@ -73,6 +74,13 @@ export function appDoor(o: AppDoorOptions): AppDoor {
     missToRouter: () => httpHooks.forward.taps.length > 0,
     warn: (message) => o.log.warn(message),
     pending,
+    vouched: (req) => {
+      if (httpHooks.peer.taps.length === 0) return undefined;
+      // the tap reads the request line and headers, and removes its header: it gets a copy of them
+      const shim = { headers: { ...req.headers }, method: req.method, url: req.url, raw: req, socket: req.socket } as unknown as FastifyRequest;
+      const v = httpHooks.peer.call(shim);
+      return typeof v === 'string' ? v : v?.address;
+    },
   });
   installDoor(o.http, door, bodyDeadlinesOf(o.http));
   preflights(o.http, o.config.storage.cors.origins);

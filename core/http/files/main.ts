@@ -36,6 +36,8 @@ export interface MainDoorOptions {
   warn(message: string): void;
   /** Paths with an upload in progress, here or on a serving thread. */
   pending: PendingUploads;
+  /** The client a `httpHooksRef.peer` tap vouches for (a cluster node passing a request on), if any. */
+  vouched?(req: IncomingMessage): string | undefined;
 }
 
 /**
@@ -114,7 +116,7 @@ export function mainDoor(o: MainDoorOptions): FileDoor {
     cors: new CorsPolicy(o.corsOrigins),
     hooks: o.hooks,
     rewrites: new PlaylistRewrites(),
-    clientOf: (req) => clientOf(req, o.trusted, o.threadKey),
+    clientOf: (req) => clientOf(req, o.trusted, o.threadKey, o.vouched),
     routeHeads: o.routeHeads,
     store: mainStore(byName, o.hooks, o.pending),
     authorize: async (m, remote, authorization) => {
@@ -152,12 +154,18 @@ export function mainDoor(o: MainDoorOptions): FileDoor {
 const PEER = Symbol.for('core.files.peer');
 
 /**
- * The client as the front door will see it: a serving thread's signed peer (only on its
- * connections), then the trusted proxies' headers. The signed header stays for the front door.
+ * The client as the front door will see it: the address a `peer` tap vouches for (a cluster
+ * node), a serving thread's signed peer (only on its connections), then the trusted proxies'
+ * headers. The signed headers stay for the front door.
  */
-function clientOf(req: IncomingMessage, trusted: CidrSet, key: Buffer | undefined): string {
+function clientOf(req: IncomingMessage, trusted: CidrSet, key: Buffer | undefined, vouched?: (req: IncomingMessage) => string | undefined): string {
   const memo = (req as unknown as Record<symbol, string | undefined>)[PEER];
   if (memo !== undefined) return memo;
+  const v = vouched?.(req);
+  if (v !== undefined) {
+    (req as unknown as Record<symbol, string>)[PEER] = normalizeIp(v);
+    return normalizeIp(v);
+  }
   let peer: string | undefined;
   const signed = req.headers[THREAD_PEER_HEADER];
   if (signed !== undefined && key && isServingThreadSocket(req.socket)) {

@@ -4,7 +4,8 @@ import { fsServeTapped, responseBytes, type FsServeRequest } from '../../../sdk/
 import type { FsFile, FsNode } from '../../../sdk/fs.ts';
 import { refusal, sendThrown } from './answer-error.ts';
 import { sendFile } from './send.ts';
-import { FILE_MISS, type DoorEnv, type DoorMount, type Maybe } from './types.ts';
+import { markFileDoorMiss } from '../../../sdk/file-door.ts';
+import type { DoorEnv, DoorMount, Maybe } from './types.ts';
 
 /*
  * The read answer of the door: GET and HEAD of a mount's file, the same on main and in every
@@ -63,7 +64,7 @@ function answerNode(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: Serve
     if (node?.kind === 'file') node.file.release?.();
     return true;
   }
-  if (node === undefined || node.kind === 'dir' || node.kind === 'none') return miss(env, req, res, path, node?.kind === 'none' ? node.headers : []);
+  if (node === undefined || node.kind === 'dir' || node.kind === 'none') return miss(env, m, req, res, path, node?.kind === 'none' ? node.headers : []);
   if (node.kind === 'link') {
     if (env.where === 'thread') return false;
     // the original sends the bare target without its slash, which breaks for links in folders
@@ -127,10 +128,10 @@ function served(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: ServerRes
 }
 
 /** Nothing at `path`: a thread asks main, main answers 404 (or lets a cluster node try). */
-function miss(env: DoorEnv, req: IncomingMessage, res: ServerResponse, path: string, headers: readonly string[]): boolean {
+function miss(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: ServerResponse, path: string, headers: readonly string[]): boolean {
   if (env.where === 'thread') return false;
   if (env.missToRouter?.()) {
-    (req as unknown as Record<symbol, string>)[FILE_MISS] = path;
+    markFileDoorMiss(req, { mount: m.prefix === '' ? '/' : m.prefix, path });
     return false;
   }
   refusal(res, 404, 'File not found', [path], ['vary', 'Origin', ...corsHead(env, req), ...headers]);

@@ -81,5 +81,3 @@ export interface DoorEnv {
   missToRouter?(): boolean;
 }
 
-/** Marks a request whose file was missing on main: the 404 handler answers `File not found`. */
-export const FILE_MISS = Symbol.for('core.files.miss');
