@@ -107,8 +107,8 @@ export class ClusterProxy {
     return {
       [HOP_HEADER]: this.#node.id,
       [CLIENT_HEADER]: this.#key.sign({ ip, https: request.protocol === 'https', method, url, node: to.node, body }),
-      // informational; it also keeps the owner's memfs fast path out, so its route and front
-      // door (which read the signed address) see the request when file-serving hooks are tapped
+      // informational: the owner's door and front door judge the signed address (a serving thread
+      // there that cannot check it passes a request with this header to main)
       'x-forwarded-for': xff ? `${Array.isArray(xff) ? xff.join(', ') : xff}, ${ip}` : ip,
     };
   }

@@ -5,7 +5,7 @@ import { isMissing, type DiskRoot } from './root.ts';
 
 /*
  * Opening a path of the disk root: the one copy of the rules shared by the main thread's
- * filesystem (DiskFilesystem.open) and the serving threads (thread.ts).
+ * filesystem (DiskFilesystem.open) and the serving threads (reader.ts).
  */
 
 /** Inode, size and nanosecond mtime: changes with every rewrite or rename over the file. */

@@ -1,14 +1,10 @@
-import { isCompressible, type FsFile, type FsFileInfo } from '../../sdk/index.ts';
+import type { FsFile, FsFileInfo } from '../../sdk/index.ts';
 
 /** A file: its serving facts (ETag, type, date) are fixed when it is written, never per request. */
 export interface MemFileNode {
   kind: 'file';
   path: string;
   file: FsFile;
-  /** The response headers of a plain GET, as node's flat list (the fast path sends them as is). */
-  head: string[];
-  /** Large and text-ish: gzip applies when the client accepts it. */
-  zip: boolean;
 }
 
 /** A link to another path of the same filesystem. */
@@ -31,15 +27,9 @@ export function chargeOf(path: string, n: MemNode | undefined): number {
   return sizeOf(n) + ENTRY_BYTES + names;
 }
 
-/** A file's node with its response headers, built once per write. */
+/** A file's node (the door builds its headers once per version, core/http/files/send.ts). */
 export function fileNode(path: string, file: FsFile): MemFileNode {
-  const mime = file.mime!;
-  const zip = file.size >= 1000 && isCompressible(mime);
-  const head = [
-    'vary', zip ? 'Origin, Accept-Encoding' : 'Origin', 'content-type', mime, 'last-modified', file.lastModified!,
-    'accept-ranges', 'bytes', 'etag', file.etag, 'content-length', String(file.size),
-  ];
-  return { kind: 'file', path, file, head, zip };
+  return { kind: 'file', path, file };
 }
 
 /** The listing entry of a node (links count 0 bytes). */

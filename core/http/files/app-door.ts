@@ -21,7 +21,7 @@ import type { ToDoor } from './wire.ts';
 /*
  * The door of one app on the main thread: in front of the router, with the routes it leaves to
  * the router (the API's own paths below a catch-all mount), and the door service plugins put
- * their tap modules in (main's copy; the serving threads load theirs, see threads/door-thread.ts).
+ * their tap modules in (main's copy; the serving threads load theirs, see thread-door.ts).
  */
 
 export interface AppDoorOptions {

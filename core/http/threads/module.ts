@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * The core's serving threads (`http.threads`), as the core's own parts see them (no plugin does:
  * the file door runs in them, see core/http/files/): the core runs N worker threads, each with its own listener on
  * the API port and, with TLS on, on the HTTPS port (`reusePort`, the kernel spreads connections).
- * A thread answers what a plugin's worker-side module takes (the memfs file fast path) and
+ * A thread answers what its module takes (the core's file door, core/http/files/thread-door.ts) and
  * forwards everything else to the main thread, which stays the one owner of state, routes, hooks
  * and the IP lists.
  */
@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export interface ThreadModule {
   /** Unique per plugin, e.g. `memfs`. */
   name: string;
-  /** URL of an ES module whose default export is a `ThreadFastPathFactory` (`new URL('./thread.ts', import.meta.url).href`). */
+  /** URL of an ES module whose default export is a `ThreadFastPathFactory` (`new URL('./thread-door.ts', import.meta.url).href`). */
   url: string;
   /** Sent to the factory in every thread (structured clone; SharedArrayBuffers stay shared). */
   init?: unknown;
@@ -116,10 +116,10 @@ export type ThreadFastPathFactory = (ctx: ThreadModuleContext) => ThreadFastPath
  * The header a serving thread puts on a request it forwards: the TCP peer it saw, whether it came
  * over HTTPS (then `request.protocol` is `https` on main) and an HMAC with a per-boot key. Main
  * believes it only with a valid signature and removes it before any route or hook runs, so a
- * plugin never sees it; a client sending it gets nothing. A fast path on the main
- * thread that reads the socket's peer must leave requests carrying it to the routes.
+ * plugin never sees it; a client sending it gets nothing. Main's file door reads it without
+ * removing it (core/http/files/main.ts) and leaves it for the front door.
  *
  * @example
- * if (req.headers[THREAD_PEER_HEADER] !== undefined) return false; // the route knows the real client
+ * const signed = req.headers[THREAD_PEER_HEADER]; // a thread's hop to main
  */
 export const THREAD_PEER_HEADER = 'x-core-thread-peer';
