@@ -20,10 +20,10 @@ import { ask, median, needWrk, wrk, type WrkRun } from './wrk.ts';
  * threads, % of one core), its RSS at the end, and the load average.
  *
  * Needs `wrk` (Debian: `apt-get install wrk`). `BENCH_CPU_PROF=<dir>` runs the servers with
- * `--cpu-prof` (a profile per thread in <dir>; read with bench/memfs/cpu-prof-top.ts).
+ * `--cpu-prof` (a profile per thread in <dir>/<server>/; read with bench/memfs/cpu-prof-top.ts).
  * Run: `node bench/memfs/threads-sessions.ts [seconds per round, default 3] [rounds, default 5]
- * [connections, default 50] [cases, default ref,a,b,c1k,c1m] [threads, default 0,2]`.
- * Writes bench/results/threads-sessions-<date>.{json,md}.
+ * [connections, default 50] [cases, default ref,a,b,c1k,c1m] [threads, default 0,2] [file tag]`.
+ * Writes bench/results/threads-sessions-<date>[-tag].{json,md} (the reading is added by hand).
  */
 
 const SECONDS = Number(process.argv[2] ?? 3);
@@ -31,6 +31,7 @@ const ROUNDS = Number(process.argv[3] ?? 5);
 const CONNECTIONS = Number(process.argv[4] ?? 50);
 const CASES = (process.argv[5] ?? 'ref,a,b,c1k,c1m').split(',');
 const SETTINGS = (process.argv[6] ?? '0,2').split(',').map(Number);
+const TAG = process.argv[7] ? `-${process.argv[7]}` : '';
 const PROF = process.env.BENCH_CPU_PROF;
 const SMALL = Buffer.alloc(1024, 0x47);
 
@@ -50,7 +51,7 @@ interface Row {
 }
 
 async function startServer(threads: number, sessions: boolean): Promise<Server> {
-  const execArgv = [...loaderArgs(), ...(PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF}`, `--cpu-prof-name=s${sessions ? 1 : 0}-t${threads}-\${pid}-\${rnd}.cpuprofile`] : [])];
+  const execArgv = [...loaderArgs(), ...(PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(PROF, `sessions-${sessions ? 'on' : 'off'}-${threads}-threads`)}`] : [])];
   const child = fork(fileURLToPath(import.meta.url), ['serve', String(threads), sessions ? 'on' : 'off'], { execArgv });
   const got = await new Promise<{ url: string; session: string }>((resolve, reject) => {
     child.once('message', (m) => resolve(m as { url: string; session: string }));
@@ -129,16 +130,17 @@ async function main(): Promise<void> {
   };
   const dir = fileURLToPath(new URL('../results/', import.meta.url));
   await mkdir(dir, { recursive: true });
-  const base = join(dir, `threads-sessions-${meta.date.slice(0, 10)}${PROF ? '-prof' : ''}`);
+  const base = join(dir, `threads-sessions-${meta.date.slice(0, 10)}${TAG}${PROF ? '-prof' : ''}`);
   await writeFile(`${base}.json`, JSON.stringify({ meta, rss_mib_at_end: rss, results: rows }, null, 2) + '\n');
-  await writeFile(`${base}.table.md`, [
+  await writeFile(`${base}.md`, [
+    `# memfs with serving threads and the sessions plugin, measured with wrk, ${meta.date}`, '',
     `Node ${meta.node}, ${meta.cpus}, load average ${meta.load_avg_at_start.join(' ')} at start, ${meta.load_avg_at_end.join(' ')} at the end.`,
     `${meta.client} (on the same 2 cores), ${ROUNDS} alternating rounds of ${SECONDS} s per setting after 1 s of warm-up; medians.`, '',
     '| case | sessions | threads | req/s | vs 0 threads | body B | p99 ms | server CPU | socket errors / non-2xx | load 1m | req/s per round |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|', ...rows.map(line), '',
     `RSS at the end (MiB): ${Object.entries(rss).map(([k, v]) => `${k}: ${v}`).join('; ')}.`, '',
   ].join('\n'));
-  console.log(`wrote ${base}.json and ${base}.table.md`);
+  console.log(`wrote ${base}.json and ${base}.md`);
 }
 
 /** A server child: the service with `threads` serving threads, sessions on or off, and a registered viewer. */
