@@ -15,7 +15,8 @@ import { ask, median, needWrk, wrk, type WrkRun } from './wrk.ts';
  * - `a`: the ~400 B playlist without `?session=`: every request a new viewer (the master answer);
  * - `b`: the same playlist with the viewer's registered `?session=<id>` (the rewritten playlist);
  * - `c1k`, `c1m`: a 1 KiB and a 1 MiB segment with `?session=<id>` (bytes counted per session);
- * - `ref`: the plain playlist with sessions off (the plugin not loaded): the reference row.
+ * - `ref`: the plain playlist with sessions off (the plugin not loaded): the reference row;
+ * - `ref1m`: the 1 MiB segment with sessions off (not in the default list).
  * Per row: req/s, 2 threads / 0 threads, p99, socket errors, non-2xx, the server's CPU (all its
  * threads, % of one core), its RSS at the end, and the load average.
  *
@@ -38,6 +39,7 @@ const SMALL = Buffer.alloc(1024, 0x47);
 interface Case { key: string; name: string; sessions: boolean; path: (id: string) => string; size: number }
 const ALL: Case[] = [
   { key: 'ref', name: 'playlist, sessions off', sessions: false, path: () => '/live/index.m3u8', size: PLAYLIST.length },
+  { key: 'ref1m', name: 'segment 1 MiB, sessions off', sessions: false, path: () => '/live/segment.ts', size: SEGMENT.length },
   { key: 'a', name: '(a) playlist, no ?session= (master)', sessions: true, path: () => '/live/index.m3u8', size: 0 },
   { key: 'b', name: '(b) playlist ?session=<id> (rewritten)', sessions: true, path: (id) => `/live/index.m3u8?session=${id}`, size: 0 },
   { key: 'c1k', name: '(c) segment 1 KiB ?session=<id>', sessions: true, path: (id) => `/live/small.ts?session=${id}`, size: SMALL.length },
