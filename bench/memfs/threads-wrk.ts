@@ -1,10 +1,11 @@
-import { execFileSync, fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loaderArgs } from '../runtime/loader.ts';
 import { answerParent, startCore, PLAYLIST, SEGMENT } from './servers.ts';
+import { ask, median, needWrk, wrk, type WrkRun } from './wrk.ts';
 
 /**
  * Serving threads (`http.threads`) measured with `wrk` (C, one client thread: far lighter than
@@ -24,44 +25,11 @@ const ROUNDS = Number(process.argv[3] ?? 5);
 const SETTINGS = (process.argv[4] ?? '0,1,2').split(',').map(Number);
 const CONNECTIONS = Number(process.argv[5] ?? 100);
 const PROTOCOLS = (process.argv[6] ?? 'http,https').split(',') as Array<'http' | 'https'>;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface Server { threads: number; child: ChildProcess; http: string; https: string }
-interface Run { rps: number; p99: number; errors: number }
-
-function ask(child: ChildProcess, message: string): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const exited = (code: number | null) => reject(new Error(`server exited (${code})`));
-    child.once('message', (m) => { child.off('exit', exited); resolve(m); });
-    child.once('exit', exited);
-    child.send(message);
-  });
-}
-
-/** One wrk run; its text report parsed (Requests/sec, the 99 % latency, errors and non-2xx). */
-function wrk(url: string, seconds: number): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', url], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-    child.on('error', reject);
-    child.on('exit', () => {
-      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
-      const m = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
-      const p99 = m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : NaN;
-      const errors = [/Non-2xx or 3xx responses: (\d+)/, /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/]
-        .reduce((n, re) => n + (re.exec(out)?.slice(1).reduce((s, x) => s + Number(x), 0) ?? 0), 0);
-      if (Number.isNaN(rps)) reject(new Error(`wrk output not understood:\n${out}`));
-      else resolve({ rps, p99, errors });
-    });
-  });
-}
 
 async function main(): Promise<void> {
-  if (spawnSync('wrk', ['--version']).error) {
-    console.error('bench/memfs/threads-wrk.ts needs wrk, which is not installed (Debian/Ubuntu: apt-get install wrk). Nothing measured.');
-    process.exit(2);
-  }
+  needWrk('bench/memfs/threads-wrk.ts');
   const servers: Server[] = [];
   for (const threads of SETTINGS) {
     const child = fork(fileURLToPath(import.meta.url), ['serve', String(threads)], { execArgv: loaderArgs() });
@@ -76,13 +44,13 @@ async function main(): Promise<void> {
   try {
     for (const proto of PROTOCOLS) {
       for (const c of [{ name: 'playlist ~400 B', path: '/live/index.m3u8', size: PLAYLIST.length }, { name: 'segment 1 MiB', path: '/live/segment.ts', size: SEGMENT.length }]) {
-        const runs = new Map<number, Run[]>(servers.map((s) => [s.threads, []]));
+        const runs = new Map<number, WrkRun[]>(servers.map((s) => [s.threads, []]));
         const cpu = new Map<number, number[]>(servers.map((s) => [s.threads, []]));
-        for (const s of servers) await wrk(`${s[proto]}/memfs${c.path}`, 1);
+        for (const s of servers) await wrk(`${s[proto]}/memfs${c.path}`, 1, CONNECTIONS);
         for (let round = 0; round < ROUNDS; round++) {
           for (const s of round % 2 ? [...servers].reverse() : servers) {
             const before = (await ask(s.child, 'cpu')) as number;
-            runs.get(s.threads)!.push(await wrk(`${s[proto]}/memfs${c.path}`, SECONDS));
+            runs.get(s.threads)!.push(await wrk(`${s[proto]}/memfs${c.path}`, SECONDS, CONNECTIONS));
             cpu.get(s.threads)!.push(((await ask(s.child, 'cpu')) as number - before) / (SECONDS * 1e6));
           }
         }
@@ -90,7 +58,7 @@ async function main(): Promise<void> {
         for (const s of servers) {
           const rs = runs.get(s.threads)!;
           const rps = median(rs.map((r) => r.rps));
-          const line = `| ${proto.toUpperCase()} | ${c.name} | ${s.threads} | ${Math.round(rps)} | ${((rps * c.size) / 1e9).toFixed(3)} | ${(rps / base).toFixed(2)} | ${median(rs.map((r) => r.p99)).toFixed(1)} | ${Math.round(median(cpu.get(s.threads)!) * 100)} % | ${rs.reduce((n, r) => n + r.errors, 0)} | ${rs.map((r) => Math.round(r.rps)).join(', ')} |`;
+          const line = `| ${proto.toUpperCase()} | ${c.name} | ${s.threads} | ${Math.round(rps)} | ${((rps * c.size) / 1e9).toFixed(3)} | ${(rps / base).toFixed(2)} | ${median(rs.map((r) => r.p99)).toFixed(1)} | ${Math.round(median(cpu.get(s.threads)!) * 100)} % | ${rs.reduce((n, r) => n + r.errors + r.non2xx, 0)} | ${rs.map((r) => Math.round(r.rps)).join(', ')} |`;
           lines.push(line);
           console.log(line);
         }
