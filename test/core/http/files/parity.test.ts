@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap';
+import { fnv1a } from '../../../../core/http/files/read.ts';
 import { startApp, type TestApp } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { CASES, GROUPS, KNOWN, diskWrite, type Case, type Ctx, type Group } from './parity-cases.ts';
