@@ -168,7 +168,12 @@ export class HttpForwarder {
     if (o.body) up.end(o.body);
     // a retried read: its (empty) body was read already
     else if (req.readableEnded) up.end();
-    else req.pipe(up);
+    else {
+      // node's client holds the headers back until the first body byte: the upstream must see the
+      // request at once (it may refuse it before any byte, a 401 the client waits for)
+      up.flushHeaders();
+      req.pipe(up);
+    }
   }
 
   /**

@@ -56,7 +56,8 @@ async function put(app: CliApp, path: string, body: Buffer | ReadableStream<Uint
 const count = (xs: Array<number | 'failed'>) => xs.reduce<Record<string, number>>((m, x) => ({ ...m, [x]: (m[x] ?? 0) + 1 }), {});
 
 t.test('10 parallel 95 MB uploads against a 100 MiB limit: one is stored, memory stays near the limit', async (t) => {
-  const app = await startService(t, { max_size_mbytes: 100 });
+  // main alone (pinned: the bound with serving threads is its own test below)
+  const app = await startService(t, { max_size_mbytes: 100 }, { http: { threads: 0 } });
   const idle = app.memory().rss;
   const body = Buffer.alloc(95 * MB, 1);
   const results = await Promise.all(Array.from({ length: 10 }, (_, i) => put(app, `/p${i}.ts`, body)));
@@ -76,7 +77,8 @@ async function tenChunked(t: Test, app: CliApp, prefix: string): Promise<{ peak:
 }
 
 t.test('10 parallel chunked 95 MB uploads: refused as their bytes arrive, not at the end', async (t) => {
-  const app = await startService(t, { max_size_mbytes: 100 });
+  // main alone (pinned: the bound with serving threads is its own test below)
+  const app = await startService(t, { max_size_mbytes: 100 }, { http: { threads: 0 } });
   const { peak, idle } = await tenChunked(t, app, 'c');
   // a chunked upload's pieces are joined once at commit: its size counts twice for a moment
   t.ok(peak < idle + 2 * 100 * MiB + MARGIN, `peak RSS ${(peak / MiB).toFixed(0)} MiB, idle ${(idle / MiB).toFixed(0)} MiB`);
@@ -97,7 +99,8 @@ t.test('with two serving threads: the threads take the uploads with the credenti
 });
 
 t.test('a 1 GB chunked upload to an unlimited memfs stops at the in-flight cap (256 MiB)', async (t) => {
-  const app = await startService(t, { max_size_mbytes: 0 });
+  // main alone (pinned, as above)
+  const app = await startService(t, { max_size_mbytes: 0 }, { http: { threads: 0 } });
   const idle = app.memory().rss;
   const status = await put(app, '/huge.ts', chunked(1000 * MB));
   t.ok(status === 507 || status === 'failed', `refused (${status})`);

@@ -22,7 +22,11 @@ t.test('one viewer is one session whether it starts with or without ?session=; f
   const init = await fetch(`${app.url}/memfs/init.mp4?session=${id}`);
   t.equal(init.status, 200);
   await init.arrayBuffer();
-  const list = await active(app);
+  // a serving thread (the suite's threads-on run) reports what it answered within half a second
+  const list = await waitFor(async () => {
+    const l = await active(app);
+    return l.length === 1 && l[0].bytes_tx > 2500 ? l : undefined;
+  }, { timeout: 5000, what: 'the viewer\'s session with its bytes' }).catch(async () => active(app));
   t.equal(list.length, 1, 'one session for playlist reloads and segments');
   t.equal(list[0].id, id);
   t.ok(list[0].bytes_tx > 2500, `segment, init and playlists counted (${list[0].bytes_tx})`);
@@ -65,9 +69,13 @@ t.test('session metrics per collector for the metrics plugin', async (t) => {
   await put(app.url, '/m.m3u8', MEDIA);
   await put(app.url, '/p0.ts', 'x');
   await view(app.url, '/memfs/m.m3u8');
-  const r = await app.request('POST', '/api/v3/metrics', { body: { metrics: [{ name: 'session_active', labels: { collector: '^hls$' } }] } });
+  const ask = () => app.request('POST', '/api/v3/metrics', { body: { metrics: [{ name: 'session_active', labels: { collector: '^hls$' } }] } });
+  const shown = (r: Awaited<ReturnType<typeof ask>>) => r.body.metrics.map((m: any) => [m.labels, m.values[0][1]]);
+  // a serving thread (the threads-on run) reports the viewer within half a second
+  const r = await waitFor(async () => { const x = await ask(); return JSON.stringify(shown(x)) === JSON.stringify([[{ collector: 'hls' }, 1]]) ? x : undefined; },
+    { timeout: 5000, what: 'the active viewer in the metrics' }).catch(ask);
   t.equal(r.status, 200);
-  t.same(r.body.metrics.map((m: any) => [m.labels, m.values[0][1]]), [[{ collector: 'hls' }, 1]]);
+  t.same(shown(r), [[{ collector: 'hls' }, 1]]);
 });
 
 t.test('without sessions: empty summaries, widget zeros, playlists untouched', async (t) => {
