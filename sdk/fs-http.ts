@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
-import type { FilesystemService, FsNode } from './fs.ts';
+import type { FilesystemService, FsNode, FsOpenHint } from './fs.ts';
 import type { HttpScope } from './http.ts';
 
 /**
@@ -29,7 +29,18 @@ async function statOpen(fs: FilesystemService, path: string): Promise<FsNode | u
   return { kind: 'file', path, file: { size: data.length, mtimeMs: info.last_modified * 1000, etag, data } };
 }
 
-const openNode = (fs: FilesystemService, path: string) => (fs.open ? fs.open(path) : statOpen(fs, path));
+/**
+ * What `path` names in `fs`: its `open` (with `hint`), or for a filesystem without one `stat` and
+ * `readFile` (a file read whole, its ETag from size and date).
+ *
+ * @example
+ * const node = await openFsNode(fs, '/live/x.m3u8', { head: true });
+ */
+export function openFsNode(fs: FilesystemService, path: string, hint?: FsOpenHint): Maybe<FsNode | undefined> {
+  return fs.open ? fs.open(path, hint) : statOpen(fs, path);
+}
+
+const openNode = (fs: FilesystemService, path: string) => openFsNode(fs, path);
 
 /**
  * What a GET of `path` serves: the file, a link, or for a folder its default file (disk:

@@ -63,7 +63,6 @@ export class FileDoor {
       return true;
     }
     if (method === 'GET' || method === 'HEAD') {
-      // a catch-all mount's root (`/`) is the router's when it has a route there (the UI redirect)
       return answerRead(this.env, m, req, res, path, query);
     }
     if (method === 'OPTIONS') {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import {
-  ApiError, MimeTable, CorsPolicy, PlaylistRewrites, fsServeHooksRef, markStreamedBody, normalizeIp,
+  ApiError, MimeTable, CorsPolicy, PlaylistRewrites, fsServeHooksRef, markStreamedBody, normalizeIp, openFsNode,
   type BasicAuthService, type FilesystemService, type FsNode, type FsServeHooks, type FsWriteResult,
 } from '../../../sdk/index.ts';
 import { resolveClientAddress, type CidrSet } from '../client-address.ts';
@@ -49,7 +49,7 @@ export interface MainDoorOptions {
 export function mainMount(fs: FilesystemService, mime: MimeTable, pending: PendingUploads): DoorMount | undefined {
   const pm = fs.publicMount;
   if (!pm) return undefined;
-  const open = (path: string, head: boolean) => (fs.open ? fs.open(path, { head, door: true }) : statOpen(fs, path));
+  const open = (path: string, head: boolean) => openFsNode(fs, path, { head, door: true });
   return {
     name: fs.name, prefix: fs.mount === '/' ? '' : fs.mount, defaultType: pm.defaultType, mime: fs.mime ?? mime,
     defaultFile: fs.defaultFile, writes: pm.writes, reserved: new Set(pm.reserved ?? []), preflight: pm.preflight ?? true,
@@ -60,14 +60,6 @@ export function mainMount(fs: FilesystemService, mime: MimeTable, pending: Pendi
       return n instanceof Promise ? n.then(again) : again(n);
     },
   };
-}
-
-async function statOpen(fs: FilesystemService, path: string) {
-  const info = await fs.stat(path);
-  const data = info && await fs.readFile(path);
-  if (!info || !data) return undefined;
-  const etag = `"${data.length.toString(16)}-${info.last_modified.toString(16)}"`;
-  return { kind: 'file' as const, path, file: { size: data.length, mtimeMs: info.last_modified * 1000, etag, data } };
 }
 
 /** Stores uploads through the filesystems and calls `onWritten` (not for the API's uploads: `hooks` undefined). */
@@ -132,6 +124,7 @@ export function mainDoor(o: MainDoorOptions): FileDoor {
     },
     mode: () => 'all',
     missToRouter: o.missToRouter,
+    onError: (err, path) => o.warn(`reading ${path.slice(0, 256)} failed: ${(err as Error).message}`),
   };
   const door = new FileDoor(env);
   let seen: readonly FilesystemService[] = [];
@@ -194,7 +187,7 @@ export function apiFiles(filesystems: () => readonly FilesystemService[], mime: 
   };
   const mount = (fs: FilesystemService, prefix: string): DoorMount => ({
     name: fs.name, prefix, defaultType: 'application/data', mime: fs.mime ?? mime, defaultFile: fs.defaultFile, writes: {},
-    reserved: new Set(), preflight: false, open: (path, head) => (fs.open ? fs.open(path, { head }) : statOpen(fs, path)),
+    reserved: new Set(), preflight: false, open: (path, head) => openFsNode(fs, path, { head }),
   });
   return {
     read: (fs, prefix, path, req, res) => { void answerRead(env, mount(fs, prefix), req, res, path, ''); },

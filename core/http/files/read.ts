@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fsServeTapped, responseBytes, type FsServeRequest } from '../../../sdk/fs-hooks.ts';
 import type { FsFile, FsNode } from '../../../sdk/fs.ts';
+import { isApiError } from '../../../sdk/errors.ts';
 import { refusal, sendThrown } from './answer-error.ts';
 import { sendFile } from './send.ts';
 import { markFileDoorMiss } from '../../../sdk/file-door.ts';
@@ -45,6 +46,7 @@ export function answerRead(env: DoorEnv, m: DoorMount, req: IncomingMessage, res
   // a lookup refused (a link out of the root: 403) or failed: main sends its status, a thread leaves it to main
   const failed = (err: unknown): boolean => {
     if (env.where === 'thread') return false;
+    if (!isApiError(err)) env.onError?.(err, path);
     sendThrown(res, err, ['vary', 'Origin', ...corsHead(env, req)]);
     return true;
   };

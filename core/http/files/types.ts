@@ -77,6 +77,8 @@ export interface DoorEnv {
   report?(req: IncomingMessage, mount: DoorMount, path: string, query: string, res: ServerResponse, body: number): void;
   /** A thread: whether it takes this write itself (false: main gets it, body unread). */
   takesWrite?(m: DoorMount, req: IncomingMessage, res: ServerResponse, path: string): Maybe<boolean>;
+  /** Main: a lookup that failed with something other than an ApiError (answered 500, its detail only logged). */
+  onError?(err: unknown, path: string): void;
   /** Main: a read that misses is left to the router when this says so (a cluster node may have the file). */
   missToRouter?(): boolean;
 }
