@@ -163,7 +163,7 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   // the one filesystem registry: the fs API, `{fs:<name>}` and cleanup rules all look here (live list)
   const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
   services.provide(placeholdersRef, new Placeholders({ filesystems, server: kernel.server }));
-  const tls = certificateService(config, log);
+  const tls = await certificateService(config, log);
   services.provide(tlsCertificatesRef, tls.certs);
   const children = childrenService(config, configStore.path, env, log, retained);
   services.provide(childrenRef, children);

@@ -1,3 +1,5 @@
+// first of all: the runtime flags, before anything else loads (runtime/README.md)
+import './runtime/relaunch.ts';
 import { childrenRef, isBootError, type ChildrenService } from '../sdk/index.ts';
 import { CoreService } from './service.ts';
 

@@ -27,3 +27,7 @@ bash scripts/ensure-confine.sh
 
 # SRT is optional: this installs libsrt-openssl-dev and builds the plugin's addon, never failing.
 [ -n "${SLIM:-}" ] || bash scripts/ensure-srt.sh
+
+# the service runs plain JavaScript built from its TypeScript (scripts/build.mjs: only what changed
+# since the last build, in about a second for everything; no compiler or stripper in the service)
+"$(bash scripts/node.sh)" scripts/build.mjs

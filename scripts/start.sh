@@ -5,5 +5,6 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$here/scripts/ensure-deps.sh"
 node_bin="$(bash "$here/scripts/node.sh")"
-# Node 24 strips the (erasable-only) TypeScript types itself: no compiler or loader process.
-exec "$node_bin" "$here/core/main.ts" "$@"
+# ensure-deps built the sources to plain JavaScript (scripts/build.mjs): no compiler or stripper runs
+# in the service. main.js sets its V8 flags itself (core/runtime/README.md).
+exec "$node_bin" "$here/core/main.js" "$@"

@@ -20,3 +20,4 @@ export * from './forward.ts';
 export * from './linger-close.ts';
 export * from './basic-credentials.ts';
 export * from './short-id.ts';
+export * from './module-url.ts';

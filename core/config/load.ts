@@ -8,18 +8,8 @@ import { upgradeLayout } from './decode.ts';
 import { stripJsonComments } from './jsonc.ts';
 import { getPath, setPath, isPlainObject, deepEqual } from './schema-walk.ts';
 
-export const DEFAULT_CONFIG_FILE = './data/config.json';
+export { DEFAULT_CONFIG_FILE, resolveConfigPath } from './path.ts';
 
-/** The config file path: `--config PATH`, then CORE_CONFIGFILE, then ./data/config.json. */
-export function resolveConfigPath(argv: readonly string[], env: NodeJS.ProcessEnv): string {
-  const i = argv.findIndex((a) => a === '--config' || a.startsWith('--config='));
-  if (i >= 0) {
-    const v = argv[i]!.includes('=') ? argv[i]!.slice('--config='.length) : argv[i + 1];
-    if (!v) throw new BootError('--config needs a path');
-    return resolve(v);
-  }
-  return resolve(env.CORE_CONFIGFILE || DEFAULT_CONFIG_FILE);
-}
 
 /**
  * Makes the alias sections equal. The one that differs from `previous` is the one the user

@@ -1,13 +1,8 @@
-import { pathToFileURL } from 'node:url';
-import { fileURLToPath } from 'node:url';
-import { resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { KNOWN_SECTIONS, type ConfigData, type ConfigErrors, type PluginDefinition } from '../../sdk/index.ts';
-import { availableBuiltins, loadPlugins, vendorConfigErrors, withEntrySettings, type LoadedPlugin } from '../kernel/loader.ts';
+import { availableBuiltins, builtinUrl, loadPlugins, vendorConfigErrors, withEntrySettings, type LoadedPlugin } from '../kernel/loader.ts';
 import { REQUIRED_PLUGINS } from '../kernel/required.ts';
 import { getPath } from './schema-walk.ts';
-
-const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
 
 /** Who checks which section: a built-in plugin, a known section of a plugin not built yet, the engine. */
 export interface SectionOwner {
@@ -35,7 +30,7 @@ export async function sectionOwners(): Promise<SectionOwner[]> {
   const builtins = availableBuiltins();
   const defs = [...REQUIRED_PLUGINS];
   for (const name of builtins) {
-    const url = pathToFileURL(resolve(PLUGINS_DIR, name, 'index.ts')).href;
+    const url = builtinUrl(name);
     defs.push(((await import(url)) as { default: PluginDefinition }).default);
   }
   for (const def of defs) {

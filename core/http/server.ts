@@ -8,6 +8,7 @@ import { limitJsonDepth } from './json-depth.ts';
 import { installLenientDecoding } from './lenient-body.ts';
 import { drainUnreadBodies } from './unread-body.ts';
 import type { SerializerCache } from './serializer-cache.ts';
+import { lazyValidators } from './lazy-validators.ts';
 import { BodyDigests } from './body-digest.ts';
 import { BodyDeadlines } from './body-deadlines.ts';
 import { ConnectionCap, answerClientError, connectionSlots, serverOptions, type ListenerBounds } from './listener-bounds.ts';
@@ -47,7 +48,8 @@ export function createServer(opts: {
     bodyLimit: opts.bodyLimit,
     routerOptions: { maxParamLength: 4096 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
-    ...(opts.serializers ? { schemaController: { compilersFactory: { buildSerializer: opts.serializers.buildSerializer } } } : {}),
+    // validators and serializers are compiled at a route's first use (lazy-validators.ts, serializer-cache.ts)
+    schemaController: { compilersFactory: { buildValidator: lazyValidators as never, ...(opts.serializers ? { buildSerializer: opts.serializers.buildSerializer } : {}) } },
     forceCloseConnections: true,
     // header size and timeout from `http.*` (the reference allows 1 MiB and 10 s); bodies are bounded
     // by BodyDeadlines below, since node's requestTimeout would cut long uploads and live ingest

@@ -1,4 +1,4 @@
-import { createContainer, asValue, type AwilixContainer } from 'awilix';
+import { createContainer, asValue, type AwilixContainer } from 'awilix/browser';
 import type { AnyServiceRef, ServiceRef } from '../../sdk/index.ts';
 
 /** A stand-in for a service, provided before the plugins (see BuildOptions.overrides). */

@@ -11,6 +11,13 @@ import { satisfies } from './semver-range.ts';
 const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
 /** The service's own folder: its node_modules is the last place a plugin package is looked for. */
 const SERVICE_DIR = fileURLToPath(new URL('../../', import.meta.url));
+/** A built-in's entry: `index.js` when this process runs the install step's build, `index.ts` from the sources. */
+const ENTRY_FILE = import.meta.url.endsWith('.js') ? 'index.js' : 'index.ts';
+
+/** The module URL of a built-in plugin's definition. */
+export function builtinUrl(name: string): string {
+  return pathToFileURL(resolve(PLUGINS_DIR, name, ENTRY_FILE)).href;
+}
 
 /** A plugin chosen by the configuration, with its settings from the `plugins` entry. */
 export interface LoadedPlugin {
@@ -20,11 +27,11 @@ export interface LoadedPlugin {
   index: number;
 }
 
-/** Built-in plugins present in this build (a folder with an index.ts under plugins/). */
+/** Built-in plugins present in this build (a folder with an index.ts, or its built index.js, under plugins/). */
 export function availableBuiltins(): string[] {
   if (!existsSync(PLUGINS_DIR)) return [];
   return readdirSync(PLUGINS_DIR, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(resolve(PLUGINS_DIR, d.name, 'index.ts')))
+    .filter((d) => d.isDirectory() && existsSync(resolve(PLUGINS_DIR, d.name, ENTRY_FILE)))
     .map((d) => d.name)
     .sort((a, b) => order(a) - order(b));
 }
@@ -55,7 +62,7 @@ function locate(name: string, index: number, builtins: string[], baseDir: string
     const file = resolve(baseDir, name);
     return { url: pathToFileURL(file).href, from: file, file };
   }
-  if (builtins.includes(name)) return { url: pathToFileURL(resolve(PLUGINS_DIR, name, 'index.ts')).href, from: `built-in '${name}'` };
+  if (builtins.includes(name)) return { url: builtinUrl(name), from: `built-in '${name}'` };
   const pkg = findPluginPackage(name, [baseDir, SERVICE_DIR], SDK_NAME);
   if (pkg) return { url: pkg.url, sdkRange: pkg.sdkRange, from: `package ${pkg.name}@${pkg.version} (${pkg.dir})`, file: pkg.dir };
   throw new BootError(

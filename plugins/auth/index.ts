@@ -1,11 +1,7 @@
 import {
   basicAuthRef, definePlugin, thaw, httpHooksRef, loginValidatorsRef,
 } from '../../sdk/index.ts';
-import { BasicAuth } from './basic-auth.ts';
-import { loginRoutes } from './routes.ts';
 import { AuthPluginConfig, validateApiAuth } from './schema.ts';
-import { AuthService } from './service.ts';
-import { LoginThrottle } from './throttle.ts';
 
 /**
  * Authentication of the API (reference section 3): local login and JWTs, the kernel's
@@ -22,6 +18,10 @@ export default definePlugin({
   provides: [basicAuthRef],
   async setup(ctx) {
     const api = thaw(ctx.sections.api);
+    // imported when mounted: the core reads every built-in's definition, loaded or not
+    const [{ BasicAuth }, { loginRoutes }, { AuthService }, { LoginThrottle }] = await Promise.all([
+      import('./basic-auth.ts'), import('./routes.ts'), import('./service.ts'), import('./throttle.ts'),
+    ]);
     const throttle = {
       baseMs: ctx.config.fail_delay_ms,
       maxMs: ctx.config.fail_delay_max_ms,

@@ -12,6 +12,7 @@ import { etagOf, openDiskNode } from './open.ts';
 import { publicRead } from './public-view.ts';
 import type { DiskCache } from './cache.ts';
 import type { DiskReaderInit } from './reader.ts';
+import { siblingModule } from '../../sdk/module-url.ts';
 
 const USAGE_MAX_AGE_MS = 2000;
 
@@ -36,7 +37,7 @@ export class DiskFilesystem implements FilesystemService {
   /** Serving threads open the folder themselves, unless the cache is on (its files are main's). */
   get reader(): FsReaderModule | undefined {
     if (this.cache) return undefined;
-    return { url: new URL('./reader.ts', import.meta.url).href, init: { dir: this.#r.dir, real: this.#r.real, reserved: this.#r.reserved } satisfies DiskReaderInit };
+    return { url: siblingModule('./reader.ts', import.meta.url), init: { dir: this.#r.dir, real: this.#r.real, reserved: this.#r.reserved } satisfies DiskReaderInit };
   }
   readonly root: string;
   readonly #r: DiskRoot;

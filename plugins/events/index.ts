@@ -1,11 +1,7 @@
 import { BUILTIN_EVENT_TYPES, definePlugin, eventsRef } from '../../sdk/index.ts';
-import { EventBus, type Retained } from './bus.ts';
-import { EventRing } from './ring.ts';
-import { eventRoutes } from './routes.ts';
+import type { Retained } from './bus.ts';
 import { EventsPluginConfig, validateEvents } from './schema.ts';
-import { SseHub } from './sse.ts';
-import { tapEmitters } from './taps.ts';
-import { Webhooks, type ResumePoints } from './webhooks.ts';
+import type { ResumePoints } from './webhooks.ts';
 
 /**
  * Events: one stream of what operators react to. Provides `eventsRef` (emit, subscribe, declare),
@@ -19,8 +15,12 @@ export default definePlugin({
   configSchema: EventsPluginConfig,
   validate: validateEvents,
   provides: [eventsRef],
-  setup(ctx) {
+  async setup(ctx) {
     const cfg = ctx.config;
+    // imported when mounted: the core reads every built-in's definition, loaded or not
+    const [{ EventBus }, { EventRing }, { eventRoutes }, { SseHub }, { tapEmitters }, { Webhooks }] = await Promise.all([
+      import('./bus.ts'), import('./ring.ts'), import('./routes.ts'), import('./sse.ts'), import('./taps.ts'), import('./webhooks.ts'),
+    ]);
     const kept = ctx.retain<Retained>('history', () => ({ boot: Date.now().toString(36), ring: new EventRing(cfg.history), apps: 0 }));
     if (kept.ring.capacity !== cfg.history) kept.ring = new EventRing(cfg.history, kept.ring);
     kept.apps++;

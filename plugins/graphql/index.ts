@@ -4,7 +4,7 @@ import {
 
 /**
  * The GraphQL API of reference 15: `POST /api/graph/query` and the page at `GET /api/graph`,
- * answered by mercurius over a schema composed at boot from the base, the reference's fields
+ * answered by mercurius over a schema composed at the first query from the base, the reference's fields
  * (over the processes, about, log, metrics-query and playout services, exactly what the REST
  * routes use) and every plugin's `graphqlSchemaRef` contribution.
  */
@@ -20,7 +20,7 @@ export default definePlugin({
   },
   async setup(ctx) {
     const { contributions, processes, about, log, metrics, playout } = ctx.deps;
-    // mercurius, graphql and ws load only here: the core reads every built-in's definition
+    // the routes load only here (the core reads every built-in's definition); mercurius and graphql at the first query
     const { mountGraphql } = await import('./mount.ts');
     await mountGraphql(ctx.http, { processes, about, log, metrics, playout }, contributions);
   },

@@ -1,9 +1,6 @@
-import mercurius from 'mercurius';
-import type { GraphqlContribution, HttpScope } from '../../sdk/index.ts';
-import { composeSchema } from './compose.ts';
-import { errorJson } from './errors.ts';
-import { referenceFields, type FieldDeps } from './fields.ts';
-import { DEFAULT_LIMITS, limitsRule } from './limits.ts';
+import { BUILTIN_PLUGINS, type GraphqlContribution, type HttpScope } from '../../sdk/index.ts';
+import type { GraphEngine } from './engine.ts';
+import type { FieldDeps } from './fields.ts';
 import { PersistedQueries } from './persisted.ts';
 import { ResultCache } from './result-cache.ts';
 import { graphRoutes } from './routes.ts';
@@ -16,26 +13,26 @@ const CACHE_BYTES = 32 * 1024 * 1024;
 const PERSISTED_MAX = 1000;
 
 /**
- * Composes the schema and mounts mercurius with the routes. Imported by `setup` only: the core
- * reads every built-in's definition for the configuration, and mercurius, graphql and ws must not
- * load in a deployment that does not mount this plugin.
+ * Mounts the routes. Imported by `setup` only (the core reads every built-in's definition for the
+ * configuration), and mercurius and graphql load later still: at the first query (engine.ts), so
+ * a service whose GraphQL API nobody calls does not hold them. The schema is composed then, from
+ * the contributions every provider of graphqlSchemaRef made before this plugin was mounted; a
+ * vendor's contribution is composed once at boot too, so one that does not compose stops the boot.
  */
 export async function mountGraphql(http: HttpScope, services: FieldDeps, contributions: readonly GraphqlContribution[]): Promise<void> {
-  // the plugin graph mounts every provider of graphqlSchemaRef before this plugin
-  const composed = composeSchema([...referenceFields(services), ...contributions]);
-  await http.register(mercurius, {
-    schema: composed.schema,
-    resolvers: composed.resolvers as never,
-    loaders: Object.keys(composed.loaders).length ? composed.loaders as never : undefined,
-    routes: false,
-    graphiql: false,
-    // compiled (graphql-jit) from a document's second run: lists of 1,000 processes stay cheap
-    jit: 1,
-    validationRules: [limitsRule(DEFAULT_LIMITS)],
-    errorFormatter: (execution) => ({
-      statusCode: 200,
-      response: { data: execution.data ?? null, errors: (execution.errors ?? []).map(errorJson) as never },
-    }),
-  });
-  graphRoutes(http, { bodyLimit: BODY_LIMIT, cache: new ResultCache(CACHE_BYTES), persisted: new PersistedQueries(PERSISTED_MAX) });
+  // the built-ins' contributions compose (their tests start every one); a vendor's is checked at boot
+  if (contributions.some((c) => !(BUILTIN_PLUGINS as readonly string[]).includes(c.name))) {
+    const [{ composeSchema }, { referenceFields }] = await Promise.all([import('./compose.ts'), import('./fields.ts')]);
+    composeSchema([...referenceFields(services), ...contributions]);
+  }
+  let engine: Promise<GraphEngine> | undefined;
+  const load = (): Promise<GraphEngine> => {
+    engine ??= import('./engine.ts').then((m) => m.startEngine(services, contributions)).catch((err: unknown) => {
+      engine = undefined; // a failed start is tried again by the next query
+      throw err;
+    });
+    return engine;
+  };
+  http.addHook('onClose', async () => { if (engine) await (await engine.catch(() => undefined))?.close(); });
+  graphRoutes(http, { bodyLimit: BODY_LIMIT, cache: new ResultCache(CACHE_BYTES), persisted: new PersistedQueries(PERSISTED_MAX), engine: load });
 }

@@ -1,6 +1,6 @@
-import { Type, type HttpScope, type RequestAuth } from '../../sdk/index.ts';
-import { errorJson } from './errors.ts';
+import { Type, type HttpScope } from '../../sdk/index.ts';
 import { PLAYGROUND_HTML } from './playground.ts';
+import type { GraphEngine } from './engine.ts';
 import type { PersistedQueries } from './persisted.ts';
 import type { CacheTrace, ResultCache } from './result-cache.ts';
 
@@ -29,15 +29,13 @@ const refused = (err: unknown): unknown[] | undefined => {
   return Array.isArray(errors) ? errors : undefined;
 };
 
-/** What mercurius decorates the reply with (`reply.graphql`), run with loaders per request. */
-type RunQuery = (source: string, context: { auth?: RequestAuth; trace: CacheTrace }, variables?: Record<string, unknown>, operationName?: string) =>
-  Promise<{ data: unknown; errors?: unknown[] }>;
-
 /** What the query route keeps between requests. */
 export interface GraphRouteState {
   bodyLimit: number;
   cache: ResultCache;
   persisted: PersistedQueries;
+  /** The engine, started by the first query (engine.ts). */
+  engine: () => Promise<GraphEngine>;
 }
 
 /**
@@ -46,7 +44,7 @@ export interface GraphRouteState {
  * (syntax, validation, depth, cost, bad variables) is 400 with `errors`, as the interface says
  * (the reference's original answered 422); a field that fails is 200 with `data` and `errors`.
  */
-export function graphRoutes(http: HttpScope, { bodyLimit, cache, persisted }: GraphRouteState): void {
+export function graphRoutes(http: HttpScope, { bodyLimit, cache, persisted, engine }: GraphRouteState): void {
   http.post('/api/graph/query', {
     // a query, even a mutation ping changes nothing: allowed with api.read_only
     config: { mutates: false },
@@ -73,10 +71,10 @@ export function graphRoutes(http: HttpScope, { bodyLimit, cache, persisted }: Gr
     const key = `${operationName ?? ''}\0${JSON.stringify(variables ?? null)}\0${query}`;
     const kept = cache.get(key);
     if (kept !== undefined) return reply.code(200).type(JSON_TYPE).send(kept);
-    const run = (reply as unknown as { graphql: RunQuery }).graphql.bind(reply);
+    const graph = await engine();
     try {
       const trace: CacheTrace = { deps: [], untracked: false };
-      const result = await run(query, { auth: req.auth, trace }, variables ?? undefined, operationName ?? undefined);
+      const result = await graph.run(query, { auth: req.auth, trace, reply }, variables ?? undefined, operationName ?? undefined);
       const body = JSON.stringify(result);
       if (!result.errors) cache.set(key, trace, body);
       return reply.code(200).type(JSON_TYPE).send(body);
@@ -84,7 +82,7 @@ export function graphRoutes(http: HttpScope, { bodyLimit, cache, persisted }: Gr
       const errors = refused(err);
       if (!errors) throw err;
       reply.code(400);
-      return { data: null, errors: errors.map(errorJson) };
+      return { data: null, errors: errors.map(graph.errorJson) };
     }
   });
 

@@ -1,5 +1,4 @@
 import { definePlugin, loginValidatorsRef, thaw } from '../../sdk/index.ts';
-import { TenantValidator } from './tenant.ts';
 import { validateIdp } from './schema.ts';
 
 /**
@@ -13,10 +12,12 @@ export default definePlugin({
   validate: (own, whole) => validateIdp(own, whole),
   reads: ['api'],
   provides: [loginValidatorsRef],
-  setup(ctx) {
+  async setup(ctx) {
     const auth = thaw(ctx.sections.api.auth);
     // without API auth there is no login route to contribute to
     if (!auth.enable || !auth.idp.enable) return;
+    // jose loads only with tenants to check
+    const { TenantValidator } = await import('./tenant.ts');
     for (const tenant of auth.idp.tenants) {
       const v = new TenantValidator(tenant);
       ctx.provide(loginValidatorsRef, v);

@@ -1,14 +1,7 @@
 import {
   definePlugin, filesystemsRef, metricCollectorsRef, metricsQueryRef, processesRef, type MetricCollector,
 } from '../../sdk/index.ts';
-import { filesystemsCollector } from './collectors/filesystems.ts';
-import { processesCollector } from './collectors/processes.ts';
-import { zeroSessionsCollector } from './collectors/sessions-zero.ts';
-import { SystemCollector } from './collectors/system.ts';
-import { PrometheusExport } from './prometheus.ts';
-import { metricsRoutes, prometheusRoute } from './routes.ts';
 import { MetricsConfig, validateMetrics } from './schema.ts';
-import { MetricsService } from './service.ts';
 
 /**
  * Metrics: its own collectors (system, filesystems, processes) plus every plugin's through
@@ -23,8 +16,13 @@ export default definePlugin({
   reads: ['id', 'storage'],
   deps: { contributed: metricCollectorsRef, processes: processesRef, filesystems: filesystemsRef },
   provides: [metricsQueryRef],
-  setup(ctx) {
+  async setup(ctx) {
     const { contributed, processes, filesystems } = ctx.deps;
+    // imported when mounted (the core reads every built-in's definition); prom-client only for Prometheus
+    const [{ filesystemsCollector }, { processesCollector }, { zeroSessionsCollector }, { SystemCollector }, { metricsRoutes, prometheusRoute }, { MetricsService }] = await Promise.all([
+      import('./collectors/filesystems.ts'), import('./collectors/processes.ts'), import('./collectors/sessions-zero.ts'),
+      import('./collectors/system.ts'), import('./routes.ts'), import('./service.ts'),
+    ]);
     const own: MetricCollector[] = [
       new SystemCollector(ctx.sections.storage.disk.dir),
       filesystemsCollector(() => filesystems),
@@ -41,6 +39,7 @@ export default definePlugin({
     metricsRoutes(ctx.http, metrics);
     if (ctx.config.enable_prometheus) {
       const help = new Map(metrics.describe().map((d) => [d.name, d.description]));
+      const { PrometheusExport } = await import('./prometheus.ts');
       prometheusRoute(ctx.http, metrics, new PrometheusExport(ctx.sections.id, help));
     }
 

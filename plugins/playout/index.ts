@@ -1,9 +1,5 @@
 import { childrenRef, definePlugin, playoutRef, processHooksRef, processesRef } from '../../sdk/index.ts';
 import { PlayoutSettings, validatePlayout } from './schema.ts';
-import { PortPool } from './ports.ts';
-import { RelayRegistry } from './service.ts';
-import { PlayoutControl } from './control.ts';
-import { playoutRoutes } from './routes.ts';
 import type { RelayFactory } from './relays.ts';
 
 /** How often relays of processes that went away are looked for (stop/delete are handled at once). */
@@ -28,6 +24,10 @@ export default definePlugin({
   async setup(ctx) {
     const cfg = ctx.config;
     const { processes } = ctx.deps;
+    // imported when mounted: the core reads every built-in's definition, loaded or not
+    const [{ PortPool }, { RelayRegistry }, { PlayoutControl }, { playoutRoutes }] = await Promise.all([
+      import('./ports.ts'), import('./service.ts'), import('./control.ts'), import('./routes.ts'),
+    ]);
     // the engine is imported only when used (it spawns ffmpeg children)
     const create: RelayFactory = cfg.enable
       ? await import('./relay/index.ts').then((m) => (o) => new m.Relay(o))

@@ -3,6 +3,7 @@ import type { Collector } from './collector.ts';
 import {
   BITRATE_FULL, EXPIRE_S, LIVE, RESERVED, SLOTS, STATE_BYTES, type CopyBatch, type CopyMessage, type DoorInit, type MainMessage,
 } from './door-wire.ts';
+import { siblingModule } from '../../sdk/module-url.ts';
 
 /** Ids main has not heard of whose bytes wait for their registration, at most. */
 const MAX_WAITING = 10_000;
@@ -37,7 +38,7 @@ export class HlsDoor {
     this.#state = new Int32Array(state);
     this.#horizon = Math.floor(Date.now() / 1000) - EXPIRE_S;
     const init: DoorInit = { state, maxSessions: hls.settings.maxSessions, ignore: [...ignore] };
-    this.module = { name: 'sessions', url: new URL('./door-tap.ts', import.meta.url).href, init };
+    this.module = { name: 'sessions', url: siblingModule('./door-tap.ts', import.meta.url), init };
   }
 
   /** Listens to the copies over `channel` and tells them what main holds. */

@@ -5,15 +5,8 @@ import {
 // not re-exported by sdk/index.ts yet
 import { fileDoorRef } from '../../sdk/file-door.ts';
 import { SessionsPluginConfig, validateSessions } from './schema.ts';
-import { SessionRegistry } from './registry.ts';
 import type { History } from './history.ts';
-import { sessionRoutes } from './routes.ts';
-import { tapHlsServe, tapHlsWritten } from './hls.ts';
-import { HlsDoor } from './door-main.ts';
-import { tapIngest } from './ingest.ts';
-import { tapFfmpeg } from './ffmpeg.ts';
-import { trackHttp } from './http.ts';
-import { sessionMetrics } from './metrics.ts';
+import type { HlsDoor } from './door-main.ts';
 
 /**
  * Sessions: who watches and who publishes, per collector (`hls`, `hlsingress`, `rtmp`, `srt`,
@@ -31,11 +24,16 @@ export default definePlugin({
   provides: [sessionsRef, metricCollectorsRef],
   async setup(ctx) {
     const cfg = ctx.config;
+    const { sessionRoutes } = await import('./routes.ts');
     if (!cfg.enable) {
       // the routes still answer, with empty summaries (reference 12.1)
       sessionRoutes(ctx.http, undefined);
       return;
     }
+    // imported when enabled: the core reads every built-in's definition, loaded or not
+    const [{ SessionRegistry }, { tapHlsServe, tapHlsWritten }, { HlsDoor }, { tapIngest }, { tapFfmpeg }, { trackHttp }, { sessionMetrics }] = await Promise.all([
+      import('./registry.ts'), import('./hls.ts'), import('./door-main.ts'), import('./ingest.ts'), import('./ffmpeg.ts'), import('./http.ts'), import('./metrics.ts'),
+    ]);
     const dir = cfg.persist ? resolve(ctx.sections.db.dir, 'sessions') : undefined;
     const registry = new SessionRegistry(cfg, dir, ctx.log, ctx.retain('histories', () => new Map<string, History>()));
     const hls = registry.collector('hls');

@@ -2,9 +2,6 @@ import { existsSync } from 'node:fs';
 import { childrenRef, definePlugin, ingestHooksRef, placeholdersRef } from '../../sdk/index.ts';
 import { SrtConfig, validateSrt } from './schema.ts';
 import { addonPath } from './native.ts';
-import { startSrt } from './service.ts';
-import { srtRoutes } from './routes.ts';
-import { srtPlaceholder } from './placeholder.ts';
 import { FIX } from './errors.ts';
 
 /**
@@ -27,6 +24,8 @@ export default definePlugin({
       if (!existsSync(addonPath())) ctx.log.info({ fix: FIX }, 'SRT is off and its addon is not built');
       return;
     }
+    // imported when enabled: the core reads every built-in's definition, loaded or not
+    const [{ startSrt }, { srtRoutes }, { srtPlaceholder }] = await Promise.all([import('./service.ts'), import('./routes.ts'), import('./placeholder.ts')]);
     const srt = await startSrt(cfg, { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, hooks: ctx.hooks.get(ingestHooksRef) });
     // the host ends every connection (the end hooks fire) and its listener, then exits
     ctx.onClose(() => srt.host.close());

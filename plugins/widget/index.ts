@@ -1,5 +1,4 @@
 import { definePlugin, optional, processesRef, sessionsRef } from '../../sdk/index.ts';
-import { widgetRoutes } from './routes.ts';
 
 /**
  * The public process widget: `GET /api/v3/widget/process/{id}` with the session counts (from the
@@ -9,7 +8,8 @@ import { widgetRoutes } from './routes.ts';
 export default definePlugin({
   name: 'widget',
   deps: { processes: processesRef, sessions: optional(sessionsRef) },
-  setup(ctx) {
+  async setup(ctx) {
+    const { widgetRoutes } = await import('./routes.ts');
     const sessions = ctx.deps.sessions;
     widgetRoutes(ctx.http, ctx.deps.processes, sessions && {
       current: (reference) => sessions.count('hls', reference).current,

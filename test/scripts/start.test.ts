@@ -33,7 +33,7 @@ function serviceCmdline(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 }
 
-t.test('scripts/start.sh execs one plain Node 24 process (no tsx) that SIGTERM stops', async (t) => {
+t.test('scripts/start.sh builds, then execs one plain Node 24 process on the built JavaScript that SIGTERM stops', async (t) => {
   const cwd = await mkdtemp(join(tmpdir(), 'core-start-'));
   t.teardown(() => rm(cwd, { recursive: true, force: true }));
   const child = spawn('bash', [join(ROOT, 'scripts/start.sh')], { cwd, env: cleanEnv({ CORE_ADDRESS: '127.0.0.1:0' }), stdio: ['ignore', 'ignore', 'pipe'] });
@@ -41,7 +41,8 @@ t.test('scripts/start.sh execs one plain Node 24 process (no tsx) that SIGTERM s
   const { url } = await listen(child);
   const cmd = serviceCmdline(child.pid!);
   t.match(cmd[0], /node$/, 'bash exec-ed into node: the spawned pid is the service');
-  t.equal(cmd[1], join(ROOT, 'core/main.ts'), 'the TypeScript entry, stripped by Node itself');
+  t.equal(cmd.at(-1), join(ROOT, 'core/main.js'), 'the JavaScript the install step built (no type stripper at run time)');
+  t.ok(cmd.includes('--max-semi-space-size=2'), 'relaunched in place with its V8 flags (core/runtime)');
   t.notOk(cmd.some((a) => /tsx|--import|--loader|--require/.test(a)), `no loader in ${cmd.join(' ')}`);
   const about = await (await fetch(`${url}/api`)).json() as { version: { compiler: string } };
   const major = Number(/node v(\d+)/.exec(about.version.compiler)?.[1]);

@@ -6,6 +6,7 @@ import type { ServingThreads, ThreadChannel } from '../threads/module.ts';
 import { threadMode, servedInProcess } from './taps.ts';
 import type { DoorInit, DoorSnapshot, FromDoor, ToDoor, WireCommit, WireFile, WireMount } from './wire.ts';
 import type { FileDoorTapModule } from '../../../sdk/file-door.ts';
+import { siblingModule } from '../../../sdk/module-url.ts';
 
 /** Bytes of uploads all serving threads receive at once; larger ones stream to main. */
 export const THREAD_UPLOAD_MAX = 64 * 1024 * 1024;
@@ -82,7 +83,7 @@ export function startDoorThreads(o: DoorThreadsOptions): { channel: ThreadChanne
   };
   channel = o.threads.register({
     name: 'file-door',
-    url: new URL('./thread-door.ts', import.meta.url).href,
+    url: siblingModule('./thread-door.ts', import.meta.url),
     init,
     snapshot: (): DoorSnapshot => {
       const files: DoorSnapshot['files'] = [];

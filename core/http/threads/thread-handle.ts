@@ -2,6 +2,7 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ThreadTraffic } from './module.ts';
 import type { FromWorker, ModuleSpec, ModuleStart, ToWorker, WorkerInit, WorkerTls } from './messages.ts';
 import type { ListenerBounds } from '../listener-bounds.ts';
+import { siblingModule } from '../../../sdk/module-url.ts';
 
 /** What the pool logs with (the current app's logger). */
 export interface ThreadLog {
@@ -10,7 +11,7 @@ export interface ThreadLog {
   error(obj: object, msg: string): void;
 }
 
-const WORKER_URL = new URL('./worker.ts', import.meta.url);
+const WORKER_URL = new URL(siblingModule('./worker.ts', import.meta.url));
 /** A thread that dies this soon after its start waits before the next try (no crash loop at full speed). */
 const SHORT_LIFE_MS = 2_000;
 const START_TIMEOUT_MS = 30_000;

@@ -4,10 +4,11 @@ import type { Logger } from 'pino';
 import { askIngest, tellIngest, type ChildrenService, type IngestPeer, type IngestTraffic, type ingestHooksRef } from '../../../sdk/index.ts';
 import type { SrtChannels } from '../relay.ts';
 import type { FromHost, HostOptions, PeerData, ToHost } from './protocol.ts';
+import { siblingModule } from '../../../sdk/module-url.ts';
 
 type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
 
-const ENTRY = fileURLToPath(new URL('./entry.ts', import.meta.url));
+const ENTRY = fileURLToPath(siblingModule('./entry.ts', import.meta.url));
 /** First wait before the host is started again after a fault; doubles up to the maximum. */
 const RESTART_MS = 250;
 const RESTART_MAX_MS = 10_000;

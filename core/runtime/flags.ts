@@ -1,0 +1,49 @@
+/*
+ * The V8 flags the service runs with (issue 29, point 5; the measurements are in README.md here).
+ * Pure: what to add to a command line, given the memory limit and the flags already on it.
+ */
+
+/** Young generation semi-space in MiB: V8's default grows to 16 MiB per semi-space (48 MiB young generation). */
+export const SEMI_SPACE_MB = 2;
+/**
+ * glibc malloc arenas: one per thread up to 8 per core by default, each keeping its freed pages;
+ * two keep the runtime's and libuv's threads apart at about 3 MB less idle (README.md here).
+ */
+export const MALLOC_ARENAS = '2';
+/** What the heap leaves of `debug.memory_limit_mbytes` for code, buffers and the runtime itself. */
+export const NON_HEAP_MB = 64;
+/** The smallest old space a memory limit sets. */
+export const MIN_OLD_SPACE_MB = 64;
+
+/**
+ * The flags for a memory limit (`debug.memory_limit_mbytes`, 0 = none): the semi-space always,
+ * `--max-old-space-size` when there is a limit. A flag the operator already gave (on the command
+ * line or in NODE_OPTIONS) is theirs and left out.
+ */
+export function runtimeFlags(memoryLimitMb: number, given: readonly string[]): string[] {
+  const has = (name: string) => given.some((a) => a === name || a.startsWith(`${name}=`));
+  const out: string[] = [];
+  if (!has('--max-semi-space-size')) out.push(`--max-semi-space-size=${SEMI_SPACE_MB}`);
+  if (memoryLimitMb > 0 && !has('--max-old-space-size')) {
+    out.push(`--max-old-space-size=${Math.max(MIN_OLD_SPACE_MB, Math.floor(memoryLimitMb) - NON_HEAP_MB)}`);
+  }
+  return out;
+}
+
+/** The environment the service runs with: the arena count unless the operator set one. */
+export function runtimeEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | undefined {
+  return env.MALLOC_ARENA_MAX === undefined ? { MALLOC_ARENA_MAX: MALLOC_ARENAS } : undefined;
+}
+
+/** `debug.memory_limit_mbytes` from the raw config text and the environment (which wins, as for every key). */
+export function memoryLimitOf(configText: string | undefined, env: NodeJS.ProcessEnv): number {
+  const fromEnv = Number(env.CORE_DEBUG_MEMORY_LIMIT_MBYTES);
+  if (env.CORE_DEBUG_MEMORY_LIMIT_MBYTES !== undefined && Number.isFinite(fromEnv)) return Math.max(0, fromEnv);
+  if (!configText) return 0;
+  try {
+    const v = (JSON.parse(configText) as { debug?: { memory_limit_mbytes?: unknown } }).debug?.memory_limit_mbytes;
+    return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0;
+  } catch {
+    return 0; // the config loader says what is wrong with the file; the flags just stay V8's
+  }
+}

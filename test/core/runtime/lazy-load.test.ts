@@ -1,0 +1,32 @@
+import { createRequire } from 'node:module';
+import t from 'tap';
+import { startApp } from '../../helpers/app.ts';
+import { gqlData } from '../../plugins/graphql/helpers.ts';
+
+/*
+ * Load only what runs (issue 29): a service started with the default plugins holds neither
+ * mercurius nor graphql until the first query, nor acme-client without ACME; and a route's
+ * validator and serializer are compiled when it is first called. This file is its own process
+ * (tap runs each file alone), so the module cache shows exactly what the boot loaded.
+ */
+const cache = createRequire(import.meta.url).cache;
+const loaded = (pkg: string) => Object.keys(cache).some((k) => k.includes(`/node_modules/${pkg}/`));
+
+t.test('validators are compiled at a route\'s first request, not at boot', async (t) => {
+  const app = await startApp(t);
+  t.notOk(loaded('@fastify/ajv-compiler'), 'no validator compiler after boot');
+  const r = await app.request('POST', '/api/v3/process', { body: { id: 7 } });
+  t.equal(r.status, 400, 'a body that fails validation is refused');
+  t.ok(loaded('@fastify/ajv-compiler'), 'compiled at the route\'s first request');
+});
+
+t.test('mercurius and graphql load at the first query; acme-client not at all without ACME', async (t) => {
+  const app = await startApp(t);
+  t.ok(await app.request('GET', '/api/v3/process').then((r) => r.status === 200), 'the API answers');
+  t.notOk(loaded('mercurius'), 'no mercurius after boot');
+  t.notOk(loaded('graphql'), 'no graphql after boot');
+  t.notOk(loaded('acme-client'), 'no acme-client (tls.auto is off)');
+  t.same(await gqlData(app, '{ ping }'), { ping: 'pong' });
+  t.ok(loaded('mercurius'), 'mercurius once a query came');
+  t.ok(loaded('graphql'), 'graphql once a query came');
+});
