@@ -1,51 +1,88 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
- * Where idle RSS goes (issue 10 / 11): RSS after importing each module group in order into one
- * process (after two full GCs), then after the service starts with the default plugins and
- * after 5 s idle. Each line is what that step adds on top of the previous ones.
- * Run: `node --expose-gc bench/rss/modules.ts` (Node 24, type stripping); prints a table.
+ * Where idle RSS goes (issues 10, 11, 29). Two tables, each from a child process running the
+ * built JavaScript (`scripts/build.mjs` runs first) with the service's runtime flags, after two
+ * full GCs per step:
+ * 1. what the service loads at boot, step by step in one process (each line adds to the last),
+ *    then the service started with the default plugins and 5 s idle;
+ * 2. each dependency that loads only when its feature is used (issue 29, point 2), alone on top
+ *    of fastify: what a deployment that does not use the feature no longer holds.
+ * Run: `node bench/rss/modules.ts`; writes bench/results/rss-modules-<date>.md.
  */
 
-const STEPS: string[] = [
-  'pino', 'fastify', '@sinclair/typebox', '@sinclair/typebox/value', '@fastify/swagger', '@fastify/swagger-ui', 'jose', 'awilix',
-  '../../sdk/index.ts', '../../core/app.ts', '../../core/service.ts',
-  '../../plugins/memfs/index.ts', '../../plugins/disk-fs/index.ts', '../../plugins/auth/index.ts',
-  '../../plugins/idp-login/index.ts', '../../plugins/widget/index.ts',
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const url = (p: string) => pathToFileURL(join(ROOT, p)).href;
+const BOOT = [
+  'pino', 'fastify', '@sinclair/typebox', '@sinclair/typebox/value', 'awilix/browser', url('sdk/index.js'), url('core/app.js'),
+  url('core/service.js'), ...['memfs', 'disk-fs', 'auth', 'idp-login', 'sessions', 'metrics', 'events', 'playout', 'rtmp', 'srt', 'widget', 'graphql']
+    .map((p) => url(`plugins/${p}/index.js`)),
+];
+const LAZY = [
+  ['mercurius + graphql (first GraphQL query)', 'mercurius', 'graphql'],
+  ['prom-client (metrics.enable_prometheus)', 'prom-client'],
+  ['acme-client (tls.auto)', 'acme-client'],
+  // what registering them pulls in: the YAML writer, the static file server and its globbing
+  ['@fastify/swagger + swagger-ui (first docs view)', '@fastify/swagger', '@fastify/swagger-ui', 'yaml', '@fastify/static', 'fast-glob'],
+  ['ajv via @fastify/ajv-compiler (first validated request)', '@fastify/ajv-compiler'],
+  ['fast-json-stringify compiler (first serialized answer)', '@fastify/fast-json-stringify-compiler'],
+  ['jose (api.auth.enable)', 'jose'],
+  ['node-media-server (rtmp.enable)', 'node-media-server'],
 ];
 
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with --expose-gc');
-const mb = (n: number) => (n / 1048576).toFixed(1);
-const rows: string[] = ['| step | RSS MB | added MB | heap used MB |', '|---|---|---|---|'];
-let last = 0;
-function row(label: string): void {
-  gc!();
-  gc!();
-  const m = process.memoryUsage();
-  rows.push(`| ${label} | ${mb(m.rss)} | ${last ? mb(m.rss - last) : '-'} | ${mb(m.heapUsed)} |`);
-  last = m.rss;
+/** The child: imports each step, printing `label<TAB>rss<TAB>heapUsed` after two GCs. */
+const CHILD = `
+const mb = (n) => (n / 1048576).toFixed(1);
+const row = (label) => { gc(); gc(); const m = process.memoryUsage(); console.log([label, mb(m.rss), mb(m.heapUsed)].join('\\t')); };
+const steps = JSON.parse(process.env.STEPS);
+row('node (plain JavaScript entry)');
+for (const group of steps) {
+  for (const s of group.slice(1)) await import(s);
+  row(group[0]);
+}
+if (process.env.SERVICE) {
+  const { CoreService } = await import(${JSON.stringify(url('core/service.js'))});
+  const core = await CoreService.start({ configPath: process.env.SERVICE, env: {} });
+  row('service started (default plugins, routes)');
+  await new Promise((r) => setTimeout(r, 5000));
+  row('idle 5 s');
+  await core.close();
+}
+process.exit(0);
+`;
+
+function run(steps: string[][], service?: string): string[][] {
+  const r = spawnSync(process.execPath, ['--expose-gc', '--max-semi-space-size=2', '--input-type=module', '-e', CHILD], {
+    cwd: ROOT, encoding: 'utf8', env: { ...process.env, MALLOC_ARENA_MAX: '2', STEPS: JSON.stringify(steps), SERVICE: service ?? '' },
+  });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return r.stdout.trim().split('\n').filter((l) => l.includes('\t')).map((l) => l.split('\t'));
 }
 
-row('node with a .ts entry (type stripper loaded)');
-for (const s of STEPS) {
-  await import(s);
-  row(`+ ${s.replace('../../', '')}`);
-}
-const dir = await mkdtemp(join(tmpdir(), 'bench-rss-'));
-await mkdir(join(dir, 'disk'));
+spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+const dir = mkdtempSync(join(tmpdir(), 'bench-rss-'));
 const configPath = join(dir, 'config.json');
-await writeFile(configPath, JSON.stringify({
-  address: '127.0.0.1:0', update_check: false, db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } },
+writeFileSync(configPath, JSON.stringify({
+  address: '127.0.0.1:0', update_check: false, db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } }, http: { threads: 0 },
 }));
-const { CoreService } = await import('../../core/service.ts');
-const core = await CoreService.start({ configPath, env: {} });
-row('service started (default plugins, routes, validators)');
-await new Promise((r) => setTimeout(r, 5000));
-row('idle 5 s');
-await core.close();
-await rm(dir, { recursive: true, force: true });
-console.log(rows.join('\n'));
-process.exit(0);
+const boot = run(BOOT.map((s) => [`+ ${s.replace(url(''), '')}`, s]), configPath);
+rmSync(dir, { recursive: true, force: true });
+const lines = [`# RSS by module: ${new Date().toISOString().slice(0, 10)}`, '',
+  `Built JavaScript, \`--max-semi-space-size=2\`, MALLOC_ARENA_MAX=2 (the service's runtime flags); load average ${loadavg()[0]!.toFixed(2)}.`, '',
+  '## What the boot loads, step by step (one process)', '', '| step | RSS MB | added MB | heap used MB |', '|---|---|---|---|'];
+let last = 0;
+for (const [label, rss, heap] of boot) {
+  lines.push(`| ${label} | ${rss} | ${last ? (Number(rss) - last).toFixed(1) : '-'} | ${heap} |`);
+  last = Number(rss);
+}
+lines.push('', '## Loaded only when used: each alone on top of fastify (one process each)', '', '| dependency | added MB | heap added MB |', '|---|---|---|');
+for (const [label, ...mods] of LAZY) {
+  const [, base, withIt] = run([['fastify', 'fastify'], [label!, ...mods]]);
+  lines.push(`| ${label} | ${(Number(withIt![1]) - Number(base![1])).toFixed(1)} | ${(Number(withIt![2]) - Number(base![2])).toFixed(1)} |`);
+}
+writeFileSync(join(ROOT, `bench/results/rss-modules-${new Date().toISOString().slice(0, 10)}.md`), lines.join('\n') + '\n');
+console.log(lines.join('\n'));

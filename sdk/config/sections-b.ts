@@ -99,7 +99,8 @@ export const DebugConfig = describe(Type.Object({
 }, { default: {} }), {
   profiling: 'Serve `/profiling` (heap snapshot and CPU profile).',
   force_gc: 'Seconds between forced garbage collections (0 = never).',
-  memory_limit_mbytes: 'Soft memory limit in MiB (0 = none).',
+  memory_limit_mbytes: 'Memory limit in MiB (0 = none): the JavaScript heap is capped at this minus 64 (at least 64; `--max-old-space-size`), '
+    + 'applied when the service starts (it relaunches itself in place), not by a reload.',
 });
 
 export const MetricsConfig = describe(Type.Object({
