@@ -10,20 +10,24 @@ import { fileURLToPath } from 'node:url';
 import { storedProcess } from '../process/server.ts';
 
 /**
- * API memory and start-up (issue 29): the real service (core/main.ts, a temp config, http.threads 0,
- * metrics and Prometheus on) in a child process.
- *  - memory: 50 stored processes; RSS idle, then after 2,000 and 6,000 API requests, a mix of
+ * API memory and start-up (issue 29): the real service (core/main.ts, a temp config with the default
+ * plugins, http.threads 0) in a child process.
+ *  - memory: 50 stored processes, metrics history and Prometheus on; RSS idle, then after 2,000
+ *    and 6,000 API requests, a mix of
  *    GET /api/v3/config, /api/v3/process, /metrics and /api/v3/metrics (4 keep-alive clients);
  *    each RSS read 2 s after the load stopped.
- *  - start-up: 1,000 stored processes (order stop, autostart false: no ffmpeg runs); time from the
+ *  - start-up: the default config (metrics off), 1,000 stored processes (order stop, autostart false:
+ *    no ffmpeg runs); time and the service's CPU from the
  *    spawn to the first 200 of GET /api, median of 5 starts.
- * Run: `node bench/api/memory-startup.ts [label, e.g. before] [starts, default 5]`.
+ * Run: `node bench/api/memory-startup.ts [label, e.g. before] [starts, default 5] [memory|startup]`.
  * Writes bench/results/api-memory-startup-<date>[-label].md. BENCH_NODE_ARGS adds flags to the
  * service's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 
 const LABEL = process.argv[2] ?? '';
 const STARTS = Number(process.argv[3] ?? 5);
+/** `memory` or `startup` runs that part alone (while profiling); the results file is written either way. */
+const ONLY = process.argv[4] ?? '';
 const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
 const MIX = ['/api/v3/config', '/api/v3/process', '/metrics', '/api/v3/metrics'];
 const mb = (bytes: number) => (bytes / 1048576).toFixed(1);
@@ -41,7 +45,7 @@ function freePort(): Promise<number> {
 }
 
 /** A temp directory with config.json and a db.json holding `count` stopped processes. */
-async function prepare(count: number, port: number): Promise<{ dir: string; configPath: string }> {
+async function prepare(count: number, port: number, metrics: boolean): Promise<{ dir: string; configPath: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-api-mem-'));
   await mkdir(join(dir, 'disk'), { recursive: true });
   await mkdir(join(dir, 'db'), { recursive: true });
@@ -49,7 +53,7 @@ async function prepare(count: number, port: number): Promise<{ dir: string; conf
   await writeFile(configPath, JSON.stringify({
     address: `127.0.0.1:${port}`, update_check: false, http: { threads: 0 },
     db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } },
-    metrics: { enable: true, enable_prometheus: true },
+    ...(metrics ? { metrics: { enable: true, enable_prometheus: true } } : {}),
   }));
   const stored: Record<string, unknown> = {};
   const meta: Record<string, unknown> = {};
@@ -102,6 +106,13 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** CPU seconds (user + system, all threads) the process has used so far, from /proc. */
+function cpuOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
 function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m?.[1] ?? 0) * 1024;
@@ -124,7 +135,7 @@ interface MemoryResult { idle: number; after2k: number; after6k: number; rounds:
 
 async function memory(): Promise<MemoryResult> {
   const port = await freePort();
-  const { dir, configPath } = await prepare(50, port);
+  const { dir, configPath } = await prepare(50, port, true);
   const child = spawnService(configPath);
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   try {
@@ -145,16 +156,19 @@ async function memory(): Promise<MemoryResult> {
   }
 }
 
-async function startups(): Promise<number[]> {
+interface Start { ms: number; cpu: number }
+
+async function startups(): Promise<Start[]> {
   const port = await freePort();
-  const { dir, configPath } = await prepare(1000, port);
-  const times: number[] = [];
+  const { dir, configPath } = await prepare(1000, port, false);
+  const times: Start[] = [];
   try {
     for (let i = 0; i < STARTS; i++) {
       const t0 = performance.now();
       const child = spawnService(configPath);
       try {
-        times.push(await firstAnswer(port, t0, child));
+        const ms = await firstAnswer(port, t0, child);
+        times.push({ ms, cpu: cpuOf(child.pid!) });
       } finally {
         await stop(child);
       }
@@ -165,29 +179,35 @@ async function startups(): Promise<number[]> {
   return times;
 }
 
-function report(mem: MemoryResult, times: number[], load0: number[]): string {
-  const sorted = [...times].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+function report(mem: MemoryResult, starts: Start[], load0: number[]): string {
+  const times = starts.map((s) => s.ms);
+  const cpu = starts.map((s) => s.cpu);
   const grow = (x: number) => `${mb(x)} (+${mb(x - mem.idle)})`;
   return [
     `# API memory and start-up${LABEL ? ` (${LABEL})` : ''}, ${new Date().toISOString()}`, '',
     `${cpus().length} CPUs; load average at the start ${load0.map((x) => x.toFixed(2)).join(' ')}, at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}.`,
-    'The real service (core/main.ts, http.threads 0, metrics with Prometheus on) in a child process.', '',
+    'The real service (core/main.ts, default plugins, http.threads 0) in a child process; the memory rows with',
+    'the metrics history and Prometheus on and 50 stored processes, the start-up rows with the default config.', '',
     '| figure | value |', '|---|---|',
     `| idle RSS, 50 stored processes (MB) | ${mb(mem.idle)} |`,
     `| RSS after 2,000 mixed API requests (MB, growth) | ${grow(mem.after2k)} |`,
     `| RSS after 6,000 mixed API requests (MB, growth) | ${grow(mem.after6k)} |`,
     `| RSS after each 1,000 (MB) | ${mem.rounds.map(mb).join(', ')} |`,
-    `| start-up to the first 200 of GET /api, 1,000 stored processes (s, median of ${times.length}) | ${(median / 1000).toFixed(3)} |`,
-    `| each start (s) | ${times.map((t) => (t / 1000).toFixed(3)).join(', ')} |`, '',
+    `| start-up to the first 200 of GET /api, 1,000 stored processes (s, median of ${times.length}) | ${(median(times) / 1000).toFixed(3)} |`,
+    `| each start (s) | ${times.map((t) => (t / 1000).toFixed(3)).join(', ')} |`,
+    `| CPU used by the service until that answer (s, median; all threads) | ${median(cpu).toFixed(2)} |`,
+    `| each start's CPU (s) | ${cpu.map((c) => c.toFixed(2)).join(', ')} |`, '',
+    'The CPU column is what the load on a shared box cannot inflate (the wall time can: read the load average).', '',
     `Mix: ${MIX.map((p) => `GET ${p}`).join(', ')} in turn, 4 keep-alive clients; RSS read from /proc 2 s after each 1,000.`, '',
   ].join('\n');
 }
 
 async function main(): Promise<void> {
   const load0 = loadavg();
-  const mem = await memory();
-  const times = await startups();
+  const mem = ONLY === 'startup' ? { idle: NaN, after2k: NaN, after6k: NaN, rounds: [] } : await memory();
+  const times = ONLY === 'memory' ? [] : await startups();
   const md = report(mem, times, load0);
   const name = `api-memory-startup-${new Date().toISOString().slice(0, 10)}${LABEL ? `-${LABEL}` : ''}.md`;
   await writeFile(fileURLToPath(new URL(`../results/${name}`, import.meta.url)), md);

@@ -21,8 +21,7 @@ function packageVersion(): string {
  * them (issue 29). Start it early; every later call gets the same promise.
  */
 export function loadBuildInfo(): Promise<BuildInfo> {
-  if (cached) return Promise.resolve(cached);
-  loading ??= (async () => {
+  loading ??= cached ? Promise.resolve(cached) : (async () => {
     const git = (...args: string[]) => new Promise<string>((resolve) => {
       execFile('git', args, { ...GIT, cwd: root() }, (err, out) => resolve(err ? '' : String(out).trim()));
     });
