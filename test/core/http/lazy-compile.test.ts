@@ -46,3 +46,16 @@ t.test('the build identity is read in the background once; About carries it', as
   t.equal(about.body.version.repository_commit, info.commit);
   t.equal(about.body.version.build_date, info.date);
 });
+
+t.test('GET /api/v3/config: the same bytes until the config changes, then the new ones', async (t) => {
+  const app = await startApp(t);
+  const a = await app.request('GET', '/api/v3/config');
+  const b = await app.request('GET', '/api/v3/config');
+  t.equal(b.text, a.text, 'unchanged');
+  const put = await app.request('PUT', '/api/v3/config', { body: { name: 'renamed' } });
+  t.equal(put.status, 200);
+  const c = await app.request('GET', '/api/v3/config');
+  t.not(c.body.updated_at, a.body.updated_at, 'the stored time moved');
+  const pretty = await app.request('GET', '/api/v3/config?pretty');
+  t.same(JSON.parse(pretty.text), c.body, '?pretty still applies');
+});
