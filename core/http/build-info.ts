@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -6,17 +6,41 @@ import { fileURLToPath } from 'node:url';
 export interface BuildInfo { commit: string; branch: string; date: string; version: string }
 
 let cached: BuildInfo | undefined;
+let loading: Promise<BuildInfo> | undefined;
+const root = () => fileURLToPath(new URL('../../', import.meta.url));
+const GIT = { encoding: 'utf8', timeout: 2000 } as const;
 
-/** The build's own identity: package version and, in a git checkout, commit and branch. */
+function packageVersion(): string {
+  try { return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version; } catch { return ''; }
+}
+
+/**
+ * The build's own identity: package version and, in a git checkout, commit, branch and commit
+ * date. Read by `git` in the background (two runs in parallel, the event loop free meanwhile):
+ * the synchronous runs it replaced were three, and the first answer of `GET /api` waited for
+ * them (issue 29). Start it early; every later call gets the same promise.
+ */
+export function loadBuildInfo(): Promise<BuildInfo> {
+  loading ??= cached ? Promise.resolve(cached) : (async () => {
+    const git = (...args: string[]) => new Promise<string>((resolve) => {
+      execFile('git', args, { ...GIT, cwd: root() }, (err, out) => resolve(err ? '' : String(out).trim()));
+    });
+    const [log, branch] = await Promise.all([git('log', '-1', '--format=%H%n%cI'), git('rev-parse', '--abbrev-ref', 'HEAD')]);
+    const [commit = '', date = ''] = log.split('\n');
+    cached ??= { commit, branch, date, version: packageVersion() };
+    return cached;
+  })();
+  return loading;
+}
+
+/** The build's identity now: what `loadBuildInfo` read, or read at once when it has not finished. */
 export function buildInfo(): BuildInfo {
   if (cached) return cached;
-  const root = fileURLToPath(new URL('../../', import.meta.url));
   const git = (...args: string[]) => {
-    try { return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 }).trim(); } catch { return ''; }
+    try { return execFileSync('git', args, { ...GIT, cwd: root(), stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return ''; }
   };
-  let version = '';
-  try { version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version; } catch { /* none */ }
-  cached = { commit: git('rev-parse', 'HEAD'), branch: git('rev-parse', '--abbrev-ref', 'HEAD'), date: git('log', '-1', '--format=%cI'), version };
+  const [commit = '', date = ''] = git('log', '-1', '--format=%H%n%cI').split('\n');
+  cached = { commit, branch: git('rev-parse', '--abbrev-ref', 'HEAD'), date, version: packageVersion() };
   return cached;
 }
 

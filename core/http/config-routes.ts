@@ -1,6 +1,7 @@
 import { ApiError, ConfigData, Type, eventsRef, type EventsService, type HttpScope } from '../../sdk/index.ts';
 import { ConfigRejected } from '../config/store.ts';
 import type { Kernel } from '../kernel/kernel.ts';
+import type { FastifyReply } from 'fastify';
 import { sendJson } from './json.ts';
 
 const ConfigView = Type.Object({
@@ -11,12 +12,28 @@ const ConfigView = Type.Object({
   overrides: Type.Array(Type.String()),
 });
 
+type View = ReturnType<Kernel['configStore']['view']>;
+
+/** The view's parts by identity: a PUT or a reload replaces them, nothing changes them in place. */
+const sameView = (a: View, b: View) => a.config === b.config && a.overrides === b.overrides
+  && a.created_at === b.created_at && a.loaded_at === b.loaded_at && a.updated_at === b.updated_at;
+
+function sendText(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json);
+}
+
 /** `GET/PUT /api/v3/config` and `GET /api/v3/config/reload`. */
 export function configRoutes(k: Kernel) {
+  // the config's JSON, made once per change (by the route's schema) instead of per request
+  let memo: { view: View; text: string } | undefined;
   return async (http: HttpScope) => {
     http.get('/api/v3/config', {
       schema: { summary: 'The active configuration', tags: ['v16.7.2'], response: { 200: ConfigView } },
-    }, async () => k.configStore.view());
+    }, async (_req, reply) => {
+      const view = k.configStore.view();
+      if (!memo || !sameView(memo.view, view)) memo = { view, text: String(reply.serialize(view)) };
+      return sendText(reply, memo.text);
+    });
 
     http.put('/api/v3/config', {
       schema: { summary: 'Store a complete or partial configuration (applied at reload)', tags: ['v16.7.2'] },

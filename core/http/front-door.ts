@@ -2,7 +2,7 @@ import {
   OPTIONAL_AUTH, PUBLIC, Type, aboutRef, appLogRef, loginValidatorsRef, type AboutInfo, type HttpScope, type LoginValidator,
 } from '../../sdk/index.ts';
 import type { Kernel } from '../kernel/kernel.ts';
-import { buildInfo, goArch } from './build-info.ts';
+import { buildInfo, goArch, loadBuildInfo } from './build-info.ts';
 
 /** The API version clients check: they refuse anything that is not datarhei Core 16.x. */
 export const API_VERSION = '16.15.0';
@@ -13,6 +13,8 @@ export const API_VERSION = '16.15.0';
  */
 export function frontDoorRoutes(k: Kernel) {
   const about = () => aboutOf(k);
+  // git runs in the background while the service starts; the full About waits for it
+  const build = loadBuildInfo();
   k.services.provide(aboutRef, { about });
   k.services.provide(appLogRef, { console: () => k.ring.console(), raw: () => k.ring.raw() });
   return async (http: HttpScope) => {
@@ -27,6 +29,7 @@ export function frontDoorRoutes(k: Kernel) {
       if (k.config.api.auth.enable && !req.auth) {
         return { app: 'datarhei-core', auths, version: { number: `${API_VERSION.split('.')[0]}.0.0` } };
       }
+      await build;
       return about();
     });
 

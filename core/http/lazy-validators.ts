@@ -1,39 +1,50 @@
 import { createRequire } from 'node:module';
+import type { ValidatorFactory } from '@fastify/ajv-compiler';
 
-/** What fastify hands a validator compiler for one part of one route. */
-interface RouteSchema { schema: unknown; method: string; url: string; httpPart?: string }
-/** A compiled validator as fastify calls it: false with `errors` set when the data is refused. */
-type Validate = ((data: unknown) => unknown) & { errors?: unknown };
-type ValidatorCompiler = (route: RouteSchema) => Validate;
-/** fastify's `schemaController.compilersFactory.buildValidator` (the shape of `@fastify/ajv-compiler`'s pool). */
-export type BuildValidator = (externalSchemas: unknown, options: unknown) => ValidatorCompiler;
-
+/** ajv (about 1 MB of modules) loads with the first route that validates a request. */
 const load = createRequire(import.meta.url);
-/** One pool per process, as fastify keeps one per root instance: a reload reuses what was compiled. */
-let pool: BuildValidator | undefined;
+
+type Compile = ReturnType<ValidatorFactory>;
+type Route = Parameters<Compile>[0];
+type Compiled = ReturnType<Compile>;
+/** What fastify calls: ajv's function, its `errors` read after a `false`. */
+type Lazy = ((data: unknown, ctx?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
 
 /**
- * fastify's own ajv validators, compiled when a route first validates a request rather than at
- * boot (issue 29): ajv is created, and a route's code generated, only for routes that are called,
- * so a service that answers a handful of routes does not hold the code of two hundred. The result
- * is the same function fastify would have compiled; its `errors` are copied after every call,
- * where fastify reads them. A schema ajv cannot compile fails at that first request (a 500 naming
- * the route) instead of at boot: the built-ins' schemas are compiled by their tests.
+ * fastify's validator factory (ajv, as fastify builds it by default), compiling each route's
+ * schema when that route first validates a request instead of while the app boots: the
+ * compiles were about 0.1 s of the start-up (issue 29), for routes most runs never call.
+ * A schema ajv refuses now fails that route's requests (500) instead of the boot. Header schemas
+ * are compiled as they are written (fastify lowercases their keys only for its own compiler);
+ * no route of the service has one. `compiled` counts the schemas compiled so far.
  */
-export const lazyValidators: BuildValidator = (externalSchemas, options) => {
-  let compiler: ValidatorCompiler | undefined;
-  return (route) => {
-    let fn: Validate | undefined;
-    const lazy = ((data: unknown) => {
-      if (!fn) {
-        pool ??= (load('@fastify/ajv-compiler') as () => BuildValidator)();
-        compiler ??= pool(externalSchemas, options);
-        fn = compiler(route);
-      }
-      const result = fn(data);
-      lazy.errors = fn.errors;
-      return result;
-    }) as Validate;
-    return lazy;
+export class LazyValidators {
+  #compiled = 0;
+  #select: ValidatorFactory | undefined;
+
+  get compiled(): number { return this.#compiled; }
+
+  /** fastify's `schemaController.compilersFactory.buildValidator`. */
+  readonly buildValidator: ValidatorFactory = (externalSchemas, ajvOptions) => {
+    let compile: Compile | undefined;
+    return (route: Route) => {
+      let fn: Compiled | undefined;
+      const first = () => {
+        this.#select ??= (load('@fastify/ajv-compiler') as () => ValidatorFactory)();
+        compile ??= this.#select(externalSchemas, ajvOptions);
+        this.#compiled++;
+        return compile(route);
+      };
+      const lazy: Lazy = (data, ctx) => {
+        fn ??= first();
+        const validate = fn as Lazy;
+        const out = validate.schemaEnv ? validate(data, ctx) : validate(data);
+        lazy.errors = validate.errors;
+        return out;
+      };
+      // fastify hands ajv's functions the parent object, so that a root value can be replaced
+      lazy.schemaEnv = true;
+      return lazy as unknown as Compiled;
+    };
   };
-};
+}

@@ -8,7 +8,7 @@ import { limitJsonDepth } from './json-depth.ts';
 import { installLenientDecoding } from './lenient-body.ts';
 import { drainUnreadBodies } from './unread-body.ts';
 import type { SerializerCache } from './serializer-cache.ts';
-import { lazyValidators } from './lazy-validators.ts';
+import { LazyValidators } from './lazy-validators.ts';
 import { BodyDigests } from './body-digest.ts';
 import { BodyDeadlines } from './body-deadlines.ts';
 import { ConnectionCap, answerClientError, connectionSlots, serverOptions, type ListenerBounds } from './listener-bounds.ts';
@@ -23,6 +23,12 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * the hook get them too), authentication by whoever taps `authorize`, then `api.read_only`.
  */
 const deadlinesByApp = new WeakMap<object, BodyDeadlines>();
+const validatorsByApp = new WeakMap<object, LazyValidators>();
+
+/** The app's request validators (compiled as routes first validate; see lazy-validators.ts). */
+export function validatorsOf(app: HttpScope): LazyValidators | undefined {
+  return validatorsByApp.get(app);
+}
 
 /** The body deadlines of an app's HTTP listener (the file door tracks the uploads it takes). */
 export function bodyDeadlinesOf(app: HttpScope): BodyDeadlines {
@@ -42,14 +48,17 @@ export function createServer(opts: {
   /** The service's per-address connection counts, shared with the serving threads (a fresh set without). */
   slots?: Int32Array;
 }): HttpScope {
+  const validators = new LazyValidators();
   const app = Fastify({
     // request lines are logged at info by fastify; the HTTP component logs warnings and up
     loggerInstance: opts.log.child({ component: 'HTTP' }, { level: opts.log.level === 'debug' ? 'debug' : 'warn' }),
     bodyLimit: opts.bodyLimit,
     routerOptions: { maxParamLength: 4096 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
-    // validators and serializers are compiled at a route's first use (lazy-validators.ts, serializer-cache.ts)
-    schemaController: { compilersFactory: { buildValidator: lazyValidators as never, ...(opts.serializers ? { buildSerializer: opts.serializers.buildSerializer } : {}) } },
+    schemaController: { compilersFactory: {
+      buildValidator: validators.buildValidator,
+      ...(opts.serializers ? { buildSerializer: opts.serializers.buildSerializer } : {}),
+    } },
     forceCloseConnections: true,
     // header size and timeout from `http.*` (the reference allows 1 MiB and 10 s); bodies are bounded
     // by BodyDeadlines below, since node's requestTimeout would cut long uploads and live ingest
@@ -63,6 +72,7 @@ export function createServer(opts: {
   new ConnectionCap(opts.slots ?? connectionSlots(), opts.bounds).attach(app.server);
   const deadlines = new BodyDeadlines(opts.bounds.bodyTimeoutMs, isStreamedBody);
   deadlinesByApp.set(app, deadlines);
+  validatorsByApp.set(app, validators);
   // first of all hooks: a body's clock runs from its headers, whatever the route does meanwhile
   app.addHook('onRequest', (request, reply, done) => {
     deadlines.track(request.raw, reply.raw);

@@ -89,8 +89,8 @@ export function dbHandle(): DbHandle {
         const meta = dict(parsed.metadata?.process);
         for (const id of Object.keys(meta)) meta[id] = meta[id] && typeof meta[id] === 'object' ? dict(meta[id]) : null;
         data.metadata.process = tracked(meta);
-        // fills the cache at start, so the first change does not stringify everything
-        render(data);
+        // no render here: the process engine replaces every stored process as it restores them
+        // and saves at once, which fills the cache (a render here was thrown away: issue 29)
         return data;
       },
     },

@@ -14,7 +14,7 @@ import { UsageSampler } from './usage-sampler.ts';
  */
 export class Supervisor {
   readonly #opts: SupervisorOptions;
-  readonly #log: Logger | undefined;
+  #logger: Logger | undefined;
   readonly #now: () => number;
   readonly #sampler: Sampler;
   readonly #ownSampler: boolean;
@@ -45,12 +45,17 @@ export class Supervisor {
 
   constructor(opts: SupervisorOptions) {
     this.#opts = opts;
-    this.#log = opts.log?.child({ process: opts.id });
+
     this.#now = opts.now ?? Date.now;
     this.#ownSampler = opts.sampler === undefined;
     this.#sampler = opts.sampler ?? new UsageSampler();
     this.#graceMs = opts.stopGraceMs ?? 5000;
     this.#minRespawnMs = opts.minRespawnIntervalMs ?? 1000;
+  }
+
+  /** The process's child logger, made when first used: most stored processes never log (a start with thousands made them all). */
+  get #log(): Logger | undefined {
+    return (this.#logger ??= this.#opts.log?.child({ process: this.#opts.id }));
   }
 
   /** Starts a run unless one is active; idempotent. Clears any pending reconnect first. */
