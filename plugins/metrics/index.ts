@@ -18,7 +18,7 @@ export default definePlugin({
   provides: [metricsQueryRef],
   async setup(ctx) {
     const { contributed, processes, filesystems } = ctx.deps;
-    // imported when mounted (the core reads every built-in's definition); prom-client only for Prometheus
+    // imported when mounted (the core reads every built-in's definition); the Prometheus writer only when on
     const [{ filesystemsCollector }, { processesCollector }, { zeroSessionsCollector }, { SystemCollector }, { metricsRoutes, prometheusRoute }, { MetricsService }] = await Promise.all([
       import('./collectors/filesystems.ts'), import('./collectors/processes.ts'), import('./collectors/sessions-zero.ts'),
       import('./collectors/system.ts'), import('./routes.ts'), import('./service.ts'),

@@ -1,7 +1,7 @@
 import type { MetricValue } from '../../sdk/index.ts';
 
 /** One exported metric: its internal source and how its labels are renamed (reference 12.5). */
-interface Export {
+export interface Export {
   prom: string;
   from: string;
   counter?: boolean;
@@ -12,7 +12,7 @@ interface Export {
 const L = (...names: string[]) => Object.fromEntries(names.map((n) => [n, n]));
 const PROC = { process: 'processid' };
 
-const EXPORTS: readonly Export[] = [
+export const EXPORTS: readonly Export[] = [
   { prom: 'uptime_seconds', from: 'uptime_uptime', counter: true },
   { prom: 'cpu_system_time_percent', from: 'cpu_system' },
   { prom: 'cpu_user_time_percent', from: 'cpu_user' },
