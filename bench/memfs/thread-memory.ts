@@ -50,8 +50,8 @@ function playlist(first: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function put(base: string, path: string, body: Buffer | string): Promise<void> {
-  const r = await fetch(`${base}/memfs/live/${path}`, { method: 'PUT', body });
+async function put(base: string, path: string, body: Uint8Array | string): Promise<void> {
+  const r = await fetch(`${base}/memfs/live/${path}`, { method: 'PUT', body: typeof body === 'string' ? body : new Uint8Array(body) });
   await r.arrayBuffer();
   if (r.status !== 201 && r.status !== 204) throw new Error(`PUT ${path}: ${r.status}`);
 }

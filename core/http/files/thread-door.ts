@@ -7,6 +7,7 @@ import { MimeTable } from '../../../sdk/fs-mime.ts';
 import type { FsFile, FsNode, FsReader, FsReaderFactory } from '../../../sdk/fs.ts';
 import type { FileDoorTapFactory } from '../../../sdk/file-door.ts';
 import type { ThreadFastPath, ThreadModuleContext } from '../threads/module.ts';
+import { SharedRelease } from '../threads/shared-release.ts';
 import { FileDoor } from './door.ts';
 import { ThreadUploads } from './thread-uploads.ts';
 import { tapInto } from './taps.ts';
@@ -46,7 +47,8 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
   let batch: WireServed[] = [];
   const flush = () => { if (batch.length) { send({ t: 'served', batch }); batch = []; } };
   const timer = setInterval(flush, REPORT_MS).unref();
-  const uploads = new ThreadUploads(send, new Int32Array(init.uploadBytes), init.uploadMax);
+  const release = new SharedRelease();
+  const uploads = new ThreadUploads(send, new Int32Array(init.uploadBytes), init.uploadMax, release);
   const mime = MimeTable.load(init.mimetypesFile);
 
   const env: DoorEnv = {
@@ -94,12 +96,17 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
       case 'reply': uploads.reply(m); return;
       case 'tap': tapReceivers.get(m.name)?.(m.message); return;
       case 'state': mode = m.mode; heads = new Set(m.heads); return;
-      default:
+      default: {
         // the snapshot already holds everything up to its sequence
         if (m.seq <= seq) return;
         seq = m.seq;
-        if (m.t === 'put') copies.get(m.mount)?.set(m.path, fileOf(m.file));
-        else copies.get(m.mount)?.delete(m.path);
+        const files = copies.get(m.mount);
+        const old = files?.get(m.path);
+        if (m.t === 'put') files?.set(m.path, fileOf(m.file));
+        else files?.delete(m.path);
+        // the old body's shared bytes are freed once this thread collected its handle too
+        if (old) release.dropped(old.size);
+      }
     }
   });
   const handler = (req: IncomingMessage, res: ServerResponse) => {
@@ -112,6 +119,7 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
   return Object.assign(handler, {
     close: () => {
       clearInterval(timer);
+      release.close();
       flush();
       for (const c of closers) c();
     },
