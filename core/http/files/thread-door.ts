@@ -2,11 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 // the SDK's files one by one, not its index: this module runs in every serving thread (memory per thread)
 import { normalizeIp } from '../../../sdk/client-address.ts';
 import { CorsPolicy } from '../../../sdk/fs-cors.ts';
-import { fsServeHooksRef, PlaylistRewrites, responseBytes } from '../../../sdk/fs-hooks.ts';
+import { fsServeHooksRef, PlaylistRewrites, responseBytes, type FsServeHooks } from '../../../sdk/fs-hooks.ts';
 import { MimeTable } from '../../../sdk/fs-mime.ts';
 import type { FsFile, FsNode, FsReader, FsReaderFactory } from '../../../sdk/fs.ts';
-import type { FileDoorTapFactory } from '../../../sdk/file-door.ts';
+import type { FileDoorTapFactory, FileDoorTapModule } from '../../../sdk/file-door.ts';
 import type { ThreadFastPath, ThreadModuleContext } from '../threads/module.ts';
+import { SharedRelease } from '../threads/shared-release.ts';
 import { FileDoor } from './door.ts';
 import { ThreadUploads } from './thread-uploads.ts';
 import { tapInto } from './taps.ts';
@@ -46,7 +47,8 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
   let batch: WireServed[] = [];
   const flush = () => { if (batch.length) { send({ t: 'served', batch }); batch = []; } };
   const timer = setInterval(flush, REPORT_MS).unref();
-  const uploads = new ThreadUploads(send, new Int32Array(init.uploadBytes), init.uploadMax);
+  const release = new SharedRelease();
+  const uploads = new ThreadUploads(send, new Int32Array(init.uploadBytes), init.uploadMax, release);
   const mime = MimeTable.load(init.mimetypesFile);
 
   const env: DoorEnv = {
@@ -63,14 +65,7 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
     takesWrite: (m, req, res, path) => uploads.take(m, req, res, path),
     mode: () => mode,
     report: (req, m, path, query, res, body) => {
-      const h = req.headers;
-      const headers: Record<string, string> = {};
-      if (h.referer !== undefined) headers.referer = h.referer;
-      if (h['user-agent'] !== undefined) headers['user-agent'] = h['user-agent'];
-      batch.push({
-        mount: m.prefix === '' ? '/' : m.prefix, path, query, remote: normalizeIp(req.socket.remoteAddress ?? ''),
-        method: req.method === 'HEAD' ? 'HEAD' : 'GET', status: res.statusCode, bytes: responseBytes(res, body), headers,
-      });
+      batch.push(servedOf(req, m, path, query, res, body));
       if (batch.length >= MAX_BATCH) flush();
     },
   };
@@ -78,14 +73,10 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
   // until every tap module is loaded here, main answers (no read may pass without its taps)
   let loading = init.taps.length;
   for (const t of init.taps) {
-    void import(t.url).then((mod: { default: FileDoorTapFactory }) => {
-      const taps = mod.default({
-        init: t.init, send: (message) => send({ t: 'tap', name: t.name, message }), onMessage: (fn) => { tapReceivers.set(t.name, fn); },
-      });
-      tapInto(hooks, t.name, taps);
-      if (taps.close) closers.push(() => taps.close!());
+    loadTap(t, hooks, send, tapReceivers).then((close) => {
+      if (close) closers.push(close);
       loading--;
-    }).catch((err: unknown) => send({ t: 'error', message: `door tap module ${t.name}: ${(err as Error).message}` }));
+    }, (err: unknown) => send({ t: 'error', message: `door tap module ${t.name}: ${(err as Error).message}` }));
   }
 
   ctx.onMessage((raw) => {
@@ -98,8 +89,7 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
         // the snapshot already holds everything up to its sequence
         if (m.seq <= seq) return;
         seq = m.seq;
-        if (m.t === 'put') copies.get(m.mount)?.set(m.path, fileOf(m.file));
-        else copies.get(m.mount)?.delete(m.path);
+        applyChange(copies.get(m.mount), m, release);
     }
   });
   const handler = (req: IncomingMessage, res: ServerResponse) => {
@@ -112,10 +102,42 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
   return Object.assign(handler, {
     close: () => {
       clearInterval(timer);
+      release.close();
       flush();
       for (const c of closers) c();
     },
   });
+}
+
+/** Loads a door tap module and puts its taps on the thread's hooks; resolves with its close, if any. */
+async function loadTap(t: FileDoorTapModule, hooks: FsServeHooks, send: (m: FromDoor) => void, receivers: Map<string, (m: unknown) => void>): Promise<(() => void) | undefined> {
+  const mod = await import(t.url) as { default: FileDoorTapFactory };
+  const taps = mod.default({
+    init: t.init, send: (message) => send({ t: 'tap', name: t.name, message }), onMessage: (fn) => { receivers.set(t.name, fn); },
+  });
+  tapInto(hooks, t.name, taps);
+  return taps.close && (() => taps.close!());
+}
+
+/** A put or delete from main on a mount's copy; the body it replaces or removes is counted as dropped. */
+function applyChange(files: Map<string, FsFile> | undefined, m: Extract<ToDoor, { t: 'put' | 'del' }>, release: SharedRelease): void {
+  const old = files?.get(m.path);
+  if (m.t === 'put') files?.set(m.path, fileOf(m.file));
+  else files?.delete(m.path);
+  // the old body's shared bytes are freed once this thread collected its handle too
+  if (old) release.dropped(old.size);
+}
+
+/** What main's in-process `onServed` taps get of a read a thread answered. */
+function servedOf(req: IncomingMessage, m: DoorMount, path: string, query: string, res: ServerResponse, body: number): WireServed {
+  const h = req.headers;
+  const headers: Record<string, string> = {};
+  if (h.referer !== undefined) headers.referer = h.referer;
+  if (h['user-agent'] !== undefined) headers['user-agent'] = h['user-agent'];
+  return {
+    mount: m.prefix === '' ? '/' : m.prefix, path, query, remote: normalizeIp(req.socket.remoteAddress ?? ''),
+    method: req.method === 'HEAD' ? 'HEAD' : 'GET', status: res.statusCode, bytes: responseBytes(res, body), headers,
+  };
 }
 
 /** A mount of the thread's door: files from its copy, its reader, or main (a miss here). */

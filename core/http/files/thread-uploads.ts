@@ -5,6 +5,7 @@ import { basicCredentialsMatch, parseBasicAuthorization } from '../../../sdk/bas
 import type { FsWriteResult } from '../../../sdk/fs.ts';
 import type { DoorMount, DoorStore, Maybe } from './types.ts';
 import type { FromDoor, ToDoor } from './wire.ts';
+import type { SharedRelease } from '../threads/shared-release.ts';
 import { goOn } from './write.ts';
 
 type Reply = Extract<ToDoor, { t: 'reply' }>;
@@ -22,17 +23,20 @@ type Held = IncomingMessage & { [BODY]?: SharedArrayBuffer };
  * back in front of the request and goes to main whole. Anything else goes to main unread.
  */
 export class ThreadUploads implements DoorStore {
-  readonly #pending = new Map<string, { resolve(r: FsWriteResult): void; reject(e: unknown): void; timer: NodeJS.Timeout }>();
+  readonly #pending = new Map<string, { resolve(r: FsWriteResult): void; reject(e: unknown): void; timer: NodeJS.Timeout; bytes: number }>();
   readonly #prefix = randomBytes(6).toString('hex');
   #next = 0;
   readonly #pool: Int32Array;
   readonly #max: number;
   readonly #send: (m: FromDoor) => void;
+  readonly #dropped: SharedRelease | undefined;
 
-  constructor(send: (m: FromDoor) => void, pool: Int32Array, max: number) {
+  /** `release` is told of each body handed to main (this thread's handle on it is dead then). */
+  constructor(send: (m: FromDoor) => void, pool: Int32Array, max: number, release?: SharedRelease) {
     this.#send = send;
     this.#pool = pool;
     this.#max = max;
+    this.#dropped = release;
   }
 
   /** Takes the body of a write (true), leaves the request to main (false), or decides once a chunked body ended. */
@@ -130,7 +134,7 @@ export class ThreadUploads implements DoorStore {
       return new Promise<FsWriteResult>((resolve, reject) => {
         // main's app closed meanwhile (a reload drops the door's channel): no verdict comes
         const timer = setTimeout(() => this.reply({ t: 'reply', id, status: 502, error: { code: 502, message: 'Bad Gateway', details: ['the main thread did not answer'] } }), VERDICT_MS);
-        this.#pending.set(id, { resolve, reject, timer });
+        this.#pending.set(id, { resolve, reject, timer, bytes: data.byteLength });
         this.#send({ t: 'commit', id, mount: m.name, path, remote, headers: req.headers, data });
       });
     });
@@ -146,6 +150,7 @@ export class ThreadUploads implements DoorStore {
     if (!p) return;
     clearTimeout(p.timer);
     this.#pending.delete(r.id);
+    this.#dropped?.dropped(p.bytes);
     if (r.error) p.reject(new ApiError(r.status, r.error.message, r.error.details, 'FS_WRITE', r.errorHeaders));
     else p.resolve({ created: r.status === 201 });
   }

@@ -15,6 +15,12 @@ const WORKER_URL = new URL(siblingModule('./worker.ts', import.meta.url));
 /** A thread that dies this soon after its start waits before the next try (no crash loop at full speed). */
 const SHORT_LIFE_MS = 2_000;
 const START_TIMEOUT_MS = 30_000;
+/**
+ * Each thread's V8 limits (issue 29): a small young generation. V8's default grows under load and
+ * stays grown (a thread's heap 84-90 MiB after bench/memfs/thread-memory.ts's load, 24-27 MiB with
+ * 4, at 3-4 MiB less idle); the old generation keeps its default.
+ */
+export const THREAD_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 4 } as const;
 
 /**
  * One serving thread slot: its current worker, and its replacement when the worker dies. The
@@ -58,7 +64,9 @@ export class ThreadHandle {
     this.#ports.clear();
     const init = this.#init();
     const modules = init.modules.map((m) => this.#open(m));
-    const w = new Worker(WORKER_URL, { workerData: { ...init, modules } satisfies WorkerInit, transferList: modules.map((m) => m.port) });
+    const w = new Worker(WORKER_URL, {
+      workerData: { ...init, modules } satisfies WorkerInit, transferList: modules.map((m) => m.port), resourceLimits: THREAD_RESOURCE_LIMITS,
+    });
     this.#worker = w;
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, START_TIMEOUT_MS);
