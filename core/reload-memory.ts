@@ -1,27 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
-type Gc = (opts?: { type?: 'major' | 'minor'; execution?: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void;
-
-let cached: Gc | undefined;
-
-/**
- * V8's `gc`, with or without `--expose-gc` on the command line (the CLI runs without flags). The
- * flag is turned on only for the moment it takes a fresh context to hand the function out, so the
- * global scope of the service never gets a `gc` (the same way Jest's `--logHeapUsage` gets it).
- */
-function v8Gc(): Gc {
-  if (cached) return cached;
-  const global = (globalThis as { gc?: Gc }).gc;
-  if (global) return (cached = global);
-  setFlagsFromString('--expose-gc');
-  try {
-    cached = runInNewContext('gc') as Gc;
-  } finally {
-    setFlagsFromString('--no-expose-gc');
-  }
-  return cached;
-}
+import { v8Gc } from './runtime/v8-gc.ts';
 
 /**
  * After a reload the whole previous app (its routes, compiled validators, plugin state) is
@@ -34,7 +11,7 @@ function v8Gc(): Gc {
  */
 export function releaseMemoryAfterReload(): void {
   try {
-    v8Gc()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    v8Gc()?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   } catch {
     // a runtime without the gc extension: V8's own memory reducer gets to it later
   }
@@ -61,7 +38,7 @@ export function collectAfterLargeBody(): void {
     pendingGc = undefined;
     lastGc = Date.now();
     try {
-      v8Gc()({ type: 'major', execution: 'sync' });
+      v8Gc()?.({ type: 'major', execution: 'sync' });
     } catch {
       // without the gc extension V8 collects on its own schedule
     }

@@ -1,5 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { v8Gc } from '../../runtime/v8-gc.ts';
 
 /*
  * Shared bodies a serving thread let go of, given back (issue 29). A thread's copy of a store holds
@@ -9,9 +8,7 @@ import { runInNewContext } from 'node:vm';
  * and a thread allocates little of its own, so nothing made an idle thread collect: every replaced
  * or deleted segment stayed resident (hundreds of MiB per thread after a live stream). This keeps
  * count of the bytes dropped and, past a bound, runs a full collection of the thread's isolate.
- * V8 has no flag-free call for that (a transient external allocation works once, then V8 raises
- * its limit); `gc` is taken from a context made while `--expose-gc` is on for that instant, so no
- * other context (main's, another thread's, a plugin's) gets it.
+ * `gc` comes from core/runtime/v8-gc.ts.
  */
 
 /** Dropped bytes that make the thread collect at once (the most dead bodies a busy thread holds). */
@@ -20,20 +17,9 @@ export const RELEASE_NOW_BYTES = 16 * 1024 * 1024;
 export const RELEASE_LATER_BYTES = 1024 * 1024;
 const LATER_MS = 5_000;
 
-let gc: (() => void) | undefined;
-
 /** Runs a full collection of this isolate now (false when V8 refused to expose `gc`). */
 export function collectNow(): boolean {
-  if (!gc) {
-    try {
-      setFlagsFromString('--expose-gc');
-      gc = runInNewContext('typeof gc === "function" ? gc : undefined') as (() => void) | undefined;
-    } catch {
-      gc = undefined;
-    } finally {
-      setFlagsFromString('--no-expose-gc');
-    }
-  }
+  const gc = v8Gc();
   if (!gc) return false;
   gc();
   return true;
