@@ -32,29 +32,31 @@ export class FileDoor {
     return this.#mounts;
   }
 
-  /** The mount a URL falls under (and its raw path), or undefined. */
-  #find(url: string): { m: DoorMount; raw: string; query: string } | undefined {
-    const q = url.indexOf('?');
-    const pathname = q < 0 ? url : url.slice(0, q);
+  /** The mount a URL's path falls under, or undefined. */
+  #find(pathname: string): DoorMount | undefined {
     for (const m of this.#mounts) {
       const p = m.prefix;
-      if (p !== '' && !(pathname.startsWith(p) && pathname.charCodeAt(p.length) === 47)) continue;
-      const raw = pathname.slice(p.length);
-      if (p === '') {
-        const slash = raw.indexOf('/', 1);
-        const first = slash < 0 ? raw.slice(1) : raw.slice(1, slash);
-        if (m.reserved.has(first) || this.env.routeHeads().has(first) || this.env.routeHeads().has(':')) return undefined;
+      if (p !== '') {
+        if (pathname.startsWith(p) && pathname.charCodeAt(p.length) === 47) return m;
+        continue;
       }
-      return { m, raw, query: q < 0 ? '' : url.slice(q + 1) };
+      const slash = pathname.indexOf('/', 1);
+      const first = slash < 0 ? pathname.slice(1) : pathname.slice(1, slash);
+      const heads = this.env.routeHeads();
+      return m.reserved.has(first) || heads.has(first) || heads.has(':') ? undefined : m;
     }
     return undefined;
   }
 
   handle(req: IncomingMessage, res: ServerResponse): Maybe<boolean> {
     const method = req.method;
-    const found = this.#find(req.url ?? '');
-    if (!found) return false;
-    const { m, raw, query } = found;
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const pathname = q < 0 ? url : url.slice(0, q);
+    const m = this.#find(pathname);
+    if (!m) return false;
+    const raw = pathname.slice(m.prefix.length);
+    const query = q < 0 ? '' : url.slice(q + 1);
     let path: string;
     try {
       path = raw.length > 1 && isPlainFsPath(raw) ? raw : cleanFsPath(raw);
