@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { loaderArgs } from '../runtime/loader.ts';
-import { startCore } from './servers.ts';
+import { PLAYLIST_236, startCore } from './servers.ts';
 import { ask, median, needWrk, wrk, type WrkRun } from './wrk.ts';
 
 /**
@@ -30,10 +30,6 @@ const CONNECTIONS = Number(process.argv[4] ?? 50);
 const TAG = process.argv[5] ? `-${process.argv[5]}` : '';
 const PROF = process.env.BENCH_CPU_PROF;
 const PATH = '/memfs/live/live.m3u8';
-
-/** An ffmpeg live playlist of 236 bytes (five 2 s segments). */
-export const PLAYLIST_236 = Buffer.from(`#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:1041\n${
-  Array.from({ length: 5 }, (_, i) => `#EXTINF:2.000000,\nlive_${1041 + i}.ts\n`).join('')}`.padEnd(236, '#'));
 
 interface Server { name: string; child: ChildProcess; url: string }
 interface Cpu { user: number; system: number }

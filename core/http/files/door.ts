@@ -6,6 +6,9 @@ import { answerWrite } from './write.ts';
 import type { DoorEnv, DoorMount, Maybe } from './types.ts';
 
 const METHODS = 'GET, HEAD, PUT, POST, DELETE, PATCH';
+/** URL paths a door remembers the clean path of (all forgotten when full), and the longest one. */
+const PATHS_MAX = 2048;
+const PATH_MEMO_CHARS = 256;
 const HEADERS = 'Origin, Content-Length, Content-Type, Authorization';
 
 /**
@@ -18,6 +21,11 @@ export class FileDoor {
   readonly env: DoorEnv;
   /** Longest prefix first, the catch-all (``) last. */
   #mounts: DoorMount[] = [];
+  /**
+   * The clean path below a prefixed mount per URL path: a player asks for the same few URLs again
+   * and again, and a string known before hashes and compares at once in the filesystem's lookup.
+   */
+  #paths = new Map<string, { m: DoorMount; path: string }>();
 
   constructor(env: DoorEnv, mounts: readonly DoorMount[] = []) {
     this.env = env;
@@ -26,6 +34,7 @@ export class FileDoor {
 
   setMounts(mounts: readonly DoorMount[]): void {
     this.#mounts = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
+    this.#paths = new Map();
   }
 
   get mounts(): readonly DoorMount[] {
@@ -53,16 +62,27 @@ export class FileDoor {
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
-    const m = this.#find(pathname);
-    if (!m) return false;
-    const raw = pathname.slice(m.prefix.length);
     const query = q < 0 ? '' : url.slice(q + 1);
+    const known = this.#paths.get(pathname);
+    let m: DoorMount | undefined;
     let path: string;
-    try {
-      path = raw.length > 1 && isPlainFsPath(raw) ? raw : cleanFsPath(raw);
-    } catch (err) {
-      sendThrown(res, err, ['vary', 'Origin', ...corsHead(this.env, req)]);
-      return true;
+    if (known !== undefined) {
+      ({ m, path } = known);
+    } else {
+      m = this.#find(pathname);
+      if (!m) return false;
+      const raw = pathname.slice(m.prefix.length);
+      try {
+        path = raw.length > 1 && isPlainFsPath(raw) ? raw : cleanFsPath(raw);
+      } catch (err) {
+        sendThrown(res, err, ['vary', 'Origin', ...corsHead(this.env, req)]);
+        return true;
+      }
+      // the catch-all's answer depends on the routes of the moment: not remembered; nor long paths (memory)
+      if (m.prefix !== '' && pathname.length <= PATH_MEMO_CHARS) {
+        if (this.#paths.size >= PATHS_MAX) this.#paths.clear();
+        this.#paths.set(pathname, { m, path });
+      }
     }
     if (method === 'GET' || method === 'HEAD') {
       return answerRead(this.env, m, req, res, path, query);
