@@ -14,6 +14,9 @@ import { CoreService } from '../../core/service.ts';
 export const PLAYLIST = Buffer.from(`#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:1041\n${
   Array.from({ length: 6 }, (_, i) => `#EXTINF:2.000000,\nlive_${1041 + i}.ts\n`).join('')}`.padEnd(400, '#'));
 export const SEGMENT = Buffer.alloc(1024 * 1024, 0x47);
+/** An ffmpeg live playlist of 236 bytes (five 2 s segments): small-path.ts, small-path-js.ts. */
+export const PLAYLIST_236 = Buffer.from(`#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:1041\n${
+  Array.from({ length: 5 }, (_, i) => `#EXTINF:2.000000,\nlive_${1041 + i}.ts\n`).join('')}`.padEnd(236, '#'));
 
 /**
  * In a forked server child: answers the parent's `rss` and `cpu` questions, and on `stop` closes

@@ -12,6 +12,7 @@ export interface ClientRequestLike {
 /** A set of CIDRs (v4 and v6) to match addresses against. */
 export class CidrSet {
   readonly #list = new BlockList();
+  readonly #memo = new Map<string, boolean>();
   readonly size: number;
 
   constructor(cidrs: readonly string[]) {
@@ -30,10 +31,22 @@ export class CidrSet {
   }
 
   has(ip: string): boolean {
-    const family = isIP(ip);
-    return family !== 0 && this.#list.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+    // most lists are empty (no trusted proxies); node's check builds an address object per call
+    if (this.size === 0) return false;
+    let v = this.#memo.get(ip);
+    if (v === undefined) {
+      const family = isIP(ip);
+      v = family !== 0 && this.#list.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+      // bounded: a client's address comes back with each of its connections and requests
+      if (this.#memo.size >= MEMO_MAX) this.#memo.clear();
+      this.#memo.set(ip, v);
+    }
+    return v;
   }
 }
+
+/** Addresses a CidrSet remembers its answer for. */
+const MEMO_MAX = 4096;
 
 /** One `allow`/`block` pair of CIDR lists (reference 1.1): block wins, an empty allow list allows all. */
 export class AccessList {

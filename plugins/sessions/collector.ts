@@ -110,6 +110,11 @@ export class Collector implements SessionCollector {
     return this.#live.keys();
   }
 
+  /** The ids of the active sessions, oldest first (no views built: a lookup on the upload path). */
+  *activeIds(): IterableIterator<string> {
+    for (const s of this.#live.values()) if (s.active) yield s.id;
+  }
+
   collectable(ip: string): boolean {
     return this.settings.ignore ? this.settings.ignore.collectable(ip) : true;
   }

@@ -110,10 +110,10 @@ function guessOwner(segment: string, ingress: Collector): string | undefined {
   const name = segment.slice(slash + 1);
   let only: string | undefined;
   let count = 0;
-  for (const s of ingress.active()) {
-    if (!s.id.startsWith(dir) || s.id.indexOf('/', dir.length) >= 0) continue;
-    if (name.startsWith(baseName(s.id))) return s.id;
-    only = s.id;
+  for (const id of ingress.activeIds()) {
+    if (!id.startsWith(dir) || id.indexOf('/', dir.length) >= 0) continue;
+    if (name.startsWith(baseName(id))) return id;
+    only = id;
     count++;
   }
   return count === 1 ? only : undefined;

@@ -6,6 +6,9 @@ import { answerWrite } from './write.ts';
 import type { DoorEnv, DoorMount, Maybe } from './types.ts';
 
 const METHODS = 'GET, HEAD, PUT, POST, DELETE, PATCH';
+/** URL paths a door remembers the clean path of (all forgotten when full), and the longest one. */
+const PATHS_MAX = 2048;
+const PATH_MEMO_CHARS = 256;
 const HEADERS = 'Origin, Content-Length, Content-Type, Authorization';
 
 /**
@@ -18,6 +21,11 @@ export class FileDoor {
   readonly env: DoorEnv;
   /** Longest prefix first, the catch-all (``) last. */
   #mounts: DoorMount[] = [];
+  /**
+   * The clean path below a prefixed mount per URL path: a player asks for the same few URLs again
+   * and again, and a string known before hashes and compares at once in the filesystem's lookup.
+   */
+  #paths = new Map<string, { m: DoorMount; path: string }>();
 
   constructor(env: DoorEnv, mounts: readonly DoorMount[] = []) {
     this.env = env;
@@ -26,41 +34,55 @@ export class FileDoor {
 
   setMounts(mounts: readonly DoorMount[]): void {
     this.#mounts = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
+    this.#paths = new Map();
   }
 
   get mounts(): readonly DoorMount[] {
     return this.#mounts;
   }
 
-  /** The mount a URL falls under (and its raw path), or undefined. */
-  #find(url: string): { m: DoorMount; raw: string; query: string } | undefined {
-    const q = url.indexOf('?');
-    const pathname = q < 0 ? url : url.slice(0, q);
+  /** The mount a URL's path falls under, or undefined. */
+  #find(pathname: string): DoorMount | undefined {
     for (const m of this.#mounts) {
       const p = m.prefix;
-      if (p !== '' && !(pathname.startsWith(p) && pathname.charCodeAt(p.length) === 47)) continue;
-      const raw = pathname.slice(p.length);
-      if (p === '') {
-        const slash = raw.indexOf('/', 1);
-        const first = slash < 0 ? raw.slice(1) : raw.slice(1, slash);
-        if (m.reserved.has(first) || this.env.routeHeads().has(first) || this.env.routeHeads().has(':')) return undefined;
+      if (p !== '') {
+        if (pathname.startsWith(p) && pathname.charCodeAt(p.length) === 47) return m;
+        continue;
       }
-      return { m, raw, query: q < 0 ? '' : url.slice(q + 1) };
+      const slash = pathname.indexOf('/', 1);
+      const first = slash < 0 ? pathname.slice(1) : pathname.slice(1, slash);
+      const heads = this.env.routeHeads();
+      return m.reserved.has(first) || heads.has(first) || heads.has(':') ? undefined : m;
     }
     return undefined;
   }
 
   handle(req: IncomingMessage, res: ServerResponse): Maybe<boolean> {
     const method = req.method;
-    const found = this.#find(req.url ?? '');
-    if (!found) return false;
-    const { m, raw, query } = found;
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const pathname = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? '' : url.slice(q + 1);
+    const known = this.#paths.get(pathname);
+    let m: DoorMount | undefined;
     let path: string;
-    try {
-      path = raw.length > 1 && isPlainFsPath(raw) ? raw : cleanFsPath(raw);
-    } catch (err) {
-      sendThrown(res, err, ['vary', 'Origin', ...corsHead(this.env, req)]);
-      return true;
+    if (known !== undefined) {
+      ({ m, path } = known);
+    } else {
+      m = this.#find(pathname);
+      if (!m) return false;
+      const raw = pathname.slice(m.prefix.length);
+      try {
+        path = raw.length > 1 && isPlainFsPath(raw) ? raw : cleanFsPath(raw);
+      } catch (err) {
+        sendThrown(res, err, ['vary', 'Origin', ...corsHead(this.env, req)]);
+        return true;
+      }
+      // the catch-all's answer depends on the routes of the moment: not remembered; nor long paths (memory)
+      if (m.prefix !== '' && pathname.length <= PATH_MEMO_CHARS) {
+        if (this.#paths.size >= PATHS_MAX) this.#paths.clear();
+        this.#paths.set(pathname, { m, path });
+      }
     }
     if (method === 'GET' || method === 'HEAD') {
       return answerRead(this.env, m, req, res, path, query);

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import {
   ApiError, MimeTable, CorsPolicy, PlaylistRewrites, fsServeHooksRef, markStreamedBody, normalizeIp, openFsNode,
-  type BasicAuthService, type FilesystemService, type FsNode, type FsServeHooks, type FsWriteResult,
+  type BasicAuthService, type FilesystemService, type FsNode, type FsOpenHint, type FsServeHooks, type FsWriteResult,
 } from '../../../sdk/index.ts';
 import { resolveClientAddress, type CidrSet } from '../client-address.ts';
 import { takeThreadPeer } from '../threads/peer-header.ts';
@@ -11,7 +11,7 @@ import { FileDoor } from './door.ts';
 import { answerRead } from './read.ts';
 import { answerWrite } from './write.ts';
 import type { PendingUploads } from './pending.ts';
-import type { DoorEnv, DoorMount, DoorStore } from './types.ts';
+import type { DoorEnv, DoorMount, DoorStore, Maybe } from './types.ts';
 
 /*
  * The door on the main thread: its mounts come from the filesystem registry (every provider with
@@ -49,18 +49,26 @@ export interface MainDoorOptions {
 export function mainMount(fs: FilesystemService, mime: MimeTable, pending: PendingUploads): DoorMount | undefined {
   const pm = fs.publicMount;
   if (!pm) return undefined;
-  const open = (path: string, head: boolean) => openFsNode(fs, path, { head, door: true });
+  const open = (path: string, head: boolean) => openFsNode(fs, path, head ? HEAD_HINT : GET_HINT);
+  const again = (path: string, head: boolean, x: FsNode | undefined): Maybe<FsNode | undefined> => {
+    const key = `${fs.name}:${path}`;
+    return x !== undefined || !pending.has(key) ? x : pending.settled(key).then(() => open(path, head));
+  };
   return {
     name: fs.name, prefix: fs.mount === '/' ? '' : fs.mount, defaultType: pm.defaultType, mime: fs.mime ?? mime,
     defaultFile: fs.defaultFile, writes: pm.writes, reserved: new Set(pm.reserved ?? []), preflight: pm.preflight ?? true,
     open: (path, head) => {
       const n = open(path, head);
-      const key = `${fs.name}:${path}`;
-      const again = (x: FsNode | undefined) => (x !== undefined || !pending.has(key) ? x : pending.settled(key).then(() => open(path, head)));
-      return n instanceof Promise ? n.then(again) : again(n);
+      // the hot path: a file in memory, found at once (no key, no closure)
+      if (n === undefined) return again(path, head, n);
+      return n instanceof Promise ? n.then((x) => again(path, head, x)) : n;
     },
   };
 }
+
+// one hint per kind of read, not one per request (filesystems only read it)
+const GET_HINT: FsOpenHint = Object.freeze({ head: false, door: true });
+const HEAD_HINT: FsOpenHint = Object.freeze({ head: true, door: true });
 
 /** Stores uploads through the filesystems and calls `onWritten` (not for the API's uploads: `hooks` undefined). */
 function mainStore(byName: (name: string) => FilesystemService | undefined, hooks: FsServeHooks | undefined, pending: PendingUploads): DoorStore {
@@ -164,8 +172,30 @@ function clientOf(req: IncomingMessage, trusted: CidrSet, key: Buffer | undefine
   if (signed !== undefined && key && isServingThreadSocket(req.socket)) {
     peer = takeThreadPeer({ [THREAD_PEER_HEADER]: signed }, key, req.method ?? '', req.url ?? '')?.address;
   }
+  if (peer === undefined) {
+    const direct = untrustedPeer(req.socket as SocketWithPeer, trusted);
+    if (direct !== undefined) return direct;
+  }
   const address = resolveClientAddress(req, trusted, peer ?? normalizeIp(req.socket.remoteAddress ?? ''));
   (req as unknown as Record<symbol, string>)[PEER] = address;
+  return address;
+}
+
+const SOCKET_PEER = Symbol('core.files.socket-peer');
+type SocketWithPeer = IncomingMessage['socket'] & { [SOCKET_PEER]?: { trusted: CidrSet; address: string | undefined } };
+
+/**
+ * The TCP peer of a connection when it is no trusted proxy (then it is the client whatever the
+ * headers say), known once per connection and set of trusted proxies; undefined for a trusted peer.
+ */
+function untrustedPeer(socket: SocketWithPeer, trusted: CidrSet): string | undefined {
+  const known = socket[SOCKET_PEER];
+  if (known !== undefined && known.trusted === trusted) return known.address;
+  const peer = normalizeIp(socket.remoteAddress ?? '');
+  // a socket without an address yet (closed) is not remembered
+  if (peer === '') return undefined;
+  const address = trusted.has(peer) ? undefined : peer;
+  socket[SOCKET_PEER] = { trusted, address };
   return address;
 }
 

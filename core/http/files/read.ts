@@ -18,6 +18,9 @@ const isPromise = <T>(v: Maybe<T>): v is Promise<T> => typeof (v as { then?: unk
 /** Per rewritten body (one per viewer and version, kept by PlaylistRewrites), its file facts. */
 const rewrittenFiles = new WeakMap<Buffer, FsFile>();
 
+/** No extra headers (shared, never changed: a list that grows is a copy). */
+const NONE: readonly string[] = Object.freeze([]);
+
 /** The CORS headers of an answer (`Vary` comes with the file's own headers). */
 export function corsHead(env: DoorEnv, req: IncomingMessage): string[] {
   const origin = req.headers.origin;
@@ -27,15 +30,25 @@ export function corsHead(env: DoorEnv, req: IncomingMessage): string[] {
 
 /** What a GET of `path` serves: the file, a link, or for a folder its default file. */
 function lookup(m: DoorMount, path: string, head: boolean): Maybe<FsNode | undefined> {
-  const finish = (n: FsNode | undefined): Maybe<FsNode | undefined> => {
-    if (n?.kind !== 'dir') return n;
-    if (!m.defaultFile) return undefined;
-    const index = m.open(`${path === '/' ? '' : path}/${m.defaultFile}`, head);
-    const noDir = (x: FsNode | undefined) => (x?.kind === 'dir' ? undefined : x);
-    return isPromise(index) ? index.then(noDir) : noDir(index);
-  };
   const first = m.open(path, head);
-  return isPromise(first) ? first.then(finish) : finish(first);
+  return isPromise(first) ? first.then((n) => folderIndex(m, path, head, n)) : folderIndex(m, path, head, first);
+}
+
+/** A folder's default file, or nothing; anything else as it is. */
+function folderIndex(m: DoorMount, path: string, head: boolean, n: FsNode | undefined): Maybe<FsNode | undefined> {
+  if (n?.kind !== 'dir') return n;
+  if (!m.defaultFile) return undefined;
+  const index = m.open(`${path === '/' ? '' : path}/${m.defaultFile}`, head);
+  const noDir = (x: FsNode | undefined) => (x?.kind === 'dir' ? undefined : x);
+  return isPromise(index) ? index.then(noDir) : noDir(index);
+}
+
+/** A lookup refused (a link out of the root: 403) or failed: main sends its status, a thread leaves it to main. */
+function failed(env: DoorEnv, req: IncomingMessage, res: ServerResponse, path: string, err: unknown): boolean {
+  if (env.where === 'thread') return false;
+  if (!isApiError(err)) env.onError?.(err, path);
+  sendThrown(res, err, ['vary', 'Origin', ...corsHead(env, req)]);
+  return true;
 }
 
 /**
@@ -43,20 +56,13 @@ function lookup(m: DoorMount, path: string, head: boolean): Maybe<FsNode | undef
  * to another (a thread: to main; main: to the router). A promise when the lookup needs I/O.
  */
 export function answerRead(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: ServerResponse, path: string, query: string): Maybe<boolean> {
-  // a lookup refused (a link out of the root: 403) or failed: main sends its status, a thread leaves it to main
-  const failed = (err: unknown): boolean => {
-    if (env.where === 'thread') return false;
-    if (!isApiError(err)) env.onError?.(err, path);
-    sendThrown(res, err, ['vary', 'Origin', ...corsHead(env, req)]);
-    return true;
-  };
   let found: Maybe<FsNode | undefined>;
   try {
     found = lookup(m, path, req.method === 'HEAD');
   } catch (err) {
-    return failed(err);
+    return failed(env, req, res, path, err);
   }
-  if (isPromise(found)) return found.then((n) => answerNode(env, m, req, res, path, query, n), failed);
+  if (isPromise(found)) return found.then((n) => answerNode(env, m, req, res, path, query, n), (err: unknown) => failed(env, req, res, path, err));
   return answerNode(env, m, req, res, path, query, found);
 }
 
@@ -87,14 +93,15 @@ function answerNode(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: Serve
     node.file.release?.();
     return false;
   }
-  const extra = corsHead(env, req);
+  let extra: readonly string[] = req.headers.origin === undefined ? NONE : corsHead(env, req);
   const type = node.file.mime ?? m.mime.lookup(node.path) ?? m.defaultType;
-  if (node.file.headers) extra.push(...node.file.headers);
+  if (node.file.headers) extra = [...extra, ...node.file.headers];
   if (!tapped) {
     sendFile(req, res, node.file, type, extra);
     return true;
   }
-  const sreq: FsServeRequest = { mount: m.prefix === '' ? '/' : m.prefix, path, query, remote, headers: req.headers, method: req.method === 'HEAD' ? 'HEAD' : 'GET' };
+  // `note` from the start: a tap that sets it does not change the object's shape on every request
+  const sreq: FsServeRequest = { mount: m.prefix === '' ? '/' : m.prefix, path, query, remote, headers: req.headers, method: req.method === 'HEAD' ? 'HEAD' : 'GET', note: undefined };
   const refused = hooks.preServe.isUsed() ? hooks.preServe.call(sreq) : undefined;
   if (refused) {
     node.file.release?.();
@@ -114,7 +121,7 @@ function answerNode(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: Serve
         rewrittenFiles.set(data, own);
       }
       file = own;
-      extra.push('cache-control', 'private');
+      extra = [...extra, 'cache-control', 'private'];
     }
   }
   const body = sendFile(req, res, file, type, extra);
