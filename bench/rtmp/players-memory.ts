@@ -35,7 +35,7 @@ const RESULTS = fileURLToPath(new URL('../results/', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Mem { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number }
-interface Sample { at: string; vmRss: number; mem: Mem; players: number; spaces: Record<string, number>; kinds: { brk: number; anon: number; file: number } }
+interface Sample { at: string; vmRss: number; mem: Mem; players: number; spaces: Record<string, number>; kinds: Kinds }
 
 function vmRssMb(pid: number): number {
   return Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
@@ -45,20 +45,30 @@ const mb = (n: number) => (n / 1048576).toFixed(0);
 
 /**
  * The service's resident memory by mapping kind (MB, from /proc/PID/smaps): `brk` = glibc's main
- * arena ([heap]), `anon` = every other anonymous mapping (V8's pages, glibc's other arenas and
- * large blocks, thread stacks), `file` = code and other files.
+ * arena ([heap]); `arenas` = glibc's other arenas (a 64 MiB-aligned read-write mapping whose
+ * reserved rest makes exactly 64 MiB: malloc from threads other than the main one); `anon` = every
+ * other anonymous mapping (V8's pages, large malloc blocks, stacks); `file` = code and other files.
  */
-function residentKinds(pid: number): { brk: number; anon: number; file: number } {
-  const out = { brk: 0, anon: 0, file: 0 };
-  let kind: keyof typeof out = 'anon';
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (head) kind = head[1] === '[heap]' ? 'brk' : head[1] === '' || head[1]!.startsWith('[') ? 'anon' : 'file';
+function residentKinds(smaps: string): Kinds {
+  const out: Kinds = { brk: 0, arenas: 0, anon: 0, file: 0 };
+  const maps: Array<{ start: bigint; end: bigint; perm: string; name: string; rss: number }> = [];
+  for (const line of smaps.split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) maps.push({ start: BigInt(`0x${head[1]}`), end: BigInt(`0x${head[2]}`), perm: head[3]!, name: head[4]!, rss: 0 });
     const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) out[kind] += Number(rss[1]) / 1024;
+    if (rss && maps.length) maps.at(-1)!.rss = Number(rss[1]) / 1024;
   }
+  const ARENA = 64n * 1024n * 1024n;
+  maps.forEach((m, i) => {
+    const next = maps[i + 1];
+    const arena = m.name === '' && m.start % ARENA === 0n && m.perm === 'rw-p' && (m.end - m.start === ARENA || (next !== undefined && next.start === m.end && next.perm === '---p' && next.name === '' && next.end - m.start === ARENA));
+    const kind = m.name === '[heap]' ? 'brk' : arena ? 'arenas' : m.name === '' || m.name.startsWith('[') ? 'anon' : 'file';
+    out[kind] += m.rss;
+  });
   return out;
 }
+
+interface Kinds { brk: number; arenas: number; anon: number; file: number }
 
 /** The service's VmRSS and its own memoryUsage (after a GC with --gc). */
 async function sample(server: ChildProcess, at: string): Promise<Sample> {
@@ -71,8 +81,8 @@ async function sample(server: ChildProcess, at: string): Promise<Sample> {
   });
   server.send('mem');
   const { mem, players, spaces } = await reply;
-  const s = { at, vmRss: vmRssMb(server.pid!), mem, players, spaces, kinds: residentKinds(server.pid!) };
-  console.log(`${at}: VmRSS ${s.vmRss.toFixed(0)} MB, heap ${mb(mem.heapUsed)}/${mb(mem.heapTotal)} MB, external ${mb(mem.external)} MB, arrayBuffers ${mb(mem.arrayBuffers)} MB, players ${players}, new space ${spaces.new_space} MB, old space ${spaces.old_space} MB, brk ${s.kinds.brk.toFixed(0)} MB, anon ${s.kinds.anon.toFixed(0)} MB`);
+  const s = { at, vmRss: vmRssMb(server.pid!), mem, players, spaces, kinds: residentKinds(readFileSync(`/proc/${server.pid!}/smaps`, 'utf8')) };
+  console.log(`${at}: VmRSS ${s.vmRss.toFixed(0)} MB, heap ${mb(mem.heapUsed)}/${mb(mem.heapTotal)} MB, external ${mb(mem.external)} MB, arrayBuffers ${mb(mem.arrayBuffers)} MB, players ${players}, new space ${spaces.new_space} MB, old space ${spaces.old_space} MB, brk ${s.kinds.brk.toFixed(0)} MB, arenas ${s.kinds.arenas.toFixed(0)} MB, anon ${s.kinds.anon.toFixed(0)} MB`);
   return s;
 }
 
@@ -133,7 +143,7 @@ server.send('stop');
 await new Promise((r) => server.once('exit', r));
 await rm(dir, { recursive: true, force: true });
 
-const row = (s: Sample) => `| ${s.at} | ${s.vmRss.toFixed(0)} | ${mb(s.mem.heapUsed)} / ${mb(s.mem.heapTotal)} | ${s.spaces.new_space} / ${s.spaces.old_space} | ${mb(s.mem.external)} | ${mb(s.mem.arrayBuffers)} | ${s.kinds.brk.toFixed(0)} / ${s.kinds.anon.toFixed(0)} / ${s.kinds.file.toFixed(0)} | ${s.players} |`;
+const row = (s: Sample) => `| ${s.at} | ${s.vmRss.toFixed(0)} | ${mb(s.mem.heapUsed)} / ${mb(s.mem.heapTotal)} | ${s.spaces.new_space} / ${s.spaces.old_space} | ${mb(s.mem.external)} | ${mb(s.mem.arrayBuffers)} | ${s.kinds.brk.toFixed(0)} / ${s.kinds.arenas.toFixed(0)} / ${s.kinds.anon.toFixed(0)} / ${s.kinds.file.toFixed(0)} | ${s.players} |`;
 const rss = during.map((s) => s.vmRss).sort((a, b) => a - b);
 const date = new Date().toISOString().slice(0, 10);
 const envText = Object.keys(extraEnv).length ? Object.entries(extraEnv).map(([k, v]) => `${k}=${v}`).join(' ') : 'none';
@@ -158,10 +168,11 @@ Load before: \`${uptimeBefore}\`; after: \`${execFileSync('uptime').toString().t
 
 Players: median ${rates[rates.length >> 1]!.toFixed(2)} Mbit/s, slowest ${rates[0]!.toFixed(2)} Mbit/s, ${dropped} closed before the end.
 
-New / old space: V8's young and old generation sizes. Resident brk / anon / file (smaps): glibc's main
-arena; every other anonymous mapping (V8's pages, glibc's other arenas, stacks); files and code.
+New / old space: V8's young and old generation sizes. Resident brk / arenas / anon / file (smaps): glibc's main
+arena; glibc's other arenas (malloc from other threads); every other anonymous mapping (V8's pages, large
+malloc blocks, stacks); files and code.
 
-| sample | VmRSS MB | heapUsed / heapTotal MB | new / old space MB | external MB | arrayBuffers MB | resident brk / anon / file MB | players |
+| sample | VmRSS MB | heapUsed / heapTotal MB | new / old space MB | external MB | arrayBuffers MB | resident brk / arenas / anon / file MB | players |
 |---|---|---|---|---|---|---|---|
 ${[idle, alone, ...during, ...after].map(row).join('\n')}
 `;
