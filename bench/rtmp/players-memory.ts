@@ -37,6 +37,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface Mem { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number }
 interface Sample { at: string; vmRss: number; mem: Mem; players: number; spaces: Record<string, number>; kinds: Kinds }
 
+/** utime + stime of a process, in clock ticks (1/100 s). */
+function cpuTicks(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(f[11]) + Number(f[12]);
+}
+
 function vmRssMb(pid: number): number {
   return Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
@@ -122,6 +128,7 @@ const players = await connectPlayers(rtmpPort);
 const during: Sample[] = [];
 const b0 = players.map((p) => p.bytes);
 const t0 = Date.now();
+const c0 = cpuTicks(server.pid!);
 if (stall) for (const p of players) p.pause();
 for (let i = 0; i < SAMPLES; i++) {
   await sleep(2000);
@@ -129,6 +136,7 @@ for (let i = 0; i < SAMPLES; i++) {
   during.push(await sample(server, `during ${i + 1}`));
 }
 const secs = (Date.now() - t0) / 1000;
+const cpu = (cpuTicks(server.pid!) - c0) / secs;
 const rates = players.map((p, i) => ((p.bytes - b0[i]!) * 8) / secs / 1e6).sort((a, b) => a - b);
 const dropped = players.filter((p) => p.closed).length;
 for (const p of players) p.close();
@@ -166,7 +174,7 @@ Load before: \`${uptimeBefore}\`; after: \`${execFileSync('uptime').toString().t
 | 0 / 10 / 30 s after they left | ${after.map((s) => s.vmRss.toFixed(0)).join(' / ')} |
 | 30 s after / idle | ${(after[2]!.vmRss / idle.vmRss).toFixed(2)}x |
 
-Players: median ${rates[rates.length >> 1]!.toFixed(2)} Mbit/s, slowest ${rates[0]!.toFixed(2)} Mbit/s, ${dropped} closed before the end.
+Service CPU during the load: ${cpu.toFixed(1)} % of one core. Players: median ${rates[rates.length >> 1]!.toFixed(2)} Mbit/s, slowest ${rates[0]!.toFixed(2)} Mbit/s, ${dropped} closed before the end.
 
 New / old space: V8's young and old generation sizes. Resident brk / arenas / anon / file (smaps): glibc's main
 arena; glibc's other arenas (malloc from other threads); every other anonymous mapping (V8's pages, large
