@@ -39,7 +39,7 @@ export class Channel {
   #gop: Buffer[] = [];
   #gopBytes = 0;
   #closed = false;
-  /** This tick's packets, written to every player at once on the next tick (one write each). */
+  /** This tick's packets, written to every player at once on the next tick (one writev each). */
   #batch: Buffer[] = [];
 
   constructor(path: string, publisherId: string, publisherRemote: string) {
@@ -85,11 +85,8 @@ export class Channel {
     const batch = this.#batch;
     if (batch.length === 0) return;
     this.#batch = [];
-    // one Buffer for the tick (one copy in all, shared): each player then makes one write of one
-    // buffer, not one per packet (a JS object per packet per player, and their CPU)
-    const one = batch.length === 1 ? batch : [Buffer.concat(batch)];
     for (const player of this.#players.values()) {
-      if (!Channel.#deliver(player, one)) this.#players.delete(player.id);
+      if (!Channel.#deliver(player, batch)) this.#players.delete(player.id);
     }
   };
 

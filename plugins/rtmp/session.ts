@@ -208,7 +208,7 @@ export class RtmpSession {
   /** The publisher left: the reference's stop statuses, then end of the connection. */
   #stop(): void {
     // what the player was still owed, before the statuses and the end
-    this.#output?.flush();
+    this.#output?.flush(true);
     const err = this.#wire.status('status', 'NetStream.Play.UnpublishNotify', 'stream is now unpublished')
       ?? this.#wire.status('status', 'NetStream.Play.Stop', 'stopped playing stream');
     if (err) return this.#fail(`protocol error: ${err}`);
