@@ -16,9 +16,16 @@ import { RawPlayer } from './raw-player.ts';
  *
  *   node bench/rtmp/players-memory.ts <label> [players=500] [VAR=value ...]
  *
+ *   node bench/rtmp/players-memory.ts after-stall50 --stall=50 --rate=2300
+ *
  * `label` names the results file (bench/results/rtmp-players-memory-<date>-<label>.md);
- * `VAR=value` arguments go into the service's environment (e.g. MALLOC_ARENA_MAX=2);
- * `--gc` starts the service with --expose-gc and collects before each memoryUsage.
+ * `VAR=value` arguments go into the service's environment (e.g. MALLOC_ARENA_MAX=2, or
+ * NODE_OPTIONS=--max-semi-space-size=8); `--gc` starts the service with --expose-gc and collects
+ * before each memoryUsage; `--stall=S` has every player stop reading for the first S s of the
+ * load (slow players: the service's output backs up once the kernel's socket buffers, several MB
+ * each on loopback, are full); `--rate=K` sets the publisher's video bitrate (kbit/s). About 75 s,
+ * with `--stall=50` about 2 minutes. Each sample also splits the resident memory by mapping kind
+ * (glibc's main arena, its other arenas, other anonymous, files) and reports V8's heap spaces.
  */
 const args = process.argv.slice(2);
 const label = args[0] ?? 'run';
