@@ -7,9 +7,9 @@ import type { Socket } from 'node:net';
  * Why not just `socket.write` each packet: a socket that cannot take more (a slow or stalled
  * player, or a busy box where the players' process reads late) keeps every write as an entry
  * of its Writable queue, a JS object per packet per player. Measured (bench/rtmp/players-memory.ts
- * --stall=30): 500 stalled players grew the service's JS heap by about 100 MB of those entries,
- * and V8 kept the pages after the players left. Here a full socket's packets wait in a plain
- * array (one slot, 8 bytes, per packet) and go out as one writev at the socket's next `drain`.
+ * --stall=50): 500 stalled players grew the service's JS heap from 114 to 223 MB with those
+ * entries, and V8 kept it after the players left. Here a full socket's packets wait in a plain
+ * array (one slot, 8 bytes, per packet) and go out a slice per `drain`, each slice one writev.
  */
 
 /** At most this much of a queue goes to the socket per `drain`, so its Writable never holds many entries. */
