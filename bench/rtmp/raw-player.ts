@@ -81,6 +81,15 @@ export class RawPlayer {
     s.on('close', () => { this.closed = true; });
   }
 
+  /** Stops reading (the server's output backs up, as with a slow or stalled player). */
+  pause(): void {
+    this.#socket.pause();
+  }
+
+  resume(): void {
+    this.#socket.resume();
+  }
+
   close(): void {
     this.#socket.destroy();
   }

@@ -9,8 +9,11 @@ import type { MediaPacket } from './nms-adapter.ts';
 /** A player as the hub sees it: somewhere to write RTMP chunks. */
 export interface ChannelPlayer {
   readonly id: string;
-  /** Writes chunks; returns false when the player is too far behind and was dropped. */
-  send(data: Buffer): boolean;
+  /**
+   * Writes a batch of messages (the channel's own Buffers, shared by every player: not to be
+   * changed or kept past the write); false when the player is too far behind and was dropped.
+   */
+  send(batch: readonly Buffer[]): boolean;
   /** The publisher left: tell the player and end its connection. */
   stop(): void;
 }
@@ -36,6 +39,8 @@ export class Channel {
   #gop: Buffer[] = [];
   #gopBytes = 0;
   #closed = false;
+  /** This tick's packets, written to every player at once on the next tick (one writev each). */
+  #batch: Buffer[] = [];
 
   constructor(path: string, publisherId: string, publisherRemote: string) {
     this.path = path;
@@ -70,15 +75,30 @@ export class Channel {
         }
         break;
     }
+    if (this.#players.size === 0) return;
+    this.#batch.push(p.wire);
+    if (this.#batch.length === 1) process.nextTick(this.#flush);
+  }
+
+  /** The packets of this tick so far, to every player (a player that fails is dropped). */
+  #flush = (): void => {
+    const batch = this.#batch;
+    if (batch.length === 0) return;
+    this.#batch = [];
     for (const player of this.#players.values()) {
-      if (!Channel.#deliver(player, p.wire)) this.#players.delete(player.id);
+      if (!Channel.#deliver(player, batch)) this.#players.delete(player.id);
     }
+  };
+
+  /** Packets held by this channel for new players and for this tick's writes. */
+  get held(): { gop: number; gopBytes: number; batch: number } {
+    return { gop: this.#gop.length, gopBytes: this.#gopBytes, batch: this.#batch.length };
   }
 
   /** One player's failure is its own: it is dropped, the publisher and the other players go on. */
-  static #deliver(player: ChannelPlayer, data: Buffer): boolean {
+  static #deliver(player: ChannelPlayer, batch: readonly Buffer[]): boolean {
     try {
-      return player.send(data);
+      return player.send(batch);
     } catch {
       Channel.#end(player);
       return false;
@@ -96,10 +116,10 @@ export class Channel {
   /** Adds a player, starting it with the stored headers and the current GOP. */
   join(player: ChannelPlayer): void {
     if (this.#closed) return Channel.#end(player);
-    for (const b of [this.#meta, this.#audioHeader, this.#videoHeader, ...this.#gop]) {
-      if (b && !Channel.#deliver(player, b)) return;
-    }
-    this.#players.set(player.id, player);
+    // the players already there get this tick's packets first: they are in the GOP the new one gets
+    this.#flush();
+    const start = [this.#meta, this.#audioHeader, this.#videoHeader, ...this.#gop].filter((b) => b !== undefined);
+    if (Channel.#deliver(player, start)) this.#players.set(player.id, player);
   }
 
   leave(playerId: string): void {
@@ -108,11 +128,13 @@ export class Channel {
 
   /** The publisher is gone: every player is told at once, so a puller ends instead of waiting. */
   close(): void {
+    this.#flush();
     this.#closed = true;
     const players = [...this.#players.values()];
     this.#players.clear();
     this.#gop = [];
     this.#gopBytes = 0;
+    this.#meta = this.#audioHeader = this.#videoHeader = undefined;
     for (const p of players) Channel.#end(p);
   }
 }

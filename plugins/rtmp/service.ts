@@ -10,7 +10,11 @@ import { ConnectionLimits } from './limits.ts';
 import type { RtmpSettings } from './schema.ts';
 import type { RtmpService, RtmpChannelInfo } from './ref.ts';
 
-/** A player more than this far behind (unsent bytes) is dropped: about 25 s at 2.5 Mbit/s. */
+/**
+ * A player more than this far behind (its queue and its socket's unsent bytes) is dropped: about
+ * 25 s at 2.5 Mbit/s. The queued messages are shared with every other player (README "Memory per
+ * player"): what a lagging player costs of its own is 8 bytes per queued message.
+ */
 const MAX_PLAYER_BACKLOG = 8 * 1024 * 1024;
 
 export interface RtmpStartOptions {

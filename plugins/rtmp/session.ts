@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { askIngest, tellIngest, type IngestPeer, type ingestHooksRef, type IngestRefusal } from '../../sdk/index.ts';
 import type { RtmpWire, RtmpWireLayer, WireRequest, MediaPacket, WireLimits } from './nms-adapter.ts';
 import type { Channel, Hub } from './hub.ts';
+import { PlayerOutput } from './player-output.ts';
 import { remoteOf } from './server.ts';
 import { requestedStream, shownRequest, resolveTarget, checkToken, checkApp, type StreamTarget } from './names.ts';
 
@@ -18,7 +19,7 @@ export interface SessionDeps {
   protocol: string;
   token: string;
   app: string;
-  /** A player whose unsent output exceeds this is dropped (it cannot keep up). */
+  /** A player whose unsent output (its queue and its socket's) exceeds this is dropped (it cannot keep up). */
   maxPlayerBacklog: number;
   limits: WireLimits;
   /** Seconds from accept to an accepted publish or play (`rtmp.handshake_timeout_seconds`). */
@@ -50,6 +51,8 @@ export class RtmpSession {
   /** The stream the client asked for, once known (for log lines). */
   #asked?: string;
   #startTimer?: NodeJS.Timeout;
+  /** A player's media output, once it plays. */
+  #output?: PlayerOutput;
   #rx = 0;
   #tx = 0;
 
@@ -76,6 +79,11 @@ export class RtmpSession {
     if (this.#socket.destroyed) return;
     this.#tx += b.length;
     this.#socket.write(b);
+  }
+
+  /** Bytes handed to the socket: the wire layer's own and a player's media. */
+  #txBytes(): number {
+    return this.#tx + (this.#output?.written ?? 0);
   }
 
   #data(d: Buffer): void {
@@ -130,7 +138,7 @@ export class RtmpSession {
   #makePeer(t: StreamTarget): IngestPeer {
     return {
       id: this.id, protocol: this.#deps.protocol, stream: t.path, remote: this.#remote, token: t.token, params: t.params,
-      traffic: () => ({ rxBytes: this.#rx, txBytes: this.#tx }),
+      traffic: () => ({ rxBytes: this.#rx, txBytes: this.#txBytes() }),
     };
   }
 
@@ -182,29 +190,25 @@ export class RtmpSession {
     if (!ch) return this.#refuse('play', t.path, { reason: 'stream not found', kind: 'not_found' });
     this.#started('playing', ch, peer);
     tellIngest(this.#deps.hooks.onPlay, this.#hookError, peer);
+    this.#output = new PlayerOutput(this.#socket, this.#deps.maxPlayerBacklog);
     ch.join({ id: this.id, send: (b) => this.#send(b), stop: () => this.#stop() });
     this.#socket.resume();
   }
 
   /** Writes to a player, dropping it when it is too far behind to ever catch up. */
-  #send(b: Buffer): boolean {
-    if (this.#socket.destroyed) return false;
-    if (this.#socket.writableLength > this.#deps.maxPlayerBacklog) {
+  #send(batch: readonly Buffer[]): boolean {
+    if (this.#output!.send(batch)) return true;
+    if (!this.#socket.destroyed) {
       this.#deps.log.warn({ id: this.id, remote: this.#remote, stream: this.#channel?.path }, 'rtmp player too slow; dropped');
       this.#socket.destroy();
-      return false;
     }
-    // one writev per player for all packets of one publisher read, not one write per packet
-    if (this.#socket.writableCorked === 0) {
-      this.#socket.cork();
-      process.nextTick(() => this.#socket.uncork());
-    }
-    this.#write(b);
-    return true;
+    return false;
   }
 
   /** The publisher left: the reference's stop statuses, then end of the connection. */
   #stop(): void {
+    // what the player was still owed, before the statuses and the end
+    this.#output?.flush(true);
     const err = this.#wire.status('status', 'NetStream.Play.UnpublishNotify', 'stream is now unpublished')
       ?? this.#wire.status('status', 'NetStream.Play.Stop', 'stopped playing stream');
     if (err) return this.#fail(`protocol error: ${err}`);
@@ -228,7 +232,7 @@ export class RtmpSession {
     this.#state = 'closed';
     this.#held = [];
     const peer = this.#peer;
-    const traffic = { rxBytes: this.#rx, txBytes: this.#tx };
+    const traffic = { rxBytes: this.#rx, txBytes: this.#txBytes() };
     if (was === 'publishing' && this.#channel) {
       this.#deps.hub.release(this.#channel);
       this.#deps.log.info({ id: this.id, stream: this.#channel.path, ...traffic }, 'rtmp publish ended');
