@@ -22,6 +22,8 @@ t.test('the build strips types in place, keeps lines, renames imports, rebuilds 
   t.teardown(() => rm(root, { recursive: true, force: true }));
   await mkdir(join(root, 'core/x'), { recursive: true });
   await mkdir(join(root, 'core/test'), { recursive: true });
+  // an ES module tree, as the service's own package.json says
+  await writeFile(join(root, 'package.json'), '{"type":"module"}\n');
   await writeFile(join(root, 'core/x/a.ts'), [
     "import { b, type B } from './b.ts';",
     'interface Local { n: number }',
