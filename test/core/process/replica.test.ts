@@ -25,6 +25,8 @@ t.test('replication seam: writes go through it first, and a process runs only wh
 
   await runs('a', true);
   await waitState(app, 'a', (x) => x.exec === 'running', 'runs once owned');
+  // `running` comes with the spawn; the confinement wrapper becomes ffmpeg a moment later (exec)
+  await waitFor(() => ffmpegPids(marker).length === 1, { timeout: 10_000, what: 'its ffmpeg' });
   t.equal(ffmpegPids(marker).length, 1, 'its child runs');
   await runs('a', false);
   const stopped = await waitState(app, 'a', (x) => x.exec !== 'running' && x.exec !== 'starting', 'stops when no longer owned');
