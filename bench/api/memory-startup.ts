@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { storedProcess } from '../process/server.ts';
 
 /**
- * API memory and start-up (issue 29): the real service (core/main.ts, a temp config with the default
+ * API memory and start-up (issue 29): the real service (core/main.js as built, or core/main.ts of a tree without a build step; a temp config with the default
  * plugins, http.threads 0) in a child process.
  *  - memory: 50 stored processes, metrics history and Prometheus on; RSS idle, then after 2,000
  *    and 6,000 API requests, a mix of
@@ -28,7 +28,13 @@ const LABEL = process.argv[2] ?? '';
 const STARTS = Number(process.argv[3] ?? 5);
 /** `memory` or `startup` runs that part alone (while profiling); the results file is written either way. */
 const ONLY = process.argv[4] ?? '';
-const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
+/** The built JavaScript as `npm start` runs it (issue 29), or the sources of a checkout that has no build step (a "before" tree). */
+const MAIN = (() => {
+  const build = fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url));
+  if (!existsSync(build)) return fileURLToPath(new URL('../../core/main.ts', import.meta.url));
+  if (spawnSync(process.execPath, [build], { stdio: 'inherit' }).status !== 0) throw new Error('build failed');
+  return fileURLToPath(new URL('../../core/main.js', import.meta.url));
+})();
 const MIX = ['/api/v3/config', '/api/v3/process', '/metrics', '/api/v3/metrics'];
 const mb = (bytes: number) => (bytes / 1048576).toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -188,7 +194,7 @@ function report(mem: MemoryResult, starts: Start[], load0: number[]): string {
   return [
     `# API memory and start-up${LABEL ? ` (${LABEL})` : ''}, ${new Date().toISOString()}`, '',
     `${cpus().length} CPUs; load average at the start ${load0.map((x) => x.toFixed(2)).join(' ')}, at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}.`,
-    'The real service (core/main.ts, default plugins, http.threads 0) in a child process; the memory rows with',
+    `The real service (${MAIN.slice(MAIN.indexOf('core/'))}, default plugins, http.threads 0) in a child process; the memory rows with`,
     'the metrics history and Prometheus on and 50 stored processes, the start-up rows with the default config.',
     `Node flags of the service: ${process.env.BENCH_NODE_ARGS || 'none'}.`, '',
     '| figure | value |', '|---|---|',
