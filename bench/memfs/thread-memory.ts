@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,7 +56,15 @@ async function put(base: string, path: string, body: Uint8Array | string): Promi
   if (r.status !== 201 && r.status !== 204) throw new Error(`PUT ${path}: ${r.status}`);
 }
 
-/** Starts `core/main.ts` with a temp config; resolves with the child and its base URL (from its start-up line). */
+/** The built entry as `npm start` runs it, or `core/main.ts` of a tree without a build step (a "before" checkout). */
+function entry(): string[] {
+  const build = join(ROOT, 'scripts/build.mjs');
+  if (!existsSync(build)) return [...loaderArgs(), join(ROOT, 'core/main.ts')];
+  execFileSync(process.execPath, [build], { stdio: 'inherit' });
+  return [join(ROOT, 'core/main.js')];
+}
+
+/** Starts the service with a temp config; resolves with the child and its base URL (from its start-up line). */
 async function start(dir: string, threads: number): Promise<{ child: ChildProcess; base: string }> {
   await mkdir(join(dir, 'disk'), { recursive: true });
   const config = join(dir, 'config.json');
@@ -67,7 +75,7 @@ async function start(dir: string, threads: number): Promise<{ child: ChildProces
     sessions: { enable: true, ip_ignorelist: [], max_sessions: 0, max_bitrate_mbit: 0 },
   }));
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CORE_'))), CORE_LOG_STDOUT: 'false' };
-  const child = spawn(process.execPath, [...loaderArgs(), join(ROOT, 'core/main.ts'), '--config', config], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...entry(), '--config', config], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const base = await new Promise<string>((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (c: Buffer) => {
@@ -151,7 +159,7 @@ function report(rows: Figures[], uptimeStart: string, uptimeEnd: string): string
   return [
     `# Serving threads' memory (issue 29, point 4), ${TAG}, ${new Date().toISOString()}`, '',
     `Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}. \`uptime\` at start: ${uptimeStart}; at the end: ${uptimeEnd}.`,
-    `The service (\`core/main.ts\`, default plugins, memfs, sessions on with loopback counted) in a child process; RSS of the`,
+    `The service (\`${entry().at(-1)!.slice(ROOT.length)}\`, default plugins, memfs, sessions on with loopback counted) in a child process; RSS of the`,
     `whole process from /proc. Idle after ${IDLE_S} s; load: for ${LOAD_S} s two wrk -t1 -c50, one on the playlist (a new viewer's master each),`,
     `one round ${SEGMENTS} x 1 MiB segments; a writer each second replacing one segment, adding one and deleting the one six`,
     `seconds old; "10 s after" is ${IDLE_S} s after the load ended. MiB.`, '',
