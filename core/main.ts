@@ -2,6 +2,7 @@
 import './runtime/relaunch.ts';
 import { childrenRef, isBootError, type ChildrenService } from '../sdk/index.ts';
 import { CoreService } from './service.ts';
+import { startQuietCollector } from './runtime/quiet-gc.ts';
 
 /** The command line: `npm start [-- --config PATH]`. The only place that listens. */
 async function main(): Promise<void> {
@@ -40,10 +41,14 @@ async function main(): Promise<void> {
     } catch { /* node's own report still goes to stderr */ }
   });
 
+  // the heap a boot or a burst grew to goes back once the service is quiet (runtime/README.md)
+  const collector = startQuietCollector();
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    collector.stop();
     process.stderr.write(`${signal}: shutting down\n`);
     const force = setTimeout(() => process.exit(1), 20_000);
     force.unref();

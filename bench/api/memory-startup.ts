@@ -15,7 +15,7 @@ import { storedProcess } from '../process/server.ts';
  *  - memory: 50 stored processes, metrics history and Prometheus on; RSS idle, then after 2,000
  *    and 6,000 API requests, a mix of
  *    GET /api/v3/config, /api/v3/process, /metrics and /api/v3/metrics (4 keep-alive clients);
- *    each RSS read 2 s after the load stopped.
+ *    each RSS read 2 s after the load stopped, and again 8 s after (once the service was quiet).
  *  - start-up: the default config (metrics off), 1,000 stored processes (order stop, autostart false:
  *    no ffmpeg runs); time and the service's CPU from the
  *    spawn to the first 200 of GET /api, median of 5 starts.
@@ -137,7 +137,7 @@ async function load(port: number, n: number, agent: Agent): Promise<void> {
   await Promise.all([client(), client(), client(), client()]);
 }
 
-interface MemoryResult { idle: number; after2k: number; after6k: number; rounds: number[] }
+interface MemoryResult { idle: number; after2k: number; after6k: number; rounds: number[]; quiet2k: number; quiet6k: number; quietRounds: number[] }
 
 async function memory(): Promise<MemoryResult> {
   const port = await freePort();
@@ -149,12 +149,16 @@ async function memory(): Promise<MemoryResult> {
     await sleep(5000);
     const idle = rssOf(child.pid!);
     const rounds: number[] = [];
+    const quietRounds: number[] = [];
     for (let i = 0; i < 6; i++) {
       await load(port, 1000, agent);
       await sleep(2000);
       rounds.push(rssOf(child.pid!));
+      // and once the service has been quiet a while (what comes back: core/runtime/quiet-gc.ts)
+      await sleep(6000);
+      quietRounds.push(rssOf(child.pid!));
     }
-    return { idle, after2k: rounds[1]!, after6k: rounds[5]!, rounds };
+    return { idle, after2k: rounds[1]!, after6k: rounds[5]!, rounds, quiet2k: quietRounds[1]!, quiet6k: quietRounds[5]!, quietRounds };
   } finally {
     agent.destroy();
     await stop(child);
@@ -202,6 +206,8 @@ function report(mem: MemoryResult, starts: Start[], load0: number[]): string {
     `| RSS after 2,000 mixed API requests (MB, growth) | ${grow(mem.after2k)} |`,
     `| RSS after 6,000 mixed API requests (MB, growth) | ${grow(mem.after6k)} |`,
     `| RSS after each 1,000 (MB) | ${mem.rounds.map(mb).join(', ')} |`,
+    `| the same 8 s after each 1,000, once quiet (MB): after 2,000 / 6,000 (growth) | ${grow(mem.quiet2k)} / ${grow(mem.quiet6k)} |`,
+    `| 8 s after each 1,000 (MB) | ${mem.quietRounds.map(mb).join(', ')} |`,
     `| start-up to the first 200 of GET /api, 1,000 stored processes (s, median of ${times.length}) | ${(median(times) / 1000).toFixed(3)} |`,
     `| each start (s) | ${times.map((t) => (t / 1000).toFixed(3)).join(', ')} |`,
     `| CPU used by the service until that answer (s, median; all threads) | ${median(cpu).toFixed(2)} |`,
@@ -213,7 +219,7 @@ function report(mem: MemoryResult, starts: Start[], load0: number[]): string {
 
 async function main(): Promise<void> {
   const load0 = loadavg();
-  const mem = ONLY === 'startup' ? { idle: NaN, after2k: NaN, after6k: NaN, rounds: [] } : await memory();
+  const mem = ONLY === 'startup' ? { idle: NaN, after2k: NaN, after6k: NaN, rounds: [], quiet2k: NaN, quiet6k: NaN, quietRounds: [] } : await memory();
   const times = ONLY === 'memory' ? [] : await startups();
   const md = report(mem, times, load0);
   const name = `api-memory-startup-${new Date().toISOString().slice(0, 10)}${LABEL ? `-${LABEL}` : ''}.md`;

@@ -11,7 +11,7 @@ import { median, needWrk, wrk } from '../memfs/wrk.ts';
  * `node scripts/build.mjs` first) started with each V8 flag set in turn, alternating rounds: idle
  * RSS, small-playlist req/s (wrk, 32 connections), API req/s (`GET /api/v3/process`, 8
  * connections), RSS after the load and 10 s later.
- * Run: `node bench/runtime/flags.ts [rounds=3] [seconds=5]`; writes bench/results/runtime-flags-<date>.md.
+ * Run: `node bench/runtime/flags.ts [rounds=3] [seconds=5] [set names...]`; writes bench/results/runtime-flags-<date>.md.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -19,9 +19,13 @@ const SETS: Record<string, string[]> = {
   'V8 default': ['--max-semi-space-size=0'],
   'semi 1 MB': ['--max-semi-space-size=1'],
   'semi 2 MB': ['--max-semi-space-size=2'],
+  'semi 2 MB, optimize for size': ['--max-semi-space-size=2', '--optimize-for-size'],
   'semi 4 MB': ['--max-semi-space-size=4'],
   'semi 8 MB': ['--max-semi-space-size=8'],
 };
+/** `node bench/runtime/flags.ts 3 5 'semi 2 MB' ...`: only the named sets (all when none is named). */
+const only = process.argv.slice(4);
+for (const name of Object.keys(SETS)) if (only.length && !only.includes(name)) delete SETS[name];
 const rounds = Number(process.argv[2] ?? 3);
 const seconds = Number(process.argv[3] ?? 5);
 const PLAYLIST = Buffer.from('#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:1\n'

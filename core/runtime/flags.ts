@@ -7,7 +7,9 @@
 export const SEMI_SPACE_MB = 2;
 /**
  * glibc malloc arenas: one per thread up to 8 per core by default, each keeping its freed pages;
- * two keep the runtime's and libuv's threads apart at about 3 MB less idle (README.md here).
+ * two keep the runtime's and libuv's threads apart at about 3 MB less idle (README.md here). With
+ * serving threads, each JavaScript thread keeps its own (they allocate a lot: shared arenas
+ * fragmented, 1.5x idle after a load against 1.4x), so the limit is left to glibc.
  */
 export const MALLOC_ARENAS = '2';
 /** What the heap leaves of `debug.memory_limit_mbytes` for code, buffers and the runtime itself. */
@@ -30,9 +32,21 @@ export function runtimeFlags(memoryLimitMb: number, given: readonly string[]): s
   return out;
 }
 
-/** The environment the service runs with: the arena count unless the operator set one. */
-export function runtimeEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | undefined {
-  return env.MALLOC_ARENA_MAX === undefined ? { MALLOC_ARENA_MAX: MALLOC_ARENAS } : undefined;
+/** The environment the service runs with: the arena count, without serving threads, unless the operator set one. */
+export function runtimeEnv(env: NodeJS.ProcessEnv, servingThreads: number): NodeJS.ProcessEnv | undefined {
+  return env.MALLOC_ARENA_MAX === undefined && servingThreads === 0 ? { MALLOC_ARENA_MAX: MALLOC_ARENAS } : undefined;
+}
+
+/** `http.threads` from the raw config text and the environment (which wins); -1 (auto) when unsaid. */
+export function threadsSettingOf(configText: string | undefined, env: NodeJS.ProcessEnv): number {
+  const fromEnv = Number(env.CORE_HTTP_THREADS);
+  if (env.CORE_HTTP_THREADS !== undefined && Number.isInteger(fromEnv)) return fromEnv;
+  try {
+    const v = configText ? (JSON.parse(configText) as { http?: { threads?: unknown } }).http?.threads : undefined;
+    return typeof v === 'number' && Number.isInteger(v) ? v : -1;
+  } catch {
+    return -1;
+  }
 }
 
 /** `debug.memory_limit_mbytes` from the raw config text and the environment (which wins, as for every key). */

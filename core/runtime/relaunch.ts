@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { stripJsonComments } from '../config/jsonc.ts';
 import { resolveConfigPath } from '../config/path.ts';
-import { memoryLimitOf, runtimeEnv, runtimeFlags } from './flags.ts';
+import { servingThreadCount } from '../http/threads/count.ts';
+import { memoryLimitOf, runtimeEnv, runtimeFlags, threadsSettingOf } from './flags.ts';
 
 /** Set on the relaunched process: flags are applied once, whatever they turned out to be. */
 const APPLIED = 'CORE_RUNTIME_FLAGS_APPLIED';
@@ -22,7 +23,7 @@ function relaunch(): void {
   } catch { /* no file yet (the first start writes it) or --config without a path: the loader says so */ }
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   const flags = runtimeFlags(memoryLimitOf(text, process.env), given);
-  const env = runtimeEnv(process.env);
+  const env = runtimeEnv(process.env, servingThreadCount(threadsSettingOf(text, process.env)));
   if (flags.length === 0 && !env) return;
   execve.call(process, process.execPath, [process.execPath, ...process.execArgv, ...flags, ...process.argv.slice(1)], { ...process.env, ...env, [APPLIED]: '1' });
 }

@@ -3,10 +3,9 @@ import { describe } from './describe.ts';
 
 /* The `http` section (core): how the API listener serves; not in the reference, which serves on every core. */
 
-/** Most serving threads `http.threads` accepts (a thread costs its own heap). */
-export const MAX_SERVING_THREADS = 64;
-/** Most serving threads auto (`-1`) starts, whatever the core count (each costs about 30 MiB). */
-export const AUTO_MAX_THREADS = 16;
+import { AUTO_MAX_THREADS, MAX_SERVING_THREADS } from './thread-limits.ts';
+
+export { AUTO_MAX_THREADS, MAX_SERVING_THREADS };
 
 export const HttpConfig = describe(Type.Object({
   threads: Type.Integer({ default: -1 }),

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { AUTO_MAX_THREADS } from '../../../sdk/config/sections-http.ts';
+import { AUTO_MAX_THREADS } from '../../../sdk/config/thread-limits.ts';
 
 /** `http.threads: -1`: as many serving threads as the core count suggests (see servingThreadCount). */
 export const AUTO_THREADS = -1;

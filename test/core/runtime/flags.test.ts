@@ -1,0 +1,45 @@
+import t from 'tap';
+import { memoryLimitOf, runtimeEnv, runtimeFlags, threadsSettingOf } from '../../../core/runtime/flags.ts';
+import { GROWTH_BYTES, MIN_GAP_MS, shouldReduce, startQuietCollector } from '../../../core/runtime/quiet-gc.ts';
+
+/* The runtime settings (issue 29, point 5): what the relaunch adds, and when the quiet collector runs. */
+
+t.test('flags: the semi-space always, the old space from the memory limit, the operator\'s own kept', async (t) => {
+  t.same(runtimeFlags(0, []), ['--max-semi-space-size=2']);
+  t.same(runtimeFlags(512, []), ['--max-semi-space-size=2', '--max-old-space-size=448']);
+  t.same(runtimeFlags(100, []), ['--max-semi-space-size=2', '--max-old-space-size=64'], 'at least 64');
+  t.same(runtimeFlags(512, ['--max-semi-space-size=16', '--max-old-space-size=300']), [], 'given flags win');
+  t.same(runtimeFlags(0, ['--max-semi-space-size', '16']), [], 'in either spelling');
+});
+
+t.test('the memory limit and the thread setting come from the file, the environment winning', async (t) => {
+  t.equal(memoryLimitOf('{"debug":{"memory_limit_mbytes":256}}', {}), 256);
+  t.equal(memoryLimitOf('{"debug":{"memory_limit_mbytes":256}}', { CORE_DEBUG_MEMORY_LIMIT_MBYTES: '128' }), 128);
+  t.equal(memoryLimitOf('not json', {}), 0, 'a broken file is the loader\'s to report');
+  t.equal(memoryLimitOf(undefined, {}), 0);
+  t.equal(threadsSettingOf('{"http":{"threads":2}}', {}), 2);
+  t.equal(threadsSettingOf('{"http":{"threads":2}}', { CORE_HTTP_THREADS: '0' }), 0);
+  t.equal(threadsSettingOf('{}', {}), -1, 'auto when unsaid');
+});
+
+t.test('two malloc arenas without serving threads, glibc\'s own with them or when the operator chose', async (t) => {
+  t.same(runtimeEnv({}, 0), { MALLOC_ARENA_MAX: '2' });
+  t.equal(runtimeEnv({}, 2), undefined);
+  t.equal(runtimeEnv({ MALLOC_ARENA_MAX: '8' }, 0), undefined);
+});
+
+t.test('the quiet collector reduces once after boot, then only after growth, when quiet, not too often', async (t) => {
+  const quiet = { utilization: 0.01, sinceLastMs: MIN_GAP_MS };
+  t.ok(shouldReduce({ ...quiet, committed: 50e6, baseline: undefined }), 'the boot\'s garbage');
+  t.notOk(shouldReduce({ ...quiet, committed: 50e6, baseline: 40e6 }), 'little growth');
+  t.ok(shouldReduce({ ...quiet, committed: 40e6 + GROWTH_BYTES, baseline: 40e6 }), 'grown by the bound');
+  t.notOk(shouldReduce({ ...quiet, utilization: 0.5, committed: 90e6, baseline: 40e6 }), 'not while busy');
+  t.notOk(shouldReduce({ ...quiet, sinceLastMs: 1000, committed: 90e6, baseline: 40e6 }), 'not twice within the gap');
+  const calls: unknown[] = [];
+  const collector = startQuietCollector((o) => { calls.push(o); });
+  t.teardown(() => collector.stop());
+  const deadline = Date.now() + 10_000;
+  while (collector.reductions === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  t.equal(collector.reductions, 1, 'the first quiet look reduces');
+  t.same(calls[0], { type: 'major', execution: 'sync', flavor: 'last-resort' }, 'a memory-reducing collection');
+});
