@@ -24,7 +24,7 @@ const BOOT = [
 ];
 const LAZY = [
   ['mercurius + graphql (first GraphQL query)', 'mercurius', 'graphql'],
-  ['prom-client (metrics.enable_prometheus)', 'prom-client'],
+  ['prom-client (no longer loaded: /metrics writes its text itself)', 'prom-client'],
   ['acme-client (tls.auto)', 'acme-client'],
   // what registering them pulls in: the YAML writer, the static file server and its globbing
   ['@fastify/swagger + swagger-ui (first docs view)', '@fastify/swagger', '@fastify/swagger-ui', 'yaml', '@fastify/static', 'fast-glob'],

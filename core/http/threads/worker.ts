@@ -8,6 +8,7 @@ import { ThreadTrafficMeter } from './traffic.ts';
 import type { ModuleStart, ToWorker, WorkerInit } from './messages.ts';
 import { ConnectionCap, answerClientError, applyServerBounds, serverOptions } from '../listener-bounds.ts';
 import { BodyDeadlines } from '../body-deadlines.ts';
+import { v8Gc } from '../../runtime/v8-gc.ts';
 
 /*
  * A serving thread: its own listener on the API port (reusePort) and, with TLS on, on the HTTPS
@@ -155,8 +156,14 @@ parent.on('message', (m: ToWorker) => {
   }
 });
 
+/** After the thread's start, the garbage of loading its modules is given back once (core/runtime/quiet-gc.ts does it for main). */
+const SETTLED_MS = 3_000;
+
 server.listen({ host: init.host, port: init.port, reusePort: true }, () => {
-  void Promise.all(init.modules.map(load)).then(() => parent.postMessage({ t: 'ready' }));
+  void Promise.all(init.modules.map(load)).then(() => {
+    parent.postMessage({ t: 'ready' });
+    setTimeout(() => v8Gc()?.({ type: 'major', execution: 'sync', flavor: 'last-resort' }), SETTLED_MS).unref();
+  });
 });
 server.on('error', (err) => {
   parent.postMessage({ t: 'error', message: `listen: ${err.message}` });
