@@ -9,7 +9,7 @@ export const QUIET_UTILIZATION = 0.1;
 /** Growth of V8's committed heap since the last reduction that is worth one. */
 export const GROWTH_BYTES = 16 * 1024 * 1024;
 /** The least time between two reductions: a bounded share of the CPU whatever the traffic. */
-export const MIN_GAP_MS = 10_000;
+export const MIN_GAP_MS = 4_000;
 
 /** What the collector decides from one look (pure, for tests). */
 export function shouldReduce(s: { utilization: number; committed: number; baseline: number | undefined; sinceLastMs: number }): boolean {
@@ -24,7 +24,7 @@ export function shouldReduce(s: { utilization: number; committed: number; baseli
  * after a burst of API requests or a boot. Once the boot is over, and then whenever the committed
  * heap grew by 16 MB since the last time and the event loop was quiet for the last 2 s, this runs
  * one memory-reducing collection (V8's "last resort": full, compacting, shrinking the young
- * generation, giving pages back), at most once per 10 s.
+ * generation, giving pages back), at most once per 4 s.
  */
 export function startQuietCollector(gc: Gc | undefined = v8Gc()): { stop(): void; readonly reductions: number } {
   let reductions = 0;
