@@ -8,7 +8,7 @@ import { ThreadTrafficMeter } from './traffic.ts';
 import type { ModuleStart, ToWorker, WorkerInit } from './messages.ts';
 import { ConnectionCap, answerClientError, applyServerBounds, serverOptions } from '../listener-bounds.ts';
 import { BodyDeadlines } from '../body-deadlines.ts';
-import { v8Gc } from '../../runtime/v8-gc.ts';
+import { startQuietCollector } from '../../runtime/quiet-gc.ts';
 
 /*
  * A serving thread: its own listener on the API port (reusePort) and, with TLS on, on the HTTPS
@@ -156,13 +156,11 @@ parent.on('message', (m: ToWorker) => {
   }
 });
 
-/** After the thread's start, the garbage of loading its modules is given back once (core/runtime/quiet-gc.ts does it for main). */
-const SETTLED_MS = 3_000;
-
 server.listen({ host: init.host, port: init.port, reusePort: true }, () => {
   void Promise.all(init.modules.map(load)).then(() => {
     parent.postMessage({ t: 'ready' });
-    setTimeout(() => v8Gc()?.({ type: 'major', execution: 'sync', flavor: 'last-resort' }), SETTLED_MS).unref();
+    // the thread's own heap comes back after its start and after bursts, as main's does (core/runtime/quiet-gc.ts)
+    startQuietCollector();
   });
 });
 server.on('error', (err) => {
