@@ -1,6 +1,7 @@
 import { childrenRef, isBootError, type ChildrenService } from '../sdk/index.ts';
 import { CoreService } from './service.ts';
 import { startQuietCollector } from './runtime/quiet-gc.ts';
+import { mallocTrim } from './runtime/malloc-trim.ts';
 
 /** The command line: `npm start [-- --config PATH]` (entered through main.ts). The only place that listens. */
 async function main(): Promise<void> {
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
   });
 
   // the heap a boot or a burst grew to goes back once the service is quiet (runtime/README.md)
-  const collector = startQuietCollector();
+  const collector = startQuietCollector(undefined, mallocTrim());
 
   let stopping = false;
   const stop = (signal: string) => {

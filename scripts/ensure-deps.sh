@@ -24,6 +24,8 @@ fi
 
 # the children's confinement wrapper (core/process/confine), in the slim install too
 bash scripts/ensure-confine.sh
+# the runtime's malloc_trim module (core/runtime/trim): memory freed after a load goes back to the system
+bash scripts/ensure-trim.sh
 
 # SRT is optional: this installs libsrt-openssl-dev and builds the plugin's addon, never failing.
 [ -n "${SLIM:-}" ] || bash scripts/ensure-srt.sh

@@ -1,6 +1,7 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { v8Gc, type Gc } from './v8-gc.ts';
+import type { Trim } from './malloc-trim.ts';
 
 /** How often the collector looks (an unref'd timer: it never keeps the process up). */
 export const QUIET_CHECK_MS = 2_000;
@@ -10,6 +11,15 @@ export const QUIET_UTILIZATION = 0.1;
 export const GROWTH_BYTES = 16 * 1024 * 1024;
 /** The least time between two reductions: a bounded share of the CPU whatever the traffic. */
 export const MIN_GAP_MS = 4_000;
+
+/** Growth of the resident set since the last trim that is worth asking glibc for its free pages. */
+export const TRIM_GROWTH_BYTES = 16 * 1024 * 1024;
+
+/** Whether to trim malloc's arenas on a quiet look (pure, for tests): after a reduction, or after RSS growth. */
+export function shouldTrim(s: { utilization: number; rss: number; baseline: number | undefined; reduced: boolean }): boolean {
+  if (s.utilization > QUIET_UTILIZATION) return false;
+  return s.reduced || s.baseline === undefined || s.rss >= s.baseline + TRIM_GROWTH_BYTES;
+}
 
 /** What the collector decides from one look (pure, for tests). */
 export function shouldReduce(s: { utilization: number; committed: number; baseline: number | undefined; sinceLastMs: number }): boolean {
@@ -25,23 +35,47 @@ export function shouldReduce(s: { utilization: number; committed: number; baseli
  * heap grew by 16 MB since the last time and the event loop was quiet for the last 2 s, this runs
  * one memory-reducing collection (V8's "last resort": full, compacting, shrinking the young
  * generation, giving pages back), at most once per 4 s.
+ *
+ * With `trim` (the main thread's `mallocTrim()`), a quiet look also asks glibc for the free pages
+ * of its arenas after a reduction and whenever RSS grew 16 MB since the last trim: what a load
+ * freed outside V8 (socket buffers, bodies, the serving threads' arenas) stays with the process
+ * otherwise.
  */
-export function startQuietCollector(gc: Gc | undefined = v8Gc()): { stop(): void; readonly reductions: number } {
-  let reductions = 0;
-  if (!gc) return { stop: () => {}, get reductions() { return reductions; } };
+export function startQuietCollector(gc: Gc | undefined = v8Gc(), trim?: Trim): QuietCollector {
+  const counts = { reductions: 0, trims: 0 };
+  const collector: QuietCollector = { stop: () => clearInterval(timer), get reductions() { return counts.reductions; }, get trims() { return counts.trims; } };
   let baseline: number | undefined;
+  let trimBaseline: number | undefined;
   let last = 0;
   let mark: EventLoopUtilization = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const utilization = performance.eventLoopUtilization(mark).utilization;
     mark = performance.eventLoopUtilization();
-    const committed = getHeapStatistics().total_heap_size;
-    if (!shouldReduce({ utilization, committed, baseline, sinceLastMs: Date.now() - last })) return;
-    gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-    reductions++;
-    last = Date.now();
-    baseline = getHeapStatistics().total_heap_size;
+    let reduced = false;
+    if (gc && shouldReduce({ utilization, committed: getHeapStatistics().total_heap_size, baseline, sinceLastMs: Date.now() - last })) {
+      gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+      counts.reductions++;
+      reduced = true;
+      last = Date.now();
+      baseline = getHeapStatistics().total_heap_size;
+    }
+    const rss = trim ? process.memoryUsage.rss() : 0;
+    // growth counts from the lowest RSS since the last trim
+    if (trimBaseline !== undefined && rss < trimBaseline) trimBaseline = rss;
+    if (trim && shouldTrim({ utilization, rss, baseline: trimBaseline, reduced })) {
+      trim();
+      counts.trims++;
+      trimBaseline = process.memoryUsage.rss();
+    }
   }, QUIET_CHECK_MS);
   timer.unref();
-  return { stop: () => clearInterval(timer), get reductions() { return reductions; } };
+  return collector;
+}
+
+export interface QuietCollector {
+  stop(): void;
+  /** Memory-reducing collections run so far. */
+  readonly reductions: number;
+  /** Times malloc's arenas were trimmed so far. */
+  readonly trims: number;
 }

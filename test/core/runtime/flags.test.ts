@@ -1,6 +1,8 @@
 import t from 'tap';
 import { memoryLimitOf, runtimeEnv, runtimeFlags, threadsSettingOf } from '../../../core/runtime/flags.ts';
-import { GROWTH_BYTES, MIN_GAP_MS, shouldReduce, startQuietCollector } from '../../../core/runtime/quiet-gc.ts';
+import { GROWTH_BYTES, MIN_GAP_MS, TRIM_GROWTH_BYTES, shouldReduce, shouldTrim, startQuietCollector } from '../../../core/runtime/quiet-gc.ts';
+import { mallocTrim } from '../../../core/runtime/malloc-trim.ts';
+import { existsSync } from 'node:fs';
 
 /* The runtime settings (issue 29, point 5): what the relaunch adds, and when the quiet collector runs. */
 
@@ -42,4 +44,29 @@ t.test('the quiet collector reduces once after boot, then only after growth, whe
   while (collector.reductions === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   t.equal(collector.reductions, 1, 'the first quiet look reduces');
   t.same(calls[0], { type: 'major', execution: 'sync', flavor: 'last-resort' }, 'a memory-reducing collection');
+});
+
+t.test('a quiet look trims malloc after a reduction or RSS growth, never while busy', async (t) => {
+  const quiet = { utilization: 0.01, reduced: false };
+  t.ok(shouldTrim({ ...quiet, rss: 90e6, baseline: undefined }), 'once after boot');
+  t.notOk(shouldTrim({ ...quiet, rss: 90e6, baseline: 85e6 }), 'little growth');
+  t.ok(shouldTrim({ ...quiet, rss: 85e6 + TRIM_GROWTH_BYTES, baseline: 85e6 }), 'grown by the bound');
+  t.ok(shouldTrim({ ...quiet, rss: 86e6, baseline: 85e6, reduced: true }), 'after a memory-reducing collection');
+  t.notOk(shouldTrim({ ...quiet, utilization: 0.5, rss: 200e6, baseline: 85e6, reduced: true }), 'not while busy');
+  // a stand-in trim (counting calls) with the real timer
+  let trims = 0;
+  const collector = startQuietCollector(() => {}, () => { trims++; return true; });
+  t.teardown(() => collector.stop());
+  const deadline = Date.now() + 10_000;
+  while (collector.trims === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  t.equal(trims, 1, 'the first quiet look trims (after its reduction)');
+});
+
+t.test('the runtime\'s malloc_trim module loads where it was built', async (t) => {
+  const built = existsSync(new URL('../../../core/runtime/trim/build/malloc-trim.node', import.meta.url));
+  if (!built) { t.comment('not built here (no C compiler): scripts/ensure-trim.sh'); return; }
+  const trim = mallocTrim();
+  t.type(trim, 'function');
+  t.type(trim?.(), 'boolean', 'malloc_trim(0) answered');
+  t.equal(mallocTrim(), trim, 'loaded once');
 });
