@@ -150,7 +150,7 @@ export class TsToFlv {
     const b = u.data;
     if (u.end - u.start < 4 || b[u.start] !== 0xff || (b[u.start + 1] & 0xe0) !== 0xe0 || ((b[u.start + 1] >> 1) & 3) !== 1) return;
     const body = Buffer.allocUnsafe(1 + u.end - u.start);
-    body[0] = 0x2f;
+    body[0] = (b[u.start + 3] >> 6) === 3 ? 0x2e : 0x2f; // MP3, "44 kHz", 16-bit, mono or stereo from the channel mode
     b.copy(body, 1, u.start, u.end);
     this.out.push({ type: 8, timestamp: this.ms(dts, false), body });
   }

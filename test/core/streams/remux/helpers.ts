@@ -84,3 +84,32 @@ export function prng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Splits ffprobe's packets by kind. */
+export function byKind(list: Packet[]): { video: Packet[]; audio: Packet[] } {
+  return { video: list.filter((p) => p.kind === 'video'), audio: list.filter((p) => p.kind === 'audio') };
+}
+
+export interface TsPacketInfo { pid: number; pusi: boolean; cc: number; hasPayload: boolean; rai: boolean; pcr: boolean }
+
+/** The header fields of every 188-byte packet of a TS buffer (throws when one is not on a sync byte). */
+export function tsPackets(ts: Buffer): TsPacketInfo[] {
+  const out: TsPacketInfo[] = [];
+  for (let p = 0; p < ts.length; p += 188) {
+    if (ts[p] !== 0x47) throw new Error(`no sync byte at ${p}`);
+    const afc = (ts[p + 3] >> 4) & 3;
+    const af = (afc & 2) !== 0 && ts[p + 4] > 0 ? ts[p + 5] : 0;
+    out.push({
+      pid: ((ts[p + 1] & 0x1f) << 8) | ts[p + 2], pusi: (ts[p + 1] & 0x40) !== 0, cc: ts[p + 3] & 15,
+      hasPayload: (afc & 1) !== 0, rai: (af & 0x40) !== 0, pcr: (af & 0x10) !== 0,
+    });
+  }
+  return out;
+}
+
+/** Feeds `input` to `push` in chunks of `size` bytes. */
+export function chunked<T>(input: Buffer, size: number, push: (b: Buffer) => T[]): T[] {
+  const out: T[] = [];
+  for (let p = 0; p < input.length; p += size) out.push(...push(input.subarray(p, p + size)));
+  return out;
+}
