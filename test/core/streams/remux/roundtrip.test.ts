@@ -1,4 +1,4 @@
-import t, { type Tap } from 'tap';
+import t, { type Test } from 'tap';
 import { FlvToTs, TsToFlv, classifyFlv, type FlvTag } from '../../../../core/streams/remux/index.ts';
 import { byKind, fixture, noFfprobe, probeFrames, probePackets, readFlv, writeFlv } from './helpers.ts';
 
@@ -23,7 +23,7 @@ function track(tags: FlvTag[], type: 8 | 9): Array<{ ts: number; cls: string; bo
  * The rebuilt headers are prefixes of ffmpeg's: the AudioSpecificConfig without its SBR sync
  * extension, the AVC record without the High-profile chroma/bit-depth trailer.
  */
-function headersMatch(t: Tap.Test, back: FlvTag[], src: FlvTag[]): void {
+function headersMatch(t: Test, back: FlvTag[], src: FlvTag[]): void {
   for (const cls of ['audio-header', 'video-header']) {
     const a = back.filter((x) => classifyFlv(x) === cls);
     const b = src.filter((x) => classifyFlv(x) === cls);

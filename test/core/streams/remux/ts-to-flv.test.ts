@@ -15,7 +15,7 @@ for (const name of ['av.mpegts', 'audio.mpegts']) {
     const got = byKind(probePackets(flv, 'flv'));
     const first = Math.min(...[...want.video, ...want.audio].slice(0, 4).map((p) => p.dts));
     for (const kind of ['video', 'audio'] as const) {
-      const w = want[kind].toSorted((a, b) => a.dts - b.dts);
+      const w = [...want[kind]].sort((a, b) => a.dts - b.dts);
       t.equal(got[kind].length, w.length, `${kind} packet count`);
       const bad = got[kind].filter((p, i) => Math.abs(p.pts - (w[i].pts - first) / 90) > 1
         || Math.abs(p.dts - (w[i].dts - first) / 90) > 1 || p.key !== w[i].key);
