@@ -35,11 +35,11 @@ async function bootError(p: Promise<unknown>): Promise<{ code: string; message: 
 
 t.test('a plugin package is found from the config folder, with exports and a matching SDK range', async (t) => {
   const dir = t.testdir();
-  await fakePackage(dir, '@acme/hello', { exports: { '.': { import: './index.js' } }, peerDependencies: { '@media-core/sdk': '^2.0.0' } }, pluginJs('acme-hello'));
+  await fakePackage(dir, '@acme/hello', { exports: { '.': { import: './index.js' } }, peerDependencies: { '@media-core/sdk': '^3.0.0' } }, pluginJs('acme-hello'));
   await fakePackage(dir, 'main-only', { main: 'index.js' }, pluginJs('main-only', "sdkVersion: '>=1 <99',"));
   const loaded = await loadPlugins(['@acme/hello', 'main-only'], [], dir);
   t.same(loaded.map((p) => p.def.name), ['acme-hello', 'main-only']);
-  t.equal(SDK_VERSION, '2.0.0');
+  t.equal(SDK_VERSION, '3.0.0');
 });
 
 t.test('the service\'s own node_modules is the fallback for package names', async (t) => {
