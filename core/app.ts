@@ -1,23 +1,21 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, serverRef, tlsCertificatesRef, type ClientTraffic, type ConfigData,
-  type FilesystemService, type HttpScope, type PluginDefinition,
+  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, serverRef, tlsCertificatesRef, type ClientTraffic, type FilesystemService, type HttpScope, type PluginDefinition,
 } from '../sdk/index.ts';
+import type { ConfigData } from './config/config-data.ts';
 import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
 import { ConfigStore } from './config/store.ts';
 import { parseAddress } from './config/address.ts';
-import { semanticErrors, typeErrors } from './config/validate.ts';
 import { createLogger } from './log/logger.ts';
 import type { LogRing } from './log/ring.ts';
 import { ServiceContainer, type ServiceOverride } from './kernel/container.ts';
 import { HookRegistry } from './kernel/hook-registry.ts';
-import { orderPlugins } from './kernel/graph.ts';
-import { loadPlugins, vendorConfigErrors, withEntrySettings, type LoadedPlugin } from './kernel/loader.ts';
+import type { LoadedPlugin, ModuleImporter } from './kernel/loader.ts';
 import { mountPlugin } from './kernel/context.ts';
 import type { Kernel } from './kernel/kernel.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
-import { REQUIRED_PLUGINS } from './kernel/required.ts';
+import { CORE_SERVICES, isBootPlan, planBoot, type BootPlan } from './kernel/plan.ts';
 import { StateService } from './kernel/state.ts';
 import { createServer } from './http/server.ts';
 import { SerializerCache } from './http/serializer-cache.ts';
@@ -68,6 +66,8 @@ export interface BuildOptions {
    * (code is loaded only from what the operator wrote, once).
    */
   started?: readonly LoadedPlugin[];
+  /** How a located plugin module is imported (default `import()`; a test counts the calls). */
+  importModule?: ModuleImporter;
 }
 
 export interface App {
@@ -81,28 +81,43 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Folders the API can write into: no plugin module may be loaded from there. */
-function apiWritable(config: ConfigData): string[] {
-  return [config.storage.disk.dir, config.db.dir].map((d) => resolve(d));
+/**
+ * Builds the whole app. Never listens. Three steps: the plan (config validated, plugins loaded,
+ * graph ordered: core/kernel/plan.ts; a caller that planned passes the plan itself), the core
+ * (kernel services and the core's own routes), the mount (each plugin in plan order, then `onReady`).
+ */
+export async function buildApp(config: ConfigData | BootPlan, opts: BuildOptions = {}): Promise<App> {
+  const plan = isBootPlan(config) ? config : await planBoot(config, { ...opts, configPath: opts.configStore?.path });
+  const core = await buildCore(plan, opts);
+  try {
+    await mountPlan(core.kernel, plan);
+    await core.kernel.lifecycle.ready();
+    await core.kernel.http.ready();
+  } catch (err) {
+    // what mounted before the failure is closed again: children, timers, pending writes
+    await core.close();
+    throw isBootError(err) ? err : new BootError((err as Error).message, { cause: err });
+  }
+  core.kernel.log.info({ plugins: core.kernel.plugins }, 'core ready');
+  core.kernel.configStore.useStarted(plan.configured);
+  return { http: core.kernel.http, kernel: core.kernel, loaded: plan.configured, listening: core.listening, close: core.close };
 }
 
-function formatErrors(errs: Record<string, string[]>): string {
-  return Object.entries(errs).map(([k, m]) => `  ${k}: ${m.join('; ')}`).join('\n');
+/** Mounts the plan's plugins: the required ones first, then the rest in graph order. */
+async function mountPlan(kernel: Kernel, plan: BootPlan): Promise<void> {
+  const missing = CORE_SERVICES.filter((id) => !kernel.services.ids().has(id));
+  if (missing.length) throw new BootError(`the core did not provide ${missing.join(', ')}`);
+  for (const p of [...plan.required, ...plan.order]) {
+    await mountPlugin(kernel, p);
+    kernel.plugins.push(p.def.name);
+  }
 }
 
-/** Builds the whole app from a configuration. Never listens. */
-export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Promise<App> {
-  const errs = { ...typeErrors(config) };
-  // plugin paths and packages are found from the config file's folder (the cwd without one)
-  const pluginBase = opts.pluginBase ?? (opts.configStore ? dirname(opts.configStore.path) : process.cwd());
-  const required = REQUIRED_PLUGINS.map((def) => ({ def, entryConfig: undefined, index: -1 }));
-  // the only import of configured modules: at a start, from the config file's list
-  const configured = Object.keys(errs).length === 0
-    ? opts.started ? withEntrySettings(opts.started, config.plugins) : await loadPlugins(config.plugins, required.map((p) => p.def.name), pluginBase, apiWritable(config))
-    : [];
-  if (Object.keys(errs).length === 0) Object.assign(errs, await semanticErrors(config, pluginBase, configured));
-  if (Object.keys(errs).length) throw new BootError(`invalid configuration:\n${formatErrors(errs)}`);
+interface Core { kernel: Kernel; listening(port: number): Promise<void>; close(): Promise<void> }
 
+/** The kernel's services and the core's own routes (front door, config, fs API, router, ACME), before any plugin. */
+async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
+  const { config } = plan;
   mkdirSync(resolve(config.db.dir), { recursive: true });
   const retained = opts.retained ?? new Map<string, unknown>();
   const env = opts.env ?? process.env;
@@ -158,15 +173,60 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
     checkReload: async () => opts.checkReload?.(),
   };
 
-  for (const o of opts.overrides ?? []) services.override(o.ref, o.impl);
+  for (const o of plan.overrides) services.override(o.ref, o.impl);
   services.provide(serverRef, kernel.server);
+  const close = closer(kernel);
+  const listening = async (p: number) => {
+    port = p;
+    await lifecycle.listen(p);
+  };
+  try {
+    const acme = await coreServices(kernel, { door, routeHeads, toTraffic, meter, traffic }, opts);
+    await coreRoutes(kernel, door, acme);
+  } catch (err) {
+    await close();
+    throw isBootError(err) ? err : new BootError((err as Error).message, { cause: err });
+  }
+  return { kernel, listening, close };
+}
+
+/** Closes an app once: `onShutdown` then `onClose` taps, pending state, HTTP, services. */
+function closer(k: Kernel): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= (async () => {
+      await k.lifecycle.stop();
+      await k.state.flush();
+      await k.http.close();
+      await k.services.dispose();
+      k.log.info('core closed');
+    })();
+    return closing;
+  };
+}
+
+type Door = ReturnType<typeof appDoor>;
+type Acme = Awaited<ReturnType<typeof certificateService>>['acme'];
+
+/** What the serving threads' part of the core is built from. */
+interface ThreadParts {
+  door: Door;
+  routeHeads: ReturnType<typeof trackRouteHeads>;
+  toTraffic: (t: readonly ClientTraffic[]) => void;
+  meter: ThreadTrafficMeter;
+  traffic: Set<unknown>;
+}
+
+/** The services the core provides before any plugin (placeholders, TLS, children) and the serving threads' part; gives ACME, if on. */
+async function coreServices(k: Kernel, parts: ThreadParts, opts: BuildOptions): Promise<Acme> {
+  const { config, services, lifecycle, log } = k;
+  const { door, routeHeads, toTraffic, meter, traffic } = parts;
   // the one filesystem registry: the fs API, `{fs:<name>}` and cleanup rules all look here (live list)
   const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
-  services.provide(placeholdersRef, new Placeholders({ filesystems, server: kernel.server }));
+  services.provide(placeholdersRef, new Placeholders({ filesystems, server: k.server }));
   const tls = await certificateService(config, log);
   services.provide(tlsCertificatesRef, tls.certs);
-  const children = childrenService(config, configStore.path, env, log, retained);
-  services.provide(childrenRef, children);
+  services.provide(childrenRef, childrenService(config, k.configStore.path, k.env, log, k.retained));
   // the threads outlive the app (they hold the port); what this app's plugins run in them goes with it
   const threads = opts.threads?.forApp(servingThreadCount(config.http.threads), routeHeads)
     ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), routeHeads, onTraffic: () => {}, close: () => {} };
@@ -174,66 +234,22 @@ export async function buildApp(config: ConfigData, opts: BuildOptions = {}): Pro
   lifecycle.onClose('core', async () => { threads.close(); meter.close(); traffic.clear(); });
   // the door in the serving threads, once every plugin provided its filesystems and taps
   lifecycle.onListen('core', async () => door.startThreads(threads));
+  return tls.acme;
+}
 
-  let closing: Promise<void> | undefined;
-  const close = () => {
-    closing ??= (async () => {
-      await lifecycle.stop();
-      await state.flush();
-      await http.close();
-      await services.dispose();
-      log.info('core closed');
-    })();
-    return closing;
-  };
-
-  try {
-    await registerSwagger(http);
-    await http.register(frontDoorRoutes(kernel));
-    await http.register(configRoutes(kernel));
-    await http.register(fsApiRoutes(filesystems, door.api));
-    if (config.debug.profiling) await http.register(profilingRoutes());
-    await http.register(routerRoutes(config.router));
-    if (tls.acme) {
-      const acme = tls.acme;
-      await http.register(acmeChallengeRoutes(acme));
-      // the CA calls back on the HTTP listener, so ordering waits until it is bound
-      lifecycle.onListen('core', async () => acme.start());
-      lifecycle.onClose('core', async () => acme.close());
-    }
-
-    const loaded = [...configured];
-    for (const p of opts.plugins ?? []) loaded.push({ def: p.def, entryConfig: p.entryConfig, index: loaded.length });
-    const vendorErrs = loaded.flatMap((p) => vendorConfigErrors(p, config));
-    if (vendorErrs.length) throw new BootError(`invalid plugin configuration:\n  ${vendorErrs.join('\n  ')}`);
-    const node = (p: typeof loaded[number]) => ({ ...p, name: p.def.name, deps: Object.values(p.def.deps ?? {}), provides: (p.def.provides ?? []).filter((r) => !services.overridden(r.id)) });
-    // required plugins first: what they provide (processes) is there for every configured plugin
-    for (const p of orderPlugins(required.map(node), services.ids())) {
-      await mountPlugin(kernel, p);
-      kernel.plugins.push(p.def.name);
-    }
-    for (const p of orderPlugins(loaded.map(node), services.ids())) {
-      await mountPlugin(kernel, p);
-      kernel.plugins.push(p.def.name);
-    }
-    await lifecycle.ready();
-    await http.ready();
-  } catch (err) {
-    // what mounted before the failure is closed again: children, timers, pending writes
-    await close();
-    throw isBootError(err) ? err : new BootError((err as Error).message, { cause: err });
+/** The core's own routes: OpenAPI, front door, config, fs API, profiling, custom routes, ACME challenges. */
+async function coreRoutes(k: Kernel, door: Door, acme: Acme): Promise<void> {
+  const { config, http, lifecycle, services } = k;
+  await registerSwagger(http);
+  await http.register(frontDoorRoutes(k));
+  await http.register(configRoutes(k));
+  await http.register(fsApiRoutes(() => services.resolve(filesystemsRef) as readonly FilesystemService[], door.api));
+  if (config.debug.profiling) await http.register(profilingRoutes());
+  await http.register(routerRoutes(config.router));
+  if (acme) {
+    await http.register(acmeChallengeRoutes(acme));
+    // the CA calls back on the HTTP listener, so ordering waits until it is bound
+    lifecycle.onListen('core', async () => acme.start());
+    lifecycle.onClose('core', async () => acme.close());
   }
-  log.info({ plugins: kernel.plugins }, 'core ready');
-
-  configStore.useStarted(configured);
-  return {
-    http,
-    kernel,
-    loaded: configured,
-    async listening(p: number) {
-      port = p;
-      await lifecycle.listen(p);
-    },
-    close,
-  };
 }

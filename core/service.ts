@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
-import { BootError, writeFileAtomic, type ConfigData, type ConfigErrors } from '../sdk/index.ts';
+import { BootError, writeFileAtomic, type ConfigErrors } from '../sdk/index.ts';
+import type { ConfigData } from './config/config-data.ts';
 import { deepEqual } from './config/schema-walk.ts';
-import { pluginCode } from './kernel/loader.ts';
+import { pluginCode, type ModuleImporter } from './kernel/loader.ts';
+import { planBoot } from './kernel/plan.ts';
 import { buildApp, type App } from './app.ts';
 import { loadConfig, resolveConfigPath, type LoadedConfig } from './config/load.ts';
 import { applyErrors } from './config/apply-checks.ts';
@@ -25,6 +26,8 @@ export interface ServiceOptions {
   stdoutLog?: boolean;
   /** A reload failed and so did its rollback: the service has no app (the CLI exits; the file boots). */
   onFatal?: (err: Error) => void;
+  /** How plugin modules are imported (default `import()`): a test counts that a boot imports each once. */
+  importModule?: ModuleImporter;
 }
 
 /**
@@ -81,7 +84,9 @@ export class CoreService {
     if (Object.keys(errs).length) {
       throw new BootError(`invalid configuration (${loaded.path}):\n${Object.entries(errs).map(([k, m]) => `  ${k}: ${m.join('; ')}`).join('\n')}`);
     }
-    const app = await buildApp(loaded.active, {
+    // the one plan of this boot: validated, plugins loaded (imported at the start only), graph ordered
+    const plan = await planBoot(loaded.active, { configPath: loaded.path, started: this.#started?.loaded, importModule: this.#opts.importModule });
+    const app = await buildApp(plan, {
       configStore: new ConfigStore(loaded, this.env, () => this.#kept()),
       env: this.env,
       retained: this.#retained,
@@ -89,7 +94,6 @@ export class CoreService {
       requestReload: () => { this.reload().catch((err: Error) => this.#fatal(err)); },
       checkReload: () => this.checkReload(),
       threads: this.threads,
-      started: this.#started?.loaded,
     });
     this.#started ??= { entries: structuredClone(loaded.active.plugins), loaded: app.loaded };
     this.#booted = loaded.text;
@@ -146,7 +150,7 @@ export class CoreService {
       return { loaded, errors: { plugins: ['changed in the config file: plugins are loaded at the next start of the service'] }, keepFile: true };
     }
     const errs: ConfigErrors = { ...loaded.env.errors, ...typeErrors(loaded.active) };
-    if (!Object.keys(errs).length) Object.assign(errs, await semanticErrors(loaded.active, dirname(loaded.path), this.#started?.loaded));
+    if (!Object.keys(errs).length) Object.assign(errs, await semanticErrors(loaded.active, this.#started?.loaded));
     if (!Object.keys(errs).length) Object.assign(errs, await applyErrors(loaded.active, await heldPorts(this.app.kernel.config), loaded.path, this.#kept()));
     return Object.keys(errs).length ? { loaded, errors: errs } : { loaded };
   }

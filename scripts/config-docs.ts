@@ -1,6 +1,6 @@
 // Prints the key table of sample-config/README.md from the config schema (descriptions included) (run: node scripts/config-docs.ts).
 import { Value } from '@sinclair/typebox/value';
-import { ConfigData } from '../sdk/index.ts';
+import { ConfigData } from '../core/config/config-data.ts';
 import { envTable } from '../core/config/env.ts';
 import { getPath, schemaAt } from '../core/config/schema-walk.ts';
 import { GENERATED } from '../core/config/generate.ts';

@@ -1,10 +1,17 @@
 // Plugins may import only sdk/, their own folder and npm packages (design.md section 6.2); the
-// vendor examples only their own folder and packages (the SDK by its name).
+// vendor examples only their own folder and packages (the SDK by its name); core/config/ nothing
+// of core/kernel/ (the kernel plans a boot from the config, never the reverse); sdk/ nothing of
+// core/ (the SDK is what a vendor installs: it cannot reach into the service). `--strict` drops the
+// allow-list of the last rule (sdk/testing/, the test kit, until it is a package of its own).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname, sep } from 'node:path';
 
 // an optional argument names another tree (the lint's own test uses it)
-const root = process.argv[2] ? resolve(process.argv[2]) : resolve(dirname(new URL(import.meta.url).pathname), '..');
+const args = process.argv.slice(2);
+const rootArg = args.find((a) => !a.startsWith('--'));
+const root = rootArg ? resolve(rootArg) : resolve(dirname(new URL(import.meta.url).pathname), '..');
+/** Files under sdk/ still allowed to import core/ (each one a debt; `--strict` allows none). */
+const SDK_CORE_ALLOW = args.includes('--strict') ? [] : ['sdk/testing/'];
 const pluginsDir = join(root, 'plugins');
 const bad = [];
 function walk(dir, files = []) {
@@ -47,8 +54,25 @@ for (const ex of examples) {
     }
   }
 }
+/** Relative imports of every file under `dir` (of `root`) that land under `target`. */
+function importsInto(dir, target) {
+  const out = [];
+  let files = [];
+  try { files = walk(join(root, dir)); } catch { /* none */ }
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      if (resolve(dirname(file), m[1]).startsWith(join(root, target) + sep)) out.push({ file: relative(root, file), spec: m[1] });
+    }
+  }
+  return out;
+}
+for (const { file, spec } of importsInto('core/config', 'core/kernel')) bad.push(`${file}: imports ${spec} (core/config/ imports nothing of core/kernel/)`);
+for (const { file, spec } of importsInto('sdk', 'core')) {
+  if (!SDK_CORE_ALLOW.some((a) => file.startsWith(a))) bad.push(`${file}: imports ${spec} (sdk/ imports nothing of core/)`);
+}
 if (bad.length) {
-  console.error('Plugins must import only sdk/, their own folder and npm packages:\n  ' + bad.join('\n  '));
+  console.error('Plugins must import only sdk/, their own folder and npm packages; core/config/ not core/kernel/; sdk/ not core/:\n  ' + bad.join('\n  '));
   process.exit(1);
 }
-console.log(`import lint: ${plugins.length} plugin folder(s) and ${examples.length} example(s) clean`);
+console.log(`import lint: ${plugins.length} plugin folder(s), ${examples.length} example(s), core/config and sdk/ clean`);

@@ -3,7 +3,8 @@
 import { writeFileSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { BUILTIN_PLUGINS, ConfigData } from '../sdk/index.ts';
+import { starBuiltins } from '../core/kernel/loader.ts';
+import { ConfigData } from '../core/config/config-data.ts';
 import { ALIASES, envTable } from '../core/config/env.ts';
 import { GENERATED } from '../core/config/generate.ts';
 import { getPath } from '../core/config/schema-walk.ts';
@@ -53,7 +54,7 @@ function leafLines(path: string, key: string, s: S, defaults: unknown, env: Map<
   if (path in GENERATED) facts.push('default: generated on first start when missing');
   else if (SET_BY_SERVICE[path]) facts.push(SET_BY_SERVICE[path]!);
   else facts.push(`default: ${JSON.stringify(getPath(defaults, path))}`);
-  if (path === 'plugins') facts.push(`allowed: a list of built-in names (${BUILTIN_PLUGINS.join(', ')}), "*" for all of this build, package names, module paths, or {"name"|"module", "config"} objects`);
+  if (path === 'plugins') facts.push(`allowed: a list of built-in names (${starBuiltins().join(', ')}), "*" for all of this build, package names, module paths, or {"name"|"module", "config"} objects`);
   else if (path === 'version') facts.push('allowed: 3 (1 and 2 are upgraded)');
   else facts.push(`allowed: ${allowed(s)}`);
   const names = env.get(path);

@@ -80,5 +80,12 @@ export function withCatalogue(text: string, sdkDir?: string): string {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const file = join(ROOT, 'CONTRIBUTING.md');
-  writeFileSync(file, withCatalogue(readFileSync(file, 'utf8')));
+  const text = readFileSync(file, 'utf8');
+  if (process.argv.includes('--check')) {
+    // the catalogue and the generated config data (scripts/config-data.ts) are both checked here
+    const { stale } = await import('./config-data.ts');
+    const bad = [...(withCatalogue(text) === text ? [] : ['CONTRIBUTING.md (run: node scripts/sdk-catalogue.ts)']), ...(await stale()).map((f) => `${f} (run: node scripts/config-data.ts)`)];
+    if (bad.length) { console.error(`stale: ${bad.join(', ')}`); process.exit(1); }
+    console.log('sdk catalogue and config data: up to date');
+  } else writeFileSync(file, withCatalogue(text));
 }

@@ -1,6 +1,6 @@
 /**
  * The SDK contract (`@media-core/sdk`): what a plugin is and what it may talk to. Plugin
- * definition and context, service and hook refs, errors, the configuration schema, and the
+ * definition and context, service and hook refs, errors, the kernel's configuration sections, and the
  * well-known services (filesystems, placeholders, processes, ingest, sessions, metrics, TLS,
  * ...). Its version is `SDK_VERSION`; a breaking change here bumps the major. Helpers for common
  * jobs (file serving, paths, atomic writes) are the toolkit (`@media-core/sdk/toolkit`), the

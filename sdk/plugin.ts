@@ -3,11 +3,11 @@ import type { Logger } from 'pino';
 import type { DepsMap, ResolvedDeps, ServiceRef } from './refs.ts';
 import type { PluginHooks } from './hooks.ts';
 import type { HttpScope } from './http.ts';
-import type { ConfigData } from './config/index.ts';
+import type { KernelConfig } from './config/index.ts';
 import type { ConfigErrors } from './config/checks.ts';
 
-/** A top-level section of ConfigData a plugin may declare in `reads`. */
-export type SectionName = Exclude<keyof ConfigData, 'plugins'>;
+/** A top-level section of the kernel's configuration a plugin may declare in `reads` (never another plugin's section). */
+export type SectionName = Exclude<keyof KernelConfig, 'plugins'>;
 
 /** A value and everything below it read-only (the type of `ctx.sections`). */
 export type DeepReadonly<T> = T extends (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
@@ -24,7 +24,7 @@ export function thaw<T>(value: T): Thawed<T> {
 }
 
 /** The sections named in `reads`, typed and frozen; reading any other one throws. */
-export type ReadSections<R extends readonly SectionName[]> = { readonly [K in R[number]]: DeepReadonly<ConfigData[K]> };
+export type ReadSections<R extends readonly SectionName[]> = { readonly [K in R[number]]: DeepReadonly<KernelConfig[K]> };
 import type { PluginState } from './state.ts';
 
 /** The room a plugin gets in `setup`: its config, deps, logger, HTTP scope, hooks. */
@@ -90,12 +90,20 @@ export interface PluginDefinition<
    */
   readonly sdkVersion?: string;
   /**
-   * Dotted path of the plugin's subtree in ConfigData (e.g. `rtmp`, `storage.memory`). For a
-   * vendor plugin whose key is not part of ConfigData, its settings come from its `plugins` entry.
+   * Dotted path of a built-in's section in the configuration (e.g. `rtmp`, `storage.memory`): its
+   * `configSchema` is composed into the whole configuration there (core/config/config-data.ts is
+   * generated from the built-ins' definitions). A vendor plugin has none: its settings come from
+   * its `plugins` entry.
    */
   readonly configKey?: string;
-  /** TypeBox schema of the subtree; validation, defaults and `ctx.config`'s type. */
+  /** TypeBox schema of the plugin's settings (kept in its folder, `schema.ts`): validation, defaults, docs and `ctx.config`'s type. */
   readonly configSchema?: S;
+  /**
+   * The boolean key that turns the plugin's service on (e.g. `'rtmp.enable'`): setting it to true
+   * while the plugin is not loaded is a configuration error naming the plugin (409 on
+   * `PUT /api/v3/config`, a stopped boot).
+   */
+  readonly enableKey?: string;
   /**
    * Cross-field and value rules of the plugin's section (what a schema cannot say), run on every
    * config load, `PUT /api/v3/config` and reload, also when the plugin is not loaded. `section` is
@@ -106,9 +114,9 @@ export interface PluginDefinition<
    * @example
    * validate: (s) => (s.enable && s.min_port >= s.max_port ? { min_port: ['must be smaller than max_port'] } : {}),
    */
-  readonly validate?: (section: S extends TSchema ? Static<S> : unknown, whole: Readonly<ConfigData>) => ConfigErrors;
+  readonly validate?: (section: S extends TSchema ? Static<S> : unknown, whole: Readonly<KernelConfig>) => ConfigErrors;
   /**
-   * The ConfigData section `validate` checks when it is not `configKey`: the auth plugin owns
+   * The configuration section `validate` checks when it is not `configKey`: the auth plugin owns
    * `api.auth` but takes its own tuning from its `plugins` entry.
    */
   readonly sectionKey?: string;

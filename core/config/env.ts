@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { ConfigData } from '../../sdk/index.ts';
+import { ConfigData } from './config-data.ts';
 import { configLeaves, setPath } from './schema-walk.ts';
 
 /* CORE_* environment variables (reference 6.2): derived from the key path unless listed here. */

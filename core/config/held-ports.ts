@@ -1,5 +1,5 @@
 import { readdir, readFile, readlink } from 'node:fs/promises';
-import type { ConfigData } from '../../sdk/index.ts';
+import type { ConfigData } from './config-data.ts';
 import { listenersOf } from './listeners.ts';
 
 /** Ports this very process listens on (main, its serving threads, HTTPS, RTMP(S), SRT). */

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import type { ConfigData, ConfigErrors } from '../../sdk/index.ts';
+import type { ConfigErrors } from '../../sdk/index.ts';
+import type { ConfigData } from './config-data.ts';
 import { listenAddress } from '../http/listen-address.ts';
 import { parseAddress } from './address.ts';
 

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
-import { ConfigData, BootError, writeFileAtomic } from '../../sdk/index.ts';
+import { BootError, writeFileAtomic } from '../../sdk/index.ts';
+import { ConfigData } from './config-data.ts';
 import { ALIASES, applyEnv, type EnvResult } from './env.ts';
 import { GENERATED } from './generate.ts';
 import { upgradeLayout } from './decode.ts';

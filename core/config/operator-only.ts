@@ -1,6 +1,6 @@
 import { ApiError } from '../../sdk/index.ts';
 import type { PluginEntry } from '../../sdk/index.ts';
-import { pluginCode } from '../kernel/loader.ts';
+import { pluginCode } from './plugin-entries.ts';
 import { deepEqual, getPath, setPath } from './schema-walk.ts';
 
 /*

@@ -1,10 +1,12 @@
 import { Value } from '@sinclair/typebox/value';
-import { KNOWN_SECTIONS, type ConfigData, type ConfigErrors, type PluginDefinition } from '../../sdk/index.ts';
-import { availableBuiltins, builtinUrl, loadPlugins, vendorConfigErrors, withEntrySettings, type LoadedPlugin } from '../kernel/loader.ts';
-import { REQUIRED_PLUGINS } from '../kernel/required.ts';
+import type { ConfigErrors, PluginDefinition, PluginEntry } from '../../sdk/index.ts';
+import { processPlugin } from '../process/plugin.ts';
+import { BUILTINS } from './built-ins.ts';
+import type { ConfigData } from './config-data.ts';
+import { vendorConfigErrors, withEntrySettings, type LoadedPlugin } from './plugin-entries.ts';
 import { getPath } from './schema-walk.ts';
 
-/** Who checks which section: a built-in plugin, a known section of a plugin not built yet, the engine. */
+/** Who checks which section: the process engine or a built-in plugin (its definition's `validate`). */
 export interface SectionOwner {
   readonly owner: string;
   /** Dotted prefix of the owner's error keys. */
@@ -12,7 +14,7 @@ export interface SectionOwner {
   validate(whole: ConfigData): ConfigErrors;
 }
 
-/** A built-in's own settings: its ConfigData subtree, or its `plugins` entry's `config` with defaults. */
+/** A built-in's own settings: its section of the configuration, or its `plugins` entry's `config` with defaults. */
 function ownConfig(def: PluginDefinition, whole: ConfigData): unknown {
   if (def.configKey) return getPath(whole, def.configKey);
   const entry = whole.plugins.find((p) => typeof p !== 'string' && p.name === def.name);
@@ -20,45 +22,47 @@ function ownConfig(def: PluginDefinition, whole: ConfigData): unknown {
   return def.configSchema ? Value.Default(def.configSchema, Value.Clone(given ?? {})) : given;
 }
 
+/** The definitions that own a section of the configuration: the process engine, then every built-in of this build. */
+export function sectionDefinitions(): readonly PluginDefinition[] {
+  return [processPlugin as PluginDefinition, ...BUILTINS.map((b) => b.def)];
+}
+
 /**
- * Every section owner of this build. Built-in plugins are imported for their definitions (pure
- * data), loaded or not: the full ConfigData is validated whatever `plugins` says, as clients may
- * PUT any section.
+ * Every section owner of this build, from the built-ins' definitions (pure data, part of this
+ * build's module graph: nothing is located or imported here). They run loaded or not: the full
+ * configuration is validated whatever `plugins` says, as clients may PUT any section.
  */
-export async function sectionOwners(): Promise<SectionOwner[]> {
+export function sectionOwners(): SectionOwner[] {
   const owners: SectionOwner[] = [];
-  const builtins = availableBuiltins();
-  const defs = [...REQUIRED_PLUGINS];
-  for (const name of builtins) {
-    const url = builtinUrl(name);
-    defs.push(((await import(url)) as { default: PluginDefinition }).default);
-  }
-  for (const def of defs) {
+  for (const def of sectionDefinitions()) {
     const key = def.sectionKey ?? def.configKey;
     const validate = def.validate;
     if (!validate || !key) continue;
     owners.push({ owner: def.name, key, validate: (c) => validate(ownConfig(def, c) as never, c) });
   }
-  for (const k of KNOWN_SECTIONS) {
-    if (!builtins.includes(k.plugin)) owners.push({ owner: k.plugin, key: k.key, validate: (c) => k.validate(c) });
-  }
   return owners;
 }
 
-/**
- * The `plugins` list itself: every entry must load, and a vendor plugin's settings must pass its
- * schema and `validate`. Only a start loads (imports) the entries; a PUT or a reload checks with the
- * plugins the process started with (`started`), so validating a config never imports a module.
- */
-async function pluginEntryErrors(cfg: ConfigData, baseDir?: string, started?: readonly LoadedPlugin[]): Promise<ConfigErrors> {
-  const errs: ConfigErrors = {};
-  let loaded;
-  try {
-    loaded = started ? withEntrySettings(started, cfg.plugins) : await loadPlugins(cfg.plugins, REQUIRED_PLUGINS.map((d) => d.name), baseDir);
-  } catch (err) {
-    return { plugins: [(err as Error).message] };
+/** The plugins a list names without locating anything: built-ins by name (`"*"` = all but the opt-in ones); a path or package is the boot's to find. */
+export function namedBuiltins(entries: readonly PluginEntry[]): LoadedPlugin[] {
+  const out: LoadedPlugin[] = [];
+  for (const [index, e] of entries.entries()) {
+    const spec = typeof e === 'string' ? e : e.module ?? e.name ?? '';
+    const entryConfig = typeof e === 'string' ? undefined : e.config;
+    for (const b of BUILTINS) {
+      if ((spec === '*' && !b.optIn) || spec === b.def.name) out.push({ def: b.def, entryConfig, index });
+    }
   }
-  for (const p of loaded) {
+  return out;
+}
+
+/**
+ * The `plugins` list's settings: a vendor plugin's must pass its schema and `validate`. Checked with
+ * the plugins the boot loaded (`started`); without them, the built-ins the list names.
+ */
+function pluginEntryErrors(cfg: ConfigData, started?: readonly LoadedPlugin[]): ConfigErrors {
+  const errs: ConfigErrors = {};
+  for (const p of started ? withEntrySettings(started, cfg.plugins) : namedBuiltins(cfg.plugins)) {
     for (const line of vendorConfigErrors(p, cfg)) {
       const i = line.indexOf(': ');
       (errs[line.slice(0, i)] ??= []).push(line.slice(i + 2));
@@ -68,9 +72,9 @@ async function pluginEntryErrors(cfg: ConfigData, baseDir?: string, started?: re
 }
 
 /** Runs every owner's rules; keys get the owner's prefix. */
-export async function ownerErrors(cfg: ConfigData, baseDir?: string, started?: readonly LoadedPlugin[]): Promise<ConfigErrors> {
-  const errs: ConfigErrors = await pluginEntryErrors(cfg, baseDir, started);
-  for (const o of await sectionOwners()) {
+export function ownerErrors(cfg: ConfigData, started?: readonly LoadedPlugin[]): ConfigErrors {
+  const errs: ConfigErrors = pluginEntryErrors(cfg, started);
+  for (const o of sectionOwners()) {
     for (const [rel, msgs] of Object.entries(o.validate(cfg))) {
       const key = rel ? `${o.key}.${rel}` : o.key;
       (errs[key] ??= []).push(...msgs);

@@ -1,10 +1,10 @@
-import { dirname } from 'node:path';
-import { ApiError, ConfigData } from '../../sdk/index.ts';
+import { ApiError } from '../../sdk/index.ts';
+import { ConfigData } from './config-data.ts';
 import { decodeNulls, upgradeLayout } from './decode.ts';
 import { activate, saveConfigFile, syncAliases, withDefaults, type LoadedConfig } from './load.ts';
 import { deepMerge, isPlainObject, setPath } from './schema-walk.ts';
 import { holdOperatorKeys } from './operator-only.ts';
-import type { LoadedPlugin } from '../kernel/loader.ts';
+import type { LoadedPlugin } from './plugin-entries.ts';
 import { semanticErrors, typeErrors, type ConfigErrors } from './validate.ts';
 import { applyErrors } from './apply-checks.ts';
 import { heldPorts } from './held-ports.ts';
@@ -97,7 +97,7 @@ export class ConfigStore {
     if (Object.keys(shape).length) throw new ConfigRejected(400, shape);
     const next = withDefaults(merged);
     const { active, env } = activate(next, this.#env);
-    const errs: ConfigErrors = { ...env.errors, ...(await semanticErrors(active, dirname(this.#path), this.#started ?? [])) };
+    const errs: ConfigErrors = { ...env.errors, ...(await semanticErrors(active, this.#started ?? [])) };
     if (Object.keys(errs).length) throw new ConfigRejected(409, errs);
     const apply = await applyErrors(active, await heldPorts(this.#running), this.#path, this.#kept());
     if (Object.keys(apply).length) throw new ConfigRejected(400, apply, 'apply');

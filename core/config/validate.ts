@@ -1,9 +1,11 @@
 import { isIP } from 'node:net';
 import { Value } from '@sinclair/typebox/value';
-import { ConfigData, BUILTIN_PLUGINS, MAX_SERVING_THREADS, isDir, isFile, validAddress, validCidr, type ConfigErrors } from '../../sdk/index.ts';
+import { MAX_SERVING_THREADS, isDir, isFile, validAddress, validCidr, type ConfigErrors } from '../../sdk/index.ts';
+import { ConfigData } from './config-data.ts';
 import { getPath } from './schema-walk.ts';
-import { starBuiltins, type LoadedPlugin } from '../kernel/loader.ts';
-import { ownerErrors } from './owners.ts';
+import { BUILTINS } from './built-ins.ts';
+import { ownerErrors, sectionDefinitions } from './owners.ts';
+import type { LoadedPlugin } from './plugin-entries.ts';
 import { blockedPrefixes } from '../http/router-config.ts';
 
 export type { ConfigErrors };
@@ -25,33 +27,28 @@ export function typeErrors(cfg: unknown): ConfigErrors {
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
 const LOG_FORMATS = ['auto', 'json', 'console'];
 
-/** Which plugin serves an `enable` key; turning it on without the plugin loaded is an error. */
-const ENABLE_KEYS: Record<string, string> = {
-  'rtmp.enable': 'rtmp', 'srt.enable': 'srt', 'metrics.enable': 'metrics', 'playout.enable': 'playout',
-  'api.auth.enable': 'auth', 'api.auth.idp.enable': 'idp-login',
-};
-
 function loadedNames(cfg: ConfigData): Set<string> {
   const names = new Set(cfg.plugins.map((p) => (typeof p === 'string' ? p : p.name ?? p.module ?? '')));
   // "*" loads every built-in this build has, but the opt-in ones
-  if (names.has('*')) for (const b of starBuiltins()) names.add(b);
+  if (names.has('*')) for (const b of BUILTINS) if (!b.optIn) names.add(b.def.name);
   return names;
 }
 
 /**
  * Cross-field and value checks (reference 6.2); every error at once: the core's own keys here,
  * every other section by its owner (the plugin's `validate`, see owners.ts), then the rule that
- * an enabled service needs its plugin loaded. `baseDir` is the config file's folder (plugin paths
- * and packages are found from there; default the working directory); `started`, the plugins the
- * process loaded at its start, checks the plugin entries without importing anything.
+ * an enabled service needs its plugin loaded (each definition's `enableKey`). `started`, the
+ * plugins the boot loaded, checks the vendor entries' settings; nothing is located or imported.
  */
-export async function semanticErrors(cfg: ConfigData, baseDir?: string, started?: readonly LoadedPlugin[]): Promise<ConfigErrors> {
+export async function semanticErrors(cfg: ConfigData, started?: readonly LoadedPlugin[]): Promise<ConfigErrors> {
   const errs: ConfigErrors = coreErrors(cfg);
-  for (const [k, msgs] of Object.entries(await ownerErrors(cfg, baseDir, started))) for (const m of msgs) add(errs, k, m);
+  for (const [k, msgs] of Object.entries(ownerErrors(cfg, started))) for (const m of msgs) add(errs, k, m);
   const loaded = loadedNames(cfg);
-  for (const [key, plugin] of Object.entries(ENABLE_KEYS)) {
-    if (getPath(cfg, key) === true && !loaded.has(plugin)) {
-      add(errs, key, `plugin '${plugin}' is not loaded (add it to 'plugins'; built-ins: ${BUILTIN_PLUGINS.join(', ')})`);
+  const defs = [...sectionDefinitions(), ...(started ?? []).map((p) => p.def)];
+  const builtins = BUILTINS.filter((b) => !b.optIn).map((b) => b.def.name).join(', ');
+  for (const def of new Set(defs)) {
+    if (def.enableKey && getPath(cfg, def.enableKey) === true && !loaded.has(def.name)) {
+      add(errs, def.enableKey, `plugin '${def.name}' is not loaded (add it to 'plugins'; built-ins: ${builtins})`);
     }
   }
   return errs;

@@ -1,4 +1,5 @@
-import { ApiError, ConfigData, Type, eventsRef, type EventsService, type HttpScope } from '../../sdk/index.ts';
+import { ApiError, Type, eventsRef, type EventsService, type HttpScope } from '../../sdk/index.ts';
+import { ConfigData } from '../config/config-data.ts';
 import { ConfigRejected } from '../config/store.ts';
 import type { Kernel } from '../kernel/kernel.ts';
 import type { FastifyReply } from 'fastify';

@@ -1,4 +1,4 @@
-import type { ConfigData } from '../../sdk/index.ts';
+import type { ConfigData } from '../config/config-data.ts';
 import { parseAddress } from '../config/address.ts';
 
 export interface ListenAddress {

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { ConfigData } from '../../sdk/index.ts';
+import type { ConfigData } from '../config/config-data.ts';
 
 /* The `router.*` keys read as routes (reference 11.8); pure, shared by the config check and the routes. */
 

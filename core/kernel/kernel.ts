@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { ConfigData, ConfigErrors, HttpScope, ServerInfo } from '../../sdk/index.ts';
+import type { ConfigErrors, HttpScope, ServerInfo } from '../../sdk/index.ts';
+import type { ConfigData } from '../config/config-data.ts';
 import type { ConfigStore } from '../config/store.ts';
 import type { LogRing } from '../log/ring.ts';
 import type { ServiceContainer } from './container.ts';

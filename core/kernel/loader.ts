@@ -1,74 +1,64 @@
-import { readdirSync, existsSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { relative, resolve, isAbsolute } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Value } from '@sinclair/typebox/value';
-import {
-  BootError, BUILTIN_PLUGINS, OPT_IN_PLUGINS, SDK_NAME, SDK_VERSION, type ConfigData, type PluginDefinition, type PluginEntry,
-} from '../../sdk/index.ts';
+import { BootError, SDK_NAME, SDK_VERSION, type PluginDefinition, type PluginEntry } from '../../sdk/index.ts';
+import { BUILTINS } from '../config/built-ins.ts';
+import type { LoadedPlugin } from '../config/plugin-entries.ts';
 import { findPluginPackage } from './resolve-package.ts';
 import { satisfies } from './semver-range.ts';
 
-const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
+export { pluginCode, withEntrySettings, vendorConfigErrors, vendorConfig, type LoadedPlugin } from '../config/plugin-entries.ts';
+
 /** The service's own folder: its node_modules is the last place a plugin package is looked for. */
 const SERVICE_DIR = fileURLToPath(new URL('../../', import.meta.url));
-/** A built-in's entry: `index.js` when this process runs the install step's build, `index.ts` from the sources. */
-const ENTRY_FILE = import.meta.url.endsWith('.js') ? 'index.js' : 'index.ts';
 
-/** The module URL of a built-in plugin's definition. */
-export function builtinUrl(name: string): string {
-  return pathToFileURL(resolve(PLUGINS_DIR, name, ENTRY_FILE)).href;
-}
+/** Imports a located plugin module; a boot may pass its own (a test counts the calls). */
+export type ModuleImporter = (url: string) => Promise<unknown>;
+const importModule: ModuleImporter = (url) => import(url);
 
-/** A plugin chosen by the configuration, with its settings from the `plugins` entry. */
-export interface LoadedPlugin {
-  def: PluginDefinition;
-  entryConfig: unknown;
-  /** Position in the `plugins` list, for error paths and tie-breaking. */
-  index: number;
-}
-
-/** Built-in plugins present in this build (a folder with an index.ts, or its built index.js, under plugins/). */
+/** Built-in plugins of this build (core/config/built-ins.ts, generated from plugins/), in mount order. */
 export function availableBuiltins(): string[] {
-  if (!existsSync(PLUGINS_DIR)) return [];
-  return readdirSync(PLUGINS_DIR, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(resolve(PLUGINS_DIR, d.name, ENTRY_FILE)))
-    .map((d) => d.name)
-    .sort((a, b) => order(a) - order(b));
+  return BUILTINS.map((b) => b.def.name);
 }
 
-/** What `"*"` expands to: every built-in of this build except the opt-in ones (`OPT_IN_PLUGINS`). */
+/** What `"*"` expands to: every built-in of this build except the opt-in ones. */
 export function starBuiltins(): string[] {
-  return availableBuiltins().filter((n) => !OPT_IN_PLUGINS.includes(n));
-}
-
-function order(name: string): number {
-  const i = (BUILTIN_PLUGINS as readonly string[]).indexOf(name);
-  return i < 0 ? BUILTIN_PLUGINS.length : i;
+  return BUILTINS.filter((b) => !b.optIn).map((b) => b.def.name);
 }
 
 function isModulePath(s: string): boolean {
   return s.startsWith('.') || s.startsWith('/') || s.endsWith('.ts') || s.endsWith('.js') || s.endsWith('.mjs');
 }
 
-/** Where a `plugins` entry's code is, and the SDK range its package declares. */
-interface Located { url: string; sdkRange?: string; from: string; /** The file of a path or package entry (not of a built-in). */ file?: string }
+/** Where a `plugins` entry's code is, and the SDK range its package declares; a built-in's definition is part of the build. */
+interface Located { url: string; sdkRange?: string; from: string; /** The file of a path or package entry (not of a built-in). */ file?: string; builtin?: PluginDefinition }
 
 /**
  * Finds an entry's module: a built-in by name, a path (relative to the config file's folder), or
  * a package (from the config file's folder, then from the service's own node_modules).
  */
-function locate(name: string, index: number, builtins: string[], baseDir: string): Located {
+function locate(name: string, index: number, baseDir: string): Located {
   if (isModulePath(name)) {
     const file = resolve(baseDir, name);
     return { url: pathToFileURL(file).href, from: file, file };
   }
-  if (builtins.includes(name)) return { url: builtinUrl(name), from: `built-in '${name}'` };
+  const builtin = BUILTINS.find((b) => b.def.name === name)?.def;
+  if (builtin) return { url: '', from: `built-in '${name}'`, builtin };
   const pkg = findPluginPackage(name, [baseDir, SERVICE_DIR], SDK_NAME);
   if (pkg) return { url: pkg.url, sdkRange: pkg.sdkRange, from: `package ${pkg.name}@${pkg.version} (${pkg.dir})`, file: pkg.dir };
   throw new BootError(
-    `Unknown plugin '${name}' in 'plugins[${index}]'; known plugins: ${builtins.join(', ') || '(none)'}, a package name or a module path ` +
+    `Unknown plugin '${name}' in 'plugins[${index}]'; known plugins: ${availableBuiltins().join(', ') || '(none)'}, a package name or a module path ` +
     `(no package '${name}' in ${baseDir} or the service's node_modules)`,
     { code: 'PLUGIN_NOT_FOUND' });
+}
+
+async function importDefinition(name: string, where: Located, load: ModuleImporter): Promise<PluginDefinition> {
+  try {
+    const mod = (await load(where.url)) as { default?: PluginDefinition; plugin?: PluginDefinition };
+    return mod.default ?? mod.plugin!;
+  } catch (err) {
+    throw new BootError(`Plugin '${name}' could not be loaded from ${where.from}: ${(err as Error).message}`, { cause: err, code: 'PLUGIN_LOAD' });
+  }
 }
 
 function real(p: string): string {
@@ -109,29 +99,24 @@ function checkSdkRange(def: PluginDefinition, where: Located): void {
  * Paths and package names are resolved from `baseDir`, the config file's folder (the working
  * directory when there is none). Stops the boot on an unknown name, a wrong SDK range or two
  * different modules with one name, or a module inside `forbidden` (folders the API writes);
- * `required` names are skipped (always mounted anyway).
+ * `required` names are skipped (always mounted anyway). Built-ins come from the build's table and
+ * are never imported here; a path or package is imported with `load`, once per call (a boot calls
+ * this once: core/kernel/plan.ts).
  */
 export async function loadPlugins(entries: readonly PluginEntry[], required: readonly string[] = [], baseDir = process.cwd(),
-  forbidden: readonly string[] = []): Promise<LoadedPlugin[]> {
-  const builtins = availableBuiltins();
+  forbidden: readonly string[] = [], load: ModuleImporter = importModule): Promise<LoadedPlugin[]> {
   const out: LoadedPlugin[] = [];
   const seen = new Map<string, { def: PluginDefinition; from: string }>();
   for (const [index, entry] of entries.entries()) {
     const spec = typeof entry === 'string' ? entry : entry.module ?? entry.name ?? '';
     const entryConfig = typeof entry === 'string' ? undefined : entry.config;
-    const names = spec === '*' ? builtins.filter((n) => !OPT_IN_PLUGINS.includes(n)) : [spec];
+    const names = spec === '*' ? starBuiltins() : [spec];
     for (const name of names) {
       // a required plugin is always mounted; naming it is allowed and changes nothing
       if (required.includes(name)) continue;
-      const where = locate(name, index, builtins, baseDir);
+      const where = locate(name, index, baseDir);
       refuseWritable(where, index, forbidden);
-      let def: PluginDefinition;
-      try {
-        const mod = (await import(where.url)) as { default?: PluginDefinition; plugin?: PluginDefinition };
-        def = mod.default ?? mod.plugin!;
-      } catch (err) {
-        throw new BootError(`Plugin '${name}' could not be loaded from ${where.from}: ${(err as Error).message}`, { cause: err, code: 'PLUGIN_LOAD' });
-      }
+      const def = where.builtin ?? await importDefinition(name, where, load);
       if (!def || typeof def.setup !== 'function' || typeof def.name !== 'string') {
         throw new BootError(`Plugin module '${name}' does not export a plugin definition (export default definePlugin({...}))`, { code: 'PLUGIN_NOT_A_PLUGIN' });
       }
@@ -150,36 +135,4 @@ export async function loadPlugins(entries: readonly PluginEntry[], required: rea
     }
   }
   return out;
-}
-
-/** What of a `plugins` list decides which code runs: each entry's name or module, in order (not its settings). */
-export function pluginCode(entries: readonly PluginEntry[]): string[] {
-  return entries.map((e) => (typeof e === 'string' ? e : e.module ?? e.name ?? ''));
-}
-
-/** The started plugins with the settings a later config gives their entries (same code, same positions). */
-export function withEntrySettings(started: readonly LoadedPlugin[], entries: readonly PluginEntry[]): LoadedPlugin[] {
-  return started.map((p) => {
-    const e = entries[p.index];
-    return { ...p, entryConfig: e !== undefined && typeof e !== 'string' ? e.config : p.entryConfig };
-  });
-}
-
-/** Validates a vendor plugin's settings against its schema; every error with its path. */
-export function vendorConfigErrors(p: LoadedPlugin, whole?: ConfigData): string[] {
-  const schema = p.def.configSchema;
-  const at = `plugins[${p.index}].config`;
-  const value = schema ? Value.Default(schema, Value.Clone(p.entryConfig ?? {})) : p.entryConfig;
-  const errs = schema ? [...Value.Errors(schema, value)].map((e) => `${at}${e.path.replace(/\//g, '.')}: ${e.message}`) : [];
-  // a vendor plugin's own rules run on its entry settings; built-ins' run with the whole config
-  if (errs.length || !p.def.validate || !whole || p.def.configKey || p.def.sectionKey) return errs;
-  for (const [k, msgs] of Object.entries(p.def.validate(value as never, whole))) {
-    for (const m of msgs) errs.push(`${k ? `${at}.${k}` : at}: ${m}`);
-  }
-  return errs;
-}
-
-export function vendorConfig(p: LoadedPlugin): unknown {
-  const schema = p.def.configSchema;
-  return schema ? Value.Default(schema, Value.Clone(p.entryConfig ?? {})) : p.entryConfig;
 }

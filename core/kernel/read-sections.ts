@@ -1,4 +1,5 @@
-import type { ConfigData, ReadSections, SectionName } from '../../sdk/index.ts';
+import type { ReadSections, SectionName } from '../../sdk/index.ts';
+import type { ConfigData } from '../config/config-data.ts';
 
 function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object') {

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, isAbsolute, basename } from 'node:path';
-import { BootError, type ConfigData } from '../../sdk/index.ts';
+import { BootError } from '../../sdk/index.ts';
+import type { ConfigData } from '../config/config-data.ts';
 
 const real = (p: string): string => {
   try { return realpathSync(p); } catch { return resolve(p); }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { BootError, type ConfigData, type TlsCertificates, type TlsKeyPair } from '../../sdk/index.ts';
+import { BootError, type TlsCertificates, type TlsKeyPair } from '../../sdk/index.ts';
+import type { ConfigData } from '../config/config-data.ts';
 
 /**
  * The certificate from `tls.cert_file` and `tls.key_file`, read once per app (a config reload

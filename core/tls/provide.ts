@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { PUBLIC, Type, httpErrors, type ConfigData, type HttpScope, type TlsCertificates } from '../../sdk/index.ts';
+import { PUBLIC, Type, httpErrors, type HttpScope, type TlsCertificates } from '../../sdk/index.ts';
+import type { ConfigData } from '../config/config-data.ts';
 import type { AcmeCertificates } from './acme.ts';
 import { FileCertificates } from './certificates.ts';
 

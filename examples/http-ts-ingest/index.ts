@@ -17,7 +17,7 @@ import { httpTsGraphql } from './graphql.ts';
  */
 export default definePlugin({
   name: 'http-ts-ingest',
-  sdkVersion: '^2.0.0',
+  sdkVersion: '^3.0.0',
   configSchema: HttpTsConfig,
   validate: (c) => validateConfig(c),
   deps: { placeholders: placeholdersRef, server: serverRef, sessions: optional(sessionsRef) },

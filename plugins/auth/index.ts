@@ -12,6 +12,7 @@ export default definePlugin({
   name: 'auth',
   configSchema: AuthPluginConfig,
   sectionKey: 'api.auth',
+  enableKey: 'api.auth.enable',
   validate: (_own, whole) => validateApiAuth(whole.api.auth),
   reads: ['api'],
   deps: { validators: loginValidatorsRef },

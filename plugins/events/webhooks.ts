@@ -1,4 +1,4 @@
-import type { EventsConfig } from '../../sdk/index.ts';
+import type { EventsConfig } from './schema.ts';
 import type { EventBus } from './bus.ts';
 import { WebhookTarget, type WebhookCounters, type WebhookState } from './webhook.ts';
 

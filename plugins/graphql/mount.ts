@@ -1,4 +1,4 @@
-import { BUILTIN_PLUGINS, type GraphqlContribution, type HttpScope } from '../../sdk/index.ts';
+import type { GraphqlContribution, HttpScope } from '../../sdk/index.ts';
 import type { GraphEngine } from './engine.ts';
 import type { FieldDeps } from './fields.ts';
 import { PersistedQueries } from './persisted.ts';
@@ -20,8 +20,8 @@ const PERSISTED_MAX = 1000;
  * vendor's contribution is composed once at boot too, so one that does not compose stops the boot.
  */
 export async function mountGraphql(http: HttpScope, services: FieldDeps, contributions: readonly GraphqlContribution[]): Promise<void> {
-  // the built-ins' contributions compose (their tests start every one); a vendor's is checked at boot
-  if (contributions.some((c) => !(BUILTIN_PLUGINS as readonly string[]).includes(c.name))) {
+  // no built-in contributes (the reference's fields are this plugin's own); a vendor's is checked at boot
+  if (contributions.length > 0) {
     const [{ composeSchema }, { referenceFields }] = await Promise.all([import('./compose.ts'), import('./fields.ts')]);
     composeSchema([...referenceFields(services), ...contributions]);
   }

@@ -9,6 +9,7 @@ import { validateIdp } from './schema.ts';
 export default definePlugin({
   name: 'idp-login',
   sectionKey: 'api.auth.idp',
+  enableKey: 'api.auth.idp.enable',
   validate: (own, whole) => validateIdp(own, whole),
   reads: ['api'],
   provides: [loginValidatorsRef],

@@ -1,11 +1,11 @@
-import { ConfigErrorList, type ConfigErrors, type ConfigData } from '../../sdk/index.ts';
+import { ConfigErrorList, type ConfigErrors, type KernelConfig } from '../../sdk/index.ts';
 
 /**
  * The plugin owns `api.auth.idp` (alias `api.auth.auth0`, kept identical by the core); its schema
  * is `IdpConfig` of the SDK's config sections. Rules a schema cannot state, keys relative to
  * `api.auth.idp`.
  */
-export function validateIdp(_own: unknown, whole: Readonly<ConfigData>): ConfigErrors {
+export function validateIdp(_own: unknown, whole: Readonly<KernelConfig>): ConfigErrors {
   const errs = new ConfigErrorList();
   const idp = whole.api.auth.idp;
   if (!idp.enable) return errs.map;

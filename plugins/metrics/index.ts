@@ -11,6 +11,7 @@ import { MetricsConfig, validateMetrics } from './schema.ts';
 export default definePlugin({
   name: 'metrics',
   configKey: 'metrics',
+  enableKey: 'metrics.enable',
   configSchema: MetricsConfig,
   validate: validateMetrics,
   reads: ['id', 'storage'],

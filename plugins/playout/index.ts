@@ -16,6 +16,7 @@ const SWEEP_MS = 5_000;
 export default definePlugin({
   name: 'playout',
   configKey: 'playout',
+  enableKey: 'playout.enable',
   configSchema: PlayoutSettings,
   validate: validatePlayout,
   reads: ['encoder'],

@@ -1,4 +1,16 @@
-import { ConfigErrorList, PlayoutConfig, Type, type ConfigErrors } from '../../sdk/index.ts';
+import { Bool, ConfigErrorList, describe, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
+
+/** The `playout` section of the configuration, owned by this plugin. */
+export const PlayoutConfig = describe(Type.Object({
+  enable: Bool(false),
+  min_port: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
+  max_port: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
+}, { default: {} }), {
+  enable: 'Read `playout:` process inputs through a relay that keeps them continuous (plugin `playout`).',
+  min_port: 'Lowest loopback TCP port of the playout relays (one per `playout:` input of a running process).',
+  max_port: 'Highest loopback TCP port of the playout relays.',
+});
+export type PlayoutConfig = Static<typeof PlayoutConfig>;
 
 /** The plugin's settings: the `playout` section (enable, min_port, max_port). */
 export const PlayoutSettings = PlayoutConfig;

@@ -13,6 +13,7 @@ import { rtmpPlaceholder } from './placeholder.ts';
 export default definePlugin({
   name: 'rtmp',
   configKey: 'rtmp',
+  enableKey: 'rtmp.enable',
   configSchema: RtmpSettings,
   validate: validateRtmp,
   deps: { placeholders: placeholdersRef, tls: tlsCertificatesRef },

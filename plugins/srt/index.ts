@@ -14,6 +14,7 @@ import { FIX } from './errors.ts';
 export default definePlugin({
   name: 'srt',
   configKey: 'srt',
+  enableKey: 'srt.enable',
   configSchema: SrtConfig,
   validate: validateSrt,
   deps: { placeholders: placeholdersRef, children: childrenRef },

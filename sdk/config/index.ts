@@ -1,44 +1,26 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { LogConfig, DbConfig, HostConfig, ApiConfig, TlsConfig, StorageConfig } from './sections-a.ts';
-import {
-  RtmpConfig, SrtConfig, EncoderConfig, PlayoutConfig, DebugConfig, MetricsConfig, SessionsConfig,
-  ServiceConfig, RouterConfig, PluginEntry,
-} from './sections-b.ts';
-import { EventsConfig } from './sections-events.ts';
+import { EncoderConfig, DebugConfig, ServiceConfig, RouterConfig, PluginEntry } from './sections-b.ts';
 import { HttpConfig } from './sections-http.ts';
 
 export * from './sections-a.ts';
 export * from './sections-b.ts';
-export * from './sections-events.ts';
 export * from './sections-http.ts';
-export * from './known-sections.ts';
-
-/** The names of the built-in plugins; `"*"` in `plugins` (the default) loads all of this build's. */
-export const BUILTIN_PLUGINS = [
-  'auth', 'idp-login', 'disk-fs', 'memfs', 'rtmp', 'srt', 'sessions', 'metrics', 'playout', 'widget', 'graphql', 'events',
-] as const;
 
 /**
- * Built-ins that `"*"` leaves out: they load only when `plugins` names them. `cluster` joins the
- * node to other nodes over NATS, which a single-node deployment must never do by accident.
- */
-export const OPT_IN_PLUGINS: readonly string[] = ['cluster'];
-
-/**
- * The complete configuration, layout version 3 (reference section 6.2), plus `plugins`, composed
- * from the core's own keys and the sections the built-ins contribute. Every section's schema is
- * here so that ConfigData (and `reads`) are typed and `GET /api/v3/config` shows every key
- * whatever is loaded; the rules of a section live with its owner (see core/config/README.md):
- * - core: version, id, name, address, created_at, update_check, log, db, host, api (except
- *   api.auth), tls, storage.mimetypes_file, storage.cors, debug, http, service, router, plugins;
- * - auth: api.auth; idp-login: api.auth.idp (alias api.auth.auth0); disk-fs: storage.disk;
- *   memfs: storage.memory; process engine: encoder (alias ffmpeg; core/process/config-schema.ts);
- * - rtmp, srt, metrics, sessions, playout: their plugins (known-sections.ts holds the rules of a
- *   section whose plugin is not built yet; none now).
- * - events: the `events` section (not in the reference: its event stream and webhooks).
+ * The kernel's sections of the configuration (layout version 3 of the reference, section 6.2, plus
+ * `plugins`): the keys the core and the process engine own and a plugin may name in `reads`. The
+ * sections of the plugins (`rtmp`, `srt`, `storage.memory`, `events`, ...) are each plugin's own
+ * schema (`configSchema` in its folder, at its `configKey`); the core composes the whole
+ * configuration from these and them (core/config/config-data.ts, generated). The SDK names no plugin:
+ * - core: version, id, name, address, created_at, update_check, log, db, host, api (api.auth is
+ *   checked by the `auth` plugin, api.auth.idp by `idp-login`: the front door reads both), tls,
+ *   storage (storage.disk is checked by `disk-fs`: the kernel and the engine read its folder),
+ *   debug, http, service, router, plugins;
+ * - process engine: encoder (alias ffmpeg; core/process/config-schema.ts).
  * `encoder` and `ffmpeg` hold the same settings (the loader keeps them identical).
  */
-export const ConfigData = Type.Object({
+export const KernelConfig = Type.Object({
   version: Type.Integer({ default: 3 }),
   id: Type.String({ default: '', description: 'Unique id of this instance (generated on first start).' }),
   name: Type.String({ default: '', description: 'Human-readable name of this instance (generated on first start).' }),
@@ -51,18 +33,12 @@ export const ConfigData = Type.Object({
   api: ApiConfig,
   tls: TlsConfig,
   storage: StorageConfig,
-  rtmp: RtmpConfig,
-  srt: SrtConfig,
   encoder: EncoderConfig,
   ffmpeg: EncoderConfig,
-  playout: PlayoutConfig,
   debug: DebugConfig,
-  metrics: MetricsConfig,
-  sessions: SessionsConfig,
-  events: EventsConfig,
   http: HttpConfig,
   service: ServiceConfig,
   router: RouterConfig,
   plugins: Type.Array(PluginEntry, { default: ['*'] }),
 });
-export type ConfigData = Static<typeof ConfigData>;
+export type KernelConfig = Static<typeof KernelConfig>;

@@ -142,19 +142,6 @@ export const DiskStorageConfig = describe(Type.Object({
 });
 export type DiskStorageConfig = Static<typeof DiskStorageConfig>;
 
-export const MemoryStorageConfig = describe(Type.Object({
-  auth: Type.Object({ enable: Bool(true), username: Str('admin'), password: Str('') }, { default: {} }),
-  max_size_mbytes: Int(0),
-  purge: Bool(false),
-}, { default: {} }), {
-  'auth.enable': 'Require Basic auth for PUT/DELETE on `/memfs`.',
-  'auth.username': 'Basic auth user for `/memfs` writes.',
-  'auth.password': 'Basic auth password for `/memfs` writes (generated on first start).',
-  max_size_mbytes: 'Capacity of the memory filesystem in MiB (0 = unlimited); writes beyond get 507.',
-  purge: 'When full, drop the oldest files instead of refusing writes.',
-});
-export type MemoryStorageConfig = Static<typeof MemoryStorageConfig>;
-
 export const S3StorageConfig = Type.Object({
   name: Str(''),
   mountpoint: Str(''),
@@ -170,7 +157,6 @@ export const S3StorageConfig = Type.Object({
 export const StorageConfig = describe(Type.Object({
   mimetypes_file: Str(''),
   disk: DiskStorageConfig,
-  memory: MemoryStorageConfig,
   s3: Type.Array(S3StorageConfig, { default: [] }),
   cors: Type.Object({ origins: List(['*']) }, { default: {} }),
 }, { default: {} }), {

@@ -52,3 +52,30 @@ t.test('a plugin starts no program itself: child_process is the core\'s (childre
   t.equal(r.code, 1);
   t.match(r.out, /plugins\/p\/b\.ts: imports child_process \(start programs through childrenRef\)/);
 });
+
+t.test('core/config imports nothing of core/kernel (the kernel plans from the config)', async (t) => {
+  const root = t.testdir({ core: { config: {}, kernel: {}, http: {} } });
+  writeFileSync(join(root, 'core', 'kernel', 'plan.ts'), "import { semanticErrors } from '../config/validate.ts';\n");
+  writeFileSync(join(root, 'core', 'config', 'validate.ts'), "import { x } from '../http/router-config.ts';\nexport const semanticErrors = x;\n");
+  t.equal(lint(root).code, 0, 'kernel -> config and config -> http are fine');
+  writeFileSync(join(root, 'core', 'config', 'owners.ts'), "import type { LoadedPlugin } from '../kernel/loader.ts';\nconst l = await import('../kernel/loader.ts');\n");
+  const r = lint(root);
+  t.equal(r.code, 1);
+  t.match(r.out, /core\/config\/owners\.ts: imports \.\.\/kernel\/loader\.ts \(core\/config\/ imports nothing of core\/kernel\/\)/);
+});
+
+t.test('sdk/ imports nothing of core/, but for the allow-listed test kit unless --strict', async (t) => {
+  const root = t.testdir({ sdk: { testing: {}, config: {} }, core: {} });
+  writeFileSync(join(root, 'sdk', 'testing', 'index.ts'), "import { buildApp } from '../../core/app.ts';\n");
+  t.equal(lint(root).code, 0, 'sdk/testing/ is allow-listed');
+  const strict = (() => {
+    try { execFileSync(process.execPath, [LINT, root, '--strict'], { encoding: 'utf8', stdio: 'pipe' }); return { code: 0, out: '' }; }
+    catch (err) { return { code: (err as { status: number }).status, out: (err as { stderr: string }).stderr }; }
+  })();
+  t.equal(strict.code, 1, '--strict drops the allow-list');
+  t.match(strict.out, /sdk\/testing\/index\.ts: imports \.\.\/\.\.\/core\/app\.ts/);
+  writeFileSync(join(root, 'sdk', 'config', 'index.ts'), "import { ConfigData } from '../../core/config/config-data.ts';\n");
+  const r = lint(root);
+  t.equal(r.code, 1);
+  t.match(r.out, /sdk\/config\/index\.ts: imports \.\.\/\.\.\/core\/config\/config-data\.ts \(sdk\/ imports nothing of core\/\)/);
+});

@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import type { FastifyRequest } from 'fastify';
 import {
-  CorsPolicy, MimeTable, PUBLIC, basicAuthRef, fsServeHooksRef, httpHooksRef,
-  type BasicAuthService, type ConfigData, type FilesystemService, type FileDoor as FileDoorService, type FileDoorChannel,
-  type FileDoorTapFactory, type FileDoorTapModule, type HttpScope,
+  CorsPolicy, MimeTable, PUBLIC, basicAuthRef, fsServeHooksRef, httpHooksRef, type BasicAuthService, type FilesystemService, type FileDoor as FileDoorService, type FileDoorChannel, type FileDoorTapFactory, type FileDoorTapModule, type HttpScope,
 } from '../../../sdk/index.ts';
+import type { ConfigData } from '../../config/config-data.ts';
 import type { HookRegistry } from '../../kernel/hook-registry.ts';
 import type { ServiceContainer } from '../../kernel/container.ts';
 import { bodyDeadlinesOf } from '../server.ts';

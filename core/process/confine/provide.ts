@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { ConfigData } from '../../../sdk/index.ts';
+import type { ConfigData } from '../../config/config-data.ts';
 import { Children, realPath } from './children.ts';
 import { detectMechanism } from './mechanism.ts';
 

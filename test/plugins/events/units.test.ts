@@ -7,7 +7,8 @@ import { EventRing } from '../../../plugins/events/ring.ts';
 import { signature, shownUrl } from '../../../plugins/events/webhook.ts';
 import { validateEvents } from '../../../plugins/events/schema.ts';
 import { Value } from '@sinclair/typebox/value';
-import { EventsConfig, type CoreEvent } from '../../../sdk/index.ts';
+import type { CoreEvent } from '../../../sdk/index.ts';
+import { EventsConfig } from '../../../plugins/events/schema.ts';
 
 const log = pino({ level: 'silent' });
 const newBus = (capacity: number, boot = 'b1'): EventBus => new EventBus({ boot, ring: new EventRing(capacity), apps: 1 } satisfies Retained, log);

@@ -4,7 +4,7 @@ import type { FsServeRefusal, FsServeRequest } from '../../../sdk/fs-hooks.ts';
 import { SessionRegistry } from '../../../plugins/sessions/registry.ts';
 import { HlsDoor } from '../../../plugins/sessions/door-main.ts';
 import { hlsDoorTaps } from '../../../plugins/sessions/door-tap.ts';
-import type { SessionsConfig } from '../../../sdk/index.ts';
+import type { SessionsConfig } from '../../../plugins/sessions/schema.ts';
 
 /**
  * The sessions plugin's door without a core: the plugin's side (HlsDoor on a registry) and copies

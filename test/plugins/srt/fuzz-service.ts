@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { request, type TestLike } from '../../helpers/app.ts';
 import { startCli, type CliApp } from '../../helpers/cli.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { SrtConfig } from '../../../sdk/index.ts';
+import { SrtConfig } from '../../../plugins/srt/schema.ts';
 import { FFMPEG, PASS, TOKEN } from './srt-helpers.ts';
 
 /*
