@@ -6,7 +6,7 @@ import { deliver, stopReader, type FormatView, type ViewReader } from './reader.
  * The MPEG-TS view of a stream: every chunk (whole TS packets) goes to every started reader as
  * it comes. A new reader waits for the next video random access point (or starts at once when
  * the stream has no video) and gets the cached PAT and PMT first, so its decoder never starts
- * mid-GOP.
+ * mid-GOP. A reader that joins before the stream's first PAT starts at once.
  */
 
 export class TsView implements FormatView<'mpegts'> {
@@ -67,10 +67,14 @@ export class TsView implements FormatView<'mpegts'> {
     if (this.#readers.delete(r) || this.#waiting.delete(r)) stopReader(r, 'dropped');
   }
 
+  /**
+   * A reader joining before the stream's first PAT starts at once: it sees the stream from its
+   * start (nothing was sent yet that a decoder could sync on); later ones wait for a random access point.
+   */
   join(r: ViewReader<'mpegts'>): void {
     if (this.#closed) return stopReader(r, 'ended');
-    r.started = false;
-    this.#waiting.add(r);
+    r.started = this.#pat === undefined;
+    (r.started ? this.#readers : this.#waiting).add(r);
   }
 
   leave(r: ViewReader<'mpegts'>): boolean {
