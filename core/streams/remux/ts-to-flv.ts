@@ -1,0 +1,161 @@
+import { AAC_RATES, buildAsc, sameAac, type AacConfig } from './aac.ts';
+import { NAL_AUD, NAL_IDR, NAL_PPS, NAL_SPS, buildAvcConfig, splitAnnexB } from './h264.ts';
+import { WRAP33 } from './ts-common.ts';
+import { TsDemux, type PesUnit } from './ts-demux.ts';
+import type { FlvTag } from './types.ts';
+
+export { classifyFlv } from './types.ts';
+
+const TWO32 = 4294967296;
+
+/**
+ * MPEG-TS to FLV tags: H.264 (Annex B to AVCC, a video-header tag first and whenever SPS/PPS
+ * change), AAC (one tag per ADTS frame after an audio-header tag), MPEG audio layer III (one tag
+ * per PES). Timestamps are ms from the first DTS seen, unwrapped over 33 bits, never going
+ * backwards per track. Other streams are skipped.
+ */
+export class TsToFlv {
+  private readonly demux = new TsDemux((u) => this.pes(u), (dts) => this.start(dts));
+  private out: FlvTag[] = [];
+  private base = -1;
+  private last33 = -1;
+  private ext = 0;
+  private lastVideo = 0;
+  private lastAudio = 0;
+  private sps: Buffer[] = [];
+  private pps: Buffer[] = [];
+  private headerDue = true;
+  private aac: AacConfig | undefined;
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+
+  push(chunk: Buffer): FlvTag[] {
+    this.out = [];
+    try { this.demux.push(chunk); } catch { /* a malformed unit is dropped */ }
+    return this.out;
+  }
+
+  /** The tags of PES still open (call at the end of the input: the last video frame waits for the next PES otherwise). */
+  flush(): FlvTag[] {
+    this.out = [];
+    try { this.demux.flush(); } catch { /* as push */ }
+    return this.out;
+  }
+
+  /** Bytes of a partial TS packet carried over between pushes (at most 187). */
+  get pending(): number { return this.demux.pending; }
+
+  /** Bytes held for PES being assembled (bounded by PES_CAP per stream). */
+  get buffered(): number { return this.demux.buffered; }
+
+  private start(dts: number): void {
+    if (this.base < 0) { this.base = dts; this.last33 = dts; this.ext = dts; }
+  }
+
+  /** The DTS unwrapped over 33 bits (steps of under 2^32 either way). */
+  private unwrap(dts: number): number {
+    if (this.base < 0) this.start(dts);
+    let d = (dts - this.last33 + WRAP33) % WRAP33;
+    if (d >= TWO32) d -= WRAP33;
+    this.last33 = dts;
+    this.ext += d;
+    return this.ext;
+  }
+
+  private pes(u: PesUnit): void {
+    const dts = this.unwrap(u.dts);
+    let cts = (u.pts - u.dts + WRAP33) % WRAP33;
+    if (cts >= TWO32) cts -= WRAP33;
+    if (u.kind === 'h264') this.video(u, dts, cts);
+    else if (u.kind === 'aac') this.aacFrames(u, dts);
+    else this.mp3(u, dts);
+  }
+
+  private ms(ticks: number, video: boolean): number {
+    let ms = Math.max(0, Math.round((ticks - this.base) / 90));
+    if (video) { ms = Math.max(ms, this.lastVideo); this.lastVideo = ms; }
+    else { ms = Math.max(ms, this.lastAudio); this.lastAudio = ms; }
+    return ms % TWO32;
+  }
+
+  private video(u: PesUnit, dts: number, cts: number): void {
+    const b = u.data;
+    const n = splitAnnexB(b, u.start, u.end, this.starts, this.ends);
+    let idr = false;
+    let size = 5;
+    let sps: Buffer[] | undefined;
+    let pps: Buffer[] | undefined;
+    for (let i = 0; i < n; i++) {
+      const s = this.starts[i];
+      const t = b[s] & 0x1f;
+      if (t === NAL_SPS) (sps ??= []).push(b.subarray(s, this.ends[i]));
+      else if (t === NAL_PPS) (pps ??= []).push(b.subarray(s, this.ends[i]));
+      else if (t !== NAL_AUD) { size += 4 + this.ends[i] - s; if (t === NAL_IDR) idr = true; }
+    }
+    if (sps && !sameList(sps, this.sps)) { this.sps = sps.map((x) => Buffer.from(x)); this.headerDue = true; }
+    if (pps && !sameList(pps, this.pps)) { this.pps = pps.map((x) => Buffer.from(x)); this.headerDue = true; }
+    if (this.sps.length === 0 || this.pps.length === 0 || size === 5) return;
+    const ms = this.ms(dts, true);
+    if (this.headerDue) {
+      const cfg = buildAvcConfig(this.sps.slice(0, 31), this.pps.slice(0, 255));
+      const body = Buffer.allocUnsafe(5 + cfg.length);
+      body.set([0x17, 0, 0, 0, 0]);
+      body.set(cfg, 5);
+      this.out.push({ type: 9, timestamp: ms, body });
+      this.headerDue = false;
+    }
+    const body = Buffer.allocUnsafe(size);
+    body[0] = idr ? 0x17 : 0x27;
+    body[1] = 1;
+    body.writeIntBE(Math.max(-0x800000, Math.min(0x7fffff, Math.round(cts / 90))), 2, 3);
+    let p = 5;
+    for (let i = 0; i < n; i++) {
+      const s = this.starts[i];
+      const t = b[s] & 0x1f;
+      if (t === NAL_SPS || t === NAL_PPS || t === NAL_AUD) continue;
+      body.writeUInt32BE(this.ends[i] - s, p);
+      b.copy(body, p + 4, s, this.ends[i]);
+      p += 4 + this.ends[i] - s;
+    }
+    this.out.push({ type: 9, timestamp: ms, body });
+  }
+
+  /** One tag per ADTS frame, each at the PES time plus the samples before it; stops at a bad frame. */
+  private aacFrames(u: PesUnit, dts: number): void {
+    const b = u.data;
+    let p = u.start;
+    let samples = 0;
+    while (p + 7 <= u.end && b[p] === 0xff && (b[p + 1] & 0xf6) === 0xf0) {
+      const len = ((b[p + 3] & 3) << 11) | (b[p + 4] << 3) | (b[p + 5] >> 5);
+      const hdr = (b[p + 1] & 1) === 1 ? 7 : 9;
+      const cfg: AacConfig = { profile: b[p + 2] >> 6, freqIndex: (b[p + 2] >> 2) & 15, channels: ((b[p + 2] & 1) << 2) | (b[p + 3] >> 6) };
+      if (len <= hdr || p + len > u.end || cfg.freqIndex > 12 || cfg.profile === 3) return;
+      if (!sameAac(this.aac, cfg)) {
+        this.aac = cfg;
+        const asc = buildAsc(cfg);
+        this.out.push({ type: 8, timestamp: this.ms(dts + samples * 90000 / AAC_RATES[cfg.freqIndex], false), body: Buffer.from([0xaf, 0, asc[0], asc[1]]) });
+      }
+      const body = Buffer.allocUnsafe(2 + len - hdr);
+      body[0] = 0xaf;
+      body[1] = 1;
+      b.copy(body, 2, p + hdr, p + len);
+      this.out.push({ type: 8, timestamp: this.ms(dts + samples * 90000 / AAC_RATES[cfg.freqIndex], false), body });
+      samples += 1024 * ((b[p + 6] & 3) + 1);
+      p += len;
+    }
+  }
+
+  /** MPEG audio: layer III only (what FLV carries), the PES as one tag. */
+  private mp3(u: PesUnit, dts: number): void {
+    const b = u.data;
+    if (u.end - u.start < 4 || b[u.start] !== 0xff || (b[u.start + 1] & 0xe0) !== 0xe0 || ((b[u.start + 1] >> 1) & 3) !== 1) return;
+    const body = Buffer.allocUnsafe(1 + u.end - u.start);
+    body[0] = (b[u.start + 3] >> 6) === 3 ? 0x2e : 0x2f; // MP3, "44 kHz", 16-bit, mono or stereo from the channel mode
+    b.copy(body, 1, u.start, u.end);
+    this.out.push({ type: 8, timestamp: this.ms(dts, false), body });
+  }
+}
+
+function sameList(a: Buffer[], b: Buffer[]): boolean {
+  return a.length === b.length && a.every((x, i) => x.equals(b[i]));
+}
