@@ -80,12 +80,16 @@ export class FlvView implements FormatView<'flv'> {
     if (this.#readers.delete(r)) stopReader(r, 'dropped');
   }
 
+  primer(): FlvPacket[] {
+    return [this.#meta, this.#audioHeader, this.#videoHeader, ...this.#gop].filter((p) => p !== undefined);
+  }
+
   /** Adds a reader, starting it with the stored metadata, headers and the current GOP. */
   join(r: ViewReader<'flv'>): void {
     if (this.#closed) return stopReader(r, 'ended');
     // the readers already there get this tick's packets first: they are in the GOP the new one gets
     this.#flush();
-    const start = [this.#meta, this.#audioHeader, this.#videoHeader, ...this.#gop].filter((p) => p !== undefined);
+    const start = this.primer();
     this.#readers.add(r);
     if (!deliver(r, start)) this.#drop(r);
   }

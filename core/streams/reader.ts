@@ -21,6 +21,8 @@ export interface FormatView<F extends StreamFormat> {
   close(reason: StreamStopReason): void;
   readonly size: number;
   readers(): IterableIterator<ViewReader<F>>;
+  /** What a converter made now needs first: FLV headers and GOP, or the MPEG-TS PAT and PMT. */
+  primer(): StreamPacket<F>[];
 }
 
 /** One reader's failure is its own: a throwing `send` counts as "cannot keep up". */

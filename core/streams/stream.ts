@@ -66,6 +66,10 @@ export class LiveStream {
     if (!c) {
       c = { converter: make(), view: newView(format) };
       this.#conversions.set(format, c);
+      // a converter made mid-stream first gets what the source keeps for late readers (codec
+      // headers and GOP, or PAT/PMT): without them it could not convert what follows
+      for (const p of (this.source as FormatView<StreamFormat>).primer()) this.#convert(format, c, p);
+      if (this.#failed.has(format)) return 'failed';
     }
     return c.view as FormatView<StreamFormat>;
   }

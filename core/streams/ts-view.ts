@@ -63,6 +63,10 @@ export class TsView implements FormatView<'mpegts'> {
     return entry;
   }
 
+  primer(): Buffer[] {
+    return this.#pat ? [this.#pat, ...this.#pmt.values()] : [];
+  }
+
   #drop(r: ViewReader<'mpegts'>): void {
     if (this.#readers.delete(r) || this.#waiting.delete(r)) stopReader(r, 'dropped');
   }
