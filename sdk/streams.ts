@@ -51,6 +51,7 @@ export interface StreamPackets {
   mpegts: Buffer;
 }
 
+/** The packet of format `F`: an `FlvPacket` or a Buffer of whole TS packets. */
 export type StreamPacket<F extends StreamFormat> = StreamPackets[F];
 
 /** Why a reader stops: its publisher ended, or it was dropped (too slow, or its `send` threw). */
@@ -87,6 +88,7 @@ export interface StreamAccepted<T> {
   readonly handle: T;
 }
 
+/** A publish or read: accepted with its handle, or refused (check `ok`). */
 export type StreamResult<T> = StreamAccepted<T> | StreamRefusal;
 
 /** The publisher's side of a stream. */
