@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, serverRef, tlsCertificatesRef, type ClientTraffic, type FilesystemService, type HttpScope, type PluginDefinition,
+  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, serverRef, streamTableRef, tlsCertificatesRef, type ClientTraffic,
+  type FilesystemService, type HttpScope, type PluginDefinition,
 } from '../sdk/index.ts';
 import type { ConfigData } from './config/config-data.ts';
 import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
@@ -31,6 +32,8 @@ import { installEncoding } from './http/encoding.ts';
 import { removeStaleTemps } from './store/stale-temps.ts';
 import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
+import { Streams } from './streams/table.ts';
+import { converterRegistry } from './streams/remux.ts';
 import type { ServingThreadPool } from './http/threads/pool.ts';
 import { trackRouteHeads } from './http/threads/route-heads.ts';
 import { appDoor } from './http/files/app-door.ts';
@@ -224,6 +227,10 @@ async function coreServices(k: Kernel, parts: ThreadParts, opts: BuildOptions): 
   // the one filesystem registry: the fs API, `{fs:<name>}` and cleanup rules all look here (live list)
   const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
   services.provide(placeholdersRef, new Placeholders({ filesystems, server: k.server }));
+  // one table of live streams for every ingest protocol; the publishers end with the app
+  const streams = new Streams({ converters: converterRegistry(), log: log.child({ component: 'streams' }) });
+  services.provide(streamTableRef, streams);
+  lifecycle.onClose('streams', async () => streams.close());
   const tls = await certificateService(config, log);
   services.provide(tlsCertificatesRef, tls.certs);
   services.provide(childrenRef, childrenService(config, k.configStore.path, k.env, log, k.retained));

@@ -28,6 +28,7 @@ export * from './process-views.ts';
 export * from './process-replica.ts';
 export * from './children.ts';
 export * from './ingest.ts';
+export * from './streams.ts';
 export * from './tls.ts';
 export * from './file-door.ts';
 export * from './metrics.ts';

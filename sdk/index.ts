@@ -37,6 +37,7 @@ export * from './process-views.ts';
 export * from './process-replica.ts';
 export * from './fs-glob.ts';
 export * from './ingest.ts';
+export * from './streams.ts';
 export * from './tls.ts';
 export * from './children.ts';
 export * from './metrics.ts';

@@ -18,7 +18,8 @@ export interface IngestPeer {
   readonly protocol: string;
   /**
    * The channel key as the protocol's listing shows it: `/live/abc.stream` for RTMP (the URL path
-   * without query or token), `abc` for SRT (the streamid's resource).
+   * without query or token), `abc` for SRT (the streamid's resource). The stream table's name of
+   * it is `streamName(stream)` (leading `/` stripped: `live/abc.stream`), the same on every protocol.
    */
   readonly stream: string;
   /** The client's address and port, `ip:port` (IPv6 as `[ip]:port`). */

@@ -1,12 +1,12 @@
-import type { GraphqlContribution } from '@media-core/sdk';
-import { streamViews, type StreamHub } from './streams.ts';
+import type { GraphqlContribution, StreamTable } from '@media-core/sdk';
+import { streamViews } from './views.ts';
 
 /**
  * The plugin's part of the GraphQL schema: the live streams, the same view as
  * `GET /api/v3/httpts`. Provided whether or not the graphql plugin is loaded; without it nobody
  * reads the contribution.
  */
-export function httpTsGraphql(hub: StreamHub): GraphqlContribution {
+export function httpTsGraphql(streams: StreamTable): GraphqlContribution {
   return {
     name: 'http-ts-ingest',
     typeDefs: `
@@ -24,6 +24,6 @@ export function httpTsGraphql(hub: StreamHub): GraphqlContribution {
         "Streams being published over HTTP now."
         httptsStreams: [HttpTsStream!]!
       }`,
-    resolvers: { Query: { httptsStreams: () => streamViews(hub) } },
+    resolvers: { Query: { httptsStreams: () => streamViews(streams) } },
   };
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import {
-  definePlugin, graphqlSchemaRef, ingestHooksRef, metricCollectorsRef, optional, placeholdersRef, serverRef, sessionsRef,
+  definePlugin, graphqlSchemaRef, ingestHooksRef, metricCollectorsRef, optional, placeholdersRef, serverRef, sessionsRef, streamTableRef,
+  type StreamPublisher,
 } from '@media-core/sdk';
 import { HttpTsConfig, validateConfig } from './schema.ts';
-import { StreamHub } from './streams.ts';
 import { httpTsRoutes } from './routes.ts';
 import { httpTsMetrics } from './metrics.ts';
 import { httpTsGraphql } from './graphql.ts';
@@ -13,18 +13,22 @@ import { httpTsGraphql } from './graphql.ts';
  * stream with `PUT`/`POST <path>/<name>` (a chunked body, e.g. `ffmpeg -f mpegts -method PUT`),
  * processes read it through `{httpts,name=<name>}`. It calls the ingest hooks like RTMP and SRT
  * do (so session limits and policies apply), adds its own `prePublish` rule (the token),
- * reports metrics and adds a GraphQL field. Settings come from its `plugins` entry.
+ * reports metrics and adds a GraphQL field. It keeps no stream table: streams live in the
+ * service's (`streamTableRef`), so one pushed here is read over SRT too. Settings come from its
+ * `plugins` entry.
  */
 export default definePlugin({
   name: 'http-ts-ingest',
   sdkVersion: '^3.0.0',
   configSchema: HttpTsConfig,
   validate: (c) => validateConfig(c),
-  deps: { placeholders: placeholdersRef, server: serverRef, sessions: optional(sessionsRef) },
+  deps: { placeholders: placeholdersRef, server: serverRef, sessions: optional(sessionsRef), streams: streamTableRef },
   provides: [metricCollectorsRef, graphqlSchemaRef],
   async setup(ctx) {
     const cfg = ctx.config;
-    const hub = new StreamHub({ maxStreams: cfg.max_streams });
+    const { streams } = ctx.deps;
+    // this plugin's live publishers, to cut them at shutdown (the streams are the service's table)
+    const publishers = new Set<StreamPublisher<'mpegts'>>();
     // new on every build of the app: URLs handed out before a reload stop working with it
     const key = randomBytes(12).toString('hex');
 
@@ -41,10 +45,10 @@ export default definePlugin({
       // computed on every use: the port is the bound one also when the config says 0
       value: () => `http://${server.host()}:${server.port()}${cfg.path}/{name}?key=${key}`,
     });
-    ctx.provide(metricCollectorsRef, httpTsMetrics(hub));
-    ctx.provide(graphqlSchemaRef, httpTsGraphql(hub));
-    await httpTsRoutes(ctx.http, { cfg, hub, hooks: ctx.hooks.get(ingestHooksRef), sessions: ctx.deps.sessions, key, log: ctx.log });
+    ctx.provide(metricCollectorsRef, httpTsMetrics(streams));
+    ctx.provide(graphqlSchemaRef, httpTsGraphql(streams));
+    await httpTsRoutes(ctx.http, { cfg, streams, publishers, hooks: ctx.hooks.get(ingestHooksRef), sessions: ctx.deps.sessions, key, log: ctx.log });
     // publishers are cut before the processes reading them are stopped by the engine's shutdown
-    ctx.onShutdown(() => hub.closeAll());
+    ctx.onShutdown(() => { for (const p of [...publishers]) p.end(); });
   },
 });

@@ -1,11 +1,10 @@
-import type { MetricCollector } from '@media-core/sdk';
-import type { StreamHub } from './streams.ts';
+import type { MetricCollector, StreamTable } from '@media-core/sdk';
 
 /**
  * The plugin's figures for the metrics plugin (`GET /api/v3/metrics`, `/metrics`): read from
- * what the hub keeps, nothing counted twice.
+ * the service's stream table, nothing counted twice.
  */
-export function httpTsMetrics(hub: StreamHub): MetricCollector {
+export function httpTsMetrics(streams: StreamTable): MetricCollector {
   return {
     describe: () => [
       { name: 'httpts_streams', description: 'HTTP MPEG-TS streams being published now', labels: [] },
@@ -13,11 +12,11 @@ export function httpTsMetrics(hub: StreamHub): MetricCollector {
       { name: 'httpts_readers', description: 'Processes reading a live stream', labels: ['stream'] },
     ],
     collect: () => {
-      const live = hub.list();
+      const live = streams.list('httpts');
       return [
         { name: 'httpts_streams', labels: {}, value: live.length },
-        ...live.map((s) => ({ name: 'httpts_rx_bytes', labels: { stream: s.name }, value: s.rxBytes })),
-        ...live.map((s) => ({ name: 'httpts_readers', labels: { stream: s.name }, value: s.readers.size })),
+        ...live.map((s) => ({ name: 'httpts_rx_bytes', labels: { stream: s.name }, value: s.publisher.traffic().rxBytes })),
+        ...live.map((s) => ({ name: 'httpts_readers', labels: { stream: s.name }, value: s.readers.length })),
       ];
     },
   };

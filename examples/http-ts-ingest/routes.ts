@@ -1,11 +1,15 @@
 import { PassThrough } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { askIngest, tellIngest, NETWORK, PUBLIC, ingestHooksRef, type HttpScope, type SessionsService } from '@media-core/sdk';
+import {
+  askIngest, tellIngest, streamName, NETWORK, PUBLIC, ingestHooksRef, type HttpScope, type SessionsService, type StreamPublisher, type StreamRefusal,
+  type StreamTable,
+} from '@media-core/sdk';
 import { acceptRawBodies, clientAddress, ignoreContentType } from '@media-core/sdk/toolkit';
 import { atBoundary, BodyLost, reasonOf, type BoundaryLog } from './boundary.ts';
 import { httptsErrors } from './errors.ts';
 import { httpPeer, type CountedPeer } from './peer.ts';
-import { streamViews, type StreamHub, type StreamReader } from './streams.ts';
+import { streamViews } from './views.ts';
+import { TsPackets } from './ts-packets.ts';
 import type { HttpTsConfig } from './schema.ts';
 
 /** The ingest hooks as the app holds them. */
@@ -13,7 +17,10 @@ export type IngestHooks = Readonly<ReturnType<typeof ingestHooksRef.create>>;
 
 export interface RouteDeps {
   cfg: HttpTsConfig;
-  hub: StreamHub;
+  /** The service's stream table: this plugin publishes and reads there (names as in the URL). */
+  streams: StreamTable;
+  /** This plugin's live publishers (ended at shutdown). */
+  publishers: Set<StreamPublisher<'mpegts'>>;
   hooks: IngestHooks;
   sessions: SessionsService | undefined;
   /** The key `{httpts}` puts into the URLs it hands to processes; reads without it are refused. */
@@ -34,7 +41,7 @@ export async function httpTsRoutes(http: HttpScope, d: RouteDeps): Promise<void>
   const names = new RegExp(d.cfg.names);
 
   await http.register(async (scope: HttpScope) => {
-    // a stream is one long body: no parser, no body limit; it goes to the hub as it arrives
+    // a stream is one long body: no parser, no body limit; it goes to the stream table as it arrives
     acceptRawBodies(scope);
     scope.route<{ Params: Params; Querystring: Query }>({
       method: ['PUT', 'POST'], url: `${d.cfg.path}/:name`, config: NETWORK, onRequest: ignoreContentType,
@@ -63,16 +70,28 @@ export async function httpTsRoutes(http: HttpScope, d: RouteDeps): Promise<void>
     }
   });
 
-  http.get('/api/v3/httpts', async () => streamViews(d.hub));
+  http.get('/api/v3/httpts', async () => streamViews(d.streams));
 }
 
 const hookFailed = (d: RouteDeps) => (err: Error) => d.log.warn({ err }, 'an ingest hook tap failed');
 
-/** One publisher: its body goes to the hub chunk by chunk until it ends or breaks off. */
+/** A refusal of the stream table as this plugin's error. */
+function tableError(r: StreamRefusal, name: string, max: number) {
+  if (r.code === 'STREAM_BUSY') return httptsErrors.busy(name);
+  if (r.code === 'STREAM_LIMIT') return httptsErrors.full(max);
+  if (r.code === 'STREAM_NOT_FOUND') return httptsErrors.notLive(name);
+  return httptsErrors.refused({ reason: r.reason, kind: r.kind });
+}
+
+/** One publisher: its body goes to the stream table, whole TS packets, until it ends or breaks off. */
 async function publish(d: RouteDeps, peer: CountedPeer, body: IncomingMessage, res: ServerResponse): Promise<{ name: string; bytes: number }> {
   const refusal = await askIngest(d.hooks.prePublish, peer);
   if (refusal) throw httptsErrors.refused(refusal);
-  const stream = d.hub.open(peer.stream, peer);
+  const opened = d.streams.publish(streamName(peer.stream), 'mpegts', peer, { maxStreamsOfProtocol: d.cfg.max_streams });
+  if (!opened.ok) throw tableError(opened, peer.stream, d.cfg.max_streams);
+  const stream = opened.handle;
+  d.publishers.add(stream);
+  const packets = new TsPackets();
   tellIngest(d.hooks.onPublish, hookFailed(d), peer);
   // a connection closed under an unfinished body (the core's idle cut answers 408 first, which
   // takes the request off node's list: its body would wait for ever) ends the body too
@@ -89,7 +108,8 @@ async function publish(d: RouteDeps, peer: CountedPeer, body: IncomingMessage, r
       }
       if (next.done) break;
       peer.counts.rxBytes += next.value.length;
-      d.hub.push(stream, next.value, (r, err) => readerFailed(d, r, err));
+      const whole = packets.take(next.value);
+      if (whole) stream.push(whole);
     }
   } catch (err) {
     // not the body's own failure: the rest of it is not read either, the connection ends
@@ -97,16 +117,11 @@ async function publish(d: RouteDeps, peer: CountedPeer, body: IncomingMessage, r
     throw err;
   } finally {
     res.off('close', cut);
-    d.hub.close(stream);
+    d.publishers.delete(stream);
+    stream.end();
     tellIngest(d.hooks.onPublishEnd, hookFailed(d), peer, peer.traffic());
   }
   return { name: peer.stream, bytes: peer.counts.rxBytes };
-}
-
-/** A reader whose write threw is dropped by the hub; its connection is ended and logged here. */
-function readerFailed(d: RouteDeps, r: StreamReader, err: unknown): void {
-  d.log.warn({ remote: r.peer.remote, protocol: 'httpts', stream: r.peer.stream }, `httpts connection failed: ${reasonOf(err)}`);
-  r.abort?.();
 }
 
 /** Why a publisher's body ended early: the core's idle cut (it answered 408), or what the socket said. */
@@ -117,37 +132,47 @@ function bodyLostReason(err: unknown, res: ServerResponse): string {
 
 /**
  * One reader: a queue in front of its response. A reader more than `reader_buffer_kbytes` behind
- * is cut (its socket destroyed: the queued bytes go at once, and the process reconnects).
+ * is cut (its socket destroyed: the queued bytes go at once, and the process reconnects); so is
+ * one whose write throws (the table drops it).
  */
 function play(d: RouteDeps, peer: CountedPeer, res: ServerResponse): PassThrough {
   const out = new PassThrough();
   const limit = d.cfg.reader_buffer_kbytes * 1024;
+  const where = { remote: peer.remote, protocol: 'httpts', stream: peer.stream };
   let ended = false;
-  const reader: StreamReader = {
-    peer,
-    write: (chunk) => {
+  let slow = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    out.end();
+    tellIngest(d.hooks.onPlayEnd, hookFailed(d), peer, peer.traffic());
+  };
+  const read = d.streams.read(streamName(peer.stream), 'mpegts', peer, {
+    send: (batch) => {
       if (out.writableLength > limit) {
-        d.log.warn({ remote: peer.remote, protocol: 'httpts', stream: peer.stream },
-          `httpts connection closed: the reader is more than ${d.cfg.reader_buffer_kbytes} KiB behind (reader_buffer_kbytes)`);
-        res.destroy();
+        d.log.warn(where, `httpts connection closed: the reader is more than ${d.cfg.reader_buffer_kbytes} KiB behind (reader_buffer_kbytes)`);
+        slow = true;
         return false;
       }
-      peer.counts.txBytes += chunk.length;
-      out.write(chunk);
+      for (const chunk of batch) {
+        peer.counts.txBytes += chunk.length;
+        out.write(chunk);
+      }
       return true;
     },
-    abort: () => res.destroy(),
-    end: () => {
-      if (ended) return;
-      ended = true;
-      out.end();
-      tellIngest(d.hooks.onPlayEnd, hookFailed(d), peer, peer.traffic());
+    stop: (why) => {
+      if (why === 'dropped') {
+        // not the backlog: its write threw
+        if (!slow) d.log.warn(where, 'httpts connection failed: its write failed');
+        res.destroy();
+      }
+      end();
     },
-  };
-  const stream = d.hub.attach(peer.stream, reader);
+  });
+  if (!read.ok) throw tableError(read, peer.stream, d.cfg.max_streams);
   tellIngest(d.hooks.onPlay, hookFailed(d), peer);
   // the reading process went away: stop queueing for it
-  res.once('close', () => d.hub.detach(stream, reader));
+  res.once('close', () => { read.handle.leave(); end(); });
   return out;
 }
 

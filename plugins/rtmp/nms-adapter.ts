@@ -1,9 +1,10 @@
-import { loadNms, type NmsRtmp } from './nms-load.ts';
+import type { FlvPacket } from '../../sdk/index.ts';
+import { loadNms, type NmsRtmp, type NmsRtmpClass } from './nms-load.ts';
 
 /*
  * The only file that drives node-media-server (loaded by nms-load.ts). It uses the RTMP wire
  * layer alone (handshake, chunk stream, AMF commands, FLV tag parsing): sessions, stream
- * registry, listeners and checks are ours (session.ts, hub.ts, server.ts), because the package's
+ * registry, listeners and checks are ours (session.ts, the core stream table, server.ts), because the package's
  * server classes keep module-level state, exit the process on a busy port and broadcast a
  * refused publisher's media (research rtmp-srt.md 2.6). Replacing the package with an own wire
  * implementation means rewriting this file only.
@@ -26,17 +27,12 @@ export interface WireRequest {
   query: Record<string, string>;
 }
 
-/** One media or data message of a publisher, already copied out of the parser's buffer. */
-export interface MediaPacket {
-  /** `audio-header`, `video-header` and `metadata` replace the stream's stored ones. */
-  kind: 'audio-header' | 'video-header' | 'metadata' | 'keyframe' | 'frame';
-  /** FLV codec id (7 h264, 10 aac, 2 mp3) or an Enhanced RTMP FourCC as a number. */
-  codec: number;
-  /** The message as RTMP chunks, ready to write to any player. */
-  wire: Buffer;
-  /** The payload (FLV tag body); only kept for `metadata`. */
-  body?: Buffer;
-}
+/**
+ * One media or data message of a publisher, as the stream table carries it: `wire` is its RTMP
+ * chunk encoding (made once, shared by every RTMP reader), `body` the FLV tag body, a reference to
+ * the message's own buffer (the parser gets a fresh buffer for the next media message; no copy).
+ */
+export type MediaPacket = FlvPacket & { wire: Buffer };
 
 export interface WireEvents {
   /** Bytes for the client. */
@@ -65,6 +61,8 @@ export interface RtmpWireLayer {
   createWire(events: WireEvents, limits: WireLimits): RtmpWire;
   /** Decodes an `onMetaData` body (`@setDataFrame` or plain) into its fields, if it is one. */
   decodeMetadata(body: Buffer): Record<string, unknown> | undefined;
+  /** The RTMP chunk encoding of a packet, cached in `packet.wire` (packets converted from another format have none yet). */
+  wireOf(packet: FlvPacket): Buffer;
 }
 
 /** Commands and data messages are a few hundred bytes in every known client (connect, publish, onMetaData). */
@@ -72,7 +70,7 @@ export const MAX_COMMAND_MESSAGE = 64 * 1024;
 /** Clients use chunk streams 2 to 8; the protocol allows 65,599, each with its own buffer. */
 export const MAX_CHUNK_STREAMS = 64;
 
-const KINDS: Record<number, MediaPacket['kind']> = { 0: 'audio-header', 1: 'frame', 2: 'video-header', 3: 'keyframe', 4: 'frame', 5: 'metadata', 6: 'frame' };
+const KINDS: Record<number, FlvPacket['kind']> = { 0: 'audio-header', 1: 'frame', 2: 'video-header', 3: 'keyframe', 4: 'frame', 5: 'metadata', 6: 'frame' };
 
 const EMPTY = Buffer.alloc(0);
 
@@ -103,6 +101,12 @@ function bound(rtmp: NmsRtmp, limits: WireLimits): void {
     const max = type === 8 || type === 9 ? limits.maxMediaMessage : MAX_COMMAND_MESSAGE;
     if (length > max) throw new WireRefusal(`message of type ${type} with ${length} bytes (at most ${max})`);
     if (rtmp.inPackets.size > MAX_CHUNK_STREAMS) throw new WireRefusal(`more than ${MAX_CHUNK_STREAMS} chunk streams`);
+    if (type === 8 || type === 9) {
+      // a media message gets a buffer of its own, kept by the stream as the packet's body
+      p.payload = Buffer.allocUnsafe(length + 16).fill(0, length);
+      p.capacity = length;
+      return;
+    }
     if (p.payload.length >= length + 16) return;
     let held = 0;
     for (const other of rtmp.inPackets.values()) if (other !== p) held += other.capacity;
@@ -121,7 +125,8 @@ function bound(rtmp: NmsRtmp, limits: WireLimits): void {
     // a large buffer is not kept for the next message of its chunk stream (everything the
     // callbacks keep is copied): what a connection holds between messages stays small
     const done = rtmp.parserPacket;
-    if (done.capacity > MAX_COMMAND_MESSAGE) {
+    // a media message's buffer is now its packet's body: never reused
+    if (done.capacity > MAX_COMMAND_MESSAGE || type === 8 || type === 9) {
       done.payload = EMPTY;
       done.capacity = 0;
     }
@@ -129,6 +134,11 @@ function bound(rtmp: NmsRtmp, limits: WireLimits): void {
     // 0 stalls the parser for good (its chunk arithmetic turns into NaN); the top bit is reserved
     if (!(size >= 1 && size <= 0x7fffffff)) throw new WireRefusal(`Set Chunk Size ${size}`);
   };
+}
+
+/** The RTMP chunks of a packet that came from another format (a converter). */
+function encode(Rtmp: NmsRtmpClass, p: FlvPacket): Buffer {
+  return Rtmp.createMessage({ codec_type: p.type, codec_id: p.codec, flags: 0, size: p.body.length, data: p.body, dts: p.timestamp });
 }
 
 /** Loads the package's RTMP layer. */
@@ -161,15 +171,18 @@ export function loadWireLayer(): RtmpWireLayer {
       rtmp.onPacketCallback = (p) => {
         const kind = KINDS[p.flags];
         if (!kind) return;
-        // the parser reuses its payload buffer: encode (which copies) before the next message
-        const wire = Rtmp.createMessage(p);
-        events.packet({ kind, codec: p.codec_id, wire, body: kind === 'metadata' ? Buffer.from(p.data.subarray(0, p.size)) : undefined });
+        // media: the parser's buffer becomes the body (packetHandler above lets it go); data
+        // messages share the parser's buffer, so their body is copied (a few hundred bytes)
+        const type = p.codec_type === 8 || p.codec_type === 9 ? p.codec_type : 18;
+        const body = type === 18 ? Buffer.from(p.data.subarray(0, p.size)) : p.data.subarray(0, p.size);
+        events.packet({ kind, type, codec: p.codec_id, timestamp: p.dts, body, wire: Rtmp.createMessage(p) });
       };
       return {
         feed: (data) => guarded(() => rtmp.parserData(data)),
         status: (level, code, description) => guarded(() => rtmp.sendStatusMessage(rtmp.streamId ?? 1, level, code, description)),
       };
     },
+    wireOf: (packet) => (packet.wire ??= encode(Rtmp, packet)),
     decodeMetadata(body) {
       try {
         if (body.length > MAX_COMMAND_MESSAGE) return undefined;

@@ -14,7 +14,7 @@ export interface NmsChunkStream {
   bytes: number;
 }
 
-export interface NmsPacket { codec_type: number; codec_id: number; flags: number; size: number; data: Buffer }
+export interface NmsPacket { codec_type: number; codec_id: number; flags: number; size: number; data: Buffer; dts: number }
 
 /** The members of the package's `Rtmp` class the adapter uses or wraps. */
 export interface NmsRtmp {

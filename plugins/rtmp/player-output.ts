@@ -1,8 +1,10 @@
 import type { Socket } from 'node:net';
+import type { FlvPacket } from '../../sdk/index.ts';
 
 /*
- * What one player has not been sent yet. The packets are the channel's Buffers (one per
- * publisher message, made once by the wire layer), shared by every player and never copied.
+ * What one player has not been sent yet. The packets are the stream table's (one per publisher
+ * message), shared by every player and never copied; what goes to the socket is each packet's
+ * RTMP encoding (`wire`, made once by the wire layer and shared too).
  *
  * Why not just `socket.write` each packet: a socket that cannot take more (a slow or stalled
  * player, or a busy box where the players' process reads late) keeps every write as an entry
@@ -15,19 +17,24 @@ import type { Socket } from 'node:net';
 /** At most this much of a queue goes to the socket per `drain`, so its Writable never holds many entries. */
 export const SLICE_BYTES = 256 * 1024;
 
+/** The RTMP chunks of a packet (its cached `wire`, made on first use). */
+export type WireOf = (p: FlvPacket) => Buffer;
+
 export class PlayerOutput {
   readonly #socket: Socket;
+  readonly #wire: WireOf;
   /** Most bytes a player may be behind (this queue and the socket's unsent bytes together). */
   readonly #cap: number;
-  #queue: Buffer[] = [];
+  #queue: FlvPacket[] = [];
   /** The first packet of `#queue` not yet written. */
   #head = 0;
   #queued = 0;
   #waiting = false;
   #written = 0;
 
-  constructor(socket: Socket, cap: number) {
+  constructor(socket: Socket, cap: number, wire: WireOf) {
     this.#socket = socket;
+    this.#wire = wire;
     this.#cap = cap;
     socket.on('drain', () => { if (this.#waiting) this.flush(); });
     socket.once('close', () => this.clear());
@@ -38,8 +45,8 @@ export class PlayerOutput {
     return this.#queued;
   }
 
-  /** Packets waiting here: the channel's own Buffers, in order. */
-  get pending(): readonly Buffer[] {
+  /** Packets waiting here: the stream's own packets, in order. */
+  get pending(): readonly FlvPacket[] {
     return this.#queue.slice(this.#head);
   }
 
@@ -52,15 +59,15 @@ export class PlayerOutput {
    * Sends one batch (the packets of one publisher read, or a new player's start). False when the
    * player is more than the cap behind: nothing more is kept for it, and the caller drops it.
    */
-  send(batch: readonly Buffer[]): boolean {
+  send(batch: readonly FlvPacket[]): boolean {
     if (this.#socket.destroyed) return false;
     if (!this.#waiting && this.#queued === 0) {
       this.#write(batch);
       return true;
     }
-    for (const b of batch) {
-      this.#queue.push(b);
-      this.#queued += b.length;
+    for (const p of batch) {
+      this.#queue.push(p);
+      this.#queued += this.#wire(p).length;
     }
     if (this.#queued + this.#socket.writableLength <= this.#cap) return true;
     this.clear();
@@ -77,7 +84,7 @@ export class PlayerOutput {
       if (this.#socket.destroyed) return this.clear();
       let end = this.#head;
       let bytes = 0;
-      while (end < this.#queue.length && (all || bytes < SLICE_BYTES)) bytes += this.#queue[end++]!.length;
+      while (end < this.#queue.length && (all || bytes < SLICE_BYTES)) bytes += this.#wire(this.#queue[end++]!).length;
       const slice = this.#queue.slice(this.#head, end);
       this.#queued -= bytes;
       this.#head = end;
@@ -99,11 +106,12 @@ export class PlayerOutput {
   }
 
   // one writev for the batch; once the socket is above its high-water mark, queue until `drain`
-  #write(batch: readonly Buffer[]): void {
+  #write(batch: readonly FlvPacket[]): void {
     if (batch.length === 0) return;
     const s = this.#socket;
     s.cork();
-    for (const b of batch) {
+    for (const p of batch) {
+      const b = this.#wire(p);
       s.write(b);
       this.#written += b.length;
     }

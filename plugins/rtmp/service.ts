@@ -1,9 +1,8 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { ingestHooksRef, TlsCertificates } from '../../sdk/index.ts';
+import type { ingestHooksRef, StreamTable, TlsCertificates } from '../../sdk/index.ts';
 import { BootError } from '../../sdk/index.ts';
 import { loadWireLayer } from './nms-adapter.ts';
-import { Hub } from './hub.ts';
 import { RtmpSession, type SessionDeps } from './session.ts';
 import { RtmpListener, type ListenerOptions } from './server.ts';
 import { ConnectionLimits } from './limits.ts';
@@ -16,11 +15,15 @@ import type { RtmpService, RtmpChannelInfo } from './ref.ts';
  * player"): what a lagging player costs of its own is 8 bytes per queued message.
  */
 const MAX_PLAYER_BACKLOG = 8 * 1024 * 1024;
+/** The publisher protocols of this plugin's streams. */
+const RTMP_PROTOCOLS = ['rtmp', 'rtmps'];
 
 export interface RtmpStartOptions {
   config: RtmpSettings;
   hooks: Readonly<ReturnType<typeof ingestHooksRef.create>>;
   tls: TlsCertificates;
+  /** The app's stream table (`streamTableRef`). */
+  streams: StreamTable;
   log: Logger;
 }
 
@@ -35,14 +38,14 @@ export interface RunningRtmp extends RtmpService {
  */
 export async function startRtmp(o: RtmpStartOptions): Promise<RunningRtmp> {
   const wire = loadWireLayer();
-  const hub = new Hub();
+  let seq = 0;
   const c = o.config;
   const base: Omit<SessionDeps, 'protocol'> = {
-    wire, hub, hooks: o.hooks, log: o.log, token: c.token, app: c.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
+    wire, streams: o.streams, nextId: () => `rtmp-${++seq}`, hooks: o.hooks, log: o.log, token: c.token, app: c.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
     limits: { maxMediaMessage: c.max_message_size_kbytes * 1024 },
     handshakeTimeout: c.handshake_timeout_seconds, idleTimeout: c.idle_timeout_seconds,
   };
-  // a session lives as long as its socket: the listener tracks the sockets, the hub the streams
+  // a session lives as long as its socket: the listener tracks the sockets, the stream table the streams
   const accept = (protocol: string) => (socket: Socket) => { new RtmpSession(socket, { ...base, protocol }); };
   const shared: ListenerOptions = {
     log: o.log, handshakeTimeoutMs: c.handshake_timeout_seconds * 1000,
@@ -73,9 +76,10 @@ export async function startRtmp(o: RtmpStartOptions): Promise<RunningRtmp> {
   o.log.info({ ports, app: o.config.app }, 'rtmp server listening');
   return {
     ports: () => ({ ...ports }),
-    channels: (): RtmpChannelInfo[] => hub.list().map((c) => ({
-      name: c.path, publisher: { id: c.publisherId, remote: c.publisherRemote }, players: c.players,
-      videoCodec: c.videoCodec, audioCodec: c.audioCodec, since: c.since,
+    // the streams RTMP publishes (the table's name with the RTMP path's leading '/'); players of every protocol
+    channels: (): RtmpChannelInfo[] => o.streams.list(RTMP_PROTOCOLS).map((s) => ({
+      name: `/${s.name}`, publisher: { id: s.publisher.id, remote: s.publisher.remote }, players: s.readers.length,
+      videoCodec: s.videoCodec, audioCodec: s.audioCodec, since: s.since,
     })),
     close: closeAll,
   };

@@ -1,8 +1,10 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { askIngest, tellIngest, type IngestPeer, type ingestHooksRef, type IngestRefusal } from '../../sdk/index.ts';
+import {
+  askIngest, tellIngest, streamName, type FlvPacket, type IngestPeer, type ingestHooksRef, type IngestRefusal, type StreamPublisher,
+  type StreamReader, type StreamStopReason, type StreamTable,
+} from '../../sdk/index.ts';
 import type { RtmpWire, RtmpWireLayer, WireRequest, MediaPacket, WireLimits } from './nms-adapter.ts';
-import type { Channel, Hub } from './hub.ts';
 import { PlayerOutput } from './player-output.ts';
 import { remoteOf } from './server.ts';
 import { requestedStream, shownRequest, resolveTarget, checkToken, checkApp, type StreamTarget } from './names.ts';
@@ -12,7 +14,10 @@ type IngestHooks = ReturnType<typeof ingestHooksRef.create>;
 /** What every connection of one listener shares. */
 export interface SessionDeps {
   wire: RtmpWireLayer;
-  hub: Hub;
+  /** The app's stream table: RTMP publishes and plays through it (names without the leading `/`). */
+  streams: StreamTable;
+  /** A new connection id, unique within this service (`rtmp-17`). */
+  nextId: () => string;
   hooks: Readonly<IngestHooks>;
   log: Logger;
   /** `rtmp` or `rtmps`. */
@@ -46,7 +51,10 @@ export class RtmpSession {
   readonly #remote: string;
   #state: 'open' | 'checking' | 'publishing' | 'playing' | 'closed' = 'open';
   #held: MediaPacket[] = [];
-  #channel?: Channel;
+  /** The stream path (`/live/abc.stream`) once publishing or playing. */
+  #path?: string;
+  #publisher?: StreamPublisher<'flv'>;
+  #reader?: StreamReader;
   #peer?: IngestPeer;
   /** The stream the client asked for, once known (for log lines). */
   #asked?: string;
@@ -59,7 +67,7 @@ export class RtmpSession {
   constructor(socket: Socket, deps: SessionDeps) {
     this.#socket = socket;
     this.#deps = deps;
-    this.id = deps.hub.nextId();
+    this.id = deps.nextId();
     this.#remote = remoteOf(socket);
     this.#wire = deps.wire.createWire({
       output: (b) => this.#write(b),
@@ -95,7 +103,7 @@ export class RtmpSession {
   /** Ends the connection for `reason`, with one log line (none if it is already gone). */
   #fail(reason: string): void {
     if (this.#socket.destroyed) return;
-    const stream = this.#channel?.path ?? this.#asked;
+    const stream = this.#path ?? this.#asked;
     this.#deps.log.warn({ id: this.id, remote: this.#remote, protocol: this.#deps.protocol, ...(stream ? { stream } : {}) }, `rtmp connection closed: ${reason}`);
     this.#held = [];
     this.#socket.destroy();
@@ -112,9 +120,7 @@ export class RtmpSession {
   }
 
   #forward(p: MediaPacket): void {
-    const ch = this.#channel!;
-    if (p.kind === 'metadata' && p.body) ch.metadata = this.#deps.wire.decodeMetadata(p.body) ?? ch.metadata;
-    ch.push(p);
+    this.#publisher!.push(p);
   }
 
   /**
@@ -151,12 +157,12 @@ export class RtmpSession {
   }
 
   /** A publish or play was accepted: no start deadline any more. */
-  #started(state: 'publishing' | 'playing', ch: Channel, peer: IngestPeer): void {
+  #started(state: 'publishing' | 'playing', path: string, peer: IngestPeer): void {
     clearTimeout(this.#startTimer);
-    this.#channel = ch;
+    this.#path = path;
     this.#peer = peer;
     this.#state = state;
-    this.#deps.log.info({ id: this.id, remote: this.#remote, stream: ch.path, protocol: this.#deps.protocol }, `rtmp ${state === 'publishing' ? 'publish' : 'play'} started`);
+    this.#deps.log.info({ id: this.id, remote: this.#remote, stream: path, protocol: this.#deps.protocol }, `rtmp ${state === 'publishing' ? 'publish' : 'play'} started`);
   }
 
   async #publish(req: WireRequest): Promise<void> {
@@ -164,13 +170,15 @@ export class RtmpSession {
     const t = this.#target(req, 'publish');
     if (!t) return;
     const peer = this.#makePeer(t);
-    if (this.#deps.hub.get(t.path)) return this.#refuse('publish', t.path, { reason: 'already publishing', kind: 'conflict' });
+    const name = streamName(t.path);
+    if (this.#deps.streams.get(name)) return this.#refuse('publish', t.path, { reason: 'already publishing', kind: 'conflict' });
     const r = await this.#hold(() => askIngest(this.#deps.hooks.prePublish, peer));
     if (r === 'gone') return;
     if (r) return this.#refuse('publish', t.path, r);
-    const ch = this.#deps.hub.claim(t.path, this.id, this.#remote);
-    if (!ch) return this.#refuse('publish', t.path, { reason: 'already publishing', kind: 'conflict' });
-    this.#started('publishing', ch, peer);
+    const pub = this.#deps.streams.publish(name, 'flv', peer);
+    if (!pub.ok) return this.#refuse('publish', t.path, { reason: pub.code === 'STREAM_BUSY' ? 'already publishing' : pub.reason, kind: pub.kind });
+    this.#publisher = pub.handle;
+    this.#started('publishing', t.path, peer);
     tellIngest(this.#deps.hooks.onPublish, this.#hookError, peer);
     const held = this.#held;
     this.#held = [];
@@ -186,27 +194,39 @@ export class RtmpSession {
     const r = await this.#hold(() => askIngest(this.#deps.hooks.prePlay, peer));
     if (r === 'gone') return;
     if (r) return this.#refuse('play', t.path, r);
-    const ch = this.#deps.hub.get(t.path);
-    if (!ch) return this.#refuse('play', t.path, { reason: 'stream not found', kind: 'not_found' });
-    this.#started('playing', ch, peer);
+    const output = new PlayerOutput(this.#socket, this.#deps.maxPlayerBacklog, this.#deps.wire.wireOf);
+    // the start batch comes at once: the player is marked playing before it can arrive
+    this.#output = output;
+    this.#path = t.path;
+    this.#state = 'playing';
+    const read = this.#deps.streams.read(streamName(t.path), 'flv', peer, { send: (b) => this.#send(b), stop: (why) => this.#stop(why) });
+    if (!read.ok) {
+      this.#output = undefined;
+      this.#state = 'checking';
+      return this.#refuse('play', t.path, { reason: read.code === 'STREAM_NOT_FOUND' ? 'stream not found' : read.reason, kind: read.kind });
+    }
+    this.#reader = read.handle;
+    this.#started('playing', t.path, peer);
     tellIngest(this.#deps.hooks.onPlay, this.#hookError, peer);
-    this.#output = new PlayerOutput(this.#socket, this.#deps.maxPlayerBacklog);
-    ch.join({ id: this.id, send: (b) => this.#send(b), stop: () => this.#stop() });
     this.#socket.resume();
   }
 
   /** Writes to a player, dropping it when it is too far behind to ever catch up. */
-  #send(batch: readonly Buffer[]): boolean {
+  #send(batch: readonly FlvPacket[]): boolean {
     if (this.#output!.send(batch)) return true;
     if (!this.#socket.destroyed) {
-      this.#deps.log.warn({ id: this.id, remote: this.#remote, stream: this.#channel?.path }, 'rtmp player too slow; dropped');
+      this.#deps.log.warn({ id: this.id, remote: this.#remote, stream: this.#path }, 'rtmp player too slow; dropped');
       this.#socket.destroy();
     }
     return false;
   }
 
-  /** The publisher left: the reference's stop statuses, then end of the connection. */
-  #stop(): void {
+  /** The publisher left: the reference's stop statuses, then end of the connection; a dropped player is gone already. */
+  #stop(why: StreamStopReason): void {
+    if (why === 'dropped') {
+      if (!this.#socket.destroyed) this.#fail('dropped by the stream (its connection failed)');
+      return;
+    }
     // what the player was still owed, before the statuses and the end
     this.#output?.flush(true);
     const err = this.#wire.status('status', 'NetStream.Play.UnpublishNotify', 'stream is now unpublished')
@@ -233,13 +253,13 @@ export class RtmpSession {
     this.#held = [];
     const peer = this.#peer;
     const traffic = { rxBytes: this.#rx, txBytes: this.#txBytes() };
-    if (was === 'publishing' && this.#channel) {
-      this.#deps.hub.release(this.#channel);
-      this.#deps.log.info({ id: this.id, stream: this.#channel.path, ...traffic }, 'rtmp publish ended');
+    if (was === 'publishing' && this.#publisher) {
+      this.#publisher.end();
+      this.#deps.log.info({ id: this.id, stream: this.#path, ...traffic }, 'rtmp publish ended');
       tellIngest(this.#deps.hooks.onPublishEnd, this.#hookError, peer!, traffic);
-    } else if (was === 'playing' && this.#channel) {
-      this.#channel.leave(this.id);
-      this.#deps.log.info({ id: this.id, stream: this.#channel.path, ...traffic }, 'rtmp play ended');
+    } else if (was === 'playing' && this.#reader) {
+      this.#reader.leave();
+      this.#deps.log.info({ id: this.id, stream: this.#path, ...traffic }, 'rtmp play ended');
       tellIngest(this.#deps.hooks.onPlayEnd, this.#hookError, peer!, traffic);
     }
   }

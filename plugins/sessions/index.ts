@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import {
-  definePlugin, optional, eventsRef, filesystemsRef, metricCollectorsRef, processesRef, serverRef, sessionsRef,
+  definePlugin, optional, eventsRef, filesystemsRef, metricCollectorsRef, processesRef, serverRef, sessionsRef, streamTableRef,
 } from '../../sdk/index.ts';
 // not re-exported by sdk/index.ts yet
 import { fileDoorRef } from '../../sdk/file-door.ts';
@@ -20,7 +20,7 @@ export default definePlugin({
   configSchema: SessionsPluginConfig,
   validate: validateSessions,
   reads: ['db'],
-  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), server: serverRef, door: optional(fileDoorRef) },
+  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), server: serverRef, door: optional(fileDoorRef), streams: streamTableRef },
   provides: [sessionsRef, metricCollectorsRef],
   async setup(ctx) {
     const cfg = ctx.config;
@@ -53,7 +53,7 @@ export default definePlugin({
     }
     // uploads are stored on main
     tapHlsWritten(ctx.hooks, ingress, ctx.deps.filesystems);
-    const pollIngest = tapIngest(ctx.hooks, registry);
+    const pollIngest = tapIngest(ctx.hooks, registry, ctx.deps.streams);
     tapFfmpeg(ctx.hooks, ctx.deps.processes, registry.collector('ffmpeg'));
     trackHttp(ctx.deps.server, registry.collector('http'));
 

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { childrenRef, definePlugin, ingestHooksRef, placeholdersRef } from '../../sdk/index.ts';
+import { childrenRef, definePlugin, ingestHooksRef, placeholdersRef, streamTableRef } from '../../sdk/index.ts';
 import { SrtConfig, validateSrt } from './schema.ts';
 import { addonPath } from './native.ts';
 import { FIX } from './errors.ts';
 
 /**
- * The SRT server on `srt.address`: publish and request (play) of MPEG-TS by streamid, one
- * publisher per stream, many subscribers, token and passphrase checked in the handshake,
+ * The SRT server on `srt.address`: publish and request (play) of MPEG-TS by streamid through the
+ * service's stream table (one publisher per stream, many subscribers, streams of every protocol), token and passphrase checked in the handshake,
  * `GET /api/v3/srt`, the `{srt}` placeholder and the ingest hooks. The native addon
  * (addon/srt-addon.cc over libsrt) and the relay run in the SRT host process (host/), started
  * only when `srt.enable` is true, so a fault in libsrt never ends the service.
@@ -17,7 +17,7 @@ export default definePlugin({
   enableKey: 'srt.enable',
   configSchema: SrtConfig,
   validate: validateSrt,
-  deps: { placeholders: placeholdersRef, children: childrenRef },
+  deps: { placeholders: placeholdersRef, children: childrenRef, streams: streamTableRef },
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) {
@@ -27,7 +27,7 @@ export default definePlugin({
     }
     // imported when enabled: the core reads every built-in's definition, loaded or not
     const [{ startSrt }, { srtRoutes }, { srtPlaceholder }] = await Promise.all([import('./service.ts'), import('./routes.ts'), import('./placeholder.ts')]);
-    const srt = await startSrt(cfg, { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, hooks: ctx.hooks.get(ingestHooksRef) });
+    const srt = await startSrt(cfg, { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, hooks: ctx.hooks.get(ingestHooksRef), streams: ctx.deps.streams });
     // the host ends every connection (the end hooks fire) and its listener, then exits
     ctx.onClose(() => srt.host.close());
     ctx.deps.placeholders.register(srtPlaceholder({ host: srt.bindHost, port: () => srt.host.port, token: cfg.token, passphrase: cfg.passphrase }));

@@ -15,7 +15,8 @@ export class SrtPeer implements IngestPeer, ChannelSink {
   sent = 0;
   dropped = 0;
   received = 0;
-  started = false;
+  /** True once the service's stream table took it (as publisher or reader). */
+  claimed = false;
   /** True once onPublish/onPlay fired, so the matching end fires exactly once. */
   announced = false;
 

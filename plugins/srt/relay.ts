@@ -1,5 +1,5 @@
-import { askIngest, tellIngest, type ingestHooksRef } from '../../sdk/ingest.ts';
-import { Channel } from './channel.ts';
+import { askIngest, tellIngest, type ingestHooksRef, type IngestRefusal } from '../../sdk/ingest.ts';
+import { deliverChunk } from './channel.ts';
 import { SrtPeer } from './peer.ts';
 import { parseStreamId } from './streamid.ts';
 import { rejectName } from './reject.ts';
@@ -19,6 +19,21 @@ export interface RelayOptions {
   handshakeMs: number;
   /** `srt.idle_timeout_seconds` in ms: a publisher without media for as long is closed. */
   idleMs: number;
+  /** The service's stream table, as the host reaches it. */
+  table: RelayTable;
+}
+
+/**
+ * The service's stream table as the relay uses it (over IPC in the host, host/entry.ts). The
+ * table decides "name busy" and "not found", starts readers right and fans out; the relay sends.
+ */
+export interface RelayTable {
+  /** Publish (`publish`) or read (`request`) the peer's stream; a refusal, or undefined when it was taken. */
+  claim(peer: SrtPeer): Promise<IngestRefusal | undefined>;
+  /** A publisher's chunk, for the table. */
+  media(sock: number, chunk: Buffer): void;
+  /** A claimed peer ended. */
+  release(peer: SrtPeer): void;
 }
 
 /** How often publishers are checked for media (the idle and first-media timeouts). */
@@ -32,13 +47,15 @@ export interface SrtChannels {
 }
 
 /**
- * The SRT server's logic over the addon's events: streamid routing, one publisher per name,
- * fan-out, the ingest hooks, and the listing. No sockets here: `native` does the I/O.
+ * The SRT server's logic over the addon's events: streamid parsing, the ingest hooks, claims on
+ * the service's stream table (one publisher per name, readers of any protocol's streams), sending
+ * the table's chunks to subscribers, timeouts, and this host's part of the listing. No sockets
+ * here: `native` does the I/O; no stream table either: the service's (`RelayTable`).
  */
 export class SrtRelay {
   #native: SrtNativeSocket | undefined;
   #peers = new Map<number, SrtPeer>();
-  #channels = new Map<string, Channel>();
+  #table: RelayTable;
   #log: SrtLog;
   #hooks: IngestHooks;
   #token: string;
@@ -59,6 +76,7 @@ export class SrtRelay {
     this.#refusals = new RefusalLog(opts.log);
     this.#handshakeMs = opts.handshakeMs;
     this.#idleMs = opts.idleMs;
+    this.#table = opts.table;
     this.#sweep = setInterval(() => this.#sweepMedia(), SWEEP_MS).unref();
   }
 
@@ -66,7 +84,6 @@ export class SrtRelay {
     this.#native = native;
   }
 
-  /** The addon's event callback. */
   /**
    * The addon's event callback, and the fault boundary: whatever one connection's event throws
    * (a parser, a hook, a bug) ends that connection with a log line naming its peer, never the
@@ -108,8 +125,25 @@ export class SrtRelay {
     const peer = this.#peers.get(sock);
     if (!peer) return;
     peer.received += data.length;
-    const ch = this.#channels.get(peer.stream);
-    if (ch?.publisher === sock) ch.feed(data);
+    if (peer.claimed && peer.mode === 'publish') this.#table.media(sock, data);
+  }
+
+  /**
+   * A chunk of the stream table for some subscribers (one Buffer for all). A subscriber whose send
+   * buffer stays full for MAX_STALLS chunks is closed; a send that throws ends that subscriber only.
+   */
+  deliver(socks: readonly number[], chunk: Buffer): void {
+    if (this.#closed) return;
+    const send = (s: number, d: Buffer) => this.#native?.send(s, d) ?? 0;
+    for (const sock of socks) {
+      const peer = this.#peers.get(sock);
+      if (!peer?.claimed || peer.mode === 'publish') continue;
+      try {
+        if (deliverChunk(peer, chunk, send)) queueMicrotask(() => this.kick(sock, 'too slow: its send buffer stayed full'));
+      } catch (err) {
+        this.#failed(sock, peer.remote, err);
+      }
+    }
   }
 
   async #accept(sock: number, streamid: string, remote: string): Promise<void> {
@@ -124,20 +158,20 @@ export class SrtRelay {
     if (!this.#peers.has(sock)) return; // gone while the hooks ran
     if (veto === 'timeout') return this.#refuse(sock, remote, resource, `TIMEOUT: the ingest hooks did not answer within ${this.#handshakeMs / 1000} s`);
     if (veto) return this.#refuse(sock, remote, resource, `${(veto.kind ?? 'forbidden').toUpperCase()}: ${veto.reason}`);
-    const ch = this.#channels.get(resource);
+    // the table: one publisher per name, readers only of live names (any protocol's)
+    const taken = await this.#table.claim(peer);
+    if (!this.#peers.has(sock)) {
+      if (!taken) this.#table.release(peer);
+      return;
+    }
+    if (taken) return this.#refuse(sock, remote, resource, `${taken.kind === 'not_found' ? 'NOTFOUND' : (taken.kind ?? 'forbidden').toUpperCase()}: ${taken.reason}`);
+    peer.claimed = true;
     if (mode === 'publish') {
-      if (ch) return this.#refuse(sock, remote, resource, 'CONFLICT: already publishing');
-      const send = (s: number, d: Buffer) => this.#native?.send(s, d) ?? 0;
-      // a subscriber that takes nothing for about a second is closed rather than fed forever
-      this.#channels.set(resource, new Channel(resource, sock, send, (s) => queueMicrotask(() => this.#kick(s, 'too slow: its send buffer stayed full'))));
-      this.#pushPublishers();
       this.#media.set(sock, { bytes: -1, since: Date.now() });
       this.#announce(peer, 'onPublish');
       this.#events.add('connection:new', `publish ${resource} from ${remote}`, sock);
       this.#log.info({ id: peer.id, stream: resource, peer: remote }, 'SRT publisher started');
     } else {
-      if (!ch) return this.#refuse(sock, remote, resource, 'NOTFOUND: nothing publishes this stream');
-      ch.subscribers.set(sock, peer);
       this.#announce(peer, 'onPlay');
       this.#events.add('connection:new', `request ${resource} from ${remote}`, sock);
       this.#log.info({ id: peer.id, stream: resource, peer: remote }, 'SRT subscriber started');
@@ -178,7 +212,8 @@ export class SrtRelay {
     }
   }
 
-  #kick(sock: number, why: string): void {
+  /** Closes a subscriber (too slow, or the table stopped serving it). */
+  kick(sock: number, why: string): void {
     if (!this.#peers.has(sock)) return;
     this.#log.warn({ id: `srt-${sock}`, why }, 'SRT subscriber closed');
     this.#native?.close(sock);
@@ -197,23 +232,13 @@ export class SrtRelay {
     this.#native?.close(sock);
   }
 
-  /** A connection ended (closed, broken, or closed by us): publisher ends take their subscribers. */
+  /** A connection ended (closed, broken, or closed by us): the table ends its stream or its reading. */
   #end(sock: number, why: string): void {
     const peer = this.#peers.get(sock);
     if (!peer) return;
     this.#peers.delete(sock);
     this.#media.delete(sock);
-    const ch = this.#channels.get(peer.stream);
-    if (ch?.publisher === sock) {
-      this.#channels.delete(peer.stream);
-      this.#pushPublishers();
-      for (const sub of ch.subscribers.keys()) {
-        this.#native?.close(sub);
-        this.#end(sub, 'publisher gone');
-      }
-    } else {
-      ch?.subscribers.delete(sock);
-    }
+    if (peer.claimed) this.#table.release(peer);
     this.#log.info({ id: peer.id, stream: peer.stream, why, ...peer.traffic(), dropped: peer.dropped }, `SRT ${peer.mode === 'publish' ? 'publisher' : 'subscriber'} ended`);
     this.#events.add('connection:close', `${peer.mode} ${peer.stream}: ${why}`, sock);
     this.#events.forget(sock);
@@ -223,26 +248,20 @@ export class SrtRelay {
     }
   }
 
-  #pushPublishers(): void {
-    this.#native?.setPublishers([...this.#channels.keys()]);
-  }
-
-  /** GET /api/v3/srt (reference 5.13). */
+  /**
+   * This host's part of GET /api/v3/srt (reference 5.13): its claimed publishers and subscribers,
+   * each connection's log and statistics, and the global log. The service lists the streams from
+   * its table and takes the connections from here.
+   */
   list(): SrtChannels {
     const out: SrtChannels = { publisher: {}, subscriber: {}, connections: {}, log: this.#events.global() };
-    for (const ch of this.#channels.values()) {
-      out.publisher[ch.name] = ch.publisher;
-      out.subscriber[ch.name] = [...ch.subscribers.keys()];
-      for (const sock of [ch.publisher, ...ch.subscribers.keys()]) {
-        out.connections[String(sock)] = { log: this.#events.of(sock), stats: toSrtStatistics(this.#native?.stats(sock) ?? null) };
-      }
+    for (const [sock, peer] of this.#peers) {
+      if (!peer.claimed) continue;
+      if (peer.mode === 'publish') out.publisher[peer.stream] = sock;
+      else (out.subscriber[peer.stream] ??= []).push(sock);
+      out.connections[String(sock)] = { log: this.#events.of(sock), stats: toSrtStatistics(this.#native?.stats(sock) ?? null) };
     }
     return out;
-  }
-
-  /** Tracks per stream, for logs and tests. */
-  tracks(name: string): readonly { pid: number; codec: string }[] {
-    return this.#channels.get(name)?.tracks ?? [];
   }
 
   /** Ends every connection (fires the end hooks) and ignores the addon from now on. */

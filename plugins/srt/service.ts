@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import type { Logger } from 'pino';
-import type { ChildrenService, ingestHooksRef } from '../../sdk/index.ts';
+import type { ChildrenService, ingestHooksRef, StreamTable } from '../../sdk/index.ts';
 import { bindAddress } from './schema.ts';
 import { srtErrors } from './errors.ts';
 import type { SrtConfig } from './schema.ts';
@@ -19,7 +19,7 @@ export interface SrtListening {
  * how to install it).
  */
 export async function startSrt(cfg: SrtConfig, opts: {
-  addonPath: string; log: Logger; children: ChildrenService; hooks: Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
+  addonPath: string; log: Logger; children: ChildrenService; hooks: Readonly<ReturnType<(typeof ingestHooksRef)['create']>>; streams: StreamTable;
 }): Promise<SrtListening> {
   const want = bindAddress(cfg.address);
   let ip = want.host;
@@ -29,7 +29,7 @@ export async function startSrt(cfg: SrtConfig, opts: {
     throw srtErrors.bind(cfg.address, (err as Error).message);
   }
   const host = new SrtHost({
-    children: opts.children, log: opts.log, hooks: opts.hooks,
+    children: opts.children, log: opts.log, hooks: opts.hooks, streams: opts.streams,
     opts: {
       addonPath: opts.addonPath, host: ip, port: want.port, passphrase: cfg.passphrase, token: cfg.token,
       logEnable: cfg.log.enable, logTopics: [...cfg.log.topics],

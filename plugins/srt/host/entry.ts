@@ -1,6 +1,8 @@
+import { Socket } from 'node:net';
 import { ingestHooksRef, type IngestPeer, type IngestRefusal } from '../../../sdk/ingest.ts';
 import { loadAddon, versionString, type SrtNativeSocket } from '../native.ts';
-import { SrtRelay } from '../relay.ts';
+import { SrtRelay, type RelayTable } from '../relay.ts';
+import { DELIVER, PUBLISHED, readFrames, writeFrame } from './media-pipe.ts';
 import { EventsLog } from '../events-log.ts';
 import type { SrtLog } from '../refusal-log.ts';
 import type { AskHook, FromHost, HostOptions, LogLevel, PeerData, TellHook, ToHost } from './protocol.ts';
@@ -10,7 +12,9 @@ import type { AskHook, FromHost, HostOptions, LogLevel, PeerData, TellHook, ToHo
  * service, so that a fault inside libsrt (a crash on a malformed packet, found by the fuzz suite
  * in libsrt 1.5.1) ends this process and its SRT connections, never the service. The service
  * (host.ts) starts it through the children service (confined like every child), answers the
- * ingest hooks, takes the log lines and the traffic counts, and starts it again after a fault.
+ * ingest hooks, holds the stream table (publishers' chunks go there over the media pipe, fd 4,
+ * and the table's chunks come back for the subscribers), takes the log lines and the traffic
+ * counts, and starts it again after a fault.
  */
 
 /** Room for addon events on their way to JS; beyond it media is dropped (and counted). */
@@ -36,6 +40,10 @@ const line = (level: LogLevel) => (fields: object, msg: string) => send({ t: 'lo
 const log: SrtLog = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
 
 const asks = new Map<number, (refusal: IngestRefusal | undefined) => void>();
+const claims = new Map<number, (refusal: IngestRefusal | undefined) => void>();
+/** Media to and from the service (fd 4 of the stdio the service gave). */
+const media = new Socket({ fd: 4, readable: true, writable: true });
+media.on('error', (err) => log.warn({ err: err.message }, 'the SRT host media pipe failed'));
 let seq = 0;
 const live = new Map<string, IngestPeer>();
 let native: SrtNativeSocket | undefined;
@@ -69,6 +77,18 @@ function parentHooks() {
   return hooks;
 }
 
+/** The service's stream table, as the relay reaches it: claims over IPC, chunks over the media pipe. */
+const table: RelayTable = {
+  claim: (peer) => new Promise((resolve) => {
+    const n = ++seq;
+    claims.set(n, resolve);
+    send({ t: 'claim', seq: n, mode: peer.mode, sock: peer.sock, peer: data(peer) });
+  }),
+  media: (sock, chunk) => { writeFrame(media, PUBLISHED, [sock], chunk); },
+  release: (peer) => send({ t: 'release', id: peer.id }),
+};
+readFrames(media, (kind, socks, chunk) => { if (kind === DELIVER) relay?.deliver(socks, chunk); }, (why) => log.error({ why }, 'the SRT host media pipe broke'));
+
 function start(o: HostOptions): void {
   let addon;
   try {
@@ -78,7 +98,7 @@ function start(o: HostOptions): void {
     return;
   }
   const events = new EventsLog({ enable: o.logEnable, topics: o.logTopics });
-  relay = new SrtRelay({ log, hooks: parentHooks(), token: o.token, events, handshakeMs: o.handshakeMs, idleMs: o.idleMs });
+  relay = new SrtRelay({ log, hooks: parentHooks(), token: o.token, events, handshakeMs: o.handshakeMs, idleMs: o.idleMs, table });
   native = new addon.SrtServer({
     host: o.host, port: o.port, latencyMs: LATENCY_MS, passphrase: o.passphrase, token: o.token, queue: EVENT_QUEUE,
     maxConnections: o.maxConnections, maxPerAddress: o.maxPerAddress, failBaseMs: o.failBaseMs, failMaxMs: o.failMaxMs, peerIdleMs: o.idleMs,
@@ -106,6 +126,9 @@ function stop(): void {
 process.on('message', (m: ToHost) => {
   if (m.t === 'start') start(m.opts);
   else if (m.t === 'answer') { asks.get(m.seq)?.(m.refusal); asks.delete(m.seq); }
+  else if (m.t === 'claimed') { claims.get(m.seq)?.(m.refusal); claims.delete(m.seq); }
+  else if (m.t === 'kick') relay?.kick(m.sock, m.why);
+  else if (m.t === 'names') native?.setPublishers(m.names);
   else if (m.t === 'list' && relay) send({ t: 'listed', seq: m.seq, value: relay.list() });
 });
 // the service went away (or closed the channel to stop it): end every connection and go

@@ -1,9 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { askIngest, tellIngest, type ChildrenService, type IngestPeer, type IngestTraffic, type ingestHooksRef } from '../../../sdk/index.ts';
+import {
+  askIngest, tellIngest, type ChildrenService, type IngestPeer, type IngestTraffic, type ingestHooksRef, type StreamTable,
+} from '../../../sdk/index.ts';
 import type { SrtChannels } from '../relay.ts';
-import type { FromHost, HostOptions, PeerData, ToHost } from './protocol.ts';
+import type { ClaimMode, FromHost, HostOptions, PeerData, ToHost } from './protocol.ts';
+import { HostStreams } from './table-link.ts';
+import { PUBLISHED, readFrames } from './media-pipe.ts';
 import { siblingModule } from '../../../sdk/module-url.ts';
 
 type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
@@ -50,18 +55,25 @@ export interface SrtHostOptions {
   children: ChildrenService;
   log: Logger;
   hooks: IngestHooks;
+  /** The service's stream table: SRT publishes and reads there. */
+  streams: StreamTable;
   opts: HostOptions;
 }
 
 /**
  * The service's side of the SRT host process: starts it, answers its ingest hook calls with the
- * service's taps, writes its log lines into the service's log, and when it ends by a fault (a
- * crash inside libsrt), ends its connections' sessions and starts it again on the same port.
+ * service's taps, claims its connections' streams in the stream table and carries their media
+ * (the media pipe), writes its log lines into the service's log, and when it ends by a fault (a
+ * crash inside libsrt), ends its connections' sessions and streams and starts it again on the same port.
  */
 export class SrtHost {
   readonly #o: SrtHostOptions;
   #child: ChildProcess | undefined;
   #peers = new Map<string, PeerProxy>();
+  /** Peers the table knows (claimed), by id: the same objects the hooks get once announced. */
+  #claimed = new Map<string, PeerProxy>();
+  readonly #streams: HostStreams;
+  readonly #unwatch: () => void;
   #lists = new Map<number, (v: SrtChannels) => void>();
   #seq = 0;
   #closed = false;
@@ -74,6 +86,14 @@ export class SrtHost {
 
   constructor(o: SrtHostOptions) {
     this.#o = o;
+    this.#streams = new HostStreams(o.streams, (sock, why) => this.#send({ t: 'kick', sock, why }));
+    // the addon refuses requests for names nothing publishes, and second publishers, in the handshake
+    this.#unwatch = o.streams.onChange((names) => this.#names(names));
+  }
+
+  #names(names: readonly string[] = this.#o.streams.list().map((s) => s.name)): void {
+    // an SRT resource may be written with a leading '/': both spellings name the table's stream
+    this.#send({ t: 'names', names: names.flatMap((n) => [n, `/${n}`]) });
   }
 
   /** Starts the host; resolves with the bound port, rejects with the addon or bind failure. */
@@ -85,8 +105,15 @@ export class SrtHost {
   }
 
   #spawn(first: (m: Extract<FromHost, { t: 'listening' | 'failed' }>) => void): void {
-    const child = this.#o.children.spawn(process.execPath, [ENTRY], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const child = this.#o.children.spawn(process.execPath, [ENTRY], { stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'] });
     this.#child = child;
+    const pipe = child.stdio[4] as Socket | null;
+    if (pipe) {
+      pipe.on('error', () => {});
+      readFrames(pipe, (kind, socks, chunk) => { if (kind === PUBLISHED && socks[0] !== undefined) this.#streams.published(socks[0], chunk); },
+        (why) => this.#o.log.error({ why }, 'the SRT host media pipe broke'));
+    }
+    this.#streams.attach(pipe ?? undefined);
     this.#startedAt = Date.now();
     let stderr = '';
     let settled = false;
@@ -94,7 +121,7 @@ export class SrtHost {
     child.on('message', (m: FromHost) => {
       if (!settled && (m.t === 'listening' || m.t === 'failed')) {
         settled = true;
-        if (m.t === 'listening') { this.port = m.port; this.#o.opts.port = m.port; this.#listened = true; }
+        if (m.t === 'listening') { this.port = m.port; this.#o.opts.port = m.port; this.#listened = true; this.#names(); }
         first(m);
         return;
       }
@@ -119,6 +146,8 @@ export class SrtHost {
     else if (m.t === 'tell') this.#tell(m.hook, m.peer);
     else if (m.t === 'traffic') for (const [id, rx, tx] of m.rows) { const p = this.#peers.get(id); if (p) p.counts = { rxBytes: rx, txBytes: tx }; }
     else if (m.t === 'listed') { this.#lists.get(m.seq)?.(m.value); this.#lists.delete(m.seq); }
+    else if (m.t === 'claim') this.#claim(m.seq, m.mode, m.sock, m.peer);
+    else if (m.t === 'release') { this.#streams.release(m.id); this.#claimed.delete(m.id); }
   }
 
   async #ask(seq: number, hook: 'prePublish' | 'prePlay', d: PeerData): Promise<void> {
@@ -126,10 +155,23 @@ export class SrtHost {
     this.#send({ t: 'answer', seq, ...(refusal ? { refusal } : {}) });
   }
 
+  /** Publish or read in the table; a throwing table (a bug) refuses that connection only. */
+  #claim(seq: number, mode: ClaimMode, sock: number, d: PeerData): void {
+    const peer = new PeerProxy(d);
+    let refusal;
+    try {
+      refusal = this.#streams.claim(mode, sock, peer);
+    } catch (err) {
+      refusal = { reason: `stream table failed: ${(err as Error).message}`, kind: 'forbidden' as const };
+    }
+    if (!refusal) this.#claimed.set(d.id, peer);
+    this.#send({ t: 'claimed', seq, ...(refusal ? { refusal } : {}) });
+  }
+
   #tell(hook: 'onPublish' | 'onPlay' | 'onPublishEnd' | 'onPlayEnd', d: PeerData): void {
     const onError = (err: Error) => this.#o.log.error({ err }, `ingest ${hook} tap failed`);
     if (hook === 'onPublish' || hook === 'onPlay') {
-      const p = new PeerProxy(d);
+      const p = this.#claimed.get(d.id) ?? new PeerProxy(d);
       p.publisher = hook === 'onPublish';
       this.#peers.set(d.id, p);
       tellIngest(this.#o.hooks[hook], onError, p);
@@ -147,6 +189,9 @@ export class SrtHost {
       tellIngest(this.#o.hooks[p.publisher ? 'onPublishEnd' : 'onPlayEnd'], (err) => this.#o.log.error({ err }, 'ingest end tap failed'), p, p.traffic());
     }
     this.#peers.clear();
+    this.#streams.attach(undefined);
+    this.#streams.releaseAll();
+    this.#claimed.clear();
     for (const resolve of this.#lists.values()) resolve(EMPTY);
     this.#lists.clear();
     if (this.#closed) return;
@@ -167,8 +212,13 @@ export class SrtHost {
     });
   }
 
-  /** GET /api/v3/srt, from the host (empty while it restarts). */
-  list(): Promise<SrtChannels> {
+  /** GET /api/v3/srt: the streams from the table, each connection's log and statistics from the host. */
+  async list(): Promise<SrtChannels> {
+    return this.#streams.listing(await this.#fromHost());
+  }
+
+  /** The host's connections and log (empty while it restarts). */
+  #fromHost(): Promise<SrtChannels> {
     const child = this.#child;
     if (!child?.connected) return Promise.resolve(EMPTY);
     const seq = ++this.#seq;
@@ -186,6 +236,7 @@ export class SrtHost {
   /** Stops the host: it ends every connection (the end hooks fire through it), then exits. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#unwatch();
     clearTimeout(this.#restartTimer);
     const child = this.#child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;

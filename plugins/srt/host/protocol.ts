@@ -3,8 +3,9 @@ import type { SrtChannels } from '../relay.ts';
 
 /*
  * The messages between the service and its SRT host process (host/entry.ts), over node's IPC
- * channel. Media never crosses it: the host routes and fans out itself; the service gets the
- * hook calls, the traffic counts, the log lines and the listing.
+ * channel: hook calls, claims on the service's stream table, traffic counts, log lines, the
+ * listing. Media never crosses it: it goes over a pipe of its own (media-pipe.ts), publishers'
+ * chunks to the service's stream table, the table's chunks to the host's subscribers.
  */
 
 /** What the host needs to listen: the `srt` settings it uses (sent over IPC, never on argv). */
@@ -39,9 +40,17 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type AskHook = 'prePublish' | 'prePlay';
 export type TellHook = 'onPublish' | 'onPlay' | 'onPublishEnd' | 'onPlayEnd';
 
+/** Publish or read in the service's stream table (after the `pre*` hooks said yes). */
+export type ClaimMode = 'publish' | 'request';
+
 export type ToHost =
   | { t: 'start'; opts: HostOptions }
   | { t: 'answer'; seq: number; refusal?: IngestRefusal }
+  | { t: 'claimed'; seq: number; refusal?: IngestRefusal }
+  /** The table stopped serving a subscriber (its publisher ended, or it was dropped). */
+  | { t: 'kick'; sock: number; why: string }
+  /** Every live stream name of the table: the addon refuses requests for others and second publishers early. */
+  | { t: 'names'; names: string[] }
   | { t: 'list'; seq: number };
 
 export type FromHost =
@@ -50,5 +59,8 @@ export type FromHost =
   | { t: 'log'; level: LogLevel; fields: Record<string, unknown>; msg: string }
   | { t: 'ask'; seq: number; hook: AskHook; peer: PeerData }
   | { t: 'tell'; hook: TellHook; peer: PeerData }
+  | { t: 'claim'; seq: number; mode: ClaimMode; sock: number; peer: PeerData }
+  /** A claimed connection ended: its publisher handle ends, or its reader leaves. */
+  | { t: 'release'; id: string }
   | { t: 'traffic'; rows: Array<[id: string, rx: number, tx: number]> }
   | { t: 'listed'; seq: number; value: SrtChannels };

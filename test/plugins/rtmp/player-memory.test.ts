@@ -1,6 +1,7 @@
 import t from 'tap';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { Channel } from '../../../plugins/rtmp/hub.ts';
+import type { FlvPacket, IngestPeer } from '../../../sdk/index.ts';
+import { Streams } from '../../../core/streams/table.ts';
 import { PlayerOutput, SLICE_BYTES } from '../../../plugins/rtmp/player-output.ts';
 import { request, type TestLike } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -37,7 +38,7 @@ async function pairs(t: TestLike, n: number, cap: number): Promise<Pair[]> {
   // in accept order, matched by port, so each server socket meets its own client
   return accepted.map((server) => {
     const client = clients.find((c) => c.localPort === server.remotePort)!;
-    const pair: Pair = { server, client, output: new PlayerOutput(server, cap), received: 0, firsts: [] };
+    const pair: Pair = { server, client, output: new PlayerOutput(server, cap, (p) => p.wire!), received: 0, firsts: [] };
     client.on('data', (d: Buffer) => {
       for (let k = (PACKET - (pair.received % PACKET)) % PACKET; k < d.length; k += PACKET) pair.firsts.push(d[k]!);
       pair.received += d.length;
@@ -50,36 +51,41 @@ async function pairs(t: TestLike, n: number, cap: number): Promise<Pair[]> {
 }
 
 /** A packet of `size` bytes, each its index (mod 256), so order can be checked on arrival. */
-const packet = (i: number, size: number) => Buffer.alloc(size, i % 256);
+const packet = (i: number, size: number): FlvPacket => {
+  const wire = Buffer.alloc(size, i % 256);
+  return { kind: 'frame', type: 9, codec: 7, timestamp: i, body: wire, wire };
+};
+const peer = (id: string): IngestPeer => ({ id, protocol: 'rtmp', stream: '/live/mem', remote: '127.0.0.1:1', params: {}, traffic: () => ({ rxBytes: 0, txBytes: 0 }) });
 
 t.test('stalled players: packets shared, queued as references, bounded, released', async (t) => {
   const cap = 4 * 1024 * KB;
   const ps = await pairs(t, 6, cap);
-  const ch = new Channel('/live/mem', 'pub', '127.0.0.1:1');
+  const table = new Streams();
+  const pub = table.publish('live/mem', 'flv', peer('pub'));
+  if (!pub.ok) throw new Error(pub.reason);
+  const ch = pub.handle;
   const dropped = new Set<string>();
-  ps.forEach((p, i) => ch.join({
-    id: `p${i}`,
+  const readers = ps.map((p, i) => table.read('live/mem', 'flv', peer(`p${i}`), {
     send: (b) => { const ok = p.output.send(b); if (!ok) { dropped.add(`p${i}`); p.server.destroy(); } return ok; },
     stop: () => p.server.end(),
   }));
-  const pushed: Buffer[] = [];
+  const pushed: FlvPacket[] = [];
   // 64 KiB packets until every socket is full (the kernel's buffers too) and each holds a queue
   for (let i = 0; i < 4000 && ps.some((p) => p.output.queued < 512 * KB); i++) {
-    const wire = packet(i, PACKET);
-    pushed.push(wire);
-    ch.push({ kind: 'frame', codec: 7, wire });
+    const p = packet(i, PACKET);
+    pushed.push(p);
+    ch.push(p);
     await new Promise((r) => setImmediate(r));
   }
-  t.equal(ch.players, 6, 'every player still there');
+  t.equal(ch.readers, 6, 'every player still there');
   for (const [i, p] of ps.entries()) {
     t.ok(p.output.queued >= 512 * KB, `player ${i} queues ${p.output.queued} bytes`);
     // what the socket's Writable holds is at most one slice and one batch, not the whole backlog
     t.ok(p.server.writableLength <= SLICE_BYTES + PACKET, `player ${i}: the socket holds ${p.server.writableLength} bytes`);
     const pending = p.output.pending;
     const offset = pushed.length - pending.length;
-    t.ok(pending.every((b, j) => b === pushed[offset + j]), `player ${i}: the queue holds the channel's own Buffers, in order`);
+    t.ok(pending.every((b, j) => b === pushed[offset + j]), `player ${i}: the queue holds the stream's own packets, in order`);
   }
-  t.equal(ch.held.batch, 0, 'the channel keeps no batch after its tick');
 
   // players 0-2 read again: all bytes arrive, in order; players 3-5 stay stalled until the cap drops them
   for (const p of ps.slice(0, 3)) p.client.resume();
@@ -90,19 +96,21 @@ t.test('stalled players: packets shared, queued as references, bounded, released
     t.equal(p.output.queued, 0, `player ${i}: nothing left in its queue`);
   }
   for (let i = 0; dropped.size < 3 && i < 4000; i++) {
-    ch.push({ kind: 'frame', codec: 7, wire: packet(i, PACKET) });
+    ch.push(packet(i, PACKET));
     await new Promise((r) => setImmediate(r));
   }
   t.same([...dropped].sort(), ['p3', 'p4', 'p5'], 'the stalled players were dropped at the cap');
-  t.equal(ch.players, 3, '... and left the channel');
+  t.equal(ch.readers, 3, '... and left the stream');
   for (const p of ps.slice(3)) t.same([p.output.queued, p.output.pending.length], [0, 0], 'a dropped player keeps no packets');
 
   for (const [i, p] of ps.slice(0, 3).entries()) {
     p.client.destroy();
-    ch.leave(`p${i}`);
+    const r = readers[i]!;
+    if (r.ok) r.handle.leave();
   }
   await waitFor(() => ps.every((p) => p.server.destroyed || p.server.readyState === 'closed'), { what: 'every server socket closed' });
-  t.equal(ch.players, 0, 'no player left in the channel');
+  t.equal(ch.readers, 0, 'no player left in the stream');
+  ch.end();
   for (const p of ps) t.same([p.output.queued, p.output.pending.length], [0, 0], 'no player keeps packets');
 });
 

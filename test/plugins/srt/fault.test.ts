@@ -2,8 +2,9 @@ import t from 'tap';
 import { Writable } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
-import { ingestHooksRef } from '../../../sdk/index.ts';
-import { SrtRelay } from '../../../plugins/srt/relay.ts';
+import { ingestHooksRef, type IngestRefusal, type StreamRefusal } from '../../../sdk/index.ts';
+import { Streams } from '../../../core/streams/table.ts';
+import { SrtRelay, type RelayTable } from '../../../plugins/srt/relay.ts';
 import { EventsLog } from '../../../plugins/srt/events-log.ts';
 import type { SrtNativeSocket } from '../../../plugins/srt/native.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -12,8 +13,43 @@ import { waitFor } from '../../helpers/wait.ts';
  * The relay's fault boundary, in-process: an exception while handling one connection's event
  * (here a native send that throws, and a hook tap that throws in onPublish's end hook) ends that
  * connection with a log line naming its peer, and the relay keeps serving the others. Without the
- * boundary the exception reaches libsrt's event callback and ends the process.
+ * boundary the exception reaches libsrt's event callback and ends the process. The stream table
+ * is the core's, linked in-process as the service links it over IPC (host/table-link.ts).
  */
+
+const refusal = (r: StreamRefusal): IngestRefusal => ({ reason: r.reason, kind: r.kind });
+
+/** The relay's table: the core's stream table, with the relay's own delivery for its readers. */
+function linked(relay: () => SrtRelay): RelayTable {
+  const streams = new Streams();
+  const pubs = new Map<number, (chunk: Buffer) => void>();
+  const ends = new Map<string, () => void>();
+  return {
+    claim: async (peer) => {
+      if (peer.mode === 'publish') {
+        const r = streams.publish(peer.stream, 'mpegts', peer);
+        if (!r.ok) return refusal(r);
+        pubs.set(peer.sock, (c) => r.handle.push(c));
+        ends.set(peer.id, () => r.handle.end());
+        return undefined;
+      }
+      const r = streams.read(peer.stream, 'mpegts', peer, {
+        send: (batch) => { for (const c of batch) relay().deliver([peer.sock], c); return true; },
+        stop: () => relay().kick(peer.sock, 'publisher gone'),
+      });
+      if (!r.ok) return refusal(r);
+      ends.set(peer.id, () => r.handle.leave());
+      return undefined;
+    },
+    media: (sock, chunk) => pubs.get(sock)?.(chunk),
+    release: (peer) => { ends.get(peer.id)?.(); ends.delete(peer.id); pubs.delete(peer.sock); },
+  };
+}
+
+function newRelay(opts: Omit<ConstructorParameters<typeof SrtRelay>[0], 'table' | 'token' | 'events' | 'handshakeMs' | 'idleMs'>): SrtRelay {
+  const relay: SrtRelay = new SrtRelay({ ...opts, token: '', events: new EventsLog({ enable: false, topics: [] }), handshakeMs: 5000, idleMs: 10_000, table: linked(() => relay) });
+  return relay;
+}
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -44,7 +80,7 @@ t.test('an exception in one connection ends that connection with a log line, nev
   const { log, lines } = capture();
   let explode = false;
   const { native, closed } = fakeNative(() => explode);
-  const relay = new SrtRelay({ log, hooks: ingestHooksRef.create(), token: '', events: new EventsLog({ enable: false, topics: [] }), handshakeMs: 5000, idleMs: 10_000 });
+  const relay = newRelay({ log, hooks: ingestHooksRef.create() });
   t.teardown(() => relay.close());
   relay.attach(native);
   relay.onEvent('accept', 1, 'one,mode:publish', '203.0.113.7:4000', 0, '');
@@ -55,9 +91,11 @@ t.test('an exception in one connection ends that connection with a log line, nev
   explode = true;
   t.doesNotThrow(() => feed(relay, 1), 'the event handler does not throw when sending to a subscriber fails');
   const failed = await waitFor(() => lines.find((l) => l.msg === 'SRT connection failed: closed'), { what: 'failure log line' });
-  t.match(failed, { peer: '203.0.113.7:4000', id: 'srt-1', err: { message: 'send exploded' } }, 'the log line names the peer and the reason');
-  t.ok(closed.includes(1), 'that connection is closed');
-  t.equal(relay.list().publisher.one, undefined, 'and its stream ended');
+  t.match(failed, { peer: '203.0.113.8:4001', id: 'srt-2', err: { message: 'send exploded' } }, 'the log line names the subscriber and the reason');
+  t.ok(closed.includes(2), 'that connection is closed');
+  t.same(relay.list().subscriber.one, undefined, 'and it reads no more');
+  t.ok(relay.list().publisher.one !== undefined, 'its publisher goes on');
+  t.notOk(closed.includes(1), 'and is not closed');
   explode = false;
   t.doesNotThrow(() => feed(relay, 3), 'another publisher still feeds');
   t.ok(relay.list().publisher.two !== undefined, 'the other publisher is untouched');
@@ -69,7 +107,7 @@ t.test('a throwing end hook tap does not escape the close event', async (t) => {
   const hooks = ingestHooksRef.create();
   hooks.onPublishEnd.tap('bad', () => { throw new Error('tap exploded'); });
   const { native } = fakeNative(() => false);
-  const relay = new SrtRelay({ log, hooks, token: '', events: new EventsLog({ enable: false, topics: [] }), handshakeMs: 5000, idleMs: 10_000 });
+  const relay = newRelay({ log, hooks });
   t.teardown(() => relay.close());
   relay.attach(native);
   relay.onEvent('accept', 5, 'x,mode:publish', '198.51.100.1:5000', 0, '');
@@ -84,7 +122,7 @@ t.test('a malformed accept event (a streamid the hooks choke on) refuses that co
   const hooks = ingestHooksRef.create();
   hooks.prePublish.tapPromise('bad', async () => { throw new Error('hook exploded'); });
   const { native, closed } = fakeNative(() => false);
-  const relay = new SrtRelay({ log, hooks, token: '', events: new EventsLog({ enable: false, topics: [] }), handshakeMs: 5000, idleMs: 10_000 });
+  const relay = newRelay({ log, hooks });
   t.teardown(() => relay.close());
   relay.attach(native);
   relay.onEvent('accept', 7, 'y,mode:publish', '198.51.100.2:5000', 0, '');

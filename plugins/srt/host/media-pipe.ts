@@ -1,0 +1,61 @@
+import type { Socket } from 'node:net';
+
+/*
+ * Media between the service and its SRT host process, on a pipe of its own (fd 4 of the host):
+ * binary frames, no serialisation. A frame is `kind` (u8), `count` (u16), `length` (u32), then
+ * `count` socket ids (u32 each), then `length` bytes:
+ * - PUBLISHED (host -> service): one publisher's chunk (count 1);
+ * - DELIVER (service -> host): one chunk of the stream table for `count` subscribers, so a chunk
+ *   shared by many SRT readers crosses once.
+ */
+
+export const PUBLISHED = 1;
+export const DELIVER = 2;
+const HEAD = 7;
+/** A frame announcing more is not ours (a chunk is at most a few MiB). */
+const MAX_FRAME = 64 * 1024 * 1024;
+/** Bytes the pipe may hold unsent before frames are dropped (the other side is stuck). */
+export const MAX_BACKLOG = 32 * 1024 * 1024;
+
+export type FrameHandler = (kind: number, socks: readonly number[], data: Buffer) => void;
+
+/** Writes one frame; false when the pipe is too far behind and the frame was dropped. */
+export function writeFrame(pipe: Socket, kind: number, socks: readonly number[], data: Buffer): boolean {
+  if (pipe.destroyed || pipe.writableLength > MAX_BACKLOG) return false;
+  const head = Buffer.allocUnsafe(HEAD + 4 * socks.length);
+  head.writeUInt8(kind, 0);
+  head.writeUInt16BE(socks.length, 1);
+  head.writeUInt32BE(data.length, 3);
+  for (let i = 0; i < socks.length; i++) head.writeUInt32BE(socks[i]!, HEAD + 4 * i);
+  pipe.cork();
+  pipe.write(head);
+  pipe.write(data);
+  pipe.uncork();
+  return true;
+}
+
+/** Reads frames off a pipe; a malformed one ends the reading (`onBroken`). */
+export function readFrames(pipe: Socket, onFrame: FrameHandler, onBroken: (why: string) => void): void {
+  let pending: Buffer | undefined;
+  pipe.on('data', (d: Buffer) => {
+    const buf = pending ? Buffer.concat([pending, d]) : d;
+    pending = undefined;
+    let at = 0;
+    while (buf.length - at >= HEAD) {
+      const count = buf.readUInt16BE(at + 1);
+      const len = buf.readUInt32BE(at + 3);
+      if (len > MAX_FRAME) {
+        pipe.destroy();
+        return onBroken(`a media frame of ${len} bytes`);
+      }
+      const end = at + HEAD + 4 * count + len;
+      if (buf.length < end) break;
+      const socks: number[] = [];
+      for (let i = 0; i < count; i++) socks.push(buf.readUInt32BE(at + HEAD + 4 * i));
+      // the data read from the pipe is a fresh Buffer per read: the chunk is a view, not a copy
+      onFrame(buf[at]!, socks, buf.subarray(end - len, end));
+      at = end;
+    }
+    if (at < buf.length) pending = at === 0 ? buf : Buffer.from(buf.subarray(at));
+  });
+}

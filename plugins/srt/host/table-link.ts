@@ -1,0 +1,134 @@
+import type { Socket } from 'node:net';
+import {
+  streamName, type IngestPeer, type IngestRefusal, type StreamPublisher, type StreamReader, type StreamRefusal, type StreamTable,
+} from '../../../sdk/index.ts';
+import type { SrtChannels } from '../relay.ts';
+import { DELIVER, writeFrame } from './media-pipe.ts';
+import type { ClaimMode } from './protocol.ts';
+
+/** One claimed connection of the host: its socket id and its table handle. */
+type Claim = { sock: number; peer: IngestPeer } & ({ publisher: StreamPublisher<'mpegts'> } | { reader: StreamReader });
+
+/** SRT's words for the table's refusals (the reject reasons the addon logs too). */
+function refusal(r: StreamRefusal): IngestRefusal {
+  if (r.code === 'STREAM_BUSY') return { reason: 'already publishing', kind: 'conflict' };
+  if (r.code === 'STREAM_NOT_FOUND') return { reason: 'nothing publishes this stream', kind: 'not_found' };
+  return { reason: r.reason, kind: r.kind };
+}
+
+/**
+ * The service's side of the SRT host's streams: its claims on the stream table (publishers and
+ * readers by connection id), the publishers' chunks into the table, and the table's chunks out to
+ * the host, one frame per chunk for all SRT readers it goes to (the Buffer is shared, as in the table).
+ */
+export class HostStreams {
+  readonly #table: StreamTable;
+  readonly #claims = new Map<string, Claim>();
+  readonly #bySock = new Map<number, StreamPublisher<'mpegts'>>();
+  /** This tick's chunks for the host: each Buffer once, with the subscribers it goes to. */
+  #outbox = new Map<Buffer, number[]>();
+  #pipe: Socket | undefined;
+  readonly #kick: (sock: number, why: string) => void;
+
+  constructor(table: StreamTable, kick: (sock: number, why: string) => void) {
+    this.#table = table;
+    this.#kick = kick;
+  }
+
+  /** The media pipe of the host now running (a new one after a restart). */
+  attach(pipe: Socket | undefined): void {
+    this.#pipe = pipe;
+  }
+
+  /** Publish or read in the table; a refusal in SRT's words. */
+  claim(mode: ClaimMode, sock: number, peer: IngestPeer): IngestRefusal | undefined {
+    const name = streamName(peer.stream);
+    if (mode === 'publish') {
+      const r = this.#table.publish(name, 'mpegts', peer);
+      if (!r.ok) return refusal(r);
+      this.#claims.set(peer.id, { sock, peer, publisher: r.handle });
+      this.#bySock.set(sock, r.handle);
+      return undefined;
+    }
+    const r = this.#table.read(name, 'mpegts', peer, {
+      send: (batch) => this.#queue(sock, batch),
+      stop: (why) => {
+        // the table forgot it already: the host closes the connection, whose release finds nothing
+        this.#claims.delete(peer.id);
+        this.#kick(sock, why === 'ended' ? 'publisher gone' : 'dropped by the stream');
+      },
+    });
+    if (!r.ok) return refusal(r);
+    this.#claims.set(peer.id, { sock, peer, reader: r.handle });
+    return undefined;
+  }
+
+  /** A publisher's chunk from the host. */
+  published(sock: number, chunk: Buffer): void {
+    this.#bySock.get(sock)?.push(chunk);
+  }
+
+  #queue(sock: number, batch: readonly Buffer[]): boolean {
+    if (!this.#pipe || this.#pipe.destroyed) return false;
+    if (this.#outbox.size === 0) queueMicrotask(this.#flush);
+    for (const b of batch) {
+      const socks = this.#outbox.get(b);
+      if (socks) socks.push(sock);
+      else this.#outbox.set(b, [sock]);
+    }
+    return true;
+  }
+
+  #flush = (): void => {
+    const out = this.#outbox;
+    this.#outbox = new Map();
+    const pipe = this.#pipe;
+    if (!pipe) return;
+    for (const [chunk, socks] of out) writeFrame(pipe, DELIVER, socks, chunk);
+  };
+
+  /** A claimed connection ended in the host. */
+  release(id: string): void {
+    const c = this.#claims.get(id);
+    if (!c) return;
+    this.#claims.delete(id);
+    if ('publisher' in c) {
+      this.#bySock.delete(c.sock);
+      c.publisher.end();
+    } else {
+      c.reader.leave();
+    }
+  }
+
+  /** The host ended: every stream it published ends, every reading it had stops. */
+  releaseAll(): void {
+    for (const id of [...this.#claims.keys()]) this.release(id);
+    this.#outbox.clear();
+  }
+
+  /**
+   * GET /api/v3/srt: the streams from the table (SRT publishers, and SRT readers of any stream),
+   * each connection's log and statistics from the host (`fromHost`).
+   */
+  listing(fromHost: SrtChannels): SrtChannels {
+    const out: SrtChannels = { publisher: {}, subscriber: {}, connections: {}, log: fromHost.log };
+    const add = (c: Claim) => {
+      const conn = fromHost.connections[String(c.sock)];
+      if (conn) out.connections[String(c.sock)] = conn;
+    };
+    for (const s of this.#table.list()) {
+      const pub = this.#claims.get(s.publisher.id);
+      const readers = s.readers.map((r) => this.#claims.get(r.peer.id)).filter((c) => c !== undefined);
+      if (!pub && readers.length === 0) continue;
+      // SRT's name of the stream: the resource as its publisher (or first reader) gave it
+      const key = (pub ?? readers[0]!).peer.stream;
+      if (pub) {
+        out.publisher[key] = pub.sock;
+        add(pub);
+      }
+      out.subscriber[key] = readers.map((c) => c.sock);
+      readers.forEach(add);
+    }
+    return out;
+  }
+}

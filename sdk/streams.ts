@@ -1,0 +1,190 @@
+import { createServiceRef } from './refs.ts';
+import type { IngestPeer } from './ingest.ts';
+
+/*
+ * The stream table: every live stream of the service, whatever protocol publishes or reads it.
+ * A stream has a name, ONE publisher and any number of readers; each side is an `IngestPeer`, so
+ * each is tagged with its protocol. The publisher pushes packets in its format; a reader asking
+ * for another format is served by a converter the table creates once per stream and format and
+ * shares between all readers of that format (remux only: no ffmpeg, no re-encoding).
+ *
+ * Names are protocol neutral (MediaMTX's model): one name is one stream on every protocol.
+ * - RTMP: the URL path without its leading `/` (`rtmp://h/live/abc.stream` -> `live/abc.stream`);
+ * - SRT: the streamid's resource as given (`live/abc.stream`, or `abc`);
+ * - HTTP-TS and other protocols: the name as given.
+ * A leading `/` is always stripped (`streamName`), so `live/abc.stream` published over RTMP is
+ * read over SRT with `streamid=live/abc.stream` and the reverse.
+ *
+ * Fan-out is allocation-light: a packet is one Buffer (or one `FlvPacket`) shared by every reader;
+ * a reader must neither change nor keep it past its `send`. A reader that cannot keep up is
+ * dropped (its `send` returns false, or throws), never stalling the publisher or other readers.
+ */
+
+/** What a stream carries: FLV tags (RTMP) or MPEG-TS (SRT, HTTP-TS). */
+export type StreamFormat = 'flv' | 'mpegts';
+
+/** The role of one FLV tag for a reader that starts late. */
+export type FlvPacketKind = 'metadata' | 'audio-header' | 'video-header' | 'keyframe' | 'frame';
+
+/** One FLV tag of a stream. */
+export interface FlvPacket {
+  /** `audio-header`, `video-header` and `metadata` replace the stream's stored ones. */
+  readonly kind: FlvPacketKind;
+  /** The FLV tag type: 8 audio, 9 video, 18 script data (metadata). */
+  readonly type: 8 | 9 | 18;
+  /** FLV codec id (7 h264, 10 aac, 2 mp3) or an Enhanced RTMP FourCC as a number. */
+  readonly codec: number;
+  /** Decoding timestamp in milliseconds. */
+  readonly timestamp: number;
+  /** The FLV tag body (shared; never changed). */
+  readonly body: Buffer;
+  /**
+   * A cache of this packet's RTMP chunk encoding: the RTMP plugin fills it once (when it
+   * publishes, or for the first RTMP reader of a converted packet) and every RTMP reader shares it.
+   */
+  wire?: Buffer;
+}
+
+/** The packet type of each format; `mpegts` packets are Buffers of whole 188-byte TS packets. */
+export interface StreamPackets {
+  flv: FlvPacket;
+  mpegts: Buffer;
+}
+
+/** The packet of format `F`: an `FlvPacket` or a Buffer of whole TS packets. */
+export type StreamPacket<F extends StreamFormat> = StreamPackets[F];
+
+/** Why a reader stops: its publisher ended, or it was dropped (too slow, or its `send` threw). */
+export type StreamStopReason = 'ended' | 'dropped';
+
+/** Where a reader's packets go (a connection of the reading protocol). */
+export interface StreamSink<F extends StreamFormat> {
+  /**
+   * Writes a batch of packets (the stream's own, shared by every reader: not to be changed or kept
+   * past the call). FLV batches hold one tick of the publisher's packets; a new reader's first
+   * batch is its start (see `StreamTable.read`). False when the reader is too far behind: it is
+   * dropped and `stop('dropped')` follows.
+   */
+  send(batch: readonly StreamPacket<F>[]): boolean;
+  /** The reader is no longer served; the protocol ends its connection. Called once. */
+  stop(reason: StreamStopReason): void;
+}
+
+/** Stable codes of a refused publish or read. */
+export type StreamRefusalCode =
+  | 'STREAM_BUSY' | 'STREAM_NOT_FOUND' | 'STREAM_LIMIT' | 'STREAM_FORMAT_UNAVAILABLE' | 'STREAM_BAD_NAME';
+
+/** Why the table refused; `kind` maps onto an ingest refusal kind for the protocol's answer. */
+export interface StreamRefusal {
+  readonly ok: false;
+  readonly code: StreamRefusalCode;
+  readonly reason: string;
+  readonly kind: 'conflict' | 'not_found' | 'overloaded' | 'forbidden';
+}
+
+/** What the table accepted. */
+export interface StreamAccepted<T> {
+  readonly ok: true;
+  readonly handle: T;
+}
+
+/** A publish or read: accepted with its handle, or refused (check `ok`). */
+export type StreamResult<T> = StreamAccepted<T> | StreamRefusal;
+
+/** The publisher's side of a stream. */
+export interface StreamPublisher<F extends StreamFormat> {
+  readonly name: string;
+  /** Hands a packet to every reader (and to the converters, when a reader asks for another format). */
+  push(packet: StreamPacket<F>): void;
+  /** The publisher is gone: the stream is unlisted, then every reader is stopped with `ended`. */
+  end(): void;
+  /** Readers now, in every format. */
+  readonly readers: number;
+}
+
+/** A reader's side of a stream. */
+export interface StreamReader {
+  readonly name: string;
+  readonly format: StreamFormat;
+  /** The reader left (its connection closed): it gets nothing more and no `stop`. */
+  leave(): void;
+}
+
+/** Bounds a publisher sets for its stream (protocol or plugin settings). */
+export interface PublishLimits {
+  /** At most this many streams whose publisher has this peer's protocol (a plugin's `max_streams`). */
+  maxStreamsOfProtocol?: number;
+  /** At most this many readers of the stream. */
+  maxReaders?: number;
+}
+
+/** One reader as the listing shows it. */
+export interface StreamReaderInfo {
+  readonly peer: IngestPeer;
+  readonly format: StreamFormat;
+}
+
+/** One stream as the listing shows it. */
+export interface StreamInfo {
+  readonly name: string;
+  readonly format: StreamFormat;
+  readonly publisher: IngestPeer;
+  /** Unix milliseconds of the publish start. */
+  readonly since: number;
+  readonly readers: readonly StreamReaderInfo[];
+  /** FLV codec ids of the headers seen (0 = none yet; flv streams only). */
+  readonly videoCodec: number;
+  readonly audioCodec: number;
+}
+
+/**
+ * The stream table (provided by the core).
+ *
+ * @example
+ * const pub = ctx.deps.streams.publish(streamName(path), 'mpegts', peer, { maxStreamsOfProtocol: 10 });
+ * if (!pub.ok) return refuse(pub.reason);
+ * body.on('data', (chunk: Buffer) => pub.handle.push(chunk));
+ * body.on('end', () => pub.handle.end());
+ *
+ * const r = ctx.deps.streams.read('live/abc', 'mpegts', peer, {
+ *   send: (batch) => { for (const b of batch) res.write(b); return res.writableLength < 4e6; },
+ *   stop: () => res.end(),
+ * });
+ * if (r.ok) res.once('close', () => r.handle.leave());
+ */
+export interface StreamTable {
+  /** Makes `peer` the publisher of `name`; refused when the name is taken or a limit is reached. */
+  publish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, limits?: PublishLimits): StreamResult<StreamPublisher<F>>;
+  /**
+   * Adds a reader of `name` in `format`. It starts where a decoder can: FLV with the metadata, the
+   * codec headers and the packets since the last keyframe (one batch); MPEG-TS with the cached
+   * PAT and PMT, then the stream from its next video random access point (at once without video).
+   * Refused when nothing publishes the name, the stream's reader limit is reached, or no
+   * converter serves `format`.
+   */
+  read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>): StreamResult<StreamReader>;
+  /** The live stream of a name. */
+  get(name: string): StreamInfo | undefined;
+  /** Every live stream, or those whose publisher speaks `protocol` (or one of a list, e.g. `['rtmp', 'rtmps']`). */
+  list(protocol?: string | readonly string[]): StreamInfo[];
+  /** Calls `fn` with the live names whenever a stream starts or ends; returns the unsubscribe. */
+  onChange(fn: (names: readonly string[]) => void): () => void;
+}
+
+/**
+ * The table's name of a stream: the protocol's name with its leading `/` stripped.
+ *
+ * @example
+ * streamName('/live/abc.stream') // 'live/abc.stream'
+ */
+export function streamName(protocolName: string): string {
+  return protocolName.replace(/^\/+/, '');
+}
+
+/**
+ * The stream table service (provided by the core).
+ *
+ * @example
+ * deps: { streams: streamTableRef }
+ */
+export const streamTableRef = createServiceRef<StreamTable>('streams');
