@@ -1,5 +1,7 @@
 // Plugins may import only sdk/, their own folder and npm packages (design.md section 6.2); the
-// vendor examples only their own folder and packages (the SDK by its name).
+// vendor examples only their own folder and packages (the SDK by its name); sdk/ nothing of core/
+// (the SDK is the contract the core implements); the test kit (testkit/) the SDK and the core by
+// their package names only, as it is installed in a vendor's project.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname, sep } from 'node:path';
 
@@ -47,8 +49,33 @@ for (const ex of examples) {
     }
   }
 }
+/** Relative imports of every file under `dir` (a missing folder has none). */
+function relativeImports(dir) {
+  const out = [];
+  let files = [];
+  try { files = walk(dir); } catch { /* none */ }
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"]([^'"]+)['"]/g)) out.push({ file, spec: m[1] });
+  }
+  return out;
+}
+const sdkDir = join(root, 'sdk');
+const coreDir = join(root, 'core');
+for (const { file, spec } of relativeImports(sdkDir)) {
+  const intoCore = spec.startsWith('.') && (resolve(dirname(file), spec) + sep).startsWith(coreDir + sep);
+  if (intoCore || spec === '@media-core/core' || spec.startsWith('@media-core/core/') || spec.startsWith('@media-core/testkit')) {
+    bad.push(`${relative(root, file)}: imports ${spec} (the SDK imports nothing of the core or the test kit)`);
+  }
+}
+const kitDir = join(root, 'testkit');
+for (const { file, spec } of relativeImports(kitDir)) {
+  if (spec.startsWith('.') && !resolve(dirname(file), spec).startsWith(kitDir + sep)) {
+    bad.push(`${relative(root, file)}: imports ${spec} (use @media-core/core/... or @media-core/sdk)`);
+  }
+}
 if (bad.length) {
-  console.error('Plugins must import only sdk/, their own folder and npm packages:\n  ' + bad.join('\n  '));
+  console.error('Plugins must import only sdk/, their own folder and npm packages; sdk/ nothing of core/:\n  ' + bad.join('\n  '));
   process.exit(1);
 }
-console.log(`import lint: ${plugins.length} plugin folder(s) and ${examples.length} example(s) clean`);
+console.log(`import lint: ${plugins.length} plugin folder(s), ${examples.length} example(s), sdk/ and testkit/ clean`);

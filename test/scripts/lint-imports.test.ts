@@ -52,3 +52,16 @@ t.test('a plugin starts no program itself: child_process is the core\'s (childre
   t.equal(r.code, 1);
   t.match(r.out, /plugins\/p\/b\.ts: imports child_process \(start programs through childrenRef\)/);
 });
+
+t.test('sdk/ imports nothing of core/; the test kit names the core and the SDK by package', async (t) => {
+  const root = t.testdir({ sdk: { 'refs.ts': "export const a = 1;\n" }, core: { 'app.ts': 'export {};\n' }, testkit: {} });
+  writeFileSync(join(root, 'testkit', 'index.ts'), "import { buildApp } from '@media-core/core/app';\nimport type { ServiceRef } from '@media-core/sdk';\nimport { x } from './request.ts';\n");
+  t.equal(lint(root).code, 0, 'package names and its own files');
+  writeFileSync(join(root, 'sdk', 'testing.ts'), "import { buildApp } from '../core/app.ts';\nimport { k } from '@media-core/testkit';\n");
+  writeFileSync(join(root, 'testkit', 'index.ts'), "import { buildApp } from '../core/app.ts';\n");
+  const r = lint(root);
+  t.equal(r.code, 1);
+  t.match(r.out, /sdk\/testing\.ts: imports \.\.\/core\/app\.ts \(the SDK imports nothing of the core/);
+  t.match(r.out, /sdk\/testing\.ts: imports @media-core\/testkit/);
+  t.match(r.out, /testkit\/index\.ts: imports \.\.\/core\/app\.ts \(use @media-core\/core/);
+});
