@@ -27,7 +27,8 @@ const SKIP = new Set(['node_modules', 'build', 'test', 'fixtures']);
 export function vendorEnv(): NodeJS.ProcessEnv {
   const keep = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig']);
   const drop = (k: string) => (/^(npm_|tap|_tapjs)/i.test(k) && !keep.has(k.toLowerCase())) || k === 'NODE_OPTIONS' || k === 'NODE_V8_COVERAGE';
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !drop(k)));
+  // under a covered tap run, the vendor's processes are not this repository's coverage
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !drop(k))), _TAPJS_PROCESSINFO_COVERAGE_: '0' };
 }
 
 function npm(cwd: string, args: string[]): string {
