@@ -96,7 +96,7 @@ export async function vendorProject(dir: string): Promise<string> {
 }
 
 /** What the warm-up remembers: the lock and the packed packages' manifests. */
-function warmKey(): string {
+export function warmKey(): string {
   const h = createHash('sha256');
   for (const f of ['package-lock.json', 'sdk/package.json', 'core/package.json', 'testkit/package.json']) h.update(readFileSync(join(ROOT, f)));
   return h.digest('hex').slice(0, 16);
@@ -104,20 +104,21 @@ function warmKey(): string {
 
 /**
  * Fills the npm cache with everything the vendor install needs, once: the mark lives in the cache
- * folder itself, so an emptied cache is filled again.
+ * folder itself, so an emptied cache is filled again. `cache` and `install` are for its test.
  */
-export async function warm(): Promise<boolean> {
-  const cache = npm(ROOT, ['config', 'get', 'cache']).trim();
-  const mark = join(cache, '_media-core', `testkit-vendor-${warmKey()}`);
+export async function warm(opts: { cache?: string; install?: (dir: string) => Promise<unknown> } = {}): Promise<boolean> {
+  const cache = opts.cache ?? npm(ROOT, ['config', 'get', 'cache']).trim();
+  const marks = join(cache, '_media-core');
+  const mark = join(marks, `testkit-vendor-${warmKey()}`);
   if (existsSync(mark)) return false;
   const dir = mkdtempSync(join(tmpdir(), 'testkit-warm-'));
   try {
-    await vendorProject(dir);
+    await (opts.install ?? vendorProject)(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  mkdirSync(join(cache, '_media-core'), { recursive: true });
-  for (const old of readdirSync(join(cache, '_media-core'))) rmSync(join(cache, '_media-core', old), { force: true });
+  mkdirSync(marks, { recursive: true });
+  for (const old of readdirSync(marks)) rmSync(join(marks, old), { force: true });
   writeFileSync(mark, `${new Date().toISOString()}\n`);
   return true;
 }
