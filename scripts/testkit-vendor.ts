@@ -2,7 +2,7 @@
  * A vendor's project outside this repository, installed from packed tarballs: the SDK, the core,
  * the built-in plugins and the test kit (`npm pack`), with the HTTP-TS example plugin copied in as
  * the vendor's own code and tap as its test runner. Used by test/testkit/vendor-install.test.ts,
- * and by scripts/ensure-deps.sh to fill the npm cache once (`--warm`), so that the test's
+ * and by scripts/ensure-test-deps.sh to fill the npm cache once (`--warm`), so that the test's
  * `npm install --prefer-offline` needs no network.
  *
  *   node scripts/testkit-vendor.ts DIR     packs into DIR/packs and installs DIR/vendor
