@@ -2,10 +2,12 @@
 # Installs what the service needs: npm packages, and ffmpeg through apt-get when root and missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# SLIM=1: the slim install (README "Slim install"): only the root and the SDK and example workspaces,
-# so RTMP's node-media-server and SRT's addon build dependencies (their own workspaces) stay out
+# SLIM=1: the slim install (README "Slim install"): only the root and the SDK, core, test kit and
+# example workspaces, so RTMP's node-media-server and SRT's addon build dependencies (their own
+# workspaces) stay out
 slim_args=()
-[ -n "${SLIM:-}" ] && slim_args=(--workspace @media-core/sdk --workspace http-ts-ingest --include-workspace-root)
+[ -n "${SLIM:-}" ] && slim_args=(--workspace @media-core/sdk --workspace @media-core/core --workspace @media-core/testkit
+  --workspace http-ts-ingest --include-workspace-root)
 if [ -L node_modules ]; then
   # a link to another checkout's install (a git worktree): npm ci would empty the folder it points to
   if [ package.json -nt node_modules/.package-lock.json ]; then echo "node_modules links to a shared install: not reinstalling it from here" >&2; fi

@@ -15,4 +15,12 @@ ensure() { # ensure <command> <package> <what it is for>
 }
 ensure pebble pebble 'ACME'
 ensure nats-server nats-server 'cluster'
+
+# The test kit's vendor install (test/testkit/vendor-install.test.ts) runs `npm install
+# --prefer-offline` outside the repository: the packages npm ci fetched are in the npm cache, but not
+# the registry's package documents a fresh resolution reads. One install like the test's fills both,
+# once per package-lock.json (a mark in the npm cache), so the test needs no network.
+cd "$(dirname "$0")/.."
+"$(bash scripts/node.sh)" scripts/testkit-vendor.ts --warm \
+  || echo "the npm cache could not be filled for the test kit's vendor install: its test needs the network" >&2
 exit 0

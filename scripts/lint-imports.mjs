@@ -1,8 +1,8 @@
 // Plugins may import only sdk/, their own folder and npm packages (design.md section 6.2); the
 // vendor examples only their own folder and packages (the SDK by its name); core/config/ nothing
 // of core/kernel/ (the kernel plans a boot from the config, never the reverse); sdk/ nothing of
-// core/ (the SDK is what a vendor installs: it cannot reach into the service). `--strict` drops the
-// allow-list of the last rule (sdk/testing/, the test kit, until it is a package of its own).
+// core/ (the SDK is the contract the core implements); the test kit (testkit/) the SDK and the core
+// by their package names only, as it is installed in a vendor's project.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname, sep } from 'node:path';
 
@@ -10,8 +10,6 @@ import { join, relative, resolve, dirname, sep } from 'node:path';
 const args = process.argv.slice(2);
 const rootArg = args.find((a) => !a.startsWith('--'));
 const root = rootArg ? resolve(rootArg) : resolve(dirname(new URL(import.meta.url).pathname), '..');
-/** Files under sdk/ still allowed to import core/ (each one a debt; `--strict` allows none). */
-const SDK_CORE_ALLOW = args.includes('--strict') ? [] : ['sdk/testing/'];
 const pluginsDir = join(root, 'plugins');
 const bad = [];
 function walk(dir, files = []) {
@@ -54,25 +52,38 @@ for (const ex of examples) {
     }
   }
 }
-/** Relative imports of every file under `dir` (of `root`) that land under `target`. */
-function importsInto(dir, target) {
+/** Relative imports of every file under `dir` (a missing folder has none). */
+function relativeImports(dir) {
   const out = [];
   let files = [];
-  try { files = walk(join(root, dir)); } catch { /* none */ }
+  try { files = walk(dir); } catch { /* none */ }
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
-      if (resolve(dirname(file), m[1]).startsWith(join(root, target) + sep)) out.push({ file: relative(root, file), spec: m[1] });
-    }
+    for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"]([^'"]+)['"]/g)) out.push({ file, spec: m[1] });
   }
   return out;
 }
-for (const { file, spec } of importsInto('core/config', 'core/kernel')) bad.push(`${file}: imports ${spec} (core/config/ imports nothing of core/kernel/)`);
-for (const { file, spec } of importsInto('sdk', 'core')) {
-  if (!SDK_CORE_ALLOW.some((a) => file.startsWith(a))) bad.push(`${file}: imports ${spec} (sdk/ imports nothing of core/)`);
+const sdkDir = join(root, 'sdk');
+const coreDir = join(root, 'core');
+for (const { file, spec } of relativeImports(sdkDir)) {
+  const intoCore = spec.startsWith('.') && (resolve(dirname(file), spec) + sep).startsWith(coreDir + sep);
+  if (intoCore || spec === '@media-core/core' || spec.startsWith('@media-core/core/') || spec.startsWith('@media-core/testkit')) {
+    bad.push(`${relative(root, file)}: imports ${spec} (the SDK imports nothing of the core or the test kit)`);
+  }
+}
+const kitDir = join(root, 'testkit');
+for (const { file, spec } of relativeImports(kitDir)) {
+  if (spec.startsWith('.') && !resolve(dirname(file), spec).startsWith(kitDir + sep)) {
+    bad.push(`${relative(root, file)}: imports ${spec} (use @media-core/core/... or @media-core/sdk)`);
+  }
+}
+for (const { file, spec } of relativeImports(join(root, 'core', 'config'))) {
+  if (spec.startsWith('.') && resolve(dirname(file), spec).startsWith(join(root, 'core', 'kernel') + sep)) {
+    bad.push(`${relative(root, file)}: imports ${spec} (core/config/ imports nothing of core/kernel/)`);
+  }
 }
 if (bad.length) {
   console.error('Plugins must import only sdk/, their own folder and npm packages; core/config/ not core/kernel/; sdk/ not core/:\n  ' + bad.join('\n  '));
   process.exit(1);
 }
-console.log(`import lint: ${plugins.length} plugin folder(s), ${examples.length} example(s), core/config and sdk/ clean`);
+console.log(`import lint: ${plugins.length} plugin folder(s), ${examples.length} example(s), core/config, sdk/ and testkit/ clean`);

@@ -3,9 +3,9 @@
  * definition and context, service and hook refs, errors, the kernel's configuration sections, and the
  * well-known services (filesystems, placeholders, processes, ingest, sessions, metrics, TLS,
  * ...). Its version is `SDK_VERSION`; a breaking change here bumps the major. Helpers for common
- * jobs (file serving, paths, atomic writes) are the toolkit (`@media-core/sdk/toolkit`), the
- * in-process test app is `@media-core/sdk/testing`. Every file of sdk/ is in exactly one of the
- * two entries (test/sdk/package.test.ts).
+ * jobs (file serving, paths, atomic writes) are the toolkit (`@media-core/sdk/toolkit`); the
+ * in-process test app is its own package, `@media-core/testkit` (it needs the core, which the SDK
+ * never imports). Every file of sdk/ is in exactly one of the two entries (test/sdk/package.test.ts).
  */
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export * from './version.ts';

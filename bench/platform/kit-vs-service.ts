@@ -1,12 +1,12 @@
 /**
  * What the test kit saves per test: boot, 20 requests and close of the auth test app, as a real
- * service on a port (test/helpers/app.ts) and in-process (sdk/testing). Also the old default of
+ * service on a port (test/helpers/app.ts) and in-process (the test kit, testkit/). Also the old default of
  * every built-in ("*") against the chosen ones. Run: node bench/platform/kit-vs-service.ts
  * Writes bench/results/platform-<date>.{json,md}.
  */
 import { writeFileSync } from 'node:fs';
 import { startApp } from '../../test/helpers/app.ts';
-import { createTestApp } from '../../sdk/testing/index.ts';
+import { createTestApp } from '../../testkit/index.ts';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const auth = { api: { auth: { enable: true, username: 'admin', password: 'pw-Secret-123', jwt: { secret: 'x' } } } };

@@ -2,7 +2,7 @@ import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestApp } from '../../sdk/testing/index.ts';
+import { createTestApp } from '../../testkit/index.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Set by scripts/test-slim.sh, which runs this file in a copy installed with SLIM=1. */

@@ -64,18 +64,15 @@ t.test('core/config imports nothing of core/kernel (the kernel plans from the co
   t.match(r.out, /core\/config\/owners\.ts: imports \.\.\/kernel\/loader\.ts \(core\/config\/ imports nothing of core\/kernel\/\)/);
 });
 
-t.test('sdk/ imports nothing of core/, but for the allow-listed test kit unless --strict', async (t) => {
-  const root = t.testdir({ sdk: { testing: {}, config: {} }, core: {} });
-  writeFileSync(join(root, 'sdk', 'testing', 'index.ts'), "import { buildApp } from '../../core/app.ts';\n");
-  t.equal(lint(root).code, 0, 'sdk/testing/ is allow-listed');
-  const strict = (() => {
-    try { execFileSync(process.execPath, [LINT, root, '--strict'], { encoding: 'utf8', stdio: 'pipe' }); return { code: 0, out: '' }; }
-    catch (err) { return { code: (err as { status: number }).status, out: (err as { stderr: string }).stderr }; }
-  })();
-  t.equal(strict.code, 1, '--strict drops the allow-list');
-  t.match(strict.out, /sdk\/testing\/index\.ts: imports \.\.\/\.\.\/core\/app\.ts/);
-  writeFileSync(join(root, 'sdk', 'config', 'index.ts'), "import { ConfigData } from '../../core/config/config-data.ts';\n");
+t.test('sdk/ imports nothing of core/; the test kit names the core and the SDK by package', async (t) => {
+  const root = t.testdir({ sdk: { 'refs.ts': "export const a = 1;\n" }, core: { 'app.ts': 'export {};\n' }, testkit: {} });
+  writeFileSync(join(root, 'testkit', 'index.ts'), "import { buildApp } from '@media-core/core/app';\nimport type { ServiceRef } from '@media-core/sdk';\nimport { x } from './request.ts';\n");
+  t.equal(lint(root).code, 0, 'package names and its own files');
+  writeFileSync(join(root, 'sdk', 'testing.ts'), "import { buildApp } from '../core/app.ts';\nimport { k } from '@media-core/testkit';\n");
+  writeFileSync(join(root, 'testkit', 'index.ts'), "import { buildApp } from '../core/app.ts';\n");
   const r = lint(root);
   t.equal(r.code, 1);
-  t.match(r.out, /sdk\/config\/index\.ts: imports \.\.\/\.\.\/core\/config\/config-data\.ts \(sdk\/ imports nothing of core\/\)/);
+  t.match(r.out, /sdk\/testing\.ts: imports \.\.\/core\/app\.ts \(the SDK imports nothing of the core/);
+  t.match(r.out, /sdk\/testing\.ts: imports @media-core\/testkit/);
+  t.match(r.out, /testkit\/index\.ts: imports \.\.\/core\/app\.ts \(use @media-core\/core/);
 });

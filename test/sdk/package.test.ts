@@ -15,8 +15,15 @@ t.test('sdk/package.json: the name and version the code exports, and the entries
   const pkg = json(join(SDK, 'package.json'));
   t.equal(pkg.name, everything.SDK_NAME);
   t.equal(pkg.version, everything.SDK_VERSION);
-  t.same(Object.keys(pkg.exports).sort(), ['.', './package.json', './testing', './toolkit']);
-  for (const target of Object.values(pkg.exports) as string[]) t.ok(readFileSync(join(SDK, target)), `${target} exists`);
+  t.same(Object.keys(pkg.exports).sort(), ['.', './package.json', './toolkit'], 'the test kit is its own package (@media-core/testkit)');
+  for (const [entry, target] of Object.entries(pkg.exports) as [string, string | Record<string, string>][]) {
+    if (typeof target === 'string') { t.ok(readFileSync(join(SDK, target)), `${target} exists`); continue; }
+    // the built JavaScript by default (Node strips no types under node_modules), the sources for types and in-repo runs
+    t.same(Object.keys(target), ['types', 'media-core-source', 'default'], `${entry}: conditions in order`);
+    t.equal(target.types, target['media-core-source']);
+    t.equal(target.default, target.types!.replace(/\.ts$/, '.js'));
+    t.ok(readFileSync(join(SDK, target.types!)), `${target.types} exists`);
+  }
   t.ok(json(join(ROOT, 'package.json')).workspaces.includes('sdk'), 'the root install links the SDK under its name');
 });
 

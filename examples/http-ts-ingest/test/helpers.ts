@@ -2,7 +2,7 @@ import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
-import { createTestApp, type TestApp } from '@media-core/sdk/testing';
+import { createTestApp, type TestApp } from '@media-core/testkit';
 
 /** This package's folder. */
 export const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));

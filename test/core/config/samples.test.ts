@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { startApp } from '../../helpers/app.ts';
 import { deepMerge } from '../../../core/config/schema-walk.ts';
 import { stripJsonComments } from '../../../core/config/jsonc.ts';
-import { createTestApp } from '../../../sdk/testing/index.ts';
+import { createTestApp } from '../../../testkit/index.ts';
 import { fullSample } from '../../../scripts/sample-config.ts';
 import { installedIn } from '../../../examples/http-ts-ingest/test/helpers.ts';
 

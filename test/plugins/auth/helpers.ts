@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { startApp, type Requester, type TestApp, type TestLike } from '../../helpers/app.ts';
-import { createTestApp, type TestApp as KitApp } from '../../../sdk/testing/index.ts';
+import { createTestApp, type TestApp as KitApp } from '../../../testkit/index.ts';
 
 /** The test-only plugin with one route per access class. */
 export const PROBE = fileURLToPath(new URL('./fixtures/probe-plugin.ts', import.meta.url));

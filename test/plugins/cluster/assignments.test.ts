@@ -1,7 +1,7 @@
 import t from 'tap';
 import { processKey } from '../../../plugins/cluster/keys.ts';
 import { ProcessStore } from '../../../plugins/cluster/process-store.ts';
-import { createTestApp, type TestApp } from '../../../sdk/testing/index.ts';
+import { createTestApp, type TestApp } from '../../../testkit/index.ts';
 import { eventsRef, type CoreEvent } from '../../../sdk/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { natsMissing, openBucket, startNatsCluster } from './nats.ts';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProcessStore } from '../../../plugins/cluster/process-store.ts';
-import { createTestApp, type TestApp } from '../../../sdk/testing/index.ts';
+import { createTestApp, type TestApp } from '../../../testkit/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { natsMissing, openBucket, startNatsCluster } from './nats.ts';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createTestApp } from '../../../sdk/testing/index.ts';
+import { createTestApp } from '../../../testkit/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpegs, killLeftovers, markerToken, processBody } from './failover-kit.ts';
 import { natsMissing, startNatsCluster } from './nats.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createTestApp, type TestApp } from '../../../sdk/testing/index.ts';
+import { createTestApp, type TestApp } from '../../../testkit/index.ts';
 import { waitFor as waitForBare } from '../../helpers/wait.ts';
 import { natsMissing, startNatsCluster, type NatsServer } from './nats.ts';
 

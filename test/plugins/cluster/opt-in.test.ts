@@ -1,6 +1,6 @@
 import t from 'tap';
 import { loadPlugins, starBuiltins } from '../../../core/kernel/loader.ts';
-import { createTestApp } from '../../../sdk/testing/index.ts';
+import { createTestApp } from '../../../testkit/index.ts';
 import { isBootError } from '../../../sdk/index.ts';
 
 t.test('"*" leaves the cluster plugin out; naming it loads it with its entry settings', async (t) => {

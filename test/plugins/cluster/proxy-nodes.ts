@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { createTestApp, type TestApp } from '../../../sdk/testing/index.ts';
+import { createTestApp, type TestApp } from '../../../testkit/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import type { NatsCluster } from './nats.ts';
 

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deepMerge } from '../../../core/config/schema-walk.ts';
-import { createTestApp, type TestApp } from '../../../sdk/testing/index.ts';
+import { createTestApp, type TestApp } from '../../../testkit/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { natsMissing, startNatsCluster } from './nats.ts';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { writeFile, unlink, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTestApp } from '../../../sdk/testing/index.ts';
+import { createTestApp } from '../../../testkit/index.ts';
 
 /**
  * ffmpeg's HLS muxer deletes old segments (`delete_segments`) while players fetch them: a GET that

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, base64url, decodeJwt, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import type { TestLike } from '../../helpers/app.ts';
-import { createTestApp } from '../../../sdk/testing/index.ts';
+import { createTestApp } from '../../../testkit/index.ts';
 import { PROBE, startAuthApp } from '../auth/helpers.ts';
 
 const AUDIENCE = 'https://api.example.test';

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
 import { deepMerge } from '../../../core/config/schema-walk.ts';
-import { createTestApp, type TestApp as KitApp } from '../../../sdk/testing/index.ts';
+import { createTestApp, type TestApp as KitApp } from '../../../testkit/index.ts';
 
 /** The plugins the filesystem tests load: the real auth plugin provides basic auth. */
 export const FS_PLUGINS = ['auth', 'disk-fs', 'memfs'];

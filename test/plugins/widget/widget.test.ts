@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createTestApp } from '../../../sdk/testing/index.ts';
+import { createTestApp } from '../../../testkit/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { addProcess, nullProcess, waitState } from '../../core/process/helpers.ts';
 

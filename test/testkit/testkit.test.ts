@@ -1,6 +1,6 @@
 import t from 'tap';
 import { existsSync } from 'node:fs';
-import { createTestApp, override } from '../../sdk/testing/index.ts';
+import { createTestApp, override } from '../../testkit/index.ts';
 import { createServiceRef, definePlugin, filesystemsRef, PUBLIC, processesRef, type ProcessesService } from '../../sdk/index.ts';
 
 const clockRef = createServiceRef<{ now(): number }>('test.clock');

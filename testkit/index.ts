@@ -1,5 +1,5 @@
 /**
- * The test kit (`@media-core/sdk/testing`): the real app built in-process with the plugins a
+ * The test kit (`@media-core/testkit`): the real app built in-process with the plugins a
  * test chooses and stand-ins for services, called with `inject` (no port, no TCP; no ffmpeg
  * unless the test starts a process). It builds exactly what the service builds (config file
  * with generated secrets, validation, plugin graph, lifecycle) and listens only when an
@@ -10,16 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { AnyServiceRef, ServiceRef } from '../refs.ts';
-import type { PluginDefinition } from '../plugin.ts';
-import type { PluginEntry } from '../config/sections-b.ts';
-import { buildApp, type App } from '../../core/app.ts';
-import { loadConfig } from '../../core/config/load.ts';
-import { ConfigStore } from '../../core/config/store.ts';
-import { deepMerge } from '../../core/config/schema-walk.ts';
+import type { AnyServiceRef, PluginDefinition, PluginEntry, ServiceRef } from '@media-core/sdk';
+import { buildApp, type App } from '@media-core/core/app';
+import { loadConfig } from '@media-core/core/config/load';
+import { ConfigStore } from '@media-core/core/config/store';
+import { deepMerge } from '@media-core/core/config/schema-walk';
+import { frontOf } from '@media-core/core/http/files/install';
 import { toResponse, type KitRequest, type KitResponse } from './request.ts';
 import lightInject from 'light-my-request';
-import { frontOf } from '../../core/http/files/install.ts';
 
 export type { KitRequest, KitResponse } from './request.ts';
 
