@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { Type, type HttpScope } from '../../sdk/index.ts';
+import { ApiError, Type, type HttpScope } from '../../sdk/index.ts';
 import type { EventBus } from './bus.ts';
 import { compileFilter, splitGlobs } from './filter.ts';
 import type { SseHub } from './sse.ts';
@@ -47,6 +47,8 @@ export function eventRoutes(http: HttpScope, bus: EventBus, hub: SseHub, webhook
     // a bad filter throws here, before the hijack: the client gets the Error body (400)
     const headers = { ...reply.getHeaders(), ...SSE_HEADERS } as OutgoingHttpHeaders;
     compileFilter(filter);
+    // a request that reached this app while it closes (a reload) would wait forever: the client retries
+    if (hub.closed) throw new ApiError(503, 'Service Unavailable', ['the event stream is restarting (config reload): retry'], 'EVENTS_RESTARTING');
     // a HEAD gets the stream's headers, not a stream that never ends
     if (req.method === 'HEAD') return reply.headers(SSE_HEADERS).send();
     // written by hand: the encoding hooks (gzip, ?pretty) would buffer the endless body

@@ -77,8 +77,12 @@ export class SseHub {
     if (bytes > this.stats.peak_queued_bytes) this.stats.peak_queued_bytes = bytes;
   }
 
+  /** True once the app closed it: a new stream would never get an event (a reload's new app takes them). */
+  closed = false;
+
   /** Ends every stream (app close). */
   close(): void {
+    this.closed = true;
     if (this.#heartbeat) clearInterval(this.#heartbeat);
     for (const c of [...this.#clients]) c.end();
   }
