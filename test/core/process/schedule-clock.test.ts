@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { eventsRef, processClockRef, type CoreEvent } from '../../../sdk/index.ts';
 import type { TestApp } from '../../../testkit/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -17,7 +17,7 @@ const MONDAY_10 = Date.parse('2030-01-07T10:00:00Z');
  * The kit bound to this checkout's core: its `@media-core/core/*` imports resolve through
  * node_modules, which in a git worktree is the main checkout's (the same modules once merged).
  */
-async function testkit(t: Tap.Test): Promise<typeof import('../../../testkit/index.ts')> {
+async function testkit(t: Test): Promise<typeof import('../../../testkit/index.ts')> {
   return t.mockImport<typeof import('../../../testkit/index.ts')>('../../../testkit/index.ts', {
     '@media-core/core/app': await import('../../../core/app.ts'),
     '@media-core/core/config/load': await import('../../../core/config/load.ts'),
@@ -27,7 +27,7 @@ async function testkit(t: Tap.Test): Promise<typeof import('../../../testkit/ind
   });
 }
 
-async function kitWith(t: Tap.Test, clock: FakeClock): Promise<{ kit: TestApp; events: CoreEvent[] }> {
+async function kitWith(t: Test, clock: FakeClock): Promise<{ kit: TestApp; events: CoreEvent[] }> {
   const { createTestApp, override } = await testkit(t);
   const kit = await createTestApp({ t, plugins: ['events', 'graphql'], overrides: [override(processClockRef, clock)] });
   const events: CoreEvent[] = [];
