@@ -74,6 +74,11 @@ t.test('the weekly restream sample is accepted and shows its next run in REST an
   t.equal(new Date(s.next_run).getUTCDay(), 0, 'a Sunday');
   const data = await gqlData(app, `{ process(id: "${sample.id}") { state { next_run } } }`);
   t.equal(data.process.state.next_run, s.next_run);
+  const doc = JSON.stringify((await app.request('GET', '/api/swagger/json')).body);
+  for (const field of ['scheduler', 'runtime_duration_seconds', 'next_run']) t.ok(doc.includes(`"${field}"`), `swagger lists ${field}`);
+  const types = await gqlData(app, '{ c: __type(name: "ProcessConfig") { fields { name } } s: __type(name: "ProcessState") { fields { name } } }');
+  const names = [...types.c.fields, ...types.s.fields].map((f: { name: string }) => f.name);
+  t.ok(['scheduler', 'runtime_duration_seconds', 'next_run'].every((f) => names.includes(f)), 'the GraphQL schema lists them');
 });
 
 t.test('a schedule survives a restart (new OS process); a start due while it was down runs at once', async (t) => {
