@@ -28,8 +28,13 @@ export const BUILTIN_EVENT_TYPES: readonly EventTypeSpec[] = Object.freeze([
   }),
   spec('process.deleted', 'process', PROC, 'A process was deleted (its `purge_on_delete` files are gone).'),
   spec('process.state', 'process', PROC, 'A process moved from one exec state to another.', {
-    from: 'previous exec state', to: 'new exec state', reason: 'why, when the supervisor knows (stale, limit, veto, spawn error, `reconnect`)',
-    cause: '`reconnect`, `stale`, `limit`, `prepare` or `spawn` when the supervisor moved it itself', last_logline: 'the last log line',
+    from: 'previous exec state', to: 'new exec state',
+    reason: 'why, when the supervisor knows (stale, limit, veto, spawn error, `reconnect`, `schedule`, `duration`)',
+    cause: '`reconnect`, `stale`, `limit`, `prepare`, `spawn`, `schedule` or `duration` when the engine moved it itself',
+    last_logline: 'the last log line',
+  }),
+  spec('process.scheduled', 'process', PROC, 'A scheduled process waits for its next start (`scheduler`).', {
+    next_run: 'the next start, RFC 3339 in UTC',
   }),
   spec('process.reconnect', 'process', PROC, 'The supervisor starts a process again after its run ended (`reconnect`).'),
   spec('process.stale', 'process', PROC, 'A process was killed for making no progress (`stale_timeout_seconds`).', { reason: 'the message' }),

@@ -26,6 +26,10 @@ export interface ApiProcessConfig {
   readonly autostart: boolean;
   readonly stale_timeout_seconds: number;
   readonly limits: { readonly cpu_usage: number; readonly memory_mbytes: number; readonly waitfor_seconds: number };
+  /** A 5-field cron expression (UTC) or an RFC 3339 time; absent when not scheduled. */
+  readonly scheduler?: string;
+  /** Seconds a run lasts at most; absent when unlimited. */
+  readonly runtime_duration_seconds?: number;
 }
 
 /** One side of an avstream (reference 5.6). */
@@ -103,6 +107,8 @@ export interface ApiProcessState {
   readonly memory_bytes: number;
   readonly cpu_usage: number;
   readonly command: readonly string[] | null;
+  /** The next start of a scheduled process with order `start` (RFC 3339, UTC). */
+  readonly next_run?: string;
 }
 
 /** A run's log: `["<unix seconds>", "<line>"]` pairs (reference 5.7). */

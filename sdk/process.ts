@@ -174,9 +174,31 @@ export interface ProcessStateEvent {
  * Why the supervisor moved a process by itself: `reconnect` (a start after a run ended, per
  * `reconnect`), `stale` (no progress for `stale_timeout_seconds`), `limit` (cpu or memory over
  * its limit), `prepare` (the definition did not resolve or a `preStart` tap vetoed), `spawn` (the
- * binary could not be started).
+ * binary could not be started), `schedule` (a start at a time of its `scheduler`), `duration` (a
+ * stop after `runtime_duration_seconds`; the order stays `start`).
  */
-export type ProcessStateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn';
+export type ProcessStateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration';
+
+/** A scheduled process waits for its next start (`onSchedule`). */
+export interface ProcessScheduleEvent {
+  id: string;
+  reference: string;
+  /** The next start, RFC 3339 in UTC. */
+  nextRun: string;
+}
+
+/**
+ * The clock of process schedules: the real one unless a test provides another (with `override`)
+ * to advance time. `setTimeout` returns a function that cancels the timer.
+ *
+ * @example
+ * const kit = await createTestApp({ overrides: [override(processClockRef, myClock)] });
+ */
+export interface ProcessClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): () => void;
+}
+export const processClockRef = createServiceRef<ProcessClock>('process-clock');
 
 /** A process was added or replaced (`onAdd`, `onUpdate`), once its definition is on disk. */
 export interface ProcessChangeEvent {
@@ -249,4 +271,5 @@ export const processHooksRef = createHooksRef('process', () => ({
   onDelete: new AsyncParallelHook<[ProcessDeleteEvent]>(['event']),
   onAdd: new AsyncParallelHook<[ProcessChangeEvent]>(['event']),
   onUpdate: new AsyncParallelHook<[ProcessChangeEvent]>(['event']),
+  onSchedule: new AsyncParallelHook<[ProcessScheduleEvent]>(['event']),
 }));

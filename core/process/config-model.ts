@@ -32,6 +32,10 @@ export interface FullConfig {
   autostart: boolean;
   stale_timeout_seconds: number;
   limits: { cpu_usage: number; memory_mbytes: number; waitfor_seconds: number };
+  /** A 5-field cron expression (UTC) or an RFC 3339 instant; '' = not scheduled (schedule.ts). */
+  scheduler: string;
+  /** Stop a run after this long; 0 = no limit. */
+  runtime_duration_seconds: number;
 }
 
 export const DEFAULT_TYPE = 'encoder';
@@ -87,7 +91,17 @@ export function normalize(body: Partial<ProcessConfig> | Record<string, unknown>
     autostart: b.autostart === true,
     stale_timeout_seconds: num(b.stale_timeout_seconds),
     limits: { cpu_usage: num(limits.cpu_usage), memory_mbytes: Math.floor(num(limits.memory_mbytes)), waitfor_seconds: num(limits.waitfor_seconds) },
+    scheduler: str(b.scheduler).trim(),
+    runtime_duration_seconds: Math.floor(num(b.runtime_duration_seconds)),
   };
+}
+
+/** The scheduler fields, only when set (a config without them reads as the reference v16's). */
+function scheduleFields(c: FullConfig): { scheduler?: string; runtime_duration_seconds?: number } {
+  const out: { scheduler?: string; runtime_duration_seconds?: number } = {};
+  if (c.scheduler) out.scheduler = c.scheduler;
+  if (c.runtime_duration_seconds) out.runtime_duration_seconds = c.runtime_duration_seconds;
+  return out;
 }
 
 /** The API form: input cleanup never shown, output cleanup only when there is some. */
@@ -107,6 +121,7 @@ export function toApiConfig(c: FullConfig): ProcessConfig {
     autostart: c.autostart,
     stale_timeout_seconds: c.stale_timeout_seconds,
     limits: { ...c.limits },
+    ...scheduleFields(c),
   };
 }
 
@@ -127,6 +142,7 @@ export function toStoredConfig(c: FullConfig, ffversion: string): Record<string,
     limit_cpu_usage: c.limits.cpu_usage,
     limit_memory_bytes: c.limits.memory_mbytes * 1024 * 1024,
     limit_waitfor_seconds: c.limits.waitfor_seconds,
+    ...scheduleFields(c),
   };
 }
 

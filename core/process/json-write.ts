@@ -73,12 +73,15 @@ export interface StateParts {
   memoryBytes: number;
   cpuUsage: number;
   command: string;
+  /** RFC 3339; only for a scheduled process waiting for its next start. */
+  nextRun?: string;
 }
 
 export function stateJson(s: StateParts): string {
   return ['{"order":', str(s.order), ',"exec":', str(s.exec), ',"runtime_seconds":', int(s.runtimeSeconds),
     ',"reconnect_seconds":', int(s.reconnectSeconds), ',"last_logline":', str(s.lastLogline), ',"progress":', s.progress,
-    ',"memory_bytes":', int(s.memoryBytes), ',"cpu_usage":', numN(s.cpuUsage), ',"command":', s.command, '}'].join('');
+    ',"memory_bytes":', int(s.memoryBytes), ',"cpu_usage":', numN(s.cpuUsage), ',"command":', s.command,
+    s.nextRun === undefined ? '' : `,"next_run":${str(s.nextRun)}`, '}'].join('');
 }
 
 function historyEntry(h: P.ReportHistoryEntry): string {

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import {
-  childrenRef, definePlugin, filesystemsRef, placeholdersRef, processesRef, processHooksRef, processReplicaRef,
+  childrenRef, definePlugin, filesystemsRef, optional, placeholdersRef, processClockRef, processesRef, processHooksRef, processReplicaRef,
   type ProcessChangeEvent,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
@@ -18,6 +18,7 @@ import { systemMetadataRoutes } from './routes-system-metadata.ts';
 import { MetadataBudget } from './metadata-budget.ts';
 import { Skills } from './skills.ts';
 import { processesService } from './service.ts';
+import { realClock } from './schedule.ts';
 import { ProcessViews } from './views.ts';
 import { PidDir, reapOrphans, UsageSampler } from './supervisor/index.ts';
 import { explainUnresolved } from './unresolved.ts';
@@ -36,7 +37,7 @@ export const processPlugin = definePlugin({
   configSchema: EncoderSection,
   validate: (section) => validateEncoder(section),
   reads: ['storage', 'db'],
-  deps: { placeholders: placeholdersRef, filesystems: filesystemsRef, children: childrenRef },
+  deps: { placeholders: placeholdersRef, filesystems: filesystemsRef, children: childrenRef, clock: optional(processClockRef) },
   provides: [processesRef, processReplicaRef],
   rootState: ['db'],
   async setup(ctx) {
@@ -103,6 +104,7 @@ export const processPlugin = definePlugin({
         log,
         cpus: availableParallelism(),
         now: Date.now,
+        clock: ctx.deps.clock ?? realClock,
         resolve: (c) => {
           const r = resolveProcess(c, { registry, validator, lookup: manager.lookup });
           return typeof r === 'string' ? explainUnresolved(c, registry, r) : r;

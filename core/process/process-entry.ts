@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
-import type { ProcessInfo, ProcessMetricsInfo, ProcessOrder, processHooksRef } from '../../sdk/index.ts';
+import type { ProcessClock, ProcessInfo, ProcessMetricsInfo, ProcessOrder, processHooksRef } from '../../sdk/index.ts';
 import { ACTIVE_STATES, Supervisor, type ExecState, type PidFiles, type SpawnChild, type StateCause, type UsageSampler } from './supervisor/index.ts';
 import { toApiConfig, type FullConfig } from './config-model.ts';
 import type { Resolution } from './command.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
 import type { ProcessConfig } from './schema.ts';
 import { stateJson, type StateParts } from './json-write.ts';
+import { parseSchedule, rfc3339 } from './schedule.ts';
+import { ScheduleRunner } from './schedule-runner.ts';
 
 type ProcessHooks = ReturnType<typeof processHooksRef.create>;
 
@@ -24,6 +26,8 @@ export interface EntryEnv {
   resolve(c: FullConfig): Resolution | string;
   monitor(): RunMonitor;
   now(): number;
+  /** The clock of schedules (`scheduler`); default the real one. */
+  clock: ProcessClock;
   /** Entries into each state by any process of the engine (`ffmpeg_process`), counted here. */
   stateEntries?: Record<ExecState, number>;
 }
@@ -67,6 +71,8 @@ export class ProcessEntry {
   readonly #entered = stateCounts();
   /** The last state JSON and what it was built from: a stopped process's state rarely changes. */
   #state: { parts: StateParts; json: string } | undefined;
+  /** Set when the config has a valid `scheduler`: starts and stops the supervisor at its times. */
+  readonly #schedule: ScheduleRunner | undefined;
 
   constructor(config: FullConfig, times: EntryTimes, env: EntryEnv) {
     this.config = config;
@@ -98,6 +104,26 @@ export class ProcessEntry {
       sampler: env.sampler,
       pidFiles: env.pidFiles,
       now: env.now,
+    });
+    this.#schedule = this.#scheduleRunner();
+  }
+
+  #scheduleRunner(): ScheduleRunner | undefined {
+    const c = this.config;
+    const s = c.scheduler ? parseSchedule(c.scheduler) : undefined;
+    if (s === undefined || typeof s === 'string') return undefined;
+    const quiet = () => {};
+    return new ScheduleRunner(s, c.runtime_duration_seconds, {
+      clock: this.#env.clock,
+      since: this.updatedAt * 1000,
+      start: () => { this.#supervisor.start('schedule').catch(quiet); },
+      stop: () => { this.#supervisor.stop('duration').catch(quiet); },
+      scheduled: (at) => {
+        const hook = this.#env.hooks.onSchedule;
+        if (!hook.taps.length) return;
+        hook.promise({ id: this.id, reference: c.reference, nextRun: rfc3339(at) })
+          .catch((err: unknown) => this.#env.log.warn({ err, process: this.id }, 'onSchedule tap failed'));
+      },
     });
   }
 
@@ -152,10 +178,30 @@ export class ProcessEntry {
     this.#commandJson = JSON.stringify(c);
   }
 
-  start(): Promise<void> { return this.#supervisor.start(); }
-  stop(): Promise<void> { return this.#supervisor.stop(); }
-  restart(): Promise<void> { return this.#supervisor.restart(); }
-  destroy(): Promise<void> { return this.#supervisor.destroy(); }
+  /** Runs it, or for a scheduled process waits for its times (and runs it now inside a window). */
+  start(): Promise<void> {
+    if (!this.#schedule) return this.#supervisor.start();
+    this.#schedule.arm();
+    return Promise.resolve();
+  }
+
+  stop(): Promise<void> {
+    this.#schedule?.disarm();
+    return this.#supervisor.stop();
+  }
+
+  /** A scheduled process comes back only inside its window. */
+  async restart(): Promise<void> {
+    if (!this.#schedule) return this.#supervisor.restart();
+    if (!this.#schedule.inWindow()) return;
+    await this.#supervisor.restart();
+    this.#schedule.arm();
+  }
+
+  destroy(): Promise<void> {
+    this.#schedule?.disarm();
+    return this.#supervisor.destroy();
+  }
 
   /** Runs before every spawn: fresh placeholders (the port is known by now), then preStart. */
   async #prepare(): Promise<string[]> {
@@ -231,7 +277,14 @@ export class ProcessEntry {
       memoryBytes: s.memoryBytes,
       cpuUsage: s.cpuUsage / this.#env.cpus,
       command: this.#commandJson,
+      nextRun: this.#nextRun(),
     };
+  }
+
+  /** The next start of a scheduled process with order `start`. */
+  #nextRun(): string | undefined {
+    const at = this.#schedule?.nextRun;
+    return at === undefined ? undefined : rfc3339(at);
   }
 
   /** The figures of the metrics plugin (sdk ProcessMetricsInfo); the stream objects are the live ones. */
@@ -270,5 +323,5 @@ export class ProcessEntry {
 function sameState(a: StateParts, b: StateParts): boolean {
   return a.order === b.order && a.exec === b.exec && a.runtimeSeconds === b.runtimeSeconds
     && a.reconnectSeconds === b.reconnectSeconds && a.lastLogline === b.lastLogline && a.progress === b.progress
-    && a.memoryBytes === b.memoryBytes && a.cpuUsage === b.cpuUsage && a.command === b.command;
+    && a.memoryBytes === b.memoryBytes && a.cpuUsage === b.cpuUsage && a.command === b.command && a.nextRun === b.nextRun;
 }

@@ -54,6 +54,11 @@ export const ProcessConfig = Type.Object({
   autostart: Type.Optional(Type.Boolean()),
   stale_timeout_seconds: Type.Optional(U64()),
   limits: Type.Optional(ProcessConfigLimits),
+  scheduler: Type.Optional(Type.String({
+    maxLength: 1024,
+    description: 'a 5-field cron expression (UTC) or an RFC 3339 time for a single start; empty = not scheduled',
+  })),
+  runtime_duration_seconds: Type.Optional(U64({ description: 'stop a run after this long (the order stays `start`); 0 = no limit' })),
 });
 export type ProcessConfig = Static<typeof ProcessConfig>;
 
@@ -80,6 +85,7 @@ export const ProcessState = Type.Object({
   memory_bytes: Type.Integer(),
   cpu_usage: Type.Number({ description: 'percent of the whole machine' }),
   command: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  next_run: Type.Optional(Type.String({ format: 'date-time', description: 'the next start of a scheduled process with order `start` (RFC 3339, UTC)' })),
 });
 export type ProcessState = Static<typeof ProcessState>;
 

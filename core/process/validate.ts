@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { BootError } from '../../sdk/index.ts';
 import type { FullConfig, IOConfig } from './config-model.ts';
 import { checkOutputAddress, urlProblem } from './output-address.ts';
+import { scheduleProblem } from './schedule.ts';
 
 /*
  * Checks of a process definition (reference 7.5 and 8.4): IDs, addresses, the access lists of
@@ -69,7 +70,7 @@ export function checkDefinition(c: FullConfig): string | undefined {
       if (io.address.trim() === '') return `the address for ${what} '#${c.id}:${io.id}' must not be empty`;
     }
   }
-  return undefined;
+  return scheduleProblem(c);
 }
 
 /** Reference 8.4 for one input address (already resolved). */

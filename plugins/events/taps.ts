@@ -16,6 +16,9 @@ export function tapEmitters(hooks: PluginHooks, bus: EventsService): void {
     if (ev.to === 'starting' && ev.cause === 'reconnect') bus.emit('process.reconnect', subject);
     else if (ev.to === 'killed' && (ev.cause === 'stale' || ev.cause === 'limit')) bus.emit(`process.${ev.cause}`, subject, { reason: ev.reason });
   });
+  hooks.tap(processHooksRef, 'onSchedule', async (ev) => {
+    bus.emit('process.scheduled', proc(ev.id, ev.reference), { next_run: ev.nextRun });
+  });
   hooks.tap(processHooksRef, 'onAdd', async (ev) => { bus.emit('process.added', proc(ev.id, ev.reference)); });
   hooks.tap(processHooksRef, 'onUpdate', async (ev) => {
     bus.emit('process.updated', proc(ev.id, ev.reference), { previous_id: ev.previousId });

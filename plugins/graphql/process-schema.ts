@@ -33,6 +33,10 @@ type ProcessConfig {
   autostart: Boolean!
   stale_timeout_seconds: Uint64!
   limits: ProcessConfigLimits!
+  "A 5-field cron expression (UTC) or an RFC 3339 time; empty when not scheduled."
+  scheduler: String!
+  "Seconds a run lasts at most; 0 = no limit."
+  runtime_duration_seconds: Uint64!
 }
 
 type ProcessState {
@@ -45,6 +49,8 @@ type ProcessState {
   memory_bytes: Uint64!
   cpu_usage: Float!
   command: [String!]!
+  "The next start of a scheduled process with order start."
+  next_run: Time
 }
 
 type ProcessReportLogEntry {

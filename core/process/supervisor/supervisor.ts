@@ -58,19 +58,25 @@ export class Supervisor {
     return (this.#logger ??= this.#opts.log?.child({ process: this.#opts.id }));
   }
 
-  /** Starts a run unless one is active; idempotent. Clears any pending reconnect first. */
-  start(): Promise<void> {
+  /**
+   * Starts a run unless one is active; idempotent. Clears any pending reconnect first. `cause`
+   * (`schedule`) says who asked, for the state event.
+   */
+  start(cause?: StateCause): Promise<void> {
     if (this.#destroyed) return Promise.resolve();
     this.#wanted = true;
     this.#cancelReconnect();
-    return this.#enqueue(() => this.#startRun());
+    return this.#enqueue(() => this.#startRun(cause));
   }
 
-  /** SIGINT, then SIGKILL after the grace; resolves once the child has exited. Cancels pending reconnects. */
-  stop(): Promise<void> {
+  /**
+   * SIGINT, then SIGKILL after the grace; resolves once the child has exited. Cancels pending
+   * reconnects, and none follows. `cause` (`duration`) says who asked, for the state event.
+   */
+  stop(cause?: StateCause): Promise<void> {
     this.#wanted = false;
     this.#cancelReconnect();
-    return this.#enqueue(() => this.#stopRun());
+    return this.#enqueue(() => this.#stopRun(cause));
   }
 
   /** Stop (if running) then start, whether or not `reconnect` is set. */
@@ -128,7 +134,7 @@ export class Supervisor {
     this.#killReason = undefined;
     this.#killCause = undefined;
     this.#attemptAt = this.#now();
-    this.#transition('starting', cause === 'reconnect' ? 'reconnect' : undefined, cause);
+    this.#transition('starting', cause, cause);
     this.#call('onRunStart', () => this.#opts.onRunStart?.());
     let args: string[];
     try {
@@ -166,11 +172,11 @@ export class Supervisor {
     this.#transition('running');
   }
 
-  async #stopRun(): Promise<void> {
+  async #stopRun(cause?: StateCause): Promise<void> {
     const run = this.#run;
     if (!run) return;
     this.#stopRequested = true;
-    this.#transition('finishing');
+    this.#transition('finishing', cause, cause);
     run.interrupt(this.#graceMs);
     await this.#runEnded;
   }
