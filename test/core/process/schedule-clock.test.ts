@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { eventsRef, processClockRef, type CoreEvent } from '../../../sdk/index.ts';
-import type { TestApp } from '../../../testkit/index.ts';
+import { createTestApp, override, type TestApp } from '../../../testkit/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { FakeClock } from './fake-clock.ts';
 import { nullProcess } from './helpers.ts';
@@ -13,22 +13,7 @@ import { nullProcess } from './helpers.ts';
 
 const MONDAY_10 = Date.parse('2030-01-07T10:00:00Z');
 
-/**
- * The kit bound to this checkout's core: its `@media-core/core/*` imports resolve through
- * node_modules, which in a git worktree is the main checkout's (the same modules once merged).
- */
-async function testkit(t: Test): Promise<typeof import('../../../testkit/index.ts')> {
-  return t.mockImport<typeof import('../../../testkit/index.ts')>('../../../testkit/index.ts', {
-    '@media-core/core/app': await import('../../../core/app.ts'),
-    '@media-core/core/config/load': await import('../../../core/config/load.ts'),
-    '@media-core/core/config/store': await import('../../../core/config/store.ts'),
-    '@media-core/core/config/schema-walk': await import('../../../core/config/schema-walk.ts'),
-    '@media-core/core/http/files/install': await import('../../../core/http/files/install.ts'),
-  });
-}
-
 async function kitWith(t: Test, clock: FakeClock): Promise<{ kit: TestApp; events: CoreEvent[] }> {
-  const { createTestApp, override } = await testkit(t);
   const kit = await createTestApp({ t, plugins: ['events', 'graphql'], overrides: [override(processClockRef, clock)] });
   const events: CoreEvent[] = [];
   const sub = kit.services.get(eventsRef).subscribe({ types: ['process.*'] }, undefined, (e) => events.push(e));
