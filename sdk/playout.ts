@@ -65,3 +65,20 @@ export interface PlayoutService {
  * deps: { playout: optional(playoutRef) }
  */
 export const playoutRef = createServiceRef<PlayoutService>('playout');
+
+/** Where a process plays a `playlist:<name>` input (process state `playlist`, GraphQL). */
+export interface PlaylistPlayState {
+  /** The playlist's name. */
+  name: string;
+  /** Index of the current item in the playlist, -1 between items. */
+  index: number;
+  /** The current item's source, null between items. */
+  current: string | null;
+  /** Seconds into the current item (counted from its `in`). */
+  position: number;
+  /** The next item's source, null at the end of a playlist without loop. */
+  next: string | null;
+  /** Items started and items skipped since the relay started. */
+  played: number;
+  skipped: number;
+}
