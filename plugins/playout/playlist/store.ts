@@ -83,7 +83,7 @@ export class PlaylistStore {
       if (!r.ok) throw bad(`items[${i}]: ${r.reason}`);
       if (r.url && !refuse) return;
       const media = await probeItem(this.#ffmpeg, r.input);
-      if (typeof media === 'string') throw bad(`items[${i}]: ${it.source}: ${media}`);
+      if (typeof media === 'string') throw bad(`items[${i}]: ${it.source}: ${media.replaceAll(r.input, it.source)}`);
       it.media = media;
     };
     for (let k = 0; k < todo.length; k += PROBE_PARALLEL) await Promise.all(todo.slice(k, k + PROBE_PARALLEL).map(probeOne));
