@@ -1,4 +1,4 @@
-import { childrenRef, definePlugin, eventsRef, optional, playoutRef, processHooksRef, processesRef } from '../../sdk/index.ts';
+import { childrenRef, definePlugin, eventsRef, optional, playoutRef, processHooksRef, processesRef, stateExtrasRef } from '../../sdk/index.ts';
 import { PlayoutSettings, validatePlayout } from './schema.ts';
 import type { RelayFactory } from './relays.ts';
 import { openPlaylists } from './playlist/index.ts';
@@ -49,6 +49,11 @@ export default definePlugin({
     ctx.hooks.tap(processHooksRef, 'viewCommand', (v) => relays.viewCommand(v));
     ctx.hooks.tap(processHooksRef, 'onStateChange', (ev) => relays.stateChanged(ev.id, ev.to));
     ctx.hooks.tap(processHooksRef, 'onDelete', (ev) => relays.deleted(ev.id));
+    ctx.hooks.tap(stateExtrasRef, 'view', (v) => {
+      const where = relays.playlists(v.id);
+      if (where) v.playlist = where;
+      return v;
+    });
     playoutRoutes(ctx.http, control);
     if (cfg.enable) playlists.routes(ctx.http);
 

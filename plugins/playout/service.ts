@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ProcessCommandView, ProcessPreSave, ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
+import type { PlaylistPlayState, ProcessCommandView, ProcessPreSave, ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
 import { PLAYLIST, PREFIX, directInput, relayed, locateInputs, relayInput, replaceInputs, splitOptions, type LocatedInput } from './args.ts';
 import { exhausted } from './errors.ts';
 import type { PortPool } from './ports.ts';
@@ -95,6 +95,16 @@ export class RelayRegistry {
     });
     if (changes.length) v.args = replaceInputs(v.args, changes);
     return v;
+  }
+
+  /** Where the `playlist:` inputs of a process are, by input ID (undefined: none running). */
+  playlists(processId: string): Record<string, PlaylistPlayState> | undefined {
+    let out: Record<string, PlaylistPlayState> | undefined;
+    for (const e of this.#relays.values()) {
+      const where = e.processId === processId ? e.relay.playlist() : undefined;
+      if (where) (out ??= {})[e.inputId] = where;
+    }
+    return out;
   }
 
   /** The port held for (process, input), if any. */

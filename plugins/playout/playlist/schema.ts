@@ -65,14 +65,3 @@ export type StoredItem = Playlist['items'][number];
 
 export const PlaylistList = Type.Array(Playlist);
 export const PlaylistParams = Type.Object({ name: Type.String({ pattern: NAME_PATTERN }) });
-
-/** Where one process plays its playlist (process state `playlist`, GraphQL). */
-export const PlaylistPlayState = Type.Object({
-  name: Type.String(),
-  index: Type.Integer({ description: 'index of the current item in the playlist, -1 before the first' }),
-  current: Type.Union([Type.String(), Type.Null()]),
-  position: Type.Number({ description: 'seconds into the current item (from its `in`)' }),
-  next: Type.Union([Type.String(), Type.Null()]),
-  played: Type.Integer(),
-  skipped: Type.Integer(),
-});
