@@ -136,7 +136,8 @@ function order(pl: Playlist): number[] {
 export function itemArgs(input: string, item: StoredItem, pl: Playlist): string[] {
   const cut = [...(item.in ? ['-ss', String(item.in)] : []), ...(item.out ? ['-to', String(item.out)] : [])];
   const head = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', '-re', ...cut, '-i', input];
-  const tail = ['-flush_packets', '1', '-f', 'mpegts', 'pipe:1'];
+  // one audio frame per PES: the splicer drops whole PES that would overlap the next item, so they stay short
+  const tail = ['-flush_packets', '1', '-pes_payload_size', '0', '-f', 'mpegts', 'pipe:1'];
   if (pl.mismatch === 'refuse') return [...head, '-map', '0:v:0', '-map', '0:a:0?', '-c', 'copy', ...tail];
   return [...head, ...normalise(pl.format, item.media ? item.media.audio !== '' : true), ...tail];
 }
