@@ -86,9 +86,8 @@ t.test('playlist: one continuous HLS stream across items, edits and a missing fi
   t.equal(video.back, 0, 'video timestamps never go back');
   t.ok(video.max <= FRAME + 0.002, `video: largest step ${video.max.toFixed(3)} s (one frame is ${FRAME} s)`);
   const at = await dts(all, 'a');
-  for (let i = 1; i < at.length; i++) if (at[i]! < at[i - 1]!) t.comment(`AUDIO BACK at ${i}: ${at.slice(Math.max(0, i - 3), i + 3).join(' ')}`);
   const vt = await dts(all, 'v');
-  t.comment(`video ${vt[0]}..${vt.at(-1)} audio ${at[0]}..${at.at(-1)}`);
+  t.ok(Math.abs(vt.at(-1)! - at.at(-1)!) < 0.5, `A/V in sync at the end: video ${vt.at(-1)} s, audio ${at.at(-1)} s`);
   const audio = steps(at);
   t.equal(audio.back, 0, 'audio timestamps never go back');
   t.ok(audio.max < 0.5, `audio: largest step ${audio.max.toFixed(3)} s`);
