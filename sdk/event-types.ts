@@ -39,6 +39,12 @@ export const BUILTIN_EVENT_TYPES: readonly EventTypeSpec[] = Object.freeze([
   spec('process.reconnect', 'process', PROC, 'The supervisor starts a process again after its run ended (`reconnect`).'),
   spec('process.stale', 'process', PROC, 'A process was killed for making no progress (`stale_timeout_seconds`).', { reason: 'the message' }),
   spec('process.limit', 'process', PROC, 'A process was killed for exceeding its cpu or memory limit.', { reason: 'the message' }),
+  spec('playlist.item.started', 'playout', ['process', 'playlist'], 'A `playlist:` input started an item (its first keyframe reached the process).', {
+    item: 'the item\'s source', index: 'its index in the playlist',
+  }),
+  spec('playlist.item.skipped', 'playout', ['process', 'playlist'], 'A `playlist:` item could not be read and was skipped (the error frame covers the gap).', {
+    item: 'the item\'s source', reason: 'why (ffmpeg\'s last line, a missing file)',
+  }),
   spec('ingest.publish.start', 'ingest', PEER, 'A publisher was accepted (RTMP, SRT, vendor ingest).', PEER_PAYLOAD),
   spec('ingest.publish.stop', 'ingest', PEER, 'A publisher is gone (closed, broken, kicked).', TRAFFIC),
   spec('ingest.play.start', 'ingest', PEER, 'A player joined a stream.', PEER_PAYLOAD),

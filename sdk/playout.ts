@@ -1,3 +1,4 @@
+import { createHooksRef, SyncWaterfallHook } from './hooks.ts';
 import { createServiceRef } from './refs.ts';
 
 /*
@@ -56,6 +57,8 @@ export interface PlayoutStatus {
  */
 export interface PlayoutService {
   status(processId: string, inputId: string): Promise<PlayoutStatus>;
+  /** Where a `playlist:` input of a running process is; null otherwise (never throws). */
+  playlist?(processId: string, inputId: string): PlaylistPlayState | null;
 }
 
 /**
@@ -65,3 +68,38 @@ export interface PlayoutService {
  * deps: { playout: optional(playoutRef) }
  */
 export const playoutRef = createServiceRef<PlayoutService>('playout');
+
+/** Where a process plays a `playlist:<name>` input (process state `playlist`, GraphQL). */
+export interface PlaylistPlayState {
+  /** The playlist's name. */
+  name: string;
+  /** Index of the current item in the playlist, -1 between items. */
+  index: number;
+  /** The current item's source, null between items. */
+  current: string | null;
+  /** Seconds into the current item (counted from its `in`). */
+  position: number;
+  /** The next item's source, null at the end of a playlist without loop. */
+  next: string | null;
+  /** Items started and items skipped since the relay started. */
+  played: number;
+  skipped: number;
+}
+
+/** What `GET /api/v3/process/{id}/state` adds to the reference's fields (`stateExtras.view`). */
+export interface ProcessStateExtras {
+  readonly id: string;
+  /** By input ID: where each `playlist:` input of the process is. */
+  playlist?: Record<string, PlaylistPlayState>;
+}
+
+/**
+ * Fields the process engine adds to a process's state, called by the engine on each state read
+ * (synchronous, no I/O); the playout plugin fills `playlist`.
+ *
+ * @example
+ * ctx.hooks.tap(stateExtrasRef, 'view', (v) => { v.playlist = { in: where }; return v; });
+ */
+export const stateExtrasRef = createHooksRef('process.state-extras', () => ({
+  view: new SyncWaterfallHook<[ProcessStateExtras]>(['view']),
+}));

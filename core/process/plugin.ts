@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import {
-  childrenRef, definePlugin, filesystemsRef, optional, placeholdersRef, processClockRef, processesRef, processHooksRef, processReplicaRef,
+  childrenRef, definePlugin, filesystemsRef, optional, placeholdersRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
   type ProcessChangeEvent,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
@@ -126,7 +126,11 @@ export const processPlugin = definePlugin({
       drop: (id) => manager.drop(id),
       rerun: (id) => manager.rerun(id),
     });
-    processRoutes(ctx.http, manager, views);
+    const stateExtras = ctx.hooks.get(stateExtrasRef);
+    processRoutes(ctx.http, manager, views, (id) => {
+      const v = stateExtras.view.call({ id });
+      return v.playlist ? `"playlist":${JSON.stringify(v.playlist)}` : '';
+    });
     metadataRoutes(ctx.http, manager, metadataBudget);
     systemMetadataRoutes(ctx.http, db, dbText.storable, metadataBudget);
     probeRoutes(ctx.http, probe);

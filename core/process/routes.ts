@@ -20,7 +20,7 @@ const OK = '"OK"';
 export const json = (reply: FastifyReply, body: string | Buffer) => reply.type('application/json; charset=utf-8').send(body);
 
 /** The process API of reference 4.4.1-4.4.9. */
-export function processRoutes(http: HttpScope, m: ProcessManager, views: ProcessViews): void {
+export function processRoutes(http: HttpScope, m: ProcessManager, views: ProcessViews, extras?: (id: string) => string): void {
   const entry = (id: string): ProcessEntry => {
     const e = m.get(id);
     if (!e) throw processErrors.notFound();
@@ -63,7 +63,12 @@ export function processRoutes(http: HttpScope, m: ProcessManager, views: Process
 
   http.get('/api/v3/process/:id/state', {
     schema: { summary: 'Runtime state and progress', tags: TAGS, params: IdParams, response: { 200: ProcessState } },
-  }, async (req, reply) => json(reply, entry(req.params.id).stateJson()));
+  }, async (req, reply) => {
+    const state = entry(req.params.id).stateJson();
+    // fields beyond the reference's (stateExtrasRef), appended to its object
+    const more = extras?.(req.params.id);
+    return json(reply, more ? `${state.slice(0, state.lastIndexOf('}'))},${more}}` : state);
+  });
 
   http.get('/api/v3/process/:id/report', {
     schema: { summary: 'Logs of the current run and the history', tags: TAGS, params: IdParams, response: { 200: ProcessReport } },

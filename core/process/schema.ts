@@ -75,6 +75,17 @@ export {
   SkillsSchema as Skills,
 };
 
+/** Where a `playlist:` input is (filled by the playout plugin; sdk/playout.ts PlaylistPlayState). */
+const PlaylistPlayState = Type.Object({
+  name: Type.String(),
+  index: Type.Integer({ description: 'index of the current item, -1 between items' }),
+  current: Type.Union([Type.String(), Type.Null()]),
+  position: Type.Number({ description: 'seconds into the current item' }),
+  next: Type.Union([Type.String(), Type.Null()]),
+  played: Type.Integer(),
+  skipped: Type.Integer(),
+});
+
 export const ProcessState = Type.Object({
   order: Type.String({ description: '`start` or `stop` (empty for an invalid process)' }),
   exec: Type.String({ description: 'finished, starting, running, finishing, failed, killed' }),
@@ -86,6 +97,7 @@ export const ProcessState = Type.Object({
   cpu_usage: Type.Number({ description: 'percent of the whole machine' }),
   command: Type.Union([Type.Array(Type.String()), Type.Null()]),
   next_run: Type.Optional(Type.String({ format: 'date-time', description: 'the next start of a scheduled process with order `start` (RFC 3339, UTC)' })),
+  playlist: Type.Optional(Type.Record(Type.String(), PlaylistPlayState, { description: 'by input ID: the `playlist:` inputs (not in the reference)' })),
 });
 export type ProcessState = Static<typeof ProcessState>;
 

@@ -95,6 +95,10 @@ export function referenceFields(d: FieldDeps): TrackedContribution[] {
           const io = (x: typeof s.input) => ({ ...x, state: x.state.toUpperCase() });
           return { ...s, input: io(s.input), output: io(s.output) };
         },
+        playlistState: (_p: unknown, args: { id: string; input: string }) => {
+          if (!d.playout) throw graphqlErrors.playoutNotLoaded();
+          return d.playout.playlist?.(args.id, args.input) ?? null;
+        },
       },
     },
   }];

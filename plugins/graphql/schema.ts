@@ -93,6 +93,20 @@ type Metric {
 export const PLAYOUT_SDL = `
 extend type Query {
   playoutStatus(id: ID!, input: ID!): RawAVstream
+  "Where a playlist: input of a running process is (its current and next item); null when it has none running."
+  playlistState(id: ID!, input: ID!): PlaylistState
+}
+
+type PlaylistState {
+  name: String!
+  "index of the current item, -1 between items"
+  index: Int!
+  current: String
+  "seconds into the current item"
+  position: Float!
+  next: String
+  played: Int!
+  skipped: Int!
 }
 
 type RawAVstreamIO {

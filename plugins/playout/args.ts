@@ -5,6 +5,13 @@
  */
 
 export const PREFIX = 'playout:';
+/** An input that plays a stored playlist through a relay (`playlist:<name>`). */
+export const PLAYLIST = 'playlist:';
+
+/** Inputs read through a relay: `playout:<url>` and `playlist:<name>`. */
+export function relayed(address: string): boolean {
+  return address.startsWith(PREFIX) || address.startsWith(PLAYLIST);
+}
 
 /** One input of the argument list. */
 export interface LocatedInput {

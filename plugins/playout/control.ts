@@ -1,4 +1,4 @@
-import type { PlayoutService, PlayoutStatus, ProcessesService } from '../../sdk/index.ts';
+import type { PlaylistPlayState, PlayoutService, PlayoutStatus, ProcessesService } from '../../sdk/index.ts';
 import { PREFIX } from './args.ts';
 import { playoutErrors } from './errors.ts';
 import { relayKey, type RelayEntry } from './relays.ts';
@@ -27,6 +27,10 @@ export class PlayoutControl implements PlayoutService {
 
   async status(processId: string, inputId: string): Promise<PlayoutStatus> {
     return this.#find(processId, inputId).relay.status();
+  }
+
+  playlist(processId: string, inputId: string): PlaylistPlayState | null {
+    return this.#relays.get(processId, inputId)?.relay.playlist() ?? null;
   }
 
   reopen(processId: string, inputId: string): void {

@@ -1,6 +1,7 @@
-import { childrenRef, definePlugin, playoutRef, processHooksRef, processesRef } from '../../sdk/index.ts';
+import { childrenRef, definePlugin, eventsRef, optional, playoutRef, processHooksRef, processesRef, stateExtrasRef } from '../../sdk/index.ts';
 import { PlayoutSettings, validatePlayout } from './schema.ts';
 import type { RelayFactory } from './relays.ts';
+import { openPlaylists } from './playlist/index.ts';
 
 /** How often relays of processes that went away are looked for (stop/delete are handled at once). */
 const SWEEP_MS = 5_000;
@@ -19,8 +20,8 @@ export default definePlugin({
   enableKey: 'playout.enable',
   configSchema: PlayoutSettings,
   validate: validatePlayout,
-  reads: ['encoder'],
-  deps: { processes: processesRef, children: childrenRef },
+  reads: ['encoder', 'storage'],
+  deps: { processes: processesRef, children: childrenRef, events: optional(eventsRef) },
   provides: [playoutRef],
   async setup(ctx) {
     const cfg = ctx.config;
@@ -34,9 +35,11 @@ export default definePlugin({
       ? await import('./relay/index.ts').then((m) => (o) => new m.Relay(o))
       : () => { throw new Error('playout is not enabled'); };
     const frames = ctx.retain('errorframes', () => new Map<string, Buffer>());
+    const ffmpeg = { binary: ctx.sections.encoder.binary, spawn: ctx.deps.children.spawn.bind(ctx.deps.children) };
+    const playlists = await openPlaylists({ state: ctx.state, diskDir: ctx.sections.storage.disk.dir, ffmpeg, events: ctx.deps.events });
     const relays = new RelayRegistry({
-      enabled: cfg.enable, pool: new PortPool(cfg.min_port, cfg.max_port), processes,
-      ffmpeg: { binary: ctx.sections.encoder.binary, spawn: (f, a, o) => ctx.deps.children.spawn(f, a, o) }, create, frames, log: ctx.log,
+      enabled: cfg.enable, pool: new PortPool(cfg.min_port, cfg.max_port), processes, ffmpeg, create, frames, log: ctx.log,
+      feed: playlists.feed,
     });
     const control = new PlayoutControl(relays, processes, frames);
     ctx.provide(playoutRef, control);
@@ -46,7 +49,13 @@ export default definePlugin({
     ctx.hooks.tap(processHooksRef, 'viewCommand', (v) => relays.viewCommand(v));
     ctx.hooks.tap(processHooksRef, 'onStateChange', (ev) => relays.stateChanged(ev.id, ev.to));
     ctx.hooks.tap(processHooksRef, 'onDelete', (ev) => relays.deleted(ev.id));
+    ctx.hooks.tap(stateExtrasRef, 'view', (v) => {
+      const where = relays.playlists(v.id);
+      if (where) v.playlist = where;
+      return v;
+    });
     playoutRoutes(ctx.http, control);
+    if (cfg.enable) playlists.routes(ctx.http);
 
     if (cfg.enable) {
       const sweep = setInterval(() => {

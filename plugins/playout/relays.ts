@@ -1,4 +1,4 @@
-import type { PlayoutStatus } from '../../sdk/index.ts';
+import type { PlaylistPlayState, PlayoutStatus } from '../../sdk/index.ts';
 import type { RelayOptions } from './relay/index.ts';
 
 /*
@@ -18,6 +18,8 @@ export interface RelayHandle {
   setErrorframe(image: Buffer): Promise<void>;
   encodeErrorframe(): Promise<void>;
   keyframe(kind: 'jpg' | 'png'): Promise<Buffer | undefined>;
+  /** Where a `playlist:` input is; undefined for a `playout:` input. */
+  playlist(): PlaylistPlayState | undefined;
 }
 
 export type RelayFactory = (opts: RelayOptions) => RelayHandle;

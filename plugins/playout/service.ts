@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
-import type { ProcessCommandView, ProcessPreSave, ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
-import { PREFIX, directInput, locateInputs, relayInput, replaceInputs, splitOptions, type LocatedInput } from './args.ts';
+import type { PlaylistPlayState, ProcessCommandView, ProcessPreSave, ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
+import { PLAYLIST, PREFIX, directInput, relayed, locateInputs, relayInput, replaceInputs, splitOptions, type LocatedInput } from './args.ts';
 import { exhausted } from './errors.ts';
 import type { PortPool } from './ports.ts';
 import { addressInUse, relayKey, splitKey, type RelayEntry, type RelayFactory } from './relays.ts';
 import type { Ffmpeg } from './relay/ffmpeg.ts';
+import type { RelayPlaylist } from './relay/index.ts';
 
 export interface RelaysOptions {
   /** `playout.enable`: off, `playout:` inputs are read directly (the prefix stripped). */
@@ -13,6 +14,8 @@ export interface RelaysOptions {
   processes: ProcessesService;
   ffmpeg: Ffmpeg;
   create: RelayFactory;
+  /** The item sequence of a `playlist:<name>` input of a process. */
+  feed?: (name: string, processId: string, log: Logger) => RelayPlaylist;
   /** Error frames set through the API, by relay key; kept across relay restarts and reloads. */
   frames: Map<string, Buffer>;
   log: Logger;
@@ -59,7 +62,7 @@ export class RelayRegistry {
    */
   preSave(ev: ProcessPreSave): string | undefined {
     if (!this.#o.enabled) return undefined;
-    const wanted = ev.inputs.filter((i) => i.address.startsWith(PREFIX)).map((i) => relayKey(ev.id, i.id));
+    const wanted = ev.inputs.filter((i) => relayed(i.address)).map((i) => relayKey(ev.id, i.id));
     const old = this.#heldBy(ev.previousId ?? ev.id);
     const kept = old.filter(([k]) => wanted.includes(k));
     if (wanted.length - kept.length > this.#o.pool.free + old.length - kept.length) {
@@ -79,10 +82,11 @@ export class RelayRegistry {
    * input that holds a port (what `preStart` will run), or the bare URL when playout is disabled.
    */
   viewCommand(v: ProcessCommandView): ProcessCommandView {
-    const playout = (locateInputs(v.args, v.inputs) ?? []).filter((i) => i.address.startsWith(PREFIX));
+    const playout = (locateInputs(v.args, v.inputs) ?? []).filter((i) => relayed(i.address));
     if (!playout.length) return v;
     if (!this.#o.enabled) {
-      v.args = replaceInputs(v.args, playout.map((i) => ({ input: i, with: directInput(i) })));
+      const direct = playout.filter((i) => i.address.startsWith(PREFIX));
+      v.args = replaceInputs(v.args, direct.map((i) => ({ input: i, with: directInput(i) })));
       return v;
     }
     const changes = playout.flatMap((input) => {
@@ -91,6 +95,16 @@ export class RelayRegistry {
     });
     if (changes.length) v.args = replaceInputs(v.args, changes);
     return v;
+  }
+
+  /** Where the `playlist:` inputs of a process are, by input ID (undefined: none running). */
+  playlists(processId: string): Record<string, PlaylistPlayState> | undefined {
+    let out: Record<string, PlaylistPlayState> | undefined;
+    for (const e of this.#relays.values()) {
+      const where = e.processId === processId ? e.relay.playlist() : undefined;
+      if (where) (out ??= {})[e.inputId] = where;
+    }
+    return out;
   }
 
   /** The port held for (process, input), if any. */
@@ -103,13 +117,17 @@ export class RelayRegistry {
     return this.#serial(p.id, async () => {
       const info = this.#o.processes.get(p.id);
       const inputs = info ? locateInputs(p.args, info.inputs) : undefined;
-      const playout = (inputs ?? []).filter((i) => i.address.startsWith(PREFIX));
-      if (!inputs && p.args.some((a) => a.startsWith(PREFIX))) {
+      const playout = (inputs ?? []).filter((i) => relayed(i.address));
+      if (!inputs && p.args.some((a) => relayed(a))) {
         // another tap reshaped the inputs: better no run than ffmpeg failing on `playout:`
         p.veto = 'the playout: inputs cannot be found in the command';
         return p;
       }
       if (!this.#o.enabled) {
+        if (playout.some((i) => i.address.startsWith(PLAYLIST))) {
+          p.veto = 'playlist: inputs need playout.enable';
+          return p;
+        }
         if (playout.length) this.#strip(p, playout);
         return p;
       }
@@ -169,13 +187,13 @@ export class RelayRegistry {
     const orphans = [...this.#held].filter(([k]) => {
       const [processId, inputId] = splitKey(k);
       const input = this.#o.processes.get(processId)?.inputs.find((i) => i.id === inputId);
-      return !input || !input.address.startsWith(PREFIX);
+      return !input || !relayed(input.address);
     });
     if (orphans.length) await Promise.all(orphans.map(([k]) => this.#serial(splitKey(k)[0], async () => {
       // checked again in the process's turn: an add may have taken the key meanwhile
       const [processId, inputId] = splitKey(k);
       const input = this.#o.processes.get(processId)?.inputs.find((i) => i.id === inputId);
-      if (input?.address.startsWith(PREFIX) || this.#relays.has(k)) return;
+      if ((input !== undefined && relayed(input.address)) || this.#relays.has(k)) return;
       const port = this.#held.get(k);
       if (port !== undefined) this.#release([[k, port]]);
     })));
@@ -198,10 +216,12 @@ export class RelayRegistry {
       const port = this.#held.get(key) ?? this.#o.pool.acquire(busy);
       if (port === undefined) return exhausted(this.#o.pool.min, this.#o.pool.max);
       this.#held.set(key, port);
+      const log = this.#o.log.child({ process: processId, input: input.id, port });
+      const list = input.address.startsWith(PLAYLIST) ? input.address.slice(PLAYLIST.length) : undefined;
       const relay = this.#o.create({
-        id: input.address, url: input.address.slice(PREFIX.length), inputOptions, port, ffmpeg: this.#o.ffmpeg,
-        label: processId, log: this.#o.log.child({ process: processId, input: input.id, port }),
-        errorframe: this.#o.frames.get(key),
+        id: input.address, url: list ?? input.address.slice(PREFIX.length), inputOptions, port, ffmpeg: this.#o.ffmpeg,
+        label: processId, log, errorframe: this.#o.frames.get(key),
+        playlist: list !== undefined ? this.#o.feed?.(list, processId, log) : undefined,
       });
       try {
         await relay.start();

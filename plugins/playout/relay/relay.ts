@@ -3,7 +3,7 @@
 // ends it loops the error-frame clip (encoded once to match the source) until the source delivers a
 // keyframe again. See README.md for the diagram.
 import type { Logger } from 'pino';
-import type { PlayoutStatus } from '../../../sdk/playout.ts';
+import type { PlaylistPlayState, PlayoutStatus } from '../../../sdk/playout.ts';
 import { imageDecodes } from './clip.ts';
 import { Consumers } from './consumers.ts';
 import { RelayError } from './errors.ts';
@@ -32,6 +32,19 @@ export interface RelayOptions {
   log: Logger;
   /** Image set through the API (jpg/png), kept by the shell across restarts. */
   errorframe?: Buffer;
+  /** A `playlist:` input: the source runs are its items, one after the other (`url` is a label then). */
+  playlist?: RelayPlaylist;
+}
+
+/** The item sequence of a playlist input (../playlist/feed.ts), as the relay uses it. */
+export interface RelayPlaylist {
+  /** The next item's run (undefined: nothing to play now). */
+  next(): { url: string; args: string[] } | undefined;
+  /** The current item delivered its first keyframe. */
+  started(): void;
+  /** The current item ended; true when every item failed in a row (retries slow down). */
+  ended(delivered: boolean, reason: string): boolean;
+  status(): PlaylistPlayState;
 }
 
 /** No byte from a delivering source for this long: it is lost. */
@@ -43,6 +56,8 @@ const FIRST_SOURCE_MS = 2000;
 const TICK_MS = 40;
 const BACKOFF_MIN_MS = 250;
 const BACKOFF_MAX_MS = 2000;
+/** A playlist's next item may take this long to deliver before the error frame covers the join. */
+const JOIN_GRACE_MS = 1000;
 
 export class Relay {
   #o: RelayOptions;
@@ -65,6 +80,8 @@ export class Relay {
   #streams = 0;
   /** The last failure of a source that never delivered, logged once until a run delivers again. */
   #lastFailure = '';
+  /** Wall clock of the end of the last playlist item (0: not between items). */
+  #joinSince = 0;
 
   constructor(opts: RelayOptions) {
     this.#o = opts;
@@ -79,7 +96,7 @@ export class Relay {
   async start(): Promise<void> {
     await this.#consumers.listen();
     this.#startedAt = Date.now();
-    this.#current = this.#run(this.#url);
+    this.#current = this.#next();
     this.#timer = setInterval(() => this.#guard(undefined, () => this.#tick()), TICK_MS);
   }
 
@@ -101,9 +118,22 @@ export class Relay {
     }
   }
 
-  #run(url: string): SourceRun {
+  /** The next source run: the source again, or the playlist's next item (undefined: none now). */
+  #next(): SourceRun | undefined {
+    const pl = this.#o.playlist;
+    if (!pl) return this.#run(this.#url);
+    const item = pl.next();
+    if (!item) {
+      this.#restartAt = Date.now() + BACKOFF_MAX_MS; // an empty or ended playlist: looked at again later
+      return undefined;
+    }
+    this.#url = item.url;
+    return this.#run(item.url, item.args);
+  }
+
+  #run(url: string, args?: string[]): SourceRun {
     return new SourceRun({
-      ffmpeg: this.#o.ffmpeg, url, inputOptions: this.#o.inputOptions, log: this.#o.log,
+      ffmpeg: this.#o.ffmpeg, url, inputOptions: this.#o.inputOptions, args, log: this.#o.log,
       onParams: (run, p) => this.#guard(run, () => this.#onParams(run, p)),
       onPackets: (run, packets) => this.#guard(run, () => this.#onPackets(run, packets, 0)),
       onExit: (run) => this.#guard(undefined, () => this.#onExit(run)),
@@ -150,6 +180,8 @@ export class Relay {
     if (this.#mode === 'loop') this.#o.log.info({ url: run.url }, 'playout source back');
     this.#lastFailure = '';
     this.#mode = 'source';
+    this.#joinSince = 0;
+    this.#o.playlist?.started();
     this.#streams++;
     this.#backoff = BACKOFF_MIN_MS;
     this.#splicer.begin(run.input);
@@ -171,6 +203,7 @@ export class Relay {
     this.#current = undefined;
     if (this.#stopped) return;
     const last = run.lastLines.at(-1) ?? 'no output';
+    if (this.#o.playlist) return this.#itemEnded(run, last);
     if (this.#mode === 'source') this.#lost(`source ended: ${last}`);
     else if (run.lastDataAt === 0 && last !== this.#lastFailure) {
       // a source that cannot be read (refused, garbage, gone): once per reason, not per retry
@@ -179,6 +212,18 @@ export class Relay {
     }
     this.#backoff = run.lastDataAt > 0 ? BACKOFF_MIN_MS : Math.min(this.#backoff * 2, BACKOFF_MAX_MS);
     this.#restartAt = Date.now() + this.#backoff;
+  }
+
+  /** A playlist item ended: the next one starts now, spliced in at its first keyframe. */
+  #itemEnded(run: SourceRun, last: string): void {
+    const allFailed = this.#o.playlist!.ended(run.lastDataAt > 0, last);
+    if (this.#mode === 'source') {
+      this.#mode = 'none';
+      this.#joinSince = Date.now();
+    }
+    this.#backoff = allFailed ? Math.min(this.#backoff * 2, BACKOFF_MAX_MS) : BACKOFF_MIN_MS;
+    this.#restartAt = allFailed ? Date.now() + this.#backoff : 0;
+    if (!allFailed) this.#current = this.#next();
   }
 
   /** The source is gone: loop the clip (as soon as there is one). */
@@ -201,14 +246,15 @@ export class Relay {
     } else if (run && run.lastDataAt === 0 && now - run.startedAt > OPEN_TIMEOUT_MS) {
       void run.kill();
     }
-    if (this.#mode === 'none' && (this.#streams > 0 || now - this.#startedAt > FIRST_SOURCE_MS)) {
+    const joining = this.#joinSince > 0 && now - this.#joinSince < JOIN_GRACE_MS;
+    if (this.#mode === 'none' && !joining && (this.#streams > 0 || now - this.#startedAt > FIRST_SOURCE_MS)) {
       if (this.#frame.ready) this.#startLoop();
       else if (!this.#defaultClip && !this.#params) {
         this.#defaultClip = true; // no source yet: the default slate, without taking its parameters as the source's
         void this.#frame.encode(this.#params).catch(() => undefined);
       }
     }
-    if (!this.#current && !this.#stopped && now >= this.#restartAt) this.#current = this.#run(this.#url);
+    if (!this.#current && !this.#stopped && now >= this.#restartAt) this.#current = this.#next();
     this.#swap.tick(now);
     if (this.#mode === 'loop') {
       this.#frame.pump(now, this.#splicer);
@@ -273,6 +319,11 @@ export class Relay {
       },
       swap: this.#swap.status(),
     };
+  }
+
+  /** Where a playlist input is (undefined for a plain `playout:` input). */
+  playlist(): PlaylistPlayState | undefined {
+    return this.#o.playlist?.status();
   }
 
   /** Child pids (source runs), for tests and the benchmark. */

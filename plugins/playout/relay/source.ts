@@ -12,6 +12,8 @@ export interface SourceRunOptions {
   ffmpeg: Ffmpeg;
   url: string;
   inputOptions: readonly string[];
+  /** The whole argument list instead of `sourceArgs(url, inputOptions)` (a playlist item's run). */
+  args?: readonly string[];
   log: Logger;
   onParams: (run: SourceRun, params: StreamParams) => void;
   onPackets: (run: SourceRun, packets: Buffer[]) => void;
@@ -53,7 +55,7 @@ export class SourceRun {
     this.#opts = opts;
     this.url = opts.url;
     const reader = new StreamParamsReader();
-    const child = opts.ffmpeg.spawn(opts.ffmpeg.binary, sourceArgs(opts.url, opts.inputOptions), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = opts.ffmpeg.spawn(opts.ffmpeg.binary, [...(opts.args ?? sourceArgs(opts.url, opts.inputOptions))], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
     this.#exit = new Promise((resolve) => child.once('close', () => resolve()));
     child.on('error', (err) => { this.lastLines.push(err.message); });

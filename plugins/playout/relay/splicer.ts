@@ -2,7 +2,7 @@
 // "segments"; each segment starts at a keyframe of its primary stream and gets ONE offset for all its
 // timestamps (so the source's A/V sync is kept) chosen so that its first primary DTS is the previous
 // segment's last primary DTS plus one frame. Streams other than the primary drop any PES that would go
-// backwards. Continuity counters are renumbered per PID so the consumer sees one unbroken stream.
+// backwards, or (the first of a segment) start before the previous segment's last frame of that stream ends. Continuity counters are renumbered per PID so the consumer sees one unbroken stream.
 import type { TsInput } from './ts-input.ts';
 import {
   hasPayload, isUnitStart, pidOf, readPcr, readPesStamps, setContinuity, shiftPesStamps, TS_WRAP, writePcr,
@@ -22,6 +22,9 @@ export class Splicer {
   #lastInDts = new Map<number, number>();
   #lastOut = new Map<number, number>();
   #passing = new Set<number>();
+  /** Per PID: the last DTS step seen (a frame), and the PIDs with no PES out in this segment yet. */
+  #step = new Map<number, number>();
+  #fresh = new Set<number>();
   #cc = new Map<number, number>();
   #primaryOut: number | undefined;
   #primaryDur = DEFAULT_FRAME;
@@ -42,6 +45,7 @@ export class Splicer {
     this.#lastIn = -1;
     this.#lastInDts.clear();
     this.#passing.clear();
+    this.#fresh = new Set(this.#lastOut.keys());
   }
 
   get waiting(): boolean {
@@ -95,9 +99,13 @@ export class Splicer {
     const dts = this.#unwrap(st.dts);
     const out = dts + this.#offset;
     const last = this.#lastOut.get(pid);
-    if (last !== undefined && out <= last) { this.#passing.delete(pid); return false; }
+    // the first PES of a stream in a segment must also start after the previous segment's last frame ends
+    const end = last === undefined ? undefined : last + (this.#fresh.has(pid) ? (this.#step.get(pid) ?? 0) - 1 : 0);
+    if (end !== undefined && out <= end) { this.#passing.delete(pid); return false; }
     this.#passing.add(pid);
+    this.#fresh.delete(pid);
     const prevIn = this.#lastInDts.get(pid);
+    if (prevIn !== undefined && dts > prevIn && dts - prevIn < 90_000) this.#step.set(pid, dts - prevIn);
     this.#lastInDts.set(pid, dts);
     this.#lastOut.set(pid, out);
     shiftPesStamps(p, out - st.dts);

@@ -1,0 +1,155 @@
+import type { Logger } from 'pino';
+import type { PlaylistPlayState } from '../../../sdk/playout.ts';
+import type { Playlist, PlaylistFormat, StoredItem } from './schema.ts';
+import { resolveSource } from './sources.ts';
+
+/** What the relay runs for one item: a label (the item's source) and the source ffmpeg's arguments. */
+export interface FeedRun { url: string; args: string[] }
+
+export interface FeedOptions {
+  name: string;
+  processId: string;
+  playlist: (name: string) => Playlist | undefined;
+  diskDir: string;
+  log: Logger;
+  emit?: (type: string, subject: Record<string, string>, payload: Record<string, unknown>) => void;
+}
+
+/**
+ * The item sequence of one `playlist:<name>` input: the relay asks it for the next item's source
+ * run each time one ends. The playlist is read from the store at every item, so a PUT takes effect
+ * at the next item (the index carries on, clamped to the new length); `shuffle` draws a new order
+ * for every pass; without `loop` the sequence ends after the last item (the relay then sends its
+ * error frame). An item that cannot be read is skipped: a `warn` line and `playlist.item.skipped`.
+ */
+export class PlaylistFeed {
+  readonly #o: FeedOptions;
+  #order: number[] = [];
+  #stamp = -1;
+  #at = 0;
+  #current: { index: number; source: string; start: number; from: number } | undefined;
+  #played = 0;
+  #skipped = 0;
+  /** Items in a row that failed: a whole pass of failures slows the retries down. */
+  #failures = 0;
+
+  constructor(o: FeedOptions) {
+    this.#o = o;
+  }
+
+  /** The next item's run, or undefined (no playlist, empty, or the end without loop). */
+  next(): FeedRun | undefined {
+    const pl = this.#o.playlist(this.#o.name);
+    if (!pl || pl.items.length === 0) return undefined;
+    for (let tries = 0; tries < pl.items.length; tries++) {
+      const index = this.#take(pl);
+      if (index === undefined) return undefined;
+      const item = pl.items[index]!;
+      const r = resolveSource(this.#o.diskDir, item.source);
+      if (!r.ok) {
+        this.skipped(item.source, r.reason);
+        continue;
+      }
+      this.#current = { index, source: item.source, start: 0, from: item.in ?? 0 };
+      return { url: item.source, args: itemArgs(r.input, item, pl) };
+    }
+    return undefined;
+  }
+
+  /** The current item delivered its first bytes. */
+  started(): void {
+    if (!this.#current || this.#current.start) return;
+    this.#current.start = Date.now();
+    this.#failures = 0;
+    this.#played++;
+    this.#o.log.info({ playlist: this.#o.name, item: this.#current.source }, 'playlist item started');
+    this.#o.emit?.('playlist.item.started', { process: this.#o.processId, playlist: this.#o.name }, { item: this.#current.source, index: this.#current.index });
+  }
+
+  /** The current item's run ended; `delivered` false: it could not be read. True when a pass failed in a row. */
+  ended(delivered: boolean, reason: string): boolean {
+    const cur = this.#current;
+    this.#current = undefined;
+    if (!delivered && cur) this.skipped(cur.source, reason);
+    const pl = this.#o.playlist(this.#o.name);
+    return this.#failures >= Math.max(1, pl?.items.length ?? 1);
+  }
+
+  skipped(source: string, reason: string): void {
+    this.#skipped++;
+    this.#failures++;
+    this.#o.log.warn({ playlist: this.#o.name, item: source }, `playlist item skipped: ${reason}`);
+    this.#o.emit?.('playlist.item.skipped', { process: this.#o.processId, playlist: this.#o.name }, { item: source, reason });
+  }
+
+  status(): PlaylistPlayState {
+    const pl = this.#o.playlist(this.#o.name);
+    const cur = this.#current;
+    const nextIndex = pl ? this.#peek(pl) : undefined;
+    return {
+      name: this.#o.name, index: cur?.index ?? -1, current: cur?.source ?? null,
+      position: cur?.start ? Math.round(((Date.now() - cur.start) / 1000 + cur.from) * 100) / 100 : 0,
+      next: nextIndex === undefined ? null : pl!.items[nextIndex]?.source ?? null, played: this.#played, skipped: this.#skipped,
+    };
+  }
+
+  /** The order of this pass, drawn again when the playlist changed or a pass ends. */
+  #take(pl: Playlist): number | undefined {
+    this.#sync(pl);
+    if (this.#at >= this.#order.length) {
+      if (!pl.loop && this.#played + this.#skipped > 0) return undefined;
+      this.#order = order(pl);
+      this.#at = 0;
+    }
+    return this.#order[this.#at++];
+  }
+
+  #peek(pl: Playlist): number | undefined {
+    if (this.#stamp !== pl.updated_at || this.#order.length !== pl.items.length) return Math.min(this.#at, pl.items.length - 1);
+    if (this.#at < this.#order.length) return this.#order[this.#at];
+    return pl.loop && !pl.shuffle ? 0 : undefined;
+  }
+
+  #sync(pl: Playlist): void {
+    if (this.#stamp === pl.updated_at && this.#order.length === pl.items.length) return;
+    const first = this.#stamp === -1;
+    this.#stamp = pl.updated_at;
+    // an edit: the pass goes on from the same place in the new list
+    const at = first ? 0 : Math.min(this.#at, pl.items.length);
+    this.#order = order(pl);
+    this.#at = at;
+  }
+}
+
+function order(pl: Playlist): number[] {
+  const o = pl.items.map((_, i) => i);
+  if (pl.shuffle) {
+    for (let i = o.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [o[i], o[j]] = [o[j]!, o[i]!];
+    }
+  }
+  return o;
+}
+
+/** The source ffmpeg of one item: paced (`-re`), cut to in/out, copied or encoded to the playlist's format. */
+export function itemArgs(input: string, item: StoredItem, pl: Playlist): string[] {
+  const cut = [...(item.in ? ['-ss', String(item.in)] : []), ...(item.out ? ['-to', String(item.out)] : [])];
+  const head = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', '-re', ...cut, '-i', input];
+  // one audio frame per PES: the splicer drops whole PES that would overlap the next item, so they stay short
+  const tail = ['-flush_packets', '1', '-pes_payload_size', '0', '-f', 'mpegts', 'pipe:1'];
+  if (pl.mismatch === 'refuse') return [...head, '-map', '0:v:0', '-map', '0:a:0?', '-c', 'copy', ...tail];
+  return [...head, ...normalise(pl.format, item.media ? item.media.audio !== '' : true), ...tail];
+}
+
+function normalise(f: PlaylistFormat, audio: boolean): string[] {
+  const { width: w, height: h, fps } = f;
+  const video = `[0:v]scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2,setsar=1,fps=${fps},format=yuv420p[v]`;
+  const sound = audio ? [] : ['-f', 'lavfi', '-i', 'anullsrc=r=48000:cl=stereo'];
+  return [
+    ...sound, '-filter_complex', video, '-map', '[v]', '-map', audio ? '0:a:0' : '1:a:0', ...(audio ? [] : ['-shortest']),
+    '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'high', '-g', String(fps), '-keyint_min', String(fps), '-sc_threshold', '0',
+    '-b:v', `${f.video_bitrate_kbit}k`, '-maxrate', `${f.video_bitrate_kbit}k`, '-bufsize', `${f.video_bitrate_kbit * 2}k`,
+    '-c:a', 'aac', '-ar', '48000', '-ac', '2', '-b:a', `${f.audio_bitrate_kbit}k`,
+  ];
+}

@@ -1,0 +1,43 @@
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import type { EventsService, HttpScope, PluginState } from '../../../sdk/index.ts';
+import type { Ffmpeg } from '../relay/ffmpeg.ts';
+import { PlaylistFeed } from './feed.ts';
+import { playlistRoutes } from './routes.ts';
+import { PlaylistStore, type PlaylistDoc } from './store.ts';
+
+export interface PlaylistsOptions {
+  state: PluginState;
+  /** `storage.disk.dir` as configured. */
+  diskDir: string;
+  ffmpeg: Ffmpeg;
+  events?: EventsService;
+}
+
+export interface Playlists {
+  store: PlaylistStore;
+  /** The item sequence of a `playlist:<name>` input of a process. */
+  feed(name: string, processId: string, log: Logger): PlaylistFeed;
+  routes(http: HttpScope): void;
+}
+
+/** The playlist store (state document `playlists`), its routes and the feeds of `playlist:` inputs. */
+export async function openPlaylists(o: PlaylistsOptions): Promise<Playlists> {
+  const doc = await o.state.open<PlaylistDoc>('playlists', {
+    init: () => ({ playlists: {} }),
+    parse: (raw) => {
+      const d = raw as Partial<PlaylistDoc> | null;
+      return { playlists: d && typeof d.playlists === 'object' && d.playlists ? d.playlists : {} };
+    },
+  });
+  const diskDir = resolve(o.diskDir);
+  const store = new PlaylistStore(doc, diskDir, o.ffmpeg);
+  return {
+    store,
+    feed: (name, processId, log) => new PlaylistFeed({
+      name, processId, diskDir, log, playlist: (n) => store.get(n),
+      emit: o.events ? (type, subject, payload) => o.events!.emit(type, subject, payload) : undefined,
+    }),
+    routes: (http) => playlistRoutes(http, store),
+  };
+}
