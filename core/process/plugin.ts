@@ -46,10 +46,8 @@ export const processPlugin = definePlugin({
     const hooks = ctx.hooks.get(processHooksRef);
     const registry = ctx.deps.placeholders;
     const validator = {
-      input: accessList(enc.access.input, 'encoder.access.input'),
-      output: accessList(enc.access.output, 'encoder.access.output'),
-      diskRoot: diskRootOf(ctx.sections.storage.disk.dir),
-      writable: enc.confinement.writable.map(diskRootOf),
+      input: accessList(enc.access.input, 'encoder.access.input'), output: accessList(enc.access.output, 'encoder.access.output'),
+      diskRoot: diskRootOf(ctx.sections.storage.disk.dir), writable: enc.confinement.writable.map(diskRootOf),
     };
     const dbText = dbHandle();
     const db = await ctx.state.open('db', dbText.options);
@@ -65,11 +63,7 @@ export const processPlugin = definePlugin({
     const closing = new AbortController();
     const logLimits = { maxLines: enc.log.max_lines, maxHistory: enc.log.max_history };
     const stateEntries = stateCounts();
-    // taps are told, never awaited: an add or update answers once it is saved, not once they ran
-    const notify = (hook: typeof hooks.onAdd, event: ProcessChangeEvent): void => {
-      if (!hook.taps.length) return;
-      hook.promise(event).catch((err: unknown) => log.warn({ err, process: event.id }, 'process hook tap failed'));
-    };
+    const { notify, preSave } = hookCalls(hooks, log);
 
     const manager: ProcessManager = new ProcessManager({
       db,
@@ -81,36 +75,19 @@ export const processPlugin = definePlugin({
       ffversion: () => skills.ffversion(),
       onDelete: (id, reference) => hooks.onDelete.promise({ id, reference })
         .catch((err: unknown) => log.warn({ err, process: id }, 'onDelete tap failed')),
-      // a tap that throws is a bug of its plugin: logged, and the save goes ahead
-      preSave: async (event) => {
-        if (!hooks.preSave.taps.length) return undefined;
-        try {
-          return (await hooks.preSave.promise(event)) ?? undefined;
-        } catch (err) {
-          log.warn({ err, process: event.id }, 'preSave tap failed');
-          return undefined;
-        }
-      },
+      preSave,
       onAdd: (id, reference) => notify(hooks.onAdd, { id, reference }),
       onUpdate: (id, reference, previousId) => notify(hooks.onUpdate, { id, reference, previousId }),
       // children a crashed predecessor left running go first, so none runs twice (supervisor/orphans.ts)
       beforeStart: async () => { await reapOrphans(runDir, log); },
       entryEnv: {
-        binary: enc.binary,
-        spawn: (binary, args, opts) => spawn(binary, args, opts),
-        sampler,
-        pidFiles: new PidDir(runDir, log),
-        hooks,
-        log,
-        cpus: availableParallelism(),
-        now: Date.now,
-        clock: ctx.deps.clock ?? realClock,
+        binary: enc.binary, spawn: (binary, args, opts) => spawn(binary, args, opts), sampler, pidFiles: new PidDir(runDir, log),
+        hooks, log, cpus: availableParallelism(), now: Date.now, clock: ctx.deps.clock ?? realClock,
         resolve: (c) => {
           const r = resolveProcess(c, { registry, validator, lookup: manager.lookup });
           return typeof r === 'string' ? explainUnresolved(c, registry, r) : r;
         },
-        monitor: () => createRunMonitor(logLimits),
-        stateEntries,
+        monitor: () => createRunMonitor(logLimits), stateEntries,
       },
     });
 
@@ -120,17 +97,10 @@ export const processPlugin = definePlugin({
     ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe }));
     // the cluster's seam: changes go through its shared store, and only owned processes run here
     ctx.provide(processReplicaRef, {
-      attach: (r) => manager.attach(r),
-      records: () => manager.records(),
-      apply: (r) => manager.apply(r),
-      drop: (id) => manager.drop(id),
-      rerun: (id) => manager.rerun(id),
+      attach: (r) => manager.attach(r), records: () => manager.records(), apply: (r) => manager.apply(r),
+      drop: (id) => manager.drop(id), rerun: (id) => manager.rerun(id),
     });
-    const stateExtras = ctx.hooks.get(stateExtrasRef);
-    processRoutes(ctx.http, manager, views, (id) => {
-      const v = stateExtras.view.call({ id });
-      return v.playlist ? `"playlist":${JSON.stringify(v.playlist)}` : '';
-    });
+    processRoutes(ctx.http, manager, views, stateExtrasJson(ctx.hooks.get(stateExtrasRef)));
     metadataRoutes(ctx.http, manager, metadataBudget);
     systemMetadataRoutes(ctx.http, db, dbText.storable, metadataBudget);
     probeRoutes(ctx.http, probe);
@@ -150,3 +120,33 @@ export const processPlugin = definePlugin({
     });
   },
 });
+
+type ProcessHooks = ReturnType<(typeof processHooksRef)['create']>;
+
+/** How the manager calls the process hooks: `on*` taps told, never awaited; `preSave` awaited, a throwing tap logged. */
+function hookCalls(hooks: Readonly<ProcessHooks>, log: { warn(o: object, m: string): void }) {
+  // taps are told, never awaited: an add or update answers once it is saved, not once they ran
+  const notify = (hook: ProcessHooks['onAdd'], event: ProcessChangeEvent): void => {
+    if (!hook.taps.length) return;
+    hook.promise(event).catch((err: unknown) => log.warn({ err, process: event.id }, 'process hook tap failed'));
+  };
+  // a tap that throws is a bug of its plugin: logged, and the save goes ahead
+  const preSave = async (event: Parameters<ProcessHooks['preSave']['promise']>[0]) => {
+    if (!hooks.preSave.taps.length) return undefined;
+    try {
+      return (await hooks.preSave.promise(event)) ?? undefined;
+    } catch (err) {
+      log.warn({ err, process: event.id }, 'preSave tap failed');
+      return undefined;
+    }
+  };
+  return { notify, preSave };
+}
+
+/** What other plugins add to a process's state (the playout plugin's `playlist`), as JSON members. */
+function stateExtrasJson(extras: Readonly<ReturnType<(typeof stateExtrasRef)['create']>>): (id: string) => string {
+  return (id) => {
+    const v = extras.view.call({ id });
+    return v.playlist ? `"playlist":${JSON.stringify(v.playlist)}` : '';
+  };
+}
