@@ -198,6 +198,14 @@ export interface ProcessClock {
   now(): number;
   setTimeout(fn: () => void, ms: number): () => void;
 }
+
+/**
+ * The process schedules' clock (optional: the process engine uses the real one when nobody
+ * provides it; tests override it).
+ *
+ * @example
+ * deps: { clock: optional(processClockRef) }
+ */
 export const processClockRef = createServiceRef<ProcessClock>('process-clock');
 
 /** A process was added or replaced (`onAdd`, `onUpdate`), once its definition is on disk. */
