@@ -7,6 +7,7 @@ import type { TsInput } from './ts-input.ts';
 import {
   hasPayload, isUnitStart, pidOf, readPcr, readPesStamps, setContinuity, shiftPesStamps, TS_WRAP, writePcr,
 } from './ts-packet.ts';
+import { AudioFill, FILL_LAG } from './audio-fill.ts';
 
 /** Receives every output packet; `key` marks the first packet of a primary keyframe. */
 export type SpliceEmit = (packet: Buffer, key: boolean) => void;
@@ -30,12 +31,21 @@ export class Splicer {
   #primaryDur = DEFAULT_FRAME;
   #firstOut: number | undefined;
   #tables: Buffer[] = [];
+  #audio = new AudioFill();
+  #fillAudio: boolean;
   /** PES (frames) sent and bytes sent. */
   packets = 0;
   bytes = 0;
 
-  constructor(emit: SpliceEmit) {
+  /** `fillAudio: false` leaves holes in AAC audio at splices as they come (tests compare). */
+  constructor(emit: SpliceEmit, opts: { fillAudio?: boolean } = {}) {
     this.#emit = emit;
+    this.#fillAudio = opts.fillAudio !== false;
+  }
+
+  /** Silent AAC frames filled in at splices so far. */
+  get filled(): number {
+    return this.#audio.filled;
   }
 
   /** The following packets come from `input`; nothing passes until its next primary keyframe. */
@@ -78,6 +88,7 @@ export class Splicer {
       this.#offset = this.#primaryOut === undefined ? 0 : this.#primaryOut + this.#primaryDur - st.dts;
       this.#lastIn = st.dts;
       this.#waiting = false;
+      this.#audio.segment(input);
       if (input.pat) this.#table(Buffer.from(input.pat));
       if (input.pmt) this.#table(Buffer.from(input.pmt));
     }
@@ -88,6 +99,7 @@ export class Splicer {
     if (isUnitStart(p)) {
       if (!this.#startPes(p, pid)) return;
     } else if (!this.#passing.has(pid)) return;
+    else this.#audio.more(p, pid);
     if (readPcr(p) >= 0) this.#shiftPcr(p);
     this.#out(p, pid === input.primary && isUnitStart(p) && input.isKeyframe(p));
   }
@@ -98,18 +110,21 @@ export class Splicer {
     if (!st) { this.#passing.add(pid); return true; }
     const dts = this.#unwrap(st.dts);
     const out = dts + this.#offset;
-    const last = this.#lastOut.get(pid);
-    // the first PES of a stream in a segment must also start after the previous segment's last frame ends
-    const end = last === undefined ? undefined : last + (this.#fresh.has(pid) ? (this.#step.get(pid) ?? 0) - 1 : 0);
-    if (end !== undefined && out <= end) { this.#passing.delete(pid); return false; }
+    const fresh = this.#fresh.has(pid);
+    if (out <= this.#endOf(pid, fresh)) { this.#passing.delete(pid); return false; }
     this.#passing.add(pid);
-    this.#fresh.delete(pid);
+    if (fresh) {
+      if (this.#fillAudio) this.#audio.fill(pid, out, this.#silent);
+      this.#fresh.delete(pid);
+    }
+    this.#audio.pesStart(p, pid, out, fresh);
     const prevIn = this.#lastInDts.get(pid);
     if (prevIn !== undefined && dts > prevIn && dts - prevIn < 90_000) this.#step.set(pid, dts - prevIn);
     this.#lastInDts.set(pid, dts);
     this.#lastOut.set(pid, out);
     shiftPesStamps(p, out - st.dts);
     if (pid === this.#input!.primary) {
+      if (this.#fresh.size > 0 && this.#fillAudio) for (const a of this.#fresh) this.#audio.fill(a, out - FILL_LAG, this.#silent);
       if (prevIn !== undefined && dts > prevIn && dts - prevIn < 90_000) this.#primaryDur = dts - prevIn;
       this.#primaryOut = out;
       this.#firstOut ??= out;
@@ -117,6 +132,23 @@ export class Splicer {
     this.packets++;
     return true;
   }
+
+  /**
+   * The output time a PES of `pid` must pass: its last one's DTS, and for the first PES of a
+   * segment the end of the previous segment's last frame (exact for AAC, one step otherwise).
+   */
+  #endOf(pid: number, fresh: boolean): number {
+    const last = this.#lastOut.get(pid);
+    if (last === undefined) return -Infinity;
+    if (!fresh) return last;
+    return (this.#audio.end(pid) ?? last + (this.#step.get(pid) ?? 0)) - 1;
+  }
+
+  /** Emits a silent audio frame made by the audio filler (its PID's stamps move on with it). */
+  #silent = (p: Buffer, at: number): void => {
+    this.#lastOut.set(pidOf(p), at);
+    this.#out(p, false);
+  };
 
   #shiftPcr(p: Buffer): void {
     const pcr = readPcr(p);

@@ -7,6 +7,9 @@ export async function dts(ts: Buffer, stream: 'v' | 'a'): Promise<number[]> {
   if (r.code !== 0) throw new Error(`ffprobe: ${r.stderr}`);
   return r.stdout.toString().split('\n').map((l) => Number(l.trim().replace(/,$/, ''))).filter((n) => l0(n));
 }
+/** One AAC frame at 48 kHz, in seconds. */
+export const AUDIO_FRAME = 1024 / 48_000;
+
 const l0 = (n: number) => Number.isFinite(n) && n > 0;
 
 /** The largest step between successive timestamps, and whether any goes back. */

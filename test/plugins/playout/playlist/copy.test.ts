@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { startApp } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { portRange } from '../helpers.ts';
-import { dts, steps } from './continuity.ts';
+import { AUDIO_FRAME, dts, steps } from './continuity.ts';
 import { makeClip } from './media.ts';
 
 /*
@@ -44,4 +44,5 @@ t.test('playlist with refuse: copied items, one timeline, the error frame after 
   t.ok(video.max <= 1 / 25 + 0.002, `video: largest step ${video.max.toFixed(3)} s, also into the error frame`);
   const audio = steps(await dts(all, 'a'));
   t.equal(audio.back, 0, 'audio never goes back');
+  t.ok(audio.max < 2 * AUDIO_FRAME, `audio: largest step ${audio.max.toFixed(4)} s (one AAC frame ${AUDIO_FRAME.toFixed(4)} s): no hole at a join`);
 });
