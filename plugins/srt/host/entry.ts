@@ -2,7 +2,7 @@ import { Socket } from 'node:net';
 import { ingestHooksRef, type IngestPeer, type IngestRefusal } from '../../../sdk/ingest.ts';
 import { loadAddon, versionString, type SrtNativeSocket } from '../native.ts';
 import { SrtRelay, type RelayTable } from '../relay.ts';
-import { DELIVER, PUBLISHED, readFrames, writeFrame } from './media-pipe.ts';
+import { DELIVER, PipeDrops, PUBLISHED, readFrames, writeFrame } from './media-pipe.ts';
 import { EventsLog } from '../events-log.ts';
 import type { SrtLog } from '../refusal-log.ts';
 import type { AskHook, FromHost, HostOptions, LogLevel, PeerData, TellHook, ToHost } from './protocol.ts';
@@ -77,6 +77,8 @@ function parentHooks() {
   return hooks;
 }
 
+const drops = new PipeDrops('SRT host -> service', (f, m) => log.warn(f, m));
+
 /** The service's stream table, as the relay reaches it: claims over IPC, chunks over the media pipe. */
 const table: RelayTable = {
   claim: (peer) => new Promise((resolve) => {
@@ -84,7 +86,7 @@ const table: RelayTable = {
     claims.set(n, resolve);
     send({ t: 'claim', seq: n, mode: peer.mode, sock: peer.sock, peer: data(peer) });
   }),
-  media: (sock, chunk) => { writeFrame(media, PUBLISHED, [sock], chunk); },
+  media: (sock, chunk) => { drops.note(writeFrame(media, PUBLISHED, [sock], chunk), chunk.length); },
   release: (peer) => send({ t: 'release', id: peer.id }),
 };
 readFrames(media, (kind, socks, chunk) => { if (kind === DELIVER) relay?.deliver(socks, chunk); }, (why) => log.error({ why }, 'the SRT host media pipe broke'));

@@ -86,7 +86,7 @@ export class SrtHost {
 
   constructor(o: SrtHostOptions) {
     this.#o = o;
-    this.#streams = new HostStreams(o.streams, (sock, why) => this.#send({ t: 'kick', sock, why }));
+    this.#streams = new HostStreams(o.streams, (sock, why) => this.#send({ t: 'kick', sock, why }), (f, m) => o.log.warn(f, m));
     // the addon refuses requests for names nothing publishes, and second publishers, in the handshake
     this.#unwatch = o.streams.onChange((names) => this.#names(names));
   }

@@ -34,6 +34,35 @@ export function writeFrame(pipe: Socket, kind: number, socks: readonly number[],
   return true;
 }
 
+/**
+ * Frames a stuck pipe dropped: counted, and told once per run of drops (a `warn` line when the first
+ * frame of a run is dropped, another with the totals when a frame passes again).
+ */
+export class PipeDrops {
+  frames = 0;
+  bytes = 0;
+  #run = 0;
+  readonly #warn: (fields: Record<string, unknown>, msg: string) => void;
+  readonly #side: string;
+
+  constructor(side: string, warn: (fields: Record<string, unknown>, msg: string) => void) {
+    this.#side = side;
+    this.#warn = warn;
+  }
+
+  /** The result of one `writeFrame` of `bytes`. */
+  note(written: boolean, bytes: number): void {
+    if (written) {
+      if (this.#run > 0) this.#warn({ side: this.#side, frames: this.#run, total_frames: this.frames, total_bytes: this.bytes }, 'SRT media pipe flows again after dropping frames');
+      this.#run = 0;
+      return;
+    }
+    this.frames++;
+    this.bytes += bytes;
+    if (this.#run++ === 0) this.#warn({ side: this.#side, backlog_bytes: MAX_BACKLOG }, 'SRT media pipe stuck: dropping frames');
+  }
+}
+
 /** Reads frames off a pipe; a malformed one ends the reading (`onBroken`). */
 export function readFrames(pipe: Socket, onFrame: FrameHandler, onBroken: (why: string) => void): void {
   let pending: Buffer | undefined;

@@ -3,7 +3,7 @@ import {
   streamName, type IngestPeer, type IngestRefusal, type StreamPublisher, type StreamReader, type StreamRefusal, type StreamTable,
 } from '../../../sdk/index.ts';
 import type { SrtChannels } from '../relay.ts';
-import { DELIVER, writeFrame } from './media-pipe.ts';
+import { DELIVER, PipeDrops, writeFrame } from './media-pipe.ts';
 import type { ClaimMode } from './protocol.ts';
 
 /** One claimed connection of the host: its socket id and its table handle. */
@@ -29,10 +29,13 @@ export class HostStreams {
   #outbox = new Map<Buffer, number[]>();
   #pipe: Socket | undefined;
   readonly #kick: (sock: number, why: string) => void;
+  /** Chunks the host's pipe could not take (it is stuck): counted and logged. */
+  readonly drops: PipeDrops;
 
-  constructor(table: StreamTable, kick: (sock: number, why: string) => void) {
+  constructor(table: StreamTable, kick: (sock: number, why: string) => void, warn: (fields: Record<string, unknown>, msg: string) => void) {
     this.#table = table;
     this.#kick = kick;
+    this.drops = new PipeDrops('service -> SRT host', warn);
   }
 
   /** The media pipe of the host now running (a new one after a restart). */
@@ -84,7 +87,7 @@ export class HostStreams {
     this.#outbox = new Map();
     const pipe = this.#pipe;
     if (!pipe) return;
-    for (const [chunk, socks] of out) writeFrame(pipe, DELIVER, socks, chunk);
+    for (const [chunk, socks] of out) this.drops.note(writeFrame(pipe, DELIVER, socks, chunk), chunk.length);
   };
 
   /** A claimed connection ended in the host. */
