@@ -3,8 +3,13 @@ import type { PlaylistPlayState } from '../../../sdk/playout.ts';
 import type { Playlist, PlaylistFormat, StoredItem } from './schema.ts';
 import { resolveSource } from './sources.ts';
 
-/** What the relay runs for one item: a label (the item's source) and the source ffmpeg's arguments. */
-export interface FeedRun { url: string; args: string[] }
+/**
+ * What the relay runs for one item: a label (the item's source), the source ffmpeg's arguments, and
+ * the seconds of media it plays when the probe at insert knows them (disk items; cut to in/out).
+ */
+export interface FeedRun { url: string; args: string[]; duration?: number }
+
+interface Picked { run: FeedRun; cur: { index: number; source: string; start: number; from: number } }
 
 export interface FeedOptions {
   name: string;
@@ -25,9 +30,12 @@ export interface FeedOptions {
 export class PlaylistFeed {
   readonly #o: FeedOptions;
   #order: number[] = [];
-  #stamp = -1;
+  /** The stored playlist the order was drawn from: a PUT stores a new object, so identity tells an edit (within a second too). */
+  #seen: Playlist | undefined;
   #at = 0;
-  #current: { index: number; source: string; start: number; from: number } | undefined;
+  #current: Picked['cur'] | undefined;
+  /** The item picked ahead by `prefetch`, the playlist version it was picked from, and the position before. */
+  #prepared: { picked: Picked; from: Playlist; at: number } | undefined;
   #played = 0;
   #skipped = 0;
   /** Items in a row that failed: a whole pass of failures slows the retries down. */
@@ -37,10 +45,38 @@ export class PlaylistFeed {
     this.#o = o;
   }
 
-  /** The next item's run, or undefined (no playlist, empty, or the end without loop). */
+  /**
+   * The next item's run, or undefined (no playlist, empty, or the end without loop). The item
+   * picked by `prefetch` comes first (the same object), unless the playlist was edited since.
+   */
   next(): FeedRun | undefined {
+    const prep = this.#prepared;
+    this.#prepared = undefined;
     const pl = this.#o.playlist(this.#o.name);
-    if (!pl || pl.items.length === 0) return undefined;
+    if (prep && pl === prep.from) {
+      this.#current = prep.picked.cur;
+      return prep.picked.run;
+    }
+    if (prep) this.#at = prep.at; // edited meanwhile: pick again from the same place
+    const picked = pl ? this.#pick(pl) : undefined;
+    this.#current = picked?.cur;
+    return picked?.run;
+  }
+
+  /** Picks the item after the current one now, so the relay can start it ahead (once per item). */
+  prefetch(): FeedRun | undefined {
+    if (this.#prepared) return this.#prepared.picked.run;
+    const pl = this.#o.playlist(this.#o.name);
+    if (!pl) return undefined;
+    this.#sync(pl);
+    const at = this.#at;
+    const picked = this.#pick(pl);
+    if (picked) this.#prepared = { picked, from: pl, at };
+    return picked?.run;
+  }
+
+  #pick(pl: Playlist): Picked | undefined {
+    if (pl.items.length === 0) return undefined;
     for (let tries = 0; tries < pl.items.length; tries++) {
       const index = this.#take(pl);
       if (index === undefined) return undefined;
@@ -50,8 +86,10 @@ export class PlaylistFeed {
         this.skipped(item.source, r.reason);
         continue;
       }
-      this.#current = { index, source: item.source, start: 0, from: item.in ?? 0 };
-      return { url: item.source, args: itemArgs(r.input, item, pl) };
+      return {
+        cur: { index, source: item.source, start: 0, from: item.in ?? 0 },
+        run: { url: item.source, args: itemArgs(r.input, item, pl), duration: playedSeconds(item) },
+      };
     }
     return undefined;
   }
@@ -85,7 +123,7 @@ export class PlaylistFeed {
   status(): PlaylistPlayState {
     const pl = this.#o.playlist(this.#o.name);
     const cur = this.#current;
-    const nextIndex = pl ? this.#peek(pl) : undefined;
+    const nextIndex = this.#prepared ? this.#prepared.picked.cur.index : pl ? this.#peek(pl) : undefined;
     return {
       name: this.#o.name, index: cur?.index ?? -1, current: cur?.source ?? null,
       position: cur?.start ? Math.round(((Date.now() - cur.start) / 1000 + cur.from) * 100) / 100 : 0,
@@ -105,20 +143,27 @@ export class PlaylistFeed {
   }
 
   #peek(pl: Playlist): number | undefined {
-    if (this.#stamp !== pl.updated_at || this.#order.length !== pl.items.length) return Math.min(this.#at, pl.items.length - 1);
+    if (this.#seen !== pl || this.#order.length !== pl.items.length) return Math.min(this.#at, pl.items.length - 1);
     if (this.#at < this.#order.length) return this.#order[this.#at];
     return pl.loop && !pl.shuffle ? 0 : undefined;
   }
 
   #sync(pl: Playlist): void {
-    if (this.#stamp === pl.updated_at && this.#order.length === pl.items.length) return;
-    const first = this.#stamp === -1;
-    this.#stamp = pl.updated_at;
+    if (this.#seen === pl && this.#order.length === pl.items.length) return;
+    const first = this.#seen === undefined;
+    this.#seen = pl;
     // an edit: the pass goes on from the same place in the new list
     const at = first ? 0 : Math.min(this.#at, pl.items.length);
     this.#order = order(pl);
     this.#at = at;
   }
+}
+
+/** Seconds an item plays: its probed duration cut to in/out; undefined when not probed. */
+function playedSeconds(item: StoredItem): number | undefined {
+  if (!item.media || !(item.media.duration > 0)) return undefined;
+  const end = Math.min(item.out ?? item.media.duration, item.media.duration);
+  return Math.max(0, end - (item.in ?? 0));
 }
 
 function order(pl: Playlist): number[] {

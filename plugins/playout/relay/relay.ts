@@ -11,6 +11,7 @@ import { ErrorFrame } from './error-frame.ts';
 import { decodeKeyframe } from './keyframe.ts';
 import { SourceStats } from './source-stats.ts';
 import { SourceRun } from './source.ts';
+import { Prefetch } from './prefetch.ts';
 import { Splicer } from './splicer.ts';
 import { describeParams, paramsMismatch, type StreamParams } from './stream-params.ts';
 import { SwapState, type SwitchResult } from './swap.ts';
@@ -38,14 +39,19 @@ export interface RelayOptions {
 
 /** The item sequence of a playlist input (../playlist/feed.ts), as the relay uses it. */
 export interface RelayPlaylist {
-  /** The next item's run (undefined: nothing to play now). */
-  next(): { url: string; args: string[] } | undefined;
+  /** The next item's run (undefined: nothing to play now); after `prefetch`, the item it picked. */
+  next(): PlaylistRun | undefined;
+  /** Picks the item after the current one ahead of time (the same object `next` then returns). */
+  prefetch(): PlaylistRun | undefined;
   /** The current item delivered its first keyframe. */
   started(): void;
   /** The current item ended; true when every item failed in a row (retries slow down). */
   ended(delivered: boolean, reason: string): boolean;
   status(): PlaylistPlayState;
 }
+
+/** One item's run: its label, ffmpeg's arguments, and the seconds it plays when known. */
+export interface PlaylistRun { url: string; args: string[]; duration?: number }
 
 /** No byte from a delivering source for this long: it is lost. */
 const STALL_MS = 1000;
@@ -67,6 +73,11 @@ export class Relay {
   #stats = new SourceStats();
   #swap: SwapState;
   #current: SourceRun | undefined;
+  /** The playlist item `#current` plays, and the next one started ahead of the join. */
+  #item: PlaylistRun | undefined;
+  #prefetch = new Prefetch();
+  /** The channel clock: the wall time of output media time 0. */
+  #clock0 = 0;
   #mode: 'none' | 'source' | 'loop' = 'none';
   #params: StreamParams | undefined;
   #frame: ErrorFrame;
@@ -96,7 +107,7 @@ export class Relay {
   async start(): Promise<void> {
     await this.#consumers.listen();
     this.#startedAt = Date.now();
-    this.#current = this.#next();
+    this.#advance();
     this.#timer = setInterval(() => this.#guard(undefined, () => this.#tick()), TICK_MS);
   }
 
@@ -118,17 +129,40 @@ export class Relay {
     }
   }
 
-  /** The next source run: the source again, or the playlist's next item (undefined: none now). */
-  #next(): SourceRun | undefined {
+  /**
+   * The next source run becomes current: the source again, or the playlist's next item (none now:
+   * undefined). An item started ahead takes over with what it delivered meanwhile.
+   */
+  #advance(): void {
     const pl = this.#o.playlist;
-    if (!pl) return this.#run(this.#url);
+    if (!pl) {
+      this.#current = this.#run(this.#url);
+      return;
+    }
     const item = pl.next();
+    this.#item = item;
+    const ahead = this.#prefetch.take(item ?? {});
     if (!item) {
+      this.#current = undefined;
       this.#restartAt = Date.now() + BACKOFF_MAX_MS; // an empty or ended playlist: looked at again later
-      return undefined;
+      return;
     }
     this.#url = item.url;
-    return this.#run(item.url, item.args);
+    this.#current = ahead?.run ?? this.#run(item.url, item.args);
+    if (!ahead) return;
+    if (ahead.params) this.#onParams(ahead.run, ahead.params);
+    for (const packets of ahead.held) this.#onPackets(ahead.run, packets, 0);
+    if (ahead.exited) this.#onExit(ahead.run);
+  }
+
+  /** Starts the next playlist item when the current one is due to end within the lead. */
+  #startAhead(now: number): void {
+    const pl = this.#o.playlist;
+    const run = this.#current;
+    const ahead = this.#clock0 + this.#splicer.time() * 1000 - now;
+    if (!pl || !run || this.#mode !== 'source' || !this.#prefetch.due(run, this.#item?.duration, ahead, now)) return;
+    const next = pl.prefetch();
+    if (next) this.#prefetch.start(run, next, this.#run(next.url, next.args));
   }
 
   #run(url: string, args?: string[]): SourceRun {
@@ -141,6 +175,7 @@ export class Relay {
   }
 
   #onParams(run: SourceRun, p: StreamParams): void {
+    if (this.#prefetch.hold(run, undefined, p)) return;
     if (this.#swap.run === run) {
       this.#swap.probed(this.#params ? paramsMismatch(this.#params, p) : null);
       return;
@@ -153,6 +188,7 @@ export class Relay {
   }
 
   #onPackets(run: SourceRun, packets: Buffer[], from: number): void {
+    if (this.#prefetch.hold(run, packets)) return;
     if (this.#swap.run === run) {
       const at = this.#swap.observe(packets);
       if (at < 0) return;
@@ -182,9 +218,17 @@ export class Relay {
     this.#mode = 'source';
     this.#joinSince = 0;
     this.#o.playlist?.started();
+    this.#tickClock();
     this.#streams++;
     this.#backoff = BACKOFF_MIN_MS;
     this.#splicer.begin(run.input);
+  }
+
+  /** At an item's start: the channel clock is set (anew after a jump of over 5 s: an outage). */
+  #tickClock(): void {
+    const now = Date.now();
+    const at = this.#splicer.time() * 1000;
+    if (this.#clock0 === 0 || Math.abs(now - (this.#clock0 + at)) > 5000) this.#clock0 = now - at;
   }
 
   /** A matching switch target delivered its keyframe: it becomes the source. */
@@ -198,6 +242,7 @@ export class Relay {
   }
 
   #onExit(run: SourceRun): void {
+    if (this.#prefetch.ended(run)) return;
     if (this.#swap.run === run) this.#swap.ended(run.lastLines.at(-1) ?? 'source ended');
     if (run !== this.#current) return;
     this.#current = undefined;
@@ -223,7 +268,7 @@ export class Relay {
     }
     this.#backoff = allFailed ? Math.min(this.#backoff * 2, BACKOFF_MAX_MS) : BACKOFF_MIN_MS;
     this.#restartAt = allFailed ? Date.now() + this.#backoff : 0;
-    if (!allFailed) this.#current = this.#next();
+    if (!allFailed) this.#advance();
   }
 
   /** The source is gone: loop the clip (as soon as there is one). */
@@ -254,7 +299,8 @@ export class Relay {
         void this.#frame.encode(this.#params).catch(() => undefined);
       }
     }
-    if (!this.#current && !this.#stopped && now >= this.#restartAt) this.#current = this.#next();
+    if (!this.#current && !this.#stopped && now >= this.#restartAt) this.#advance();
+    else this.#startAhead(now);
     this.#swap.tick(now);
     if (this.#mode === 'loop') {
       this.#frame.pump(now, this.#splicer);
@@ -269,7 +315,7 @@ export class Relay {
     this.#timer = undefined;
     const run = this.#current;
     this.#current = undefined;
-    await Promise.all([run?.kill(), this.#swap.cancel('relay stopped'), this.#consumers.close(), this.#frame.close()]);
+    await Promise.all([run?.kill(), this.#prefetch.cancel(), this.#swap.cancel('relay stopped'), this.#consumers.close(), this.#frame.close()]);
   }
 
   /** Closes the current source; it reopens by itself. */
@@ -328,7 +374,7 @@ export class Relay {
 
   /** Child pids (source runs), for tests and the benchmark. */
   pids(): number[] {
-    return [this.#current?.pid, this.#swap.run?.pid].filter((p): p is number => p !== undefined);
+    return [this.#current?.pid, this.#swap.run?.pid, this.#prefetch.run?.pid].filter((p): p is number => p !== undefined);
   }
 }
 

@@ -41,6 +41,8 @@ export class SourceRun {
   params: StreamParams | undefined;
   /** Wall clock of the last byte read (0: none yet), of the start, and bytes read. */
   lastDataAt = 0;
+  /** Wall clock of the first byte read (0: none yet). */
+  firstDataAt = 0;
   readonly startedAt = Date.now();
   bytes = 0;
   exited = false;
@@ -86,6 +88,7 @@ export class SourceRun {
 
   #data(chunk: Buffer): void {
     this.lastDataAt = Date.now();
+    if (this.firstDataAt === 0) this.firstDataAt = this.lastDataAt;
     this.bytes += chunk.length;
     const buf = this.#rest.length > 0 ? Buffer.concat([this.#rest, chunk]) : chunk;
     const packets: Buffer[] = [];
