@@ -1,4 +1,5 @@
 import t from 'tap';
+import { placementProcess } from '../../../plugins/cluster/coordinator.ts';
 import { place, type Assignments, type PlacementNode, type PlacementProcess } from '../../../plugins/cluster/placement.ts';
 
 const node = (id: string, extra: Partial<PlacementNode> = {}): PlacementNode => ({ id, alive: true, maxProcesses: 0, load: 0, ...extra });
@@ -122,4 +123,14 @@ t.test('random clusters: groups stay whole through placement, failover and rebal
     }
     t.same(place(nodes, processes, current).changes, [], `round ${round}: settled within 30 steps`);
   }
+});
+
+t.test('the coordinator gives placement the reference and the domain of a shared process', async (t) => {
+  const shared = { id: 'p', order: 'start' as const, metadata: null, updated_at: 0 };
+  t.same(placementProcess({ ...shared, reference: 'top', config: { reference: 'cfg', domain: 'd' } }),
+    { id: 'p', order: 'start', reference: 'top', domain: 'd' }, 'the value\'s reference, the config\'s domain');
+  t.same(placementProcess({ ...shared, config: { reference: 'cfg' } }), { id: 'p', order: 'start', reference: 'cfg', domain: '' },
+    'an older value without its own reference: the config\'s; no domain: \'\'');
+  t.same(placementProcess({ ...shared, config: { reference: 7, domain: ['x'] } }), { id: 'p', order: 'start', reference: '', domain: '' },
+    'values that are not strings: no group');
 });
