@@ -188,20 +188,24 @@ export function place(nodes: readonly PlacementNode[], processes: readonly Place
 }
 
 /**
- * The one move from the busiest node to the least busy one with room, if their spread exceeds
- * the threshold: the smallest unit there (then the one with the highest id, a fixed choice) that
- * the target has room for and whose move narrows the spread (a group as large as the spread
- * would only swap the two nodes' roles, so it stays).
+ * The one move to the least busy node with room from the busiest node whose difference to it
+ * exceeds the threshold and that has a unit to give: the smallest unit there (then the one with
+ * the highest id, a fixed choice) that the target has room for and whose move narrows the
+ * difference (a group as large as the difference would only swap the two nodes' roles, so it
+ * stays, and the next busiest node gives one instead).
  */
 function rebalance(plan: Plan, units: Unit[], threshold: number): PlacementChange[] {
   const { live, count, assignments } = plan;
-  const busiest = [...live].sort((a, b) => count.get(b.id)! - count.get(a.id)! || b.load - a.load || byId(a.id, b.id))[0];
   const target = live.filter((n) => free(plan, n) > 0).sort(lessBusy(plan))[0];
-  if (!busiest || !target || busiest === target) return [];
-  const spread = count.get(busiest.id)! - count.get(target.id)!;
-  if (spread <= threshold) return [];
-  const there = units.map((u) => u.ids.filter((id) => assignments[id] === busiest.id)).filter((ids) => ids.length > 0)
-    .sort((a, b) => a.length - b.length || byId(b[0]!, a[0]!));
-  const ids = there.find((u) => u.length < spread && free(plan, target) >= u.length);
-  return (ids ?? []).map((id) => ({ process: id, from: busiest.id, to: target.id, reason: 'rebalance' }));
+  if (!target) return [];
+  const sources = [...live].sort((a, b) => count.get(b.id)! - count.get(a.id)! || b.load - a.load || byId(a.id, b.id));
+  for (const source of sources) {
+    const spread = count.get(source.id)! - count.get(target.id)!;
+    if (source === target || spread <= threshold) break;
+    const there = units.map((u) => u.ids.filter((id) => assignments[id] === source.id)).filter((ids) => ids.length > 0)
+      .sort((a, b) => a.length - b.length || byId(b[0]!, a[0]!));
+    const ids = there.find((u) => u.length < spread && free(plan, target) >= u.length);
+    if (ids) return ids.map((id) => ({ process: id, from: source.id, to: target.id, reason: 'rebalance' }));
+  }
+  return [];
 }

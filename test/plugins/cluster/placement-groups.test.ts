@@ -81,6 +81,10 @@ const cases: Case[] = [
   { name: 'a group as large as the spread stays (moving it would only swap the nodes)',
     nodes: [node('a'), node('b')], processes: ch, current: { 'ch:egress': 'a', 'ch:ingest': 'a', 'ch:snapshot': 'a' },
     want: { 'ch:egress': 'a', 'ch:ingest': 'a', 'ch:snapshot': 'a' }, changes: [] },
+  { name: 'when the busiest node holds only a channel too large to move, the next busiest gives a process',
+    nodes: [node('a'), node('b'), node('c')], processes: [...ch, ...single('u1', 'u2')],
+    current: { 'ch:egress': 'a', 'ch:ingest': 'a', 'ch:snapshot': 'a', u1: 'b', u2: 'b' },
+    want: { 'ch:egress': 'a', 'ch:ingest': 'a', 'ch:snapshot': 'a', u1: 'b', u2: 'c' }, changes: ['u2:b\u2192c rebalance'] },
 ];
 
 t.test('group placement table', async (t) => {
