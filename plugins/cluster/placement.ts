@@ -166,9 +166,9 @@ function placeUnit(plan: Plan, unit: Unit): void {
  * The next assignments. Kept: what runs on a live node (a group: all of it on its node, new
  * members joining it there). Placed: new units, units whose node died or vanished or has no room
  * for them, largest first, each on the least busy live node with room for all of it. Removed: a
- * deleted or stopped process. Then at most ONE rebalancing move of a whole unit, from the busiest
- * node to the least busy, when their difference exceeds the threshold: moving a process restarts
- * its ffmpeg, so the cluster converges one move per call.
+ * deleted or stopped process. Then at most ONE rebalancing move of a whole unit, from a busy node
+ * to the least busy, when their difference exceeds the threshold: moving a process restarts its
+ * ffmpeg, so the cluster converges one move per call.
  */
 export function place(nodes: readonly PlacementNode[], processes: readonly PlacementProcess[],
   current: Assignments, opts: PlacementOptions = {}): PlacementResult {
