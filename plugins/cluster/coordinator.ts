@@ -2,9 +2,20 @@ import type { Buckets, Log } from './connection.ts';
 import { LeaderLoop, readAssignments } from './leader.ts';
 import type { NodesView } from './nodes-view.ts';
 import { OwnerAgent, type RunHooks } from './owner-agent.ts';
-import type { PlacementNode } from './placement.ts';
-import { ProcessStore } from './process-store.ts';
+import type { PlacementNode, PlacementProcess } from './placement.ts';
+import { ProcessStore, type SharedProcess } from './process-store.ts';
 import type { StoreSync } from './replica.ts';
+
+/** A shared process as placement sees it: its order and the channel it belongs to (reference, domain). */
+export function placementProcess(p: SharedProcess): PlacementProcess {
+  const reference = p.reference ?? p.config.reference;
+  const domain = p.config.domain;
+  return {
+    id: p.id, order: p.order,
+    reference: typeof reference === 'string' ? reference : '',
+    domain: typeof domain === 'string' ? domain : '',
+  };
+}
 
 /**
  * Placement and ownership as they run in every node: the shared process table is watched, the
@@ -36,7 +47,7 @@ export class Coordinator {
       nodes: () => deps.nodes.live().map((n): PlacementNode => ({
         id: n.id, alive: true, maxProcesses: n.capacity.max_processes, load: n.load.loadavg / Math.max(1, n.capacity.cpus),
       })),
-      processes: () => this.#store.list().map((v) => ({ id: v.process.id, order: v.process.order })),
+      processes: () => this.#store.list().map((v) => placementProcess(v.process)),
     });
     this.#bucket = b;
     this.#agent = new OwnerAgent(b.owners, {

@@ -43,10 +43,13 @@ export async function startCluster(t: TestLike & { teardown(fn: () => unknown): 
 /** A run-unique marker: each process's ffmpeg carries `-metadata comment=<token>.<id>`. */
 export function markerToken(): string { return `fo${randomBytes(4).toString('hex')}`; }
 
-/** A light endless process (lavfi to the null muxer) that starts, and reconnects after a second. */
-export function processBody(id: string, token: string): Record<string, unknown> {
+/**
+ * A light endless process (lavfi to the null muxer) that starts, and reconnects after a second.
+ * No reference by default: processes sharing one are a channel the cluster keeps on one node.
+ */
+export function processBody(id: string, token: string, reference = ''): Record<string, unknown> {
   return {
-    id, reference: 'failover', autostart: true, reconnect: true, reconnect_delay_seconds: 1,
+    id, reference, autostart: true, reconnect: true, reconnect_delay_seconds: 1,
     input: [{ id: 'in', address: 'testsrc2=size=160x120:rate=10', options: ['-re', '-f', 'lavfi'] }],
     output: [{ id: 'out', address: '-', options: ['-metadata', `comment=${token}.${id}`, '-f', 'null'] }],
   };
