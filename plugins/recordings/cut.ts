@@ -1,5 +1,5 @@
 import type { FilesystemService } from '../../sdk/index.ts';
-import { SYNC, TS, patAt, pidAt, primaryOfPmt, ptsAt, randomAccessAt, unitStartAt, unwrap } from './ts.ts';
+import { SYNC, TS, patAt, pidAt, primaryOfPmt, ptsAt, randomAccessAt, streamTypesOfPmt, unitStartAt, unwrap } from './ts.ts';
 import type { Segment } from './segments.ts';
 
 /*
@@ -58,6 +58,8 @@ export function cutEnd(frames: readonly Frame[], end: number, after = 0): number
 export interface TsCut {
   /** Wall-clock ms of the first frame of the cut. */
   start: number;
+  /** It carries AAC in ADTS (an MP4 needs it as raw AAC: `aac_adtstoasc`). */
+  aac: boolean;
   /** The bytes, segment by segment. */
   body: AsyncGenerator<Buffer>;
 }
@@ -85,5 +87,6 @@ export async function tsCut(fs: FilesystemService, segs: readonly Segment[], sta
       if (to !== undefined) return;
     }
   }
-  return { start: Math.round(from.wall), body: body() };
+  const aac = head.some((p) => pidAt(p, 0) !== 0 && streamTypesOfPmt(p, 0).includes(0x0f));
+  return { start: Math.round(from.wall), aac, body: body() };
 }

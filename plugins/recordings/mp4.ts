@@ -12,9 +12,10 @@ export interface Mp4Job {
  * Fragmented MP4 (`empty_moov`, one fragment per keyframe) so it can be written to a pipe and
  * played by browsers as it arrives. Timestamps start at 0 (ffmpeg's default offset without `-copyts`).
  */
-export function toMp4(children: ChildrenService, binary: string, ts: AsyncIterable<Buffer>, timeoutMs: number): Mp4Job {
+export function toMp4(children: ChildrenService, binary: string, ts: AsyncIterable<Buffer>, aac: boolean, timeoutMs: number): Mp4Job {
   const child = children.spawn(binary, [
     '-hide_banner', '-loglevel', 'error', '-f', 'mpegts', '-i', 'pipe:0', '-map', '0', '-c', 'copy',
+    ...(aac ? ['-bsf:a', 'aac_adtstoasc'] : []),
     '-movflags', 'frag_keyframe+empty_moov+default_base_moof', '-f', 'mp4', 'pipe:1',
   ], { stdio: ['pipe', 'pipe', 'ignore'] });
   const kill = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); };

@@ -54,6 +54,11 @@ export class Recorder {
     return this.#reader !== undefined;
   }
 
+  /** Segments cut and not stored yet. */
+  get storing(): number {
+    return this.#pending;
+  }
+
   #subject(): Record<string, string> {
     return { recording: this.cfg.name, stream: this.cfg.stream };
   }

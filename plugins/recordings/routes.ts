@@ -55,7 +55,7 @@ export function recordingRoutes(http: HttpScope, recs: Recordings, cut: CutOptio
   http.delete(`${BASE}/:name`, {
     schema: { summary: 'Stop and delete a recording (its segments too unless keep_files)', tags: TAGS, params: NameParams, querystring: DeleteQuery },
   }, async (req, reply) => {
-    await recs.delete(req.params.name, req.query.keep_files === true);
+    await recs.delete(req.params.name, req.query.keep_files === 'true');
     return reply.code(204).send();
   });
 
@@ -63,7 +63,8 @@ export function recordingRoutes(http: HttpScope, recs: Recordings, cut: CutOptio
     schema: { summary: 'One file (mp4 or ts) of [start, start + duration], from the keyframe at or before start', tags: TAGS, params: NameParams, querystring: CutQuery },
   }, async (req, reply) => {
     const q = req.query;
-    const seconds = q.duration ?? DEFAULT_CUT_SECONDS;
+    const seconds = q.duration === undefined ? DEFAULT_CUT_SECONDS : Number(q.duration);
+    if (!(seconds > 0)) throw new ApiError(400, 'Bad Request', ['duration: more than 0 seconds'], 'RECORDING_BAD_DURATION');
     if (seconds > cut.maxSeconds) throw new ApiError(400, 'Bad Request', [`duration: at most ${cut.maxSeconds} seconds`], 'RECORDING_TOO_LONG');
     const start = parseTime(q.start, 'start');
     const c = await recs.cut(req.params.name, start, Math.round(seconds * 1000));
@@ -71,7 +72,7 @@ export function recordingRoutes(http: HttpScope, recs: Recordings, cut: CutOptio
     const file = `${req.params.name}-${c.start}.${format}`;
     reply.header('x-recording-start', new Date(c.start).toISOString()).header('content-disposition', `inline; filename="${file}"`);
     if (format === 'ts') return reply.type('video/mp2t').send(Readable.from(c.body));
-    const job = toMp4(cut.children, cut.ffmpeg, c.body, (cut.maxSeconds + 60) * 1000);
+    const job = toMp4(cut.children, cut.ffmpeg, c.body, c.aac, (cut.maxSeconds + 60) * 1000);
     reply.raw.once('close', () => { job.kill(); void c.body.return(undefined); });
     return reply.type('video/mp4').send(job.out);
   });

@@ -54,10 +54,10 @@ const Time = Type.String({ maxLength: 64 });
 export const SpansQuery = Type.Object({ start: Type.Optional(Time), end: Type.Optional(Time) });
 export const CutQuery = Type.Object({
   start: Time,
-  duration: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'seconds (default 30)' })),
+  duration: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'seconds (default 30)' })),
   format: Type.Optional(Type.Union([Type.Literal('mp4'), Type.Literal('ts')])),
 });
-export const DeleteQuery = Type.Object({ keep_files: Type.Optional(Type.Boolean()) });
+export const DeleteQuery = Type.Object({ keep_files: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) });
 
 export const SpanView = Type.Object({
   start: Type.String({ description: 'RFC 3339 with milliseconds' }),
@@ -74,6 +74,7 @@ export const RecordingView = Type.Object({
   segment_seconds: Type.Integer(),
   retention: Type.Object({ max_age_seconds: Type.Integer(), max_bytes: Type.Integer() }),
   recording: Type.Boolean({ description: 'the stream is live and being recorded' }),
+  storing: Type.Integer({ description: 'segments cut and not stored yet' }),
   segments: Type.Integer(),
   bytes: Type.Integer(),
   spans: Type.Optional(Type.Array(SpanView)),

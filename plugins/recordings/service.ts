@@ -136,7 +136,7 @@ export class Recordings {
     const c = r.cfg;
     const v: RecordingView = {
       name: c.name, stream: c.stream, filesystem: c.filesystem, prefix: c.prefix, segment_seconds: c.segment_seconds,
-      retention: { ...c.retention }, recording: r.recording, segments: r.index.list.length, bytes: r.index.bytes,
+      retention: { ...c.retention }, recording: r.recording, storing: r.storing, segments: r.index.list.length, bytes: r.index.bytes,
     };
     if (range) v.spans = r.index.spans(range.start, range.end).map(spanView);
     return v;

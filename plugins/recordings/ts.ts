@@ -82,6 +82,18 @@ export function primaryOfPmt(b: Buffer, o: number): { pid: number; video: boolea
   return first < 0 ? undefined : { pid: first, video: false };
 }
 
+/** The stream types a PMT packet lists. */
+export function streamTypesOfPmt(b: Buffer, o: number): number[] {
+  const s = sectionAt(b, o);
+  if (!s || b[s.at] !== 0x02 || s.at + 12 > s.end) return [];
+  const types: number[] = [];
+  for (let i = s.at + 12 + (((b[s.at + 10]! & 0x0f) << 8) | b[s.at + 11]!); i + 5 <= s.end;) {
+    types.push(b[i]!);
+    i += 5 + (((b[i + 3]! & 0x0f) << 8) | b[i + 4]!);
+  }
+  return types;
+}
+
 /** `pts` unwrapped next to `near` (both 90 kHz): the value within half a wrap of it. */
 export function unwrap(pts: number, near: number): number {
   let v = pts + Math.round((near - pts) / WRAP) * WRAP;
