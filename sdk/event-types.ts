@@ -52,6 +52,15 @@ export const BUILTIN_EVENT_TYPES: readonly EventTypeSpec[] = Object.freeze([
   spec('session.limit', 'sessions', ['collector'], 'A collector started refusing new sessions (first refusal after an admission).', {
     reason: '`Number of sessions exceeded` or `Bitrate limit exceeded`',
   }),
+  spec('recording.started', 'recordings', ['recording', 'stream'], 'A recording started reading its stream (published, or the recording was created while it was).', {
+    filesystem: 'where its segments go',
+  }),
+  spec('recording.stopped', 'recordings', ['recording', 'stream'], 'A recording stopped reading: the publisher left (a gap in the index), or it was changed, deleted or shut down.', {
+    reason: '`ended`, `dropped`, `stopped`, `changed`, `deleted` or `shutdown`',
+  }),
+  spec('recording.segment.failed', 'recordings', ['recording', 'stream'], 'A segment was not stored (the filesystem refused it, too many waited, or it outgrew `max_segment_mbytes`).', {
+    reason: 'the message', file: 'the segment\'s path, when it had one',
+  }),
   spec('fs.full', 'memfs, disk-fs', ['filesystem', 'path'], 'A write was refused with 507 (first refusal after a successful write).', {
     code: 'the error code, e.g. `MEMFS_FULL`, `DISKFS_FILE_TOO_BIG`',
   }),

@@ -10,6 +10,7 @@ import { SessionsConfig as sessionsSchema } from '../../plugins/sessions/schema.
 import { MetricsConfig as metricsSchema } from '../../plugins/metrics/schema.ts';
 import { PlayoutConfig as playoutSchema } from '../../plugins/playout/schema.ts';
 import { EventsConfig as eventsSchema } from '../../plugins/events/schema.ts';
+import { RecordingsConfig as recordingsSchema } from '../../plugins/recordings/schema.ts';
 
 const K = KernelConfig.properties;
 
@@ -49,6 +50,7 @@ export const ConfigData = Type.Object({
   http: K.http,
   service: K.service,
   router: K.router,
+  recordings: recordingsSchema,
   plugins: K.plugins,
 });
 export type ConfigData = Static<typeof ConfigData>;
