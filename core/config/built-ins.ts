@@ -14,6 +14,7 @@ import widget from '../../plugins/widget/index.ts';
 import graphql from '../../plugins/graphql/index.ts';
 import events from '../../plugins/events/index.ts';
 import cluster from '../../plugins/cluster/index.ts';
+import s3Fs from '../../plugins/s3-fs/index.ts';
 
 /** A built-in plugin of this build: its definition (pure data), and whether `"*"` leaves it out. */
 export interface BuiltinPlugin { readonly def: PluginDefinition; readonly optIn: boolean }
@@ -33,4 +34,5 @@ export const BUILTINS: readonly BuiltinPlugin[] = [
   { def: graphql as PluginDefinition, optIn: false },
   { def: events as PluginDefinition, optIn: false },
   { def: cluster as PluginDefinition, optIn: true },
+  { def: s3Fs as PluginDefinition, optIn: false },
 ];
