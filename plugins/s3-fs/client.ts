@@ -40,8 +40,9 @@ export function isNotFound(err: unknown): boolean {
   return statusOf(err) === 404 || e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.name === 'NoSuchBucket';
 }
 
-/** True for failures worth a retry: no answer, a timeout, a 5xx, throttling. */
+/** True for failures worth a retry: no answer, a timeout, a 5xx, throttling, a bucket not created yet. */
 export function isTransient(err: unknown): boolean {
+  if ((err as SdkError | undefined)?.name === 'NoSuchBucket') return true;
   const s = statusOf(err);
   if (s === undefined) return true;
   return s >= 500 || s === 429 || s === 408;
