@@ -11,6 +11,7 @@ import { MetricsConfig as metricsSchema } from '../../plugins/metrics/schema.ts'
 import { PlayoutConfig as playoutSchema } from '../../plugins/playout/schema.ts';
 import { EventsConfig as eventsSchema } from '../../plugins/events/schema.ts';
 import { RecordingsConfig as recordingsSchema } from '../../plugins/recordings/schema.ts';
+import { S3FsConfig as s3FsSchema } from '../../plugins/s3-fs/schema.ts';
 
 const K = KernelConfig.properties;
 
@@ -35,7 +36,7 @@ export const ConfigData = Type.Object({
     mimetypes_file: K.storage.properties.mimetypes_file,
     disk: diskFsSchema,
     memory: memfsSchema,
-    s3: K.storage.properties.s3,
+    s3: s3FsSchema,
     cors: K.storage.properties.cors,
   }, { default: {} }),
   rtmp: rtmpSchema,

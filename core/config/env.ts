@@ -88,6 +88,31 @@ function parseTenant(raw: string): unknown {
   return JSON.parse(Buffer.from(raw, 'base64').toString('utf8'));
 }
 
+/**
+ * Parses one S3 storage of `CORE_STORAGE_S3` (reference 6.2):
+ * `https://KEYID:SECRET@region.endpoint/bucket?name=NAME&mount=/MOUNT[&username=U&password=P]`;
+ * `https` sets use_ssl, the first host label is the region, the rest the endpoint (with its port),
+ * `username`/`password` present turn the storage's auth on.
+ */
+export function parseS3Url(raw: string): unknown {
+  const u = new URL(raw);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`'${u.protocol}' is not http: or https:`);
+  const dot = u.hostname.indexOf('.');
+  const q = u.searchParams;
+  const auth = q.has('username') || q.has('password');
+  return {
+    name: q.get('name') ?? '',
+    mountpoint: q.get('mount') ?? '',
+    auth: { enable: auth, username: q.get('username') ?? '', password: q.get('password') ?? '' },
+    endpoint: (dot < 0 ? u.hostname : u.hostname.slice(dot + 1)) + (u.port ? `:${u.port}` : ''),
+    access_key_id: decodeURIComponent(u.username),
+    secret_access_key: decodeURIComponent(u.password),
+    bucket: decodeURIComponent(u.pathname.replace(/^\/+|\/+$/g, '')),
+    region: dot < 0 ? '' : u.hostname.slice(0, dot),
+    use_ssl: u.protocol === 'https:',
+  };
+}
+
 function parseValue(raw: string, schema: TSchema, sep: string, path: string): unknown {
   const type = schema.type as string | undefined;
   if (type === 'boolean') {
@@ -103,7 +128,7 @@ function parseValue(raw: string, schema: TSchema, sep: string, path: string): un
   if (type === 'array') {
     const items = splitList(raw, sep);
     const itemType = (schema as { items?: TSchema }).items?.type;
-    if (itemType === 'object') return items.map(path.endsWith('tenants') ? parseTenant : (s) => JSON.parse(s));
+    if (itemType === 'object') return items.map(path.endsWith('tenants') ? parseTenant : path === 'storage.s3' ? parseS3Url : (s) => JSON.parse(s));
     return items;
   }
   if (type === 'object') {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  ApiError, FileInfoSchema, FilesystemInfoSchema, FsListQuery, Type, acceptRawBodies,
+  ApiError, isApiError, FileInfoSchema, FilesystemInfoSchema, FsListQuery, Type, acceptRawBodies,
   findFilesystem, fsPathFromUrl, ignoreContentType, linkTarget, readLinkBody,
   sortFileInfos, type FilesystemService, type FsFileInfo, type HttpScope,
 } from '../../sdk/index.ts';
@@ -45,7 +45,9 @@ export function fsApiRoutes(filesystems: () => readonly FilesystemService[], fil
       let files: FsFileInfo[];
       try {
         files = await fs.list(q.glob || undefined);
-      } catch {
+      } catch (err) {
+        // a store that cannot list (an S3 outage: 503/504) says so
+        if (isApiError(err) && err.status >= 500) throw err;
         files = []; // an invalid glob lists nothing, as the reference says
       }
       return sortFileInfos(files, q.sort || 'none', q.order || 'asc');
