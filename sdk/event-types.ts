@@ -67,6 +67,11 @@ export const BUILTIN_EVENT_TYPES: readonly EventTypeSpec[] = Object.freeze([
   spec('fs.purge', 'memfs', ['filesystem', 'path'], 'The oldest files were dropped to make room (`storage.memory.purge`).', {
     files: 'files dropped', bytes: 'bytes freed',
   }),
+  spec('fs.lost', 's3-fs', ['filesystem', 'path'], 'A write to an S3 filesystem could not be stored (refused by S3, buffer full, or the service stopped first).', {
+    bytes: 'size of the lost file', reason: 'why',
+  }),
+  spec('fs.down', 's3-fs', ['filesystem'], 'An S3 filesystem failed a call: writes are buffered and retried.'),
+  spec('fs.up', 's3-fs', ['filesystem'], 'An S3 filesystem takes calls again after a failure.'),
   spec('config.changed', 'core', [], 'A new configuration was stored (`PUT /api/v3/config`); it applies at the next reload.'),
   spec('config.reloaded', 'events', [], 'The service was rebuilt from the stored configuration.'),
   spec('cluster.leader', 'cluster', ['node'], 'This node took or lost the cluster leader lease.', { change: '`took` or `lost`' }),

@@ -1,5 +1,5 @@
 import type {
-  EventsService, EventTypeSpec, MetricCollector, MetricValue, MimeTable, PlaceholderRegistry, PluginContext, ServerInfo,
+  EventsService, MetricCollector, MetricValue, MimeTable, PlaceholderRegistry, PluginContext, ServerInfo,
 } from '../../sdk/index.ts';
 import { createClient, isTransient } from './client.ts';
 import { Bucket } from './objects.ts';
@@ -38,11 +38,6 @@ function reporter(d: StartDeps, lost: Map<string, number>): S3Reports {
   };
 }
 
-const EVENT_TYPES: EventTypeSpec[] = [
-  { type: 'fs.lost', description: 'A write to an S3 filesystem could not be stored (refused by S3, buffer full, or the service stopped first).', subject: ['filesystem', 'path'], payload: { bytes: 'size of the lost file', reason: 'why' }, emitter: 's3-fs' },
-  { type: 'fs.down', description: 'An S3 filesystem failed a call: writes are buffered and retried.', subject: ['filesystem'], payload: {}, emitter: 's3-fs' },
-  { type: 'fs.up', description: 'An S3 filesystem takes calls again after a failure.', subject: ['filesystem'], payload: {}, emitter: 's3-fs' },
-];
 
 /** Checks the bucket (creating it) in the background, retried with backoff while S3 does not answer. */
 function ensureBucket(fs: string, bucket: Bucket, log: Logger, stopped: () => boolean): void {
@@ -102,7 +97,6 @@ export function startS3(entries: readonly S3FsEntry[], d: StartDeps, budget = ne
   let stopped = false;
   const lost = new Map<string, number>();
   const reports = reporter(d, lost);
-  d.events?.declare(EVENT_TYPES);
   const buckets: Bucket[] = [];
   const list = entries.map((s) => {
     const mount = mountOf(s.mountpoint);

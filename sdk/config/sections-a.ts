@@ -161,7 +161,7 @@ export const StorageConfig = describe(Type.Object({
   cors: Type.Object({ origins: List(['*']) }, { default: {} }),
 }, { default: {} }), {
   mimetypes_file: 'A mime.types file for Content-Type by extension (empty = built-in table).',
-  s3: 'S3 filesystems (not supported by this build; kept for compatibility).',
+  s3: 'S3 filesystems: each entry is a filesystem of type `s3` at its mountpoint (the `s3-fs` plugin; `plugins/s3-fs/README.md`).',
   'cors.origins': 'Origins allowed by CORS on the filesystem routes.',
 });
 export type StorageConfig = Static<typeof StorageConfig>;
