@@ -49,25 +49,7 @@ export function createServer(opts: {
   slots?: Int32Array;
 }): HttpScope {
   const validators = new LazyValidators();
-  const app = Fastify({
-    // request lines are logged at info by fastify; the HTTP component logs warnings and up
-    loggerInstance: opts.log.child({ component: 'HTTP' }, { level: opts.log.level === 'debug' ? 'debug' : 'warn' }),
-    bodyLimit: opts.bodyLimit,
-    routerOptions: { maxParamLength: 4096 },
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
-    schemaController: { compilersFactory: {
-      buildValidator: validators.buildValidator,
-      ...(opts.serializers ? { buildSerializer: opts.serializers.buildSerializer } : {}),
-    } },
-    forceCloseConnections: true,
-    // header size and timeout from `http.*` (the reference allows 1 MiB and 10 s); bodies are bounded
-    // by BodyDeadlines below, since node's requestTimeout would cut long uploads and live ingest
-    http: serverOptions(opts.bounds),
-    // 431, 408 and 400 from node's parser get the Error body too
-    clientErrorHandler: answerClientError,
-    // a malformed URL (`%zz`) gets the Error body like every other failure
-    frameworkErrors: (err, _req, reply) => { sendError(reply, toApiError(err)); },
-  }).withTypeProvider() as unknown as HttpScope;
+  const app = fastifyFor(opts, validators);
   limitJsonDepth(app as unknown as FastifyInstance);
   new ConnectionCap(opts.slots ?? connectionSlots(), opts.bounds).attach(app.server);
   const deadlines = new BodyDeadlines(opts.bounds.bodyTimeoutMs, isStreamedBody);
@@ -95,6 +77,40 @@ export function createServer(opts: {
 
   installLenientDecoding(app);
 
+  installAccess(app, opts);
+  app.addHook('onResponse', async (request, reply) => {
+    if (Number(request.headers['content-length']) >= LARGE_BODY_BYTES && /json/i.test(request.headers['content-type'] ?? '')) collectAfterLargeBody();
+    // the URL cut short: a client must not make every logged line as long as its headers allow
+    if (reply.statusCode >= 500) request.log.warn({ method: request.method, url: request.url.slice(0, 256), status: reply.statusCode }, 'request failed');
+  });
+  return app;
+}
+
+/** The fastify instance with the service's options (validators, serializers, bounds, error answers). */
+function fastifyFor(opts: Parameters<typeof createServer>[0], validators: LazyValidators): HttpScope {
+  return Fastify({
+    // request lines are logged at info by fastify; the HTTP component logs warnings and up
+    loggerInstance: opts.log.child({ component: 'HTTP' }, { level: opts.log.level === 'debug' ? 'debug' : 'warn' }),
+    bodyLimit: opts.bodyLimit,
+    routerOptions: { maxParamLength: 4096 },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    schemaController: { compilersFactory: {
+      buildValidator: validators.buildValidator,
+      ...(opts.serializers ? { buildSerializer: opts.serializers.buildSerializer } : {}),
+    } },
+    forceCloseConnections: true,
+    // header size and timeout from `http.*` (the reference allows 1 MiB and 10 s); bodies are bounded
+    // by BodyDeadlines below, since node's requestTimeout would cut long uploads and live ingest
+    http: serverOptions(opts.bounds),
+    // 431, 408 and 400 from node's parser get the Error body too
+    clientErrorHandler: answerClientError,
+    // a malformed URL (`%zz`) gets the Error body like every other failure
+    frameworkErrors: (err, _req, reply) => { sendError(reply, toApiError(err)); },
+  }).withTypeProvider() as unknown as HttpScope;
+}
+
+/** The front door's access checks: client address (peer taps, proxies), authorization, read-only, forwarding. */
+function installAccess(app: HttpScope, opts: Parameters<typeof createServer>[0]): void {
   const access = new FrontDoorAccess(opts.api, opts.threadKey, (peer) => opts.log.warn({ peer },
     'X-Real-IP / X-Forwarded-For from a local peer ignored: it is not in api.access.trusted_proxies (add it when a reverse proxy runs on this host)'));
   app.decorateRequest('clientAddress', undefined);
@@ -128,10 +144,4 @@ export function createServer(opts: {
     if (http.forward.taps.length && await http.forward.promise({ request, reply, access: kind, api })) return reply;
     return undefined;
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if (Number(request.headers['content-length']) >= LARGE_BODY_BYTES && /json/i.test(request.headers['content-type'] ?? '')) collectAfterLargeBody();
-    // the URL cut short: a client must not make every logged line as long as its headers allow
-    if (reply.statusCode >= 500) request.log.warn({ method: request.method, url: request.url.slice(0, 256), status: reply.statusCode }, 'request failed');
-  });
-  return app;
 }
