@@ -32,6 +32,9 @@ export interface WireRequest {
  * chunk encoding (made once, shared by every RTMP reader), `body` the FLV tag body, a reference to
  * the message's own buffer (the parser gets a fresh buffer for the next media message; no copy).
  */
+/** The largest body the chunk encoding carries in one chunk (node-media-server's output chunk size). */
+const ONE_CHUNK = 0xffff;
+
 export type MediaPacket = FlvPacket & { wire: Buffer };
 
 export interface WireEvents {
@@ -174,8 +177,8 @@ export function loadWireLayer(): RtmpWireLayer {
         // media: the parser's buffer becomes the body (packetHandler above lets it go); data
         // messages share the parser's buffer, so their body is copied (a few hundred bytes)
         const type = p.codec_type === 8 || p.codec_type === 9 ? p.codec_type : 18;
-        const body = type === 18 ? Buffer.from(p.data.subarray(0, p.size)) : p.data.subarray(0, p.size);
-        events.packet({ kind, type, codec: p.codec_id, timestamp: p.dts, body, wire: Rtmp.createMessage(p) });
+        const wire = Rtmp.createMessage(p);
+        events.packet({ kind, type, codec: p.codec_id, timestamp: p.dts, body: bodyOf(p.data, p.size, type, wire), wire });
       };
       return {
         feed: (data) => guarded(() => rtmp.parserData(data)),
@@ -194,4 +197,17 @@ export function loadWireLayer(): RtmpWireLayer {
       }
     },
   };
+}
+
+/**
+ * A packet's body as the stream table keeps it. The chunk encoding (`wire`) is made with one chunk
+ * of up to 65535 bytes, so a body that fits is the wire's tail, byte for byte: the body is then a
+ * view of the wire and the packet costs its bytes once (a GOP cache holds half as much), the
+ * parser's buffer going free. A larger body (several chunks) keeps its own buffer; data messages
+ * share the parser's buffer, so theirs is copied (a few hundred bytes).
+ */
+function bodyOf(data: Buffer, size: number, type: 8 | 9 | 18, wire: Buffer): Buffer {
+  const tail = wire.subarray(wire.length - size);
+  if (size <= ONE_CHUNK && tail.equals(data.subarray(0, size))) return tail;
+  return type === 18 ? Buffer.from(data.subarray(0, size)) : data.subarray(0, size);
 }
