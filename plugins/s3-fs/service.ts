@@ -12,6 +12,22 @@ import { UsageScan } from './usage.ts';
 /** Bodies up to this size are buffered (and retried); larger ones are streamed as multipart uploads. */
 export const SMALL_MAX = 8 * 1024 * 1024;
 
+/**
+ * Longest a writer (a PUT, a DELETE, a recording's segment) waits for S3 while it is healthy: S3
+ * answering slower than this (hung, not refusing) leaves the write in the upload buffer, answered
+ * as done, and the upload goes on (retried if it fails).
+ */
+export const WRITE_WAIT_MS = 2_000;
+
+/** `p`'s value, or `fallback` once `ms` passed (`p` goes on). */
+function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), Math.max(0, ms));
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 /** What the filesystem reports besides its answers (the plugin logs, emits and counts). */
 export interface S3Reports {
   lost(fs: string, path: string, bytes: number, reason: string): void;
@@ -141,19 +157,17 @@ export class S3Filesystem implements FilesystemService {
     };
   }
 
-  /** Whether S3 (or the buffer) holds `path` now; unknown (false) while S3 does not answer. */
-  async #exists(path: string): Promise<boolean> {
+  /** Whether S3 (or the buffer) holds `path` now; undefined while S3 does not answer (or not within the wait). */
+  async #exists(path: string): Promise<boolean | undefined> {
     const op = this.#queue.get(path);
     if (op) return op.kind === 'put';
-    if (!this.#queue.healthy) return false;
-    try {
-      return (await this.#bucket.head(path)) !== undefined;
-    } catch {
-      return false;
-    }
+    if (!this.#queue.healthy) return undefined;
+    const head = this.#bucket.head(path).then((h) => h !== undefined, () => undefined);
+    return within(head, WRITE_WAIT_MS, undefined);
   }
 
   async writeFile(path: string, data: Buffer): Promise<FsWriteResult> {
+    const until = Date.now() + WRITE_WAIT_MS;
     const existed = await this.#exists(path);
     const mtimeMs = Date.now();
     const op = this.#queue.put(path, data, mtimeMs, `"b-${data.length.toString(16)}-${mtimeMs.toString(16)}"`);
@@ -162,9 +176,12 @@ export class S3Filesystem implements FilesystemService {
       throw s3Errors.bufferFull(this.name);
     }
     this.scan.changed();
-    // healthy: the writer waits until S3 has it; else it stays buffered and the retries store it
-    if (this.#queue.healthy) await this.#queue.flush(path);
-    return { created: !existed };
+    // healthy: the writer waits until S3 has it (at most WRITE_WAIT_MS, then it stays buffered and
+    // the upload goes on); else it stays buffered and the retries store it
+    if (this.#queue.healthy && await within(this.#queue.flush(path), until - Date.now(), 'queued') === 'lost') {
+      throw s3Errors.denied(this.name, `S3 refused ${path}`);
+    }
+    return { created: existed !== true };
   }
 
   async writeStream(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions = {}): Promise<FsWriteResult> {
@@ -195,17 +212,18 @@ export class S3Filesystem implements FilesystemService {
       throw s3Errors.uploadFailed(this.name, e.details.join('; '));
     }
     this.scan.changed();
-    return { created: !existed };
+    return { created: existed !== true };
   }
 
   async deleteFile(path: string): Promise<boolean> {
+    const until = Date.now() + WRITE_WAIT_MS;
     const existed = await this.#exists(path);
     const healthy = this.#queue.healthy;
     this.#queue.delete(path);
     this.scan.changed();
-    if (healthy) await this.#queue.flush(path);
+    if (healthy) await within(this.#queue.flush(path), until - Date.now(), 'queued');
     // while S3 does not answer a delete is queued: it answers as done
-    return existed || !healthy;
+    return existed ?? true;
   }
 
   /** Stores what it can within `ms`; the rest is reported lost. */
