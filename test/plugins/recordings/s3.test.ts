@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { eventsRef, type EventsService } from '../../../sdk/index.ts';
 import type { TestApp, TestLike } from '../../helpers/app.ts';
 import { s3Entry, s3Unavailable, startS3, type S3Target } from '../../helpers/s3.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -20,7 +21,7 @@ const BUFFER_BOUND = 64 * 1024 * 1024;
 const OUTAGE_MS = Number(process.env.REC_S3_OUTAGE_SECONDS ?? 30) * 1000;
 
 interface Listed { name: string; size_bytes: number }
-interface Indexed { file: string; bytes: number; start: number }
+interface Indexed { file: string; bytes: number; start: number; duration: number }
 interface View { recording: boolean; storing: number; segments: number; bytes: number; spans: Array<{ start: string; start_ms: number; duration: number }> }
 
 async function s3RecApp(t: TestLike): Promise<{ app: TestApp & { base: string }; s3: S3Target }> {
@@ -65,6 +66,12 @@ async function sameAsS3(t: Test, app: TestApp, name: string): Promise<Indexed[]>
   t.same(index.filter((s) => objects.get(s.file) !== s.bytes).map((s) => s.file), [], `every indexed segment of ${name} is in S3, whole (${index.length})`);
   t.equal(objects.size, index.length, `S3 holds no other segment of ${name}`);
   return index;
+}
+
+/** The segments of the index fill its one span: none missing (a hole of one short segment would still join the span). */
+function filled(t: Test, index: readonly Indexed[], span: { duration: number }): void {
+  const media = index.reduce((n, s) => n + s.duration, 0) / 1000;
+  t.ok(Math.abs(media - span.duration) < 0.3, `the segments hold the whole span (${media} s of ${span.duration} s)`);
 }
 
 t.test('recorded into S3: segments listed there, one span, cuts from S3 play from a keyframe, retention deletes in S3', { skip }, async (t) => {
@@ -141,10 +148,42 @@ t.test(`S3 stopped for ${OUTAGE_MS / 1000} s while recording: no segment lost, n
   t.ok(during >= OUTAGE_MS / 2000 - 3, `segments were indexed during the outage (${during})`);
   t.equal(index.length, rec.segments, 'the index is the view');
   t.equal(rec.spans.length, 1, `one span: no gap from the outage (${JSON.stringify(rec.spans)})`);
+  filled(t, index, rec.spans[0]!);
   t.ok(Math.abs(rec.spans[0]!.duration - seconds) <= 2, `of about ${seconds} s (${rec.spans[0]!.duration})`);
   peak = Math.max(peak, ...(await metric(app, 's3fs_buffer_bytes', 120)));
   t.ok(peak > 0, `s3fs_buffer_bytes rose during the outage (peak ${peak})`);
   t.ok(peak < BUFFER_BOUND, `and stayed under the bound of ${BUFFER_BOUND}`);
   t.ok(peak <= rec.bytes, `it held at most what was recorded (${peak} of ${rec.bytes})`);
+  t.same(await metric(app, 's3fs_lost'), [0], 'nothing reported lost');
+});
+
+t.test('S3 hung (answers nothing) for 12 s while recording 1 s segments: writers do not wait, nothing dropped', { skip }, async (t) => {
+  const { app, s3 } = await s3RecApp(t);
+  if (!s3.local) { t.comment('the hang needs the local test server'); return; }
+  const failed: string[] = [];
+  const bus = app.service.app.kernel.services.resolve(eventsRef) as EventsService;
+  const sub = bus.subscribe({ types: ['recording.segment.failed'] }, undefined, (e) => failed.push(JSON.stringify(e.payload)));
+  t.teardown(() => sub.close());
+  const made = await app.request('POST', '/api/v3/recordings', { body: { name: 'cam', stream: 'live/cam', filesystem: 'cloud', segment_seconds: 1 } });
+  t.equal(made.status, 201);
+  const pub = publish(t, `${app.base}/live/cam`, { seconds: 24 });
+  await waitFor(async () => (await listed(app, 'cam')).length >= 2, { timeout: 30_000, what: 'the first segments in S3' });
+  s3.pause();
+  const frozenAt = Date.now();
+  let most = 0;
+  while (Date.now() - frozenAt < 12_000) {
+    most = Math.max(most, (await view(app, 'cam')).storing);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  s3.resume();
+  t.ok(most < 4, `segments never piled up behind a hung write (at most ${most} waiting)`);
+  t.equal(await pub.done, 0, `published (${pub.stderr()})`);
+  const rec = await waitFor(async () => { const r = await view(app, 'cam'); return stopped(r) ? r : undefined; }, { what: 'the recording to stop' });
+  await waitFor(async () => (await metric(app, 's3fs_buffer_files'))[0] === 0, { timeout: 40_000, what: 'the buffer drained' });
+  const index = await sameAsS3(t, app, 'cam');
+  t.same(failed, [], 'no segment failed');
+  t.equal(rec.spans.length, 1, `one span (${JSON.stringify(rec.spans)})`);
+  filled(t, index, rec.spans[0]!);
+  t.ok(Math.abs(rec.spans[0]!.duration - 24) <= 2, `of about 24 s (${rec.spans[0]!.duration})`);
   t.same(await metric(app, 's3fs_lost'), [0], 'nothing reported lost');
 });
