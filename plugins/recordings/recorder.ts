@@ -136,6 +136,20 @@ export class Recorder {
     await this.retain(this.#d.now(), false);
   }
 
+  /**
+   * The filesystem reported `file` lost after it answered the write (an S3 filesystem's buffered
+   * write refused for good or dropped: `fs.lost`): it leaves the index, so spans show the hole and
+   * cuts never read it. False when the index does not name it.
+   */
+  async lost(file: string, reason: string): Promise<boolean> {
+    const seg = this.index.list.find((s) => s.file === file);
+    if (!seg) return false;
+    this.index.remove([seg]);
+    this.#failed(`lost by the filesystem: ${reason}`, file);
+    await this.#doc.save().catch((err: unknown) => this.#d.log.error({ recording: this.cfg.name, err }, 'cannot save the index'));
+    return true;
+  }
+
   /** Deletes what retention drops (by size and count after a segment; by age too on the timer), then saves the index. */
   async retain(now: number, byAge = true): Promise<number> {
     const r = this.cfg.retention;

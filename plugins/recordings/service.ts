@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import {
-  ApiError, findFilesystem, type EventsService, type FilesystemService, type PluginState, type StateDocument, type StreamTable,
+  ApiError, findFilesystem, type CoreEvent, type EventsService, type EventSubscription, type FilesystemService, type PluginState, type StateDocument, type StreamTable,
 } from '../../sdk/index.ts';
 import { Recorder, type IndexData } from './recorder.ts';
 import type { RecordingConfig, RecordingSettings, RecordingsConfig, RecordingView } from './schema.ts';
@@ -36,6 +36,7 @@ export class Recordings {
   #doc!: StateDocument<{ recordings: RecordingConfig[] }>;
   readonly #recs = new Map<string, Recorder>();
   #closed = false;
+  #lostSub: EventSubscription | undefined;
 
   constructor(d: RecordingsDeps) {
     this.#d = d;
@@ -46,6 +47,19 @@ export class Recordings {
   async open(): Promise<void> {
     this.#doc = await this.#d.state.open('recordings', { init: () => ({ recordings: [] }) });
     for (const cfg of this.#doc.data.recordings) this.#recs.set(cfg.name, await this.#recorder(cfg));
+    this.#lostSub = this.#d.events?.subscribe({ types: ['fs.lost'] }, undefined, (e) => this.#lost(e));
+  }
+
+  /** `fs.lost` (a filesystem could not store a file it had answered for): the segment leaves its recording's index. */
+  #lost(e: CoreEvent): void {
+    const { filesystem, path } = e.subject;
+    if (!filesystem || !path) return;
+    const reason = typeof e.payload.reason === 'string' ? e.payload.reason : 'lost';
+    for (const r of this.#recs.values()) {
+      if (findFilesystem(this.#d.filesystems, r.cfg.filesystem)?.name !== filesystem) continue;
+      // after the writes queued so far: the lost write may not be indexed yet
+      r.after(() => r.lost(path, reason)).catch((err: unknown) => this.#d.log.error({ recording: r.cfg.name, err }, 'cannot drop a lost segment'));
+    }
   }
 
   async #recorder(cfg: RecordingConfig): Promise<Recorder> {
@@ -158,6 +172,7 @@ export class Recordings {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#lostSub?.close();
     await Promise.all([...this.#recs.values()].map((r) => r.close()));
   }
 }

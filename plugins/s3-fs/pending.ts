@@ -39,6 +39,9 @@ export class BufferBudget {
   }
 }
 
+/** How an attempt ended: S3 has it, it waits in the queue (S3 failed, or not tried now), or S3 refused it for good. */
+export type Outcome = 'stored' | 'queued' | 'lost';
+
 const sizeOf = (op: PendingOp | undefined) => (op?.kind === 'put' ? op.data.length : 0);
 
 /**
@@ -110,15 +113,15 @@ export class UploadQueue {
 
   /**
    * Stores the op of `path` now (the writer waits for it when S3 is healthy); on a transient
-   * failure it stays queued and the retries start. Resolves true when S3 has it.
+   * failure it stays queued and the retries start; a refusal for good drops it (reported lost).
    */
-  async flush(path: string): Promise<boolean> {
+  async flush(path: string): Promise<Outcome> {
     const op = this.#ops.get(path);
-    if (!op || this.#inflight.has(path) || this.#closed) return false;
+    if (!op || this.#inflight.has(path) || this.#closed) return 'queued';
     return this.#attempt(path, op);
   }
 
-  async #attempt(path: string, op: PendingOp): Promise<boolean> {
+  async #attempt(path: string, op: PendingOp): Promise<Outcome> {
     this.#inflight.add(path);
     try {
       await this.#hooks.store(path, op);
@@ -126,17 +129,17 @@ export class UploadQueue {
       if (!this.#healthy) this.#hooks.health(true);
       this.#healthy = true;
       this.#delay = 0;
-      return true;
+      return 'stored';
     } catch (err) {
       if (!isTransient(err)) {
         this.#settle(path, op);
         this.#hooks.lost(path, op, (err as Error)?.name ?? String(err));
-        return false;
+        return 'lost';
       }
       if (this.#healthy) this.#hooks.health(false, err);
       this.#healthy = false;
       this.#schedule();
-      return false;
+      return 'queued';
     } finally {
       this.#inflight.delete(path);
       // a newer op of the path arrived while this one was stored: it goes next

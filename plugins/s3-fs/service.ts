@@ -3,14 +3,32 @@ import type {
   BasicCredentials, FilesystemService, FsFile, FsFileInfo, FsNode, FsOpenHint, FsPublicMount, FsWriteOptions, FsWriteResult, MimeTable,
 } from '../../sdk/index.ts';
 import { GlobMatchers } from '../../sdk/index.ts';
-import { apiErrorOf } from './client.ts';
+import { apiErrorOf, TIMEOUTS } from './client.ts';
 import { Bucket, globPrefix } from './objects.ts';
-import { UploadQueue, type BufferBudget, type PendingOp } from './pending.ts';
+import { UploadQueue, type BufferBudget, type Outcome, type PendingOp } from './pending.ts';
 import { s3Errors } from './errors.ts';
 import { UsageScan } from './usage.ts';
 
 /** Bodies up to this size are buffered (and retried); larger ones are streamed as multipart uploads. */
 export const SMALL_MAX = 8 * 1024 * 1024;
+
+/**
+ * Longest a writer (a PUT, a DELETE, a recording's segment) waits for S3 while it is healthy: S3
+ * answering slower than this (hung, not refusing) leaves the write in the upload buffer, answered
+ * as done, and the upload goes on (retried if it fails). Then writers do not wait for S3 until a
+ * late call is answered (or for one call deadline, `TIMEOUTS.callMs`).
+ */
+export const WRITE_WAIT_MS = 2_000;
+const LATE = Symbol('late');
+
+/** `p`'s value, or `fallback` once `ms` passed (`p` goes on). */
+function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), Math.max(0, ms));
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
 
 /** What the filesystem reports besides its answers (the plugin logs, emits and counts). */
 export interface S3Reports {
@@ -60,6 +78,8 @@ export class S3Filesystem implements FilesystemService {
   readonly #globs = new GlobMatchers(1024);
   readonly #reports: S3Reports;
   readonly scan: UsageScan;
+  /** Until when writers do not wait for S3 (a call of a writer was late). */
+  #slowUntil = 0;
 
   constructor(o: S3FsOptions) {
     this.name = o.name;
@@ -141,20 +161,39 @@ export class S3Filesystem implements FilesystemService {
     };
   }
 
-  /** Whether S3 (or the buffer) holds `path` now; unknown (false) while S3 does not answer. */
-  async #exists(path: string): Promise<boolean> {
+  /** Writers wait for S3: it is healthy and no call of a writer was late lately. */
+  get #prompt(): boolean {
+    return this.#queue.healthy && Date.now() >= this.#slowUntil;
+  }
+
+  /** `p` until `until`, else `fallback` (and writers stop waiting until a late call is `answered`). */
+  async #wait<T>(p: Promise<T>, until: number, fallback: T, answered: (v: T) => boolean): Promise<T> {
+    const r = await within<T | typeof LATE>(p, until - Date.now(), LATE);
+    if (r !== LATE) return r;
+    this.#slowUntil = Date.now() + TIMEOUTS.callMs;
+    void p.then((v) => { if (answered(v)) this.#slowUntil = 0; });
+    return fallback;
+  }
+
+  /** Whether S3 (or the buffer) holds `path` now; undefined while S3 does not answer (or not in time). */
+  async #exists(path: string, until: number): Promise<boolean | undefined> {
     const op = this.#queue.get(path);
     if (op) return op.kind === 'put';
-    if (!this.#queue.healthy) return false;
-    try {
-      return (await this.#bucket.head(path)) !== undefined;
-    } catch {
-      return false;
-    }
+    if (!this.#prompt) return undefined;
+    const head = this.#bucket.head(path).then((h) => h !== undefined, () => undefined);
+    return this.#wait(head, until, undefined, (v) => v !== undefined);
+  }
+
+  /** Stores the op of `path` now when S3 is healthy; the writer waits for it when S3 is prompt. */
+  async #flush(path: string, until: number): Promise<Outcome> {
+    if (!this.#queue.healthy) return 'queued';
+    const p = this.#queue.flush(path);
+    return this.#prompt ? this.#wait(p, until, 'queued', (v) => v === 'stored') : 'queued';
   }
 
   async writeFile(path: string, data: Buffer): Promise<FsWriteResult> {
-    const existed = await this.#exists(path);
+    const until = Date.now() + WRITE_WAIT_MS;
+    const existed = await this.#exists(path, until);
     const mtimeMs = Date.now();
     const op = this.#queue.put(path, data, mtimeMs, `"b-${data.length.toString(16)}-${mtimeMs.toString(16)}"`);
     if (!op) {
@@ -162,9 +201,10 @@ export class S3Filesystem implements FilesystemService {
       throw s3Errors.bufferFull(this.name);
     }
     this.scan.changed();
-    // healthy: the writer waits until S3 has it; else it stays buffered and the retries store it
-    if (this.#queue.healthy) await this.#queue.flush(path);
-    return { created: !existed };
+    // the writer waits until S3 has it while S3 is prompt (at most WRITE_WAIT_MS); else it stays
+    // buffered and the upload (or the retries) store it
+    if (await this.#flush(path, until) === 'lost') throw s3Errors.denied(this.name, `S3 refused ${path}`);
+    return { created: existed !== true };
   }
 
   async writeStream(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions = {}): Promise<FsWriteResult> {
@@ -184,7 +224,7 @@ export class S3Filesystem implements FilesystemService {
 
   /** A large body straight to S3 (multipart): not buffered, so not retried; a failure is 503 and reported. */
   async #streamed(path: string, source: AsyncGenerator<Uint8Array>): Promise<FsWriteResult> {
-    const existed = await this.#exists(path);
+    const existed = await this.#exists(path, Date.now() + WRITE_WAIT_MS);
     const body = Readable.from(source, { objectMode: false });
     try {
       await this.#bucket.putStream(path, body, this.#mimeOf(path));
@@ -195,17 +235,17 @@ export class S3Filesystem implements FilesystemService {
       throw s3Errors.uploadFailed(this.name, e.details.join('; '));
     }
     this.scan.changed();
-    return { created: !existed };
+    return { created: existed !== true };
   }
 
   async deleteFile(path: string): Promise<boolean> {
-    const existed = await this.#exists(path);
-    const healthy = this.#queue.healthy;
+    const until = Date.now() + WRITE_WAIT_MS;
+    const existed = await this.#exists(path, until);
     this.#queue.delete(path);
     this.scan.changed();
-    if (healthy) await this.#queue.flush(path);
+    await this.#flush(path, until);
     // while S3 does not answer a delete is queued: it answers as done
-    return existed || !healthy;
+    return existed ?? true;
   }
 
   /** Stores what it can within `ms`; the rest is reported lost. */

@@ -26,6 +26,10 @@ export interface S3Target {
   stop(): Promise<void>;
   /** Starts it again on the same port and folder. */
   start(): Promise<void>;
+  /** Freezes the local server (SIGSTOP): connections are accepted, nothing is answered (a hung store). */
+  pause(): void;
+  /** Lets it run again (SIGCONT). */
+  resume(): void;
 }
 
 /** Why the S3 tests cannot run here, or undefined. */
@@ -69,9 +73,11 @@ export async function startS3(t: TestLike): Promise<S3Target> {
   const e = process.env;
   if (e.S3_TEST_ENDPOINT) {
     const none = async () => { throw new Error('an external S3 store cannot be stopped by the test'); };
+    const frozen = () => { throw new Error('an external S3 store cannot be paused by the test'); };
     return {
       endpoint: e.S3_TEST_ENDPOINT, useSsl: e.S3_TEST_SSL === '1', region: e.S3_TEST_REGION ?? 'us-east-1',
       accessKey: e.S3_TEST_ACCESS_KEY ?? '', secret: e.S3_TEST_SECRET ?? '', bucket, local: false, stop: none, start: none,
+      pause: frozen, resume: frozen,
     };
   }
   const dir = await mkdtemp(join(tmpdir(), 's3-test-'));
@@ -90,6 +96,12 @@ export async function startS3(t: TestLike): Promise<S3Target> {
     async start() {
       ({ child, port } = await launch(dir, port));
       current = child;
+    },
+    pause() {
+      current?.kill('SIGSTOP');
+    },
+    resume() {
+      current?.kill('SIGCONT');
     },
   };
 }
