@@ -106,8 +106,16 @@ try {
   });
   const sink = `rtmp://127.0.0.1:${rtmp.ports().rtmp}/soak`;
   const gaps = { video: track(FRAME), audio: track(2 * AUDIO_FRAME) };
+  // the channel against the wall clock: video media time read by the player against the time it took
+  const pace = { media0: -1, wall0: 0, media: 0, wall: 0 };
   await sleep(5000);
-  play = player(sink, (kind, t) => gaps[kind].add(t), () => { counts.playerRestarts++; gaps.video.last = gaps.audio.last = undefined; });
+  play = player(sink, (kind, t) => {
+    gaps[kind].add(t);
+    if (kind !== 'video') return;
+    if (pace.media0 < 0) { pace.media0 = t; pace.wall0 = Date.now(); }
+    pace.media = t;
+    pace.wall = Date.now();
+  }, () => { counts.playerRestarts++; gaps.video.last = gaps.audio.last = undefined; pace.media0 = -1; });
   const rss: number[] = [];
   const end = Date.now() + MINUTES * 60_000;
   const warm = Date.now() + Math.min(60_000, MINUTES * 30_000);
@@ -121,7 +129,9 @@ try {
     minutes: MINUTES, items_started: counts.started, items_skipped: counts.skipped, sink_reconnects: Math.max(0, counts.publishes - 1),
     player_restarts: counts.playerRestarts, video_packets: gaps.video.n, joins_over_one_frame: gaps.video.over, steps_back: gaps.video.back + gaps.audio.back,
     largest_step_s: Math.round(gaps.video.max * 1000) / 1000, audio_packets: gaps.audio.n, audio_holes_of_a_frame: gaps.audio.over,
-    largest_audio_step_s: Math.round(gaps.audio.max * 1000) / 1000, rss_mb: { first: mb(rss[0] ?? 0), last: mb(rss.at(-1) ?? 0), max: mb(Math.max(0, ...rss)) },
+    largest_audio_step_s: Math.round(gaps.audio.max * 1000) / 1000,
+    // negative: the channel fell behind the wall clock by that much over the run (each join's start-up)
+    media_minus_wall_s: Math.round(((pace.media - pace.media0) - (pace.wall - pace.wall0) / 1000) * 100) / 100, rss_mb: { first: mb(rss[0] ?? 0), last: mb(rss.at(-1) ?? 0), max: mb(Math.max(0, ...rss)) },
     rss_drift_percent: Math.round(drift * 10) / 10,
   };
   console.log(JSON.stringify(result, null, 2));
