@@ -36,6 +36,12 @@ export const BUILTIN_EVENT_TYPES: readonly EventTypeSpec[] = Object.freeze([
   spec('process.scheduled', 'process', PROC, 'A scheduled process waits for its next start (`scheduler`).', {
     next_run: 'the next start, RFC 3339 in UTC',
   }),
+  spec('process.demand.start', 'process', PROC, 'An on-demand process (`ondemand.enable`) started for a reader that asked for its HLS files or its stream.', {
+    reason: '`hls` or `stream`', readers: 'readers at the time',
+  }),
+  spec('process.demand.stop', 'process', PROC, 'An on-demand process stopped: no reader for its idle time (`ondemand.idle_seconds`); it waits again.', {
+    reason: '`idle`', readers: 'readers at the time (0)',
+  }),
   spec('process.reconnect', 'process', PROC, 'The supervisor starts a process again after its run ended (`reconnect`).'),
   spec('process.stale', 'process', PROC, 'A process was killed for making no progress (`stale_timeout_seconds`).', { reason: 'the message' }),
   spec('process.limit', 'process', PROC, 'A process was killed for exceeding its cpu or memory limit.', { reason: 'the message' }),
