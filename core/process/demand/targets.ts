@@ -36,12 +36,17 @@ function parts(address: string): string[] {
   return tee ? address.split('|').map((p) => p.replace(/^\[[^\]]*\]/, '')) : [address];
 }
 
+/** A URL path decoded, except ffmpeg's number patterns (`%04d` is no escape). */
+function unescapePath(p: string): string {
+  return p.replace(/%[0-9A-Fa-f]{2}/g, (m, off: number) => (/^%0?\d*d/.test(p.slice(off)) ? m : decodeURIComponent(m)));
+}
+
 /** Where `address` lands on a public mount: the filesystem and the path inside it. */
 function onMount(address: string, fss: readonly FilesystemService[]): { fs: FilesystemService; path: string } | undefined {
   const a = address.startsWith('file:') ? address.slice(5) : address;
   if (/^https?:/i.test(a)) {
     let path: string;
-    try { path = decodeURIComponent(new URL(a).pathname); } catch { return undefined; }
+    try { path = unescapePath(new URL(a).pathname); } catch { return undefined; }
     // the longest mount wins, as in the door (`/` is the catch-all)
     const hit = fss.filter((f) => f.publicMount && (f.mount === '/' || path === f.mount || path.startsWith(`${f.mount}/`)))
       .sort((x, y) => y.mount.length - x.mount.length)[0];
