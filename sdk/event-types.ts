@@ -30,7 +30,7 @@ export const BUILTIN_EVENT_TYPES: readonly EventTypeSpec[] = Object.freeze([
   spec('process.state', 'process', PROC, 'A process moved from one exec state to another.', {
     from: 'previous exec state', to: 'new exec state',
     reason: 'why, when the supervisor knows (stale, limit, veto, spawn error, `reconnect`, `schedule`, `duration`)',
-    cause: '`reconnect`, `stale`, `limit`, `prepare`, `spawn`, `schedule` or `duration` when the engine moved it itself',
+    cause: '`reconnect`, `stale`, `limit`, `prepare`, `spawn`, `schedule`, `duration`, `demand` or `idle` when the engine moved it itself',
     last_logline: 'the last log line',
   }),
   spec('process.scheduled', 'process', PROC, 'A scheduled process waits for its next start (`scheduler`).', {
