@@ -30,11 +30,17 @@ export const BUILTIN_EVENT_TYPES: readonly EventTypeSpec[] = Object.freeze([
   spec('process.state', 'process', PROC, 'A process moved from one exec state to another.', {
     from: 'previous exec state', to: 'new exec state',
     reason: 'why, when the supervisor knows (stale, limit, veto, spawn error, `reconnect`, `schedule`, `duration`)',
-    cause: '`reconnect`, `stale`, `limit`, `prepare`, `spawn`, `schedule` or `duration` when the engine moved it itself',
+    cause: '`reconnect`, `stale`, `limit`, `prepare`, `spawn`, `schedule`, `duration`, `demand` or `idle` when the engine moved it itself',
     last_logline: 'the last log line',
   }),
   spec('process.scheduled', 'process', PROC, 'A scheduled process waits for its next start (`scheduler`).', {
     next_run: 'the next start, RFC 3339 in UTC',
+  }),
+  spec('process.demand.start', 'process', PROC, 'An on-demand process (`ondemand.enable`) started for a reader that asked for its HLS files or its stream.', {
+    reason: '`hls` or `stream`', readers: 'readers at the time',
+  }),
+  spec('process.demand.stop', 'process', PROC, 'An on-demand process stopped: no reader for its idle time (`ondemand.idle_seconds`); it waits again.', {
+    reason: '`idle`', readers: 'readers at the time (0)',
   }),
   spec('process.reconnect', 'process', PROC, 'The supervisor starts a process again after its run ended (`reconnect`).'),
   spec('process.stale', 'process', PROC, 'A process was killed for making no progress (`stale_timeout_seconds`).', { reason: 'the message' }),

@@ -30,6 +30,8 @@ export interface ApiProcessConfig {
   readonly scheduler?: string;
   /** Seconds a run lasts at most; absent when unlimited. */
   readonly runtime_duration_seconds?: number;
+  /** Runs only while read (absent when off); `idle_seconds` 0 = `encoder.ondemand.idle_seconds`. */
+  readonly ondemand?: { readonly enable: boolean; readonly idle_seconds: number };
 }
 
 /** One side of an avstream (reference 5.6). */
@@ -109,6 +111,22 @@ export interface ApiProcessState {
   readonly command: readonly string[] | null;
   /** The next start of a scheduled process with order `start` (RFC 3339, UTC). */
   readonly next_run?: string;
+  /** Why an on-demand process runs or waits (absent for other processes). */
+  readonly ondemand?: ApiDemandState;
+}
+
+/** The demand state of an on-demand process (`state.ondemand`). */
+export interface ApiDemandState {
+  /** True while it waits for a reader (order `start`, not running for demand). */
+  readonly waiting: boolean;
+  /** Readers now: HLS viewers seen within the idle time plus stream readers. */
+  readonly readers: number;
+  /** What started the current run (`hls`, `stream`); absent while waiting. */
+  readonly started_by?: string;
+  /** When it stops if no reader comes back (RFC 3339, UTC); absent while waiting or read. */
+  readonly stop_at?: string;
+  /** Seconds it runs on after its last reader left. */
+  readonly idle_seconds: number;
 }
 
 /** A run's log: `["<unix seconds>", "<line>"]` pairs (reference 5.7). */

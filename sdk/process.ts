@@ -175,9 +175,25 @@ export interface ProcessStateEvent {
  * `reconnect`), `stale` (no progress for `stale_timeout_seconds`), `limit` (cpu or memory over
  * its limit), `prepare` (the definition did not resolve or a `preStart` tap vetoed), `spawn` (the
  * binary could not be started), `schedule` (a start at a time of its `scheduler`), `duration` (a
- * stop after `runtime_duration_seconds`; the order stays `start`).
+ * stop after `runtime_duration_seconds`; the order stays `start`), `demand` (an on-demand process
+ * started for its first reader), `idle` (an on-demand process stopped after its last reader left).
  */
-export type ProcessStateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration';
+export type ProcessStateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration' | 'demand' | 'idle';
+
+/**
+ * An on-demand process (config `ondemand.enable`) started for a reader or stopped after its last
+ * reader left (`onDemand`).
+ */
+export interface ProcessDemandEvent {
+  id: string;
+  reference: string;
+  /** `start`: a reader asked while it waited; `stop`: no reader for its idle time. */
+  action: 'start' | 'stop';
+  /** What asked (`hls`, `stream`) for a start; `idle` for a stop. */
+  reason: string;
+  /** Readers at the time (HLS viewers seen within the idle time plus stream readers). */
+  readers: number;
+}
 
 /** A scheduled process waits for its next start (`onSchedule`). */
 export interface ProcessScheduleEvent {
@@ -280,4 +296,5 @@ export const processHooksRef = createHooksRef('process', () => ({
   onAdd: new AsyncParallelHook<[ProcessChangeEvent]>(['event']),
   onUpdate: new AsyncParallelHook<[ProcessChangeEvent]>(['event']),
   onSchedule: new AsyncParallelHook<[ProcessScheduleEvent]>(['event']),
+  onDemand: new AsyncParallelHook<[ProcessDemandEvent]>(['event']),
 }));

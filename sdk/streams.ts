@@ -169,6 +169,31 @@ export interface StreamTable {
   list(protocol?: string | readonly string[]): StreamInfo[];
   /** Calls `fn` with the live names whenever a stream starts or ends; returns the unsubscribe. */
   onChange(fn: (names: readonly string[]) => void): () => void;
+  /**
+   * Adds a source of streams published on demand (the process engine's on-demand processes);
+   * returns the removal. `whenPublished` asks the sources for a name nothing publishes.
+   */
+  addDemandSource(source: StreamDemandSource): () => void;
+  /**
+   * Before a read of a name nothing publishes: asks the demand sources, and when one starts a
+   * publisher for `name`, waits for it up to `timeoutMs` (default 15 s). True when `name` is
+   * published by then (read it now), false at once when no source publishes it (the read is
+   * then refused `STREAM_NOT_FOUND` as before) or when the wait ran out.
+   */
+  whenPublished(name: string, timeoutMs?: number): Promise<boolean>;
+}
+
+/**
+ * A source of streams published on demand. `demand` is called for each reader that asks for a
+ * name nothing publishes: true when the source publishes that name and now starts (or keeps)
+ * its publisher. How long it keeps publishing is the source's business: it sees the stream's
+ * readers in `StreamTable.get(name)`.
+ *
+ * @example
+ * streams.addDemandSource({ demand: (name) => (name === 'cam1' ? (startCamera(), true) : false) });
+ */
+export interface StreamDemandSource {
+  demand(name: string): boolean;
 }
 
 /**

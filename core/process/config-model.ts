@@ -36,6 +36,8 @@ export interface FullConfig {
   scheduler: string;
   /** Stop a run after this long; 0 = no limit. */
   runtime_duration_seconds: number;
+  /** Run only while read (demand-runner.ts); idle_seconds 0 = the engine's default. */
+  ondemand: { enable: boolean; idle_seconds: number };
 }
 
 export const DEFAULT_TYPE = 'encoder';
@@ -93,14 +95,23 @@ export function normalize(body: Partial<ProcessConfig> | Record<string, unknown>
     limits: { cpu_usage: num(limits.cpu_usage), memory_mbytes: Math.floor(num(limits.memory_mbytes)), waitfor_seconds: num(limits.waitfor_seconds) },
     scheduler: str(b.scheduler).trim(),
     runtime_duration_seconds: Math.floor(num(b.runtime_duration_seconds)),
+    ondemand: ondemandOf(b.ondemand),
   };
 }
 
-/** The scheduler fields, only when set (a config without them reads as the reference v16's). */
-function scheduleFields(c: FullConfig): { scheduler?: string; runtime_duration_seconds?: number } {
-  const out: { scheduler?: string; runtime_duration_seconds?: number } = {};
+function ondemandOf(v: unknown): FullConfig['ondemand'] {
+  const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+  return { enable: o.enable === true, idle_seconds: Math.floor(num(o.idle_seconds)) };
+}
+
+type OptionalFields = { scheduler?: string; runtime_duration_seconds?: number; ondemand?: FullConfig['ondemand'] };
+
+/** The scheduler and on-demand fields, only when set (a config without them reads as the reference v16's). */
+function scheduleFields(c: FullConfig): OptionalFields {
+  const out: OptionalFields = {};
   if (c.scheduler) out.scheduler = c.scheduler;
   if (c.runtime_duration_seconds) out.runtime_duration_seconds = c.runtime_duration_seconds;
+  if (c.ondemand.enable || c.ondemand.idle_seconds) out.ondemand = { ...c.ondemand };
   return out;
 }
 

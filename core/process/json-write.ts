@@ -75,13 +75,15 @@ export interface StateParts {
   command: string;
   /** RFC 3339; only for a scheduled process waiting for its next start. */
   nextRun?: string;
+  /** JSON of `state.ondemand`; only for an on-demand process. */
+  ondemand?: string;
 }
 
 export function stateJson(s: StateParts): string {
   return ['{"order":', str(s.order), ',"exec":', str(s.exec), ',"runtime_seconds":', int(s.runtimeSeconds),
     ',"reconnect_seconds":', int(s.reconnectSeconds), ',"last_logline":', str(s.lastLogline), ',"progress":', s.progress,
     ',"memory_bytes":', int(s.memoryBytes), ',"cpu_usage":', numN(s.cpuUsage), ',"command":', s.command,
-    s.nextRun === undefined ? '' : `,"next_run":${str(s.nextRun)}`, '}'].join('');
+    s.nextRun === undefined ? '' : `,"next_run":${str(s.nextRun)}`, s.ondemand === undefined ? '' : `,"ondemand":${s.ondemand}`, '}'].join('');
 }
 
 function historyEntry(h: P.ReportHistoryEntry): string {

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import {
-  childrenRef, definePlugin, filesystemsRef, optional, placeholdersRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
+  childrenRef, definePlugin, fileDoorRef, filesystemsRef, optional, streamTableRef, placeholdersRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
   type ProcessChangeEvent,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
@@ -22,6 +22,8 @@ import { realClock } from './schedule.ts';
 import { ProcessViews } from './views.ts';
 import { PidDir, reapOrphans, UsageSampler } from './supervisor/index.ts';
 import { explainUnresolved } from './unresolved.ts';
+import { DemandHub } from './demand/hub.ts';
+import { Slate } from './demand/slate.ts';
 import { accessList, diskRootOf } from './validate.ts';
 
 /**
@@ -37,7 +39,10 @@ export const processPlugin = definePlugin({
   configSchema: EncoderSection,
   validate: (section) => validateEncoder(section),
   reads: ['storage', 'db'],
-  deps: { placeholders: placeholdersRef, filesystems: filesystemsRef, children: childrenRef, clock: optional(processClockRef) },
+  deps: {
+    placeholders: placeholdersRef, filesystems: filesystemsRef, children: childrenRef, clock: optional(processClockRef),
+    door: optional(fileDoorRef), streams: optional(streamTableRef),
+  },
   provides: [processesRef, processReplicaRef],
   rootState: ['db'],
   async setup(ctx) {
@@ -64,6 +69,14 @@ export const processPlugin = definePlugin({
     const logLimits = { maxLines: enc.log.max_lines, maxHistory: enc.log.max_history };
     const stateEntries = stateCounts();
     const { notify, preSave } = hookCalls(hooks, log);
+    const clock = ctx.deps.clock ?? realClock;
+    // on-demand processes: what they produce, who asks for it, their waiting playlists (demand/)
+    const demand = new DemandHub({
+      entries: () => manager.values(), get: (id) => manager.get(id), filesystems: () => ctx.deps.filesystems,
+      streams: ctx.deps.streams, door: ctx.deps.door, slate: new Slate(enc.binary, (b, a, o) => spawn(b, a, o)), clock, log,
+      idleSeconds: enc.ondemand.idle_seconds,
+    });
+    await demand.open();
 
     const manager: ProcessManager = new ProcessManager({
       db,
@@ -73,16 +86,18 @@ export const processPlugin = definePlugin({
       cleanup,
       maxProcesses: enc.max_processes,
       ffversion: () => skills.ffversion(),
-      onDelete: (id, reference) => hooks.onDelete.promise({ id, reference })
-        .catch((err: unknown) => log.warn({ err, process: id }, 'onDelete tap failed')),
+      onDelete: (id, reference) => {
+        demand.changed();
+        return hooks.onDelete.promise({ id, reference }).catch((err: unknown) => log.warn({ err, process: id }, 'onDelete tap failed'));
+      },
       preSave,
-      onAdd: (id, reference) => notify(hooks.onAdd, { id, reference }),
-      onUpdate: (id, reference, previousId) => notify(hooks.onUpdate, { id, reference, previousId }),
+      onAdd: (id, reference) => { demand.changed(); notify(hooks.onAdd, { id, reference }); },
+      onUpdate: (id, reference, previousId) => { demand.changed(); notify(hooks.onUpdate, { id, reference, previousId }); },
       // children a crashed predecessor left running go first, so none runs twice (supervisor/orphans.ts)
       beforeStart: async () => { await reapOrphans(runDir, log); },
       entryEnv: {
         binary: enc.binary, spawn: (binary, args, opts) => spawn(binary, args, opts), sampler, pidFiles: new PidDir(runDir, log),
-        hooks, log, cpus: availableParallelism(), now: Date.now, clock: ctx.deps.clock ?? realClock,
+        hooks, log, cpus: availableParallelism(), now: Date.now, clock, demand: demand.env,
         resolve: (c) => {
           const r = resolveProcess(c, { registry, validator, lookup: manager.lookup });
           return typeof r === 'string' ? explainUnresolved(c, registry, r) : r;
@@ -108,12 +123,17 @@ export const processPlugin = definePlugin({
 
     ctx.onReady(async () => {
       manager.restore();
+      demand.rebuild();
       // db.json as the reference writes it after loading; nothing acknowledged depends on this write
       db.save().catch((err: unknown) => log.error({ err }, 'cannot write db.json'));
     });
-    ctx.onListen(() => manager.startAll());
+    ctx.onListen(async () => {
+      await manager.startAll();
+      demand.rebuild();
+    });
     ctx.onShutdown(async () => {
       closing.abort();
+      demand.close();
       await manager.shutdown();
       sampler.close();
       await skills.settled();

@@ -8,6 +8,7 @@ import type { ProcessConfig } from './schema.ts';
 import { stateJson, type StateParts } from './json-write.ts';
 import { parseSchedule, rfc3339 } from './schedule.ts';
 import { ScheduleRunner } from './schedule-runner.ts';
+import { DemandRunner, type DemandEnv } from './demand-runner.ts';
 
 type ProcessHooks = ReturnType<typeof processHooksRef.create>;
 
@@ -30,6 +31,8 @@ export interface EntryEnv {
   clock: ProcessClock;
   /** Entries into each state by any process of the engine (`ffmpeg_process`), counted here. */
   stateEntries?: Record<ExecState, number>;
+  /** What on-demand processes need of the engine (demand/hub.ts); without it `ondemand` is ignored. */
+  demand?: DemandEnv;
 }
 
 export interface EntryTimes {
@@ -73,6 +76,8 @@ export class ProcessEntry {
   #state: { parts: StateParts; json: string } | undefined;
   /** Set when the config has a valid `scheduler`: starts and stops the supervisor at its times. */
   readonly #schedule: ScheduleRunner | undefined;
+  /** Set when the config has `ondemand.enable` (then `scheduler` is not used): runs it while read. */
+  readonly #demand: DemandRunner | undefined;
 
   constructor(config: FullConfig, times: EntryTimes, env: EntryEnv) {
     this.config = config;
@@ -105,7 +110,34 @@ export class ProcessEntry {
       pidFiles: env.pidFiles,
       now: env.now,
     });
-    this.#schedule = this.#scheduleRunner();
+    this.#demand = this.#demandRunner();
+    this.#schedule = this.#demand ? undefined : this.#scheduleRunner();
+  }
+
+  #demandRunner(): DemandRunner | undefined {
+    const d = this.#env.demand;
+    if (!d || !this.config.ondemand.enable) return undefined;
+    const idleSeconds = this.config.ondemand.idle_seconds || d.idleSeconds;
+    const quiet = () => {};
+    return new DemandRunner({
+      clock: this.#env.clock,
+      idleSeconds,
+      start: () => { this.#supervisor.start('demand').catch(quiet); },
+      stop: () => this.#supervisor.stop('idle').catch(quiet),
+      attached: () => d.attached(this),
+      viewers: () => d.viewers(this, idleSeconds * 1000),
+      waiting: () => d.waiting(this),
+      told: (action, reason, readers) => this.#env.hooks.onDemand.promise({ id: this.id, reference: this.reference, action, reason, readers })
+        .catch((err: unknown) => this.#env.log.warn({ err, process: this.id }, 'onDemand tap failed')),
+    });
+  }
+
+  /** Whether it runs on demand (config `ondemand.enable` and an engine that serves demand). */
+  get onDemand(): boolean { return this.#demand !== undefined; }
+
+  /** A reader asked for what it produces: an armed on-demand process starts (true when it counts). */
+  demand(reason: string): boolean {
+    return this.#demand?.demand(reason) ?? false;
   }
 
   #scheduleRunner(): ScheduleRunner | undefined {
@@ -180,6 +212,10 @@ export class ProcessEntry {
 
   /** Runs it, or for a scheduled process waits for its times (and runs it now inside a window). */
   start(): Promise<void> {
+    if (this.#demand) {
+      this.#demand.arm();
+      return Promise.resolve();
+    }
     if (!this.#schedule) return this.#supervisor.start();
     this.#schedule.arm();
     return Promise.resolve();
@@ -187,11 +223,23 @@ export class ProcessEntry {
 
   stop(): Promise<void> {
     this.#schedule?.disarm();
+    this.#unarm();
     return this.#supervisor.stop();
   }
 
-  /** A scheduled process comes back only inside its window. */
+  #unarm(): void {
+    if (!this.#demand?.armed) return;
+    this.#demand.disarm();
+    this.#env.demand?.unarmed(this);
+  }
+
+  /** A scheduled process comes back only inside its window; an on-demand one only while read. */
   async restart(): Promise<void> {
+    if (this.#demand) {
+      if (this.#demand.running) return this.#supervisor.restart();
+      this.#demand.arm();
+      return;
+    }
     if (!this.#schedule) return this.#supervisor.restart();
     if (!this.#schedule.inWindow()) return;
     await this.#supervisor.restart();
@@ -200,6 +248,8 @@ export class ProcessEntry {
 
   destroy(): Promise<void> {
     this.#schedule?.disarm();
+    // not #unarm: a replacing entry puts its own waiting playlist up at once
+    this.#demand?.disarm();
     return this.#supervisor.destroy();
   }
 
@@ -278,7 +328,15 @@ export class ProcessEntry {
       cpuUsage: s.cpuUsage / this.#env.cpus,
       command: this.#commandJson,
       nextRun: this.#nextRun(),
+      ondemand: this.#demandJson(),
     };
+  }
+
+  #demandJson(): string | undefined {
+    const v = this.#demand?.view();
+    if (!v) return undefined;
+    const { stop_at: at, ...rest } = v;
+    return JSON.stringify(at === undefined ? rest : { ...rest, stop_at: rfc3339(at) });
   }
 
   /** The next start of a scheduled process with order `start`. */
@@ -323,5 +381,5 @@ export class ProcessEntry {
 function sameState(a: StateParts, b: StateParts): boolean {
   return a.order === b.order && a.exec === b.exec && a.runtimeSeconds === b.runtimeSeconds
     && a.reconnectSeconds === b.reconnectSeconds && a.lastLogline === b.lastLogline && a.progress === b.progress
-    && a.memoryBytes === b.memoryBytes && a.cpuUsage === b.cpuUsage && a.command === b.command && a.nextRun === b.nextRun;
+    && a.memoryBytes === b.memoryBytes && a.cpuUsage === b.cpuUsage && a.command === b.command && a.nextRun === b.nextRun && a.ondemand === b.ondemand;
 }

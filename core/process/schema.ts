@@ -40,6 +40,12 @@ export const ProcessConfigLimits = Type.Object({
 });
 export type ProcessConfigLimits = Static<typeof ProcessConfigLimits>;
 
+/** Run only while read (not in the reference): started by its first reader, stopped after its last left. */
+export const ProcessConfigOnDemand = Type.Object({
+  enable: Type.Optional(Type.Boolean({ description: 'with order `start` the process waits for a reader instead of running' })),
+  idle_seconds: Type.Optional(U64({ maximum: 86_400, description: 'seconds it runs on after its last reader left; 0 = `encoder.ondemand.idle_seconds`' })),
+}, { description: 'on-demand: start for the first reader of its HLS files or stream, stop after the last left' });
+
 /** Request body of add/replace and the stored config as returned (all fields filled then). */
 export const ProcessConfig = Type.Object({
   id: Type.Optional(Id()),
@@ -59,6 +65,7 @@ export const ProcessConfig = Type.Object({
     description: 'a 5-field cron expression (UTC) or an RFC 3339 time for a single start; empty = not scheduled',
   })),
   runtime_duration_seconds: Type.Optional(U64({ description: 'stop a run after this long (the order stays `start`); 0 = no limit' })),
+  ondemand: Type.Optional(ProcessConfigOnDemand),
 });
 export type ProcessConfig = Static<typeof ProcessConfig>;
 
@@ -97,6 +104,13 @@ export const ProcessState = Type.Object({
   cpu_usage: Type.Number({ description: 'percent of the whole machine' }),
   command: Type.Union([Type.Array(Type.String()), Type.Null()]),
   next_run: Type.Optional(Type.String({ format: 'date-time', description: 'the next start of a scheduled process with order `start` (RFC 3339, UTC)' })),
+  ondemand: Type.Optional(Type.Object({
+    waiting: Type.Boolean({ description: 'waits for a reader (order `start`, not running for demand)' }),
+    readers: Type.Integer({ description: 'HLS viewers seen within the idle time plus stream readers' }),
+    started_by: Type.Optional(Type.String({ description: 'what started the current run: `hls` or `stream`' })),
+    stop_at: Type.Optional(Type.String({ format: 'date-time', description: 'when it stops unless a reader comes (RFC 3339, UTC)' })),
+    idle_seconds: Type.Integer({ description: 'seconds it runs on after its last reader left' }),
+  }, { description: 'why an on-demand process runs or waits (not in the reference)' })),
   playlist: Type.Optional(Type.Record(Type.String(), PlaylistPlayState, { description: 'by input ID: the `playlist:` inputs (not in the reference)' })),
 });
 export type ProcessState = Static<typeof ProcessState>;

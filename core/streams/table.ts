@@ -1,5 +1,5 @@
 import type {
-  IngestPeer, PublishLimits, StreamFormat, StreamInfo, StreamPacket, StreamPublisher, StreamReader, StreamResult, StreamSink,
+  IngestPeer, PublishLimits, StreamDemandSource, StreamFormat, StreamInfo, StreamPacket, StreamPublisher, StreamReader, StreamResult, StreamSink,
   StreamTable,
 } from '../../sdk/index.ts';
 import { LiveStream } from './stream.ts';
@@ -18,6 +18,9 @@ export interface StreamTableOptions {
   converters?: ConverterRegistry;
   log?: StreamTableLog;
 }
+
+/** How long a reader waits for a publisher started on demand (`whenPublished`), ms. */
+export const DEMAND_WAIT_MS = 15_000;
 
 /** A name the table keeps: no control characters, not empty, at most 1024 characters. */
 function nameProblem(name: string): string | undefined {
@@ -38,6 +41,7 @@ export class Streams implements StreamTable {
   readonly #converters: ConverterRegistry;
   readonly #log: StreamTableLog | undefined;
   readonly #listeners = new Set<(names: readonly string[]) => void>();
+  readonly #demand = new Set<StreamDemandSource>();
 
   constructor(opts: StreamTableOptions = {}) {
     this.#converters = opts.converters ?? {};
@@ -110,6 +114,33 @@ export class Streams implements StreamTable {
   onChange(fn: (names: readonly string[]) => void): () => void {
     this.#listeners.add(fn);
     return () => { this.#listeners.delete(fn); };
+  }
+
+  addDemandSource(source: StreamDemandSource): () => void {
+    this.#demand.add(source);
+    return () => { this.#demand.delete(source); };
+  }
+
+  whenPublished(name: string, timeoutMs = DEMAND_WAIT_MS): Promise<boolean> {
+    if (this.#streams.has(name)) return Promise.resolve(true);
+    let wanted = false;
+    for (const src of this.#demand) {
+      try {
+        if (src.demand(name)) wanted = true;
+      } catch (err) {
+        this.#log?.warn({ err: String(err), stream: name }, 'a stream demand source failed');
+      }
+    }
+    if (!wanted) return Promise.resolve(false);
+    return new Promise((done) => {
+      const finish = (ok: boolean): void => {
+        clearTimeout(timer);
+        off();
+        done(ok);
+      };
+      const off = this.onChange(() => { if (this.#streams.has(name)) finish(true); });
+      const timer = setTimeout(() => finish(this.#streams.has(name)), timeoutMs);
+    });
   }
 
   #changed(): void {

@@ -19,6 +19,9 @@ export function tapEmitters(hooks: PluginHooks, bus: EventsService): void {
   hooks.tap(processHooksRef, 'onSchedule', async (ev) => {
     bus.emit('process.scheduled', proc(ev.id, ev.reference), { next_run: ev.nextRun });
   });
+  hooks.tap(processHooksRef, 'onDemand', async (ev) => {
+    bus.emit(`process.demand.${ev.action}`, proc(ev.id, ev.reference), { reason: ev.reason, readers: ev.readers });
+  });
   hooks.tap(processHooksRef, 'onAdd', async (ev) => { bus.emit('process.added', proc(ev.id, ev.reference)); });
   hooks.tap(processHooksRef, 'onUpdate', async (ev) => {
     bus.emit('process.updated', proc(ev.id, ev.reference), { previous_id: ev.previousId });

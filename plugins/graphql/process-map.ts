@@ -48,7 +48,7 @@ function state(s: ApiProcessState) {
   return {
     order: s.order, state: s.exec, runtime_seconds: s.runtime_seconds, reconnect_seconds: s.reconnect_seconds,
     last_logline: s.last_logline, progress: progress(s.progress), memory_bytes: s.memory_bytes, cpu_usage: s.cpu_usage,
-    command: s.command ?? [], next_run: s.next_run ?? null,
+    command: s.command ?? [], next_run: s.next_run ?? null, ondemand: s.ondemand ?? null,
   };
 }
 
@@ -59,7 +59,7 @@ function config(c: ApiProcessConfig) {
     reconnect: c.reconnect, reconnect_delay_seconds: c.reconnect_delay_seconds, autostart: c.autostart,
     stale_timeout_seconds: c.stale_timeout_seconds,
     limits: { cpu_usage: c.limits.cpu_usage, memory_bytes: c.limits.memory_mbytes * MIB, waitfor_seconds: c.limits.waitfor_seconds },
-    scheduler: c.scheduler ?? '', runtime_duration_seconds: c.runtime_duration_seconds ?? 0,
+    scheduler: c.scheduler ?? '', runtime_duration_seconds: c.runtime_duration_seconds ?? 0, ondemand: c.ondemand ?? null,
   };
 }
 

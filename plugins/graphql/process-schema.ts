@@ -37,6 +37,22 @@ type ProcessConfig {
   scheduler: String!
   "Seconds a run lasts at most; 0 = no limit."
   runtime_duration_seconds: Uint64!
+  "Runs only while read (absent when off)."
+  ondemand: ProcessConfigOnDemand
+}
+
+type ProcessConfigOnDemand {
+  enable: Boolean!
+  "Seconds it runs on after its last reader left; 0 = encoder.ondemand.idle_seconds."
+  idle_seconds: Uint64!
+}
+
+type ProcessDemandState {
+  waiting: Boolean!
+  readers: Uint64!
+  started_by: String
+  stop_at: Time
+  idle_seconds: Uint64!
 }
 
 type ProcessState {
@@ -51,6 +67,8 @@ type ProcessState {
   command: [String!]!
   "The next start of a scheduled process with order start."
   next_run: Time
+  "Why an on-demand process runs or waits."
+  ondemand: ProcessDemandState
 }
 
 type ProcessReportLogEntry {

@@ -194,12 +194,15 @@ export class RtmpSession {
     const r = await this.#hold(() => askIngest(this.#deps.hooks.prePlay, peer));
     if (r === 'gone') return;
     if (r) return this.#refuse('play', t.path, r);
+    // a stream published on demand (an on-demand process) is started for this player, who waits for it
+    const name = streamName(t.path);
+    if (!this.#deps.streams.get(name) && (await this.#hold(async () => { await this.#deps.streams.whenPublished(name); return undefined; })) === 'gone') return;
     const output = new PlayerOutput(this.#socket, this.#deps.maxPlayerBacklog, this.#deps.wire.wireOf);
     // the start batch comes at once: the player is marked playing before it can arrive
     this.#output = output;
     this.#path = t.path;
     this.#state = 'playing';
-    const read = this.#deps.streams.read(streamName(t.path), 'flv', peer, { send: (b) => this.#send(b), stop: (why) => this.#stop(why) });
+    const read = this.#deps.streams.read(name, 'flv', peer, { send: (b) => this.#send(b), stop: (why) => this.#stop(why) });
     if (!read.ok) {
       this.#output = undefined;
       this.#state = 'checking';

@@ -15,7 +15,7 @@ export interface Sampler {
 }
 
 /** Why the supervisor itself moved a process (the sdk's `ProcessStateCause`). */
-export type StateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration';
+export type StateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration' | 'demand' | 'idle';
 
 export interface RunEndInfo {
   exitCode: number | null;

@@ -1,0 +1,80 @@
+import type { FileDoorTapContext, FileDoorTaps } from '../../../sdk/file-door.ts';
+import type { FsServeRequest } from '../../../sdk/fs-hooks.ts';
+
+/*
+ * The on-demand half of the file door, a door tap module (sdk/file-door.ts): one copy next to
+ * every copy of the door, main's and each serving thread's. It knows which playlists and
+ * segment names belong to which on-demand process (the engine broadcasts that table) and tells
+ * the engine who asked for them, at most once a second per process and client. It never
+ * refuses or changes an answer. Imports SDK files one by one: this module is loaded in every thread.
+ */
+
+/** The engine's table: exact playlist keys and per-folder segment patterns (`mount\0path`). */
+export interface DemandTableMessage {
+  t: 'table';
+  playlists: Array<[key: string, id: string]>;
+  segments: Array<[dirKey: string, pattern: string, id: string]>;
+}
+
+/** What a copy tells the engine: a client asked for a file of process `id`. */
+export interface DemandHit {
+  id: string;
+  remote: string;
+}
+
+/** A copy sends a client's requests of one process this often at most, ms. */
+export const HIT_EVERY_MS = 1000;
+
+export const demandKey = (mount: string, path: string): string => `${mount}\0${path}`;
+
+/** The process a request's file belongs to, from the table. */
+export class DemandMatcher {
+  #playlists = new Map<string, string>();
+  #segments = new Map<string, Array<[RegExp, string]>>();
+
+  load(m: DemandTableMessage): void {
+    this.#playlists = new Map(m.playlists);
+    const seg = new Map<string, Array<[RegExp, string]>>();
+    for (const [dir, pattern, id] of m.segments) {
+      let list = seg.get(dir);
+      if (!list) seg.set(dir, (list = []));
+      list.push([new RegExp(pattern), id]);
+    }
+    this.#segments = seg;
+  }
+
+  match(mount: string, path: string): string | undefined {
+    const exact = this.#playlists.get(demandKey(mount, path));
+    if (exact !== undefined || this.#segments.size === 0) return exact;
+    const slash = path.lastIndexOf('/');
+    const list = this.#segments.get(demandKey(mount, slash <= 0 ? '/' : path.slice(0, slash)));
+    if (!list) return undefined;
+    const name = path.slice(slash + 1);
+    for (const [re, id] of list) if (re.test(name)) return id;
+    return undefined;
+  }
+}
+
+/** The taps of one copy. */
+export default function demandDoorTaps(ctx: FileDoorTapContext): FileDoorTaps {
+  const matcher = new DemandMatcher();
+  const sent = new Map<string, number>();
+  ctx.onMessage((raw) => {
+    const m = raw as DemandTableMessage;
+    if (m?.t === 'table') matcher.load(m);
+  });
+  ctx.send({ t: 'hello' });
+  return {
+    preServe(req: FsServeRequest): undefined {
+      const id = matcher.match(req.mount, req.path);
+      if (id === undefined) return undefined;
+      const key = `${id}\0${req.remote}`;
+      const now = Date.now();
+      if (now - (sent.get(key) ?? -Infinity) < HIT_EVERY_MS) return undefined;
+      if (sent.size >= 10_000) sent.clear();
+      sent.set(key, now);
+      ctx.send({ id, remote: req.remote } satisfies DemandHit);
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import { posix } from 'node:path';
+import type { Logger } from 'pino';
+import type { FileDoor, FileDoorChannel, FilesystemService, ProcessClock, StreamTable } from '../../../sdk/index.ts';
+import type { ProcessEntry } from '../process-entry.ts';
+import type { DemandEnv } from '../demand-runner.ts';
+import { demandKey, type DemandHit, type DemandTableMessage } from './door-tap.ts';
+import { WAITING_MARK, waitingPlaylist, type Slate } from './slate.ts';
+import { demandTargets, type DemandTargets, type HlsTarget } from './targets.ts';
+
+/*
+ * The engine's side of on-demand processes (issue 34): which files and stream names belong to
+ * which on-demand process (told to the file door's tap module in every copy of the door, and
+ * kept for the stream table's demand source), who asked for them, and the waiting playlists.
+ */
+
+export interface HubDeps {
+  entries(): Iterable<ProcessEntry>;
+  get(id: string): ProcessEntry | undefined;
+  filesystems(): readonly FilesystemService[];
+  streams?: StreamTable;
+  door?: FileDoor;
+  slate: Slate;
+  clock: ProcessClock;
+  log: Logger;
+  /** `encoder.ondemand.idle_seconds`. */
+  idleSeconds: number;
+}
+
+/** The name of the slate clip next to a waiting playlist (`cam1.m3u8` -> `cam1.ondemand-slate.ts`). */
+export const slateName = (playlist: string): string => `${posix.basename(playlist, '.m3u8')}.ondemand-slate.ts`;
+
+export class DemandHub {
+  readonly #d: HubDeps;
+  /** HLS viewers by process: client -> the last time it asked (clock ms). */
+  readonly #viewers = new Map<string, Map<string, number>>();
+  #byStream = new Map<string, string>();
+  #streamsOf = new Map<string, readonly string[]>();
+  #table: DemandTableMessage = { t: 'table', playlists: [], segments: [] };
+  #channel: FileDoorChannel | undefined;
+  #offStreams: (() => void) | undefined;
+  #rebuildQueued = false;
+  readonly env: DemandEnv;
+
+  constructor(d: HubDeps) {
+    this.#d = d;
+    this.env = {
+      idleSeconds: d.idleSeconds,
+      attached: (e) => this.#attached(e.id),
+      viewers: (e, idleMs) => this.#viewerCount(e.id, idleMs),
+      waiting: (e) => { void this.#writeWaiting(e); },
+      unarmed: (e) => { void this.#dropWaiting(e); },
+    };
+  }
+
+  /** Taps the file door and the stream table (setup: before the app listens, so every thread loads the module). */
+  async open(): Promise<void> {
+    this.#offStreams = this.#d.streams?.addDemandSource({ demand: (name) => this.#streamDemand(name) });
+    if (!this.#d.door) return;
+    const ch = await this.#d.door.tap({ name: 'process-ondemand', url: new URL('./door-tap.ts', import.meta.url).href });
+    this.#channel = ch;
+    ch.onMessage((raw) => {
+      const m = raw as Partial<DemandHit> & { t?: string };
+      if (m.t === 'hello') ch.broadcast(this.#table);
+      else if (typeof m.id === 'string' && typeof m.remote === 'string') this.#hit(m.id, m.remote);
+    });
+    ch.broadcast(this.#table);
+  }
+
+  close(): void {
+    this.#offStreams?.();
+    this.#channel?.close();
+  }
+
+  /** The processes changed: the table is built again (once per turn). */
+  changed(): void {
+    if (this.#rebuildQueued) return;
+    this.#rebuildQueued = true;
+    queueMicrotask(() => {
+      this.#rebuildQueued = false;
+      this.rebuild();
+    });
+  }
+
+  rebuild(): void {
+    const table: DemandTableMessage = { t: 'table', playlists: [], segments: [] };
+    const byStream = new Map<string, string>();
+    const streamsOf = new Map<string, readonly string[]>();
+    for (const e of this.#d.entries()) {
+      if (!e.onDemand) continue;
+      const t = this.#targets(e);
+      for (const h of t.hls) {
+        table.playlists.push([demandKey(h.mount, h.playlist), e.id], [demandKey(h.mount, posix.join(h.dir, slateName(h.playlist))), e.id]);
+        table.segments.push([demandKey(h.mount, h.dir), h.segments.source, e.id]);
+      }
+      for (const n of t.streams) byStream.set(n, e.id);
+      streamsOf.set(e.id, t.streams);
+    }
+    this.#table = table;
+    this.#byStream = byStream;
+    this.#streamsOf = streamsOf;
+    for (const id of this.#viewers.keys()) if (!streamsOf.has(id)) this.#viewers.delete(id);
+    this.#channel?.broadcast(table);
+  }
+
+  #targets(e: ProcessEntry): DemandTargets {
+    const outputs = e.resolution?.outputs;
+    return outputs ? demandTargets(outputs, this.#d.filesystems()) : { hls: [], streams: [] };
+  }
+
+  #hit(id: string, remote: string): void {
+    const e = this.#d.get(id);
+    if (!e?.onDemand) return;
+    let seen = this.#viewers.get(id);
+    if (!seen) this.#viewers.set(id, (seen = new Map()));
+    seen.set(remote, this.#d.clock.now());
+    e.demand('hls');
+  }
+
+  #streamDemand(name: string): boolean {
+    const id = this.#byStream.get(name);
+    return id !== undefined && (this.#d.get(id)?.demand('stream') ?? false);
+  }
+
+  #attached(id: string): number {
+    let n = 0;
+    for (const name of this.#streamsOf.get(id) ?? []) n += this.#d.streams?.get(name)?.readers.length ?? 0;
+    return n;
+  }
+
+  #viewerCount(id: string, idleMs: number): number {
+    const seen = this.#viewers.get(id);
+    if (!seen) return 0;
+    const now = this.#d.clock.now();
+    for (const [remote, at] of seen) if (now - at >= idleMs) seen.delete(remote);
+    return seen.size;
+  }
+
+  /** Puts the waiting playlist (and its slate clip) where the process writes its playlist. */
+  async #writeWaiting(e: ProcessEntry): Promise<void> {
+    const hls = this.#targets(e).hls;
+    if (hls.length === 0) return;
+    try {
+      const clip = await this.#d.slate.clip();
+      for (const h of hls) await writeWaiting(h, clip, this.#d.clock.now());
+    } catch (err) {
+      this.#d.log.warn({ err, process: e.id }, 'cannot write the waiting playlist of an on-demand process');
+    }
+  }
+
+  /** Order `stop`: a waiting playlist would keep players asking for nothing, so it goes. */
+  async #dropWaiting(e: ProcessEntry): Promise<void> {
+    for (const h of this.#targets(e).hls) {
+      try {
+        const data = await h.fs.readFile(h.playlist);
+        if (data && isWaiting(data)) await h.fs.deleteFile(h.playlist);
+      } catch (err) {
+        this.#d.log.warn({ err, process: e.id }, 'cannot remove the waiting playlist of an on-demand process');
+      }
+    }
+  }
+}
+
+/** Whether a playlist is a waiting one (not ffmpeg's). */
+export function isWaiting(data: Buffer | string): boolean {
+  return data.toString().startsWith(`#EXTM3U\n${WAITING_MARK}\n`);
+}
+
+async function writeWaiting(h: HlsTarget, clip: Buffer, now: number): Promise<void> {
+  const slate = posix.join(h.dir, slateName(h.playlist));
+  const old = await h.fs.stat(slate);
+  if (old?.size_bytes !== clip.length) await h.fs.writeFile(slate, clip);
+  await h.fs.writeFile(h.playlist, Buffer.from(waitingPlaylist(slateName(h.playlist), now)));
+}
