@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import {
@@ -121,25 +122,35 @@ export const processPlugin = definePlugin({
     probeRoutes(ctx.http, probe);
     skillsRoutes(ctx.http, skills);
 
-    ctx.onReady(async () => {
-      manager.restore();
-      demand.rebuild();
-      // db.json as the reference writes it after loading; nothing acknowledged depends on this write
-      db.save().catch((err: unknown) => log.error({ err }, 'cannot write db.json'));
-    });
-    ctx.onListen(async () => {
-      await manager.startAll();
-      demand.rebuild();
-    });
-    ctx.onShutdown(async () => {
-      closing.abort();
-      demand.close();
-      await manager.shutdown();
-      sampler.close();
-      await skills.settled();
-    });
+    lifecycle(ctx, { manager, demand, db, closing, sampler, skills, log });
   },
 });
+
+
+/** Restore at ready, start at listen, stop at shutdown (the engine's part of the service's life). */
+function lifecycle(ctx: { onReady(fn: () => Promise<void>): void; onListen(fn: () => Promise<void>): void; onShutdown(fn: () => Promise<void>): void }, o: {
+  manager: ProcessManager; demand: DemandHub; db: { save(): Promise<unknown> }; closing: AbortController;
+  sampler: UsageSampler; skills: { settled(): Promise<unknown> }; log: Logger;
+}): void {
+  const { manager, demand, db, closing, sampler, skills, log } = o;
+  ctx.onReady(async () => {
+    manager.restore();
+    demand.rebuild();
+    // db.json as the reference writes it after loading; nothing acknowledged depends on this write
+    db.save().catch((err: unknown) => log.error({ err }, 'cannot write db.json'));
+  });
+  ctx.onListen(async () => {
+    await manager.startAll();
+    demand.rebuild();
+  });
+  ctx.onShutdown(async () => {
+    closing.abort();
+    demand.close();
+    await manager.shutdown();
+    sampler.close();
+    await skills.settled();
+  });
+}
 
 type ProcessHooks = ReturnType<(typeof processHooksRef)['create']>;
 
