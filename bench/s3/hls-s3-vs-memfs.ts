@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { s3Entry, startS3, type S3Target } from '../../test/helpers/s3.ts';
 import { loaderArgs } from '../runtime/loader.ts';
 import {
-  api, childPid, cpuSeconds, createProcess, makeSource, mean, median, probe, processState, rssMb, segmentsNamed, sleep, timedPut, uptime,
+  api, childPid, cpuSeconds, createProcess, makeSource, mean, median, playlist, probe, processState, rssMb, sleep, timedPut, uptime,
 } from './measure.ts';
 import type { BufferState } from './service.ts';
 
@@ -23,7 +23,8 @@ import type { BufferState } from './service.ts';
  * max), segments named by the playlists in the window, the S3 server's own CPU and RSS, the upload
  * buffer (largest), a 256 KiB PUT through the same mount every 2 s (ms), and correctness: every
  * process running without a restart, every playlist readable, one played by ffprobe through the
- * mount, the files left (about 7 per process with delete_segments). PASS/FAIL on correctness only.
+ * mount, every segment a playlist lists stored, the files left (about 8 per process with
+ * delete_segments). PASS/FAIL on correctness only.
  *
  * Env: S3BENCH_ROUNDS (rounds per target, default 2), S3BENCH_WINDOW_S (default 60),
  * S3BENCH_WARM_S (default 20), S3BENCH_PROCS (default 10), S3BENCH_TAG (file name suffix).
@@ -45,9 +46,9 @@ type Target = 'memfs' | 's3';
 interface Ctx { base: string; service: ChildProcess; pid: number; s3pid: number | undefined }
 
 interface Round {
-  target: Target; n: number; cpu: number; rssMean: number; rssMax: number; segments: number;
-  s3Cpu: number; s3RssMax: number; bufMaxBytes: number; bufMaxFiles: number; putP50: number; putMax: number;
-  running: number; restarted: number; playlistsOk: number; probe: { ok: boolean; what: string }; files: number;
+  target: Target; n: number; cpu: number; rssStart: number; rssMean: number; rssMax: number; segments: number;
+  s3Cpu: number; s3RssMax: number; bufMaxBytes: number; bufMaxFiles: number; s3Healthy: boolean; putP50: number; putMax: number;
+  running: number; restarted: number; playlistsOk: number; missing: number; probe: { ok: boolean; what: string }; files: number;
 }
 
 const where = (target: Target) => target === 'memfs'
@@ -69,26 +70,26 @@ async function startService(dir: string, s3: S3Target): Promise<Ctx> {
 }
 
 /** Samples each second until `ms` passed: service RSS, S3 server RSS, upload buffer; a timed PUT every 2 s. */
-async function sample(ctx: Ctx, target: Target, probeUrl: string, ms: number) {
+async function sample(ctx: Ctx, probeUrl: string, ms: number) {
   const rss: number[] = [];
   const s3Rss: number[] = [];
   const puts: number[] = [];
   let bufMaxBytes = 0;
   let bufMaxFiles = 0;
+  let healthy = true;
   const end = Date.now() + ms;
   for (let i = 0; Date.now() < end; i++) {
     const tick = sleep(1000);
     rss.push(rssMb(ctx.pid));
     if (ctx.s3pid) s3Rss.push(rssMb(ctx.s3pid));
-    if (target === 's3') {
-      const b = await ask<BufferState>(ctx.service, 'buffer');
-      bufMaxBytes = Math.max(bufMaxBytes, b.bytes);
-      bufMaxFiles = Math.max(bufMaxFiles, b.files);
-    }
+    const b = await ask<BufferState>(ctx.service, 'buffer');
+    bufMaxBytes = Math.max(bufMaxBytes, b.bytes);
+    bufMaxFiles = Math.max(bufMaxFiles, b.files);
+    healthy &&= b.healthy;
     if (i % 2 === 0) puts.push(await timedPut(probeUrl, PROBE_BODY));
     await tick;
   }
-  return { rss, s3Rss, puts, bufMaxBytes, bufMaxFiles };
+  return { rss, s3Rss, puts, bufMaxBytes, bufMaxFiles, healthy };
 }
 
 /** Deletes the round's processes, then its files (after the ffmpegs are gone). */
@@ -99,48 +100,60 @@ async function cleanRound(ctx: Ctx, ids: string[], fsName: string, prefix: strin
   for (const f of files) await api(ctx.base, 'DELETE', `/api/v3/fs/${fsName}${f.name}`);
 }
 
+/** The end of a round: processes running, playlists readable, their segments stored, one played by ffprobe, files left. */
+async function check(ctx: Ctx, ids: string[], playlists: string[], fsName: string, prefix: string) {
+  const lists = await Promise.all(playlists.map(playlist));
+  const states = await Promise.all(ids.map((id) => processState(ctx.base, id)));
+  const files = await api<{ name: string }[]>(ctx.base, 'GET', `/api/v3/fs/${fsName}?glob=${prefix}/*`);
+  const stored = new Set(files.map((f) => f.name));
+  const played = await probe(playlists[0]!);
+  return {
+    named: lists.reduce((a, l) => a + l.named, 0), playlistsOk: lists.filter((l) => l.listed.length > 0).length,
+    missing: lists.reduce((a, l) => a + l.listed.filter((seg) => !stored.has(`${prefix}/${seg}`)).length, 0),
+    running: states.filter((x) => x.exec === 'running').length,
+    restarted: states.filter((x) => x.runtime_seconds < WARM_S + WINDOW_S - 5).length,
+    probe: played, files: files.filter((f) => f.name !== `${prefix}/probe.bin`).length,
+  };
+}
+
 async function runRound(ctx: Ctx, target: Target, n: number): Promise<Round> {
   const w = where(target);
   const prefix = `/r${n}`;
+  const rssStart = rssMb(ctx.pid);
   const ids = Array.from({ length: PROCS }, (_, i) => `r${n}p${i}`);
   for (const [i, id] of ids.entries()) await createProcess(ctx.base, id, `${w.place}${prefix}/p${i}.m3u8`);
   await sleep(WARM_S * 1000);
   const playlists = ids.map((_, i) => `${ctx.base}${w.mount}${prefix}/p${i}.m3u8`);
-  const named = async () => Promise.all(playlists.map(segmentsNamed));
-  const seg0 = (await named()).reduce((s, x) => s + x, 0);
+  const seg0 = (await Promise.all(playlists.map(playlist))).reduce((a, l) => a + l.named, 0);
+  await ask<BufferState>(ctx.service, 'buffer');
   const c0 = cpuSeconds(ctx.pid);
   const s0 = ctx.s3pid ? cpuSeconds(ctx.s3pid) : 0;
   const t0 = performance.now();
-  const s = await sample(ctx, target, `${ctx.base}${w.mount}${prefix}/probe.bin`, WINDOW_S * 1000);
+  const s = await sample(ctx, `${ctx.base}${w.mount}${prefix}/probe.bin`, WINDOW_S * 1000);
   const secs = (performance.now() - t0) / 1000;
   const cpu = (cpuSeconds(ctx.pid) - c0) / secs * 100;
   const s3Cpu = ctx.s3pid ? (cpuSeconds(ctx.s3pid) - s0) / secs * 100 : NaN;
-  const seg1 = await named();
-  const states = await Promise.all(ids.map((id) => processState(ctx.base, id)));
-  const played = await probe(playlists[0]!);
-  const files = await api<{ name: string }[]>(ctx.base, 'GET', `/api/v3/fs/${w.fs}?glob=${prefix}/*`);
+  const c = await check(ctx, ids, playlists, w.fs, prefix);
   await cleanRound(ctx, ids, w.fs, prefix);
   return {
-    target, n, cpu, rssMean: mean(s.rss), rssMax: Math.max(...s.rss), segments: seg1.reduce((a, x) => a + x, 0) - seg0,
-    s3Cpu, s3RssMax: s.s3Rss.length ? Math.max(...s.s3Rss) : NaN, bufMaxBytes: s.bufMaxBytes, bufMaxFiles: s.bufMaxFiles,
-    putP50: median(s.puts), putMax: Math.max(...s.puts),
-    running: states.filter((x) => x.exec === 'running').length,
-    restarted: states.filter((x) => x.runtime_seconds < WARM_S + WINDOW_S - 5).length,
-    playlistsOk: seg1.filter((x) => x > 0).length, probe: played, files: files.filter((f) => f.name !== `${prefix}/probe.bin`).length,
+    target, n, cpu, rssStart, rssMean: mean(s.rss), rssMax: Math.max(...s.rss), segments: c.named - seg0,
+    s3Cpu, s3RssMax: s.s3Rss.length ? Math.max(...s.s3Rss) : NaN, bufMaxBytes: s.bufMaxBytes, bufMaxFiles: s.bufMaxFiles, s3Healthy: s.healthy,
+    putP50: median(s.puts), putMax: Math.max(...s.puts), running: c.running, restarted: c.restarted, playlistsOk: c.playlistsOk,
+    missing: c.missing, probe: c.probe, files: c.files,
   };
 }
 
 const f1 = (x: number) => Number.isFinite(x) ? x.toFixed(1) : 'n/a';
-const okRound = (r: Round) => r.running === PROCS && r.restarted === 0 && r.playlistsOk === PROCS && r.probe.ok && r.segments > 0;
+const okRound = (r: Round) => r.running === PROCS && r.restarted === 0 && r.playlistsOk === PROCS && r.missing === 0 && r.probe.ok && r.segments > 0;
 
 function table(rounds: Round[]): string[] {
-  const rows = rounds.map((r) => `| ${r.n} ${r.target} | ${f1(r.cpu)} | ${f1(r.rssMean)} | ${f1(r.rssMax)} | ${r.segments} | ${f1(r.s3Cpu)} | ${f1(r.s3RssMax)} | `
-    + `${r.target === 's3' ? `${(r.bufMaxBytes / 1024).toFixed(0)} KiB / ${r.bufMaxFiles}` : '-'} | ${f1(r.putP50)} / ${f1(r.putMax)} | `
-    + `${r.running}/${PROCS}, ${r.restarted} | ${r.playlistsOk}/${PROCS} | ${r.probe.ok ? 'ok' : 'FAIL'} (${r.probe.what}) | ${r.files} | ${okRound(r) ? 'ok' : 'FAIL'} |`);
+  const rows = rounds.map((r) => `| ${r.n} ${r.target} | ${f1(r.cpu)} | ${f1(r.rssStart)} | ${f1(r.rssMean)} | ${f1(r.rssMax)} | ${r.segments} | ${f1(r.s3Cpu)} | ${f1(r.s3RssMax)} | `
+    + `${r.target === 's3' ? `${(r.bufMaxBytes / 1024).toFixed(0)} KiB / ${r.bufMaxFiles}${r.s3Healthy ? '' : ', S3 unhealthy'}` : '-'} | ${f1(r.putP50)} / ${f1(r.putMax)} | `
+    + `${r.running}/${PROCS}, ${r.restarted} | ${r.playlistsOk}/${PROCS}, ${r.missing} | ${r.probe.ok ? 'ok' : 'FAIL'} (${r.probe.what}) | ${r.files} | ${okRound(r) ? 'ok' : 'FAIL'} |`);
   return [
-    '| round | service CPU % of a core | RSS mean MiB | RSS max MiB | segments in window | S3 server CPU % | S3 server RSS max MiB '
-      + '| upload buffer max (bytes / files) | 256 KiB PUT p50 / max ms | running, restarted | playlists readable | ffprobe p0 | files left | correct |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|', ...rows,
+    '| round | service CPU % of a core | RSS at start MiB | RSS mean MiB | RSS max MiB | segments in window | S3 server CPU % | S3 server RSS max MiB '
+      + '| S3 upload buffer max (KiB / files) | 256 KiB PUT p50 / max ms | running, restarted | playlists readable, segments missing | ffprobe p0 | files left | correct |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|', ...rows,
   ];
 }
 

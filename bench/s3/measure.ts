@@ -42,7 +42,7 @@ export async function api<T>(base: string, method: string, path: string, body?: 
   });
   const text = await r.text();
   if (![200, 201, 204].includes(r.status)) throw new Error(`${method} ${path}: ${r.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
+  return (r.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as T;
 }
 
 /** The HLS options of every process (the input only remuxed). */
@@ -62,13 +62,14 @@ export interface ProcState { exec: string; runtime_seconds: number }
 
 export const processState = (base: string, id: string) => api<ProcState>(base, 'GET', `/api/v3/process/${id}/state`);
 
-/** Segments a live playlist has named so far: its media sequence plus the segments it lists (0 without one). */
-export async function segmentsNamed(url: string): Promise<number> {
+/** A live playlist: the segments it lists, and how many it has named so far (its media sequence plus those; 0 without one). */
+export async function playlist(url: string): Promise<{ named: number; listed: string[] }> {
   const r = await fetch(url);
-  if (r.status !== 200) return 0;
+  if (r.status !== 200) return { named: 0, listed: [] };
   const text = await r.text();
   const seq = Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(text)?.[1] ?? 0);
-  return seq + text.split('\n').filter((l) => l && !l.startsWith('#')).length;
+  const listed = text.split('\n').filter((l) => l && !l.startsWith('#'));
+  return { named: seq + listed.length, listed };
 }
 
 /** ffprobe on a URL: the video stream's codec and size, or the error. */
@@ -83,7 +84,7 @@ export function probe(url: string): Promise<{ ok: boolean; what: string }> {
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     child.on('close', (code) => {
       clearTimeout(timer);
-      const what = out.trim();
+      const what = out.trim().split('\n')[0] ?? '';
       resolve({ ok: code === 0 && /^h264,\d+,\d+/.test(what), what: what || err.trim() || `exit ${code}` });
     });
   });

@@ -11,8 +11,9 @@ import { filesystemsRef, type FilesystemService } from '../../sdk/index.ts';
  *
  *   node bench/s3/service.ts <dir> <storage.s3 entry as JSON>
  *
- * Sends `{ url }` once listening; answers `buffer` with the S3 filesystem's upload buffer
- * (`{ bytes, files, healthy }`); `stop` closes the service and exits.
+ * Sends `{ url }` once listening; answers `buffer` with the S3 filesystem's upload buffer at its
+ * largest since the last `buffer` (`{ bytes, files, healthy }`, looked at every 50 ms; healthy = S3
+ * healthy at every look); `stop` closes the service and exits.
  */
 
 export interface BufferState { bytes: number; files: number; healthy: boolean }
@@ -34,13 +35,21 @@ async function main(): Promise<void> {
   const core = await CoreService.start({ configPath, env });
   const list = core.app.kernel.services.resolve(filesystemsRef) as WithPending[];
   const s3 = list.find((f) => f.name === entry.name);
+  // the largest buffer since the last question, looked at every 50 ms (an upload while S3 is healthy takes ms)
+  const max: BufferState = { bytes: 0, files: 0, healthy: true };
+  const watch = setInterval(() => {
+    const p = s3?.pending;
+    max.bytes = Math.max(max.bytes, p?.bytes ?? -1);
+    max.files = Math.max(max.files, p?.files ?? -1);
+    max.healthy &&= p?.healthy ?? false;
+  }, 50);
   process.send!({ url: core.url });
   process.on('message', (m) => {
     if (m === 'buffer') {
-      const p = s3?.pending;
-      process.send!({ bytes: p?.bytes ?? -1, files: p?.files ?? -1, healthy: p?.healthy ?? false });
+      process.send!({ ...max });
+      Object.assign(max, { bytes: 0, files: 0, healthy: true });
     }
-    if (m === 'stop') void core.close().then(() => process.exit(0));
+    if (m === 'stop') { clearInterval(watch); void core.close().then(() => process.exit(0)); }
   });
 }
 
