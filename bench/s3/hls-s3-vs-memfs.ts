@@ -147,13 +147,13 @@ const f1 = (x: number) => Number.isFinite(x) ? x.toFixed(1) : 'n/a';
 const okRound = (r: Round) => r.running === PROCS && r.restarted === 0 && r.playlistsOk === PROCS && r.missing === 0 && r.probe.ok && r.segments > 0;
 
 function table(rounds: Round[]): string[] {
-  const rows = rounds.map((r) => `| ${r.n} ${r.target} | ${f1(r.cpu)} | ${f1(r.rssStart)} | ${f1(r.rssMean)} | ${f1(r.rssMax)} | ${r.segments} | ${f1(r.s3Cpu)} | ${f1(r.s3RssMax)} | `
+  const rows = rounds.map((r) => `| ${r.n} ${r.target} | ${f1(r.cpu)} | ${f1(r.rssStart)} | ${f1(r.rssMean)} | ${f1(r.rssMax)} | ${f1(r.rssMax - r.rssStart)} | ${r.segments} | ${f1(r.s3Cpu)} | ${f1(r.s3RssMax)} | `
     + `${r.target === 's3' ? `${(r.bufMaxBytes / 1024).toFixed(0)} KiB / ${r.bufMaxFiles}${r.s3Healthy ? '' : ', S3 unhealthy'}` : '-'} | ${f1(r.putP50)} / ${f1(r.putMax)} | `
     + `${r.running}/${PROCS}, ${r.restarted} | ${r.playlistsOk}/${PROCS}, ${r.missing} | ${r.probe.ok ? 'ok' : 'FAIL'} (${r.probe.what}) | ${r.files} | ${okRound(r) ? 'ok' : 'FAIL'} |`);
   return [
-    '| round | service CPU % of a core | RSS at start MiB | RSS mean MiB | RSS max MiB | segments in window | S3 server CPU % | S3 server RSS max MiB '
+    '| round | service CPU % of a core | RSS at start MiB | RSS mean MiB | RSS max MiB | RSS rise (max - start) MiB | segments in window | S3 server CPU % | S3 server RSS max MiB '
       + '| S3 upload buffer max (KiB / files) | 256 KiB PUT p50 / max ms | running, restarted | playlists readable, segments missing | ffprobe p0 | files left | correct |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|', ...rows,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|', ...rows,
   ];
 }
 
@@ -180,7 +180,8 @@ async function report(rounds: Round[], idle: { cpu: number; rss: number }, up: [
       + `${PROCS} processes of the service each remux a looping 640x360 25 fps ~1 Mbit/s H.264 + AAC file (\`-re -stream_loop -1 -c copy\`) to HLS `
       + `(\`-hls_time 2 -hls_list_size 6 -hls_flags delete_segments -method PUT\`) at \`{memfs}/r<n>/p<i>.m3u8\` or \`{fs:${S3_NAME}}/r<n>/p<i>.m3u8\`. `
       + `Per round: new processes, ${WARM_S} s warm-up, ${WINDOW_S} s window, then processes and files deleted. CPU is the service process's `
-      + `utime + stime (its ffmpeg children excluded); the S3 server's is apart. A 256 KiB PUT through the same mount every 2 s times what a segment upload waits.`, '',
+      + `utime + stime (its ffmpeg children excluded); the S3 server's is apart. A 256 KiB PUT through the same mount every 2 s times what a segment upload waits. `
+      + 'RSS only climbs from round to round (the heap keeps what it grew to), so a later round starts higher whatever its target: read the rise within a round.', '',
       `uptime before: \`${up[0]}\``, `uptime after: \`${up[1]}\``, '',
       `Service idle (before the rounds, ${IDLE_S} s): ${f1(idle.cpu)} % of a core, RSS ${f1(idle.rss)} MiB.`, '',
       ...table(rounds), '', ...summary(rounds), '', `Result: ${ok ? 'PASS' : 'FAIL'} (correctness only: processes running, playlists readable and playable).`, '',

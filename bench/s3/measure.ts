@@ -52,7 +52,7 @@ const HLS = ['-c', 'copy', '-f', 'hls', '-hls_time', '2', '-hls_list_size', '6',
 export async function createProcess(base: string, id: string, output: string): Promise<void> {
   await api(base, 'POST', '/api/v3/process', {
     id, reconnect: true, reconnect_delay_seconds: 2, stale_timeout_seconds: 30, autostart: true,
-    options: ['-loglevel', 'error'],
+    options: ['-loglevel', 'info'], // info at least: the progress lines feed the stale watchdog
     input: [{ id: 'in', address: '{diskfs}/src.mp4', options: ['-re', '-stream_loop', '-1'] }],
     output: [{ id: 'out', address: output, options: HLS }],
   });
