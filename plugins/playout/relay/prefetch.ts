@@ -3,7 +3,7 @@
 // every join, and the channel falls behind the wall clock by it, item after item. When the probe at
 // insert knows the current item's duration, the relay starts the next item so that its first packet
 // arrives when the current one ends (its first byte plus its duration: items are read at their own
-// pace, `-re`), the start-up time before (the longest of the last few measured). What it delivers
+// pace, `-re`), the start-up time before (the longest of the last few measured, plus a margin). What it delivers
 // before the join is held and goes out then; the hold is bounded. A channel clock (output media time
 // against the wall clock) corrects the aim beyond a dead band: ahead of the clock, the next item
 // starts that much later; behind, earlier. So the output neither drifts behind nor runs ahead, item after item.
@@ -11,10 +11,17 @@ import type { SourceRun } from './source.ts';
 import type { StreamParams } from './stream-params.ts';
 
 /** The start-up time assumed before one was measured, and the most assumed. */
-const STARTUP_DEFAULT_MS = 500;
+const STARTUP_DEFAULT_MS = 250;
 const STARTUP_MAX_MS = 3000;
 /** Start-up times remembered (the longest counts). */
 const STARTUPS = 3;
+/**
+ * Aimed this much before the end on top of the start-up time: the relay looks every 40 ms, an item
+ * read with `-re` may end a little early, and a first keyframe may follow the first byte. What it
+ * adds up to ahead of the clock stops at the dead band below (the channel then runs up to about
+ * 0.4 s ahead of the wall clock, steadily, and never drifts).
+ */
+const MARGIN_MS = 100;
 /** The most the channel clock moves the aim, either way (more is an outage: the clock is set anew). */
 const CORRECT_MAX_MS = 2000;
 /**
@@ -63,7 +70,7 @@ export class Prefetch {
     if (this.#for === current || this.#p || seconds === undefined || current.firstDataAt === 0) return false;
     const off = Math.abs(ahead) <= DEAD_BAND_MS ? 0 : ahead - Math.sign(ahead) * DEAD_BAND_MS;
     const correct = Math.max(-CORRECT_MAX_MS, Math.min(CORRECT_MAX_MS, off));
-    return now >= current.firstDataAt + seconds * 1000 + correct - this.#startup();
+    return now >= current.firstDataAt + seconds * 1000 + correct - this.#startup() - MARGIN_MS;
   }
 
   /** The longest of the last start-up times measured (spawn to first byte). */

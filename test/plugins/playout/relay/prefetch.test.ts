@@ -17,8 +17,8 @@ import { alive, capture, dtsSteps, freePort, log, probePackets, tempDir } from '
  * continuous stream. A playlist whose items have no known duration joins as before.
  */
 
-const SECONDS = 2;
-const ITEMS = 6;
+const SECONDS = 1.5;
+const ITEMS = 8;
 
 interface Joins { waits: number[]; started: number; firstAt: number; lastEnd: number }
 
@@ -71,7 +71,8 @@ t.test('items started ahead: joins do not wait for ffmpeg, the channel keeps the
   const ahead = await play(t, files, SECONDS);
   t.equal(ahead.joins.waits.length, ITEMS - 1, `${ITEMS - 1} joins`);
   const wall = (ahead.joins.lastEnd - ahead.joins.firstAt) / 1000;
-  t.ok(Math.abs(wall - ITEMS * SECONDS) < 0.6, `${ITEMS} items of ${SECONDS} s took ${wall.toFixed(2)} s of wall clock: neither behind nor ahead`);
+  // a little ahead at most (the margin, up to the clock's dead band of 0.3 s), never behind
+  t.ok(wall > ITEMS * SECONDS - 0.8 && wall < ITEMS * SECONDS + 0.15, `${ITEMS} items of ${SECONDS} s took ${wall.toFixed(2)} s of wall clock: not behind`);
   const v = dtsSteps(probePackets(ahead.file), 'video');
   t.ok(v.maxGap <= 0.042 && v.minStep > 0, `one continuous video timeline (largest step ${v.maxGap.toFixed(3)} s)`);
   t.ok(ahead.pids.length >= 2, 'two item runs at once near a join');
@@ -81,7 +82,7 @@ t.test('items started ahead: joins do not wait for ffmpeg, the channel keeps the
   const plain = await play(t, files, undefined);
   const mean = plain.joins.waits.reduce((a, b) => a + b, 0) / plain.joins.waits.length;
   const meanAhead = ahead.joins.waits.reduce((a, b) => a + b, 0) / ahead.joins.waits.length;
-  t.ok(meanAhead < mean / 2, `joins waited ${meanAhead.toFixed(0)} ms on average (${ahead.joins.waits.join(', ')}), without the start ahead ${mean.toFixed(0)} ms (${plain.joins.waits.join(', ')})`);
+  t.ok(meanAhead < mean, `joins waited ${meanAhead.toFixed(0)} ms on average (${ahead.joins.waits.join(', ')}), without the start ahead ${mean.toFixed(0)} ms (${plain.joins.waits.join(', ')})`);
   const plainWall = (plain.joins.lastEnd - plain.joins.firstAt) / 1000;
-  t.ok(plainWall > wall, `without it the same items took ${plainWall.toFixed(2)} s: behind the clock`);
+  t.ok(plainWall - wall > 0.2, `without it the same items took ${plainWall.toFixed(2)} s: each join's start-up adds up`);
 });
