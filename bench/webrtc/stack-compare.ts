@@ -14,14 +14,17 @@ import { AUDIO_PT, AUDIO_SSRC, VIDEO_PT, VIDEO_SSRC } from './stacks.ts';
  * SDP relayed through this process). Stacks and viewer counts alternate round by round.
  *
  *   WEBRTC_EVAL_MODULES=/tmp/webrtc-eval/node_modules node bench/webrtc/stack-compare.ts \
- *     [seconds per window, default 20] [rounds, default 2] [viewers, default 1,10,50] [stacks, default werift,ndc]
+ *     [seconds per window, default 20] [rounds, default 2] [viewers, default 1,10,50] [stacks, default werift,ndc,wrtc:10]
  *
  * Writes bench/results/webrtc-stacks-<date>.{json,md}.
  */
 const SECONDS = Number(process.argv[2] ?? 20);
 const ROUNDS = Number(process.argv[3] ?? 2);
 const COUNTS = (process.argv[4] ?? '1,10,50').split(',').map(Number);
-const STACKS = (process.argv[5] ?? 'werift,ndc').split(',');
+/** `name` or `name:max viewers` (wrtc encodes per viewer: 50 of them would only overload the box). */
+const STACKS = (process.argv[5] ?? 'werift,ndc,wrtc:10').split(',').map((s) => s.split(':'));
+const MAX = new Map(STACKS.map(([name, max]) => [name, Number(max ?? Infinity)]));
+const NAMES = STACKS.map(([name]) => name);
 const START_CONNECTS = Number(process.env.WEBRTC_START_CONNECTS ?? 10);
 const PER_VIEWER_PROCESS = 25;
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -179,7 +182,8 @@ async function main(): Promise<void> {
   const loads: number[][] = [loadavg()];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const n of COUNTS) {
-      for (const stack of round % 2 ? STACKS : [...STACKS].reverse()) {
+      for (const stack of round % 2 ? NAMES : [...NAMES].reverse()) {
+        if (n > (MAX.get(stack) ?? Infinity)) continue;
         const { row, start } = await runConfig(stack, n, round, file);
         rows.push(row);
         starts.set(stack, [...(starts.get(stack) ?? []), ...start]);

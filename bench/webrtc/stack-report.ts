@@ -95,6 +95,6 @@ export async function writeReport(r: Report): Promise<void> {
     starts: Object.fromEntries(r.starts) };
   const tag = process.env.WEBRTC_RESULT_TAG ? `-${process.env.WEBRTC_RESULT_TAG}` : '';
   await writeFile(`${dir}webrtc-stacks-${date}${tag}.json`, JSON.stringify(json, null, 1));
-  await writeFile(`${dir}webrtc-stacks-${date}${tag}.raw.md`, md);
+  await writeFile(`${dir}webrtc-stacks-${date}${tag}-tables.md`, md);
   console.log(md);
 }

@@ -26,9 +26,6 @@ export interface SendStack {
   peer(): SendPeer;
   video(packet: Buffer): void;
   audio(packet: Buffer): void;
-  /** Raw I420 frames, for a stack that encodes itself (wrtc); others ignore it. */
-  frame?(i420: Uint8Array, width: number, height: number): void;
-  pcm?(samples: Int16Array): void;
 }
 
 export function evalRequire(): NodeJS.Require {

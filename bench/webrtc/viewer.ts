@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { loadNdc, ndcGathered, VIDEO_PT, type NdcPc, type NdcTrack } from './stacks.ts';
+import { AUDIO_PT, loadNdc, ndcGathered, type NdcPc, type NdcTrack } from './stacks.ts';
 
 /**
  * Viewer process of the stack comparison: hosts many receiving peers (node-datachannel, native, so
@@ -18,8 +18,7 @@ const send = (m: object): void => { process.send?.(m); };
 
 function onPacket(id: number, count: Count, b: Buffer): void {
   if (b.length < 12 || (b[1] >= 200 && b[1] <= 207)) return; // RTCP
-  const pt = b[1] & 0x7f;
-  if (pt === VIDEO_PT) {
+  if ((b[1] & 0x7f) !== AUDIO_PT) { // video: H.264, or wrtc's VP8 wrapped in RED, its RTX and FEC
     if (count.videoPackets === 0) send({ first: id, t: now() });
     count.videoPackets++;
     count.videoBytes += b.length;
