@@ -110,33 +110,51 @@ async function viewerCounts(rig: Rig): Promise<PeerCount[]> {
   return all.flat();
 }
 
-async function serverIn(rig: Rig): Promise<{ video: number; audio: number }> {
+async function serverIn(rig: Rig): Promise<{ video: number; audio: number; videoGaps: number }> {
   const p = rig.server.next((m) => m.stats === true, 10_000, 'server stats');
   rig.server.send({ stats: true });
   const m: Message = await p;
-  return { video: Number(m.video), audio: Number(m.audio) };
+  return { video: Number(m.video), audio: Number(m.audio), videoGaps: Number(m.videoGaps) };
 }
 
-/** Sequential connects, each closed after its first RTP packet: the start time. */
-async function startTimes(rig: Rig, count: number): Promise<ConnectTiming[]> {
-  const out: ConnectTiming[] = [];
+/** Sequential connects, each closed after its first RTP packet: the start time (a failure counted). */
+async function startTimes(rig: Rig, count: number): Promise<{ timings: ConnectTiming[]; failed: number }> {
+  const timings: ConnectTiming[] = [];
+  let failed = 0;
   for (let i = 0; i < count; i++) {
-    const t = await connect(rig, rig.viewers[0]);
-    out.push(t);
-    rig.viewers[0].send({ close: t.id });
-    rig.server.send({ close: t.id });
+    const id = rig.nextId;
+    try { timings.push(await connect(rig, rig.viewers[0])); } catch (e) { failed++; console.error(`start connect: ${(e as Error).message}`); }
+    rig.viewers[0].send({ close: id });
+    rig.server.send({ close: id });
     await sleep(200);
   }
-  return out;
+  return { timings, failed };
+}
+
+/** N connects, five at a time; a connect that fails is counted, closed on both sides, and left out. */
+async function connectAll(rig: Rig, n: number): Promise<{ timings: ConnectTiming[]; failed: number }> {
+  const timings: ConnectTiming[] = [];
+  let failed = 0;
+  for (let i = 0; i < n; i += 5) {
+    const batch = Array.from({ length: Math.min(5, n - i) }, (_, k) => {
+      const viewer = rig.viewers[(i + k) % rig.viewers.length];
+      const id = rig.nextId;
+      return connect(rig, viewer).catch((e: Error) => {
+        failed++;
+        console.error(`connect: ${e.message}`);
+        viewer.send({ close: id });
+        rig.server.send({ close: id });
+        return undefined;
+      });
+    });
+    for (const t of await Promise.all(batch)) if (t) timings.push(t);
+  }
+  return { timings, failed };
 }
 
 /** N viewers (five connects at a time), a settle, then one steady window. */
 async function fanOut(rig: Rig, stack: string, n: number, round: number): Promise<ConfigRow> {
-  const timings: ConnectTiming[] = [];
-  for (let i = 0; i < n; i += 5) {
-    const batch = Array.from({ length: Math.min(5, n - i) }, (_, k) => connect(rig, rig.viewers[(i + k) % rig.viewers.length]));
-    timings.push(...(await Promise.all(batch)));
-  }
+  const { timings, failed } = await connectAll(rig, n);
   await sleep(3000);
   const pid = rig.server.pid;
   const [in0, v0] = [await serverIn(rig), await viewerCounts(rig)];
@@ -155,7 +173,7 @@ async function fanOut(rig: Rig, stack: string, n: number, round: number): Promis
   return {
     stack, viewers: n, round, cpuPercent: cpu, cpuPerViewer: cpu / n, rssMb: rssMb(pid), threads: threads(pid),
     viewersCounted: per.length, viewersFlowing: per.filter((p) => p.video > 0 && p.audio > 0).length,
-    videoInPackets: videoIn, audioInPackets: in1.audio - in0.audio,
+    videoInPackets: videoIn, audioInPackets: in1.audio - in0.audio, videoInGaps: in1.videoGaps - in0.videoGaps, failed,
     minVideoShare: per.length ? Math.min(...per.map((p) => p.video / Math.max(1, videoIn))) : 0,
     minMbit: per.length ? Math.min(...per.map((p) => (p.bytes * 8) / wall / 1e6)) : 0,
     maxMbit: per.length ? Math.max(...per.map((p) => (p.bytes * 8) / wall / 1e6)) : 0,
@@ -166,10 +184,11 @@ async function fanOut(rig: Rig, stack: string, n: number, round: number): Promis
 async function runConfig(stack: string, n: number, round: number, file: string): Promise<{ row: ConfigRow; start: ConnectTiming[] }> {
   const rig = await startRig(stack, n, file);
   try {
-    const start = n === COUNTS[0] ? await startTimes(rig, START_CONNECTS) : [];
+    const start = n === COUNTS[0] ? await startTimes(rig, START_CONNECTS) : { timings: [], failed: 0 };
     const row = await fanOut(rig, stack, n, round);
+    row.startFailed = start.failed;
     console.log(JSON.stringify({ ...row, timings: undefined, cpuPercent: row.cpuPercent.toFixed(1), load1: row.load1.toFixed(2) }));
-    return { row, start };
+    return { row, start: start.timings };
   } finally {
     await stopRig(rig);
   }

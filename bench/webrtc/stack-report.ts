@@ -10,6 +10,10 @@ export interface ConfigRow {
   stack: string; viewers: number; round: number;
   cpuPercent: number; cpuPerViewer: number; rssMb: number; threads: number;
   viewersCounted: number; viewersFlowing: number; videoInPackets: number; audioInPackets: number;
+  /** RTP sequence gaps in the video the server took in (lost in its socket buffer: a late event loop). */
+  videoInGaps: number;
+  /** Connects that failed (no first RTP within 20 s) while the N connected, and in the start phase. */
+  failed: number; startFailed?: number;
   /** The worst viewer's video packets over the packets the server took in, in the window. */
   minVideoShare: number; minMbit: number; maxMbit: number; load1: number;
   timings: ConnectTiming[];
@@ -32,15 +36,16 @@ function spread(values: number[], fmt: (x: number) => string): string {
 
 function fanOutTable(rows: ConfigRow[]): string[] {
   const out = [
-    '| stack | viewers | runs | server CPU % of a core | CPU % per viewer | RSS MB | threads | viewers with media | worst viewer video pkts / pkts in | Mbit/s per viewer (min-max) | load1 |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| stack | viewers | runs | server CPU % of a core | CPU % per viewer | RSS MB | threads | viewers with media (failed connects) | video pkts in (gaps) | worst viewer video pkts / pkts in | Mbit/s per viewer (min-max) | load1 |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const keys = [...new Set(rows.map((r) => `${r.stack}|${r.viewers}`))];
   for (const key of keys) {
     const rs = rows.filter((r) => `${r.stack}|${r.viewers}` === key);
     out.push(`| ${rs[0].stack} | ${rs[0].viewers} | ${rs.length} | ${spread(rs.map((r) => r.cpuPercent), f1)} | ` +
       `${spread(rs.map((r) => r.cpuPerViewer), f2)} | ${spread(rs.map((r) => r.rssMb), (x) => x.toFixed(0))} | ` +
-      `${Math.max(...rs.map((r) => r.threads))} | ${rs.map((r) => `${r.viewersFlowing}/${r.viewers}`).join(', ')} | ` +
+      `${Math.max(...rs.map((r) => r.threads))} | ${rs.map((r) => `${r.viewersFlowing}/${r.viewers} (${r.failed})`).join(', ')} | ` +
+      `${rs.map((r) => `${r.videoInPackets} (${r.videoInGaps})`).join(', ')} | ` +
       `${spread(rs.map((r) => r.minVideoShare), (x) => x.toFixed(3))} | ` +
       `${f2(Math.min(...rs.map((r) => r.minMbit)))}-${f2(Math.max(...rs.map((r) => r.maxMbit)))} | ` +
       `${rs.map((r) => f1(r.load1)).join(', ')} |`);
@@ -64,13 +69,14 @@ function slopeTable(rows: ConfigRow[]): string[] {
 
 function startTable(starts: Map<string, ConnectTiming[]>, rows: ConfigRow[]): string[] {
   const out = [
-    '| stack | connects | offer ready p50 | answer back p50 | connected (ICE + DTLS) p50 | first RTP p50 | first RTP p95 | first RTP max | first RTP p50 / p95 under load (10, 50 viewers connecting 5 at a time) |',
+    '| stack | connects (failed) | offer ready p50 | answer back p50 | connected (ICE + DTLS) p50 | first RTP p50 | first RTP p95 | first RTP max | first RTP p50 / p95 under load (10, 50 viewers connecting 5 at a time) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const [stack, ts] of starts) {
     const q = (k: keyof ConnectTiming, p: number): string => quantile(ts.map((t) => t[k]), p).toFixed(0);
     const loaded = rows.filter((r) => r.stack === stack && r.viewers >= 10).flatMap((r) => r.timings.map((t) => t.firstRtpMs));
-    out.push(`| ${stack} | ${ts.length} | ${q('offerMs', 0.5)} | ${q('answerMs', 0.5)} | ${q('connectedMs', 0.5)} | ` +
+    const failed = rows.filter((r) => r.stack === stack).reduce((a, r) => a + (r.startFailed ?? 0), 0);
+    out.push(`| ${stack} | ${ts.length} (${failed}) | ${q('offerMs', 0.5)} | ${q('answerMs', 0.5)} | ${q('connectedMs', 0.5)} | ` +
       `${q('firstRtpMs', 0.5)} | ${q('firstRtpMs', 0.95)} | ${q('firstRtpMs', 1)} | ` +
       `${quantile(loaded, 0.5).toFixed(0)} / ${quantile(loaded, 0.95).toFixed(0)} (${loaded.length}) |`);
   }

@@ -109,6 +109,7 @@ export interface NdcTrack {
   isOpen(): boolean;
   onOpen(cb: () => void): void;
   onMessage(cb: (m: Buffer) => void): void;
+  setMediaHandler(h: object): void;
   close(): void;
 }
 export interface NdcPc {
@@ -126,6 +127,7 @@ export interface NdcModule {
   PeerConnection: new (name: string, config: object) => NdcPc;
   Video: new (mid: string, dir: string) => NdcVideo;
   Audio: new (mid: string, dir: string) => NdcAudio;
+  RtcpNackResponder: new (maxSize?: number) => object;
   cleanup(): void;
 }
 
@@ -142,7 +144,7 @@ export function ndcGathered(pc: NdcPc): Promise<string> {
   });
 }
 
-/** node-datachannel: one PeerConnection and two tracks per viewer; packets sent as they come (SRTP in C++). */
+/** node-datachannel: one PeerConnection and two tracks per viewer; each packet handed to every open track (SRTP in C++). */
 export function ndcSender(): SendStack {
   const n = loadNdc();
   const peers = new Set<{ v: NdcTrack; a: NdcTrack }>();
@@ -156,6 +158,9 @@ export function ndcSender(): SendStack {
       audio.addOpusCodec(AUDIO_PT);
       audio.addSSRC(AUDIO_SSRC, 'audio', 'stream', 'audio');
       const entry = { v: pc.addTrack(video), a: pc.addTrack(audio) };
+      // retransmits on NACK from its own packet store (C++), as werift's senders do by default
+      entry.v.setMediaHandler(new n.RtcpNackResponder());
+      entry.a.setMediaHandler(new n.RtcpNackResponder());
       return {
         async offer() { pc.setLocalDescription(); return ndcGathered(pc); },
         async accept(sdp) { pc.setRemoteDescription(sdp, 'answer'); peers.add(entry); },

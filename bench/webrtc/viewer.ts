@@ -33,6 +33,7 @@ async function answer(id: number, sdp: string): Promise<void> {
   let connected = false;
   pc.onStateChange((s) => {
     if (s === 'connected' && !connected) { connected = true; send({ connected: id, t: now() }); }
+    if (s === 'failed' || s === 'disconnected') send({ error: id, message: `viewer state ${s}` });
   });
   pc.onTrack((t) => { tracks.push(t); t.onMessage((b) => onPacket(id, count, b)); });
   pc.setRemoteDescription(sdp, 'offer');
