@@ -65,6 +65,7 @@ async function connect(rig: Rig, viewer: Child): Promise<ConnectTiming & { id: n
   const answered = viewer.next((m) => m.answer === id, 15_000, `answer ${id}`);
   const connected = viewer.next((m) => m.connected === id, 20_000, `connected ${id}`);
   const first = viewer.next((m) => m.first === id, 20_000, `first RTP ${id}`);
+  for (const p of [connected, first]) p.catch(() => undefined); // awaited below; an earlier failure must not leave them unhandled
   viewer.send({ offer: id, sdp: serverDtlsClient(loopbackOnly(String(offer.sdp))) });
   const answer = await answered;
   const answerMs = stamp();
