@@ -13,7 +13,7 @@ import { AUDIO_PT, AUDIO_SSRC, VIDEO_PT, VIDEO_SSRC } from './stacks.ts';
  * viewers in other processes, over loopback (127.0.0.1 host candidates only, no STUN, non-trickle
  * SDP relayed through this process). Stacks and viewer counts alternate round by round.
  *
- *   WEBRTC_EVAL_MODULES=/tmp/webrtc-eval/node_modules node bench/webrtc/stack-compare.ts \
+ *   WEBRTC_EVAL_MODULES=<scratch folder>/node_modules node bench/webrtc/stack-compare.ts \
  *     [seconds per window, default 20] [rounds, default 2] [viewers, default 1,10,50] [stacks, default werift,ndc,wrtc:10]
  *
  * Writes bench/results/webrtc-stacks-<date>.{json,md}.
