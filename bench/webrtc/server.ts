@@ -59,6 +59,7 @@ async function handle(m: Msg): Promise<void> {
   }
 }
 
+process.on('disconnect', () => process.exit(0)); // the parent is gone: no orphan
 process.on('message', (m: Msg) => {
   handle(m).catch((e: Error) => send({ error: m.create ?? m.answer ?? -1, message: e.message }));
 });

@@ -43,12 +43,18 @@ function clip(): string {
 }
 
 /** ffmpeg loops the clip in real time and writes RTP (copy: no re-encode) to the server's ports. */
+const sources = new Set<ChildProcess>();
+process.on('exit', () => { for (const s of sources) s.kill('SIGKILL'); }); // also when the bench fails
+
 function source(file: string, videoPort: number, audioPort: number): ChildProcess {
-  return spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-re', '-stream_loop', '-1', '-i', file,
+  const ffmpeg = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-re', '-stream_loop', '-1', '-i', file,
     '-map', '0:v', '-c', 'copy', '-f', 'rtp', '-payload_type', String(VIDEO_PT), '-ssrc', String(VIDEO_SSRC),
     `rtp://127.0.0.1:${videoPort}?pkt_size=1200`,
     '-map', '0:a', '-c', 'copy', '-f', 'rtp', '-payload_type', String(AUDIO_PT), '-ssrc', String(AUDIO_SSRC),
     `rtp://127.0.0.1:${audioPort}?pkt_size=1200`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  sources.add(ffmpeg);
+  ffmpeg.once('exit', () => sources.delete(ffmpeg));
+  return ffmpeg;
 }
 
 interface Rig { server: Child; viewers: Child[]; ffmpeg: ChildProcess; nextId: number }

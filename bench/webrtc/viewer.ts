@@ -40,6 +40,7 @@ async function answer(id: number, sdp: string): Promise<void> {
   send({ answer: id, sdp: await ndcGathered(pc) });
 }
 
+process.on('disconnect', () => process.exit(0)); // the parent is gone: no orphan
 process.on('message', (m: Msg) => {
   if (m.offer !== undefined && m.sdp) {
     answer(m.offer, m.sdp).catch((e: Error) => send({ error: m.offer, message: e.message }));
