@@ -9,10 +9,10 @@ import { probe } from './helpers.ts';
  * A stream published over RTMP by ffmpeg (keyframe every second), recorded to the disk filesystem
  * through the stream table: a source drop makes two spans, cuts (mp4, ts) start within one GOP of
  * the asked start and play, retention deletes old segments. REC_TEST_SECONDS sets the length of
- * each publish (default 10; the issue's 2-minute recording is REC_TEST_SECONDS=60).
+ * each publish (default 60: the issue's 2-minute recording, with a 30 s cut; shorter to try it).
  */
-const SECONDS = Number(process.env.REC_TEST_SECONDS ?? 10);
-const CUT = Math.min(10, SECONDS - 2);
+const SECONDS = Number(process.env.REC_TEST_SECONDS ?? 60);
+const CUT = Math.min(30, SECONDS - 2);
 
 /** Not reading, every segment stored. */
 const stopped = (r: { recording: boolean; storing: number }) => !r.recording && r.storing === 0;
