@@ -1,12 +1,14 @@
-// The next playlist item started ahead. An item's ffmpeg needs 0.1-0.5 s (more on a busy box) from
-// its start to its first keyframe; started when the previous item ends, that time is a stall at
-// every join, and the channel falls behind the wall clock by it, item after item. When the probe at
-// insert knows the current item's duration, the relay starts the next item so that its first packet
-// arrives when the current one ends (its first byte plus its duration: items are read at their own
-// pace, `-re`), the start-up time before (the longest of the last few measured, plus a margin). What it delivers
-// before the join is held and goes out then; the hold is bounded. A channel clock (output media time
-// against the wall clock) corrects the aim beyond a dead band: ahead of the clock, the next item
-// starts that much later; behind, earlier. So the output neither drifts behind nor runs ahead, item after item.
+// The next playlist item started ahead. An item's ffmpeg needs 0.1-1 s (an encoder's delay
+// included; more on a busy box) from its start to its first keyframe; started when the previous
+// item ends, that time is a stall at every join, and the channel falls behind the wall clock by it,
+// item after item. The relay keeps a channel clock (output media time against the wall clock, set at
+// the first item and after an outage) and, when the probe at insert knows the current item's
+// duration, starts the next item so that its first packet arrives when the clock reaches the current
+// item's end: the start-up time before it (the longest of the last few measured, plus a margin).
+// What it delivers before the current item ends is held and goes out at the join (bounded). Aims on
+// the clock never add up: the channel keeps the wall clock's pace over any number of items. An item
+// that ends early (an encoder flushes its delayed frames at once at the end: the item's media came
+// out faster than real time) leaves a wait at its join, of that much, which is the clock keeping time.
 import type { SourceRun } from './source.ts';
 import type { StreamParams } from './stream-params.ts';
 
@@ -15,20 +17,8 @@ const STARTUP_DEFAULT_MS = 250;
 const STARTUP_MAX_MS = 3000;
 /** Start-up times remembered (the longest counts). */
 const STARTUPS = 3;
-/**
- * Aimed this much before the end on top of the start-up time: the relay looks every 40 ms, an item
- * read with `-re` may end a little early, and a first keyframe may follow the first byte. What it
- * adds up to ahead of the clock stops at the dead band below (the channel then runs up to about
- * 0.4 s ahead of the wall clock, steadily, and never drifts).
- */
+/** Aimed this much earlier on top of the start-up time: the relay looks every 40 ms, and a first keyframe may follow the first byte. */
 const MARGIN_MS = 100;
-/** The most the channel clock moves the aim, either way (more is an outage: the clock is set anew). */
-const CORRECT_MAX_MS = 2000;
-/**
- * Ahead or behind by less than this, the aim is not moved: ffmpeg's pipeline keeps the output a
- * little ahead of the wall clock all along, which is no drift.
- */
-const DEAD_BAND_MS = 300;
 /** Bytes held for the next item (seconds of any stream); beyond, it is dropped and started at the join. */
 export const PREFETCH_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -62,15 +52,10 @@ export class Prefetch {
     return this.#p?.run;
   }
 
-  /**
-   * Whether the next item should start now: `current` plays `seconds` of media; `ahead` is how far
-   * (ms) the output runs ahead of the channel clock (negative: behind).
-   */
-  due(current: SourceRun, seconds: number | undefined, ahead: number, now: number): boolean {
-    if (this.#for === current || this.#p || seconds === undefined || current.firstDataAt === 0) return false;
-    const off = Math.abs(ahead) <= DEAD_BAND_MS ? 0 : ahead - Math.sign(ahead) * DEAD_BAND_MS;
-    const correct = Math.max(-CORRECT_MAX_MS, Math.min(CORRECT_MAX_MS, off));
-    return now >= current.firstDataAt + seconds * 1000 + correct - this.#startup() - MARGIN_MS;
+  /** Whether the next item should start now: `current`'s item ends at `endAt` on the channel clock (undefined: not known). */
+  due(current: SourceRun, endAt: number | undefined, now: number): boolean {
+    if (this.#for === current || this.#p || endAt === undefined || current.firstDataAt === 0) return false;
+    return now >= endAt - this.#startup() - MARGIN_MS;
   }
 
   /** The longest of the last start-up times measured (spawn to first byte). */

@@ -76,8 +76,9 @@ export class Relay {
   /** The playlist item `#current` plays, and the next one started ahead of the join. */
   #item: PlaylistRun | undefined;
   #prefetch = new Prefetch();
-  /** The channel clock: the wall time of output media time 0. */
+  /** The channel clock: the wall time of output media time 0; the media time the current item began at. */
   #clock0 = 0;
+  #itemAt = 0;
   #mode: 'none' | 'source' | 'loop' = 'none';
   #params: StreamParams | undefined;
   #frame: ErrorFrame;
@@ -159,8 +160,9 @@ export class Relay {
   #startAhead(now: number): void {
     const pl = this.#o.playlist;
     const run = this.#current;
-    const ahead = this.#clock0 + this.#splicer.time() * 1000 - now;
-    if (!pl || !run || this.#mode !== 'source' || !this.#prefetch.due(run, this.#item?.duration, ahead, now)) return;
+    const secs = this.#item?.duration;
+    const endAt = secs === undefined ? undefined : this.#clock0 + (this.#itemAt + secs) * 1000;
+    if (!pl || !run || this.#mode !== 'source' || !this.#prefetch.due(run, endAt, now)) return;
     const next = pl.prefetch();
     if (next) this.#prefetch.start(run, next, this.#run(next.url, next.args));
   }
@@ -224,11 +226,11 @@ export class Relay {
     this.#splicer.begin(run.input);
   }
 
-  /** At an item's start: the channel clock is set (anew after a jump of over 5 s: an outage). */
+  /** At an item's start: where it begins on the channel clock (set anew after a jump of over 5 s: an outage). */
   #tickClock(): void {
     const now = Date.now();
-    const at = this.#splicer.time() * 1000;
-    if (this.#clock0 === 0 || Math.abs(now - (this.#clock0 + at)) > 5000) this.#clock0 = now - at;
+    this.#itemAt = this.#splicer.time();
+    if (this.#clock0 === 0 || Math.abs(now - (this.#clock0 + this.#itemAt * 1000)) > 5000) this.#clock0 = now - this.#itemAt * 1000;
   }
 
   /** A matching switch target delivered its keyframe: it becomes the source. */
