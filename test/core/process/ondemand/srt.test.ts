@@ -50,13 +50,17 @@ t.test('an SRT player starts an on-demand process that publishes over SRT, and r
   t.throws(() => srtCaller(app.srtPort, `nothing,token:${TOKEN}`), { reject: 1404 } as never, 'a name nothing publishes is still refused in the handshake');
 });
 
-t.test('two SRT players at once share one start', async (t) => {
+t.test('a second SRT player joins the run the first one started', async (t) => {
   const app = await startSrtApp(t);
   await add(app, srtProcess('cam5', 'cam5'));
   await waitState(app, 'cam5', (s) => s.ondemand?.waiting === true, 'waiting');
-  const [a, b] = await Promise.all([play(app, 'cam5', 15), play(app, 'cam5', 15)]);
-  t.ok(a >= 15 && b >= 15, `both players read frames (${a}, ${b})`);
-  t.ok(ffmpegPids('streamid=cam5,mode:publish').length <= 1, 'one ffmpeg publishes it');
+  const first = play(app, 'cam5', 100);
+  // once the stream is live (the process's SRT publisher is in the listing) a second player joins it
+  await waitFor(async () => (await app.request('GET', '/api/v3/srt')).body.publisher.cam5 !== undefined, { timeout: 30_000, what: 'cam5 published' });
+  const second = await play(app, 'cam5', 15);
+  t.ok(second >= 15, `the second player read ${second} frames`);
+  t.equal(ffmpegPids('streamid=cam5,mode:publish').length, 1, 'one ffmpeg publishes for both');
+  t.ok(await first >= 100, 'the first player read on');
 });
 
 t.test('an SRT player starts an on-demand process that publishes over RTMP', async (t) => {
