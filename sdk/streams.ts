@@ -167,7 +167,10 @@ export interface StreamTable {
   get(name: string): StreamInfo | undefined;
   /** Every live stream, or those whose publisher speaks `protocol` (or one of a list, e.g. `['rtmp', 'rtmps']`). */
   list(protocol?: string | readonly string[]): StreamInfo[];
-  /** Calls `fn` with the live names whenever a stream starts or ends; returns the unsubscribe. */
+  /**
+   * Calls `fn` with the live names whenever a stream starts or ends, or a demand source's waiting
+   * names change (`demandChanged`); returns the unsubscribe.
+   */
   onChange(fn: (names: readonly string[]) => void): () => void;
   /**
    * Adds a source of streams published on demand (the process engine's on-demand processes);
@@ -181,6 +184,13 @@ export interface StreamTable {
    * then refused `STREAM_NOT_FOUND` as before) or when the wait ran out.
    */
   whenPublished(name: string, timeoutMs?: number): Promise<boolean>;
+  /**
+   * The names the demand sources would start a publisher for now (`StreamDemandSource.waiting`),
+   * for a protocol that refuses a read of a name nothing publishes before it can wait (SRT's handshake).
+   */
+  demandNames(): string[];
+  /** A demand source's waiting names changed: the `onChange` listeners are called. */
+  demandChanged(): void;
 }
 
 /**
@@ -194,6 +204,11 @@ export interface StreamTable {
  */
 export interface StreamDemandSource {
   demand(name: string): boolean;
+  /**
+   * The names whose publisher it would start on a demand now (not those starting or running);
+   * it calls `StreamTable.demandChanged()` when they change.
+   */
+  waiting?(): Iterable<string>;
 }
 
 /**

@@ -135,6 +135,9 @@ export class ProcessEntry {
   /** Whether it runs on demand (config `ondemand.enable` and an engine that serves demand). */
   get onDemand(): boolean { return this.#demand !== undefined; }
 
+  /** An armed on-demand process that does not run: a demand would start it. */
+  get demandWaiting(): boolean { return this.#demand !== undefined && this.#demand.armed && !this.#demand.running; }
+
   /** A reader asked for what it produces: an armed on-demand process starts (true when it counts). */
   demand(reason: string): boolean {
     return this.#demand?.demand(reason) ?? false;

@@ -143,6 +143,22 @@ export class Streams implements StreamTable {
     });
   }
 
+  demandNames(): string[] {
+    const out = new Set<string>();
+    for (const src of this.#demand) {
+      try {
+        for (const n of src.waiting?.() ?? []) out.add(n);
+      } catch (err) {
+        this.#log?.warn({ err: String(err) }, 'a stream demand source failed');
+      }
+    }
+    return [...out];
+  }
+
+  demandChanged(): void {
+    this.#changed();
+  }
+
   #changed(): void {
     if (this.#listeners.size === 0) return;
     const names = [...this.#streams.keys()];

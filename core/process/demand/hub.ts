@@ -39,6 +39,8 @@ export class DemandHub {
   #channel: FileDoorChannel | undefined;
   #offStreams: (() => void) | undefined;
   #rebuildQueued = false;
+  /** The waiting stream names last told to the stream table (`demandChanged` only when they change). */
+  #waitingKey = '';
   readonly env: DemandEnv;
 
   constructor(d: HubDeps) {
@@ -47,14 +49,14 @@ export class DemandHub {
       idleSeconds: d.idleSeconds,
       attached: (e) => this.#attached(e.id),
       viewers: (e, idleMs) => this.#viewerCount(e.id, idleMs),
-      waiting: (e) => { void this.#writeWaiting(e); },
-      unarmed: (e) => { void this.#dropWaiting(e); },
+      waiting: (e) => { this.#waitingChanged(); void this.#writeWaiting(e); },
+      unarmed: (e) => { this.#waitingChanged(); void this.#dropWaiting(e); },
     };
   }
 
   /** Taps the file door and the stream table (setup: before the app listens, so every thread loads the module). */
   async open(): Promise<void> {
-    this.#offStreams = this.#d.streams?.addDemandSource({ demand: (name) => this.#streamDemand(name) });
+    this.#offStreams = this.#d.streams?.addDemandSource({ demand: (name) => this.#streamDemand(name), waiting: () => this.#waitingStreams() });
     if (!this.#d.door) return;
     const ch = await this.#d.door.tap({ name: 'process-ondemand', url: new URL('./door-tap.ts', import.meta.url).href });
     this.#channel = ch;
@@ -100,6 +102,7 @@ export class DemandHub {
     this.#streamsOf = streamsOf;
     for (const id of this.#viewers.keys()) if (!streamsOf.has(id)) this.#viewers.delete(id);
     this.#channel?.broadcast(table);
+    this.#waitingChanged();
   }
 
   #targets(e: ProcessEntry): DemandTargets {
@@ -114,11 +117,29 @@ export class DemandHub {
     if (!seen) this.#viewers.set(id, (seen = new Map()));
     seen.set(remote, this.#d.clock.now());
     e.demand('hls');
+    this.#waitingChanged();
   }
 
   #streamDemand(name: string): boolean {
     const id = this.#byStream.get(name);
-    return id !== undefined && (this.#d.get(id)?.demand('stream') ?? false);
+    const ok = id !== undefined && (this.#d.get(id)?.demand('stream') ?? false);
+    if (ok) this.#waitingChanged();
+    return ok;
+  }
+
+  /** Stream names of the on-demand processes a demand would start now (SRT admits their players). */
+  #waitingStreams(): string[] {
+    const out: string[] = [];
+    for (const [id, names] of this.#streamsOf) if (names.length > 0 && this.#d.get(id)?.demandWaiting) out.push(...names);
+    return out;
+  }
+
+  /** Tells the stream table when the waiting names changed (a process armed, started, stopped, changed). */
+  #waitingChanged(): void {
+    const key = this.#waitingStreams().sort().join('\0');
+    if (key === this.#waitingKey) return;
+    this.#waitingKey = key;
+    this.#d.streams?.demandChanged();
   }
 
   #attached(id: string): number {

@@ -91,9 +91,14 @@ export class SrtHost {
     this.#unwatch = o.streams.onChange((names) => this.#names(names));
   }
 
-  #names(names: readonly string[] = this.#o.streams.list().map((s) => s.name)): void {
+  /**
+   * The names the addon admits requests for (and refuses publishers of): the live ones, and those
+   * an on-demand process would publish once read (not while it starts: its own SRT publisher must pass).
+   */
+  #names(live: readonly string[] = this.#o.streams.list().map((s) => s.name)): void {
+    const names = new Set([...live, ...this.#o.streams.demandNames()]);
     // an SRT resource may be written with a leading '/': both spellings name the table's stream
-    this.#send({ t: 'names', names: names.flatMap((n) => [n, `/${n}`]) });
+    this.#send({ t: 'names', names: [...names].flatMap((n) => [n, `/${n}`]) });
   }
 
   /** Starts the host; resolves with the bound port, rejects with the addon or bind failure. */
@@ -146,7 +151,7 @@ export class SrtHost {
     else if (m.t === 'tell') this.#tell(m.hook, m.peer);
     else if (m.t === 'traffic') for (const [id, rx, tx] of m.rows) { const p = this.#peers.get(id); if (p) p.counts = { rxBytes: rx, txBytes: tx }; }
     else if (m.t === 'listed') { this.#lists.get(m.seq)?.(m.value); this.#lists.delete(m.seq); }
-    else if (m.t === 'claim') this.#claim(m.seq, m.mode, m.sock, m.peer);
+    else if (m.t === 'claim') void this.#claim(m.seq, m.mode, m.sock, m.peer);
     else if (m.t === 'release') { this.#streams.release(m.id); this.#claimed.delete(m.id); }
   }
 
@@ -155,12 +160,15 @@ export class SrtHost {
     this.#send({ t: 'answer', seq, ...(refusal ? { refusal } : {}) });
   }
 
-  /** Publish or read in the table; a throwing table (a bug) refuses that connection only. */
-  #claim(seq: number, mode: ClaimMode, sock: number, d: PeerData): void {
+  /**
+   * Publish or read in the table (a reader of a name an on-demand process publishes waits for it
+   * first); a throwing table (a bug) refuses that connection only.
+   */
+  async #claim(seq: number, mode: ClaimMode, sock: number, d: PeerData): Promise<void> {
     const peer = new PeerProxy(d);
     let refusal;
     try {
-      refusal = this.#streams.claim(mode, sock, peer);
+      refusal = await this.#streams.claim(mode, sock, peer);
     } catch (err) {
       refusal = { reason: `stream table failed: ${(err as Error).message}`, kind: 'forbidden' as const };
     }

@@ -49,7 +49,7 @@ export type ToHost =
   | { t: 'claimed'; seq: number; refusal?: IngestRefusal }
   /** The table stopped serving a subscriber (its publisher ended, or it was dropped). */
   | { t: 'kick'; sock: number; why: string }
-  /** Every live stream name of the table: the addon refuses requests for others and second publishers early. */
+  /** Every live stream name of the table and the on-demand ones: the addon refuses requests for others and second publishers early. */
   | { t: 'names'; names: string[] }
   | { t: 'list'; seq: number };
 

@@ -43,8 +43,11 @@ export class HostStreams {
     this.#pipe = pipe;
   }
 
-  /** Publish or read in the table; a refusal in SRT's words. */
-  claim(mode: ClaimMode, sock: number, peer: IngestPeer): IngestRefusal | undefined {
+  /**
+   * Publish or read in the table; a refusal in SRT's words. A reader of a name nothing publishes
+   * waits for a publisher a demand source (an on-demand process) starts (`whenPublished`).
+   */
+  async claim(mode: ClaimMode, sock: number, peer: IngestPeer): Promise<IngestRefusal | undefined> {
     const name = streamName(peer.stream);
     if (mode === 'publish') {
       const r = this.#table.publish(name, 'mpegts', peer);
@@ -52,6 +55,12 @@ export class HostStreams {
       this.#claims.set(peer.id, { sock, peer, publisher: r.handle });
       this.#bySock.set(sock, r.handle);
       return undefined;
+    }
+    if (!this.#table.get(name)) {
+      const pipe = this.#pipe;
+      await this.#table.whenPublished(name);
+      // the host that asked ended meanwhile: its socket ids mean nothing to the next one
+      if (this.#pipe !== pipe) return { reason: 'the SRT host restarted', kind: 'not_found' };
     }
     const r = this.#table.read(name, 'mpegts', peer, {
       send: (batch) => this.#queue(sock, batch),
