@@ -26,7 +26,8 @@ import { api, cpuSeconds, mean, rssMb, sleep, uptime } from '../s3/measure.ts';
  * `#EXTINF`, as the e2e test tells them apart); p50, p95, max.
  *
  * Env: ODBENCH_PROCS (100), ODBENCH_WATCHED (5), ODBENCH_ROUNDS (pairs, 2), ODBENCH_WINDOW_S (60),
- * ODBENCH_WARM_S (15), ODBENCH_COLD (50), ODBENCH_POLL_MS (100), ODBENCH_TAG (file name suffix).
+ * ODBENCH_WARM_S (15), ODBENCH_COLD (50), ODBENCH_POLL_MS (100), ODBENCH_TAG (file name suffix),
+ * ODBENCH_TRACE (print every cold-start GET). ODBENCH_ROUNDS=0: cold starts only.
  * Run: `node bench/process/ondemand.ts`. Writes bench/results/ondemand-<date>[-tag].md.
  */
 
@@ -216,6 +217,7 @@ async function coldStart(ctx: Ctx, i: number): Promise<{ ms: number; waitingSeen
   for (;;) {
     const t = performance.now();
     const got = await getPlaylist(url);
+    if (env.ODBENCH_TRACE) console.log(`p${i} GET at ${Math.round(t - t0)} ms took ${Math.round(performance.now() - t)} ms: ${got}`);
     if (got === 'real') return { ms: performance.now() - t0, waitingSeen };
     if (got === 'waiting') waitingSeen = true;
     if (performance.now() - t0 > 30_000) throw new Error(`p${i}: no real playlist within 30 s`);
@@ -269,11 +271,13 @@ function report(rounds: Round[], cold: Awaited<ReturnType<typeof coldStarts>>, b
     `The service fresh for every round, ${WARM_S} s warm-up, then a ${WINDOW_S} s window; ${WATCHED} playlists polled every second from the warm-up on in both modes.`,
     'Service CPU = utime + stime of the service process (its ffmpeg children excluded) over the window, % of one core.',
     '', `Load before: \`${before}\``, `Load after: \`${after}\``, '',
-    '## Rounds', '',
-    '| mode | # | created | service CPU % | RSS start MiB | RSS mean MiB | RSS max MiB | ffmpeg children mean | max | ffmpeg CPU % (all) | watched real |',
-    '|---|---|---|---|---|---|---|---|---|---|---|', ...rows, '',
-    '## Per mode (mean of rounds)', '',
-    '| mode | rounds | service CPU % | RSS mean MiB | RSS max MiB | ffmpeg children | ffmpeg CPU % |', '|---|---|---|---|---|---|---|', ...summary, '',
+    ...(rounds.length ? [
+      '## Rounds', '',
+      '| mode | # | created | service CPU % | RSS start MiB | RSS mean MiB | RSS max MiB | ffmpeg children mean | max | ffmpeg CPU % (all) | watched real |',
+      '|---|---|---|---|---|---|---|---|---|---|---|', ...rows, '',
+      '## Per mode (mean of rounds)', '',
+      '| mode | rounds | service CPU % | RSS mean MiB | RSS max MiB | ffmpeg children | ffmpeg CPU % |', '|---|---|---|---|---|---|---|', ...summary, '',
+    ] : []),
     `## Cold starts (${t.length}, one at a time, each a different waiting process, polled every ${POLL_MS} ms)`, '',
     'Time from the first GET of the playlist until the answer is ffmpeg\'s own playlist (not the waiting one).', '',
     '| p50 ms | p95 ms | min ms | max ms | mean ms | waiting playlist seen first | not waiting before | ffmpeg children max |',
