@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startApp, type TestApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { addProcess } from './helpers.ts';
+import { addProcess, hlsWithCleanup } from './helpers.ts';
 
 const segments = async (app: TestApp, prefix: string): Promise<string[]> =>
   ((await app.request('GET', '/api/v3/fs/mem')).body as { name: string }[])
@@ -9,21 +9,8 @@ const segments = async (app: TestApp, prefix: string): Promise<string[]> =>
 
 t.test('cleanup rules bound the segment count; purge_on_delete clears them', async (t) => {
   const app = await startApp(t);
-  await addProcess(app, {
-    id: 'clean',
-    input: [{ id: 'in', address: 'testsrc2=size=160x120:rate=10', options: ['-re', '-f', 'lavfi'] }],
-    output: [{
-      id: 'hls',
-      address: '{memfs}/{processid}.m3u8',
-      // the playlist lists every segment and ffmpeg deletes none: only the rule bounds them
-      options: ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '5', '-f', 'hls', '-hls_time', '0.5', '-hls_list_size', '0',
-        '-hls_segment_filename', '{memfs}/{processid}_%d.ts', '-method', 'PUT'],
-      cleanup: [
-        { pattern: 'memfs:/{processid}_*.ts', max_files: 3, purge_on_delete: true },
-        { pattern: 'mem:/{processid}.m3u8', purge_on_delete: true },
-      ],
-    }],
-  });
+  // the playlist lists every segment and ffmpeg deletes none: only the rule bounds them (an alias names the filesystem too)
+  await addProcess(app, hlsWithCleanup('clean', '{memfs}', 'mem', 'memfs'));
   // wait until ffmpeg has written well over 3 segments (their numbers say how many)
   await waitFor(async () => {
     const names = await segments(app, 'clean');

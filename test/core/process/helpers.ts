@@ -51,3 +51,25 @@ export function ffmpegPids(marker: string): number[] {
   }
   return out;
 }
+
+/**
+ * A process writing HLS (0.5 s segments, every one listed, none deleted by ffmpeg) through the
+ * placeholder `ph` (`{memfs}`, `{fs:cloud}`), with cleanup rules on the filesystem `fs` (an alias
+ * works): at most 3 segments, playlist and segments purged on delete.
+ */
+export function hlsWithCleanup(id: string, ph: string, fs: string, segmentFs = fs): Record<string, unknown> {
+  return {
+    id,
+    input: [{ id: 'in', address: 'testsrc2=size=160x120:rate=10', options: ['-re', '-f', 'lavfi'] }],
+    output: [{
+      id: 'hls',
+      address: `${ph}/{processid}.m3u8`,
+      options: ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '5', '-f', 'hls', '-hls_time', '0.5', '-hls_list_size', '0',
+        '-hls_segment_filename', `${ph}/{processid}_%d.ts`, '-method', 'PUT'],
+      cleanup: [
+        { pattern: `${segmentFs}:/{processid}_*.ts`, max_files: 3, purge_on_delete: true },
+        { pattern: `${fs}:/{processid}.m3u8`, purge_on_delete: true },
+      ],
+    }],
+  };
+}

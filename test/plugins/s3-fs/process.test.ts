@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import type { TestApp } from '../../helpers/app.ts';
 import { s3Unavailable } from '../../helpers/s3.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { addProcess } from '../../core/process/helpers.ts';
+import { addProcess, hlsWithCleanup } from '../../core/process/helpers.ts';
 import { startS3App } from './helpers.ts';
 
 /*
@@ -20,21 +20,7 @@ const segments = async (app: TestApp, id: string): Promise<string[]> =>
 
 t.test('a process writes HLS into S3: played through the mount, bounded by its cleanup rule, purged on delete', { skip }, async (t) => {
   const { app } = await startS3App(t);
-  await addProcess(app, {
-    id: 'cam',
-    input: [{ id: 'in', address: 'testsrc2=size=160x120:rate=10', options: ['-re', '-f', 'lavfi'] }],
-    output: [{
-      id: 'hls',
-      address: '{fs:cloud}/{processid}.m3u8',
-      // the playlist lists every segment and ffmpeg deletes none: only the rule bounds them
-      options: ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '5', '-f', 'hls', '-hls_time', '0.5', '-hls_list_size', '0',
-        '-hls_segment_filename', '{fs:cloud}/{processid}_%d.ts', '-method', 'PUT'],
-      cleanup: [
-        { pattern: 'cloud:/{processid}_*.ts', max_files: 3, purge_on_delete: true },
-        { pattern: 'cloud:/{processid}.m3u8', purge_on_delete: true },
-      ],
-    }],
-  });
+  await addProcess(app, hlsWithCleanup('cam', '{fs:cloud}', 'cloud'));
   await waitFor(async () => (await segments(app, 'cam')).some((n) => Number(/_(\d+)\.ts$/.exec(n)?.[1]) >= 7), { what: 'segment 7 in S3', timeout: 45_000 });
   // the playlist and its newest segment, read as a player does through the mount
   const playlist = await app.request('GET', '/cloud/cam.m3u8');
