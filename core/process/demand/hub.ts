@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { Logger } from 'pino';
-import type { FileDoor, FileDoorChannel, FilesystemService, ProcessClock, StreamTable } from '../../../sdk/index.ts';
+import { siblingModule, type FileDoor, type FileDoorChannel, type FilesystemService, type ProcessClock, type StreamTable } from '../../../sdk/index.ts';
 import type { ProcessEntry } from '../process-entry.ts';
 import type { DemandEnv } from '../demand-runner.ts';
 import { demandKey, type DemandHit, type DemandTableMessage } from './door-tap.ts';
@@ -58,7 +58,7 @@ export class DemandHub {
   async open(): Promise<void> {
     this.#offStreams = this.#d.streams?.addDemandSource({ demand: (name) => this.#streamDemand(name), waiting: () => this.#waitingStreams() });
     if (!this.#d.door) return;
-    const ch = await this.#d.door.tap({ name: 'process-ondemand', url: new URL('./door-tap.ts', import.meta.url).href });
+    const ch = await this.#d.door.tap({ name: 'process-ondemand', url: siblingModule('./door-tap.ts', import.meta.url) });
     this.#channel = ch;
     ch.onMessage((raw) => {
       const m = raw as Partial<DemandHit> & { t?: string };
