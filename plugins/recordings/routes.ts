@@ -26,7 +26,11 @@ export function parseTime(v: string, what: string): number {
 export interface CutOptions { children: ChildrenService; ffmpeg: string; maxSeconds: number }
 
 /** `/api/v3/recordings`: create, list, read (with spans), delete, and the cut. */
+/** Cuts (`/get`) served at once; more get 429 until one ends. */
+export const MAX_CUTS = 4;
+
 export function recordingRoutes(http: HttpScope, recs: Recordings, cut: CutOptions): void {
+  let cutsRunning = 0;
   http.get(BASE, { schema: { summary: 'Every recording', tags: TAGS, response: { 200: Type.Array(RecordingView) } } },
     async () => recs.list());
 
@@ -67,6 +71,10 @@ export function recordingRoutes(http: HttpScope, recs: Recordings, cut: CutOptio
     if (!(seconds > 0)) throw new ApiError(400, 'Bad Request', ['duration: more than 0 seconds'], 'RECORDING_BAD_DURATION');
     if (seconds > cut.maxSeconds) throw new ApiError(400, 'Bad Request', [`duration: at most ${cut.maxSeconds} seconds`], 'RECORDING_TOO_LONG');
     const start = parseTime(q.start, 'start');
+    // each cut reads up to max_get_seconds of segments, an mp4 one runs an ffmpeg: a few at once
+    if (cutsRunning >= MAX_CUTS) throw new ApiError(429, 'Too Many Requests', [`at most ${MAX_CUTS} cuts at once`], 'RECORDING_CUTS_BUSY');
+    cutsRunning++;
+    reply.raw.once('close', () => { cutsRunning--; });
     const c = await recs.cut(req.params.name, start, Math.round(seconds * 1000));
     const format = q.format ?? 'mp4';
     const file = `${req.params.name}-${c.start}.${format}`;

@@ -44,6 +44,8 @@ export class DemandMatcher {
   }
 
   match(mount: string, path: string): string | undefined {
+    // no on-demand process (the usual case): nothing built per request on the file path
+    if (this.#playlists.size === 0 && this.#segments.size === 0) return undefined;
     const exact = this.#playlists.get(demandKey(mount, path));
     if (exact !== undefined || this.#segments.size === 0) return exact;
     const slash = path.lastIndexOf('/');
