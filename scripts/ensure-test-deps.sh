@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Programs only the tests need (not the service), from Debian: `pebble` (ACME test server) for the
-# tls.auto end-to-end test and `nats-server` (JetStream) for the cluster plugin's tests. Installed
+# tls.auto end-to-end test, `nats-server` (JetStream) for the cluster plugin's tests and `chromium`
+# for the WebRTC tests. Installed
 # when missing and we are root; otherwise the tests that need them say why they skip.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,9 @@ ensure() { # ensure <command> <package> <what it is for>
 }
 ensure pebble pebble 'ACME'
 ensure nats-server nats-server 'cluster'
+# Debian's Chromium, driven by playwright-core (a devDependency that downloads no browser), for the
+# WebRTC tests: WHEP playback and WHIP publishing in a real browser
+ensure chromium chromium 'WebRTC browser'
 
 # The S3-compatible server of the S3 filesystem tests (plugins/s3-fs/README.md says why this one),
 # an npm package in a folder of its own (scripts/s3-test-server, its lock pins it): the service's

@@ -16,6 +16,7 @@ import events from '../../plugins/events/index.ts';
 import cluster from '../../plugins/cluster/index.ts';
 import recordings from '../../plugins/recordings/index.ts';
 import s3Fs from '../../plugins/s3-fs/index.ts';
+import webrtc from '../../plugins/webrtc/index.ts';
 
 /** A built-in plugin of this build: its definition (pure data), and whether `"*"` leaves it out. */
 export interface BuiltinPlugin { readonly def: PluginDefinition; readonly optIn: boolean }
@@ -37,4 +38,5 @@ export const BUILTINS: readonly BuiltinPlugin[] = [
   { def: cluster as PluginDefinition, optIn: true },
   { def: recordings as PluginDefinition, optIn: false },
   { def: s3Fs as PluginDefinition, optIn: false },
+  { def: webrtc as PluginDefinition, optIn: false },
 ];

@@ -12,6 +12,7 @@ import { PlayoutConfig as playoutSchema } from '../../plugins/playout/schema.ts'
 import { EventsConfig as eventsSchema } from '../../plugins/events/schema.ts';
 import { RecordingsConfig as recordingsSchema } from '../../plugins/recordings/schema.ts';
 import { S3FsConfig as s3FsSchema } from '../../plugins/s3-fs/schema.ts';
+import { WebrtcConfig as webrtcSchema } from '../../plugins/webrtc/schema.ts';
 
 const K = KernelConfig.properties;
 
@@ -52,6 +53,7 @@ export const ConfigData = Type.Object({
   service: K.service,
   router: K.router,
   recordings: recordingsSchema,
+  webrtc: webrtcSchema,
   plugins: K.plugins,
 });
 export type ConfigData = Static<typeof ConfigData>;

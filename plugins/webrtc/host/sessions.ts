@@ -1,0 +1,253 @@
+import { createSocket, type Socket } from 'node:dgram';
+import type { Audio, PeerConnection, Track, Video } from 'node-datachannel';
+import type { ChosenCodec, FromHost, HostOptions, HostRefusal } from './protocol.ts';
+import { addPublicCandidates, isRtcp, parseOffer, pickH264, pickOpus, pickVp8, startsKeyframe, type SdpCodec } from './sdp.ts';
+
+type Ndc = typeof import('node-datachannel');
+
+/** A session's answer, or why there is none. */
+export type Answer = { sdp: string; video?: ChosenCodec; audio?: ChosenCodec } | { refusal: HostRefusal };
+
+/** One outgoing track of a viewer: its payload type, and whether it still waits for a keyframe. */
+interface Out { track: Track; pt: number; waitKey: boolean }
+
+interface Session {
+  id: string;
+  pc: PeerConnection;
+  feed?: string;
+  video?: Out;
+  audio?: Out;
+  /** A publisher's tracks (keyframe requests) and where their RTP goes. */
+  inbound: Track[];
+  sink?: { video: number; audio: number };
+  connected: boolean;
+  timers: NodeJS.Timeout[];
+  /** RTP and RTCP bytes received from and sent to the peer (before SRTP). */
+  rx: number;
+  tx: number;
+}
+
+interface Feed { video: Socket; audio: Socket; videoSsrc: number; audioSsrc: number; viewers: Set<Session> }
+
+/** How long gathering may take before the answer goes with the candidates found so far (STUN). */
+const GATHER_MS = 3000;
+/** A session that lost its connectivity gets this long to come back. */
+const DISCONNECTED_MS = 5000;
+/** Keyframe requests to a new publisher, after its RTP has a place to go (the ingest ffmpeg). */
+const KEYFRAME_AT_MS = [0, 1000, 3000];
+
+const refuse = (status: HostRefusal['status'], message: string): Answer => ({ refusal: { status, message } });
+const chosen = (c: SdpCodec): ChosenCodec => ({ name: c.name as ChosenCodec['name'], pt: c.pt, clock: c.clock, channels: c.channels, fmtp: c.fmtp });
+
+/**
+ * The WebRTC sessions of the host process (libdatachannel through node-datachannel): viewers get
+ * their feed's RTP, passed through with their own payload type (SRTP in C++); publishers' RTP goes
+ * to the ingest ffmpeg on loopback. Every session has a deadline to connect and ends on failure.
+ */
+export class Sessions {
+  readonly #ndc: Ndc;
+  readonly #o: HostOptions;
+  readonly #send: (m: FromHost) => void;
+  readonly #feeds = new Map<string, Feed>();
+  readonly #sessions = new Map<string, Session>();
+  readonly #out: Socket = createSocket('udp4');
+
+  constructor(ndc: Ndc, o: HostOptions, send: (m: FromHost) => void) {
+    this.#ndc = ndc;
+    this.#o = o;
+    this.#send = send;
+    this.#out.on('error', () => { /* an ingest ffmpeg that went away */ });
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** Opens a feed's two UDP sockets on loopback (RTP and RTCP of each kind arrive on one port). */
+  async feed(name: string, videoSsrc: number, audioSsrc: number): Promise<{ video: number; audio: number }> {
+    this.unfeed(name);
+    const bind = (onPacket: (p: Buffer) => void) => new Promise<Socket>((resolve, reject) => {
+      const s = createSocket('udp4');
+      s.once('error', reject);
+      s.on('message', onPacket);
+      s.bind(0, '127.0.0.1', () => { s.removeListener('error', reject); s.on('error', () => {}); resolve(s); });
+    });
+    const viewers = new Set<Session>();
+    const video = await bind((p) => this.#fan(viewers, 'video', p));
+    const audio = await bind((p) => this.#fan(viewers, 'audio', p));
+    for (const s of [video, audio]) { try { s.setRecvBufferSize(4 << 20); } catch { /* the system's maximum applies */ } }
+    this.#feeds.set(name, { video, audio, videoSsrc, audioSsrc, viewers });
+    return { video: video.address().port, audio: audio.address().port };
+  }
+
+  unfeed(name: string): void {
+    const f = this.#feeds.get(name);
+    if (!f) return;
+    this.#feeds.delete(name);
+    f.video.close();
+    f.audio.close();
+  }
+
+  /** One packet of a feed to every viewer: the same Buffer where the payload type matches, else one copy per type. */
+  #fan(viewers: Set<Session>, kind: 'video' | 'audio', p: Buffer): void {
+    if (p.length < 12) return;
+    const rtcp = isRtcp(p);
+    let key: boolean | undefined;
+    let copy: Buffer | undefined;
+    for (const s of viewers) {
+      const out = s[kind];
+      if (!out || !s.connected) continue;
+      if (rtcp) { out.track.sendMessageBinary(p); s.tx += p.length; continue; }
+      if (out.waitKey) {
+        key ??= kind === 'audio' || startsKeyframe(p);
+        if (!key) continue;
+        out.waitKey = false;
+      }
+      s.tx += p.length;
+      if ((p[1]! & 0x7f) === out.pt) { out.track.sendMessageBinary(p); continue; }
+      if (!copy || (copy[1]! & 0x7f) !== out.pt) {
+        copy = Buffer.from(p);
+        copy[1] = (p[1]! & 0x80) | out.pt;
+      }
+      out.track.sendMessageBinary(copy);
+    }
+  }
+
+  #peer(id: string): PeerConnection {
+    const o = this.#o;
+    return new this.#ndc.PeerConnection(id, {
+      iceServers: o.iceServers,
+      ...(o.bindAddress ? { bindAddress: o.bindAddress } : {}),
+      ...(o.portMin > 0 ? { portRangeBegin: o.portMin, portRangeEnd: o.portMax } : {}),
+    });
+  }
+
+  /** A viewer of `feed` (WHEP): sendonly H.264 and Opus tracks on the offer's mids and payload types. */
+  async play(id: string, feedName: string, offer: string): Promise<Answer> {
+    const feed = this.#feeds.get(feedName);
+    if (!feed) return refuse(503, 'the stream is not ready for WebRTC');
+    const media = parseOffer(offer);
+    const v = media.find((m) => m.kind === 'video' && m.direction !== 'sendonly' && m.direction !== 'inactive');
+    const a = media.find((m) => m.kind === 'audio' && m.direction !== 'sendonly' && m.direction !== 'inactive');
+    if (!v && !a) return refuse(400, 'the offer receives no audio or video');
+    const vc = v && pickH264(v.codecs);
+    const ac = a && pickOpus(a.codecs);
+    if (!vc && !ac) return refuse(406, 'the offer has neither H.264 (packetization-mode 1) nor Opus');
+    if (this.#sessions.size >= this.#o.maxSessions) return refuse(503, 'too many WebRTC sessions');
+    const pc = this.#peer(id);
+    const s: Session = { id, pc, feed: feedName, inbound: [], connected: false, timers: [], rx: 0, tx: 0 };
+    if (v && vc) s.video = this.#sendTrack(pc, new this.#ndc.Video(v.mid, 'SendOnly'), vc, feed.videoSsrc, 'video');
+    if (a && ac) s.audio = this.#sendTrack(pc, new this.#ndc.Audio(a.mid, 'SendOnly'), ac, feed.audioSsrc, 'audio');
+    feed.viewers.add(s);
+    return this.#negotiate(s, offer, {});
+  }
+
+  #sendTrack(pc: PeerConnection, m: Video | Audio, c: SdpCodec, ssrc: number, kind: 'video' | 'audio'): Out {
+    if (kind === 'video') (m as Video).addH264Codec(c.pt, c.fmtp || undefined);
+    else (m as Audio).addOpusCodec(c.pt, c.fmtp || undefined);
+    m.addSSRC(ssrc, 'core', 'core', kind);
+    const track = pc.addTrack(m);
+    // retransmits what a viewer lost (NACK) from a packet store in C++
+    track.setMediaHandler(new this.#ndc.RtcpNackResponder());
+    return { track, pt: c.pt, waitKey: kind === 'video' };
+  }
+
+  /** A publisher (WHIP): recvonly tracks, H.264 (else VP8) and Opus; RTP goes to its sink once set. */
+  async publish(id: string, offer: string): Promise<Answer> {
+    const media = parseOffer(offer);
+    const v = media.find((m) => m.kind === 'video' && (m.direction === 'sendonly' || m.direction === 'sendrecv'));
+    const a = media.find((m) => m.kind === 'audio' && (m.direction === 'sendonly' || m.direction === 'sendrecv'));
+    const vc = v && (pickH264(v.codecs) ?? pickVp8(v.codecs));
+    const ac = a && pickOpus(a.codecs);
+    if (!vc) return refuse(406, 'the offer sends no H.264 (packetization-mode 1) or VP8 video');
+    if (this.#sessions.size >= this.#o.maxSessions) return refuse(503, 'too many WebRTC sessions');
+    const pc = this.#peer(id);
+    const s: Session = { id, pc, inbound: [], connected: false, timers: [], rx: 0, tx: 0 };
+    const video = new this.#ndc.Video(v!.mid, 'RecvOnly');
+    if (vc.name === 'H264') video.addH264Codec(vc.pt, vc.fmtp || undefined);
+    else video.addVP8Codec(vc.pt);
+    this.#recvTrack(s, pc.addTrack(video), 'video');
+    if (a && ac) {
+      const audio = new this.#ndc.Audio(a.mid, 'RecvOnly');
+      audio.addOpusCodec(ac.pt, ac.fmtp || undefined);
+      this.#recvTrack(s, pc.addTrack(audio), 'audio');
+    }
+    return this.#negotiate(s, offer, { video: chosen(vc), ...(ac ? { audio: chosen(ac) } : {}) });
+  }
+
+  #recvTrack(s: Session, track: Track, kind: 'video' | 'audio'): void {
+    // answers sender reports and sends the keyframe requests (PLI)
+    track.setMediaHandler(new this.#ndc.RtcpReceivingSession());
+    s.inbound.push(track);
+    track.onMessage((p) => {
+      s.rx += p.length;
+      const port = s.sink?.[kind];
+      if (!port || p.length < 12) return;
+      this.#out.send(p, isRtcp(p) ? port + 1 : port, '127.0.0.1');
+    });
+  }
+
+  /** The remote offer, then the answer once gathering completes (or after GATHER_MS, with what was found). */
+  async #negotiate(s: Session, offer: string, codecs: { video?: ChosenCodec; audio?: ChosenCodec }): Promise<Answer> {
+    this.#sessions.set(s.id, s);
+    const { pc } = s;
+    pc.onStateChange((state) => this.#state(s, state));
+    s.timers.push(setTimeout(() => { if (!s.connected) this.close(s.id, 'not connected in time'); }, this.#o.connectMs));
+    try {
+      pc.setRemoteDescription(offer, 'offer');
+    } catch (err) {
+      this.close(s.id, 'bad offer');
+      return refuse(400, `the offer was refused: ${(err as Error).message}`);
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, GATHER_MS);
+      const check = (g: string) => { if (g === 'complete') { clearTimeout(timer); resolve(); } };
+      pc.onGatheringStateChange(check);
+      check(pc.gatheringState());
+    });
+    const local = pc.localDescription();
+    if (!local || !this.#sessions.has(s.id)) { this.close(s.id, 'no answer'); return refuse(503, 'no answer could be made'); }
+    return { sdp: addPublicCandidates(local.sdp, this.#o.publicAddresses), ...codecs };
+  }
+
+  #state(s: Session, state: string): void {
+    if (state === 'connected') {
+      if (s.connected) return;
+      s.connected = true;
+      this.#send({ t: 'state', id: s.id, state: 'connected' });
+    } else if (state === 'failed' || state === 'closed') {
+      this.close(s.id, state);
+    } else if (state === 'disconnected') {
+      s.timers.push(setTimeout(() => { if (s.pc.state() !== 'connected') this.close(s.id, 'disconnected'); }, DISCONNECTED_MS));
+    }
+  }
+
+  /** Where a publisher's RTP goes (the ingest ffmpeg listens there now): asks it for keyframes. */
+  sink(id: string, video: number, audio: number): void {
+    const s = this.#sessions.get(id);
+    if (!s) return;
+    s.sink = { video, audio };
+    for (const ms of KEYFRAME_AT_MS) s.timers.push(setTimeout(() => { for (const t of s.inbound) if (t.isOpen()) t.requestKeyframe(); }, ms));
+  }
+
+  close(id: string, why: string): void {
+    const s = this.#sessions.get(id);
+    if (!s) return;
+    this.#sessions.delete(id);
+    for (const t of s.timers) clearTimeout(t);
+    if (s.feed) this.#feeds.get(s.feed)?.viewers.delete(s);
+    try { s.pc.close(); } catch { /* closed already */ }
+    this.#send({ t: 'state', id, state: 'closed', why });
+  }
+
+  /** Bytes received and sent by every session (for the service's sessions). */
+  traffic(): Array<[string, number, number]> {
+    return [...this.#sessions.values()].map((s) => [s.id, s.rx, s.tx]);
+  }
+
+  closeAll(): void {
+    for (const id of [...this.#sessions.keys()]) this.close(id, 'service stops');
+    for (const name of [...this.#feeds.keys()]) this.unfeed(name);
+    this.#out.close();
+  }
+}

@@ -1,0 +1,32 @@
+import { childrenRef, definePlugin, ingestHooksRef, streamTableRef } from '../../sdk/index.ts';
+import { validateWebrtc, WebrtcConfig } from './schema.ts';
+
+/**
+ * WebRTC (plugin `webrtc`): WHEP playback of every stream of the stream table (H.264 passed
+ * through, the audio made Opus by one supervised ffmpeg per watched stream), WHIP ingest into it
+ * (OBS, browsers), the player page `/webrtc/<stream>` and `GET /api/v3/webrtc`. libdatachannel
+ * (node-datachannel) runs in the WebRTC host process (host/), started only when `webrtc.enable`
+ * is true, so a fault in it never ends the service. Tokens, ingest hooks and sessions as for RTMP and SRT.
+ */
+export default definePlugin({
+  name: 'webrtc',
+  configKey: 'webrtc',
+  enableKey: 'webrtc.enable',
+  configSchema: WebrtcConfig,
+  validate: validateWebrtc,
+  reads: ['encoder'],
+  deps: { children: childrenRef, streams: streamTableRef },
+  async setup(ctx) {
+    const cfg = ctx.config;
+    if (!cfg.enable) return;
+    // imported when enabled: the core reads every built-in's definition, loaded or not
+    const [{ WebrtcService }, { webrtcRoutes }] = await Promise.all([import('./service.ts'), import('./routes.ts')]);
+    const svc = new WebrtcService(cfg, {
+      children: ctx.deps.children, ffmpeg: ctx.sections.encoder.binary, log: ctx.log, streams: ctx.deps.streams, hooks: ctx.hooks.get(ingestHooksRef),
+    });
+    await svc.start();
+    ctx.log.info({ libdatachannel: svc.link.version }, 'WebRTC host ready');
+    ctx.onClose(() => svc.close());
+    webrtcRoutes(ctx.http, svc, cfg.token);
+  },
+});

@@ -1,0 +1,39 @@
+import { Bool, ConfigErrorList, describe, List, Str, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
+
+/** The plugin's settings: the `webrtc` section of the configuration, owned by this plugin. */
+export const WebrtcConfig = describe(Type.Object({
+  enable: Bool(false),
+  token: Str(''),
+  bind_address: Str(''),
+  udp_port_min: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
+  udp_port_max: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
+  public_addresses: List(),
+  ice_servers: List(),
+  max_sessions: Type.Integer({ default: 200, minimum: 1, maximum: 100_000 }),
+  max_publishers: Type.Integer({ default: 20, minimum: 0, maximum: 10_000 }),
+  connect_timeout_seconds: Type.Integer({ default: 10, minimum: 1, maximum: 300 }),
+  audio_bitrate_kbit: Type.Integer({ default: 96, minimum: 8, maximum: 510 }),
+}, { default: {} }), {
+  enable: 'Run WebRTC: WHEP playback of every stream of the stream table, WHIP ingest into it, and the player page `/webrtc/<stream>` (plugin `webrtc`).',
+  token: 'Token WHEP viewers and WHIP publishers must give (`Authorization: Bearer <token>` or `?token=`); empty: none.',
+  bind_address: 'Address the ICE agent binds its UDP ports to; empty: every interface (its host candidates are the machine\'s addresses).',
+  udp_port_min: 'Lowest UDP port of WebRTC media (ICE); 0 with `udp_port_max` 0: any port the system gives. Open this range in the firewall.',
+  udp_port_max: 'Highest UDP port of WebRTC media (ICE).',
+  public_addresses: 'Addresses added as host candidates to every answer, for a service behind a 1:1 NAT (its public IPv4 or IPv6).',
+  ice_servers: 'STUN and TURN servers for the service\'s side of ICE: `stun:host:port`, `turn:user:password@host:port`; none are needed on a LAN.',
+  max_sessions: 'Most WebRTC sessions (viewers and publishers) at once; more are refused with 503.',
+  max_publishers: 'Most streams published over WHIP at once; more are refused with 503.',
+  connect_timeout_seconds: 'A session whose media has not connected after this many seconds is ended.',
+  audio_bitrate_kbit: 'Bitrate of the Opus audio made for WebRTC viewers from a stream\'s AAC or MP3 (kbit/s).',
+});
+export type WebrtcConfig = Static<typeof WebrtcConfig>;
+
+/** Rules a schema cannot state; keys relative to `webrtc`. */
+export function validateWebrtc(w: WebrtcConfig): ConfigErrors {
+  const errs = new ConfigErrorList();
+  if ((w.udp_port_min === 0) !== (w.udp_port_max === 0)) errs.add('udp_port_min', 'set both udp_port_min and udp_port_max, or neither (0)');
+  else if (w.udp_port_min > w.udp_port_max) errs.add('udp_port_max', 'must not be below udp_port_min');
+  for (const s of w.ice_servers) if (!/^(stun|stuns|turn|turns):/.test(s)) errs.add('ice_servers', `'${s}' is not a stun:, stuns:, turn: or turns: URL`);
+  for (const a of w.public_addresses) if (!/^[0-9a-fA-F:.]+$/.test(a)) errs.add('public_addresses', `'${a}' is not an IP address`);
+  return errs.map;
+}

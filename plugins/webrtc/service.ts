@@ -1,0 +1,199 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import {
+  ApiError, askIngest, tellIngest, type ChildrenService, type IngestPeer, type IngestRefusal, type ingestHooksRef, type StreamPublisher, type StreamTable,
+} from '../../sdk/index.ts';
+import { Feeds } from './feeds.ts';
+import { HostLink } from './host-link.ts';
+import type { FromHost } from './host/protocol.ts';
+import type { WebrtcConfig } from './schema.ts';
+import { startIngest } from './whip.ts';
+
+type Answered = Extract<FromHost, { t: 'answered' }>;
+type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
+
+/** Who asked, as the route knows it. */
+export interface Caller { remote: string; token?: string; params: Record<string, string> }
+
+/** One WebRTC session: a viewer (WHEP) or a publisher (WHIP), an ingest peer for the hooks and sessions. */
+class WebrtcPeer implements IngestPeer {
+  readonly protocol = 'webrtc';
+  readonly id: string;
+  readonly stream: string;
+  readonly remote: string;
+  readonly token?: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly kind: 'whep' | 'whip';
+  readonly since = Date.now();
+  rx = 0;
+  tx = 0;
+  connected = false;
+  /** onPlay/onPublish fired (at connect): the matching end fires once. */
+  told = false;
+  publisher?: StreamPublisher<'mpegts'>;
+  ingest?: ChildProcess;
+
+  constructor(kind: 'whep' | 'whip', stream: string, c: Caller) {
+    this.id = `webrtc-${randomBytes(12).toString('hex')}`;
+    this.kind = kind;
+    this.stream = stream;
+    this.remote = c.remote;
+    if (c.token !== undefined) this.token = c.token;
+    this.params = c.params;
+  }
+
+  traffic() {
+    return { rxBytes: this.rx, txBytes: this.tx };
+  }
+}
+
+/** One session as `GET /api/v3/webrtc` lists it. */
+export interface SessionView { id: string; kind: 'whep' | 'whip'; stream: string; remote: string; since: number; connected: boolean; rx_bytes: number; tx_bytes: number }
+
+const STATUS: Record<NonNullable<IngestRefusal['kind']>, number> = { unauthorized: 401, forbidden: 403, conflict: 409, not_found: 404, overloaded: 503 };
+const refused = (r: IngestRefusal) => new ApiError(STATUS[r.kind ?? 'forbidden'], r.reason, [r.reason], 'WEBRTC_REFUSED');
+
+export interface WebrtcDeps { children: ChildrenService; ffmpeg: string; log: Logger; streams: StreamTable; hooks: IngestHooks }
+
+/**
+ * WebRTC sessions of the service: WHEP viewers of any stream of the stream table (through its feed)
+ * and WHIP publishers into it (through an ingest ffmpeg), with the ingest hooks (tokens, rules,
+ * sessions) as for RTMP and SRT. libdatachannel runs in the host process (host-link.ts).
+ */
+export class WebrtcService {
+  readonly #cfg: WebrtcConfig;
+  readonly #d: WebrtcDeps;
+  readonly link: HostLink;
+  readonly #feeds: Feeds;
+  readonly #peers = new Map<string, WebrtcPeer>();
+
+  constructor(cfg: WebrtcConfig, d: WebrtcDeps) {
+    this.#cfg = cfg;
+    this.#d = d;
+    this.link = new HostLink(d.children, d.log, {
+      bindAddress: cfg.bind_address, portMin: cfg.udp_port_min, portMax: cfg.udp_port_max, iceServers: cfg.ice_servers,
+      publicAddresses: cfg.public_addresses, connectMs: cfg.connect_timeout_seconds * 1000, maxSessions: cfg.max_sessions,
+    }, {
+      state: (id, state) => this.#state(id, state),
+      traffic: (rows) => { for (const [id, rx, tx] of rows) { const p = this.#peers.get(id); if (p) { p.rx = rx; p.tx = tx; } } },
+      lost: () => { for (const id of [...this.#peers.keys()]) this.#closed(id); this.#feeds.lost(); },
+    });
+    this.#feeds = new Feeds({
+      streams: d.streams, children: d.children, ffmpeg: d.ffmpeg, link: this.link, log: d.log, audioKbit: cfg.audio_bitrate_kbit,
+      ended: (name) => { for (const p of this.#peers.values()) if (p.kind === 'whep' && p.stream === name) this.end(p.id); },
+    });
+  }
+
+  start(): Promise<void> {
+    return this.link.start();
+  }
+
+  #state(id: string, state: 'connected' | 'closed'): void {
+    const p = this.#peers.get(id);
+    if (!p) return;
+    if (state === 'closed') { this.#closed(id); return; }
+    p.connected = true;
+    if (p.told) return;
+    p.told = true;
+    tellIngest(this.#d.hooks[p.kind === 'whep' ? 'onPlay' : 'onPublish'], (err) => this.#d.log.error({ err }, 'ingest tap failed'), p);
+  }
+
+  /** A session is gone (ended here or in the host): its feed hold, ingest and stream go with it. */
+  #closed(id: string): void {
+    const p = this.#peers.get(id);
+    if (!p) return;
+    this.#peers.delete(id);
+    if (p.kind === 'whep') this.#feeds.release(p.stream);
+    if (p.ingest && p.ingest.exitCode === null && p.ingest.signalCode === null) p.ingest.kill('SIGKILL');
+    p.publisher?.end();
+    if (p.told) tellIngest(this.#d.hooks[p.kind === 'whep' ? 'onPlayEnd' : 'onPublishEnd'], (err) => this.#d.log.error({ err }, 'ingest end tap failed'), p, p.traffic());
+  }
+
+  #checkRoom(): void {
+    if (this.#peers.size >= this.#cfg.max_sessions) throw new ApiError(503, 'Too many WebRTC sessions', [`at most ${this.#cfg.max_sessions} (webrtc.max_sessions)`], 'WEBRTC_LIMIT');
+  }
+
+  /** WHEP: the answer to a viewer's offer for `stream`, and its session id. */
+  async play(stream: string, offer: string, c: Caller): Promise<{ id: string; sdp: string }> {
+    this.#checkRoom();
+    const p = new WebrtcPeer('whep', stream, c);
+    const refusal = await askIngest(this.#d.hooks.prePlay, p);
+    if (refusal) throw refused(refusal);
+    this.#peers.set(p.id, p);
+    if (!(await this.#feeds.acquire(stream))) {
+      this.#peers.delete(p.id);
+      throw new ApiError(404, 'Stream not found', [`nothing publishes '${stream}'`], 'STREAM_NOT_FOUND');
+    }
+    const m = await this.#answer(p, this.link.ask({ t: 'play', id: p.id, feed: stream, offer }));
+    return { id: p.id, sdp: m.sdp };
+  }
+
+  /** WHIP: the answer to a publisher's offer for `stream`; its media is published into the stream table. */
+  async publish(stream: string, offer: string, c: Caller): Promise<{ id: string; sdp: string }> {
+    this.#checkRoom();
+    const publishers = [...this.#peers.values()].filter((p) => p.kind === 'whip').length;
+    if (publishers >= this.#cfg.max_publishers) throw new ApiError(503, 'Too many WHIP publishers', [`at most ${this.#cfg.max_publishers} (webrtc.max_publishers)`], 'WEBRTC_LIMIT');
+    const p = new WebrtcPeer('whip', stream, c);
+    const refusal = await askIngest(this.#d.hooks.prePublish, p);
+    if (refusal) throw refused(refusal);
+    const r = this.#d.streams.publish(stream, 'mpegts', p);
+    if (!r.ok) throw refused({ reason: r.reason, kind: r.kind });
+    p.publisher = r.handle;
+    this.#peers.set(p.id, p);
+    const m = await this.#answer(p, this.link.ask({ t: 'publish', id: p.id, offer }));
+    if (!m.video) { this.end(p.id); throw new ApiError(406, 'The offer sends no video', ['no video'], 'WEBRTC_OFFER'); }
+    try {
+      const ing = await startIngest(this.#d.children, this.#d.ffmpeg, m.video, m.audio, r.handle);
+      p.ingest = ing.child;
+      ing.child.on('exit', () => { if (this.#peers.has(p.id)) this.end(p.id); });
+      this.link.send({ t: 'sink', id: p.id, video: ing.video, audio: ing.audio });
+    } catch (err) {
+      this.end(p.id);
+      throw new ApiError(503, 'WHIP ingest could not start', [(err as Error).message], 'WEBRTC_INGEST');
+    }
+    return { id: p.id, sdp: m.sdp };
+  }
+
+  /** The host's answer to an offer; a refusal or a host that is down becomes the route's error. */
+  async #answer(p: WebrtcPeer, pending: ReturnType<HostLink['ask']>): Promise<Answered> {
+    let m;
+    try {
+      m = await pending;
+    } catch (err) {
+      this.#closed(p.id);
+      throw new ApiError(503, 'WebRTC is not available', [(err as Error).message], 'WEBRTC_UNAVAILABLE');
+    }
+    if (m.t === 'refused') {
+      this.#closed(p.id);
+      throw new ApiError(m.refusal.status, m.refusal.message, [m.refusal.message], 'WEBRTC_OFFER');
+    }
+    if (m.t !== 'answered') { this.#closed(p.id); throw new ApiError(503, 'WebRTC is not available', ['unexpected answer'], 'WEBRTC_UNAVAILABLE'); }
+    return m;
+  }
+
+  /** DELETE of a session: false when there is none. */
+  end(id: string): boolean {
+    if (!this.#peers.has(id)) return false;
+    this.link.send({ t: 'close', id });
+    this.#closed(id);
+    return true;
+  }
+
+  /** Whether a stream is readable now or would be published on demand (the player page). */
+  readable(stream: string): boolean {
+    return this.#d.streams.get(stream) !== undefined || this.#d.streams.demandNames().includes(stream) || this.#feeds.has(stream);
+  }
+
+  list(): SessionView[] {
+    return [...this.#peers.values()].map((p) => ({
+      id: p.id, kind: p.kind, stream: p.stream, remote: p.remote, since: p.since, connected: p.connected, rx_bytes: p.rx, tx_bytes: p.tx,
+    }));
+  }
+
+  async close(): Promise<void> {
+    for (const id of [...this.#peers.keys()]) this.#closed(id);
+    this.#feeds.close();
+    await this.link.close();
+  }
+}

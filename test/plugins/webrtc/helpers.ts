@@ -1,0 +1,32 @@
+import type { Page } from 'playwright-core';
+import { startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
+import { rtmpServiceRef, type RtmpService } from '../../../plugins/rtmp/ref.ts';
+
+export const TOKEN = 'web-rtc-token';
+
+/** The service with RTMP and WebRTC (loopback host candidates only, as the issue asks for tests). */
+export async function startWebrtcApp(t: TestLike, webrtc: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<TestApp & { rtmpBase: string }> {
+  const app = await startApp(t, { config: { ...extra, rtmp: { enable: true, address: '127.0.0.1:0' }, webrtc: { enable: true, bind_address: '127.0.0.1', token: TOKEN, ...webrtc } } });
+  const rtmp = app.service.app.kernel.services.resolve(rtmpServiceRef) as RtmpService;
+  return Object.assign(app, { rtmpBase: `rtmp://127.0.0.1:${rtmp.ports().rtmp}` });
+}
+
+/** A test source: H.264 (1 s GOP) and AAC, paced, for `-f flv` or `-f mpegts`. */
+export const SOURCE = ['-re', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000',
+  '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '25', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '64k'];
+
+/** Decoded video frames and received audio packets of the page's peer connection (`window.whep`, or `pc`). */
+export async function received(page: Page): Promise<{ frames: number; audio: number; state: string }> {
+  return page.evaluate(async () => {
+    const w = window as unknown as { whep?: { pc?: RTCPeerConnection }; pc?: RTCPeerConnection };
+    const pc = w.whep?.pc ?? w.pc;
+    if (!pc) return { frames: 0, audio: 0, state: 'none' };
+    const out = { frames: 0, audio: 0, state: pc.connectionState as string };
+    (await pc.getStats()).forEach((r: { type: string; kind?: string; framesDecoded?: number; packetsReceived?: number }) => {
+      if (r.type !== 'inbound-rtp') return;
+      if (r.kind === 'video') out.frames = r.framesDecoded ?? 0;
+      if (r.kind === 'audio') out.audio = r.packetsReceived ?? 0;
+    });
+    return out;
+  });
+}

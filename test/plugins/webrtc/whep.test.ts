@@ -1,0 +1,73 @@
+import t from 'tap';
+import { launchChromium, noBrowser } from '../../helpers/browser.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { ffmpeg } from '../srt/srt-helpers.ts';
+import { received, SOURCE, startWebrtcApp, TOKEN } from './helpers.ts';
+
+const skip = noBrowser();
+
+t.test('Chromium plays an RTMP stream over WHEP from the player page; the session is counted and ends with the page', { skip }, async (t) => {
+  // loopback is on the sessions' default ignore list: this test counts it
+  const app = await startWebrtcApp(t, {}, { sessions: { ip_ignorelist: [] } });
+  const pub = ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/cam`], 120_000);
+  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.some?.((c: { name: string }) => c.name === '/live/cam'), { timeout: 30_000, what: `RTMP publisher (${pub.stderr})` });
+
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  const res = await page.goto(`${app.url}/webrtc/live/cam?token=${TOKEN}`);
+  t.equal(res?.status(), 200, 'the player page');
+  const got = await waitFor(async () => { const r = await received(page); return r.frames >= 25 && r.audio >= 25 ? r : undefined; },
+    { timeout: 30_000, what: 'decoded frames and audio in Chromium' });
+  t.equal(got.state, 'connected');
+  t.ok(got.frames >= 25, `Chromium decoded ${got.frames} frames`);
+
+  const sessions = (await app.request('GET', '/api/v3/webrtc')).body as { kind: string; stream: string; connected: boolean; tx_bytes: number }[];
+  t.match(sessions, [{ kind: 'whep', stream: 'live/cam', connected: true }], 'GET /api/v3/webrtc lists the viewer');
+  const active = await waitFor(async () => {
+    const body = (await app.request('GET', '/api/v3/session/active?collectors=webrtc')).body?.webrtc;
+    return Array.isArray(body) && body.length === 1 && body[0].bandwidth_tx_kbit > 0 ? body : undefined;
+  }, { what: 'an active webrtc session with traffic' });
+  t.match(active[0], { local: 'play:live/cam' }, 'the sessions plugin counts the viewer');
+
+  await page.close({ runBeforeUnload: true });
+  await waitFor(async () => (await app.request('GET', '/api/v3/webrtc')).body.length === 0, { timeout: 20_000, what: 'the session ended with the page' });
+  await waitFor(async () => (await app.request('GET', '/api/v3/session/active?collectors=webrtc')).body.webrtc.length === 0, { what: 'and is no longer active' });
+});
+
+t.test('a wrong or missing token is refused; unknown streams, bad offers and trickle are answered as WHEP says', { skip }, async (t) => {
+  const app = await startWebrtcApp(t);
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  await page.goto(`${app.url}/ping`);
+  const offer = await page.evaluate(async () => {
+    const pc = new RTCPeerConnection();
+    pc.addTransceiver('video', { direction: 'recvonly' });
+    pc.addTransceiver('audio', { direction: 'recvonly' });
+    await pc.setLocalDescription(await pc.createOffer());
+    return pc.localDescription!.sdp;
+  });
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    app.request('POST', path, { raw: body, headers: { 'content-type': 'application/sdp', ...headers } });
+
+  const wrong = await post('/webrtc/live/cam/whep', offer, { authorization: 'Bearer nope' });
+  t.equal(wrong.status, 401, 'wrong token');
+  t.match(wrong.body, { code: 401, message: String, details: Array }, 'with an Error body');
+  t.equal(wrong.headers.get('www-authenticate'), 'Bearer');
+  t.equal((await post('/webrtc/live/cam/whep', offer)).status, 401, 'no token');
+  t.equal((await app.request('GET', '/webrtc/live/cam?token=nope')).status, 404, 'no page for a stream nothing publishes');
+
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const missing = await post('/webrtc/live/none/whep', offer, auth);
+  t.equal(missing.status, 404, 'a stream nothing publishes');
+  t.match(missing.body, { code: 404 });
+  t.equal((await post('/webrtc/live/cam/whep', 'hello', auth)).status, 400, 'not an SDP');
+  t.equal((await post('/webrtc/live/cam/whep', `v=0\r\n${'a=x\r\n'.repeat(20_000)}`, auth)).status, 413, 'an SDP over 64 KiB');
+  t.equal((await app.request('POST', '/webrtc/live/cam/whep', { raw: offer, headers: { 'content-type': 'text/plain', ...auth } })).status, 415, 'not application/sdp');
+  t.equal((await post('/webrtc/live/cam', offer, auth)).status, 404, 'neither whep nor whip');
+  const patch = await app.request('PATCH', '/webrtc/session/abc', { raw: 'a=candidate', headers: { 'content-type': 'application/trickle-ice-sdpfrag' } });
+  t.equal(patch.status, 405, 'trickle ICE is not offered');
+  t.equal((await app.request('DELETE', '/webrtc/session/abc', { headers: auth })).status, 404, 'no such session');
+  const pre = await app.request('OPTIONS', '/webrtc/live/cam/whep', { headers: { origin: 'https://player.example', 'access-control-request-method': 'POST' } });
+  t.equal(pre.headers.get('access-control-allow-origin'), '*', 'CORS for players on other origins');
+  t.match(pre.headers.get('access-control-expose-headers'), /Location/);
+});
