@@ -112,7 +112,8 @@ export class Feeds {
     child.stderr?.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-1000); });
     child.stdin?.on('error', () => { /* ffmpeg ended: its exit says why */ });
     child.on('error', () => { /* spawn failure: exit follows */ });
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': its stderr is read to the end by then
+    child.on('close', (code, signal) => {
       if (f.child !== child || f.ended) return;
       f.reader?.leave();
       f.reader = undefined;

@@ -1,0 +1,97 @@
+import t from 'tap';
+import { readdirSync, readFileSync } from 'node:fs';
+import { waitFor } from '../../helpers/wait.ts';
+import { state, waitState } from '../../core/process/helpers.ts';
+import { rtmpProcess } from '../../core/process/ondemand/helpers.ts';
+import { ffmpeg } from '../srt/srt-helpers.ts';
+import { ndcViewer, SOURCE, startWebrtcApp } from './helpers.ts';
+
+/*
+ * WHEP viewers without a browser (node-datachannel peers that make the offer): the feed of a
+ * stream is shared and starts at a keyframe, a stream without sound plays video only, a viewer
+ * starts an on-demand process (issue 34), the session limit holds, and a crash of the WebRTC host
+ * ends WebRTC sessions only: the service goes on and the next viewer plays.
+ */
+
+// node-datachannel's threads keep the test process alive until cleaned up
+t.teardown(async () => (await import('node-datachannel')).cleanup());
+
+const received = (v: { video: number; audio: number }, video: number, audio: number) => v.video >= video && v.audio >= audio;
+
+t.test('two viewers share one feed, each starts at a keyframe; the feed ends after the last leaves', async (t) => {
+  const app = await startWebrtcApp(t, {}, { sessions: { ip_ignorelist: [] } });
+  ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/two`], 120_000);
+  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.length === 1, { timeout: 30_000, what: 'RTMP publisher' });
+  const a = await ndcViewer(t, app.url, 'live/two');
+  const b = await ndcViewer(t, app.url, 'live/two');
+  t.same([a.status, b.status], [201, 201]);
+  await waitFor(() => received(a, 100, 50) && received(b, 100, 50), { timeout: 30_000, what: 'video and audio at both viewers' });
+  t.ok(a.keyframeFirst && b.keyframeFirst, 'each viewer\'s first video packet starts a keyframe');
+  t.equal(feedPids().length, 1, 'one feed ffmpeg for both');
+  await app.request('DELETE', a.session!, { headers: { authorization: 'Bearer web-rtc-token' } });
+  b.close();
+  await waitFor(async () => (await app.request('GET', '/api/v3/webrtc')).body.length === 1, { what: 'the deleted session ended at once' });
+  // the other went without a word: ICE consent freshness ends it
+  const gone = performance.now();
+  await waitFor(async () => (await app.request('GET', '/api/v3/webrtc')).body.length === 0, { timeout: 60_000, what: 'the vanished viewer ended' });
+  t.pass(`the vanished viewer ended after ${Math.round(performance.now() - gone)} ms`);
+  await waitFor(() => feedPids().length === 0, { timeout: 20_000, what: 'the feed ffmpeg ended (10 s after the last viewer)' });
+});
+
+t.test('a WHEP viewer starts an on-demand process; video only when the stream has no sound', async (t) => {
+  const app = await startWebrtcApp(t);
+  const r = await app.request('POST', '/api/v3/process', { body: rtmpProcess('cam', 'live/cam') });
+  t.equal(r.status, 200);
+  await waitState(app, 'cam', (s) => s.ondemand?.waiting === true, 'waiting');
+  const v = await ndcViewer(t, app.url, 'live/cam');
+  t.equal(v.status, 201, 'answered once the process published');
+  t.match((await state(app, 'cam')).ondemand, { started_by: 'stream' }, 'started for the stream');
+  await waitFor(() => v.video >= 50, { timeout: 30_000, what: 'video from the on-demand process' });
+  t.equal(v.audio, 0, 'no audio track content: the stream has none');
+  v.close();
+  await waitState(app, 'cam', (s) => s.ondemand?.waiting === true && s.exec === 'finished', 'waiting again after the viewer left', 40_000);
+});
+
+t.test('webrtc.max_sessions refuses the next viewer with 503', async (t) => {
+  const app = await startWebrtcApp(t, { max_sessions: 1 });
+  ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/one`], 120_000);
+  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.length === 1, { timeout: 30_000, what: 'RTMP publisher' });
+  const first = await ndcViewer(t, app.url, 'live/one');
+  t.equal(first.status, 201);
+  const second = await ndcViewer(t, app.url, 'live/one');
+  t.equal(second.status, 503, 'over the limit');
+});
+
+t.test('a crash of the WebRTC host ends its sessions only; it comes back and the next viewer plays', async (t) => {
+  const app = await startWebrtcApp(t);
+  ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/crash`], 120_000);
+  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.length === 1, { timeout: 30_000, what: 'RTMP publisher' });
+  const v = await ndcViewer(t, app.url, 'live/crash');
+  await waitFor(() => v.video >= 25, { timeout: 30_000, what: 'video' });
+  const pid = await waitFor(async () => (await app.request('GET', '/api/v3/webrtc')).body.length === 1 && hostPid(), { what: 'the host pid' });
+  process.kill(pid, 'SIGKILL');
+  await waitFor(async () => (await app.request('GET', '/api/v3/webrtc')).body.length === 0, { what: 'its sessions ended' });
+  t.equal((await app.request('GET', '/api/v3/rtmp')).status, 200, 'the service goes on');
+  await waitFor(() => hostPid() !== undefined && hostPid() !== pid, { what: 'a new host' });
+  const next = await waitFor(async () => { const n = await ndcViewer(t, app.url, 'live/crash'); return n.status === 201 ? n : (n.close(), undefined); }, { what: 'a viewer answered by the new host' });
+  await waitFor(() => next.video >= 25, { timeout: 30_000, what: 'video through the new host' });
+});
+
+/** Children of this (the service's) process whose command line has `marker` (other tests' services are not ours). */
+function childPids(marker: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) out.push(Number(name));
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
+}
+
+/** The WebRTC host process. */
+const hostPid = (): number | undefined => childPids('webrtc/host/entry')[0];
+/** The feed ffmpegs (they send RTP to the host on loopback). */
+const feedPids = (): number[] => childPids('rtp://127.0.0.1');
