@@ -68,7 +68,7 @@ t.test('a crash of the WebRTC host ends its sessions only; it comes back and the
   await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.length === 1, { timeout: 30_000, what: 'RTMP publisher' });
   const v = await ndcViewer(t, app.url, 'live/crash');
   await waitFor(() => v.video >= 25, { timeout: 30_000, what: 'video' });
-  const pid = await waitFor(async () => (await app.request('GET', '/api/v3/webrtc')).body.length === 1 && hostPid(), { what: 'the host pid' });
+  const pid = await waitFor(async () => ((await app.request('GET', '/api/v3/webrtc')).body.length === 1 ? hostPid() : undefined), { what: 'the host pid' });
   process.kill(pid, 'SIGKILL');
   await waitFor(async () => (await app.request('GET', '/api/v3/webrtc')).body.length === 0, { what: 'its sessions ended' });
   t.equal((await app.request('GET', '/api/v3/rtmp')).status, 200, 'the service goes on');
