@@ -34,7 +34,12 @@ const GATHER_MS = 3000;
 /** A session that lost its connectivity gets this long to come back. */
 const DISCONNECTED_MS = 5000;
 /** Keyframe requests to a new publisher, after its RTP has a place to go (the ingest ffmpeg). */
-const KEYFRAME_AT_MS = [0, 1000, 3000];
+const KEYFRAME_AT_MS = [0, 1000];
+/**
+ * Then one every so often: a browser sends a keyframe only when asked (PLI), so without these a
+ * reader that joins later (a WHEP viewer, an RTMP player, HLS) would wait for ever for one to start at.
+ */
+const KEYFRAME_EVERY_MS = 2000;
 
 const refuse = (status: HostRefusal['status'], message: string): Answer => ({ refusal: { status, message } });
 const chosen = (c: SdpCodec): ChosenCodec => ({ name: c.name as ChosenCodec['name'], pt: c.pt, clock: c.clock, channels: c.channels, fmtp: c.fmtp });
@@ -227,7 +232,9 @@ export class Sessions {
     const s = this.#sessions.get(id);
     if (!s) return;
     s.sink = { video, audio };
-    for (const ms of KEYFRAME_AT_MS) s.timers.push(setTimeout(() => { for (const t of s.inbound) if (t.isOpen()) t.requestKeyframe(); }, ms));
+    const ask = () => { for (const t of s.inbound) if (t.isOpen()) t.requestKeyframe(); };
+    for (const ms of KEYFRAME_AT_MS) s.timers.push(setTimeout(ask, ms));
+    s.timers.push(setInterval(ask, KEYFRAME_EVERY_MS));
   }
 
   close(id: string, why: string): void {

@@ -32,7 +32,7 @@ export async function received(page: Page): Promise<{ frames: number; audio: num
 }
 
 /** A WHEP viewer made of node-datachannel (no browser): counts the RTP packets it gets per kind. */
-export interface NdcViewer { status: number; session?: string; video: number; audio: number; keyframeFirst?: boolean; close(): void }
+export interface NdcViewer { status: number; session?: string; answer?: string; video: number; audio: number; keyframeFirst?: boolean; close(): void }
 
 /**
  * Plays `stream` over WHEP with a node-datachannel peer that makes the offer (recvonly H.264 and
@@ -76,6 +76,7 @@ async function oneViewer(t: TestLike, base: string, stream: string, token: strin
   const text = await res.text();
   if (res.status !== 201) return out;
   out.session = res.headers.get('location') ?? undefined;
+  out.answer = text;
   try {
     pc.setRemoteDescription(text, 'answer');
   } catch (err) {

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { launchChromium, noBrowser } from '../../helpers/browser.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg } from '../srt/srt-helpers.ts';
-import { startWebrtcApp, TOKEN } from './helpers.ts';
+import { ndcViewer, startWebrtcApp, TOKEN } from './helpers.ts';
 
 const skip = noBrowser();
+t.teardown(async () => (await import('node-datachannel')).cleanup());
 
 t.test('a WHIP publish from Chromium (fake camera and microphone) is read back by ffmpeg over RTMP', { skip }, async (t) => {
   const app = await startWebrtcApp(t);
@@ -36,12 +37,15 @@ t.test('a WHIP publish from Chromium (fake camera and microphone) is read back b
   const probe = spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name', '-of', 'csv=p=0', out], { encoding: 'utf8' });
   t.same([...new Set(probe.stdout.split('\n').filter(Boolean))].sort(), ['aac', 'h264'], 'H.264 passed through, Opus made AAC');
 
+  const viewer = await ndcViewer(t, app.url, 'live/browser');
+  await waitFor(() => viewer.video >= 25 && viewer.audio >= 25, { timeout: 30_000, what: 'a WHEP viewer of the WHIP stream gets video and audio' });
+  viewer.close();
   const sessions = (await app.request('GET', '/api/v3/webrtc')).body as { id: string; kind: string; rx_bytes: number }[];
-  t.ok(sessions[0]!.rx_bytes > 0, 'its bytes are counted');
+  t.ok(sessions.find((s) => s.kind === 'whip')!.rx_bytes > 0, 'its bytes are counted');
   const session = await page.evaluate(() => (window as unknown as { session: string }).session);
   t.equal((await app.request('DELETE', session, { headers: { authorization: `Bearer ${TOKEN}` } })).status, 200, 'DELETE ends the publish');
-  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body.length === 0 && (await app.request('GET', '/api/v3/webrtc')).body.length === 0,
-    { what: 'the stream and the session are gone' });
+  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body.length === 0
+    && !(await app.request('GET', '/api/v3/webrtc')).body.some((s: { kind: string }) => s.kind === 'whip'), { what: 'the stream and the session are gone' });
 });
 
 t.test('a second WHIP publisher of a live stream is refused 409', { skip }, async (t) => {
