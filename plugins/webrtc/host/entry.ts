@@ -32,6 +32,9 @@ async function start(opts: Extract<ToHost, { t: 'start' }>['opts']): Promise<voi
   send({ t: 'ready', version: ndc.getLibraryVersion() });
 }
 
+/** Whatever else libdatachannel throws at an offer: the caller gets 400, the host goes on. */
+const unusable = (err: Error): Answer => ({ refusal: { status: 400, message: `the offer cannot be used: ${err.message}` } });
+
 function answer(seq: number, a: Answer): void {
   if ('refusal' in a) send({ t: 'refused', seq, refusal: a.refusal });
   else send({ t: 'answered', seq, ...a });
@@ -43,8 +46,8 @@ async function handle(m: ToHost): Promise<void> {
   if (!s) return;
   if (m.t === 'feed') send({ t: 'fed', seq: m.seq, ...(await s.feed(m.name, m.videoSsrc, m.audioSsrc)) });
   else if (m.t === 'unfeed') s.unfeed(m.name);
-  else if (m.t === 'play') answer(m.seq, await s.play(m.id, m.feed, m.offer));
-  else if (m.t === 'publish') answer(m.seq, await s.publish(m.id, m.offer));
+  else if (m.t === 'play') answer(m.seq, await s.play(m.id, m.feed, m.offer).catch(unusable));
+  else if (m.t === 'publish') answer(m.seq, await s.publish(m.id, m.offer).catch(unusable));
   else if (m.t === 'sink') s.sink(m.id, m.video, m.audio);
   else if (m.t === 'close') s.close(m.id, 'ended by the service');
 }

@@ -45,8 +45,9 @@ export function parseOffer(sdp: string): SdpMedia[] {
     if (line.startsWith('a=mid:')) cur.mid = line.slice(6).trim();
     else if (/^a=(sendrecv|sendonly|recvonly|inactive)$/.test(line)) cur.direction = line.slice(2);
     else if (line.startsWith('a=rtpmap:') && cur.codecs.length < MAX_CODECS) {
-      const m = /^a=rtpmap:(\d+) ([^/\s]+)\/(\d+)(?:\/(\d+))?/.exec(line);
-      if (m) cur.codecs.push({ pt: Number(m[1]), name: m[2]!.toUpperCase(), clock: Number(m[3]), channels: Number(m[4] ?? 1), fmtp: '' });
+      const m = /^a=rtpmap:(\d{1,3}) ([^/\s]+)\/(\d+)(?:\/(\d+))?/.exec(line);
+      // an RTP payload type has 7 bits
+      if (m && Number(m[1]) <= 127) cur.codecs.push({ pt: Number(m[1]), name: m[2]!.toUpperCase(), clock: Number(m[3]), channels: Number(m[4] ?? 1), fmtp: '' });
     } else if (line.startsWith('a=fmtp:')) {
       const m = /^a=fmtp:(\d+) (.*)$/.exec(line);
       if (m) fmtps.get(cur)!.set(Number(m[1]), m[2]!);

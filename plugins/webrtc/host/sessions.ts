@@ -141,10 +141,20 @@ export class Sessions {
     if (this.#sessions.size >= this.#o.maxSessions) return refuse(503, 'too many WebRTC sessions');
     const pc = this.#peer(id);
     const s: Session = { id, pc, feed: feedName, inbound: [], connected: false, timers: [], rx: 0, tx: 0 };
-    if (v && vc) s.video = this.#sendTrack(pc, new this.#ndc.Video(v.mid, 'SendOnly'), vc, feed.videoSsrc, 'video');
-    if (a && ac) s.audio = this.#sendTrack(pc, new this.#ndc.Audio(a.mid, 'SendOnly'), ac, feed.audioSsrc, 'audio');
+    try {
+      if (v && vc) s.video = this.#sendTrack(pc, new this.#ndc.Video(v.mid, 'SendOnly'), vc, feed.videoSsrc, 'video');
+      if (a && ac) s.audio = this.#sendTrack(pc, new this.#ndc.Audio(a.mid, 'SendOnly'), ac, feed.audioSsrc, 'audio');
+    } catch (err) {
+      return this.#unusable(pc, err);
+    }
     feed.viewers.add(s);
     return this.#negotiate(s, offer, {});
+  }
+
+  /** An offer libdatachannel cannot make tracks of: its peer connection goes, the caller gets 400. */
+  #unusable(pc: PeerConnection, err: unknown): Answer {
+    try { pc.close(); } catch { /* closed */ }
+    return refuse(400, `the offer cannot be used: ${(err as Error).message}`);
   }
 
   #sendTrack(pc: PeerConnection, m: Video | Audio, c: SdpCodec, ssrc: number, kind: 'video' | 'audio'): Out {
@@ -168,14 +178,18 @@ export class Sessions {
     if (this.#sessions.size >= this.#o.maxSessions) return refuse(503, 'too many WebRTC sessions');
     const pc = this.#peer(id);
     const s: Session = { id, pc, inbound: [], connected: false, timers: [], rx: 0, tx: 0 };
-    const video = new this.#ndc.Video(v!.mid, 'RecvOnly');
-    if (vc.name === 'H264') video.addH264Codec(vc.pt, vc.fmtp || undefined);
-    else video.addVP8Codec(vc.pt);
-    this.#recvTrack(s, pc.addTrack(video), 'video');
-    if (a && ac) {
-      const audio = new this.#ndc.Audio(a.mid, 'RecvOnly');
-      audio.addOpusCodec(ac.pt, ac.fmtp || undefined);
-      this.#recvTrack(s, pc.addTrack(audio), 'audio');
+    try {
+      const video = new this.#ndc.Video(v!.mid, 'RecvOnly');
+      if (vc.name === 'H264') video.addH264Codec(vc.pt, vc.fmtp || undefined);
+      else video.addVP8Codec(vc.pt);
+      this.#recvTrack(s, pc.addTrack(video), 'video');
+      if (a && ac) {
+        const audio = new this.#ndc.Audio(a.mid, 'RecvOnly');
+        audio.addOpusCodec(ac.pt, ac.fmtp || undefined);
+        this.#recvTrack(s, pc.addTrack(audio), 'audio');
+      }
+    } catch (err) {
+      return this.#unusable(pc, err);
     }
     return this.#negotiate(s, offer, { video: chosen(vc), ...(ac ? { audio: chosen(ac) } : {}) });
   }
