@@ -37,6 +37,8 @@ export interface ManagerOptions {
   onAdd?(id: string, reference: string): void;
   /** A process was replaced (saved, the old one stopped, the new one not yet started); notify only. */
   onUpdate?(id: string, reference: string, previousId: string): void;
+  /** A process was added or replaced from the shared store (another node's change, `replica.ts`); notify only. */
+  onReplicated?(id: string): void;
   /**
    * Runs once in `startAll`, before any process is started (e.g. a reaper of children a
    * crashed predecessor left behind); a failure is logged and the starts go ahead.

@@ -94,6 +94,8 @@ export const processPlugin = definePlugin({
       preSave,
       onAdd: (id, reference) => { demand.changed(); notify(hooks.onAdd, { id, reference }); },
       onUpdate: (id, reference, previousId) => { demand.changed(); notify(hooks.onUpdate, { id, reference, previousId }); },
+      // a process another node added or changed: its outputs join the demand table here too
+      onReplicated: () => demand.changed(),
       // children a crashed predecessor left running go first, so none runs twice (supervisor/orphans.ts)
       beforeStart: async () => { await reapOrphans(runDir, log); },
       entryEnv: {

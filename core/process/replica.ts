@@ -46,6 +46,7 @@ export async function applyRecord(p: ReplicaPort, r: ProcessRecord): Promise<voi
     }
     p.entries.set(r.id, e);
     p.ffversions.set(r.id, ffversion);
+    p.o.onReplicated?.(r.id);
     if (e.valid) p.o.cleanup.set(r.id, e.resolution!.cleanup);
     if (e.order === 'start' && e.valid && p.runs(r.id)) await e.start();
   });

@@ -1,11 +1,11 @@
 import type { FileDoorTapContext, FileDoorTaps } from '../../../sdk/file-door.ts';
-import type { FsServeRequest } from '../../../sdk/fs-hooks.ts';
+import type { FsServedEvent } from '../../../sdk/fs-hooks.ts';
 
 /*
  * The on-demand half of the file door, a door tap module (sdk/file-door.ts): one copy next to
  * every copy of the door, main's and each serving thread's. It knows which playlists and
  * segment names belong to which on-demand process (the engine broadcasts that table) and tells
- * the engine who asked for them, at most once a second per process and client. It never
+ * the engine who was answered them, at most once a second per process and client. It never
  * refuses or changes an answer. Imports SDK files one by one: this module is loaded in every thread.
  */
 
@@ -57,7 +57,12 @@ export class DemandMatcher {
   }
 }
 
-/** The taps of one copy. */
+/**
+ * The taps of one copy. A request counts once the door answered it with the file (2xx/3xx):
+ * `onServed` runs after every `preServe` tap, so a reader another tap refused (the sessions
+ * plugin's 509 over its limits, 403 for a bad session id, a vendor's refusal) starts nothing,
+ * whatever the order the taps were put in. An address the sessions ignore is answered, so it counts.
+ */
 export default function demandDoorTaps(ctx: FileDoorTapContext): FileDoorTaps {
   const matcher = new DemandMatcher();
   const sent = new Map<string, number>();
@@ -67,16 +72,17 @@ export default function demandDoorTaps(ctx: FileDoorTapContext): FileDoorTaps {
   });
   ctx.send({ t: 'hello' });
   return {
-    preServe(req: FsServeRequest): undefined {
+    onServed(ev: FsServedEvent): void {
+      if (ev.status >= 400) return;
+      const req = ev.request;
       const id = matcher.match(req.mount, req.path);
-      if (id === undefined) return undefined;
+      if (id === undefined) return;
       const key = `${id}\0${req.remote}`;
       const now = Date.now();
-      if (now - (sent.get(key) ?? -Infinity) < HIT_EVERY_MS) return undefined;
+      if (now - (sent.get(key) ?? -Infinity) < HIT_EVERY_MS) return;
       if (sent.size >= 10_000) sent.clear();
       sent.set(key, now);
       ctx.send({ id, remote: req.remote } satisfies DemandHit);
-      return undefined;
     },
   };
 }

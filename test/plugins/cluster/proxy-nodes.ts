@@ -21,9 +21,13 @@ export async function deadPort(): Promise<number> {
  * A service node on its own nats-server: auth on with the same user and JWT secret on every node
  * (the proxy passes the caller's token on), memfs open for writes, and an IP block list of its
  * own (`10.66.<index>.0/24`) so a test can tell which node judged a client address. Node `index`
- * connects to nats server `index` (wrapping around when there are fewer servers).
+ * connects to nats server `index` (wrapping around when there are fewer servers). `more` adds
+ * plugins and config sections (e.g. `rtmp`).
  */
-export async function startNode(t: { teardown(fn: () => unknown): void }, nats: NatsCluster, id: string, index: number, cluster: Record<string, unknown> = {}): Promise<ProxyNode> {
+export async function startNode(
+  t: { teardown(fn: () => unknown): void }, nats: NatsCluster, id: string, index: number, cluster: Record<string, unknown> = {},
+  more: { plugins?: string[]; config?: Record<string, unknown> } = {},
+): Promise<ProxyNode> {
   const kit = await createTestApp({
     t,
     config: {
@@ -32,8 +36,9 @@ export async function startNode(t: { teardown(fn: () => unknown): void }, nats: 
         access: { http: { allow: [], block: [`10.66.${index}.0/24`] } },
       },
       storage: { memory: { auth: { enable: false } } },
+      ...more.config,
     },
-    plugins: ['auth', 'memfs', 'disk-fs', { name: 'cluster', config: { servers: [nats.servers[index % nats.servers.length]!.url], node_id: id, ttl_sec: 3, announce_sec: 1, replicas: 3, ...cluster } }],
+    plugins: ['auth', 'memfs', 'disk-fs', ...more.plugins ?? [], { name: 'cluster', config: { servers: [nats.servers[index % nats.servers.length]!.url], node_id: id, ttl_sec: 3, announce_sec: 1, replicas: 3, ...cluster } }],
   });
   const url = await kit.listen();
   const login = await kit.request('POST', '/api/login', { body: { username: USER, password: PASS } });

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
@@ -48,4 +49,26 @@ export async function readFrames(url: string, frames: number, timeoutMs = 25_000
     '-frames:v', String(frames), '-f', 'null', '-'], { timeout: timeoutMs + 5000 });
   const m = [...stderr.matchAll(/frame=\s*(\d+)/g)].pop();
   return m ? Number(m[1]) : 0;
+}
+
+/**
+ * Pids of ffmpeg children of this test process (the in-process service's, by parent pid: other
+ * tests on the machine run their own) whose command line contains `marker`.
+ */
+export function ownFfmpegs(marker: string, parent = process.pid): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // `pid (comm) state ppid ...`: the comm may hold spaces and parentheses
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== parent) continue;
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if ((cmd.startsWith('ffmpeg') || cmd.includes('/ffmpeg\0')) && cmd.includes(marker)) out.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
 }
