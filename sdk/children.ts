@@ -50,3 +50,20 @@ export interface ChildrenService {
  * deps: { children: childrenRef }
  */
 export const childrenRef = createServiceRef<ChildrenService>('core.children');
+
+/**
+ * Ends a child spoken to over IPC (a host process): closes its channel, which it takes as the
+ * order to end its work and exit, and kills it when it has not exited after `graceMs`. Resolves
+ * once it is gone (at once when it already is).
+ *
+ * @example
+ * ctx.onClose(() => endIpcChild(host, 3000));
+ */
+export async function endIpcChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (child.connected) child.disconnect();
+  const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await gone;
+  clearTimeout(kill);
+}

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import type { ChildrenService } from '../../sdk/index.ts';
+import { endIpcChild, type ChildrenService } from '../../sdk/index.ts';
 import { siblingModule } from '../../sdk/module-url.ts';
 import type { FromHost, HostOptions, ToHost } from './host/protocol.ts';
 
@@ -134,12 +134,6 @@ export class HostLink {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#restartTimer);
-    const child = this.#child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.disconnect();
-    const kill = setTimeout(() => child.kill('SIGKILL'), 3000);
-    await gone;
-    clearTimeout(kill);
+    if (this.#child) await endIpcChild(this.#child, 3000);
   }
 }

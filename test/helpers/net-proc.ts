@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 
 /** True while a process with this pid exists (signal 0 only checks). */
@@ -8,6 +9,26 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Pids of the children of `parent` (default: this test process, whose in-process service spawns
+ * them; other tests on the machine run their own) whose command line passes `match`.
+ */
+export function childPids(match: (cmdline: string) => boolean, parent = process.pid): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // `pid (comm) state ppid ...`: the comm may hold spaces and parentheses
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent && match(readFileSync(`/proc/${name}/cmdline`, 'utf8'))) out.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import {
-  askIngest, tellIngest, type ChildrenService, type IngestPeer, type IngestTraffic, type ingestHooksRef, type StreamTable,
+  askIngest, endIpcChild, tellIngest, type ChildrenService, type IngestPeer, type IngestTraffic, type ingestHooksRef, type StreamTable,
 } from '../../../sdk/index.ts';
 import type { SrtChannels } from '../relay.ts';
 import type { ClaimMode, FromHost, HostOptions, PeerData, ToHost } from './protocol.ts';
@@ -246,12 +246,6 @@ export class SrtHost {
     this.#closed = true;
     this.#unwatch();
     clearTimeout(this.#restartTimer);
-    const child = this.#child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.disconnect();
-    const kill = setTimeout(() => child.kill('SIGKILL'), 3000);
-    await gone;
-    clearTimeout(kill);
+    if (this.#child) await endIpcChild(this.#child, 3000);
   }
 }

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { readdirSync, readFileSync } from 'node:fs';
+import { childPids } from '../../helpers/net-proc.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { state, waitState } from '../../core/process/helpers.ts';
 import { rtmpProcess } from '../../core/process/ondemand/helpers.ts';
@@ -77,21 +77,7 @@ t.test('a crash of the WebRTC host ends its sessions only; it comes back and the
   await waitFor(() => next.video >= 25, { timeout: 30_000, what: 'video through the new host' });
 });
 
-/** Children of this (the service's) process whose command line has `marker` (other tests' services are not ours). */
-function childPids(marker: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) out.push(Number(name));
-    } catch { /* gone meanwhile */ }
-  }
-  return out;
-}
-
 /** The WebRTC host process. */
-const hostPid = (): number | undefined => childPids('webrtc/host/entry')[0];
+const hostPid = (): number | undefined => childPids((cmd) => cmd.includes('webrtc/host/entry'))[0];
 /** The feed ffmpegs (they send RTP to the host on loopback). */
-const feedPids = (): number[] => childPids('rtp://127.0.0.1');
+const feedPids = (): number[] => childPids((cmd) => cmd.includes('rtp://127.0.0.1'));

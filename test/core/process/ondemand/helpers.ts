@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { childPids } from '../../../helpers/net-proc.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
@@ -56,19 +56,5 @@ export async function readFrames(url: string, frames: number, timeoutMs = 25_000
  * tests on the machine run their own) whose command line contains `marker`.
  */
 export function ownFfmpegs(marker: string, parent = process.pid): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // `pid (comm) state ppid ...`: the comm may hold spaces and parentheses
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== parent) continue;
-      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if ((cmd.startsWith('ffmpeg') || cmd.includes('/ffmpeg\0')) && cmd.includes(marker)) out.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
+  return childPids((cmd) => (cmd.startsWith('ffmpeg') || cmd.includes('/ffmpeg\0')) && cmd.includes(marker), parent);
 }
