@@ -185,10 +185,12 @@ export interface StreamTable {
    */
   whenPublished(name: string, timeoutMs?: number): Promise<boolean>;
   /**
-   * The names the demand sources would start a publisher for now (`StreamDemandSource.waiting`),
-   * for a protocol that refuses a read of a name nothing publishes before it can wait (SRT's handshake).
+   * The names the demand sources would start a publisher for now (`waiting`, the default:
+   * `StreamDemandSource.waiting`), or those whose publisher a demand started and that run or start
+   * (`running`: `StreamDemandSource.running`; a read of one that is not live yet waits for it), for
+   * a protocol that refuses a read of a name nothing publishes before it can wait (SRT's handshake).
    */
-  demandNames(): string[];
+  demandNames(which?: 'waiting' | 'running'): string[];
   /** A demand source's waiting names changed: the `onChange` listeners are called. */
   demandChanged(): void;
 }
@@ -209,6 +211,11 @@ export interface StreamDemandSource {
    * it calls `StreamTable.demandChanged()` when they change.
    */
   waiting?(): Iterable<string>;
+  /**
+   * The names whose publisher it started on a demand and keeps now (starting or running); it calls
+   * `StreamTable.demandChanged()` when they change.
+   */
+  running?(): Iterable<string>;
 }
 
 /**

@@ -138,6 +138,9 @@ export class ProcessEntry {
   /** An armed on-demand process that does not run: a demand would start it. */
   get demandWaiting(): boolean { return this.#demand !== undefined && this.#demand.armed && !this.#demand.running; }
 
+  /** An armed on-demand process that a demand started (it starts or runs). */
+  get demandRunning(): boolean { return this.#demand !== undefined && this.#demand.armed && this.#demand.running; }
+
   /** A reader asked for what it produces: an armed on-demand process starts (true when it counts). */
   demand(reason: string): boolean {
     return this.#demand?.demand(reason) ?? false;

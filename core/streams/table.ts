@@ -143,11 +143,11 @@ export class Streams implements StreamTable {
     });
   }
 
-  demandNames(): string[] {
+  demandNames(which: 'waiting' | 'running' = 'waiting'): string[] {
     const out = new Set<string>();
     for (const src of this.#demand) {
       try {
-        for (const n of src.waiting?.() ?? []) out.add(n);
+        for (const n of (which === 'running' ? src.running?.() : src.waiting?.()) ?? []) out.add(n);
       } catch (err) {
         this.#log?.warn({ err: String(err) }, 'a stream demand source failed');
       }

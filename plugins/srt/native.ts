@@ -51,8 +51,11 @@ export interface SrtNativeSocket {
   send(id: number, data: Buffer): number;
   close(id: number): void;
   stats(id: number): SrtRawStats | null;
-  /** The names with a live publisher, for the handshake's conflict and not-found answers. */
-  setPublishers(names: string[]): void;
+  /**
+   * The names with a live publisher (a second publisher is refused, a request admitted) and the
+   * names that are readable without one yet (on-demand: a request is admitted and waits).
+   */
+  setPublishers(names: string[], readable?: string[]): void;
 }
 
 export interface SrtAddon {

@@ -182,7 +182,8 @@ export class WebrtcService {
 
   /** Whether a stream is readable now or would be published on demand (the player page). */
   readable(stream: string): boolean {
-    return this.#d.streams.get(stream) !== undefined || this.#d.streams.demandNames().includes(stream) || this.#feeds.has(stream);
+    const s = this.#d.streams;
+    return s.get(stream) !== undefined || s.demandNames().includes(stream) || s.demandNames('running').includes(stream) || this.#feeds.has(stream);
   }
 
   list(): SessionView[] {

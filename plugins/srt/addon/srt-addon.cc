@@ -189,7 +189,7 @@ class Server : public Napi::ObjectWrap<Server> {
       std::lock_guard<std::mutex> lock(self->mu_);
       bool live = self->publishers_.count(resource) > 0;
       if (mode == "publish" && live) { code = SRT_REJX_CONFLICT; why = "already publishing"; }
-      if (mode == "request" && !live) { code = SRT_REJX_NOTFOUND; why = "nothing publishes this stream"; }
+      if (mode == "request" && !live && self->readable_.count(resource) == 0) { code = SRT_REJX_NOTFOUND; why = "nothing publishes this stream"; }
     }
     if (code == 0) return self->gate_->Opened(ns, key), 0;  // counted from here: a slot per handshake in flight
     srt_setrejectreason(ns, code);
@@ -202,13 +202,19 @@ class Server : public Napi::ObjectWrap<Server> {
     if (tsfn_.NonBlockingCall(e, &Server::Deliver) != napi_ok) { delete e; reportDrops_++; }
   }
 
-  // JS pushes the names with a live publisher, so requests and second publishers are refused early.
+  // JS pushes the names with a live publisher (second publishers refused, requests admitted) and,
+  // optionally, names that are not live but readable (on-demand: a request waits for the publisher).
   Napi::Value SetPublishers(const Napi::CallbackInfo& info) {
+    std::set<std::string> names, readable;
     Napi::Array a = info[0].As<Napi::Array>();
-    std::set<std::string> names;
     for (uint32_t i = 0; i < a.Length(); i++) names.insert(a.Get(i).As<Napi::String>());
+    if (info.Length() > 1 && info[1].IsArray()) {
+      Napi::Array r = info[1].As<Napi::Array>();
+      for (uint32_t i = 0; i < r.Length(); i++) readable.insert(r.Get(i).As<Napi::String>());
+    }
     std::lock_guard<std::mutex> lock(mu_);
     publishers_.swap(names);
+    readable_.swap(readable);
     return info.Env().Undefined();
   }
 
@@ -383,6 +389,7 @@ class Server : public Napi::ObjectWrap<Server> {
   std::thread worker_;
   std::mutex mu_;
   std::set<std::string> publishers_;
+  std::set<std::string> readable_;
   std::set<SRTSOCKET> conns_;  // accepted and not yet closed
 };
 

@@ -130,7 +130,7 @@ process.on('message', (m: ToHost) => {
   else if (m.t === 'answer') { asks.get(m.seq)?.(m.refusal); asks.delete(m.seq); }
   else if (m.t === 'claimed') { claims.get(m.seq)?.(m.refusal); claims.delete(m.seq); }
   else if (m.t === 'kick') relay?.kick(m.sock, m.why);
-  else if (m.t === 'names') native?.setPublishers(m.names);
+  else if (m.t === 'names') native?.setPublishers(m.names, m.readable);
   else if (m.t === 'list' && relay) send({ t: 'listed', seq: m.seq, value: relay.list() });
 });
 // the service went away (or closed the channel to stop it): end every connection and go

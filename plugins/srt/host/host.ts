@@ -92,13 +92,17 @@ export class SrtHost {
   }
 
   /**
-   * The names the addon admits requests for (and refuses publishers of): the live ones, and those
-   * an on-demand process would publish once read (not while it starts: its own SRT publisher must pass).
+   * The names the addon admits requests for and refuses publishers of: the live ones, and those an
+   * on-demand process would publish once read; and the names it admits requests for only: those of
+   * on-demand processes a demand started, not live yet (its own SRT publisher must pass, and a
+   * second player that comes meanwhile waits for it as the first does).
    */
   #names(live: readonly string[] = this.#o.streams.list().map((s) => s.name)): void {
     const names = new Set([...live, ...this.#o.streams.demandNames()]);
+    const readable = this.#o.streams.demandNames('running').filter((n) => !names.has(n));
     // an SRT resource may be written with a leading '/': both spellings name the table's stream
-    this.#send({ t: 'names', names: [...names].flatMap((n) => [n, `/${n}`]) });
+    const both = (list: Iterable<string>) => [...list].flatMap((n) => [n, `/${n}`]);
+    this.#send({ t: 'names', names: both(names), readable: both(readable) });
   }
 
   /** Starts the host; resolves with the bound port, rejects with the addon or bind failure. */

@@ -49,8 +49,11 @@ export type ToHost =
   | { t: 'claimed'; seq: number; refusal?: IngestRefusal }
   /** The table stopped serving a subscriber (its publisher ended, or it was dropped). */
   | { t: 'kick'; sock: number; why: string }
-  /** Every live stream name of the table and the on-demand ones: the addon refuses requests for others and second publishers early. */
-  | { t: 'names'; names: string[] }
+  /**
+   * The live stream names of the table (the addon refuses second publishers of them) and the names
+   * on-demand processes publish (requests for them are admitted too); requests for others are refused early.
+   */
+  | { t: 'names'; names: string[]; readable: string[] }
   | { t: 'list'; seq: number };
 
 export type FromHost =

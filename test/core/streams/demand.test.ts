@@ -29,6 +29,15 @@ t.test('demandNames joins the sources, demandChanged tells the listeners', async
   t.same(table.demandNames().sort(), ['door', 'gate'], 'a removed source adds none');
 });
 
+t.test('demandNames(\'running\'): the names whose publisher a demand started', async (t) => {
+  const table = new Streams();
+  table.addDemandSource({ demand: () => false, waiting: () => ['cam'], running: () => ['door'] });
+  table.addDemandSource({ demand: () => false, waiting: () => ['gate'] });
+  table.addDemandSource({ demand: () => false, running: () => { throw new Error('broken source'); } });
+  t.same(table.demandNames('running'), ['door'], 'only the running ones, a failing source skipped');
+  t.same(table.demandNames('waiting').sort(), ['cam', 'gate'], 'waiting is the default');
+});
+
 t.test('whenPublished: a source that starts a publisher, one that does not', async (t) => {
   const table = new Streams();
   const asked: string[] = [];

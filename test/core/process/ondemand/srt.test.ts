@@ -63,6 +63,22 @@ t.test('a second SRT player joins the run the first one started', async (t) => {
   t.ok(await first >= 100, 'the first player read on');
 });
 
+t.test('a second SRT player that comes while the process starts is admitted and waits as the first does', async (t) => {
+  const app = await startSrtApp(t);
+  await add(app, srtProcess('cam7', 'cam7'));
+  await waitState(app, 'cam7', (s) => s.ondemand?.waiting === true, 'waiting');
+  const first = play(app, 'cam7', 50);
+  // the demand started it (no longer waiting) and its stream is not live yet: the start window
+  await waitState(app, 'cam7', (s) => s.ondemand?.waiting === false, 'started by the first player');
+  // on this machine the process takes seconds to publish; should it be live already, the second
+  // player simply joins (the case the previous test shows)
+  if ((await app.request('GET', '/api/v3/srt')).body.publisher.cam7 !== undefined) t.comment('published before the second player came');
+  const second = await play(app, 'cam7', 15);
+  t.ok(second >= 15, `the second player, admitted while the process started, read ${second} frames`);
+  t.ok(await first >= 50, 'and the first read on');
+  t.throws(() => srtCaller(app.srtPort, `cam7,mode:publish,token:${TOKEN}`), { reject: 1409 } as never, 'a stranger cannot publish the name once it is live');
+});
+
 t.test('an SRT player starts an on-demand process that publishes over RTMP', async (t) => {
   const app = await startSrtApp(t, {}, { rtmp: { enable: true, address: '127.0.0.1:0' } });
   const rtmp = app.service.app.kernel.services.resolve(rtmpServiceRef) as RtmpService;
