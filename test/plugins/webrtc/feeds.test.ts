@@ -13,9 +13,6 @@ import { ndcViewer, SOURCE, startWebrtcApp } from './helpers.ts';
  * ends WebRTC sessions only: the service goes on and the next viewer plays.
  */
 
-// node-datachannel's threads keep the test process alive until cleaned up
-t.teardown(async () => (await import('node-datachannel')).cleanup());
-
 const received = (v: { video: number; audio: number }, video: number, audio: number) => v.video >= video && v.audio >= audio;
 
 t.test('two viewers share one feed, each starts at a keyframe; the feed ends after the last leaves', async (t) => {

@@ -1,3 +1,5 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
 import { rtmpServiceRef, type RtmpService } from '../../../plugins/rtmp/ref.ts';
@@ -31,60 +33,31 @@ export async function received(page: Page): Promise<{ frames: number; audio: num
   });
 }
 
-/** A WHEP viewer made of node-datachannel (no browser): counts the RTP packets it gets per kind. */
+/** A WHEP viewer made of node-datachannel (no browser): the RTP packets it got per kind, updated as they come. */
 export interface NdcViewer { status: number; session?: string; answer?: string; video: number; audio: number; keyframeFirst?: boolean; close(): void }
 
 /**
  * Plays `stream` over WHEP with a node-datachannel peer that makes the offer (recvonly H.264 and
- * Opus). libdatachannel as the OFFERER sometimes throws "Got a remote candidate without ICE
- * transport" on the answer (its own race, seen in bench/webrtc too): that viewer is made again.
+ * Opus), in a process of its own (`ndc-viewer.ts`, killed at teardown or by `close`).
  */
 export async function ndcViewer(t: TestLike, base: string, stream: string, token = TOKEN): Promise<NdcViewer> {
-  for (let i = 0; ; i++) {
-    try {
-      return await oneViewer(t, base, stream, token);
-    } catch (err) {
-      if (i >= 2 || !/without ICE transport/.test((err as Error).message)) throw err;
-    }
-  }
-}
-
-async function oneViewer(t: TestLike, base: string, stream: string, token: string): Promise<NdcViewer> {
-  const ndc = await import('node-datachannel');
-  const pc = new ndc.PeerConnection('test-viewer', { iceServers: [], bindAddress: '127.0.0.1' });
-  const v = new ndc.Video('0', 'RecvOnly');
-  v.addH264Codec(102);
-  const a = new ndc.Audio('1', 'RecvOnly');
-  a.addOpusCodec(111);
-  const out: NdcViewer = { status: 0, video: 0, audio: 0, close: () => { try { pc.close(); } catch { /* closed */ } } };
-  const tracks = [pc.addTrack(v), pc.addTrack(a)];
-  tracks[0]!.onMessage((b) => {
-    if (b.length < 12 || (b[1]! >= 200 && b[1]! <= 207)) return;
-    if (out.video === 0) out.keyframeFirst = [5, 7, 24, 28].includes(b[12 + (b[0]! & 0x0f) * 4]! & 0x1f);
-    out.video++;
-  });
-  tracks[1]!.onMessage((b) => { if (b.length >= 12 && !(b[1]! >= 200 && b[1]! <= 207)) out.audio++; });
+  const child = fork(fileURLToPath(new URL('./ndc-viewer.ts', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const out: NdcViewer = { status: 0, video: 0, audio: 0, close: () => { child.kill('SIGKILL'); } };
   t.teardown(() => out.close());
-  pc.setLocalDescription();
-  await new Promise<void>((resolve) => {
-    const done = setTimeout(resolve, 3000);
-    pc.onGatheringStateChange((s) => { if (s === 'complete') { clearTimeout(done); resolve(); } });
-    if (pc.gatheringState() === 'complete') { clearTimeout(done); resolve(); }
+  child.on('message', (m: { t: string; video: number; audio: number; keyframeFirst?: boolean }) => {
+    if (m.t !== 'counts') return;
+    out.video = m.video;
+    out.audio = m.audio;
+    if (m.keyframeFirst !== undefined) out.keyframeFirst = m.keyframeFirst;
   });
-  const res = await fetch(`${base}/webrtc/${stream}/whep`, { method: 'POST', headers: { 'content-type': 'application/sdp', authorization: `Bearer ${token}` }, body: pc.localDescription()!.sdp });
-  out.status = res.status;
-  const text = await res.text();
-  if (res.status !== 201) return out;
-  out.session = res.headers.get('location') ?? undefined;
-  out.answer = text;
-  try {
-    pc.setRemoteDescription(text, 'answer');
-  } catch (err) {
-    out.close();
-    // the session the service made for it ends with its connect deadline, or now
-    if (out.session) await fetch(base + out.session, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
-    throw err;
-  }
-  (out as NdcViewer & { tracks: unknown }).tracks = tracks; // held: a track nobody references goes quiet
+  const played = await new Promise<{ status: number; session?: string; answer?: string; error?: string }>((resolve, reject) => {
+    child.on('message', (m: { t: string }) => { if (m.t === 'played') resolve(m as never); });
+    child.once('exit', (code, signal) => reject(new Error(`the viewer process ended (${signal ?? code})`)));
+    child.send({ t: 'play', base, stream, token });
+  });
+  if (played.error) throw new Error(played.error);
+  out.status = played.status;
+  if (played.session) out.session = played.session;
+  if (played.answer) out.answer = played.answer;
   return out;
 }

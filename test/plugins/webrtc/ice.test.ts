@@ -5,8 +5,6 @@ import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg } from '../srt/srt-helpers.ts';
 import { ndcViewer, SOURCE, startWebrtcApp } from './helpers.ts';
 
-t.teardown(async () => (await import('node-datachannel')).cleanup());
-
 const config = (over: Record<string, unknown>) => Value.Default(WebrtcConfig, { ...over }) as WebrtcConfig;
 
 t.test('config rules: a port range needs both ends in order, ICE servers are stun/turn URLs, public addresses are IPs', async (t) => {

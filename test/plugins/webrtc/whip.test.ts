@@ -7,8 +7,6 @@ import { ffmpeg } from '../srt/srt-helpers.ts';
 import { ndcViewer, startWebrtcApp, TOKEN } from './helpers.ts';
 
 const skip = noBrowser();
-t.teardown(async () => (await import('node-datachannel')).cleanup());
-
 t.test('a WHIP publish from Chromium (fake camera and microphone) is read back by ffmpeg over RTMP', { skip }, async (t) => {
   const app = await startWebrtcApp(t);
   const browser = await launchChromium(t);
