@@ -1,15 +1,14 @@
 import { createSocket, type Socket } from 'node:dgram';
 import type { Audio, PeerConnection, Track, Video } from 'node-datachannel';
 import type { ChosenCodec, FromHost, HostOptions, HostRefusal } from './protocol.ts';
-import { addPublicCandidates, isRtcp, parseOffer, pickH264, pickOpus, pickVp8, startsKeyframe, type SdpCodec } from './sdp.ts';
+import { fanOut, type Out } from './fan.ts';
+import { addPublicCandidates, isRtcp, parseOffer, pickH264, pickOpus, pickVp8, type SdpCodec } from './sdp.ts';
 
 type Ndc = typeof import('node-datachannel');
 
 /** A session's answer, or why there is none. */
 export type Answer = { sdp: string; video?: ChosenCodec; audio?: ChosenCodec } | { refusal: HostRefusal };
 
-/** One outgoing track of a viewer: its payload type, and whether it still waits for a keyframe. */
-interface Out { track: Track; pt: number; waitKey: boolean }
 
 interface Session {
   id: string;
@@ -93,29 +92,10 @@ export class Sessions {
     f.audio.close();
   }
 
-  /** One packet of a feed to every viewer: the same Buffer where the payload type matches, else one copy per type. */
+  /** One packet of a feed to every viewer; a viewer whose track closed under it ends alone. */
   #fan(viewers: Set<Session>, kind: 'video' | 'audio', p: Buffer): void {
-    if (p.length < 12) return;
-    const rtcp = isRtcp(p);
-    let key: boolean | undefined;
-    let copy: Buffer | undefined;
-    for (const s of viewers) {
-      const out = s[kind];
-      if (!out || !s.connected) continue;
-      if (rtcp) { out.track.sendMessageBinary(p); s.tx += p.length; continue; }
-      if (out.waitKey) {
-        key ??= kind === 'audio' || startsKeyframe(p);
-        if (!key) continue;
-        out.waitKey = false;
-      }
-      s.tx += p.length;
-      if ((p[1]! & 0x7f) === out.pt) { out.track.sendMessageBinary(p); continue; }
-      if (!copy || (copy[1]! & 0x7f) !== out.pt) {
-        copy = Buffer.from(p);
-        copy[1] = (p[1]! & 0x80) | out.pt;
-      }
-      out.track.sendMessageBinary(copy);
-    }
+    const gone = fanOut(viewers, kind, p);
+    if (gone) for (const s of gone) this.close(s.id, 'track closed');
   }
 
   #peer(id: string): PeerConnection {
@@ -246,7 +226,11 @@ export class Sessions {
     const s = this.#sessions.get(id);
     if (!s) return;
     s.sink = { video, audio };
-    const ask = () => { for (const t of s.inbound) if (t.isOpen()) t.requestKeyframe(); };
+    const ask = () => {
+      for (const t of s.inbound) {
+        try { if (t.isOpen()) t.requestKeyframe(); } catch { /* closed under us: its session ends by its state */ }
+      }
+    };
     for (const ms of KEYFRAME_AT_MS) s.timers.push(setTimeout(ask, ms));
     s.timers.push(setInterval(ask, KEYFRAME_EVERY_MS));
   }

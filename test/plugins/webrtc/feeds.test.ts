@@ -59,6 +59,26 @@ t.test('webrtc.max_sessions refuses the next viewer with 503', async (t) => {
   t.equal(second.status, 503, 'over the limit');
 });
 
+t.test('viewers that close their peers while media flows end alone: the host goes on', async (t) => {
+  const app = await startWebrtcApp(t);
+  ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/leave`], 120_000);
+  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.length === 1, { timeout: 30_000, what: 'RTMP publisher' });
+  const host = await waitFor(() => hostPid(), { what: 'the host' });
+  // a viewer that libdatachannel's offerer race failed five times (ndc-viewer.ts) is left out
+  const made = await Promise.allSettled(Array.from({ length: 5 }, () => ndcViewer(t, app.url, 'live/leave')));
+  const viewers = made.flatMap((m) => (m.status === 'fulfilled' && m.value.status === 201 ? [m.value] : []));
+  t.ok(viewers.length >= 3, `${viewers.length} of 5 viewers connected`);
+  await waitFor(() => viewers.every((v) => v.video >= 10), { timeout: 30_000, what: 'media at every viewer' });
+  // their tracks close in the host while their sessions live on (until ICE consent fails): a packet
+  // to a closed track threw out of the host's fan-out ("Track is closed") and the host crashed
+  for (const v of viewers) v.leave();
+  const until = Date.now() + 5000;
+  await waitFor(() => hostPid() !== host || Date.now() > until, { timeout: 10_000, interval: 250, what: '5 s of media to closed tracks' });
+  const next = await ndcViewer(t, app.url, 'live/leave');
+  await waitFor(() => next.video >= 10, { timeout: 30_000, what: 'a new viewer plays' });
+  t.equal(hostPid(), host, 'the same host process throughout');
+});
+
 t.test('a crash of the WebRTC host ends its sessions only; it comes back and the next viewer plays', async (t) => {
   const app = await startWebrtcApp(t);
   ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/crash`], 120_000);

@@ -34,7 +34,13 @@ export async function received(page: Page): Promise<{ frames: number; audio: num
 }
 
 /** A WHEP viewer made of node-datachannel (no browser): the RTP packets it got per kind, updated as they come. */
-export interface NdcViewer { status: number; session?: string; answer?: string; video: number; audio: number; keyframeFirst?: boolean; close(): void }
+export interface NdcViewer {
+  status: number; session?: string; answer?: string; video: number; audio: number; keyframeFirst?: boolean;
+  /** Ends the viewer's process (no word to the service). */
+  close(): void;
+  /** Closes its peer connection as a client that leaves does (DTLS close). */
+  leave(): void;
+}
 
 /**
  * Plays `stream` over WHEP with a node-datachannel peer that makes the offer (recvonly H.264 and
@@ -42,7 +48,7 @@ export interface NdcViewer { status: number; session?: string; answer?: string; 
  */
 export async function ndcViewer(t: TestLike, base: string, stream: string, token = TOKEN): Promise<NdcViewer> {
   const child = fork(fileURLToPath(new URL('./ndc-viewer.ts', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const out: NdcViewer = { status: 0, video: 0, audio: 0, close: () => { child.kill('SIGKILL'); } };
+  const out: NdcViewer = { status: 0, video: 0, audio: 0, close: () => { child.kill('SIGKILL'); }, leave: () => { if (child.connected) child.send({ t: 'close' }); } };
   t.teardown(() => out.close());
   child.on('message', (m: { t: string; video: number; audio: number; keyframeFirst?: boolean }) => {
     if (m.t !== 'counts') return;

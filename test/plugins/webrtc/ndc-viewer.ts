@@ -59,7 +59,7 @@ async function play(base: string, stream: string, token: string): Promise<object
     try {
       return await once(base, stream, token);
     } catch (err) {
-      if (i >= 2 || !/without ICE transport/.test((err as Error).message)) return { status: 0, error: (err as Error).message };
+      if (i >= 4 || !/without ICE transport/.test((err as Error).message)) return { status: 0, error: (err as Error).message };
     }
   }
 }
