@@ -146,6 +146,34 @@ function logLines(log: ServiceLog): string[] {
   ];
 }
 
+/** The fan-out part (none when the run had no rounds: a delay-only run). */
+function fanSection(r: Report): string[] {
+  if (r.rows.length === 0) return [];
+  return [
+    '## Fan-out: CPU and RSS per viewer count (median and min-max of the runs)',
+    '',
+    `WHEP viewers are node-datachannel peers in \`whep-viewer.ts\` processes (25 a process) that offer recvonly H.264 and Opus, POST the offer with the Bearer token and count the RTP they get. ` +
+      `Counts alternate (${r.counts.join(', ')}, then reversed) over ${r.rounds} rounds; per configuration the viewers connect five at a time, 3 s settle, one ${r.windowS} s window: ` +
+      'CPU = utime + stime of all threads from /proc over the window (% of one core), RSS = the highest of the per-second readings. ' +
+      '"full rate": video at 99 % of the best viewer\'s and no RTP sequence number missing.',
+    '',
+    ...fanTable(r),
+    '',
+    ...slopes(r),
+    '',
+    `Aim 50 viewers under 50 % of one core: service + host + feed at ${Math.max(...r.counts)} viewers ${spread(r.rows.filter((x) => x.viewers === Math.max(...r.counts)).map(sum3), f1)} %.`,
+    '',
+    '### Every run',
+    '',
+    ...runTable(r),
+    '',
+    '### Connects and session ends',
+    '',
+    ...connectLines(r),
+    '',
+  ];
+}
+
 function markdown(r: Report, date: string): string {
   const p = r.publisher;
   return [
@@ -169,31 +197,11 @@ function markdown(r: Report, date: string): string {
     '',
     `Aim p95 under 800 ms: ${r.delays.map((d) => `${d.label} ${d.p95 < 800 ? 'met' : '**not met**'} (${f0(d.p95)} ms)`).join(', ')}.`,
     '',
-    '## Fan-out: CPU and RSS per viewer count (median and min-max of the runs)',
-    '',
-    `WHEP viewers are node-datachannel peers in \`whep-viewer.ts\` processes (25 a process) that offer recvonly H.264 and Opus, POST the offer with the Bearer token and count the RTP they get. ` +
-      `Counts alternate (${r.counts.join(', ')}, then reversed) over ${r.rounds} rounds; per configuration the viewers connect five at a time, 3 s settle, one ${r.windowS} s window: ` +
-      'CPU = utime + stime of all threads from /proc over the window (% of one core), RSS = the highest of the per-second readings. ' +
-      '"full rate": video at 99 % of the best viewer\'s and no RTP sequence number missing.',
-    '',
-    ...fanTable(r),
-    '',
-    ...slopes(r),
-    '',
-    `Aim 50 viewers under 50 % of one core: service + host + feed at ${Math.max(...r.counts)} viewers ${spread(r.rows.filter((x) => x.viewers === Math.max(...r.counts)).map(sum3), f1)} %.`,
-    '',
-    '### Every run',
-    '',
-    ...runTable(r),
-    '',
-    '### Connects and session ends',
-    '',
-    ...connectLines(r),
-    '',
+    ...fanSection(r),
     '## Publisher, processes and service log',
     '',
-    `Publisher: ${p.frames} frames written, ${p.late} over 20 ms late, at most ${p.maxQueuedFrames} frames waiting in ffmpeg's pipe. ` +
-      `Process ids in the windows: host ${distinct(r, 'host')}, feed ffmpeg ${distinct(r, 'feed')} (a new id: that process was started again).`,
+    `Publisher: ${p.frames} frames written, ${p.late} over 20 ms late, at most ${p.maxQueuedFrames} frames waiting in ffmpeg's pipe.` +
+      (r.rows.length ? ` Process ids in the windows: host ${distinct(r, 'host')}, feed ffmpeg ${distinct(r, 'feed')} (a new id: that process was started again).` : ''),
     '',
     ...logLines(r.log),
     '',
