@@ -4,12 +4,13 @@ import { placeholdersRef, streamTableRef, type StreamTable } from '../../../sdk/
 import { rtmpServiceRef, type RtmpService } from '../../../plugins/rtmp/ref.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { readFrames } from '../../core/process/ondemand/helpers.ts';
+import { ndcViewer, TOKEN as WEBRTC_TOKEN } from '../webrtc/helpers.ts';
 import { natsMissing, startNatsCluster } from './nats.ts';
 import { assigned, startNode, type ProxyNode } from './proxy-nodes.ts';
 
 /*
- * The cluster's pull relay (issue 34), with real ffmpeg and a real nats-server: an RTMP or SRT
- * player on a node that does not own the process publishing its stream reads it through that
+ * The cluster's pull relay (issue 34), with real ffmpeg and a real nats-server: an RTMP, SRT or
+ * WHEP player on a node that does not own the process publishing its stream reads it through that
  * node's relay, which pulls it from the owner (starting an on-demand process there); the relay
  * ends once the player left, and the on-demand process stops on its owner after its idle time.
  * A name no node publishes is refused at once; the pull route refuses strangers.
@@ -61,8 +62,11 @@ t.test('stream players on a node that does not own the process', { skip: missing
   const nats = await startNatsCluster(1);
   t.teardown(() => nats.stop());
   const more = {
-    plugins: ['rtmp', 'srt'],
-    config: { rtmp: { enable: true, address: '127.0.0.1:0' }, srt: { enable: true, address: '127.0.0.1:0' } },
+    plugins: ['rtmp', 'srt', 'webrtc'],
+    config: {
+      rtmp: { enable: true, address: '127.0.0.1:0' }, srt: { enable: true, address: '127.0.0.1:0' },
+      webrtc: { enable: true, bind_address: '127.0.0.1', token: WEBRTC_TOKEN },
+    },
   };
   const a = await startNode(t, nats, 'a', 0, { replicas: 1 }, more);
   const b = await startNode(t, nats, 'b', 1, { replicas: 1 }, more);
@@ -73,6 +77,7 @@ t.test('stream players on a node that does not own the process', { skip: missing
   }, { timeout: 30_000, what: 'two nodes and a leader' });
   t.test('an RTMP player starts an on-demand process on its owner through a relay', (t) => onDemandRelay(t, nodes));
   t.test('RTMP and SRT players of a running process on the other node', (t) => runningRelay(t, nodes));
+  t.test('a WHEP viewer of a running process on the other node', (t) => whepRelay(t, nodes));
   t.test('a name no node publishes is refused at once', (t) => unknownName(t, nodes));
   t.test('the pull route serves only the nodes of the cluster', (t) => strangers(t, nodes));
 });
@@ -112,7 +117,18 @@ async function runningRelay(t: Test, nodes: ProxyNode[]): Promise<void> {
   await waitFor(() => table(other).get('live/run') === undefined, { timeout: 15_000, what: `the relay on ${other.id} gone` });
   t.pass('the relay ended once the players left');
   t.equal((await localState(owner, 'relrun')).exec, 'running', `the process runs on ${owner.id} as before`);
-  t.notOk(table(owner).get('live/run')?.readers.length, 'with no reader left on its owner');
+  await waitFor(() => !table(owner).get('live/run')?.readers.length, { timeout: 5000, what: `no reader left on ${owner.id}` });
+  t.pass('with no reader left on its owner');
+}
+
+async function whepRelay(t: Test, nodes: ProxyNode[]): Promise<void> {
+  const owners = await assigned(nodes[0]!, ['relrun']);
+  const other = nodes.find((n) => n.id !== owners.relrun)!;
+  const v = await ndcViewer(t, other.url, 'live/run');
+  t.equal(v.status, 201, `the WHEP offer on ${other.id} is answered`);
+  await waitFor(() => v.video >= 30, { timeout: 30_000, what: `video at the WHEP viewer on ${other.id}` });
+  t.equal(table(other).get('live/run')?.publisher.protocol, 'cluster', 'through the relay');
+  v.close();
 }
 
 async function unknownName(t: Test, nodes: ProxyNode[]): Promise<void> {
