@@ -1,4 +1,4 @@
-import { aboutRef, definePlugin, eventsRef, filesystemsRef, optional, processesRef, processReplicaRef, serverRef } from '../../sdk/index.ts';
+import { aboutRef, definePlugin, eventsRef, filesystemsRef, optional, processesRef, processReplicaRef, serverRef, streamTableRef } from '../../sdk/index.ts';
 import { ClusterConfig, validateCluster } from './schema.ts';
 
 /**
@@ -6,7 +6,8 @@ import { ClusterConfig, validateCluster } from './schema.ts';
  * itself (`core_nodes`) and competes for the leader lease (`core_leader`); the leader places the
  * shared processes (`core_processes`, written by every node's engine through `replica.ts`) and
  * each node runs those whose ownership lease it holds; requests and files for another node's
- * processes are proxied there (`proxy*.ts`); `GET /api/v3/cluster` shows it all. Opt-in: `"*"` never loads it, only
+ * processes are proxied there (`proxy*.ts`), players of another node's streams read them through a pull relay
+ * (`relay*.ts`); `GET /api/v3/cluster` shows it all. Opt-in: `"*"` never loads it, only
  * `{"name": "cluster", "config": {...}}` in `plugins` does. The NATS client is imported when the
  * plugin is mounted, so a build without it still reads this definition.
  */
@@ -17,6 +18,7 @@ export default definePlugin({
   reads: ['id'],
   deps: {
     about: aboutRef, processes: processesRef, replica: processReplicaRef, server: serverRef, events: optional(eventsRef), filesystems: filesystemsRef,
+    streams: streamTableRef,
   },
   async setup(ctx) {
     const { ClusterNode } = await import('./node.ts');
@@ -46,14 +48,21 @@ export default definePlugin({
         },
       },
       emit: events ? (type, subject, payload) => events.emit(type, subject, payload) : undefined,
+      // the stream names this node serves to the other nodes' relays (relay.ts)
+      streams: () => relay.served(),
+      onNodes: () => relay.refresh(),
     });
     clusterRoutes(ctx.http, node);
     // one API on every node: requests for another node's process or file go there (proxy.ts)
     const { mountProxy } = await import('./proxy-mount.ts');
     const proxy = mountProxy({ hooks: ctx.hooks, node, bucket: () => node.buckets?.assign, filesystems: () => ctx.deps.filesystems,
       periodMs: ctx.config.announce_sec * 1000, log: ctx.log });
-    ctx.onListen((port) => { node.start(ctx.config.api_address ?? `http://${server.host()}:${port}`); proxy.start(); });
-    ctx.onClose(async () => { proxy.close(); await node.close(); });
+    // players here of streams other nodes have: pulled from there (relay.ts)
+    const { mountRelay } = await import('./relay-mount.ts');
+    const relay = mountRelay({ http: ctx.http, streams: ctx.deps.streams, node, key: proxy.key, max: ctx.config.max_relays,
+      periodMs: ctx.config.announce_sec * 1000, log: ctx.log });
+    ctx.onListen((port) => { node.start(ctx.config.api_address ?? `http://${server.host()}:${port}`); proxy.start(); relay.open(); });
+    ctx.onClose(async () => { relay.close(); proxy.close(); await node.close(); });
   },
 });
 

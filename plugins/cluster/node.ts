@@ -17,6 +17,10 @@ export interface NodeDeps {
   hooks: RunHooks;
   /** The engine wiring's side of the shared process store (`replica.ts`); none in building-block tests. */
   sync?: StoreSync;
+  /** Stream names this node serves to the other nodes (`relay.ts`), announced with it; none without a stream table. */
+  streams?(): string[];
+  /** An announcement (or a node's removal) arrived: the relay compares the names the others serve. */
+  onNodes?(): void;
   /** Cluster events (`cluster.*` in sdk/event-types.ts); none without the events plugin. */
   emit?(type: string, subject: Record<string, string>, payload?: Record<string, unknown>): void;
 }
@@ -48,7 +52,7 @@ export class ClusterNode {
     this.#cfg = cfg;
     this.#deps = deps;
     const ttlMs = cfg.ttl_sec * 1000;
-    this.#nodes = new NodesView(ttlMs);
+    this.#nodes = new NodesView(ttlMs, () => { try { deps.onNodes?.(); } catch (err) { deps.log.warn({ err }, 'cluster: a nodes listener failed'); } });
     this.#lease = new LeaderLease(deps.nodeId, ttlMs);
     this.#link = new NatsLink({ servers: cfg.servers, name: `core-${deps.nodeId}`, ttlMs, replicas: cfg.replicas }, deps.log,
       (connected) => this.#onLink(connected));
@@ -151,6 +155,7 @@ export class ClusterNode {
       load: { loadavg: loadavg()[0], processes_running: this.#deps.running() },
       version: this.#deps.version,
       started_at: this.#startedAt,
+      ...(this.#deps.streams ? { streams: this.#deps.streams() } : {}),
     };
   }
 

@@ -14,8 +14,10 @@ export class NodesView {
   #entries = new Map<string, Seen>();
   #iter: QueuedIterator<KvEntry> | undefined;
   #lastEntryAt = 0;
+  #onApply: (() => void) | undefined;
 
-  constructor(ttlMs: number) { this.#ttlMs = ttlMs; }
+  /** `onApply` is called after each announcement or removal the watcher delivers. */
+  constructor(ttlMs: number, onApply?: () => void) { this.#ttlMs = ttlMs; this.#onApply = onApply; }
 
   get watching(): boolean { return this.#iter !== undefined; }
 
@@ -49,11 +51,12 @@ export class NodesView {
 
   #apply(e: KvEntry): void {
     this.#lastEntryAt = performance.now();
-    if (e.operation !== 'PUT') { this.#entries.delete(e.key); return; }
+    if (e.operation !== 'PUT') { this.#entries.delete(e.key); this.#onApply?.(); return; }
     let info: NodeInfo;
     try { info = e.json<NodeInfo>(); } catch { return; }
     const age = Math.min(this.#ttlMs, Math.max(0, Date.now() - e.created.getTime()));
     this.#entries.set(e.key, { info, seenAt: performance.now() - age });
+    this.#onApply?.();
   }
 
   /** Nodes heard from within ttl, by id. */

@@ -44,6 +44,8 @@ export interface SignedRequest {
 export class PeerKey {
   #key: Buffer | undefined;
   readonly #verifier: ClientVerifier;
+  /** Requests whose header checked out (`take`), for the cluster-internal routes (`vouched`). */
+  readonly #vouched = new WeakSet<FastifyRequest>();
 
   constructor(self: string) { this.#verifier = new ClientVerifier({ receiver: self }); }
 
@@ -66,6 +68,12 @@ export class PeerKey {
     }
   }
 
+  /**
+   * True when `request` came from another node: its signed header checked out in `take` (which ran
+   * first, in the core's `onRequest`). The cluster-internal routes (`relay-route.ts`) serve only these.
+   */
+  vouched(request: FastifyRequest): boolean { return this.#vouched.has(request); }
+
   /** For tests: a key given directly. */
   use(key: Buffer): void { this.#key = key; }
 
@@ -84,6 +92,7 @@ export class PeerKey {
   take(request: FastifyRequest, now = Date.now()): string | PeerVouch | undefined {
     const vouched = this.#verifier.take(this.#key, request.headers, CLIENT_HEADER, request.method, request.url, now);
     if (!vouched) return undefined;
+    this.#vouched.add(request);
     return vouched.bodySha256 ? { address: vouched.address, bodySha256: vouched.bodySha256 } : vouched.address;
   }
 }

@@ -18,9 +18,10 @@ export interface ProxyMountOptions {
 /**
  * Taps the HTTP hooks for the proxy (`forward`) and the signed client address (`peer`), and
  * reads the cluster key until it has it (NATS may be electing its leaders when the node starts).
- * `start` once the node connects; `close` stops retrying and drops kept-alive connections.
+ * `start` once the node connects; `close` stops retrying and drops kept-alive connections. `key`
+ * signs the relay's pulls (`relay-mount.ts`).
  */
-export function mountProxy(o: ProxyMountOptions): { start(): void; close(): void } {
+export function mountProxy(o: ProxyMountOptions): { key: PeerKey; start(): void; close(): void } {
   const key = new PeerKey(o.node.id);
   const proxy = new ClusterProxy(o.node, key, o.filesystems);
   o.hooks.tap(httpHooksRef, 'peer', (request) => key.take(request));
@@ -43,6 +44,7 @@ export function mountProxy(o: ProxyMountOptions): { start(): void; close(): void
     if (!key.ready && !closed) timer = setTimeout(() => void attempt(), o.periodMs);
   };
   return {
+    key,
     start: () => { if (started || closed) return; started = true; void attempt(); },
     close: () => { closed = true; clearTimeout(timer); proxy.close(); },
   };

@@ -19,6 +19,10 @@ export const ClusterConfig = Type.Object({
     default: 'stop',
     description: 'When NATS is unreachable (quorum lost, or this node cut off): `stop` ends each ffmpeg at its lease deadline (never two copies, an outage meanwhile); `keep` lets them run and stops on reconnect the copies another node took (no outage, two copies possible meanwhile).',
   }),
+  max_relays: Type.Integer({
+    minimum: 0, default: 16,
+    description: 'Streams this node pulls from other nodes at once for its RTMP, SRT and WebRTC players (0 = none: players of another node\'s streams are refused).',
+  }),
 }, { default: {} });
 export type ClusterConfig = Static<typeof ClusterConfig>;
 
@@ -38,6 +42,9 @@ export const NodeInfo = Type.Object({
   load: Type.Object({ loadavg: Type.Number(), processes_running: Type.Integer() }),
   version: Type.String(),
   started_at: Type.String({ description: 'ISO 8601' }),
+  streams: Type.Optional(Type.Array(Type.String(), {
+    description: 'Stream names this node serves to the other nodes\' players: its live streams and those its on-demand processes publish (not the ones it pulls itself)',
+  })),
 });
 export type NodeInfo = Static<typeof NodeInfo>;
 

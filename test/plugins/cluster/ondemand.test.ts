@@ -11,8 +11,9 @@ import { readFrames } from '../../core/process/ondemand/helpers.ts';
  * does not own an on-demand process starts it on its owner (the node its channel is placed on)
  * and gets the playlist through the node asked, within 4 s; the node asked never runs it, nor
  * puts a waiting playlist of its own up. Found by the process id in the path, and by a HEAD probe
- * for a playlist whose name is not the id. An RTMP player on the other node is refused (no stream
- * relay between nodes) and starts nothing; on the owner it starts the process.
+ * for a playlist whose name is not the id. With relaying off (`max_relays: 0`; relay.test.ts
+ * covers the relay) an RTMP player on the other node is refused and starts nothing; on the owner
+ * it starts the process.
  */
 
 const missing = natsMissing();
@@ -64,15 +65,16 @@ t.test('on-demand processes in a cluster of two nodes', { skip: missing ?? false
   const nats = await startNatsCluster(1);
   t.teardown(() => nats.stop());
   const more = { plugins: ['rtmp'], config: { rtmp: { enable: true, address: '127.0.0.1:0' } } };
-  const a = await startNode(t, nats, 'a', 0, { replicas: 1 }, more);
-  const b = await startNode(t, nats, 'b', 1, { replicas: 1 }, more);
+  // relaying off (`max_relays: 0`): a player on the other node is refused (relay.test.ts relays)
+  const a = await startNode(t, nats, 'a', 0, { replicas: 1, max_relays: 0 }, more);
+  const b = await startNode(t, nats, 'b', 1, { replicas: 1, max_relays: 0 }, more);
   const nodes = [a, b];
   await waitFor(async () => {
     const views = await Promise.all(nodes.map(async (n) => (await n.kit.request('GET', '/api/v3/cluster', { token: n.token })).body));
     return views.every((v) => v.nodes?.length === 2 && v.leader && v.leader === views[0].leader);
   }, { timeout: 30_000, what: 'two nodes and a leader' });
   t.test('an HLS reader asking any node starts it on the node that owns its channel', (t) => hlsAnyNode(t, nodes));
-  t.test('an RTMP player on a node that does not own it is refused and starts nothing', (t) => rtmpOtherNode(t, nodes));
+  t.test('without relays, an RTMP player on a node that does not own it is refused and starts nothing', (t) => rtmpOtherNode(t, nodes));
 });
 
 async function hlsAnyNode(t: Test, nodes: ProxyNode[]): Promise<void> {
