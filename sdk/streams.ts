@@ -219,6 +219,29 @@ export interface StreamDemandSource {
 }
 
 /**
+ * Cuts a byte stream (HTTP chunks, a pipe's reads) into Buffers of whole 188-byte TS packets, the
+ * stream table's `mpegts` packets: an aligned chunk goes on as it is (no copy), only a packet split
+ * across two chunks is copied. Throws when a cut does not start with the sync byte (not MPEG-TS).
+ *
+ * @example
+ * const cutter = new TsCutter();
+ * body.on('data', (chunk: Buffer) => { const whole = cutter.cut(chunk); if (whole) pub.handle.push(whole); });
+ */
+export class TsCutter {
+  #rest: Buffer | undefined;
+
+  /** The whole packets now complete (undefined when none). */
+  cut(chunk: Buffer): Buffer | undefined {
+    const buf = this.#rest ? Buffer.concat([this.#rest, chunk]) : chunk;
+    const whole = buf.length - (buf.length % 188);
+    this.#rest = whole < buf.length ? Buffer.from(buf.subarray(whole)) : undefined;
+    if (whole === 0) return undefined;
+    if (buf[0] !== 0x47) throw new Error('not an MPEG-TS stream (no sync byte)');
+    return buf.subarray(0, whole);
+  }
+}
+
+/**
  * The table's name of a stream: the protocol's name with its leading `/` stripped.
  *
  * @example

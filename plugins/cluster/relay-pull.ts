@@ -1,13 +1,11 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import type { HttpForwarder, IngestPeer, StreamPublisher, StreamTable } from '../../sdk/index.ts';
+import { TsCutter, type HttpForwarder, type IngestPeer, type StreamPublisher, type StreamTable } from '../../sdk/index.ts';
 import type { Log } from './connection.ts';
 
 /** The cluster-internal route a node pulls another node's stream from (`relay-route.ts`). */
 export const RELAY_PATH = '/api/v3/cluster/stream';
 /** The ingest protocol of a stream a relay publishes, and of the reader that feeds it on the other node. */
 export const RELAY_PROTOCOL = 'cluster';
-/** A TS packet. */
-const TS = 188;
 
 /** The path and query that pull stream `name`. */
 export const relayUrl = (name: string): string => `${RELAY_PATH}?name=${encodeURIComponent(name)}`;
@@ -38,23 +36,6 @@ export interface PullOptions {
 }
 
 let seq = 0;
-
-/**
- * Cuts HTTP chunks into Buffers of whole 188-byte TS packets (the stream table's `mpegts`
- * packets); the rest waits for the next chunk. Throws when a cut does not start with the sync byte.
- */
-export class TsCutter {
-  #rest: Buffer | undefined;
-
-  cut(chunk: Buffer): Buffer | undefined {
-    const buf = this.#rest ? Buffer.concat([this.#rest, chunk]) : chunk;
-    const whole = buf.length - (buf.length % TS);
-    this.#rest = whole < buf.length ? Buffer.from(buf.subarray(whole)) : undefined;
-    if (whole === 0) return undefined;
-    if (buf[0] !== 0x47) throw new Error('not an MPEG-TS stream (no sync byte)');
-    return buf.subarray(0, whole);
-  }
-}
 
 /**
  * One relay on the node asked: a GET of `RELAY_PATH` on the node that has the stream, published

@@ -1,10 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import type { ChildrenService, StreamPublisher } from '../../sdk/index.ts';
+import { TsCutter, type ChildrenService, type StreamPublisher } from '../../sdk/index.ts';
 import type { ChosenCodec } from './host/protocol.ts';
-
-/** Bytes of one MPEG-TS packet. */
-const TS_PACKET = 188;
 
 /** The SDP the ingest ffmpeg reads: the publisher's RTP as the host forwards it to loopback. */
 export function ingestSdp(video: ChosenCodec, vport: number, audio: ChosenCodec | undefined, aport: number): string {
@@ -66,12 +63,16 @@ export async function startIngest(children: ChildrenService, ffmpeg: string, vid
   child.on('error', () => { /* exit follows */ });
   child.stdin?.on('error', () => {});
   child.stdin?.end(ingestSdp(video, vport, audio, aport));
-  let rest: Buffer | undefined;
+  const cutter = new TsCutter();
   child.stdout?.on('data', (chunk: Buffer) => {
-    const data = rest ? Buffer.concat([rest, chunk]) : chunk;
-    const whole = data.length - (data.length % TS_PACKET);
-    rest = whole < data.length ? Buffer.from(data.subarray(whole)) : undefined;
-    if (whole > 0) publisher.push(data.subarray(0, whole));
+    let whole;
+    try {
+      whole = cutter.cut(chunk);
+    } catch {
+      child.kill('SIGKILL'); // not MPEG-TS: the session ends with its ingest
+      return;
+    }
+    if (whole) publisher.push(whole);
   });
   return { child, video: vport, audio: aport };
 }

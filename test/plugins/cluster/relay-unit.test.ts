@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { Streams } from '../../../core/streams/table.ts';
 import { StreamRelay } from '../../../plugins/cluster/relay.ts';
-import { TsCutter } from '../../../plugins/cluster/relay-pull.ts';
+import { TsCutter } from '../../../sdk/index.ts';
 import type { ClusterView } from '../../../plugins/cluster/schema.ts';
 import type { IngestPeer, StreamSink } from '../../../sdk/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
