@@ -47,7 +47,11 @@ t.test('ffmpeg writes HLS through {fs:cloud} into S3; ffprobe plays it back thro
   t.match(url, /^http:\/\/uploader:[^@]+@127\.0\.0\.1:\d+\/cloud$/, 'credentials of the mount in the URL');
   const w = await run(t, FFMPEG, hls(4, `${url}/live/x.m3u8`));
   t.equal(w.code, 0, w.err);
-  const playlist = await app.request('GET', '/cloud/live/x.m3u8');
+  // a write is answered once buffered: the last playlist reaches S3 a moment after ffmpeg ended
+  const playlist = await waitFor(async () => {
+    const r = await app.request('GET', '/cloud/live/x.m3u8');
+    return r.status === 200 && r.text.includes('#EXT-X-ENDLIST') ? r : undefined;
+  }, { timeout: 15_000, what: 'the final playlist (#EXT-X-ENDLIST) in S3' });
   t.equal(playlist.status, 200);
   t.match(playlist.text, /#EXT-X-ENDLIST/);
   const probe = await run(t, FFPROBE, ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', `${app.url}/cloud/live/x.m3u8`]);
