@@ -87,10 +87,11 @@ export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string)
   });
 
   http.get('/webrtc/*', { config: PUBLIC, schema: HIDDEN }, async (req, reply) => {
-    const stream = streamName((req.params as Record<string, string>)['*'] ?? '');
-    // the page is public only where the stream is: live or on demand, and with the token if one is set
-    if (stream === '' || !svc.readable(stream)) throw new ApiError(404, 'Not Found', ['no such stream'], 'STREAM_NOT_FOUND');
+    // the token first, so that a caller without it learns nothing of which streams exist
     check(req);
+    const stream = streamName((req.params as Record<string, string>)['*'] ?? '');
+    // the page is public only where the stream is: live or on demand
+    if (stream === '' || !svc.readable(stream)) throw new ApiError(404, 'Not Found', ['no such stream'], 'STREAM_NOT_FOUND');
     return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(playerPage());
   });
 

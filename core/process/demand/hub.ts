@@ -57,7 +57,7 @@ export class DemandHub {
   /** Taps the file door and the stream table (setup: before the app listens, so every thread loads the module). */
   async open(): Promise<void> {
     this.#offStreams = this.#d.streams?.addDemandSource({
-      demand: (name) => this.#streamDemand(name), waiting: () => this.#waitingStreams(), running: () => this.#waitingStreams(true),
+      demand: (name) => this.#streamDemand(name), waiting: () => this.#demandStreams('waiting'), running: () => this.#demandStreams('running'),
     });
     if (!this.#d.door) return;
     const ch = await this.#d.door.tap({ name: 'process-ondemand', url: siblingModule('./door-tap.ts', import.meta.url) });
@@ -133,18 +133,18 @@ export class DemandHub {
    * Stream names of the on-demand processes a demand would start now, or (`running`) of those a
    * demand started (SRT admits their players in the handshake).
    */
-  #waitingStreams(running = false): string[] {
+  #demandStreams(which: 'waiting' | 'running'): string[] {
     const out: string[] = [];
     for (const [id, names] of this.#streamsOf) {
       const e = names.length > 0 ? this.#d.get(id) : undefined;
-      if (e && (running ? e.demandRunning : e.demandWaiting)) out.push(...names);
+      if (e && (which === 'running' ? e.demandRunning : e.demandWaiting)) out.push(...names);
     }
     return out;
   }
 
   /** Tells the stream table when the waiting names changed (a process armed, started, stopped, changed). */
   #waitingChanged(): void {
-    const key = `${this.#waitingStreams().sort().join('\0')}\n${this.#waitingStreams(true).sort().join('\0')}`;
+    const key = `${this.#demandStreams('waiting').sort().join('\0')}\n${this.#demandStreams('running').sort().join('\0')}`;
     if (key === this.#waitingKey) return;
     this.#waitingKey = key;
     this.#d.streams?.demandChanged();

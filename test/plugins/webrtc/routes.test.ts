@@ -25,7 +25,7 @@ t.test('tokens, sessions and deadlines', async (t) => {
   t.equal(page.status, 200);
   t.match(page.headers.get('content-type'), /text\/html/);
   t.notMatch(page.text, TOKEN, 'the page carries nothing of the request');
-  t.equal((await app.request('GET', '/webrtc/')).status, 404, 'no stream named');
+  t.equal((await app.request('GET', `/webrtc/?token=${TOKEN}`)).status, 404, 'no stream named');
 
   const play = await app.request('POST', `/webrtc/live/cam/whep?token=${TOKEN}`, { raw: WHEP, headers: sdp });
   t.equal(play.status, 201, 'the token from the query');

@@ -54,7 +54,8 @@ t.test('a wrong or missing token is refused; unknown streams, bad offers and tri
   t.match(wrong.body, { code: 401, message: String, details: Array }, 'with an Error body');
   t.equal(wrong.headers.get('www-authenticate'), 'Bearer');
   t.equal((await post('/webrtc/live/cam/whep', offer)).status, 401, 'no token');
-  t.equal((await app.request('GET', '/webrtc/live/cam?token=nope')).status, 404, 'no page for a stream nothing publishes');
+  t.equal((await app.request('GET', '/webrtc/live/cam?token=nope')).status, 401, 'no page without the token, whether the stream exists or not');
+  t.equal((await app.request('GET', `/webrtc/live/cam?token=${TOKEN}`)).status, 404, 'no page for a stream nothing publishes');
 
   const auth = { authorization: `Bearer ${TOKEN}` };
   const missing = await post('/webrtc/live/none/whep', offer, auth);
