@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The children's confinement (core/process/confine): builds the small exec wrapper over the kernel's
-# Landlock from confine.c with the C compiler (installs gcc through apt-get when root and missing).
+# Landlock, namespaces and seccomp from confine.c and ns.c with the C compiler (installs gcc through apt-get when root and missing).
 # Never fails: without the wrapper the service starts, says in its banner that children are NOT
 # confined, and `encoder.confinement.require` refuses to run them. Run by ensure-deps.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-src=core/process/confine/confine.c
-out=core/process/confine/build/media-core-confine
-[ -x "$out" ] && [ "$out" -nt "$src" ] && exit 0
+dir=core/process/confine
+out=$dir/build/media-core-confine
+[ -x "$out" ] && [ "$out" -nt "$dir/confine.c" ] && [ "$out" -nt "$dir/ns.c" ] && [ "$out" -nt "$dir/ns.h" ] && exit 0
 cc="$(command -v cc || command -v gcc || true)"
 if [ -z "$cc" ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
@@ -22,6 +22,6 @@ if [ -z "$cc" ]; then
 fi
 mkdir -p "$(dirname "$out")"
 echo "building the confinement wrapper ($out)" >&2
-"$cc" -O2 -Wall -Wextra -o "$out.tmp" "$src" >&2 && mv "$out.tmp" "$out" \
+"$cc" -O2 -Wall -Wextra -o "$out.tmp" "$dir/confine.c" "$dir/ns.c" >&2 && mv "$out.tmp" "$out" \
   || echo "the confinement wrapper did not build: children will run NOT confined" >&2
 exit 0

@@ -2,6 +2,7 @@ import type { PlaceholderRegistry } from '../../sdk/index.ts';
 import type { CleanupRule, FullConfig, IOConfig } from './config-model.ts';
 import { substitute, WHERE, type Vars, type Where } from './placeholders.ts';
 import { resolveReference } from './references.ts';
+import { moduleProblem } from './modules.ts';
 import { checkDefinition, checkInput, checkOutput, type Validator } from './validate.ts';
 
 /*
@@ -66,5 +67,8 @@ export function resolveProcess(c: FullConfig, env: ResolveEnv): Resolution | str
     const why = checkOutput(env.validator, c.id, io);
     if (why) return why;
   }
-  return { options, inputs, outputs, cleanup: outputs.flatMap((o) => o.cleanup), command: assemble(options, inputs, outputs) };
+  const command = assemble(options, inputs, outputs);
+  const why = moduleProblem(command, env.validator.modules ?? '');
+  if (why) return why;
+  return { options, inputs, outputs, cleanup: outputs.flatMap((o) => o.cleanup), command };
 }

@@ -54,6 +54,7 @@ export const processPlugin = definePlugin({
     const validator = {
       input: accessList(enc.access.input, 'encoder.access.input'), output: accessList(enc.access.output, 'encoder.access.output'),
       diskRoot: diskRootOf(ctx.sections.storage.disk.dir), writable: enc.confinement.writable.map(diskRootOf),
+      modules: enc.confinement.modules ? diskRootOf(enc.confinement.modules) : '',
     };
     const dbText = dbHandle();
     const db = await ctx.state.open('db', dbText.options);

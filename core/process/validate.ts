@@ -46,6 +46,8 @@ export interface Validator {
   diskRoot: string;
   /** ...or inside one of these (`encoder.confinement.writable`, absolute). */
   writable?: readonly string[];
+  /** `encoder.confinement.modules` (absolute), or '' when module filters are refused. */
+  modules?: string;
 }
 
 /** The reason an ID cannot be used, or undefined. */

@@ -10,7 +10,7 @@ export const EncoderConfig = describe(Type.Object({
   access: Type.Object({ input: AllowBlock(), output: AllowBlock() }, { default: {} }),
   // each process keeps a ring of max_lines allocated at its start
   log: Type.Object({ max_lines: Type.Integer({ default: 50, maximum: 100_000 }), max_history: Int(3) }, { default: {} }),
-  confinement: Type.Object({ require: Bool(false), writable: List() }, { default: {} }),
+  confinement: Type.Object({ require: Bool(false), writable: List(), modules: Str('') }, { default: {} }),
   ondemand: Type.Object({ idle_seconds: Type.Integer({ default: 30, minimum: 1, maximum: 86_400 }) }, { default: {} }),
 }, { default: {} }), {
   binary: 'The media program (alias section `ffmpeg`). Set in the config file or the environment only: `PUT /api/v3/config` cannot change it.',
@@ -23,6 +23,7 @@ export const EncoderConfig = describe(Type.Object({
   'log.max_history': 'Past runs kept in each process report.',
   'confinement.require': 'Refuse to run any child (processes, probes, skills, playout) when the kernel offers no confinement (Landlock); by default they then run unconfined and the start-up banner says so. Config file or environment only.',
   'ondemand.idle_seconds': 'Seconds an on-demand process (`ondemand.enable` in its config) runs on after its last reader left, unless its own `ondemand.idle_seconds` says otherwise.',
+  'confinement.modules': 'A folder of audio/video effect modules (LADSPA, LV2, frei0r) the filters `ladspa`, `lv2`, `frei0r` and `frei0r_src` may load; empty (the default): those filters are refused with 400, as they load a library into the encoder. Config file or environment only.',
   'confinement.writable': 'Folders (or device files) children may write besides the disk filesystem\'s root and their private temporary folder, e.g. a recordings folder. Config file or environment only.',
 });
 export type EncoderConfig = Static<typeof EncoderConfig>;

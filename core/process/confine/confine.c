@@ -1,19 +1,26 @@
 /*
  * media-core-confine: runs one program confined by the kernel, then gets out of the way (exec).
  *
- *   media-core-confine --ppid PID [--ro|--rw|--dev|--ls PATH]... -- PROGRAM [ARG]...
- *   media-core-confine --probe          prints "landlock <abi>" (0: not available) and exits 0
+ *   media-core-confine --ppid PID [--ns] [--ro|--rw|--dev|--ls|--env PATH]... -- PROGRAM [ARG]...
+ *   media-core-confine --probe          prints "landlock <abi> ns <0|1>" (0: not available) and exits 0
  *
  * In order, before the exec:
  *  1. PR_SET_PDEATHSIG SIGKILL: the program dies with the service, even after a kill -9 of it; if the
  *     service (--ppid) is already gone, nothing runs.
- *  2. Landlock (kernel 5.13+): reading only beneath the --ro paths (the service passes everything but
- *     its secrets), writing only beneath the --rw paths, devices (--dev) read, written and ioctl'd,
- *     folders (--ls) listed;
+ *  2. With --ns (ns.c): a private mount namespace where every --rw path is mounted again noexec,
+ *     nosuid, nodev (mapping a file from there executable fails, so nothing a client wrote can be
+ *     dlopen'ed), and a new pid namespace for whatever the program starts: its first process, a tiny
+ *     init forked here, dies with the program, and the kernel then kills everything in it
+ *     (grandchildren that fork, setsid or double-fork included). As root directly, as an ordinary
+ *     user inside a user namespace that maps only the user's own uid and gid.
+ *  3. Landlock (kernel 5.13+): reading only beneath the --ro paths (the service passes everything but
+ *     its secrets), writing only beneath the --rw paths (no links made there), devices (--dev) read,
+ *     written and ioctl'd, folders (--ls) listed;
  *     from ABI 6 no signals to and no abstract sockets of processes outside the sandbox (the service).
- *  3. No capabilities: a service running as root starts its children as root without any capability.
- *  4. execvp. Any failure before it exits 126 (127 when the program is not found): a child the
- *     service asked to confine never runs unconfined.
+ *  4. No capabilities: a service running as root starts its children as root without any capability.
+ *  5. seccomp: link, linkat, symlink and symlinkat fail with EPERM (no hard or symbolic link anywhere).
+ *  6. execvp. Any failure before it exits 126 (127 when the program is not found): a child the
+ *     service asked to confine never runs less confined than asked.
  * The syscall numbers and flags are the kernel's uapi values, spelled out so that old headers build it.
  */
 #define _GNU_SOURCE
@@ -29,6 +36,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "ns.h"
 
 #define SYS_LL_CREATE 444
 #define SYS_LL_ADD 445
@@ -60,8 +68,9 @@
   FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_BLOCK | FS_MAKE_SYM | FS_REFER)
 #define RIGHTS_RO (FS_EXECUTE | FS_READ_FILE | FS_READ_DIR)
 /* no execute where the child can write (W^X), no device nodes */
+/* no symbolic links either: a link planted in a root could lead the service's file door elsewhere */
 #define RIGHTS_RW (FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_DIR | \
-  FS_MAKE_REG | FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_SYM | FS_REFER | FS_TRUNCATE)
+  FS_MAKE_REG | FS_MAKE_SOCK | FS_MAKE_FIFO | FS_REFER | FS_TRUNCATE)
 #define RIGHTS_DEV (FS_READ_FILE | FS_WRITE_FILE | FS_READ_DIR | FS_TRUNCATE | FS_IOCTL_DEV)
 /* names only: ffmpeg lists /dev to find capture devices */
 #define RIGHTS_LS FS_READ_DIR
@@ -74,7 +83,7 @@ struct path_beneath_attr { uint64_t allowed_access; int32_t parent_fd; } __attri
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
 
-static void die(int code, const char *what, const char *arg) {
+void die(int code, const char *what, const char *arg) {
   fprintf(stderr, "media-core-confine: %s%s%s: %s\n", what, arg ? " " : "", arg ? arg : "", strerror(errno));
   exit(code);
 }
@@ -136,24 +145,38 @@ static void drop_capabilities(void) {
   if (syscall(SYS_capset, &hdr, data) < 0 && errno != EPERM) die(126, "capset", NULL);
 }
 
+static int usage(void) {
+  fprintf(stderr, "usage: media-core-confine --ppid PID [--ns] [--ro|--rw|--dev|--ls PATH]... -- PROGRAM [ARG]...\n");
+  return 126;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) {
-    printf("landlock %d\n", probe());
+    int abi = probe();
+    printf("landlock %d ns %d\n", abi, abi > 0 ? ns_probe() : 0);
     return 0;
   }
   pid_t ppid = 0;
+  int ns = 0, nrw = 0;
+  char **rw = calloc((size_t)argc, sizeof *rw);
+  if (!rw) die(126, "memory", NULL);
   int i = 1;
-  for (; i + 1 < argc && strcmp(argv[i], "--") != 0; i += 2) {
+  for (; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
+    if (strcmp(argv[i], "--ns") == 0) { ns = 1; i--; continue; }
+    if (i + 1 >= argc) return usage();
     if (strcmp(argv[i], "--ppid") == 0) ppid = (pid_t)atol(argv[i + 1]);
+    else if (strcmp(argv[i], "--rw") == 0) rw[nrw++] = argv[i + 1];
+    else if (strcmp(argv[i], "--ro") != 0 && strcmp(argv[i], "--dev") != 0 && strcmp(argv[i], "--ls") != 0) {
+      fprintf(stderr, "media-core-confine: unknown option %s\n", argv[i]);
+      return 126;
+    }
   }
-  if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc || ppid <= 0) {
-    fprintf(stderr, "usage: media-core-confine --ppid PID [--ro|--rw|--dev|--ls PATH]... -- PROGRAM [ARG]...\n");
-    return 126;
-  }
+  if (i >= argc || i + 1 >= argc || ppid <= 0) return usage();
   int end = i;
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) die(126, "PR_SET_PDEATHSIG", NULL);
   /* the service may have died between its fork and the line above */
   if (getppid() != ppid) return 126;
+  if (ns) ns_enter(rw, nrw);
 
   int abi = landlock_abi();
   if (abi < 1) { errno = ENOSYS; die(126, "landlock", NULL); }
@@ -165,17 +188,20 @@ int main(int argc, char **argv) {
   int ruleset = (int)syscall(SYS_LL_CREATE, &ra, size, 0);
   if (ruleset < 0) die(126, "landlock_create_ruleset", NULL);
   for (int j = 1; j < end; j += 2) {
+    if (strcmp(argv[j], "--ns") == 0) { j--; continue; }
     const char *opt = argv[j], *path = argv[j + 1];
     if (strcmp(opt, "--ro") == 0) add_rule(ruleset, path, RIGHTS_RO, handled, 1);
     else if (strcmp(opt, "--rw") == 0) add_rule(ruleset, path, RIGHTS_RW, handled, 0);
     else if (strcmp(opt, "--dev") == 0) add_rule(ruleset, path, RIGHTS_DEV, handled, 0);
     else if (strcmp(opt, "--ls") == 0) add_rule(ruleset, path, RIGHTS_LS, handled, 0);
-    else if (strcmp(opt, "--ppid") != 0) { fprintf(stderr, "media-core-confine: unknown option %s\n", opt); return 126; }
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) die(126, "PR_SET_NO_NEW_PRIVS", NULL);
   if (syscall(SYS_LL_RESTRICT, ruleset, 0) < 0) die(126, "landlock_restrict_self", NULL);
   close(ruleset);
   drop_capabilities();
+  no_links();
+  /* last: the init of the pid namespace is confined like the program, and dies with it */
+  if (ns) ns_fork_init();
   execvp(argv[end + 1], &argv[end + 1]);
   die(errno == ENOENT ? 127 : 126, "exec", argv[end + 1]);
   return 126;

@@ -1,8 +1,24 @@
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { ConfigData } from '../../config/config-data.ts';
 import { Children, realPath } from './children.ts';
 import { detectMechanism } from './mechanism.ts';
+import { rootOnlyPaths } from './root-only.ts';
+
+/** The service's own code (children such as the SRT host run from it). */
+const CODE = realPath(fileURLToPath(new URL('../../..', import.meta.url)));
+
+/** What only root may read, found once per OS process, when the service runs as root (root-only.ts). */
+function rootOnly(retained: Map<string, unknown>, keep: string[]): string[] {
+  if (process.getuid?.() !== 0) return [];
+  let found = retained.get('core:root-only') as string[] | undefined;
+  if (!found) {
+    found = rootOnlyPaths(keep.filter((k) => k));
+    retained.set('core:root-only', found);
+  }
+  return found.filter((p) => !keep.some((k) => k === p || k.startsWith(`${p}/`)));
+}
 
 function isBeneath(parent: string, p: string): boolean {
   return p === parent || p.startsWith(`${parent}/`);
@@ -16,10 +32,13 @@ function isBeneath(parent: string, p: string): boolean {
 export function childrenService(config: ConfigData, configPath: string, env: NodeJS.ProcessEnv, log: Logger, retained: Map<string, unknown>): Children {
   const mechanism = detectMechanism(env.MEDIA_CORE_CONFINE_WRAPPER || undefined);
   const db = resolve(config.db.dir);
-  const hidden = [configPath, db, config.tls.cert_file, config.tls.key_file].filter((p) => p).map(realPath);
-  const writable = [config.storage.disk.dir, ...config.encoder.confinement.writable].map(realPath);
+  const conf = config.encoder.confinement;
+  const writable = [config.storage.disk.dir, ...conf.writable].map(realPath);
+  const modules = conf.modules ? realPath(conf.modules) : '';
+  const secrets = [configPath, db, config.tls.cert_file, config.tls.key_file].filter((p) => p).map(realPath);
+  const hidden = [...secrets, ...rootOnly(retained, [...writable, modules, realPath(process.cwd()), CODE, realPath(process.execPath)])];
   const children = new Children({
-    mechanism, require: config.encoder.confinement.require, hidden, writable, tmpBase: resolve(db, 'run', 'tmp'),
+    mechanism, require: conf.require, hidden, writable, tmpBase: resolve(db, 'run', 'tmp'), modules,
   });
   // once per OS process: the private folders of children a killed service left
   if (!retained.has('core:children')) {
@@ -27,7 +46,7 @@ export function childrenService(config: ConfigData, configPath: string, env: Nod
     children.sweep();
     (mechanism.mechanism === 'none' ? log.warn.bind(log) : log.info.bind(log))({ abi: mechanism.abi }, `children: ${mechanism.detail}`);
   }
-  for (const h of hidden) {
+  for (const h of secrets) {
     const w = writable.find((p) => isBeneath(p, h));
     // Landlock only grants: a secret inside a writable folder stays readable (and it is served by the API too)
     if (w && mechanism.mechanism !== 'none') log.warn({ secret: h, writable: w }, 'a secret lies inside a folder children may write: they can read it');

@@ -83,5 +83,5 @@ t.test('the wrapper refuses to run anything when its parent is gone or its argum
   t.equal(r.status, 127, 'a missing program');
   t.match(r.stderr, /media-core-confine: exec no-such-program-here/);
   // the probe is what the service asks at start
-  t.match(spawnSync(DEFAULT_WRAPPER, ['--probe'], { encoding: 'utf8' }).stdout, /^landlock \d+\n$/);
+  t.match(spawnSync(DEFAULT_WRAPPER, ['--probe'], { encoding: 'utf8' }).stdout, /^landlock \d+ ns [01]\n$/);
 });

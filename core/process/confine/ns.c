@@ -1,0 +1,212 @@
+/*
+ * The namespaces and the seccomp filter of media-core-confine (see confine.c for the order).
+ * Why namespaces: Landlock's missing execute right governs execve, not mmap(PROT_EXEC), so a
+ * shared object a client uploaded could still be dlopen'ed (ffmpeg's ladspa, lv2 and frei0r
+ * filters); a noexec mount makes the kernel refuse any executable mapping of its files. And a
+ * parent-death signal is not inherited across fork: only a pid namespace takes everything a child
+ * started with it. The syscall and flag values are the kernel's uapi ones, from the libc headers.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <mntent.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include "ns.h"
+
+static void write_file(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) die(126, "open", path);
+  ssize_t n = write(fd, text, strlen(text));
+  if (n != (ssize_t)strlen(text)) die(126, "write", path);
+  close(fd);
+}
+
+/* A mount namespace (and a pid namespace for the children): directly with privilege, else inside a
+ * user namespace that maps only our own uid and gid (nothing gained: the same ids outside). */
+static void enter_namespaces(void) {
+  int flags = CLONE_NEWNS | CLONE_NEWPID;
+  if (unshare(flags) == 0) return;
+  if (errno != EPERM) die(126, "unshare", NULL);
+  uid_t uid = getuid();
+  gid_t gid = getgid();
+  if (unshare(flags | CLONE_NEWUSER) < 0) die(126, "unshare (user namespace)", NULL);
+  char map[64];
+  write_file("/proc/self/setgroups", "deny");
+  snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+  write_file("/proc/self/uid_map", map);
+  snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+  write_file("/proc/self/gid_map", map);
+}
+
+/* The mount at `dir` again, noexec nosuid nodev, keeping the flags it has (a user namespace may not clear them). */
+static void remount_noexec(const char *dir) {
+  struct statvfs sv;
+  if (statvfs(dir, &sv) < 0) die(126, "statvfs", dir);
+  unsigned long fl = MS_BIND | MS_REMOUNT | MS_NOEXEC | MS_NOSUID | MS_NODEV;
+  if (sv.f_flag & ST_RDONLY) fl |= MS_RDONLY;
+  if (sv.f_flag & ST_NOATIME) fl |= MS_NOATIME;
+  if (sv.f_flag & ST_NODIRATIME) fl |= MS_NODIRATIME;
+  if (sv.f_flag & ST_RELATIME) fl |= MS_RELATIME;
+  if (mount(NULL, dir, NULL, fl, NULL) < 0) die(126, "remount noexec", dir);
+}
+
+static int beneath(const char *parent, const char *p) {
+  size_t n = strlen(parent);
+  if (strncmp(parent, p, n) != 0) return 0;
+  return p[n] == '\0' || p[n] == '/' || (n == 1 && parent[0] == '/');
+}
+
+static void mount_noexec(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) < 0) {
+    if (errno == ENOENT || errno == ENOTDIR || errno == EACCES) return;
+    die(126, "stat", path);
+  }
+  if (S_ISLNK(st.st_mode)) return;
+  if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0) die(126, "bind mount", path);
+  FILE *f = setmntent("/proc/self/mounts", "re");
+  if (!f) die(126, "open", "/proc/self/mounts");
+  /* collected first: the table changes as we remount */
+  char **dirs = NULL;
+  size_t n = 0;
+  struct mntent *m;
+  while ((m = getmntent(f)) != NULL) {
+    if (!beneath(path, m->mnt_dir)) continue;
+    char **d = realloc(dirs, (n + 1) * sizeof *dirs);
+    if (!d || !(d[n] = strdup(m->mnt_dir))) die(126, "memory", NULL);
+    dirs = d;
+    n++;
+  }
+  endmntent(f);
+  for (size_t i = 0; i < n; i++) {
+    remount_noexec(dirs[i]);
+    free(dirs[i]);
+  }
+  free(dirs);
+}
+
+void ns_enter(char *const *rw, int nrw) {
+  enter_namespaces();
+  /* nothing we mount here is seen outside */
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) die(126, "make / private", NULL);
+  for (int i = 0; i < nrw; i++) mount_noexec(rw[i]);
+}
+
+static void on_child(int sig) { (void)sig; }
+
+static void init_loop(void) {
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd = 0; fd < 3; fd++) {
+    if (null >= 0) dup2(null, fd);
+    else close(fd);
+  }
+  for (int fd = 3; fd < 1024; fd++) close(fd);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_IGN;
+  for (int sig = 1; sig < NSIG; sig++) {
+    if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD) sigaction(sig, &sa, NULL);
+  }
+  sigset_t chld, none;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigemptyset(&none);
+  sigprocmask(SIG_BLOCK, &chld, NULL);
+  sa.sa_handler = on_child;
+  sigaction(SIGCHLD, &sa, NULL);
+  for (;;) {
+    while (waitpid(-1, NULL, WNOHANG) > 0) {}
+    sigsuspend(&none);
+  }
+}
+
+void ns_fork_init(void) {
+  int ack[2];
+  if (pipe2(ack, O_CLOEXEC) < 0) die(126, "pipe", NULL);
+  pid_t pid = fork();
+  if (pid < 0) die(126, "fork", NULL);
+  if (pid == 0) {
+    /* the caller waits for this byte, so it is alive when the death signal is armed */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) _exit(126);
+    if (write(ack[1], "1", 1) != 1) _exit(126);
+    init_loop();
+  }
+  close(ack[1]);
+  char c;
+  if (read(ack[0], &c, 1) != 1) { errno = ECHILD; die(126, "pid namespace init", NULL); }
+  close(ack[0]);
+}
+
+int ns_probe(void) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    char *root[] = { "/" };
+    ns_enter(root, 1);
+    pid_t inner = fork();
+    if (inner == 0) _exit(getpid() == 1 ? 0 : 1);
+    int st = 0;
+    if (inner < 0 || waitpid(inner, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) _exit(1);
+    _exit(0);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) < 0) return 0;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+#if defined(__x86_64__)
+#define ARCH_NR AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define ARCH_NR AUDIT_ARCH_AARCH64
+#elif defined(__i386__)
+#define ARCH_NR AUDIT_ARCH_I386
+#endif
+
+void no_links(void) {
+#ifdef ARCH_NR
+  unsigned nrs[4];
+  unsigned n = 0;
+  nrs[n++] = __NR_linkat;
+  nrs[n++] = __NR_symlinkat;
+#ifdef __NR_link
+  nrs[n++] = __NR_link;
+#endif
+#ifdef __NR_symlink
+  nrs[n++] = __NR_symlink;
+#endif
+  struct sock_filter f[16];
+  unsigned k = 0;
+  f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+  /* another ABI (i386 or x32 on x86_64) has other numbers: refused as a whole */
+  f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_NR, 1, 0);
+  f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+  unsigned checks = n;
+#ifdef __x86_64__
+  checks++;
+  f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, (unsigned char)checks, 0);
+#endif
+  for (unsigned i = 0; i < n; i++, k++) {
+    unsigned left = checks - (k - 4);
+    f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i], (unsigned char)left, 0);
+  }
+  f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  struct sock_fprog prog = { .len = (unsigned short)k, .filter = f };
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0) die(126, "seccomp", NULL);
+#endif
+}
