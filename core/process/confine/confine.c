@@ -201,7 +201,7 @@ int main(int argc, char **argv) {
   drop_capabilities();
   no_links();
   /* last: the init of the pid namespace is confined like the program, and dies with it */
-  if (ns) ns_fork_init();
+  if (ns) ns_fork_init(argc, argv);
   execvp(argv[end + 1], &argv[end + 1]);
   die(errno == ENOENT ? 127 : 126, "exec", argv[end + 1]);
   return 126;

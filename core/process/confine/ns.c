@@ -135,7 +135,7 @@ static void init_loop(void) {
   }
 }
 
-void ns_fork_init(void) {
+void ns_fork_init(int argc, char **argv) {
   int ack[2];
   if (pipe2(ack, O_CLOEXEC) < 0) die(126, "pipe", NULL);
   pid_t pid = fork();
@@ -144,6 +144,8 @@ void ns_fork_init(void) {
     /* the caller waits for this byte, so it is alive when the death signal is armed */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) _exit(126);
     if (write(ack[1], "1", 1) != 1) _exit(126);
+    /* /proc/<pid>/cmdline reads this memory: only the wrapper's name is left */
+    if (argc > 1) memset(argv[1], 0, (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) - argv[1]));
     init_loop();
   }
   close(ack[1]);

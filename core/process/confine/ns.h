@@ -15,8 +15,9 @@ void ns_enter(char *const *rw, int nrw);
 
 /* Forks the pid namespace's init: it reaps orphans, ignores every signal it can, and dies with the
  * caller (PR_SET_PDEATHSIG), i.e. with the program the caller execs into; the kernel then kills
- * whatever is left in the namespace. Call after ns_enter, just before the exec. */
-void ns_fork_init(void);
+ * whatever is left in the namespace. Call after ns_enter, just before the exec. The init's command
+ * line keeps only argv[0] (the program's arguments are not repeated in a second process). */
+void ns_fork_init(int argc, char **argv);
 
 /* A seccomp filter: link, linkat, symlink and symlinkat fail with EPERM. Needs no_new_privs. */
 void no_links(void);
