@@ -7,6 +7,13 @@ export interface Confinement {
   readonly mechanism: 'landlock' | 'none';
   /** One line for the start-up banner and the log: what holds, or why nothing does. */
   readonly detail: string;
+  /**
+   * Processes between a spawned child's pid and the program it runs: 0 (or absent) when the pid is
+   * the program's; 2 where children get namespaces (the confinement's wrapper, then the pid
+   * namespace's init, then the program). Signals and exit status pass through unchanged; whoever
+   * samples the program's CPU or memory steps down that many first children.
+   */
+  readonly programDepth?: number;
 }
 
 /** What a plugin may choose about a child; where it writes and what it reads is the core's decision. */

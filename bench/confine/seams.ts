@@ -27,7 +27,7 @@ const make = (mechanism: Mechanism) => new Children({
   writable: [join(here, 'disk'), join(here, 'rec')], tmpBase: join(here, 'db', 'run', 'tmp'),
 });
 type Start = (file: string, args: readonly string[]) => ChildProcess;
-const opts = { stdio: ['ignore', 'ignore', 'pipe'], detached: true } as const;
+const opts = { stdio: ['ignore', 'ignore', 'pipe'] as ('ignore' | 'pipe')[], detached: true };
 const kinds: Record<string, Start> = {
   plain: (f, a) => spawn(f, a, { ...opts, env: {} }),
   landlock: (f, a) => make({ ...m, ns: false }).spawn(f, a, opts),

@@ -100,7 +100,7 @@ export const processPlugin = definePlugin({
       // children a crashed predecessor left running go first, so none runs twice (supervisor/orphans.ts)
       beforeStart: async () => { await reapOrphans(runDir, log); },
       entryEnv: {
-        binary: enc.binary, spawn: (binary, args, opts) => spawn(binary, args, opts), sampler, pidFiles: new PidDir(runDir, log),
+        binary: enc.binary, spawn: (binary, args, opts) => spawn(binary, args, opts), programDepth: ctx.deps.children.confinement.programDepth ?? 0, sampler, pidFiles: new PidDir(runDir, log),
         hooks, log, cpus: availableParallelism(), now: Date.now, clock, demand: demand.env,
         resolve: (c) => {
           const r = resolveProcess(c, { registry, validator, lookup: manager.lookup });

@@ -17,6 +17,8 @@ export interface EntryEnv {
   binary: string;
   /** Starts the child confined (the core's `childrenRef`). */
   spawn?: SpawnChild;
+  /** Processes between the spawned pid and ffmpeg (`Confinement.programDepth`). */
+  programDepth?: number;
   sampler: UsageSampler;
   /** Pid files of running children (supervisor/orphans.ts). */
   pidFiles?: PidFiles;
@@ -93,6 +95,7 @@ export class ProcessEntry {
       id: config.id,
       binary: env.binary,
       spawn: env.spawn,
+      programDepth: env.programDepth,
       prepare: () => this.#prepare(),
       reconnect: config.reconnect,
       reconnectDelaySeconds: config.reconnect_delay_seconds,

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from '../helpers/cli.ts';
 import { cleanEnv } from '../helpers/app.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { childPids } from '../helpers/net-proc.ts';
 
 const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
 // As `npm start` runs it: Node 24 strips the types itself; the tsx loader only on an older Node.
@@ -63,20 +64,6 @@ t.test('an invalid config stops the boot with every error', async (t) => {
   t.match(err, /log\.level: 'loud' is not one of/);
 });
 
-/** Pids whose parent is `ppid`, from /proc. */
-function childrenOf(ppid: number): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === ppid) out.push(Number(name));
-    } catch { /* gone */ }
-  }
-  return out;
-}
-
 t.test('SIGTERM stops the running ffmpeg children and keeps their order for the next start', async (t) => {
   const cwd = await mkdtemp(join(tmpdir(), 'core-cli-'));
   t.teardown(() => rm(cwd, { recursive: true, force: true }));
@@ -88,7 +75,7 @@ t.test('SIGTERM stops the running ffmpeg children and keeps their order for the 
   const add = await fetch(`${url}/api/v3/process`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   t.equal(add.status, 200);
   const ffmpeg = await waitFor(() => {
-    const kids = childrenOf(child.pid!).filter((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('testsrc2'));
+    const kids = childPids((cmd) => cmd.includes('testsrc2'), child.pid!);
     return kids.length ? kids : undefined;
   }, { what: 'an ffmpeg child' });
   child.kill('SIGTERM');

@@ -55,7 +55,7 @@ export class Children implements ChildrenService {
 
   constructor(opts: ChildrenOptions) {
     this.#opts = opts;
-    this.confinement = { mechanism: opts.mechanism.mechanism, detail: opts.mechanism.detail };
+    this.confinement = { mechanism: opts.mechanism.mechanism, detail: opts.mechanism.detail, programDepth: opts.mechanism.ns ? 2 : 0 };
     this.#hidden = opts.hidden.map(realPath);
     this.#writable = opts.writable.map(realPath);
     const m = opts.modules;

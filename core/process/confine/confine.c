@@ -200,8 +200,8 @@ int main(int argc, char **argv) {
   close(ruleset);
   drop_capabilities();
   no_links();
-  /* last: the init of the pid namespace is confined like the program, and dies with it */
-  if (ns) ns_fork_init(argc, argv);
+  /* the init of the pid namespace and the program in it are confined like the program would be */
+  if (ns) ns_run(argc, argv, &argv[end + 1]);
   execvp(argv[end + 1], &argv[end + 1]);
   die(errno == ENOENT ? 127 : 126, "exec", argv[end + 1]);
   return 126;

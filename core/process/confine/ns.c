@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -107,51 +108,118 @@ void ns_enter(char *const *rw, int nrw) {
   for (int i = 0; i < nrw; i++) mount_noexec(rw[i]);
 }
 
-static void on_child(int sig) { (void)sig; }
-
-static void init_loop(void) {
+/* stdin, stdout and stderr on /dev/null, every other descriptor closed but `keep` (the program holds the pipes) */
+static void let_go(int keep) {
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
   for (int fd = 0; fd < 3; fd++) {
     if (null >= 0) dup2(null, fd);
     else close(fd);
   }
-  for (int fd = 3; fd < 1024; fd++) close(fd);
+  for (int fd = 3; fd < 4096; fd++) if (fd != keep) close(fd);
+}
+
+/* Only argv[0] left in what /proc/<pid>/cmdline shows: the program's arguments are not repeated. */
+static char **args_start, **args_end;
+static void scrub_args(void) {
+  if (args_start < args_end) memset(*args_start, 0, (size_t)(args_end[-1] + strlen(args_end[-1]) - *args_start));
+}
+
+static const int FORWARDED[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCONT, SIGWINCH };
+#define NFORWARDED (int)(sizeof FORWARDED / sizeof FORWARDED[0])
+static volatile pid_t program_group = 0;
+
+static void forward(int sig) {
+  int saved = errno;
+  if (program_group > 0) kill(-program_group, sig);
+  errno = saved;
+}
+
+/* The pid namespace's init: starts the program as its pid 2, reaps orphans, and when the program
+ * ended tells the wrapper how (its wait status) and exits: the kernel then kills what is left. */
+static void init_main(int status_fd, int ack_fd, char **prog) {
+  /* the wrapper waits for this byte, so it is alive when the death signal is armed */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) _exit(126);
+  /* a group of its own: the wrapper forwards signals to it, so the program gets each once */
+  setpgid(0, 0);
+  pid_t pid = fork();
+  if (pid < 0) _exit(126);
+  if (pid == 0) {
+    close(status_fd);
+    close(ack_fd);
+    execvp(prog[0], prog);
+    die(errno == ENOENT ? 127 : 126, "exec", prog[0]);
+  }
+  if (write(ack_fd, "1", 1) != 1) _exit(126);
+  close(ack_fd);
+  scrub_args();
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_IGN;
-  for (int sig = 1; sig < NSIG; sig++) {
-    if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD) sigaction(sig, &sa, NULL);
-  }
-  sigset_t chld, none;
-  sigemptyset(&chld);
-  sigaddset(&chld, SIGCHLD);
-  sigemptyset(&none);
-  sigprocmask(SIG_BLOCK, &chld, NULL);
-  sa.sa_handler = on_child;
-  sigaction(SIGCHLD, &sa, NULL);
+  for (int sig = 1; sig < NSIG; sig++) if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD) sigaction(sig, &sa, NULL);
+  let_go(status_fd);
   for (;;) {
-    while (waitpid(-1, NULL, WNOHANG) > 0) {}
-    sigsuspend(&none);
+    int st = 0;
+    pid_t r = waitpid(-1, &st, 0);
+    if (r == pid) {
+      if (write(status_fd, &st, sizeof st) != (ssize_t)sizeof st) _exit(126);
+      _exit(0);
+    }
+    if (r < 0 && errno != EINTR) _exit(126);
   }
 }
 
-void ns_fork_init(int argc, char **argv) {
-  int ack[2];
-  if (pipe2(ack, O_CLOEXEC) < 0) die(126, "pipe", NULL);
-  pid_t pid = fork();
-  if (pid < 0) die(126, "fork", NULL);
-  if (pid == 0) {
-    /* the caller waits for this byte, so it is alive when the death signal is armed */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) _exit(126);
-    if (write(ack[1], "1", 1) != 1) _exit(126);
-    /* /proc/<pid>/cmdline reads this memory: only the wrapper's name is left */
-    if (argc > 1) memset(argv[1], 0, (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) - argv[1]));
-    init_loop();
+/* Ends the wrapper the way the program ended (its exit code, or the signal that killed it). */
+__attribute__((noreturn)) static void end_like(int st) {
+  if (WIFEXITED(st)) exit(WEXITSTATUS(st));
+  int sig = WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL;
+  struct rlimit none = { 0, 0 };
+  setrlimit(RLIMIT_CORE, &none);
+  signal(sig, SIG_DFL);
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_UNBLOCK, &all, NULL);
+  raise(sig);
+  exit(128 + sig);
+}
+
+void ns_run(int argc, char **argv, char **prog) {
+  args_start = argv + 1;
+  args_end = argv + argc;
+  int status[2], ack[2];
+  if (pipe2(status, O_CLOEXEC) < 0 || pipe2(ack, O_CLOEXEC) < 0) die(126, "pipe", NULL);
+  /* the signals to forward are held until the init's group exists */
+  sigset_t fw, old;
+  sigemptyset(&fw);
+  for (int i = 0; i < NFORWARDED; i++) sigaddset(&fw, FORWARDED[i]);
+  sigprocmask(SIG_BLOCK, &fw, &old);
+  pid_t init = fork();
+  if (init < 0) die(126, "fork", NULL);
+  if (init == 0) {
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    close(status[0]);
+    close(ack[0]);
+    init_main(status[1], ack[1], prog);
   }
+  close(status[1]);
   close(ack[1]);
   char c;
   if (read(ack[0], &c, 1) != 1) { errno = ECHILD; die(126, "pid namespace init", NULL); }
   close(ack[0]);
+  scrub_args();
+  program_group = init;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = forward;
+  sa.sa_flags = SA_RESTART;
+  for (int i = 0; i < NFORWARDED; i++) sigaction(FORWARDED[i], &sa, NULL);
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  let_go(status[0]);
+  int st = 0;
+  ssize_t n;
+  do n = read(status[0], &st, sizeof st); while (n < 0 && errno == EINTR);
+  /* no word from the init: it was killed, and the program with it */
+  if (n != (ssize_t)sizeof st) st = SIGKILL;
+  end_like(st);
 }
 
 int ns_probe(void) {

@@ -13,11 +13,15 @@ int ns_probe(void);
  * noexec, nosuid and nodev, the mounts beneath it too. Missing paths are skipped. */
 void ns_enter(char *const *rw, int nrw);
 
-/* Forks the pid namespace's init: it reaps orphans, ignores every signal it can, and dies with the
- * caller (PR_SET_PDEATHSIG), i.e. with the program the caller execs into; the kernel then kills
- * whatever is left in the namespace. Call after ns_enter, just before the exec. The init's command
- * line keeps only argv[0] (the program's arguments are not repeated in a second process). */
-void ns_fork_init(int argc, char **argv);
+/* Runs the program in the pid namespace and never returns. The caller (the pid the service knows)
+ * forks the namespace's init, which starts the program as its pid 2 in a process group of its own;
+ * the caller forwards the signals a program is stopped with to that group and ends as the program
+ * ended (exit code or signal). The init dies with the caller (PR_SET_PDEATHSIG) and leaves when the
+ * program ended: the kernel then kills whatever is left in the namespace (setsid and double forks
+ * included). Threads cannot be made by a process whose children's pid namespace is another one,
+ * which is why the program is not the caller itself. The caller's and the init's command lines keep
+ * only argv[0]. Call after ns_enter, Landlock and seccomp. */
+void ns_run(int argc, char **argv, char **prog) __attribute__((noreturn));
 
 /* A seccomp filter: link, linkat, symlink and symlinkat fail with EPERM. Needs no_new_privs. */
 void no_links(void);

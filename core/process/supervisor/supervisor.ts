@@ -167,7 +167,7 @@ export class Supervisor {
     this.#mem = 0;
     this.#limitWatch.reset();
     this.#opts.pidFiles?.record(this.#opts.id, run.pid, this.#opts.binary, args);
-    this.#unwatch = this.#sampler.watch(run.pid, this.#onSample);
+    this.#unwatch = this.#sampler.watch(run.pid, this.#onSample, this.#opts.programDepth ?? 0);
     this.#log?.info({ pid: run.pid }, 'process spawned');
     this.#transition('running');
   }

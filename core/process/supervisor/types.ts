@@ -10,7 +10,7 @@ import type { PidFiles } from './orphans.ts';
  * samples to check the limit mechanism without depending on the machine's load.
  */
 export interface Sampler {
-  watch(pid: number, listener: UsageListener): () => void;
+  watch(pid: number, listener: UsageListener, depth?: number): () => void;
   close(): void;
 }
 
@@ -68,6 +68,8 @@ export interface SupervisorOptions {
   env?: Record<string, string>;
   /** How the child is started; default node's spawn (the engine passes the core's confined one). */
   spawn?: SpawnChild;
+  /** Processes between the spawned pid and the program (`Confinement.programDepth`); default 0. */
+  programDepth?: number;
 }
 
 export interface SupervisorStatus {

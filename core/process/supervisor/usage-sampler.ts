@@ -22,7 +22,10 @@ export interface UsageSamplerOptions {
 
 interface Watch {
   readonly listener: UsageListener;
-  readonly path: string;
+  path: string;
+  pid: number;
+  /** Processes still to step down from `pid` to the program (the confinement's wrapper and init). */
+  depth: number;
   /** Kept open: a pread at offset 0 regenerates the file, one syscall per sample instead of three. */
   fd: number;
   ticks: number;
@@ -60,9 +63,14 @@ export class UsageSampler {
     return this.#watches.size;
   }
 
-  /** Calls `listener` every tick for `pid` until the returned function is called. */
-  watch(pid: number, listener: UsageListener): () => void {
-    const w: Watch = { listener, path: `${this.#procRoot}/${pid}/stat`, fd: -1, ticks: -1, at: 0 };
+  /**
+   * Calls `listener` every tick for `pid` until the returned function is called. With `depth`, the
+   * program sampled is that many processes below `pid` (each level's first child): a child confined
+   * with namespaces runs as the grandchild of the pid the service spawned (core/process/confine).
+   * Until it is there the tick samples `pid` itself.
+   */
+  watch(pid: number, listener: UsageListener, depth = 0): () => void {
+    const w: Watch = { listener, path: `${this.#procRoot}/${pid}/stat`, pid, depth, fd: -1, ticks: -1, at: 0 };
     this.#watches.add(w);
     if (!this.#timer) {
       this.#timer = setInterval(() => this.#tick(), this.#intervalMs);
@@ -88,8 +96,30 @@ export class UsageSampler {
     this.#timer = undefined;
   }
 
+  /** Steps down to the program once it exists (one read per level, only until found). */
+  #descend(w: Watch): void {
+    let pid = w.pid;
+    for (let level = 0; level < w.depth; level++) {
+      let text: string;
+      try {
+        text = readFileSync(`${this.#procRoot}/${pid}/task/${pid}/children`, 'latin1');
+      } catch {
+        return;
+      }
+      const next = Number.parseInt(text, 10);
+      if (!(next > 0)) return;
+      pid = next;
+    }
+    closeWatch(w);
+    w.pid = pid;
+    w.depth = 0;
+    w.path = `${this.#procRoot}/${pid}/stat`;
+    w.ticks = -1;
+  }
+
   #tick(): void {
     for (const w of this.#watches) {
+      if (w.depth > 0) this.#descend(w);
       let cpu = -1;
       let rss = -1;
       if (this.#readStat(w)) {
@@ -150,7 +180,7 @@ export class UsageSampler {
 
   /** Bytes per page: our own VmRSS (kB, /proc/self/status) over our own rss in pages (stat). */
   #learnPageSize(): number {
-    const self: Watch = { listener: () => {}, path: `${this.#procRoot}/self/stat`, fd: -1, ticks: -1, at: 0 };
+    const self: Watch = { listener: () => {}, path: `${this.#procRoot}/self/stat`, pid: 0, depth: 0, fd: -1, ticks: -1, at: 0 };
     try {
       const pages = this.#readStat(self) ? this.#rssPages : 0;
       const status = readFileSync(`${this.#procRoot}/self/status`);

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { request, type RequestOpts, type TestLike, type TestResponse } from '../../helpers/app.ts';
 import { startCli, type CliApp } from '../../helpers/cli.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { starterOf } from '../../helpers/net-proc.ts';
 import { startNatsCluster, type NatsCluster } from './nats.ts';
 
 /** One service node as its own OS process, connected only to its own nats-server. */
@@ -64,6 +65,7 @@ export async function addProcess(node: Node, body: Record<string, unknown>): Pro
   }, { timeout: 30_000, interval: 250, what: `adding ${String(body.id)} on ${node.id}` });
 }
 
+/** `ppid`: the service that started it (`starterOf`). */
 export interface Ffmpeg { pid: number; ppid: number; id: string }
 
 /** The ffmpegs of this run (by the token in their command line), with the process id each carries. */
@@ -75,9 +77,9 @@ export function ffmpegs(token: string): Ffmpeg[] {
     try {
       const arg = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').find((a) => a.startsWith(prefix));
       if (arg === undefined) continue;
-      // field 4 of stat, after the last ')' (the command name may hold anything)
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      // the node that started it (above the confinement's wrapper and init, when there are)
+      const ppid = starterOf(Number(name));
+      if (ppid === undefined) continue;
       out.push({ pid: Number(name), ppid, id: arg.slice(prefix.length) });
     } catch {
       // gone meanwhile

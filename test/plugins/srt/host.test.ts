@@ -2,6 +2,7 @@ import t from 'tap';
 import { readFileSync, readdirSync } from 'node:fs';
 import { startSrtApp, srtCaller, TOKEN, type Caller } from './srt-helpers.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { childPids } from '../../helpers/net-proc.ts';
 import { ingestHooksRef } from '../../../sdk/index.ts';
 
 /*
@@ -11,21 +12,8 @@ import { ingestHooksRef } from '../../../sdk/index.ts';
  * starts again on the same port, and new connections are served.
  */
 
-/** Pids of the SRT host processes that are children of this test process's services. */
-function hostPids(): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      const ppid = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1]);
-      if (cmd.includes('plugins/srt/host/entry.ts') && ppid === process.pid) out.push(Number(d));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
+/** Pids of the SRT host processes that this test process's services started (below the confinement's wrapper). */
+const hostPids = (): number[] => childPids((cmd) => cmd.includes('plugins/srt/host/entry.ts'));
 
 const publish = (name: string) => `${name},mode:publish,token:${encodeURIComponent(TOKEN)}`;
 

@@ -40,7 +40,7 @@ t.test('a child writes its private folder and the disk root, nothing else; the f
   const r = await sh(children, [
     'echo private > "$TMPDIR/f" && cat "$TMPDIR/f"', `echo ok > ${dir}/disk/f && echo disk-ok`,
     `echo no > ${dir}/outside/f || echo outside-refused`, `cat ${dir}/config.json || echo config-refused`,
-    'grep CapEff /proc/self/status', 'kill -0 $PPID || echo signal-refused',
+    'grep CapEff /proc/self/status', `kill -0 ${process.pid} || echo signal-refused`,
   ].join('; '));
   t.match(r.out, /private\ndisk-ok\n/);
   t.match(r.out, /outside-refused/);
