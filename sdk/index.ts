@@ -43,6 +43,7 @@ export * from './children.ts';
 export * from './metrics.ts';
 export * from './sessions.ts';
 export * from './short-id.ts';
+export * from './mask.ts';
 export * from './module-url.ts';
 export * from './playout.ts';
 export * from './about.ts';

@@ -135,6 +135,13 @@ export interface ProcessesService {
    * 5.8). Never fails: an unknown id or an unresolvable definition says so in `log`.
    */
   probe(id: string): Promise<ApiProbe>;
+  /**
+   * Why `address` is refused as a source, or undefined: the rule process inputs meet
+   * (`encoder.access.input.allow/block`, a URL that must parse; for `playout:<url>` the URL behind
+   * the prefix as well). Every other way a source enters (the playout plugin's playlist items,
+   * stream switches) asks here, so there is one rule. A local file is given as its absolute path.
+   */
+  inputProblem(address: string): string | undefined;
 }
 
 /**

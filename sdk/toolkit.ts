@@ -20,4 +20,5 @@ export * from './forward.ts';
 export * from './linger-close.ts';
 export * from './basic-credentials.ts';
 export * from './short-id.ts';
+export * from './mask.ts';
 export * from './module-url.ts';

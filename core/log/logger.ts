@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
+import { maskCredentials } from '../../sdk/index.ts';
 import { consoleLine, dedupeBindings } from './console-format.ts';
 import { LogRing } from './ring.ts';
 
@@ -23,7 +24,9 @@ export interface LoggerOptions {
 /**
  * The app's logger: JSON lines into the ring that `GET /api/v3/log` reads, and to stdout as
  * JSON or console lines. Every line has each key once: a child's `component` replaces its
- * parent's instead of being appended after it (pino appends bindings).
+ * parent's instead of being appended after it (pino appends bindings). No line carries a
+ * credential: each is masked as written (`maskCredentials`: URL user info, `token=`,
+ * `passphrase=`, ...), whoever logged it and however (a message, a field, an error's text).
  */
 export function createLogger(opts: LoggerOptions): AppLogger {
   const ring = opts.ring ?? new LogRing(opts.maxLines);
@@ -34,6 +37,7 @@ export function createLogger(opts: LoggerOptions): AppLogger {
   const log = pino({
     level,
     base: { component: 'Core' },
+    hooks: { streamWrite: maskCredentials },
     // inherited by every descendant: runs once per child, not per line
     onChild(child) {
       const c = child as unknown as Record<string, string>;

@@ -66,8 +66,8 @@ export class ScheduleRunner {
 
   /** The end of the window open at `now` (Infinity without a duration), or undefined. */
   #windowEnd(now: number): number | undefined {
-    const last = lastStart(this.#schedule, now);
-    if (last === undefined || last < this.#port.since) return undefined;
+    const last = lastStart(this.#schedule, now, this.#port.since);
+    if (last === undefined) return undefined;
     const end = this.#durationMs > 0 ? last + this.#durationMs : Infinity;
     return now < end ? end : undefined;
   }

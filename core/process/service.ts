@@ -2,12 +2,15 @@ import type { ApiProbe, ApiProcess, ProcessesService, ProcessProgressInfo, Proce
 import { parseParts } from './list-filter.ts';
 import type { ProcessManager } from './manager.ts';
 import type { ProcessViews } from './views.ts';
+import { sourceProblem, type AccessList } from './validate.ts';
 
 /** What the service reads besides the manager: the routes' own views and probe. */
 export interface ServiceParts {
   stateEntries: ProcessStateCounts;
   views: ProcessViews;
   probe(id: string): Promise<ApiProbe>;
+  /** `encoder.access.input`, compiled once. */
+  input: AccessList;
 }
 
 /**
@@ -31,5 +34,6 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
       return [...m.values()].map((e) => p.views.object(e, parts));
     },
     probe: (id) => p.probe(id),
+    inputProblem: (address) => sourceProblem(p.input, address),
   };
 }

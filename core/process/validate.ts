@@ -75,15 +75,29 @@ export function checkDefinition(c: FullConfig): string | undefined {
   return scheduleProblem(c);
 }
 
+/** `playout:rtmp://...`: a word and a colon in front of a URL, which a plugin reads behind it. */
+const WRAPPED = /^[a-z][a-z0-9+.-]*:(?=[a-z][a-z0-9+.-]*:\/{1,3})/i;
+
+/**
+ * Why a source is refused, or undefined: the one rule for every way a source enters (process
+ * inputs, and through `processesRef.inputProblem` the playout plugin's playlist items, stream
+ * switches and relays). A URL must parse; `encoder.access.input` must allow the address, and for a
+ * wrapped URL (`playout:rtmp://h/x`) the URL behind the prefix too, as that is what gets opened.
+ */
+export function sourceProblem(list: AccessList, address: string): string | undefined {
+  if (SCHEME.test(address)) {
+    const u = urlProblem(address);
+    if (u) return u;
+  }
+  if (!allowed(list, address)) return 'address is not allowed';
+  const wrap = WRAPPED.exec(address);
+  return wrap ? sourceProblem(list, address.slice(wrap[0].length)) : undefined;
+}
+
 /** Reference 8.4 for one input address (already resolved). */
 export function checkInput(v: Validator, pid: string, io: IOConfig): string | undefined {
-  const a = io.address;
-  const bad = (why: string) => `the address for input '#${pid}:${io.id}' (${a}) is invalid: ${why}`;
-  if (SCHEME.test(a)) {
-    const u = urlProblem(a);
-    if (u) return bad(u);
-  }
-  return allowed(v.input, a) ? undefined : bad('address is not allowed');
+  const why = sourceProblem(v.input, io.address);
+  return why ? `the address for input '#${pid}:${io.id}' (${io.address}) is invalid: ${why}` : undefined;
 }
 
 /** Reference 8.4 for one output address (already resolved). */

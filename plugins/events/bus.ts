@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type {
   CoreEvent, EventFilter, EventsService, EventSubject, EventSubscription, EventTypeSpec,
 } from '../../sdk/index.ts';
+import { maskDeep } from '../../sdk/index.ts';
 import { compileFilter, type EventMatcher } from './filter.ts';
 import { EventRing } from './ring.ts';
 
@@ -49,7 +50,8 @@ export class EventBus implements EventsService {
       const ring = this.#r.ring;
       ring.push(Object.freeze({
         id: ring.nextId(), boot: this.#r.boot, time: new Date().toISOString(), type,
-        subject: Object.freeze({ ...subject }), payload: Object.freeze({ ...payload }),
+        // credentials never reach a subscriber or a webhook (a URL with user info, a token in a query)
+        subject: Object.freeze(maskDeep({ ...subject })), payload: Object.freeze(maskDeep({ ...payload })),
       }));
       if (!this.#scheduled && !this.#closed && this.#subs.size) this.#scheduled = setImmediate(this.flush);
     } catch (err) {

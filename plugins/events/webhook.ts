@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { maskCredentials } from '../../sdk/index.ts';
 import type { CoreEvent } from '../../sdk/index.ts';
 
 export interface WebhookOptions {
@@ -35,15 +36,9 @@ export function signature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-/** The URL as shown in the API: credentials masked. */
+/** The URL as shown in the API: credentials masked (the SDK's one rule, `maskCredentials`). */
 export function shownUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.username || u.password) { u.username = '***'; u.password = ''; }
-    return u.href;
-  } catch {
-    return url;
-  }
+  return maskCredentials(url);
 }
 
 /** 4xx answers other than 408 and 429 will not change by retrying. */

@@ -61,7 +61,11 @@ export class PlayoutControl implements PlayoutService {
     const target = url.trim();
     if (!target) throw playoutErrors.badUrl('the body must be the URL of the new stream');
     // the same form as the input address is accepted: the relay reads the URL behind the prefix
-    const result = await e.relay.switchStream(target.startsWith(PREFIX) ? target.slice(PREFIX.length) : target).catch(failure);
+    const source = target.startsWith(PREFIX) ? target.slice(PREFIX.length) : target;
+    // the rule process inputs meet (encoder.access.input): a switch is no way around it
+    const denied = this.#processes.inputProblem(source);
+    if (denied) throw playoutErrors.badUrl(`${source}: ${denied}`);
+    const result = await e.relay.switchStream(source).catch(failure);
     if (!result.ok) throw playoutErrors.mismatch(result.reason);
   }
 

@@ -36,7 +36,10 @@ export default definePlugin({
       : () => { throw new Error('playout is not enabled'); };
     const frames = ctx.retain('errorframes', () => new Map<string, Buffer>());
     const ffmpeg = { binary: ctx.sections.encoder.binary, spawn: ctx.deps.children.spawn.bind(ctx.deps.children) };
-    const playlists = await openPlaylists({ state: ctx.state, diskDir: ctx.sections.storage.disk.dir, ffmpeg, events: ctx.deps.events });
+    const playlists = await openPlaylists({
+      state: ctx.state, diskDir: ctx.sections.storage.disk.dir, ffmpeg, events: ctx.deps.events,
+      inputProblem: (address) => processes.inputProblem(address),
+    });
     const relays = new RelayRegistry({
       enabled: cfg.enable, pool: new PortPool(cfg.min_port, cfg.max_port), processes, ffmpeg, create, frames, log: ctx.log,
       feed: playlists.feed,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { PlaylistPlayState } from '../../../sdk/playout.ts';
 import type { Playlist, PlaylistFormat, StoredItem } from './schema.ts';
-import { resolveSource } from './sources.ts';
+import { LOCAL_PROTOCOLS, resolveSource, type SourceRules } from './sources.ts';
 
 /**
  * What the relay runs for one item: a label (the item's source), the source ffmpeg's arguments, and
@@ -15,7 +15,8 @@ export interface FeedOptions {
   name: string;
   processId: string;
   playlist: (name: string) => Playlist | undefined;
-  diskDir: string;
+  /** The disk root and the access lists, met again at every item start. */
+  rules: SourceRules;
   log: Logger;
   emit?: (type: string, subject: Record<string, string>, payload: Record<string, unknown>) => void;
 }
@@ -81,14 +82,14 @@ export class PlaylistFeed {
       const index = this.#take(pl);
       if (index === undefined) return undefined;
       const item = pl.items[index]!;
-      const r = resolveSource(this.#o.diskDir, item.source);
+      const r = resolveSource(this.#o.rules, item.source);
       if (!r.ok) {
         this.skipped(item.source, r.reason);
         continue;
       }
       return {
         cur: { index, source: item.source, start: 0, from: item.in ?? 0 },
-        run: { url: item.source, args: itemArgs(r.input, item, pl), duration: playedSeconds(item) },
+        run: { url: item.source, args: itemArgs(r.input, item, pl, r.url), duration: playedSeconds(item) },
       };
     }
     return undefined;
@@ -177,10 +178,13 @@ function order(pl: Playlist): number[] {
   return o;
 }
 
-/** The source ffmpeg of one item: paced (`-re`), cut to in/out, copied or encoded to the playlist's format. */
-export function itemArgs(input: string, item: StoredItem, pl: Playlist): string[] {
+/**
+ * The source ffmpeg of one item: paced (`-re`), cut to in/out, copied or encoded to the playlist's
+ * format; a local file (`url` false) may lead ffmpeg to files only, never to the network.
+ */
+export function itemArgs(input: string, item: StoredItem, pl: Playlist, url: boolean): string[] {
   const cut = [...(item.in ? ['-ss', String(item.in)] : []), ...(item.out ? ['-to', String(item.out)] : [])];
-  const head = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', '-re', ...cut, '-i', input];
+  const head = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', '-re', ...cut, ...(url ? [] : LOCAL_PROTOCOLS), '-i', input];
   // one audio frame per PES: the splicer drops whole PES that would overlap the next item, so they stay short
   const tail = ['-flush_packets', '1', '-pes_payload_size', '0', '-f', 'mpegts', 'pipe:1'];
   if (pl.mismatch === 'refuse') return [...head, '-map', '0:v:0', '-map', '0:a:0?', '-c', 'copy', ...tail];

@@ -4,12 +4,15 @@ import type { EventsService, HttpScope, PluginState } from '../../../sdk/index.t
 import type { Ffmpeg } from '../relay/ffmpeg.ts';
 import { PlaylistFeed } from './feed.ts';
 import { playlistRoutes } from './routes.ts';
+import type { SourceRules } from './sources.ts';
 import { PlaylistStore, type PlaylistDoc } from './store.ts';
 
 export interface PlaylistsOptions {
   state: PluginState;
   /** `storage.disk.dir` as configured. */
   diskDir: string;
+  /** Why an address is refused as a source: the process inputs' rule (`processesRef.inputProblem`). */
+  inputProblem(address: string): string | undefined;
   ffmpeg: Ffmpeg;
   events?: EventsService;
 }
@@ -30,12 +33,12 @@ export async function openPlaylists(o: PlaylistsOptions): Promise<Playlists> {
       return { playlists: d && typeof d.playlists === 'object' && d.playlists ? d.playlists : {} };
     },
   });
-  const diskDir = resolve(o.diskDir);
-  const store = new PlaylistStore(doc, diskDir, o.ffmpeg);
+  const rules: SourceRules = { diskDir: resolve(o.diskDir), inputProblem: (a) => o.inputProblem(a) };
+  const store = new PlaylistStore(doc, rules, o.ffmpeg);
   return {
     store,
     feed: (name, processId, log) => new PlaylistFeed({
-      name, processId, diskDir, log, playlist: (n) => store.get(n),
+      name, processId, rules, log, playlist: (n) => store.get(n),
       emit: o.events ? (type, subject, payload) => o.events!.emit(type, subject, payload) : undefined,
     }),
     routes: (http) => playlistRoutes(http, store),

@@ -19,10 +19,14 @@ export function ffprobeOf(ffmpeg: string): string {
   return ffmpeg.replace(/ffmpeg([^/]*)$/, 'ffprobe$1');
 }
 
-/** Probes one source within PROBE_TIMEOUT_MS; the reason when it cannot be read. */
-export function probeItem(ff: Ffmpeg, source: string): Promise<ItemMedia | string> {
+/**
+ * Probes one source within PROBE_TIMEOUT_MS, confined like every child (`ff.spawn` is the core's
+ * `childrenRef`); `inputOptions` go before the source (a local file's protocol whitelist). The
+ * reason when it cannot be read.
+ */
+export function probeItem(ff: Ffmpeg, source: string, inputOptions: readonly string[] = []): Promise<ItemMedia | string> {
   return new Promise((resolve) => {
-    const child = ff.spawn(ffprobeOf(ff.binary), ['-v', 'error', '-show_entries',
+    const child = ff.spawn(ffprobeOf(ff.binary), ['-v', 'error', ...inputOptions, '-show_entries',
       'stream=codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate:format=duration', '-of', 'json', source],
     { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

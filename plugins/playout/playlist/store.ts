@@ -2,7 +2,7 @@ import { ApiError, type StateDocument } from '../../../sdk/index.ts';
 import type { Ffmpeg } from '../relay/ffmpeg.ts';
 import { mediaMismatch, probeItem } from './probe.ts';
 import { MAX_PLAYLISTS, NAME_PATTERN, type PlaylistFormat, type Playlist, type PlaylistBody, type StoredItem } from './schema.ts';
-import { resolveSource } from './sources.ts';
+import { LOCAL_PROTOCOLS, resolveSource, type SourceRules } from './sources.ts';
 
 /** The stored document: playlists by name. */
 export interface PlaylistDoc { playlists: Record<string, Playlist> }
@@ -22,16 +22,14 @@ const PROBE_PARALLEL = 4;
  */
 export class PlaylistStore {
   readonly #doc: StateDocument<PlaylistDoc>;
-  readonly #diskDir: string;
+  readonly #rules: SourceRules;
   readonly #ffmpeg: Ffmpeg;
 
-  constructor(doc: StateDocument<PlaylistDoc>, diskDir: string, ffmpeg: Ffmpeg) {
+  constructor(doc: StateDocument<PlaylistDoc>, rules: SourceRules, ffmpeg: Ffmpeg) {
     this.#doc = doc;
-    this.#diskDir = diskDir;
+    this.#rules = rules;
     this.#ffmpeg = ffmpeg;
   }
-
-  get diskDir(): string { return this.#diskDir; }
 
   list(): Playlist[] {
     return Object.values(this.#doc.data.playlists).sort((a, b) => a.name.localeCompare(b.name));
@@ -79,10 +77,11 @@ export class PlaylistStore {
     const refuse = body.mismatch === 'refuse';
     const todo = items.map((it, i) => ({ it, i }));
     const probeOne = async ({ it, i }: { it: StoredItem; i: number }): Promise<void> => {
-      const r = resolveSource(this.#diskDir, it.source);
+      // refused before anything reads it: nothing about a file out of bounds is probed or stored
+      const r = resolveSource(this.#rules, it.source);
       if (!r.ok) throw bad(`items[${i}]: ${r.reason}`);
       if (r.url && !refuse) return;
-      const media = await probeItem(this.#ffmpeg, r.input);
+      const media = await probeItem(this.#ffmpeg, r.input, r.url ? [] : LOCAL_PROTOCOLS);
       if (typeof media === 'string') throw bad(`items[${i}]: ${it.source}: ${media.replaceAll(r.input, it.source)}`);
       it.media = media;
     };

@@ -19,7 +19,7 @@ t.test('prefetch picks the next item once; next returns it; an edit picks again'
     format: { width: 320, height: 240, fps: 25, video_bitrate_kbit: 300, audio_bitrate_kbit: 64 },
     items: [{ source: '/a.mp4', media: media(10) }, { source: '/b.mp4', in: 2, out: 5, media: media(10) }, { source: '/c.mp4' }],
   } as Playlist;
-  const feed = new PlaylistFeed({ name: 'p', processId: 'x', playlist: () => pl, diskDir: dir, log: pino({ level: 'silent' }) });
+  const feed = new PlaylistFeed({ name: 'p', processId: 'x', playlist: () => pl, rules: { diskDir: dir, inputProblem: () => undefined }, log: pino({ level: 'silent' }) });
   const a = feed.next()!;
   t.match(a, { url: '/a.mp4', duration: 10 }, 'the first item, with its probed duration');
   const b = feed.prefetch()!;

@@ -30,7 +30,7 @@ function playlist(files: string[], duration: number | undefined, joins: Joins): 
   const make = (): PlaylistRun | undefined => {
     if (at >= files.length) return undefined;
     const f = files[at++]!;
-    return { url: f, args: itemArgs(f, { source: f }, pl), duration };
+    return { url: f, args: itemArgs(f, { source: f }, pl, false), duration };
   };
   return {
     next: () => { const r = prepared ?? make(); prepared = undefined; return r; },
