@@ -38,6 +38,8 @@ export interface FsServeRefusal {
   details: string[];
   /** Stable error code for logs (e.g. `SESSIONS_LIMIT`); default `FS_SERVE_REFUSED`. */
   code?: string;
+  /** Seconds to send as `Retry-After` (a 429 or 503 that passes). */
+  retryAfter?: number;
 }
 
 /** A finished GET/HEAD answer. */

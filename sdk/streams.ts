@@ -181,9 +181,11 @@ export interface StreamTable {
    * Before a read of a name nothing publishes: asks the demand sources, and when one starts a
    * publisher for `name`, waits for it up to `timeoutMs` (default 15 s). True when `name` is
    * published by then (read it now), false at once when no source publishes it (the read is
-   * then refused `STREAM_NOT_FOUND` as before) or when the wait ran out.
+   * then refused `STREAM_NOT_FOUND` as before), when a source's budget refuses `from`, or when
+   * the wait ran out. `from`: the reader's address (its `IngestPeer.remote`), which an on-demand
+   * start is counted against; leave it out only for a reader inside the service (a relay).
    */
-  whenPublished(name: string, timeoutMs?: number): Promise<boolean>;
+  whenPublished(name: string, timeoutMs?: number, from?: string): Promise<boolean>;
   /**
    * The names the demand sources would start a publisher for now (`waiting`, the default:
    * `StreamDemandSource.waiting`), or those whose publisher a demand started and that run or start
@@ -198,14 +200,15 @@ export interface StreamTable {
 /**
  * A source of streams published on demand. `demand` is called for each reader that asks for a
  * name nothing publishes: true when the source publishes that name and now starts (or keeps)
- * its publisher. How long it keeps publishing is the source's business: it sees the stream's
- * readers in `StreamTable.get(name)`.
+ * its publisher; false also when it refuses to start one for that reader (`from`: the reader's
+ * address as `whenPublished` got it, undefined for a reader inside the service). How long it
+ * keeps publishing is the source's business: it sees the stream's readers in `StreamTable.get(name)`.
  *
  * @example
  * streams.addDemandSource({ demand: (name) => (name === 'cam1' ? (startCamera(), true) : false) });
  */
 export interface StreamDemandSource {
-  demand(name: string): boolean;
+  demand(name: string, from?: string): boolean;
   /**
    * The names whose publisher it would start on a demand now (not those starting or running);
    * it calls `StreamTable.demandChanged()` when they change.

@@ -77,6 +77,9 @@ export const processPlugin = definePlugin({
       entries: () => manager.values(), get: (id) => manager.get(id), filesystems: () => ctx.deps.filesystems,
       streams: ctx.deps.streams, door: ctx.deps.door, slate: new Slate(enc.binary, (b, a, o) => spawn(b, a, o)), clock, log,
       idleSeconds: enc.ondemand.idle_seconds,
+      budget: {
+        maxStartsPerClient: enc.ondemand.max_starts_per_client, windowSeconds: enc.ondemand.client_window_seconds, maxRunning: enc.ondemand.max_running,
+      },
     });
     await demand.open();
 

@@ -121,12 +121,12 @@ export class Streams implements StreamTable {
     return () => { this.#demand.delete(source); };
   }
 
-  whenPublished(name: string, timeoutMs = DEMAND_WAIT_MS): Promise<boolean> {
+  whenPublished(name: string, timeoutMs = DEMAND_WAIT_MS, from?: string): Promise<boolean> {
     if (this.#streams.has(name)) return Promise.resolve(true);
     let wanted = false;
     for (const src of this.#demand) {
       try {
-        if (src.demand(name)) wanted = true;
+        if (src.demand(name, from)) wanted = true;
       } catch (err) {
         this.#log?.warn({ err: String(err), stream: name }, 'a stream demand source failed');
       }

@@ -196,7 +196,7 @@ export class RtmpSession {
     if (r) return this.#refuse('play', t.path, r);
     // a stream published on demand (an on-demand process) is started for this player, who waits for it
     const name = streamName(t.path);
-    if (!this.#deps.streams.get(name) && (await this.#hold(async () => { await this.#deps.streams.whenPublished(name); return undefined; })) === 'gone') return;
+    if (!this.#deps.streams.get(name) && (await this.#hold(async () => { await this.#deps.streams.whenPublished(name, undefined, peer.remote); return undefined; })) === 'gone') return;
     const output = new PlayerOutput(this.#socket, this.#deps.maxPlayerBacklog, this.#deps.wire.wireOf);
     // the start batch comes at once: the player is marked playing before it can arrive
     this.#output = output;

@@ -67,8 +67,11 @@ export class Feeds {
     return this.#feeds.has(name);
   }
 
-  /** A viewer's hold on the feed of `name`: false when nothing publishes it (or will, on demand). */
-  async acquire(name: string): Promise<boolean> {
+  /**
+   * A viewer's hold on the feed of `name`: false when nothing publishes it (or will, on demand:
+   * `from`, the first viewer's address, is what an on-demand start counts against).
+   */
+  async acquire(name: string, from?: string): Promise<boolean> {
     let f = this.#feeds.get(name);
     if (f) {
       f.refs++;
@@ -79,15 +82,15 @@ export class Feeds {
     }
     f = { name, refs: 1, ended: false, ready: Promise.resolve(false) };
     this.#feeds.set(name, f);
-    f.ready = this.#open(f);
+    f.ready = this.#open(f, from);
     const ok = await f.ready;
     if (!ok) this.#end(f, false);
     return ok;
   }
 
-  async #open(f: Feed): Promise<boolean> {
+  async #open(f: Feed, from: string | undefined): Promise<boolean> {
     const { streams, link } = this.#o;
-    if (!streams.get(f.name) && !(await streams.whenPublished(f.name, DEMAND_MS))) return false;
+    if (!streams.get(f.name) && !(await streams.whenPublished(f.name, DEMAND_MS, from))) return false;
     if (f.ended) return false;
     const ssrc = { video: randomInt(1, 0x7fffffff), audio: randomInt(1, 0x7fffffff) };
     let fed;

@@ -121,7 +121,7 @@ export class WebrtcService {
     const refusal = await askIngest(this.#d.hooks.prePlay, p);
     if (refusal) throw refused(refusal);
     this.#peers.set(p.id, p);
-    if (!(await this.#feeds.acquire(stream))) {
+    if (!(await this.#feeds.acquire(stream, c.remote))) {
       this.#peers.delete(p.id);
       throw new ApiError(404, 'Stream not found', [`nothing publishes '${stream}'`], 'STREAM_NOT_FOUND');
     }

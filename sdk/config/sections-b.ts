@@ -11,7 +11,13 @@ export const EncoderConfig = describe(Type.Object({
   // each process keeps a ring of max_lines allocated at its start
   log: Type.Object({ max_lines: Type.Integer({ default: 50, maximum: 100_000 }), max_history: Int(3) }, { default: {} }),
   confinement: Type.Object({ require: Bool(false), writable: List(), modules: Str('') }, { default: {} }),
-  ondemand: Type.Object({ idle_seconds: Type.Integer({ default: 30, minimum: 1, maximum: 86_400 }) }, { default: {} }),
+  ondemand: Type.Object({
+    idle_seconds: Type.Integer({ default: 30, minimum: 1, maximum: 86_400 }),
+    // what strangers may start (issue 43): a budget per client address and a total at once
+    max_starts_per_client: Type.Integer({ default: 10, minimum: 0, maximum: 100_000 }),
+    client_window_seconds: Type.Integer({ default: 60, minimum: 1, maximum: 86_400 }),
+    max_running: Type.Integer({ default: 32, minimum: 0, maximum: 100_000 }),
+  }, { default: {} }),
 }, { default: {} }), {
   binary: 'The media program (alias section `ffmpeg`). Set in the config file or the environment only: `PUT /api/v3/config` cannot change it.',
   max_processes: 'Most processes running at once (0 = unlimited).',
@@ -24,6 +30,11 @@ export const EncoderConfig = describe(Type.Object({
   'confinement.require': 'Refuse to run any child (processes, probes, skills, playout) when the kernel offers no confinement (Landlock); by default they then run unconfined and the start-up banner says so. Config file or environment only.',
   'ondemand.idle_seconds': 'Seconds an on-demand process (`ondemand.enable` in its config) runs on after its last reader left, unless its own `ondemand.idle_seconds` says otherwise.',
   'confinement.modules': 'A folder of audio/video effect modules (LADSPA, LV2, frei0r) the filters `ladspa`, `lv2`, `frei0r` and `frei0r_src` may load; empty (the default): those filters are refused with 400, as they load a library into the encoder. Config file or environment only.',
+  'ondemand.max_starts_per_client': 'On-demand processes one client address (IPv6: its /64) may start within `client_window_seconds` (0 = no limit); '
+    + 'over it, a request that would start one more gets 429 and a stream player is refused as for a missing stream. A reader of a process that already runs costs nothing.',
+  'ondemand.client_window_seconds': 'The window of `max_starts_per_client`: a start counts against its client for this long.',
+  'ondemand.max_running': 'On-demand processes started by demand that may run (or start) at once (0 = no limit of its own; `max_processes` still applies); '
+    + 'over it, a request that would start one more gets 429.',
   'confinement.writable': 'Folders (or device files) children may write besides the disk filesystem\'s root and their private temporary folder, e.g. a recordings folder. Config file or environment only.',
 });
 export type EncoderConfig = Static<typeof EncoderConfig>;

@@ -105,7 +105,8 @@ function answerNode(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: Serve
   const refused = hooks.preServe.isUsed() ? hooks.preServe.call(sreq) : undefined;
   if (refused) {
     node.file.release?.();
-    refusal(res, refused.status, refused.message, refused.details, ['vary', 'Origin', ...extra]);
+    const retry = refused.retryAfter === undefined ? [] : ['retry-after', String(Math.max(0, Math.ceil(refused.retryAfter)))];
+    refusal(res, refused.status, refused.message, refused.details, ['vary', 'Origin', ...extra, ...retry]);
     served(env, m, req, res, sreq, query, 0);
     return true;
   }

@@ -1,12 +1,15 @@
 import type { FileDoorTapContext, FileDoorTaps } from '../../../sdk/file-door.ts';
-import type { FsServedEvent } from '../../../sdk/fs-hooks.ts';
+import type { FsServeRefusal, FsServeRequest, FsServedEvent } from '../../../sdk/fs-hooks.ts';
+import { CLIENT_OVER, clientKey, TOTAL_OVER, type BudgetMessage } from './budget.ts';
 
 /*
  * The on-demand half of the file door, a door tap module (sdk/file-door.ts): one copy next to
  * every copy of the door, main's and each serving thread's. It knows which playlists and
  * segment names belong to which on-demand process (the engine broadcasts that table) and tells
- * the engine who was answered them, at most once a second per process and client. It never
- * refuses or changes an answer. Imports SDK files one by one: this module is loaded in every thread.
+ * the engine who was answered them, at most once a second per process and client. It refuses
+ * (429) only a request that would start a waiting process for a client over the engine's budget
+ * (budget.ts, decided on main and told to every copy), and never changes an answer. Imports SDK
+ * files one by one: this module is loaded in every thread.
  */
 
 /** The engine's table: exact playlist keys and per-folder segment patterns (`mount\0path`). */
@@ -57,6 +60,33 @@ export class DemandMatcher {
   }
 }
 
+/** The budget as main last told this copy: a request that would start a process over it gets 429. */
+class BudgetView {
+  #waiting = new Set<string>();
+  #full = 0;
+  #blocked = new Map<string, number>();
+
+  load(m: BudgetMessage): void {
+    this.#waiting = new Set(m.waiting);
+    this.#full = m.full;
+    this.#blocked = new Map(m.blocked);
+  }
+
+  /** Whether any request could be refused now (else nothing is looked up per request). */
+  get armed(): boolean {
+    return this.#waiting.size > 0 && (this.#full > 0 || this.#blocked.size > 0);
+  }
+
+  refusal(id: string, remote: string): FsServeRefusal | undefined {
+    if (!this.#waiting.has(id)) return undefined;
+    if (this.#full > 0) return { status: 429, message: 'Too Many Requests', details: [TOTAL_OVER], code: 'ONDEMAND_LIMIT', retryAfter: this.#full };
+    if (this.#blocked.size === 0) return undefined;
+    const left = (this.#blocked.get(clientKey(remote)) ?? 0) - Date.now();
+    if (left <= 0) return undefined;
+    return { status: 429, message: 'Too Many Requests', details: [CLIENT_OVER], code: 'ONDEMAND_CLIENT_LIMIT', retryAfter: Math.ceil(left / 1000) };
+  }
+}
+
 /**
  * The taps of one copy. A request counts once the door answered it with the file (2xx/3xx):
  * `onServed` runs after every `preServe` tap, so a reader another tap refused (the sessions
@@ -65,13 +95,20 @@ export class DemandMatcher {
  */
 export default function demandDoorTaps(ctx: FileDoorTapContext): FileDoorTaps {
   const matcher = new DemandMatcher();
+  const budget = new BudgetView();
   const sent = new Map<string, number>();
   ctx.onMessage((raw) => {
-    const m = raw as DemandTableMessage;
+    const m = raw as DemandTableMessage | BudgetMessage;
     if (m?.t === 'table') matcher.load(m);
+    else if (m?.t === 'budget') budget.load(m);
   });
   ctx.send({ t: 'hello' });
   return {
+    preServe(req: FsServeRequest): FsServeRefusal | undefined {
+      if (!budget.armed) return undefined;
+      const id = matcher.match(req.mount, req.path);
+      return id === undefined ? undefined : budget.refusal(id, req.remote);
+    },
     onServed(ev: FsServedEvent): void {
       if (ev.status >= 400) return;
       const req = ev.request;

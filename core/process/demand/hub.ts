@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { siblingModule, type FileDoor, type FileDoorChannel, type FilesystemService, type ProcessClock, type StreamTable } from '../../../sdk/index.ts';
 import type { ProcessEntry } from '../process-entry.ts';
 import type { DemandEnv } from '../demand-runner.ts';
+import { DemandBudget, type BudgetLimits } from './budget.ts';
 import { demandKey, type DemandHit, type DemandTableMessage } from './door-tap.ts';
 import { WAITING_MARK, waitingPlaylist, type Slate } from './slate.ts';
 import { demandTargets, type DemandTargets, type HlsTarget } from './targets.ts';
@@ -24,6 +25,8 @@ export interface HubDeps {
   log: Logger;
   /** `encoder.ondemand.idle_seconds`. */
   idleSeconds: number;
+  /** `encoder.ondemand.max_starts_per_client`, `client_window_seconds`, `max_running` (budget.ts). */
+  budget: Omit<BudgetLimits, 'fullRetrySeconds'>;
 }
 
 /** The name of the slate clip next to a waiting playlist (`cam1.m3u8` -> `cam1.ondemand-slate.ts`). */
@@ -41,10 +44,14 @@ export class DemandHub {
   #rebuildQueued = false;
   /** The waiting stream names last told to the stream table (`demandChanged` only when they change). */
   #waitingKey = '';
+  /** What strangers may start (budget.ts); its state as last told to the door taps. */
+  readonly #budget: DemandBudget;
+  #budgetSent = '';
   readonly env: DemandEnv;
 
   constructor(d: HubDeps) {
     this.#d = d;
+    this.#budget = new DemandBudget({ ...d.budget, fullRetrySeconds: Math.min(d.idleSeconds, 30) });
     this.env = {
       idleSeconds: d.idleSeconds,
       attached: (e) => this.#attached(e.id),
@@ -57,15 +64,17 @@ export class DemandHub {
   /** Taps the file door and the stream table (setup: before the app listens, so every thread loads the module). */
   async open(): Promise<void> {
     this.#offStreams = this.#d.streams?.addDemandSource({
-      demand: (name) => this.#streamDemand(name), waiting: () => this.#demandStreams('waiting'), running: () => this.#demandStreams('running'),
+      demand: (name, from) => this.#streamDemand(name, from), waiting: () => this.#demandStreams('waiting'), running: () => this.#demandStreams('running'),
     });
     if (!this.#d.door) return;
     const ch = await this.#d.door.tap({ name: 'process-ondemand', url: siblingModule('./door-tap.ts', import.meta.url) });
     this.#channel = ch;
     ch.onMessage((raw) => {
       const m = raw as Partial<DemandHit> & { t?: string };
-      if (m.t === 'hello') ch.broadcast(this.#table);
-      else if (typeof m.id === 'string' && typeof m.remote === 'string') this.#hit(m.id, m.remote);
+      if (m.t === 'hello') {
+        ch.broadcast(this.#table);
+        ch.broadcast(this.#budgetMessage());
+      } else if (typeof m.id === 'string' && typeof m.remote === 'string') this.#hit(m.id, m.remote);
     });
     ch.broadcast(this.#table);
   }
@@ -115,18 +124,41 @@ export class DemandHub {
   #hit(id: string, remote: string): void {
     const e = this.#d.get(id);
     if (!e?.onDemand) return;
+    // a copy in a thread answered before it heard the budget was used up: nothing starts for it
+    const starts = e.demandWaiting;
+    if (starts && this.#budget.check(remote, this.#running()) !== undefined) return;
     let seen = this.#viewers.get(id);
     if (!seen) this.#viewers.set(id, (seen = new Map()));
     seen.set(remote, this.#d.clock.now());
-    e.demand('hls');
+    if (e.demand('hls') && starts) this.#budget.charge(remote);
     this.#waitingChanged();
   }
 
-  #streamDemand(name: string): boolean {
+  /** A stream reader asked for `name` (`from`: its address; none for a reader inside the service). */
+  #streamDemand(name: string, from: string | undefined): boolean {
     const id = this.#byStream.get(name);
-    const ok = id !== undefined && (this.#d.get(id)?.demand('stream') ?? false);
+    const e = id === undefined ? undefined : this.#d.get(id);
+    if (!e) return false;
+    const starts = e.demandWaiting;
+    if (starts && this.#budget.check(from, this.#running()) !== undefined) return false;
+    const ok = e.demand('stream');
+    if (ok && starts) this.#budget.charge(from);
     if (ok) this.#waitingChanged();
     return ok;
+  }
+
+  /** On-demand processes a demand started that run or start now. */
+  #running(): number {
+    let n = 0;
+    for (const id of this.#streamsOf.keys()) if (this.#d.get(id)?.demandRunning) n++;
+    return n;
+  }
+
+  /** The budget as the door taps need it: which processes wait, the total reached, clients at their budget. */
+  #budgetMessage() {
+    const waiting: string[] = [];
+    for (const id of this.#streamsOf.keys()) if (this.#d.get(id)?.demandWaiting) waiting.push(id);
+    return this.#budget.message(waiting, this.#running());
   }
 
   /**
@@ -144,10 +176,21 @@ export class DemandHub {
 
   /** Tells the stream table when the waiting names changed (a process armed, started, stopped, changed). */
   #waitingChanged(): void {
+    this.#budgetChanged();
     const key = `${this.#demandStreams('waiting').sort().join('\0')}\n${this.#demandStreams('running').sort().join('\0')}`;
     if (key === this.#waitingKey) return;
     this.#waitingKey = key;
     this.#d.streams?.demandChanged();
+  }
+
+  /** Tells the door taps the budget's state when it changed (on main at once, so the next request meets it). */
+  #budgetChanged(): void {
+    if (!this.#channel) return;
+    const m = this.#budgetMessage();
+    const text = JSON.stringify(m);
+    if (text === this.#budgetSent) return;
+    this.#budgetSent = text;
+    this.#channel.broadcast(m);
   }
 
   #attached(id: string): number {

@@ -58,7 +58,7 @@ export class HostStreams {
     }
     if (!this.#table.get(name)) {
       const pipe = this.#pipe;
-      await this.#table.whenPublished(name);
+      await this.#table.whenPublished(name, undefined, peer.remote);
       // the host that asked ended meanwhile: its socket ids mean nothing to the next one
       if (this.#pipe !== pipe) return { reason: 'the SRT host restarted', kind: 'not_found' };
     }
