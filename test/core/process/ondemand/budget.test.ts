@@ -130,3 +130,26 @@ t.test('an RTMP player over the budget is refused like a missing stream, and not
   t.match({ waiting: s.ondemand.waiting, exec: s.exec }, { waiting: true, exec: 'finished' }, 'the second still waits');
   t.same(ownFfmpegs('brt2'), [], 'no ffmpeg for it');
 });
+
+t.test('with serving threads the budget holds: main decides, and every thread answers 429 once told', async (t) => {
+  const app = await startApp(t, { config: { http: { threads: 2 }, encoder: { ondemand: { max_starts_per_client: 2, max_running: 0 } } } });
+  const names = ['bth1', 'bth2', 'bth3', 'bth4', 'bth5'];
+  await addWaiting(app, names);
+  await waitPlaylists(app, names);
+  // all at once: whichever thread answers, main starts two
+  const answers = await Promise.all(names.map((n) => getFrom(app, `/memfs/${n}.m3u8`)));
+  t.ok(answers.every((a) => a.status === 200 || a.status === 429), `answered or refused (${answers.map((a) => a.status).join(' ')})`);
+  await waitFor(async () => {
+    const states = await Promise.all(names.map((n) => state(app, n)));
+    return states.filter(started).length === 2;
+  }, { what: 'two started' });
+  // the hits of the others reached main after the budget was used up: they stay waiting
+  await new Promise((res) => setTimeout(res, 1500));
+  const states = await Promise.all(names.map((n) => state(app, n)));
+  t.equal(states.filter(started).length, 2, 'two of five started');
+  const waiting = names.filter((_, i) => states[i].ondemand.waiting === true);
+  t.equal(waiting.length, 3, 'three still wait');
+  for (const n of waiting) t.same(ownFfmpegs(`${n}.m3u8`), [], `no ffmpeg for ${n}`);
+  // each thread heard main by now: a waiting one is refused, whoever answers
+  for (let i = 0; i < 6; i++) t.equal((await getFrom(app, `/memfs/${waiting[i % 3]}.m3u8`)).status, 429, `refused (${i + 1})`);
+});
