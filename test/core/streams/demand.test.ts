@@ -54,3 +54,13 @@ t.test('whenPublished: a source that starts a publisher, one that does not', asy
   t.equal(await table.whenPublished('cam'), true, 'live: true without asking');
   t.same(asked, ['none', 'cam']);
 });
+
+t.test('whenPublished hands the reader\'s address to the sources, which may refuse it', async (t) => {
+  const table = new Streams();
+  const asked: Array<[string, string | undefined]> = [];
+  table.addDemandSource({ demand: (name, from) => { asked.push([name, from]); return from !== '203.0.113.9:4000'; } });
+  t.equal(await table.whenPublished('cam', 50, '203.0.113.9:4000'), false, 'refused: false at once');
+  t.equal(await table.whenPublished('cam', 50, '198.51.100.1:4000'), false, 'admitted, but nothing published within the wait');
+  t.equal(await table.whenPublished('cam', 50), false);
+  t.same(asked, [['cam', '203.0.113.9:4000'], ['cam', '198.51.100.1:4000'], ['cam', undefined]], 'each source got the address, none for a reader inside the service');
+});

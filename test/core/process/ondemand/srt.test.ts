@@ -10,7 +10,8 @@ import { LAVFI_IN, readFrames, rtmpProcess } from './helpers.ts';
  * SRT players of on-demand processes (issue 34), with real ffmpeg: the SRT handshake admits a
  * request for a name an on-demand process would publish, the service starts the process and
  * attaches the reader once its stream is live (over SRT or RTMP), the process stops after the
- * player left and the name is admitted again; names nothing publishes are still refused early.
+ * player left and the name is admitted again; names nothing publishes are still refused early; a
+ * player over the on-demand budget (`encoder.ondemand`, issue 43) starts nothing.
  */
 
 async function add(app: TestApp, body: Record<string, unknown>): Promise<void> {
@@ -107,4 +108,18 @@ t.test('an on-demand process that is stopped does not admit SRT players', async 
   }, { what: 'the name refused in the handshake' });
   t.pass('refused as not found');
   t.notOk(['starting', 'running'].includes((await state(app, 'cam6')).exec), 'not started');
+});
+
+t.test('an SRT player over the on-demand budget is closed as for a name nothing publishes, and starts nothing', async (t) => {
+  const app = await startSrtApp(t, {}, { encoder: { ondemand: { max_starts_per_client: 1, max_running: 0 } } });
+  await add(app, srtProcess('cam7', 'cam7'));
+  await add(app, srtProcess('cam8', 'cam8'));
+  await waitState(app, 'cam7', (s) => s.ondemand?.waiting === true, 'waiting');
+  await waitState(app, 'cam8', (s) => s.ondemand?.waiting === true, 'waiting');
+  t.ok(await play(app, 'cam7', 10) >= 10, 'the first player starts its process (this address\'s one start)');
+  const second = await readFrames(srtUrl(app.srtPort, `cam8,token:${encodeURIComponent(TOKEN)}`), 10, 8000).then((n) => n, () => -1);
+  t.ok(second <= 0, `the second player reads nothing (${second})`);
+  const s = await state(app, 'cam8');
+  t.match({ waiting: s.ondemand.waiting, exec: s.exec }, { waiting: true, exec: 'finished' }, 'its process still waits');
+  t.same(ffmpegPids('streamid=cam8,mode:publish'), [], 'no ffmpeg for it');
 });
