@@ -106,6 +106,7 @@ t.test('ffmpeg killed with SIGKILL comes back after the reconnect delay', async 
   const killedAt = Date.now();
   await waitState(app, 'victim', (s) => s.exec === 'running', 'running again');
   t.ok(Date.now() - killedAt >= 1000, 'not before the delay');
-  const [again] = ffmpegPids(marker);
+  // `running` comes with the spawn; ffmpeg itself appears a moment later (below the confinement's wrapper)
+  const again = await waitFor(() => ffmpegPids(marker).find((p) => p !== pid), { what: 'the new ffmpeg' });
   t.ok(again && again !== pid, 'a new ffmpeg');
 });

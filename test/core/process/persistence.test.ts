@@ -88,7 +88,7 @@ t.test('a config reload stops the processes and brings them back with their orde
   const oldApp = app.service.app;
   t.equal((await app.request('GET', '/api/v3/config/reload')).status, 200);
   await waitFor(() => app.service.app !== oldApp, { what: 'a new app' });
-  const s = await waitState(app, 'keep', (x) => x.exec === 'running', 'running after the reload');
+  const s = await waitState(app, 'keep', (x) => x.exec === 'running' && x.progress.frame > 0, 'running after the reload');
   t.equal(s.order, 'start');
   const pids = ffmpegPids(marker);
   t.ok(pids.length === 1 && pids[0] !== pid, 'one new ffmpeg, the old one is gone');
