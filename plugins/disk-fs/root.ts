@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { open, realpath } from 'node:fs/promises';
 import { join, relative, isAbsolute, sep } from 'node:path';
 import { descriptorPath, isBelow } from '../../sdk/fd-path.ts';
 import { diskErrors } from './errors.ts';
@@ -33,6 +33,11 @@ export class DiskRoot {
 
   static async open(dir: string, dbDir: string): Promise<DiskRoot> {
     const real = await realpath(dir);
+    // every path is checked on its descriptor: without /proc nothing could be served
+    const fh = await open(real, 'r');
+    const seen = descriptorPath(fh.fd);
+    await fh.close();
+    if (seen !== real) throw new Error(`/proc/self/fd does not tell where ${dir} is (is /proc mounted?): the disk filesystem checks every path there`);
     const db = await realpath(dbDir).catch(() => dbDir);
     const rel = relative(real, db);
     const reserved = rel.startsWith('..') || isAbsolute(rel)
