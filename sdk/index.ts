@@ -13,6 +13,7 @@ export * from './http.ts';
 export * from './plugin.ts';
 export * from './fs.ts';
 export * from './fs-path.ts';
+export * from './fd-path.ts';
 export * from './fs-mime.ts';
 export * from './fs-cors.ts';
 export * from './fs-send.ts';
