@@ -151,7 +151,7 @@ export class CoreService {
     }
     const errs: ConfigErrors = { ...loaded.env.errors, ...typeErrors(loaded.active) };
     if (!Object.keys(errs).length) Object.assign(errs, await semanticErrors(loaded.active, this.#started?.loaded));
-    if (!Object.keys(errs).length) Object.assign(errs, await applyErrors(loaded.active, await heldPorts(this.app.kernel.config), loaded.path, this.#kept()));
+    if (!Object.keys(errs).length) Object.assign(errs, await applyErrors(loaded.active, await heldPorts(this.app.kernel.config, this.#kept()), loaded.path, this.#kept()));
     return Object.keys(errs).length ? { loaded, errors: errs } : { loaded };
   }
 
