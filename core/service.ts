@@ -81,6 +81,10 @@ export class CoreService {
   async #build(loaded?: LoadedConfig): Promise<App> {
     loaded ??= await loadConfig(this.configPath, this.env);
     const errs = { ...loaded.env.errors, ...typeErrors(loaded.active) };
+    // values of the wrong form only: the value rules run as well, so the message names every error
+    if (Object.keys(errs).length && !Object.keys(typeErrors(loaded.active, { formats: false })).length) {
+      for (const [k, m] of Object.entries(await semanticErrors(loaded.active))) (errs[k] ??= []).push(...m);
+    }
     if (Object.keys(errs).length) {
       throw new BootError(`invalid configuration (${loaded.path}):\n${Object.entries(errs).map(([k, m]) => `  ${k}: ${m.join('; ')}`).join('\n')}`);
     }
