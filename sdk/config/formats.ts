@@ -8,7 +8,12 @@ import { isIP } from 'node:net';
  * (`formatMessage`). Registered when this module loads (the SDK's config schemas import it).
  */
 
-/** The longest timer node runs as asked (2^31-1 ms, in seconds): a longer one fires at once, every millisecond. */
+/**
+ * The longest timer node runs as asked (2^31-1 ms, in seconds): a longer one fires at once, every millisecond.
+ *
+ * @example
+ * const Config = Type.Object({ poll_seconds: Type.Integer({ default: 60, minimum: 1, maximum: MAX_TIMER_SECONDS }) });
+ */
 export const MAX_TIMER_SECONDS = 2_147_483;
 
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?';
@@ -25,7 +30,13 @@ function isPort(p: string): boolean {
   return /^\d{1,5}$/.test(p) && Number(p) <= 65535;
 }
 
-/** `host:port`; `:port` or a bare port = every interface; an IPv6 host bare (`::1:80`) or in brackets. */
+/**
+ * `host:port`; `:port` or a bare port = every interface; an IPv6 host bare (`::1:80`) or in brackets.
+ *
+ * @example
+ * isListenAddress(':1935'); // true
+ * isListenAddress('127.0.0.1'); // false: no port
+ */
 export function isListenAddress(s: string): boolean {
   if (isPort(s)) return true;
   const i = s.lastIndexOf(':');
@@ -64,7 +75,12 @@ interface ConfigFormat {
   test(value: string): boolean;
 }
 
-/** Every config string format, by name. */
+/**
+ * Every config string format, by name: what it accepts (`test`) and how a message names it (`expected`).
+ *
+ * @example
+ * CONFIG_FORMATS['bind-ip'].test('127.0.0.1:5000'); // false
+ */
 export const CONFIG_FORMATS = {
   'listen-address': {
     expected: 'a host:port address (`:port` or a bare port: every interface; host: an IP address, [IPv6] or a host name; port: 0 to 65535)',
@@ -101,14 +117,23 @@ export type ConfigFormatName = keyof typeof CONFIG_FORMATS;
 
 for (const [name, f] of Object.entries(CONFIG_FORMATS)) if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, f.test);
 
-/** A string of one of the config formats, e.g. `Formatted('listen-address', ':1935')`. */
+/**
+ * A string schema of one of the config formats: a value of another form is refused where the
+ * config's shape is checked (400 at `PUT /api/v3/config`, a stopped boot), naming the form.
+ *
+ * @example
+ * const MyConfig = Type.Object({ address: Formatted('listen-address', ':9000'), callback: Formatted('http-url-or-empty', '') });
+ */
 export function Formatted(format: ConfigFormatName, defaultValue?: string, opts: StringOptions = {}): TString {
   return Type.String({ ...opts, format, ...(defaultValue !== undefined ? { default: defaultValue } : {}) });
 }
 
 /**
- * The message of a value that is not of its config format (`'127.0.0.1:5000' is not an IP address
- * ...`), or undefined for a format that is not one of these.
+ * The message of a value that is not of its config format, or undefined for a format that is not
+ * one of these.
+ *
+ * @example
+ * formatMessage('ip', '1.2'); // "'1.2' is not an IPv4 or IPv6 address without a port"
  */
 export function formatMessage(format: string | undefined, value: unknown): string | undefined {
   const f = format !== undefined ? (CONFIG_FORMATS as Record<string, ConfigFormat>)[format] : undefined;
