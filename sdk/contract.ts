@@ -18,6 +18,7 @@ export * from './state.ts';
 export * from './server.ts';
 export * from './config/index.ts';
 export * from './config/checks.ts';
+export * from './config/formats.ts';
 export * from './config/describe.ts';
 export * from './fs.ts';
 export * from './fs-hooks.ts';

@@ -31,6 +31,7 @@ export * from './server.ts';
 export * from './atomic-write.ts';
 export * from './config/index.ts';
 export * from './config/checks.ts';
+export * from './config/formats.ts';
 export * from './config/describe.ts';
 export * from './state.ts';
 export * from './process.ts';
