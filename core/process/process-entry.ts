@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { ProcessClock, ProcessInfo, ProcessMetricsInfo, ProcessOrder, processHooksRef } from '../../sdk/index.ts';
+import type { PlaceholderRun, ProcessClock, ProcessInfo, ProcessMetricsInfo, ProcessOrder, RunCredential, RunCredentials, processHooksRef } from '../../sdk/index.ts';
 import { ACTIVE_STATES, Supervisor, type ExecState, type PidFiles, type SpawnChild, type StateCause, type UsageSampler } from './supervisor/index.ts';
 import { toApiConfig, type FullConfig } from './config-model.ts';
-import type { Resolution } from './command.ts';
+import { runFields, type Resolution } from './command.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
 import type { ProcessConfig } from './schema.ts';
 import { stateJson, type StateParts } from './json-write.ts';
@@ -24,7 +24,10 @@ export interface EntryEnv {
   log: Logger;
   /** Logical CPUs: limits and usage are percent of the whole machine in the API, of one core below. */
   cpus: number;
-  resolve(c: FullConfig): Resolution | string;
+  /** Resolves a definition; with `run` for the child about to start (its placeholders carry the run's token). */
+  resolve(c: FullConfig, run?: PlaceholderRun): Resolution | string;
+  /** Mints each run's credential (the core's `runCredentialsRef`); without it placeholders carry none. */
+  runs?: RunCredentials;
   monitor(): RunMonitor;
   now(): number;
   /** The clock of schedules (`scheduler`); default the real one. */
@@ -78,6 +81,8 @@ export class ProcessEntry {
   readonly #schedule: ScheduleRunner | undefined;
   /** Set when the config has `ondemand.enable` (then `scheduler` is not used): runs it while read. */
   readonly #demand: DemandRunner | undefined;
+  /** The credential of the current run, from its prepare until its child ended. */
+  #run: RunCredential | undefined;
 
   constructor(config: FullConfig, times: EntryTimes, env: EntryEnv) {
     this.config = config;
@@ -101,6 +106,8 @@ export class ProcessEntry {
       onLine: (line) => this.#onLine(line),
       onRunStart: () => this.monitor.runStart(),
       onRunEnd: (state, info) => {
+        // the child is gone: its token opens nothing any more
+        this.#endRun();
         if (info.reason) this.monitor.note(info.reason);
         this.monitor.runEnd(state);
       },
@@ -179,9 +186,9 @@ export class ProcessEntry {
   }
 
   /** Re-resolves placeholders and references; returns the reason when the definition is invalid now. */
-  refresh(): string | undefined {
+  refresh(run?: PlaceholderRun): string | undefined {
     this.#outdated = false;
-    const r = this.#env.resolve(this.config);
+    const r = this.#env.resolve(this.config, run);
     if (typeof r === 'string') {
       // the report's log says why, once per reason (a listing re-resolves often)
       if (r !== this.#invalid) this.monitor.note(`invalid process definition: ${r}`);
@@ -214,6 +221,11 @@ export class ProcessEntry {
   #setCommand(c: string[] | null): void {
     this.#command = c;
     this.#commandJson = JSON.stringify(c);
+  }
+
+  /** What it would run for `run` (a probe's own credential), leaving its shown command alone. */
+  resolveFor(run: PlaceholderRun): Resolution | string {
+    return this.#env.resolve(this.config, run);
   }
 
   /** Runs it, or for a scheduled process waits for its times (and runs it now inside a window). */
@@ -252,17 +264,31 @@ export class ProcessEntry {
     this.#schedule.arm();
   }
 
-  destroy(): Promise<void> {
+  async destroy(): Promise<void> {
     this.#schedule?.disarm();
     // not #unarm: a replacing entry puts its own waiting playlist up at once
     this.#demand?.disarm();
-    return this.#supervisor.destroy();
+    await this.#supervisor.destroy();
+    this.#endRun();
   }
 
-  /** Runs before every spawn: fresh placeholders (the port is known by now), then preStart. */
+  #endRun(): void {
+    this.#run?.revoke();
+    this.#run = undefined;
+  }
+
+  /**
+   * Runs before every spawn: a new run credential, fresh placeholders (the port is known by now)
+   * resolved for it, then preStart. The credential is bound to the resolved command (what the
+   * run may reach) and revoked when the run ends.
+   */
   async #prepare(): Promise<string[]> {
-    const why = this.refresh();
+    this.#endRun();
+    const run = this.#env.runs?.issue(this.id);
+    this.#run = run;
+    const why = this.refresh(run);
     if (why !== undefined) throw new Error(`invalid process definition: ${why}`);
+    run?.bind(runFields(this.#resolution!));
     let args = [...this.#resolution!.command];
     const pre = this.#env.hooks.preStart;
     if (pre.taps.length) {
