@@ -229,7 +229,7 @@ async function coreServices(k: Kernel, parts: ThreadParts, opts: BuildOptions): 
   const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
   services.provide(placeholdersRef, new Placeholders({ filesystems, server: k.server }));
   // a child's credential for the service's own listeners: one per run, never a configured secret
-  services.provide(runCredentialsRef, new RunCredentialTable());
+  services.provide(runCredentialsRef, new RunCredentialTable((err) => log.error({ err }, 'a run credential watcher failed')));
   // one table of live streams for every ingest protocol; the publishers end with the app
   const streams = new Streams({ converters: converterRegistry(), log: log.child({ component: 'streams' }) });
   services.provide(streamTableRef, streams);

@@ -30,16 +30,17 @@ export interface RunGrant {
   readonly processId: string;
   readonly token: string;
   /**
-   * The fields of its resolved command that hold the token: what its placeholders pointed at the
-   * service (`http://process:<id>:<token>@host:port/memfs/x.m3u8`, `rtmp://host:port/x?token=<token>`).
-   * A listener allows what its own URLs among these name, and nothing else.
+   * The fields of its resolved command, in order: among them what its placeholders pointed at the
+   * service with the token (`http://process:<id>:<token>@host:port/memfs/x.m3u8`,
+   * `rtmp://host:port/x?token=<token>`). A listener allows what its own URLs among these name
+   * (and the file names the options next to them give), nothing else.
    */
   readonly fields: readonly RunField[];
 }
 
 /** The credential of one run, as the process engine holds it. */
 export interface RunCredential extends PlaceholderRun {
-  /** What the run may reach: the fields of its resolved command (those without the token are dropped). */
+  /** What the run may reach: the fields of its resolved command. */
   bind(fields: readonly RunField[]): void;
   /** Ends it: `find` no longer knows the token. Idempotent. */
   revoke(): void;
@@ -59,6 +60,13 @@ export interface RunCredentials {
   issue(processId: string): RunCredential;
   /** The live run `token` belongs to; undefined for any other string, an ended run's included. */
   find(token: string): RunGrant | undefined;
+  /**
+   * Every live run that is bound. For a listener that must know them before a child connects (a
+   * native handshake answered synchronously); it follows them with `watch`.
+   */
+  live(): RunGrant[];
+  /** Calls `listener` after a run was bound or revoked; returns the function that stops it. */
+  watch(listener: () => void): () => void;
 }
 
 /**
