@@ -77,7 +77,12 @@ export interface RunCredentials {
  */
 export const runCredentialsRef = createServiceRef<RunCredentials>('core.run-credentials');
 
-/** The user name of a run's Basic credential; the password is `<process id>:<token>`. */
+/**
+ * The user name of a run's Basic credential; the password is `<process id>:<token>`.
+ *
+ * @example
+ * if (given.username === RUN_USER) checkRun(given.password);
+ */
 export const RUN_USER = 'process';
 
 /**
@@ -94,6 +99,12 @@ export function runUserinfo(run: PlaceholderRun): string {
 /**
  * The process id and token of a Basic credential made by `runUserinfo` (the user is `process`, the
  * password `<id>:<token>`; the token holds no colon), else undefined.
+ *
+ * @example
+ * const given = parseBasicAuthorization(req.headers.authorization);
+ * const cred = typeof given === 'string' ? undefined : parseRunBasic(given);
+ * const grant = cred && runs.find(cred.token);
+ * if (grant && grant.processId === cred.processId) allowIfNamed(grant);
  */
 export function parseRunBasic(given: BasicCredentials): { processId: string; token: string } | undefined {
   if (given.username !== RUN_USER) return undefined;

@@ -26,7 +26,7 @@ export default definePlugin({
       return;
     }
     // imported when enabled: the core reads every built-in's definition, loaded or not
-    const [{ startSrt }, { srtRoutes }, { srtPlaceholder }, { srtRuns }] = await Promise.all([
+    const [{ startSrt }, { srtRoutes }, { srtPlaceholder }, { runPusher }] = await Promise.all([
       import('./service.ts'), import('./routes.ts'), import('./placeholder.ts'), import('./run-scope.ts'),
     ]);
     const srt = await startSrt(cfg, { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, hooks: ctx.hooks.get(ingestHooksRef), streams: ctx.deps.streams });
@@ -35,10 +35,9 @@ export default definePlugin({
     ctx.deps.placeholders.register(srtPlaceholder({ host: srt.bindHost, port: () => srt.host.port, token: cfg.token, passphrase: cfg.passphrase }));
     // the children's run credentials: the host knows each run before its child starts (preStart
     // waits for it) and forgets it when the run ends
-    const { runs } = ctx.deps;
-    const push = () => srt.host.setRuns(srtRuns(runs.live()));
-    ctx.onClose(runs.watch(() => { void push(); }));
-    ctx.hooks.get(processHooksRef).preStart.tapPromise('srt', async (start) => { await push(); return start; });
+    const pusher = runPusher(ctx.deps.runs, (list) => srt.host.setRuns(list));
+    ctx.onClose(ctx.deps.runs.watch(() => { void pusher.push(); }));
+    ctx.hooks.get(processHooksRef).preStart.tapPromise('srt', async (start) => { await pusher.beforeStart(start.id); return start; });
     srtRoutes(ctx.http, srt.host);
   },
 });

@@ -124,6 +124,9 @@ t.test('no configured secret reaches a child; a run\'s credential opens its own 
   t.throws(() => srtCaller(srtPort(app), `other,mode:publish,token:${token}`, runPassphrase(token)), { reject: 1403 } as never,
     'not an SRT publish of another name');
 
+  const probe = await app.request('GET', '/api/v3/process/egress/probe', { token: auth.token });
+  t.ok(probe.body.streams.length > 0, `a probe reads {rtmp} with a credential of its own (${JSON.stringify(probe.body.log).slice(-300)})`);
+
   // once its run ended the token is nothing
   t.equal((await app.request('PUT', '/api/v3/process/pub/command', { body: { command: 'stop' }, token: auth.token })).status, 200);
   await waitFor(async () => (await app.request('GET', '/api/v3/process/pub/state', { token: auth.token })).body.exec === 'finished',
