@@ -286,7 +286,7 @@ class Server : public Napi::ObjectWrap<Server> {
       auto* peer = reinterpret_cast<sockaddr*>(&ss);
       bool own = false;
       std::string key = admission::AddressKey(peer, own);
-      std::string why = KeyProblem(s);
+      std::string why = admission::KeyProblem(s, !passphrase_.empty());
       if (!why.empty()) {
         srt_close(s);
         gate_->Closed(s);
@@ -300,17 +300,6 @@ class Server : public Napi::ObjectWrap<Server> {
       { std::lock_guard<std::mutex> lock(mu_); conns_.insert(s); }
       backlog.push_back(new Event{"accept", s, std::string(sid, sidlen), admission::PeerString(peer), 0, {}, ""});
     }
-  }
-
-  // Encryption as configured: both directions keyed with srt.passphrase, or neither when it is empty.
-  std::string KeyProblem(SRTSOCKET s) {
-    int rcv = 0, snd = 0, l1 = sizeof rcv, l2 = sizeof snd;
-    srt_getsockflag(s, SRTO_RCVKMSTATE, &rcv, &l1);
-    srt_getsockflag(s, SRTO_SNDKMSTATE, &snd, &l2);
-    if (passphrase_.empty()) return rcv == SRT_KM_S_UNSECURED && snd == SRT_KM_S_UNSECURED ? "" : "the caller encrypts but srt.passphrase is empty";
-    if (rcv == SRT_KM_S_SECURED && snd == SRT_KM_S_SECURED) return "";
-    if (rcv == SRT_KM_S_UNSECURED || snd == SRT_KM_S_UNSECURED) return "no passphrase given";
-    return "wrong passphrase";
   }
 
   static void Deliver(Napi::Env env, Napi::Function fn, Event* e) {
@@ -347,16 +336,13 @@ class Server : public Napi::ObjectWrap<Server> {
     return info.Env().Undefined();
   }
 
-  // stats(id) -> libsrt's own names (srt_bstats); the plugin maps them to the API's.
+  // stats(id) -> libsrt's own names (stats.h).
   Napi::Value Stats(const Napi::CallbackInfo& info) {
     return stats::Of(info.Env(), info[0].As<Napi::Number>().Int32Value(), queueDrops_.load(), reportDrops_.load());
   }
 
   // setRuns(list): the children's run credentials (runs.h).
-  Napi::Value SetRuns(const Napi::CallbackInfo& info) {
-    runs_.Set(info[0].As<Napi::Array>());
-    return info.Env().Undefined();
-  }
+  Napi::Value SetRuns(const Napi::CallbackInfo& info) { runs_.Set(info[0].As<Napi::Array>()); return info.Env().Undefined(); }
 
   Napi::Value Stop(const Napi::CallbackInfo& info) {
     Shutdown();
