@@ -23,6 +23,7 @@ export * from './config/describe.ts';
 export * from './fs.ts';
 export * from './fs-hooks.ts';
 export * from './placeholders.ts';
+export * from './run-credentials.ts';
 export * from './auth.ts';
 export * from './process.ts';
 export * from './process-views.ts';

@@ -21,6 +21,7 @@ export * from './fs-http.ts';
 export * from './fs-hooks.ts';
 export * from './fs-api.ts';
 export * from './placeholders.ts';
+export * from './run-credentials.ts';
 export * from './auth.ts';
 export * from './client-address.ts';
 export * from './client-signature.ts';
