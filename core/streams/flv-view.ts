@@ -80,8 +80,13 @@ export class FlvView implements FormatView<'flv'> {
     if (this.#readers.delete(r)) stopReader(r, 'dropped');
   }
 
+  /**
+   * Metadata, then the video header before the audio header (a demuxer numbers the tracks in the
+   * order their first tags come: video is #0 and audio #1, as the reference serves them and as
+   * clients that map `0:0` as video expect), then the GOP.
+   */
   primer(): FlvPacket[] {
-    return [this.#meta, this.#audioHeader, this.#videoHeader, ...this.#gop].filter((p) => p !== undefined);
+    return [this.#meta, this.#videoHeader, this.#audioHeader, ...this.#gop].filter((p) => p !== undefined);
   }
 
   /** Adds a reader, starting it with the stored metadata, headers and the current GOP. */

@@ -52,6 +52,9 @@ export class TsDemux {
   /** Bytes of a partial packet carried over (at most 187). */
   get pending(): number { return this.carryLen; }
 
+  /** Whether the program followed has an H.264 stream (known once its PMT was read). */
+  get hasVideo(): boolean { return this.tracks.some((t) => t.kind === 'h264'); }
+
   /** Bytes of PES data held (at most PES_CAP per followed stream). */
   get buffered(): number { return this.tracks.reduce((n, t) => n + t.buf.length, 0); }
 

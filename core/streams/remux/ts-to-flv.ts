@@ -7,6 +7,13 @@ import type { FlvTag } from './types.ts';
 export { classifyFlv } from './types.ts';
 
 const TWO32 = 4294967296;
+/**
+ * Audio tags held back, at most, while a stream whose PMT lists video has sent no video header yet
+ * (a converter made mid-GOP, or audio that completes before the first keyframe): this many tags or
+ * this many ms of audio; beyond either they go out and audio leads.
+ */
+export const HOLD_TAGS = 1024;
+export const HOLD_MS = 10_000;
 
 /**
  * MPEG-TS to FLV tags: H.264 (Annex B to AVCC, a video-header tag first and whenever SPS/PPS
@@ -25,6 +32,10 @@ export class TsToFlv {
   private sps: Buffer[] = [];
   private pps: Buffer[] = [];
   private headerDue = true;
+  /** Audio tags waiting for the first video header (video is the first track a reader sees). */
+  private held: FlvTag[] = [];
+  /** True until the first video header went out or holding gave up. */
+  private holding = true;
   private aac: AacConfig | undefined;
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
@@ -39,6 +50,7 @@ export class TsToFlv {
   flush(): FlvTag[] {
     this.out = [];
     try { this.demux.flush(); } catch { /* as push */ }
+    this.release();
     return this.out;
   }
 
@@ -103,6 +115,7 @@ export class TsToFlv {
       body.set(cfg, 5);
       this.out.push({ type: 9, timestamp: ms, body });
       this.headerDue = false;
+      this.release();
     }
     const body = Buffer.allocUnsafe(size);
     body[0] = idr ? 0x17 : 0x27;
@@ -133,13 +146,13 @@ export class TsToFlv {
       if (!sameAac(this.aac, cfg)) {
         this.aac = cfg;
         const asc = buildAsc(cfg);
-        this.out.push({ type: 8, timestamp: this.ms(dts + samples * 90000 / AAC_RATES[cfg.freqIndex], false), body: Buffer.from([0xaf, 0, asc[0], asc[1]]) });
+        this.audioOut({ type: 8, timestamp: this.ms(dts + samples * 90000 / AAC_RATES[cfg.freqIndex], false), body: Buffer.from([0xaf, 0, asc[0], asc[1]]) });
       }
       const body = Buffer.allocUnsafe(2 + len - hdr);
       body[0] = 0xaf;
       body[1] = 1;
       b.copy(body, 2, p + hdr, p + len);
-      this.out.push({ type: 8, timestamp: this.ms(dts + samples * 90000 / AAC_RATES[cfg.freqIndex], false), body });
+      this.audioOut({ type: 8, timestamp: this.ms(dts + samples * 90000 / AAC_RATES[cfg.freqIndex], false), body });
       samples += 1024 * ((b[p + 6] & 3) + 1);
       p += len;
     }
@@ -152,7 +165,29 @@ export class TsToFlv {
     const body = Buffer.allocUnsafe(1 + u.end - u.start);
     body[0] = (b[u.start + 3] >> 6) === 3 ? 0x2e : 0x2f; // MP3, "44 kHz", 16-bit, mono or stereo from the channel mode
     b.copy(body, 1, u.start, u.end);
-    this.out.push({ type: 8, timestamp: this.ms(dts, false), body });
+    this.audioOut({ type: 8, timestamp: this.ms(dts, false), body });
+  }
+
+  /**
+   * An audio tag, held while the program has video whose header has not gone out yet (so video is
+   * track #0 for every reader, as the publisher's PMT lists it), up to HOLD_TAGS / HOLD_MS.
+   */
+  private audioOut(tag: FlvTag): void {
+    if (!this.holding || !this.demux.hasVideo) {
+      this.release();
+      this.out.push(tag);
+      return;
+    }
+    this.held.push(tag);
+    if (this.held.length >= HOLD_TAGS || tag.timestamp - this.held[0].timestamp >= HOLD_MS) this.release();
+  }
+
+  /** Holding ends: the audio tags held go out (after the video header, when it is what ended it). */
+  private release(): void {
+    this.holding = false;
+    if (this.held.length === 0) return;
+    for (const tag of this.held) this.out.push(tag);
+    this.held = [];
   }
 }
 

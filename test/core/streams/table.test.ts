@@ -85,8 +85,8 @@ t.test('flv: a late reader starts with metadata, headers and the GOP; packets go
   const late = new Sink<'flv'>();
   t.ok(table.read('s', 'flv', peer(), late).ok);
   t.same(late.batches.length, 1, 'the start comes at once');
-  t.ok([meta, ah, vh, key, f3].every((p, i) => late.batches[0]![i] === p) && late.batches[0]!.length === 5,
-    'metadata, audio and video headers, then the GOP from the keyframe (the frame before it left out)');
+  t.ok([meta, vh, ah, key, f3].every((p, i) => late.batches[0]![i] === p) && late.batches[0]!.length === 5,
+    'metadata, video and audio headers (video is track #0), then the GOP from the keyframe (the frame before it left out)');
   const f4 = flv('frame', 4);
   pub.push(f4);
   await tick();

@@ -3,12 +3,14 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { launchChromium, noBrowser } from '../../helpers/browser.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { ffmpeg } from '../srt/srt-helpers.ts';
+import { probeTracks } from '../../helpers/probe.ts';
+import { placeholdersRef } from '../../../sdk/index.ts';
+import { ffmpeg, srtUrl } from '../srt/srt-helpers.ts';
 import { ndcViewer, startWebrtcApp, TOKEN } from './helpers.ts';
 
 const skip = noBrowser();
 t.test('a WHIP publish from Chromium (fake camera and microphone) is read back by ffmpeg over RTMP', { skip }, async (t) => {
-  const app = await startWebrtcApp(t);
+  const app = await startWebrtcApp(t, {}, { srt: { enable: true, address: '127.0.0.1:0' } });
   const browser = await launchChromium(t);
   const page = await browser.newPage();
   await page.goto(`${app.url}/ping`);
@@ -27,6 +29,11 @@ t.test('a WHIP publish from Chromium (fake camera and microphone) is read back b
   }, { token: TOKEN });
   t.equal(status, 201, 'the WHIP offer was answered');
   await waitFor(async () => (await app.request('GET', '/api/v3/webrtc')).body.some?.((s: { kind: string; connected: boolean }) => s.kind === 'whip' && s.connected), { timeout: 20_000, what: 'the publisher connected' });
+
+  // issue 44.2: read over RTMP and SRT, video is track #0 and audio #1 (as the ingest's PMT lists them)
+  const srtPort = Number(/:(\d+)\?/.exec((app.service.app.kernel.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string } }).get('srt').value('input'))![1]);
+  t.same(await probeTracks(t, `${app.rtmpBase}/live/browser`), ['video', 'audio'], 'over RTMP: video #0, audio #1');
+  t.same(await probeTracks(t, srtUrl(srtPort, 'live/browser', '')), ['video', 'audio'], 'over SRT: video #0, audio #1');
 
   const out = join(app.dir, 'back.ts');
   const play = ffmpeg(t, ['-i', `${app.rtmpBase}/live/browser`, '-frames:v', '20', '-c', 'copy', '-f', 'mpegts', out], 60_000);

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { FlvToTs, TsToFlv, classifyFlv, type FlvTag } from '../../../../core/streams/remux/index.ts';
+import { HOLD_TAGS } from '../../../../core/streams/remux/ts-to-flv.ts';
 import { byKind, chunked, fixture, noFfprobe, probeFrames, probePackets, readFlv, writeFlv } from './helpers.ts';
 
 function remux(ts: Buffer, size = ts.length): FlvTag[] {
@@ -61,4 +62,43 @@ t.test('a new video header when SPS/PPS change', async (t) => {
   t.equal(out.length, 2);
   t.not(out[0].body[8], out[1].body[8], 'the second record carries the new SPS');
   t.ok(out[1].timestamp >= 3000);
+});
+
+/** The 188-byte packets of `ts` whose PID is `pid`. */
+function packetsOf(ts: Buffer, pid: (p: number) => boolean): Buffer[] {
+  const out: Buffer[] = [];
+  for (let o = 0; o + 188 <= ts.length; o += 188) if (pid(((ts[o + 1]! & 0x1f) << 8) | ts[o + 2]!)) out.push(ts.subarray(o, o + 188));
+  return out;
+}
+
+t.test('video is the first track: audio waits for the video header, from the start and from mid-GOP', async (t) => {
+  const src = fixture('av.mpegts');
+  // the first tag is the video header, the first audio tag is the audio header
+  const first = (tags: FlvTag[]) => [classifyFlv(tags[0]!), classifyFlv(tags.find((x) => x.type === 8)!)];
+  t.same(first(remux(src)), ['video-header', 'audio-header'], 'from the start: the video header first');
+  // a converter made for a late reader: the cached PAT/PMT, then the stream from the middle of a GOP
+  // (audio PES complete long before the next keyframe brings SPS/PPS)
+  const psi = packetsOf(src, (pid) => pid === 0 || pid === 0x1000).slice(0, 2);
+  const tail = src.subarray(Math.floor(src.length / 188 * 0.3) * 188);
+  const tags = remux(Buffer.concat([...psi, tail]));
+  t.same(first(tags), ['video-header', 'audio-header'], 'mid-GOP: the video header first');
+  const audio = tags.filter((x) => x.type === 8);
+  t.ok(audio.length > 10, 'the audio held meanwhile is kept, not dropped');
+  t.ok(audio.every((x, i) => i === 0 || x.timestamp >= audio[i - 1]!.timestamp), 'in its own order');
+});
+
+t.test('audio-only programs are not held; holding gives up after HOLD_TAGS', async (t) => {
+  const tags = remux(fixture('audio.mpegts'));
+  t.equal(classifyFlv(tags[0]!), 'audio-header', 'no video in the PMT: audio goes out at once');
+  // the video PID filtered out of an audio+video stream: its PMT promises video that never comes
+  const src = fixture('av.mpegts');
+  const noVideo = Buffer.concat(packetsOf(src, (pid) => pid !== 0x100));
+  const c = new TsToFlv();
+  t.same(c.push(noVideo), [], 'held while the video header may still come');
+  t.ok(c.flush().length > 10, 'the end of the input lets the held audio go');
+  const d = new TsToFlv();
+  const out: FlvTag[] = [];
+  for (let i = 0; i < 20 && out.length === 0; i++) out.push(...d.push(noVideo));
+  t.ok(out.length >= HOLD_TAGS && out.every((x) => x.type === 8), `at ${HOLD_TAGS} tags the held audio goes out`);
+  t.ok(d.push(noVideo).length > 10, 'and from then on audio is not held');
 });
