@@ -254,7 +254,7 @@ export class RtmpSession {
 
   /** One log line naming the stream the client asked for and why, then the connection ends. */
   #refuse(mode: string, stream: string, r: IngestRefusal): void {
-    this.#deps.log.warn({ id: this.id, remote: this.#remote, stream, kind: r.kind ?? 'forbidden', protocol: this.#deps.protocol }, `rtmp ${mode} refused: ${r.reason}`);
+    this.#deps.log.warn({ id: this.id, remote: this.#remote, stream, kind: r.kind ?? 'forbidden', protocol: this.#deps.protocol, reason: r.reason }, `rtmp ${mode} refused: ${r.reason}`);
     this.#held = [];
     // destroy, not end: a half-closed publisher keeps sending and its media must go nowhere
     this.#socket.destroy();

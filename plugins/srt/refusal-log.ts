@@ -6,47 +6,58 @@ export interface SrtLog {
   error(fields: object, msg: string): void;
 }
 
-/** How often refusals of one address for one reason are logged; those in between are counted. */
+/** The window over which one address's refusal lines are counted. */
 export const LOG_EVERY_MS = 10_000;
-/** Address and reason pairs whose refusals are being counted, at most (an attacker may rotate many). */
+/** Refusal lines of one address per window; beyond, its refusals are counted, not written. */
+export const LINES_PER_WINDOW = 20;
+/** Addresses whose refusals are being counted, at most (an attacker may rotate many). */
 const MAX_KEYS = 1024;
 
-interface Seen { at: number; suppressed: number }
+interface Seen { start: number; lines: number; suppressed: number }
 
 /**
- * Log lines for refusals that a stranger can cause at any rate: the first of each address and
- * reason is written at once, the next ones at most every `LOG_EVERY_MS` with the number left out
- * in between (`suppressed`), so a flood of handshakes neither fills the log nor loses the fact.
+ * Log lines for refusals, which a stranger can cause at any rate. Every refusal is written, with
+ * its protocol, stream, peer and reason (issue 44.3: a client that retries within seconds sees
+ * each of its refusals in the log, stream name included), up to `LINES_PER_WINDOW` per address
+ * every `LOG_EVERY_MS`; a flood beyond that from one address is counted and the count goes into
+ * that address's next line (`suppressed`), so it neither fills the log nor loses the fact.
  */
 export class RefusalLog {
   readonly #log: SrtLog;
   readonly #seen = new Map<string, Seen>();
   readonly #everyMs: number;
+  readonly #lines: number;
 
-  constructor(log: SrtLog, everyMs = LOG_EVERY_MS) {
+  constructor(log: SrtLog, everyMs = LOG_EVERY_MS, lines = LINES_PER_WINDOW) {
     this.#log = log;
     this.#everyMs = everyMs;
+    this.#lines = lines;
   }
 
-  /** Logs `fields` with `msg` unless the same address and reason were logged within the interval. */
-  warn(address: string, reason: string, fields: Record<string, unknown>, msg: string, now = Date.now()): void {
-    const key = `${address} ${reason}`;
-    const seen = this.#seen.get(key);
-    if (seen && now - seen.at < this.#everyMs) {
+  /** Logs `fields` with `msg` (and `protocol: 'srt'`) unless `address` used up its lines of this window. */
+  warn(address: string, fields: Record<string, unknown>, msg: string, now = Date.now()): void {
+    let seen = this.#seen.get(address);
+    let carried = 0;
+    if (!seen || now - seen.start >= this.#everyMs) {
+      carried = seen?.suppressed ?? 0;
+      this.#seen.delete(address);
+      if (this.#seen.size >= MAX_KEYS) this.#prune(now);
+      seen = { start: now, lines: 0, suppressed: 0 };
+      this.#seen.set(address, seen);
+    }
+    if (seen.lines >= this.#lines) {
       seen.suppressed++;
       return;
     }
-    const suppressed = seen?.suppressed ?? 0;
-    this.#seen.delete(key);
-    if (this.#seen.size >= MAX_KEYS) this.#prune(now);
-    this.#seen.set(key, { at: now, suppressed: 0 });
-    this.#log.warn(suppressed > 0 ? { ...fields, suppressed } : fields, msg);
+    seen.lines++;
+    const line = { protocol: 'srt', ...fields };
+    this.#log.warn(carried > 0 ? { ...line, suppressed: carried } : line, msg);
   }
 
   #prune(now: number): void {
     for (const [key, seen] of this.#seen) {
       if (this.#seen.size < MAX_KEYS / 2) return;
-      if (now - seen.at >= this.#everyMs || this.#seen.size >= MAX_KEYS) this.#seen.delete(key);
+      if (now - seen.start >= this.#everyMs || this.#seen.size >= MAX_KEYS) this.#seen.delete(key);
     }
   }
 }

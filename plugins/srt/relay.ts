@@ -7,6 +7,7 @@ import { toSrtStatistics, type SrtStatistics } from './stats.ts';
 import type { SrtEventType, SrtNativeSocket } from './native.ts';
 import type { EventsLog, TopicLog } from './events-log.ts';
 import { RefusalLog, hostOf, type SrtLog } from './refusal-log.ts';
+import { MediaWatch } from './media-watch.ts';
 
 type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
 
@@ -38,8 +39,8 @@ export interface RelayTable {
   release(peer: SrtPeer): void;
 }
 
-/** How often publishers are checked for media (the idle and first-media timeouts). */
-const SWEEP_MS = 1000;
+/** How often publishers are checked for media (the idle and first-media timeouts, the liveness probe). */
+const SWEEP_MS = 250;
 
 export interface SrtChannels {
   publisher: Record<string, number>;
@@ -66,9 +67,8 @@ export class SrtRelay {
   #events: EventsLog;
   #refusals: RefusalLog;
   #handshakeMs: number;
-  #idleMs: number;
-  /** Publisher socket → bytes received at the last sweep and when that count last moved. */
-  #media = new Map<number, { bytes: number; since: number }>();
+  /** The publishers' media timeouts and liveness probes. */
+  #media: MediaWatch;
   #sweep: NodeJS.Timeout;
 
   constructor(opts: RelayOptions) {
@@ -79,8 +79,11 @@ export class SrtRelay {
     this.#runs = opts.runs ?? (() => undefined);
     this.#refusals = new RefusalLog(opts.log);
     this.#handshakeMs = opts.handshakeMs;
-    this.#idleMs = opts.idleMs;
     this.#table = opts.table;
+    this.#media = new MediaWatch({
+      handshakeMs: opts.handshakeMs, idleMs: opts.idleMs,
+      send: (sock, data) => this.#native?.send(sock, data) ?? 0, stats: (sock) => this.#native?.stats(sock) ?? null,
+    });
     this.#sweep = setInterval(() => this.#sweepMedia(), SWEEP_MS).unref();
   }
 
@@ -121,7 +124,7 @@ export class SrtRelay {
   #rejected(streamid: string, peer: string, code: number, why: string): void {
     const parts = describe(streamid);
     const reason = why ? `${rejectName(code)}: ${why}` : rejectName(code);
-    this.#refusals.warn(hostOf(peer), reason, { peer, ...parts, reason }, 'SRT connection refused in the handshake');
+    this.#refusals.warn(hostOf(peer), { peer, ...parts, reason }, 'SRT connection refused in the handshake');
     this.#events.add('handshake:reject', `${reason}: ${parts.stream ?? '(no resource)'} from ${peer}`);
   }
 
@@ -174,7 +177,7 @@ export class SrtRelay {
     if (taken) return this.#refuse(sock, remote, resource, `${taken.kind === 'not_found' ? 'NOTFOUND' : (taken.kind ?? 'forbidden').toUpperCase()}: ${taken.reason}`);
     peer.claimed = true;
     if (mode === 'publish') {
-      this.#media.set(sock, { bytes: -1, since: Date.now() });
+      this.#media.add(sock);
       this.#announce(peer, 'onPublish');
       this.#events.add('connection:new', `publish ${resource} from ${remote}`, sock);
       this.#log.info({ id: peer.id, stream: resource, peer: remote }, 'SRT publisher started');
@@ -201,18 +204,14 @@ export class SrtRelay {
   }
 
   /**
-   * Publishers without a first media packet within the handshake timeout, or without media for
-   * the idle timeout, are closed (libsrt's peer idle timeout only sees silence, not keep-alives).
+   * Publishers without a first media packet within the handshake timeout, without media for the
+   * idle timeout, or quiet and not answering the liveness probe (media-watch.ts) are closed: their
+   * stream ends and its readers with it (libsrt's peer idle timeout only sees silence, not keep-alives).
    */
   #checkMedia(now: number): void {
-    for (const [sock, seen] of this.#media) {
-      const peer = this.#peers.get(sock);
-      if (!peer) { this.#media.delete(sock); continue; }
-      const started = seen.bytes >= 0;
-      if (peer.received > 0 && peer.received !== seen.bytes) { seen.bytes = peer.received; seen.since = now; continue; }
-      const limit = started ? this.#idleMs : this.#handshakeMs;
-      if (now - seen.since < limit) continue;
-      const why = started ? `no media for ${limit / 1000} s` : `no media within ${limit / 1000} s of the handshake`;
+    const received = (sock: number) => this.#peers.get(sock)?.received;
+    for (const { sock, why } of this.#media.check(now, received)) {
+      const peer = this.#peers.get(sock)!;
       this.#log.warn({ id: peer.id, stream: peer.stream, peer: peer.remote, why }, 'SRT publisher closed');
       this.#native?.close(sock);
       this.#end(sock, why);
@@ -233,7 +232,7 @@ export class SrtRelay {
   }
 
   #refuse(sock: number, remote: string, stream: string | undefined, reason: string): void {
-    this.#refusals.warn(hostOf(remote), reason, { peer: remote, stream, reason }, 'SRT connection refused');
+    this.#refusals.warn(hostOf(remote), { peer: remote, stream: stream ?? '(no resource)', reason }, 'SRT connection refused');
     this.#events.add('connection:refuse', `${reason}: ${stream ?? '(no resource)'} from ${remote}`);
     this.#peers.delete(sock);
     this.#native?.close(sock);

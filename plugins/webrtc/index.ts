@@ -27,6 +27,6 @@ export default definePlugin({
     await svc.start();
     ctx.log.info({ libdatachannel: svc.link.version }, 'WebRTC host ready');
     ctx.onClose(() => svc.close());
-    webrtcRoutes(ctx.http, svc, cfg.token);
+    webrtcRoutes(ctx.http, svc, cfg.token, ctx.log);
   },
 });

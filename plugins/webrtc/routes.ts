@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, clientAddress, PUBLIC, streamName, Type, type HttpScope } from '../../sdk/index.ts';
+import { ApiError, clientAddress, isApiError, PUBLIC, streamName, Type, type HttpScope } from '../../sdk/index.ts';
 import { playerPage } from './page.ts';
 import type { Caller, WebrtcService } from './service.ts';
 
@@ -31,6 +31,21 @@ function tokenOf(req: FastifyRequest): string | undefined {
   return typeof q === 'string' ? q : undefined;
 }
 
+/** Where a refused WHEP or WHIP offer is logged. */
+export interface RefusalLogger { warn(fields: object, msg: string): void }
+
+/**
+ * One line per refused play (WHEP) or publish (WHIP), as the RTMP and SRT plugins log theirs:
+ * protocol, stream, client address, reason and the answer's status (issue 44.3). The token is
+ * never logged.
+ */
+function logRefusal(log: RefusalLogger, mode: 'play' | 'publish', stream: string, remote: string, err: unknown): void {
+  const api = isApiError(err) ? err : undefined;
+  const reason = api ? (api.details[0] ?? api.message) : String((err as Error)?.message ?? err);
+  const status = api?.status ?? 500;
+  log.warn({ protocol: 'webrtc', stream, remote, reason, status }, `webrtc ${mode} refused: ${reason}`);
+}
+
 function caller(req: FastifyRequest, token: string | undefined): Caller {
   const ip = clientAddress(req);
   const remote = `${ip.includes(':') ? `[${ip}]` : ip}:${req.socket.remotePort ?? 0}`;
@@ -45,7 +60,7 @@ function caller(req: FastifyRequest, token: string | undefined): Caller {
  * ends it; `PATCH` (trickle ICE) is not offered (405: the answer carries every candidate);
  * `GET /webrtc/<stream>` is the player page; `GET /api/v3/webrtc` lists the sessions.
  */
-export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string): void {
+export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string, log: RefusalLogger): void {
   http.addContentTypeParser(['application/sdp', 'application/trickle-ice-sdpfrag'], { parseAs: 'string', bodyLimit: MAX_SDP }, (_req, body, done) => done(null, body));
   const check = (req: FastifyRequest): string | undefined => {
     const given = tokenOf(req);
@@ -61,16 +76,23 @@ export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string)
     cors(reply);
     const m = /^(.+)\/(whep|whip)\/?$/.exec((req.params as Record<string, string>)['*'] ?? '');
     if (!m) throw new ApiError(404, 'Not Found', ['POST to /webrtc/<stream>/whep or /webrtc/<stream>/whip'], 'NOT_FOUND');
-    const given = check(req);
     const stream = streamName(m[1]!);
-    if (!/^application\/sdp\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
-      throw new ApiError(415, 'Unsupported Media Type', ['the offer must be sent as application/sdp'], 'WEBRTC_OFFER');
+    const mode = m[2] === 'whep' ? 'play' : 'publish';
+    let out;
+    try {
+      const given = check(req);
+      if (!/^application\/sdp\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+        throw new ApiError(415, 'Unsupported Media Type', ['the offer must be sent as application/sdp'], 'WEBRTC_OFFER');
+      }
+      if (typeof req.body !== 'string' || !req.body.startsWith('v=0')) {
+        throw new ApiError(400, 'Bad Request', ['the body must be an SDP offer (Content-Type: application/sdp)'], 'WEBRTC_OFFER');
+      }
+      const c = caller(req, given);
+      out = mode === 'play' ? await svc.play(stream, req.body, c) : await svc.publish(stream, req.body, c);
+    } catch (err) {
+      logRefusal(log, mode, stream, caller(req, undefined).remote, err);
+      throw err;
     }
-    if (typeof req.body !== 'string' || !req.body.startsWith('v=0')) {
-      throw new ApiError(400, 'Bad Request', ['the body must be an SDP offer (Content-Type: application/sdp)'], 'WEBRTC_OFFER');
-    }
-    const c = caller(req, given);
-    const out = m[2] === 'whep' ? await svc.play(stream, req.body, c) : await svc.publish(stream, req.body, c);
     return reply.code(201).header('Content-Type', 'application/sdp').header('Location', `/webrtc/session/${out.id}`).send(out.sdp);
   });
 

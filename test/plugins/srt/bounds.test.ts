@@ -109,3 +109,23 @@ t.test('a publisher without media is closed after the handshake timeout, one tha
   await waitFor(async () => (await logLines(app, 'SRT publisher closed')).find((l) => l.stream === 'stops' && /no media for 2 s/.test(l.why ?? '')), { what: 'stopped publisher closed' });
   t.equal((await app.request('GET', '/api/v3/srt')).body.publisher.stops, undefined, 'and it is gone from the listing');
 });
+
+t.test('a quiet publisher that is still there answers the liveness probe and stays (issue 44.3)', async (t) => {
+  const app = await startSrtApp(t, { idle_timeout_seconds: 10 });
+  const quiet = srtCaller(app.srtPort, publish('quiet'));
+  t.teardown(() => quiet.stop());
+  const packet = Buffer.alloc(188 * 7, 0xff);
+  for (let i = 0; i < 7; i++) packet[i * 188] = 0x47;
+  const feeding = setInterval(() => quiet.send(packet), 50);
+  t.teardown(() => clearInterval(feeding));
+  await waitFor(async () => (await app.request('GET', '/api/v3/srt')).body.publisher.quiet !== undefined, { what: 'feeding publisher listed' });
+  clearInterval(feeding);
+  // its source stalls for 4 s: the probes (one each quiet second) are answered by its libsrt
+  await new Promise((r) => setTimeout(r, 4000));
+  t.ok((await app.request('GET', '/api/v3/srt')).body.publisher.quiet !== undefined, 'still publishing after 4 s without media');
+  t.notOk((await logLines(app, 'SRT publisher closed')).some((l) => l.stream === 'quiet'), 'not closed');
+  const again = setInterval(() => quiet.send(packet), 50);
+  t.teardown(() => clearInterval(again));
+  await new Promise((r) => setTimeout(r, 500));
+  t.ok((await app.request('GET', '/api/v3/srt')).body.publisher.quiet !== undefined, 'and its media flows on');
+});
