@@ -22,6 +22,16 @@ const DEFAULTS = { filesystem: 'disk', prefix: '/recordings', segment_seconds: 4
 const notFound = (name: string) => new ApiError(404, 'Unknown recording', [`no recording '${name}'`], 'RECORDING_NOT_FOUND');
 const bad = (reason: string) => new ApiError(400, 'Bad Request', [reason], 'RECORDING_INVALID');
 
+/**
+ * The state document of a recording's index. The route's names (`[A-Za-z0-9][A-Za-z0-9_.-]{0,63}`)
+ * may hold capitals and dots, which document names (`[a-z0-9][a-z0-9_-]*`) do not: such a name
+ * is written as the hex of its bytes after `index--` (a name never starts with `-`, so this never
+ * meets `index-<name>`, which the names documents can hold keep, as they always had).
+ */
+export function indexDocName(name: string): string {
+  return /^[a-z0-9][a-z0-9_-]*$/.test(name) ? `index-${name}` : `index--${Buffer.from(name, 'utf8').toString('hex')}`;
+}
+
 /** A folder path: leading `/`, no `..`, no trailing `/` (the root is `/`). */
 function cleanPrefix(p: string): string {
   const parts = p.split('/').filter((s) => s !== '' && s !== '.');
@@ -37,6 +47,8 @@ export class Recordings {
   readonly #recs = new Map<string, Recorder>();
   #closed = false;
   #lostSub: EventSubscription | undefined;
+  /** Creates, replaces and deletes, one at a time: the limit and "exists" hold under concurrent requests. */
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(d: RecordingsDeps) {
     this.#d = d;
@@ -63,7 +75,7 @@ export class Recordings {
   }
 
   async #recorder(cfg: RecordingConfig): Promise<Recorder> {
-    const doc = await this.#d.state.open<IndexData>(`index-${cfg.name}`, { init: () => ({ segments: [] }) });
+    const doc = await this.#d.state.open<IndexData>(indexDocName(cfg.name), { init: () => ({ segments: [] }) });
     const c = this.#d.config;
     return new Recorder(cfg, doc, {
       streams: this.#d.streams, fs: (n) => findFilesystem(this.#d.filesystems, n), log: this.#d.log, events: this.#d.events,
@@ -99,14 +111,27 @@ export class Recordings {
     return cfg;
   }
 
+  /** Runs `fn` after the creates, replaces and deletes before it. */
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
   /** Creates or replaces a recording; true when it is new. A replaced one restarts its reading. */
-  async put(name: string, s: RecordingSettings, create = false): Promise<boolean> {
+  put(name: string, s: RecordingSettings, create = false): Promise<boolean> {
+    return this.#serial(() => this.#put(name, s, create));
+  }
+
+  async #put(name: string, s: RecordingSettings, create: boolean): Promise<boolean> {
     const cfg = this.#settings(name, s);
     const old = this.#recs.get(name);
     if (old && create) throw new ApiError(409, 'Conflict', [`recording '${name}' exists`], 'RECORDING_EXISTS');
     if (!old && this.#recs.size >= this.#d.config.max_recordings) {
       throw new ApiError(429, 'Too Many Requests', [`at most ${this.#d.config.max_recordings} recordings`], 'RECORDING_LIMIT');
     }
+    // its index first: settings are stored only for a recording that can run
+    const rec = old ? undefined : await this.#recorder(cfg);
     const list = this.#doc.data.recordings;
     await this.#doc.commit(() => {
       const i = list.findIndex((c) => c.name === name);
@@ -123,14 +148,17 @@ export class Recordings {
       old.attach();
       return false;
     }
-    const rec = await this.#recorder(cfg);
-    this.#recs.set(name, rec);
-    rec.attach();
+    this.#recs.set(name, rec!);
+    rec!.attach();
     return true;
   }
 
   /** Stops and forgets a recording; its segments are deleted unless `keepFiles`. */
-  async delete(name: string, keepFiles: boolean): Promise<void> {
+  delete(name: string, keepFiles: boolean): Promise<void> {
+    return this.#serial(() => this.#delete(name, keepFiles));
+  }
+
+  async #delete(name: string, keepFiles: boolean): Promise<void> {
     const r = this.#get(name);
     const list = this.#doc.data.recordings;
     await this.#doc.commit(() => {
