@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, serverRef, streamTableRef, tlsCertificatesRef, type ClientTraffic,
+  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, runCredentialsRef, serverRef, streamTableRef, tlsCertificatesRef, type ClientTraffic,
   type FilesystemService, type HttpScope, type PluginDefinition,
 } from '../sdk/index.ts';
 import type { ConfigData } from './config/config-data.ts';
@@ -32,6 +32,7 @@ import { installEncoding } from './http/encoding.ts';
 import { removeStaleTemps } from './store/stale-temps.ts';
 import { refuseConfigUnderDisk } from './store/served-state.ts';
 import { Placeholders } from './process/placeholder-registry.ts';
+import { RunCredentialTable } from './process/run-credentials.ts';
 import { Streams } from './streams/table.ts';
 import { converterRegistry } from './streams/remux.ts';
 import type { ServingThreadPool } from './http/threads/pool.ts';
@@ -227,6 +228,8 @@ async function coreServices(k: Kernel, parts: ThreadParts, opts: BuildOptions): 
   // the one filesystem registry: the fs API, `{fs:<name>}` and cleanup rules all look here (live list)
   const filesystems = () => services.resolve(filesystemsRef) as readonly FilesystemService[];
   services.provide(placeholdersRef, new Placeholders({ filesystems, server: k.server }));
+  // a child's credential for the service's own listeners: one per run, never a configured secret
+  services.provide(runCredentialsRef, new RunCredentialTable((err) => log.error({ err }, 'a run credential watcher failed')));
   // one table of live streams for every ingest protocol; the publishers end with the app
   const streams = new Streams({ converters: converterRegistry(), log: log.child({ component: 'streams' }) });
   services.provide(streamTableRef, streams);

@@ -81,6 +81,10 @@ export class CoreService {
   async #build(loaded?: LoadedConfig): Promise<App> {
     loaded ??= await loadConfig(this.configPath, this.env);
     const errs = { ...loaded.env.errors, ...typeErrors(loaded.active) };
+    // values of the wrong form only: the value rules run as well, so the message names every error
+    if (Object.keys(errs).length && !Object.keys(typeErrors(loaded.active, { formats: false })).length) {
+      for (const [k, m] of Object.entries(await semanticErrors(loaded.active))) (errs[k] ??= []).push(...m);
+    }
     if (Object.keys(errs).length) {
       throw new BootError(`invalid configuration (${loaded.path}):\n${Object.entries(errs).map(([k, m]) => `  ${k}: ${m.join('; ')}`).join('\n')}`);
     }
@@ -151,7 +155,7 @@ export class CoreService {
     }
     const errs: ConfigErrors = { ...loaded.env.errors, ...typeErrors(loaded.active) };
     if (!Object.keys(errs).length) Object.assign(errs, await semanticErrors(loaded.active, this.#started?.loaded));
-    if (!Object.keys(errs).length) Object.assign(errs, await applyErrors(loaded.active, await heldPorts(this.app.kernel.config), loaded.path, this.#kept()));
+    if (!Object.keys(errs).length) Object.assign(errs, await applyErrors(loaded.active, await heldPorts(this.app.kernel.config, this.#kept()), loaded.path, this.#kept()));
     return Object.keys(errs).length ? { loaded, errors: errs } : { loaded };
   }
 

@@ -8,8 +8,9 @@ import { ConfigData } from '../core/config/config-data.ts';
 import { ALIASES, envTable } from '../core/config/env.ts';
 import { GENERATED } from '../core/config/generate.ts';
 import { getPath } from '../core/config/schema-walk.ts';
+import { CONFIG_FORMATS } from '../sdk/config/formats.ts';
 
-type S = TSchema & { properties?: Record<string, S>; items?: S; anyOf?: S[]; const?: unknown; enum?: unknown[]; minimum?: number; maximum?: number; patternProperties?: unknown };
+type S = TSchema & { properties?: Record<string, S>; items?: S; anyOf?: S[]; const?: unknown; enum?: unknown[]; minimum?: number; maximum?: number; patternProperties?: unknown; format?: string };
 
 const HEADER = `// Every key of the configuration, with its default, allowed values and environment variables.
 // Generated from the config schema by \`node scripts/sample-config.ts\` (a test fails when it is stale).
@@ -39,8 +40,8 @@ export function allowed(s: S): string {
       const range = [s.minimum !== undefined ? `>= ${s.minimum}` : '', s.maximum !== undefined ? `<= ${s.maximum}` : ''].filter(Boolean).join(', ');
       return `${s.type === 'integer' ? 'an integer' : 'a number'}${range ? ` ${range}` : ''}`;
     }
-    case 'string': return 'a string';
-    case 'array': return `a list of ${s.items?.type === 'object' ? `objects {${Object.keys(s.items.properties ?? {}).join(', ')}}` : `${allowed(s.items ?? ({} as S)).replace(/^an? /, '')}s`}`;
+    case 'string': return (s.format ? (CONFIG_FORMATS as Record<string, { expected: string }>)[s.format]?.expected : undefined) ?? 'a string';
+    case 'array': return s.items?.format ? `a list, each ${allowed(s.items)}` : `a list of ${s.items?.type === 'object' ? `objects {${Object.keys(s.items.properties ?? {}).join(', ')}}` : `${allowed(s.items ?? ({} as S)).replace(/^an? /, '')}s`}`;
     case 'object': return s.patternProperties ? 'an object of string values' : 'an object';
     default: return 'any value';
   }

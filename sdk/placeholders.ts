@@ -1,4 +1,5 @@
 import { createServiceRef } from './refs.ts';
+import type { PlaceholderRun } from './run-credentials.ts';
 
 /** Where in a process config a placeholder may be substituted (reference 8.2). */
 export type PlaceholderContext = 'global' | 'address' | 'options';
@@ -18,9 +19,13 @@ export interface PlaceholderDefinition {
   defaults?: Record<string, string>;
   /**
    * The value, which may hold `{param}` slots filled from the placeholder's parameters
-   * (and defaults); slots with no value stay literal.
+   * (and defaults); slots with no value stay literal. `run` is set when the engine resolves the
+   * command of a child it is about to start: a value that reaches one of the service's own
+   * listeners carries the run's token there (`runUserinfo(run)`, `?token=<run.token>`), never a
+   * configured secret. Without `run` (the command an API view shows for a process that does not
+   * run) it carries no credential at all.
    */
-  value(section: PlaceholderSection): string;
+  value(section: PlaceholderSection, run?: PlaceholderRun): string;
 }
 
 /**
@@ -29,7 +34,7 @@ export interface PlaceholderDefinition {
  * @example
  * ctx.deps.placeholders.register({
  *   name: 'memfs', aliases: ['fs:mem'], contexts: ['address', 'options'],
- *   value: () => `http://localhost:${port}/memfs`,
+ *   value: (section, run) => `http://${run ? runUserinfo(run) : ''}localhost:${port}/memfs`,
  * });
  */
 export interface PlaceholderRegistry {

@@ -6,6 +6,7 @@
  * They may grow between minor versions; the contract is what `SDK_VERSION` promises.
  */
 export * from './fs-path.ts';
+export * from './fd-path.ts';
 export * from './fs-mime.ts';
 export * from './fs-cors.ts';
 export * from './fs-send.ts';

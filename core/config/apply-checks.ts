@@ -32,6 +32,9 @@ export async function applyErrors(cfg: ConfigData, held: HeldPorts, configPath: 
   const errs = listenerCollisions(listeners);
   await Promise.all(listeners.map(async (l) => {
     if (errs[l.key]) return;
+    // a listener the running service has as it is (same key, protocol, host and port) is its own:
+    // nothing to try (binding its port would find the service itself)
+    if (held.listeners?.some((r) => sameListener(r, l))) return;
     // a port this service holds is freed before the new listeners bind: only the host is tried
     const own = l.port !== 0 && (l.proto === 'tcp' ? held.tcp : held.udp).has(l.port);
     const why = await probe(l, own ? 0 : l.port);
@@ -48,6 +51,10 @@ export async function applyErrors(cfg: ConfigData, held: HeldPorts, configPath: 
     try { refuseConfigUnderDisk(configPath, cfg); } catch (err) { add(errs, 'storage.disk.dir', (err as Error).message); }
   }
   return errs;
+}
+
+function sameListener(a: Listener, b: Listener): boolean {
+  return a.key === b.key && a.proto === b.proto && a.host === b.host && a.port === b.port;
 }
 
 function loads(cfg: ConfigData, plugin: string): boolean {

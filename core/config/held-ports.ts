@@ -1,33 +1,37 @@
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import type { ConfigData } from './config-data.ts';
-import { listenersOf } from './listeners.ts';
+import { listenersOf, type KeptPorts, type Listener } from './listeners.ts';
 
-/** Ports this very process listens on (main, its serving threads, HTTPS, RTMP(S), SRT). */
+/** What the running service listens on: its ports (main, serving threads, HTTPS, RTMP(S), SRT) and listeners. */
 export interface HeldPorts {
   tcp: ReadonlySet<number>;
   udp: ReadonlySet<number>;
+  /** The running config's listeners (API ports as bound): one the new config keeps as it is is not tried again. */
+  listeners?: readonly Listener[];
 }
 
 /**
- * The ports this process holds. On Linux from `/proc`: the sockets of `/proc/net/{tcp,tcp6}` in
- * state LISTEN and of `/proc/net/{udp,udp6}` whose inode is one of this process's file
- * descriptors (worker threads share them), so ports a plugin bound to "port 0" count too.
- * Elsewhere (no `/proc`), the non-zero ports `running` names for its listeners.
+ * The ports the running service holds: the non-zero ports its config (`running`, the config the
+ * app was built with) names for its listeners, which it bound at its start (also those a child of
+ * it holds: the SRT host process binds `srt.address`), and, on Linux, from `/proc` the sockets of
+ * `/proc/net/{tcp,tcp6}` in state LISTEN and of `/proc/net/{udp,udp6}` whose inode is one of this
+ * process's file descriptors (worker threads share them), so ports bound to "port 0" count too.
+ * `kept`: the API's ports now (where `running` says port 0).
  */
-export async function heldPorts(running: ConfigData): Promise<HeldPorts> {
+export async function heldPorts(running: ConfigData, kept: KeptPorts = {}): Promise<HeldPorts> {
+  const listeners = listenersOf(running, kept);
+  const tcp = new Set<number>();
+  const udp = new Set<number>();
+  for (const l of listeners) if (l.port !== 0) (l.proto === 'tcp' ? tcp : udp).add(l.port);
   try {
     const inodes = await ownSocketInodes();
     const [tcp4, tcp6, udp4, udp6] = await Promise.all(['tcp', 'tcp6', 'udp', 'udp6'].map((f) => readFile(`/proc/net/${f}`, 'utf8')));
-    return {
-      tcp: new Set([...portsOf(tcp4!, inodes, LISTEN), ...portsOf(tcp6!, inodes, LISTEN)]),
-      udp: new Set([...portsOf(udp4!, inodes), ...portsOf(udp6!, inodes)]),
-    };
+    for (const p of [...portsOf(tcp4!, inodes, LISTEN), ...portsOf(tcp6!, inodes, LISTEN)]) tcp.add(p);
+    for (const p of [...portsOf(udp4!, inodes), ...portsOf(udp6!, inodes)]) udp.add(p);
   } catch {
-    const tcp = new Set<number>();
-    const udp = new Set<number>();
-    for (const l of listenersOf(running)) if (l.port !== 0) (l.proto === 'tcp' ? tcp : udp).add(l.port);
-    return { tcp, udp };
+    // no /proc: the config's ports alone
   }
+  return { tcp, udp, listeners };
 }
 
 /** `st` of a listening TCP socket in /proc/net/tcp. */

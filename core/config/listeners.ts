@@ -24,7 +24,8 @@ export interface KeptPorts {
 
 /**
  * The listeners `cfg` asks for: HTTP (`address`), HTTPS (`tls.address` with TLS on), RTMP and
- * RTMPS (`rtmp.address`, `rtmp.address_tls`), SRT over UDP (`srt.address`). Hosts as each one
+ * RTMPS (`rtmp.address`, `rtmp.address_tls`), SRT over UDP (`srt.address`), WebRTC's UDP address
+ * (`webrtc.bind_address`, port 0: its ports are per session). Hosts as each one
  * binds them: the API's host-less address means 127.0.0.1 with auth off (listen-address.ts),
  * RTMP's every interface (`::`), SRT's every IPv4 interface. Addresses must have passed the
  * value checks (validate.ts and the plugins' own). `kept`: the API's ports a reload keeps.
@@ -47,6 +48,11 @@ export function listenersOf(cfg: ConfigData, kept: KeptPorts = {}): Listener[] {
     if (cfg.rtmp.enable_tls) plain('rtmp.address_tls', 'RTMPS', 'tcp', cfg.rtmp.address_tls, '::');
   }
   if (cfg.srt.enable) plain('srt.address', 'SRT', 'udp', cfg.srt.address, '0.0.0.0');
+  // WebRTC binds a UDP port per session (any, or in udp_port_min..max) on its address: only that
+  // address is tried (port 0), so a host that is not this machine's is refused, not every offer
+  if (cfg.webrtc.enable && cfg.webrtc.bind_address) {
+    out.push({ key: 'webrtc.bind_address', what: 'WebRTC', proto: 'udp', host: cfg.webrtc.bind_address, port: 0 });
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 import { Value } from '@sinclair/typebox/value';
 import type { PluginDefinition, PluginEntry } from '../../sdk/index.ts';
 import type { ConfigData } from './config-data.ts';
+import { schemaErrorMessage } from './schema-message.ts';
 
 /**
  * A plugin the configuration chose, with its settings from its `plugins` entry. The kernel's loader
@@ -32,7 +33,7 @@ export function vendorConfigErrors(p: LoadedPlugin, whole?: ConfigData): string[
   const schema = p.def.configSchema;
   const at = `plugins[${p.index}].config`;
   const value = schema ? Value.Default(schema, Value.Clone(p.entryConfig ?? {})) : p.entryConfig;
-  const errs = schema ? [...Value.Errors(schema, value)].map((e) => `${at}${e.path.replace(/\//g, '.')}: ${e.message}`) : [];
+  const errs = schema ? [...Value.Errors(schema, value)].map((e) => `${at}${e.path.replace(/\//g, '.')}: ${schemaErrorMessage(e)}`) : [];
   // a vendor plugin's own rules run on its entry settings; built-ins' run with the whole config
   if (errs.length || !p.def.validate || !whole || p.def.configKey || p.def.sectionKey) return errs;
   for (const [k, msgs] of Object.entries(p.def.validate(value as never, whole))) {

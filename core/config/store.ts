@@ -99,7 +99,7 @@ export class ConfigStore {
     const { active, env } = activate(next, this.#env);
     const errs: ConfigErrors = { ...env.errors, ...(await semanticErrors(active, this.#started ?? [])) };
     if (Object.keys(errs).length) throw new ConfigRejected(409, errs);
-    const apply = await applyErrors(active, await heldPorts(this.#running), this.#path, this.#kept());
+    const apply = await applyErrors(active, await heldPorts(this.#running, this.#kept()), this.#path, this.#kept());
     if (Object.keys(apply).length) throw new ConfigRejected(400, apply, 'apply');
     const now = new Date().toISOString();
     next.created_at = now;

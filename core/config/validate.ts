@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
-import { Value } from '@sinclair/typebox/value';
-import { MAX_SERVING_THREADS, isDir, isFile, validAddress, validCidr, type ConfigErrors } from '../../sdk/index.ts';
+import { Value, ValueErrorType } from '@sinclair/typebox/value';
+import { MAX_SERVING_THREADS, isDir, isFile, validCidr, type ConfigErrors } from '../../sdk/index.ts';
+import { schemaErrorMessage } from './schema-message.ts';
 import { ConfigData } from './config-data.ts';
 import { getPath } from './schema-walk.ts';
 import { BUILTINS } from './built-ins.ts';
@@ -14,12 +15,17 @@ function add(errs: ConfigErrors, key: string, msg: string): void {
   (errs[key] ??= []).push(msg);
 }
 
-/** Type errors of the whole config at once, keyed by dotted path. */
-export function typeErrors(cfg: unknown): ConfigErrors {
+/**
+ * Type errors of the whole config at once, keyed by dotted path: wrong types, bounds, and values
+ * not of their key's form (addresses, URLs, paths: `sdk/config/formats.ts`), each naming the form.
+ * `formats: false` leaves the forms out (what remains makes the config unfit for the value rules).
+ */
+export function typeErrors(cfg: unknown, opts: { formats?: boolean } = {}): ConfigErrors {
   const errs: ConfigErrors = {};
   for (const e of Value.Errors(ConfigData, cfg)) {
+    if (opts.formats === false && e.type === ValueErrorType.StringFormat) continue;
     const key = e.path.replace(/^\//, '').replace(/\//g, '.') || '(root)';
-    if (!errs[key]) add(errs, key, e.message);
+    if (!errs[key]) add(errs, key, schemaErrorMessage(e));
   }
   return errs;
 }
@@ -60,7 +66,6 @@ function coreErrors(cfg: ConfigData): ConfigErrors {
   if (cfg.version !== 3) add(errs, 'version', `must be 3, is ${cfg.version}`);
   if (!LOG_LEVELS.includes(cfg.log.level)) add(errs, 'log.level', `'${cfg.log.level}' is not one of ${LOG_LEVELS.join(', ')}`);
   if (!cfg.id.trim()) add(errs, 'id', 'must not be empty');
-  if (!validAddress(cfg.address)) add(errs, 'address', `'${cfg.address}' is not a host:port address`);
   for (const proto of ['http', 'https'] as const) {
     for (const list of ['allow', 'block'] as const) {
       for (const c of cfg.api.access[proto][list]) {
@@ -82,9 +87,7 @@ function coreErrors(cfg: ConfigData): ConfigErrors {
   if (cfg.tls.enable && cfg.tls.auto) {
     if (cfg.host.name.length === 0) add(errs, 'host.name', 'must name this host when tls.auto is on');
     for (const n of cfg.host.name) if (isIP(n) || !/^[a-z0-9.-]+$/i.test(n)) add(errs, 'host.name', `'${n}' is not a DNS name (tls.auto)`);
-    if (!/^https?:\/\/./.test(cfg.tls.acme_directory)) add(errs, 'tls.acme_directory', `'${cfg.tls.acme_directory}' is not a URL`);
   }
-  if (!validAddress(cfg.tls.address)) add(errs, 'tls.address', `'${cfg.tls.address}' is not a host:port address`);
   const st = cfg.storage;
   if (st.mimetypes_file && !isFile(st.mimetypes_file)) add(errs, 'storage.mimetypes_file', `${st.mimetypes_file} does not exist`);
   if (!cfg.db.dir.trim()) add(errs, 'db.dir', 'must not be empty');

@@ -5,8 +5,14 @@ import type { Kernel } from '../kernel/kernel.ts';
 import type { FastifyReply } from 'fastify';
 import { sendJson } from './json.ts';
 
+/**
+ * The config without its string formats (`sdk/config/formats.ts`): they are the PUT's checks, not
+ * the answer's; the serializer's ajv knows none of them (it would log each as unknown).
+ */
+const ConfigShape = withoutFormats(ConfigData);
+
 const ConfigView = Type.Object({
-  config: ConfigData,
+  config: ConfigShape,
   created_at: Type.String(),
   loaded_at: Type.String(),
   updated_at: Type.String(),
@@ -18,6 +24,10 @@ type View = ReturnType<Kernel['configStore']['view']>;
 /** The view's parts by identity: a PUT or a reload replaces them, nothing changes them in place. */
 const sameView = (a: View, b: View) => a.config === b.config && a.overrides === b.overrides
   && a.created_at === b.created_at && a.loaded_at === b.loaded_at && a.updated_at === b.updated_at;
+
+function withoutFormats<T>(schema: T): T {
+  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === 'format' && typeof value === 'string' ? undefined : value))) as T;
+}
 
 function sendText(reply: FastifyReply, json: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json);

@@ -1,9 +1,10 @@
-import { createReadStream } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
-import { extname, join, posix, sep } from 'node:path';
+import { constants } from 'node:fs';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { extname, join, posix } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import mime from 'mime-types';
 import { httpErrors } from '../../sdk/index.ts';
+import { descriptorPath, isBelow, pinnedPath } from '../../sdk/fd-path.ts';
 
 export interface StaticDirOptions {
   /** URL prefix without the trailing slash (`/ui`). */
@@ -21,7 +22,8 @@ export interface StaticDirOptions {
  * A folder of static files under a URL prefix (`router.ui_path` at `/ui/`, directory routes of
  * `router.routes`): a directory answers its `index.html`, ETag/Last-Modified revalidation (304),
  * HTML `no-cache` (a new UI build shows at once), other files cached an hour. Paths are kept
- * inside the folder, symlinks included.
+ * inside the folder, symlinks included: what is served is checked on the descriptor opened (a
+ * folder swapped for a link meanwhile cannot lead elsewhere).
  */
 export function staticDirHandler(opts: StaticDirOptions) {
   const rootReal = realpath(opts.root);
@@ -37,10 +39,11 @@ export function staticDirHandler(opts: StaticDirOptions) {
       .header('cache-control', html ? 'no-cache' : 'public, max-age=3600');
     const since = request.headers['if-modified-since'];
     if (request.headers['if-none-match'] === etag || (!request.headers['if-none-match'] && since && Date.parse(since) >= Date.parse(lastModified))) {
+      await file.fh.close().catch(() => {});
       return reply.code(304).send();
     }
     reply.type(mime.contentType(extname(file.path)) || 'application/octet-stream').header('content-length', file.size);
-    return reply.send(createReadStream(file.path));
+    return reply.send(file.fh.createReadStream({ autoClose: true }));
   };
 }
 
@@ -57,25 +60,43 @@ function relativePath(url: string, prefix: string): string | undefined {
   }
 }
 
-async function findFile(root: string, rel: string, spa: boolean): Promise<{ path: string; size: number; mtimeMs: number } | undefined> {
+interface Found { fh: FileHandle; path: string; size: number; mtimeMs: number }
+
+async function findFile(root: string, rel: string, spa: boolean): Promise<Found | undefined> {
   const direct = await regularFile(root, rel);
   if (direct) return direct;
   const last = rel.slice(rel.lastIndexOf('/') + 1);
   return spa && !last.includes('.') ? regularFile(root, '/index.html') : undefined;
 }
 
-async function regularFile(root: string, rel: string): Promise<{ path: string; size: number; mtimeMs: number } | undefined> {
+// links followed, checked on the descriptor; a FIFO never blocks the open
+const READ = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** The open descriptor of `path` when it is inside `root`, with its real path; else undefined. */
+async function openBelow(root: string, path: string): Promise<{ fh: FileHandle; real: string } | undefined> {
+  const fh = await open(path, READ).catch(() => undefined);
+  if (!fh) return undefined;
+  const real = descriptorPath(fh.fd);
+  if (real !== undefined && isBelow(root, real)) return { fh, real };
+  await fh.close().catch(() => {});
+  return undefined;
+}
+
+/** The file at `rel` (a folder: its index.html), open, when it is a regular file inside the root. */
+async function regularFile(root: string, rel: string): Promise<Found | undefined> {
+  let o = await openBelow(root, join(root, rel));
   try {
-    let path = await realpath(join(root, rel));
-    if (path !== root && !path.startsWith(root + sep)) return undefined;
-    let st = await stat(path);
-    if (st.isDirectory()) {
-      path = await realpath(join(path, 'index.html'));
-      if (!path.startsWith(root + sep)) return undefined;
-      st = await stat(path);
+    let st = o && await o.fh.stat();
+    if (o && st?.isDirectory()) {
+      // the index of the very folder opened
+      const dir = o.fh;
+      o = await openBelow(root, pinnedPath(dir.fd, 'index.html')).finally(() => dir.close().catch(() => {}));
+      st = o && await o.fh.stat();
     }
-    return st.isFile() ? { path, size: st.size, mtimeMs: st.mtimeMs } : undefined;
+    if (o && st?.isFile()) return { fh: o.fh, path: o.real, size: st.size, mtimeMs: st.mtimeMs };
   } catch {
-    return undefined;
+    // gone meanwhile
   }
+  await o?.fh.close().catch(() => {});
+  return undefined;
 }

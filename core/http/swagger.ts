@@ -11,7 +11,12 @@ type Described = Pick<RouteOptions, 'method' | 'url' | 'schema'>;
 /**
  * OpenAPI document generated from the route schemas, Swagger UI at `/api/swagger`,
  * the JSON at `/api/swagger/json` (and `/api/swagger/doc.json` as datarhei Core names it), all
- * public; `/api/swagger/index.html` (the reference's page address) redirects to the UI.
+ * public; `/api/swagger/index.html` (the reference's page address) answers 200 with the same page
+ * as `/api/swagger/` (issue 44.5: a client that opens that exact address without following
+ * redirects shows it). The page's files and document are named relative to its address: from
+ * `index.html` its files are `./static/...` (the same files) and its document, which the UI's
+ * script names as `<page address>/json`, is `/api/swagger/index.html/json`; addresses below
+ * `index.html/` are those below `/api/swagger/`.
  *
  * Made at the first view (issue 29: @fastify/swagger, its YAML writer, the UI's static server and
  * file globbing are about 4 MB a service that nobody reads the docs of need not hold): at boot
@@ -33,7 +38,7 @@ export async function registerSwagger(http: HttpScope): Promise<void> {
   http.addHook('onClose', async () => { if (docs) await (await docs.catch(() => undefined))?.close(); });
   const forward = async (req: { method: string; url: string; headers: Record<string, string | string[] | undefined> }, reply: ForwardReply) => {
     const inner = await load();
-    const res = await inner.inject({ method: req.method as 'GET', url: req.url, headers: { accept: req.headers.accept ?? '*/*' } });
+    const res = await inner.inject({ method: req.method as 'GET', url: pageRelative(req.url), headers: { accept: req.headers.accept ?? '*/*' } });
     for (const [name, value] of Object.entries(res.headers)) {
       if (!HOP_HEADERS.has(name) && value !== undefined) reply.header(name, value);
     }
@@ -43,8 +48,13 @@ export async function registerSwagger(http: HttpScope): Promise<void> {
   http.get('/api/swagger', { config: PUBLIC, schema: { hide: true } }, forward);
   http.get('/api/swagger/*', { config: PUBLIC, schema: { hide: true } }, forward);
   http.get('/api/swagger/doc.json', { config: PUBLIC, schema: { hide: true } }, async () => (await load()).swagger());
-  // the reference's address of the page (echo-swagger); the UI is served at `/api/swagger/`
-  http.get('/api/swagger/index.html', { config: PUBLIC, schema: { hide: true } }, async (_req, reply) => reply.redirect('/api/swagger/'));
+  // the reference's address of the page (echo-swagger): the page itself, as at `/api/swagger/`
+  http.get('/api/swagger/index.html', { config: PUBLIC, schema: { hide: true } }, forward);
+}
+
+/** `/api/swagger/index.html` is the page at `/api/swagger/`, and what is below it is below that. */
+function pageRelative(url: string): string {
+  return url.replace(/^\/api\/swagger\/index\.html(?:\/|(?=\?|$))/, '/api/swagger/');
 }
 
 interface ForwardReply {

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import {
-  aboutRef, appLogRef, BootError, childrenRef, fileDoorRef, placeholdersRef, serverRef, streamTableRef, tlsCertificatesRef, type PluginDefinition,
+  aboutRef, appLogRef, BootError, childrenRef, fileDoorRef, placeholdersRef, runCredentialsRef, serverRef, streamTableRef, tlsCertificatesRef, type PluginDefinition,
 } from '../../sdk/index.ts';
 import type { ConfigData } from '../config/config-data.ts';
 import { semanticErrors, typeErrors } from '../config/validate.ts';
@@ -10,7 +10,7 @@ import { loadPlugins, vendorConfigErrors, withEntrySettings, type LoadedPlugin, 
 import { REQUIRED_PLUGINS } from './required.ts';
 
 /** Single-provider services the core provides before any plugin mounts (checked when the app is built). */
-export const CORE_SERVICES: readonly string[] = [fileDoorRef, serverRef, placeholdersRef, streamTableRef, tlsCertificatesRef, childrenRef, aboutRef, appLogRef].map((r) => r.id);
+export const CORE_SERVICES: readonly string[] = [fileDoorRef, serverRef, placeholdersRef, runCredentialsRef, streamTableRef, tlsCertificatesRef, childrenRef, aboutRef, appLogRef].map((r) => r.id);
 
 export interface PlanOptions {
   /** Folder plugin paths and packages are found from; default the config file's folder, else the cwd. */

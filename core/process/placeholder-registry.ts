@@ -1,5 +1,5 @@
 import {
-  findFilesystem, type FilesystemService, type PlaceholderDefinition, type PlaceholderRegistry, type ServerInfo,
+  findFilesystem, runUserinfo, type FilesystemService, type PlaceholderDefinition, type PlaceholderRegistry, type ServerInfo,
 } from '../../sdk/index.ts';
 
 const NAME = /^[a-z]+(:[0-9A-Za-z]+)?$/;
@@ -48,11 +48,13 @@ export class Placeholders implements PlaceholderRegistry {
     return {
       name,
       contexts: ['global', 'address', 'options'],
-      // computed on every use: the port is known only once the app listens
-      value: () => {
+      // computed on every use: the port is known only once the app listens; writes behind Basic
+      // credentials get the child's run credential (its own paths only)
+      value: (_section, run) => {
         if (fs.root) return fs.root;
         const host = server.host().includes(':') ? `[${server.host()}]` : server.host();
-        return `http://${host}:${server.port()}${fs.mount === '/' ? '' : fs.mount}`;
+        const cred = run && fs.publicMount?.writes?.basic ? runUserinfo(run) : '';
+        return `http://${cred}${host}:${server.port()}${fs.mount === '/' ? '' : fs.mount}`;
       },
     };
   }

@@ -1,4 +1,4 @@
-import type { PlaceholderContext, PlaceholderRegistry, PlaceholderSection } from '../../sdk/index.ts';
+import type { PlaceholderContext, PlaceholderRegistry, PlaceholderRun, PlaceholderSection } from '../../sdk/index.ts';
 
 /*
  * Placeholder substitution (reference 8.1-8.2): `{name}`, `{name^C}` (escape C in the value),
@@ -56,8 +56,8 @@ function params(text: string | undefined, vars: Vars): Map<string, string> {
   return out;
 }
 
-/** Substitutes the placeholders allowed at `where` in `text`. */
-export function substitute(text: string, where: Where, vars: Vars, registry: PlaceholderRegistry): string {
+/** Substitutes the placeholders allowed at `where` in `text`; `run` is the child's run when one is about to start. */
+export function substitute(text: string, where: Where, vars: Vars, registry: PlaceholderRegistry, run?: PlaceholderRun): string {
   if (!text.includes('{')) return text;
   return text.replace(PATTERN, (whole, name: string, esc: string | undefined, paramText: string | undefined) => {
     let value: string;
@@ -67,7 +67,7 @@ export function substitute(text: string, where: Where, vars: Vars, registry: Pla
       const def = where.context ? registry.get(name) : undefined;
       if (!def || !def.contexts.includes(where.context!)) return whole;
       const p = params(paramText, vars);
-      value = def.value(where.section).replace(SLOT, (slot, key: string) => p.get(key) ?? def.defaults?.[key] ?? slot);
+      value = def.value(where.section, run).replace(SLOT, (slot, key: string) => p.get(key) ?? def.defaults?.[key] ?? slot);
     }
     return esc === undefined ? value : escape(value, esc);
   });

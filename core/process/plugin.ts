@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import {
-  childrenRef, definePlugin, fileDoorRef, filesystemsRef, optional, streamTableRef, placeholdersRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
+  childrenRef, definePlugin, fileDoorRef, filesystemsRef, optional, streamTableRef, placeholdersRef, runCredentialsRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
   type ProcessChangeEvent,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
@@ -41,7 +41,7 @@ export const processPlugin = definePlugin({
   validate: (section) => validateEncoder(section),
   reads: ['storage', 'db'],
   deps: {
-    placeholders: placeholdersRef, filesystems: filesystemsRef, children: childrenRef, clock: optional(processClockRef),
+    placeholders: placeholdersRef, runs: runCredentialsRef, filesystems: filesystemsRef, children: childrenRef, clock: optional(processClockRef),
     door: optional(fileDoorRef), streams: optional(streamTableRef),
   },
   provides: [processesRef, processReplicaRef],
@@ -105,8 +105,9 @@ export const processPlugin = definePlugin({
       entryEnv: {
         binary: enc.binary, spawn: (binary, args, opts) => spawn(binary, args, opts), programDepth: ctx.deps.children.confinement.programDepth ?? 0, sampler, pidFiles: new PidDir(runDir, log),
         hooks, log, cpus: availableParallelism(), now: Date.now, clock, demand: demand.env,
-        resolve: (c) => {
-          const r = resolveProcess(c, { registry, validator, lookup: manager.lookup });
+        runs: ctx.deps.runs,
+        resolve: (c, run) => {
+          const r = resolveProcess(c, { registry, validator, lookup: manager.lookup, run });
           return typeof r === 'string' ? explainUnresolved(c, registry, r) : r;
         },
         monitor: () => createRunMonitor(logLimits), stateEntries,
@@ -115,7 +116,7 @@ export const processPlugin = definePlugin({
 
     // one set of views and one probe for the routes and the service (GraphQL answers from these too)
     const views = new ProcessViews((id) => manager.metadata(id));
-    const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, spawn);
+    const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, spawn, ctx.deps.runs);
     ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe, input: validator.input }));
     // the cluster's seam: changes go through its shared store, and only owned processes run here
     ctx.provide(processReplicaRef, {

@@ -1,54 +1,18 @@
-import type { Logger } from 'pino';
-import type { ProcessClock, ProcessInfo, ProcessMetricsInfo, ProcessOrder, processHooksRef } from '../../sdk/index.ts';
-import { ACTIVE_STATES, Supervisor, type ExecState, type PidFiles, type SpawnChild, type StateCause, type UsageSampler } from './supervisor/index.ts';
+import type { PlaceholderRun, ProcessInfo, ProcessMetricsInfo, ProcessOrder, RunCredential } from '../../sdk/index.ts';
+import { ACTIVE_STATES, Supervisor, type ExecState, type StateCause } from './supervisor/index.ts';
 import { toApiConfig, type FullConfig } from './config-model.ts';
-import type { Resolution } from './command.ts';
+import { runFields, type Resolution } from './command.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
 import type { ProcessConfig } from './schema.ts';
 import { stateJson, type StateParts } from './json-write.ts';
+import { sameState, stateCounts, type EntryEnv, type EntryTimes } from './entry-env.ts';
 import { parseSchedule, rfc3339 } from './schedule.ts';
 import { ScheduleRunner } from './schedule-runner.ts';
-import { DemandRunner, type DemandEnv } from './demand-runner.ts';
+import { DemandRunner } from './demand-runner.ts';
 
-type ProcessHooks = ReturnType<typeof processHooksRef.create>;
-
-/** What every entry shares with the manager. */
-export interface EntryEnv {
-  binary: string;
-  /** Starts the child confined (the core's `childrenRef`). */
-  spawn?: SpawnChild;
-  /** Processes between the spawned pid and ffmpeg (`Confinement.programDepth`). */
-  programDepth?: number;
-  sampler: UsageSampler;
-  /** Pid files of running children (supervisor/orphans.ts). */
-  pidFiles?: PidFiles;
-  hooks: Readonly<ProcessHooks>;
-  log: Logger;
-  /** Logical CPUs: limits and usage are percent of the whole machine in the API, of one core below. */
-  cpus: number;
-  resolve(c: FullConfig): Resolution | string;
-  monitor(): RunMonitor;
-  now(): number;
-  /** The clock of schedules (`scheduler`); default the real one. */
-  clock: ProcessClock;
-  /** Entries into each state by any process of the engine (`ffmpeg_process`), counted here. */
-  stateEntries?: Record<ExecState, number>;
-  /** What on-demand processes need of the engine (demand/hub.ts); without it `ondemand` is ignored. */
-  demand?: DemandEnv;
-}
-
-export interface EntryTimes {
-  createdAt: number;
-  updatedAt: number;
-  order: ProcessOrder;
-}
+export { stateCounts, type EntryEnv, type EntryTimes } from './entry-env.ts';
 
 const MIB = 1024 * 1024;
-
-/** A zero count for every exec state. */
-export function stateCounts(): Record<ExecState, number> {
-  return { finished: 0, starting: 0, running: 0, finishing: 0, failed: 0, killed: 0 };
-}
 
 /**
  * One process: its definition (as given and resolved), its supervisor and what its stderr told
@@ -80,6 +44,8 @@ export class ProcessEntry {
   readonly #schedule: ScheduleRunner | undefined;
   /** Set when the config has `ondemand.enable` (then `scheduler` is not used): runs it while read. */
   readonly #demand: DemandRunner | undefined;
+  /** The credential of the current run, from its prepare until its child ended. */
+  #run: RunCredential | undefined;
 
   constructor(config: FullConfig, times: EntryTimes, env: EntryEnv) {
     this.config = config;
@@ -104,6 +70,8 @@ export class ProcessEntry {
       onLine: (line) => this.#onLine(line),
       onRunStart: () => this.monitor.runStart(),
       onRunEnd: (state, info) => {
+        // the child is gone: its token opens nothing any more
+        this.#endRun();
         if (info.reason) this.monitor.note(info.reason);
         this.monitor.runEnd(state);
       },
@@ -182,9 +150,9 @@ export class ProcessEntry {
   }
 
   /** Re-resolves placeholders and references; returns the reason when the definition is invalid now. */
-  refresh(): string | undefined {
+  refresh(run?: PlaceholderRun): string | undefined {
     this.#outdated = false;
-    const r = this.#env.resolve(this.config);
+    const r = this.#env.resolve(this.config, run);
     if (typeof r === 'string') {
       // the report's log says why, once per reason (a listing re-resolves often)
       if (r !== this.#invalid) this.monitor.note(`invalid process definition: ${r}`);
@@ -217,6 +185,11 @@ export class ProcessEntry {
   #setCommand(c: string[] | null): void {
     this.#command = c;
     this.#commandJson = JSON.stringify(c);
+  }
+
+  /** What it would run for `run` (a probe's own credential), leaving its shown command alone. */
+  resolveFor(run: PlaceholderRun): Resolution | string {
+    return this.#env.resolve(this.config, run);
   }
 
   /** Runs it, or for a scheduled process waits for its times (and runs it now inside a window). */
@@ -255,17 +228,31 @@ export class ProcessEntry {
     this.#schedule.arm();
   }
 
-  destroy(): Promise<void> {
+  async destroy(): Promise<void> {
     this.#schedule?.disarm();
     // not #unarm: a replacing entry puts its own waiting playlist up at once
     this.#demand?.disarm();
-    return this.#supervisor.destroy();
+    await this.#supervisor.destroy();
+    this.#endRun();
   }
 
-  /** Runs before every spawn: fresh placeholders (the port is known by now), then preStart. */
+  #endRun(): void {
+    this.#run?.revoke();
+    this.#run = undefined;
+  }
+
+  /**
+   * Runs before every spawn: a new run credential, fresh placeholders (the port is known by now)
+   * resolved for it, then preStart. The credential is bound to the resolved command (what the
+   * run may reach) and revoked when the run ends.
+   */
   async #prepare(): Promise<string[]> {
-    const why = this.refresh();
+    this.#endRun();
+    const run = this.#env.runs?.issue(this.id);
+    this.#run = run;
+    const why = this.refresh(run);
     if (why !== undefined) throw new Error(`invalid process definition: ${why}`);
+    run?.bind(runFields(this.#resolution!));
     let args = [...this.#resolution!.command];
     const pre = this.#env.hooks.preStart;
     if (pre.taps.length) {
@@ -385,10 +372,4 @@ export class ProcessEntry {
       inputs: c.input, outputs: c.output, command: this.#command ?? undefined,
     };
   }
-}
-
-function sameState(a: StateParts, b: StateParts): boolean {
-  return a.order === b.order && a.exec === b.exec && a.runtimeSeconds === b.runtimeSeconds
-    && a.reconnectSeconds === b.reconnectSeconds && a.lastLogline === b.lastLogline && a.progress === b.progress
-    && a.memoryBytes === b.memoryBytes && a.cpuUsage === b.cpuUsage && a.command === b.command && a.nextRun === b.nextRun && a.ondemand === b.ondemand;
 }

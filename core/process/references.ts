@@ -1,4 +1,4 @@
-import type { PlaceholderRegistry } from '../../sdk/index.ts';
+import type { PlaceholderRegistry, PlaceholderRun } from '../../sdk/index.ts';
 import type { FullConfig } from './config-model.ts';
 import { substitute, WHERE } from './placeholders.ts';
 
@@ -22,7 +22,7 @@ export function parseReference(address: string): { process: string; output: stri
  * `lookup` returns another process's config (unresolved, as stored).
  */
 export function resolveReference(
-  address: string, self: string, lookup: (id: string) => FullConfig | undefined, registry: PlaceholderRegistry,
+  address: string, self: string, lookup: (id: string) => FullConfig | undefined, registry: PlaceholderRegistry, run?: PlaceholderRun,
 ): { address: string } | { error: string } | undefined {
   const ref = parseReference(address);
   if (!ref || 'error' in ref) return ref;
@@ -33,7 +33,7 @@ export function resolveReference(
   for (const out of other.output) {
     const oid = substitute(out.id, WHERE.outputId, vars, registry);
     if (oid !== ref.output) continue;
-    return { address: substitute(out.address, WHERE.outputAddress, { ...vars, outputid: oid }, registry) };
+    return { address: substitute(out.address, WHERE.outputAddress, { ...vars, outputid: oid }, registry, run) };
   }
   return { error: `the process '${ref.process}' has no outputs with the ID '${ref.output}'` };
 }

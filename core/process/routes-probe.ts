@@ -1,5 +1,5 @@
-import type { HttpScope } from '../../sdk/index.ts';
-import { assemble } from './command.ts';
+import type { HttpScope, RunCredentials } from '../../sdk/index.ts';
+import { assemble, runFields } from './command.ts';
 import type { ProcessManager } from './manager.ts';
 import { probeJson } from './json-write.ts';
 import { json } from './routes.ts';
@@ -17,11 +17,21 @@ const TAGS = ['v16.7.2'];
  * What a probe of process `id` finds (reference 4.4.10): never fails, problems go into the log.
  * The route and the `processes` service (GraphQL `probe`) both answer from here.
  */
-export async function probeProcess(m: ProcessManager, binary: string, closing: AbortSignal, id: string, run?: Spawn): Promise<ProbeData> {
+export async function probeProcess(m: ProcessManager, binary: string, closing: AbortSignal, id: string, run?: Spawn, runs?: RunCredentials): Promise<ProbeData> {
   const e = m.get(id);
   if (!e) return { streams: [], log: [`Unknown process ID (${id})`] };
   if (e.refresh() !== undefined) return { streams: [], log: [] };
-  return parseProbe(await runProbe(binary, assemble(e.resolution!.options, e.resolution!.inputs.map(direct), []), closing, undefined, run));
+  // the probe is a run of its own: its inputs reach the service's listeners with its own token
+  const cred = runs?.issue(id);
+  try {
+    const r = cred ? e.resolveFor(cred) : e.resolution!;
+    if (typeof r === 'string') return { streams: [], log: [] };
+    const inputs = r.inputs.map(direct);
+    cred?.bind(runFields({ ...r, outputs: [], inputs }));
+    return parseProbe(await runProbe(binary, assemble(r.options, inputs, []), closing, undefined, run));
+  } finally {
+    cred?.revoke();
+  }
 }
 
 /** `GET /api/v3/process/{id}/probe` (reference 4.4.10): always 200. */

@@ -139,14 +139,23 @@ export class Ownership {
     else this.#lose(id, h, 'taken');
   }
 
-  /** `keep`: the key expired while NATS was away and nobody took it: this node's again, or lost. */
+  /**
+   * `keep`: the key expired while NATS was away and nobody took it: this node's again, or lost. A
+   * renewal and `reconcile` may both get here after a heal: the create that loses the race finds
+   * this node's own write and adopts it (it was lost before, and its ffmpeg stopped: issue 44.8).
+   */
   async #recreate(id: string, h: Held): Promise<void> {
     const sentAt = performance.now();
     try {
       const rev = await this.#kv.create(processKey(id), this.#value());
       if (this.#held.get(id) === h) { h.rev = rev; h.deadline = sentAt + this.#opts.ttlMs / 2; }
     } catch (err) {
-      if (isWrongRevision(err)) this.#lose(id, h, 'taken');
+      if (!isWrongRevision(err)) return;
+      const e = await this.#kv.get(processKey(id));
+      const node = e?.operation === 'PUT' ? e.json<{ node?: string }>().node : undefined;
+      if (this.#held.get(id) !== h) return;
+      if (e && node === this.#opts.node) h.rev = Math.max(h.rev, e.revision);
+      else this.#lose(id, h, 'taken');
     }
   }
 

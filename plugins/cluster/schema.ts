@@ -1,18 +1,18 @@
-import { Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
+import { Formatted, MAX_TIMER_SECONDS, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
 
 /** NATS rejects these characters in KV keys; node ids become keys of `core_nodes`. */
 const NODE_ID = '^[A-Za-z0-9_=-]+$';
 
 /** The cluster plugin's settings: its `plugins` entry's `config` (`{"name": "cluster", "config": {...}}`). */
 export const ClusterConfig = Type.Object({
-  servers: Type.Array(Type.String({ minLength: 1 }), {
+  servers: Type.Array(Formatted('nats-url'), {
     minItems: 1, default: ['nats://127.0.0.1:4222'],
     description: 'NATS servers this node connects to (only these: servers the cluster gossips are ignored).',
   }),
   node_id: Type.Optional(Type.String({ pattern: NODE_ID, maxLength: 128, description: 'This node\'s id in the cluster (default: the configuration\'s `id`).' })),
-  api_address: Type.Optional(Type.String({ minLength: 1, description: 'URL other nodes reach this node\'s API at (default: http://<host>:<bound port>).' })),
-  announce_sec: Type.Number({ minimum: 0.2, default: 2, description: 'Seconds between two liveness announcements and lease renewals.' }),
-  ttl_sec: Type.Number({ minimum: 1, default: 6, description: 'Seconds after which a silent node is gone and an unrenewed leader lease expires.' }),
+  api_address: Type.Optional(Formatted('http-url', undefined, { description: 'URL other nodes reach this node\'s API at (default: http://<host>:<bound port>).' })),
+  announce_sec: Type.Number({ minimum: 0.2, maximum: MAX_TIMER_SECONDS, default: 2, description: 'Seconds between two liveness announcements and lease renewals.' }),
+  ttl_sec: Type.Number({ minimum: 1, maximum: MAX_TIMER_SECONDS, default: 6, description: 'Seconds after which a silent node is gone and an unrenewed leader lease expires.' }),
   replicas: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the cluster buckets (3 for a three-server NATS cluster).' }),
   max_processes: Type.Integer({ minimum: 0, default: 0, description: 'Processes this node takes at most, announced as its capacity (0 = no limit).' }),
   on_quorum_loss: Type.Union([Type.Literal('stop'), Type.Literal('keep')], {

@@ -19,5 +19,7 @@ export function writeError(err: unknown, path: string): ApiError {
   if (code === 'ENOSPC' || code === 'EDQUOT') return diskErrors.full();
   if (code === 'EISDIR') return diskErrors.notAFile(path);
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return new ApiError(403, 'Forbidden', [`${path}: permission denied`], 'DISKFS_DENIED');
-  return new ApiError(400, 'Bad Request', [`${path}: ${(err as Error).message}`], 'DISKFS_WRITE');
+  if (code === 'ENOTDIR' || code === 'EEXIST') return new ApiError(400, 'Bad Request', [`${path}: a file is in the way`], 'DISKFS_WRITE');
+  // the errno code, not the message: it names the server's own paths
+  return new ApiError(400, 'Bad Request', [`${path}: ${code || (err as Error).message}`], 'DISKFS_WRITE');
 }

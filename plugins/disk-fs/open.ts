@@ -1,7 +1,8 @@
-import { lstat, open } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import type { FsFile, FsNode } from '../../sdk/fs.ts';
 import { isMissing, type DiskRoot } from './root.ts';
+import { openChecked } from './pin.ts';
 
 /*
  * Opening a path of the disk root: the one copy of the rules shared by the main thread's
@@ -13,21 +14,25 @@ export const etagOf = (st: BigIntStats) => `"${st.ino.toString(16)}-${st.size.to
 
 /**
  * The entry at `path` (cleaned): a file (open, with a stream over its descriptor), a folder, a
- * link (to its target inside the root), or undefined. Hidden files are missing; a path that
- * resolves out of the root throws the 403 ApiError (DiskRoot.resolve).
+ * link (to its target inside the root), or undefined. Hidden files are missing; an entry whose
+ * descriptor is outside the root throws the 403 ApiError (openChecked: the check is on what was
+ * opened, so no swap of a folder on the way can lead elsewhere).
  */
 export async function openDiskNode(r: DiskRoot, path: string): Promise<FsNode | undefined> {
-  if (r.hidden(path)) return undefined;
-  const real = await r.resolve(path);
-  if (real === undefined) return undefined;
-  // the entry may be deleted between realpath and here (ffmpeg's delete_segments): a 404
-  const l = await lstat(r.abs(path)).catch((err: unknown) => { if (isMissing(err)) return undefined; throw err; });
-  if (!l) return undefined;
-  // a link answers 301 to its target; the root may itself be a link (a mounted volume)
-  if (l.isSymbolicLink() && path !== '/') return { kind: 'link', target: r.toFsPath(real) };
-  let fh;
+  const o = await openChecked(r, path);
+  if (!o) return undefined;
+  const { fh, at } = o;
   try {
-    fh = await open(real, 'r');
+    // somewhere else than `path` names: a link on the way; the last one answers 301 to its target
+    // (a redirect serves no bytes), a linked folder on the way serves (the root may itself be a link)
+    if (at !== path && path !== '/') {
+      const l = await lstat(r.abs(path)).catch((err: unknown) => { if (isMissing(err)) return undefined; throw err; });
+      // deleted meanwhile (ffmpeg's delete_segments): a 404
+      if (!l || l.isSymbolicLink()) {
+        await fh.close();
+        return l && { kind: 'link', target: at };
+      }
+    }
     // facts from the open descriptor: a rename over the file cannot mix two versions
     const st = await fh.stat({ bigint: true });
     if (st.isDirectory()) {
@@ -38,19 +43,16 @@ export async function openDiskNode(r: DiskRoot, path: string): Promise<FsNode | 
       await fh.close();
       return undefined;
     }
-    const h = fh;
-    const size = Number(st.size);
     const file: FsFile = {
-      size,
+      size: Number(st.size),
       mtimeMs: Number(st.mtimeMs),
       etag: etagOf(st),
-      stream: (start, end) => h.createReadStream({ start, end, autoClose: true }),
-      release: () => { void h.close().catch(() => {}); },
+      stream: (start, end) => fh.createReadStream({ start, end, autoClose: true }),
+      release: () => { void fh.close().catch(() => {}); },
     };
     return { kind: 'file', path, file };
   } catch (err) {
-    await fh?.close().catch(() => {});
-    if (isMissing(err) || (err as NodeJS.ErrnoException).code === 'EACCES') return undefined;
+    await fh.close().catch(() => {});
     throw err;
   }
 }

@@ -1,16 +1,21 @@
-import { realpath, lstat } from 'node:fs/promises';
-import { dirname, join, relative, isAbsolute, sep } from 'node:path';
+import { open, realpath } from 'node:fs/promises';
+import { join, relative, isAbsolute, sep } from 'node:path';
+import { descriptorPath, isBelow } from '../../sdk/fd-path.ts';
 import { diskErrors } from './errors.ts';
 
 /** Names of uploads in progress (`.<name>.<hex>.upload`), never served or listed. */
 export const UPLOAD_TEMP = /^\..+\.[0-9a-f]{12}\.upload$/;
 
 // a name too long for the kernel cannot exist either: 404, not a 500 with the absolute path
-const isMissing = (err: unknown) => ['ENOENT', 'ENOTDIR', 'ENAMETOOLONG'].includes((err as NodeJS.ErrnoException).code ?? '');
+const isMissing = (err: unknown) => ['ENOENT', 'ENOTDIR', 'ENAMETOOLONG'].includes(errorCode(err));
+
+/** The errno code of a failed call (`ENOENT`), or ''. */
+export const errorCode = (err: unknown): string => (err as NodeJS.ErrnoException | undefined)?.code ?? '';
 
 /**
  * The disk root and the rules that keep every operation inside it: paths come in cleaned (no
- * `..`), and symlinks are resolved here, so a link that points out of the root is refused.
+ * `..`); what an open reached is checked on its descriptor (`placeOf`), so a link that points out
+ * of the root is refused, however the folders on the way change meanwhile.
  */
 export class DiskRoot {
   /** The root as configured, absolute. */
@@ -28,6 +33,11 @@ export class DiskRoot {
 
   static async open(dir: string, dbDir: string): Promise<DiskRoot> {
     const real = await realpath(dir);
+    // every path is checked on its descriptor: without /proc nothing could be served
+    const fh = await open(real, 'r');
+    const seen = descriptorPath(fh.fd);
+    await fh.close();
+    if (seen !== real) throw new Error(`/proc/self/fd does not tell where ${dir} is (is /proc mounted?): the disk filesystem checks every path there`);
     const db = await realpath(dbDir).catch(() => dbDir);
     const rel = relative(real, db);
     const reserved = rel.startsWith('..') || isAbsolute(rel)
@@ -39,11 +49,6 @@ export class DiskRoot {
   /** The reserved paths (to build the same root in a serving thread). */
   get reserved(): readonly string[] {
     return this.#reserved;
-  }
-
-  /** Is this real (symlink-free) absolute path inside the root? */
-  contains(real: string): boolean {
-    return real === this.real || this.real === sep || real.startsWith(this.real + sep);
   }
 
   /** The path inside the filesystem (`/a/b`) of a real path inside the root. */
@@ -63,42 +68,17 @@ export class DiskRoot {
   }
 
   /**
-   * The real path of an existing entry, refused (403) when it resolves outside the root;
-   * undefined when it does not exist.
+   * Where the entry open as `fd` (opened for `path`) is: its path inside the filesystem, checked
+   * on the descriptor itself (`/proc/self/fd`), so a folder swapped for a link between a check
+   * and the open cannot lead elsewhere. The 403 when it is outside the root (or the kernel cannot
+   * tell where it is). `path` itself when the entry is where `path` names it (no link on the
+   * way): the common case, without building a path.
    */
-  async resolve(path: string): Promise<string | undefined> {
-    let real: string;
-    try {
-      real = await realpath(this.abs(path));
-    } catch (err) {
-      if (isMissing(err)) return undefined;
-      throw err;
-    }
-    if (!this.contains(real)) throw diskErrors.outside(path);
-    return real;
-  }
-
-  /**
-   * Checks, before anything is created, that the deepest existing folder on the way to `path`
-   * is inside the root (a symlinked folder pointing out would otherwise receive the upload).
-   */
-  async checkParents(path: string): Promise<void> {
-    let dir = dirname(this.abs(path));
-    for (;;) {
-      try {
-        const real = await realpath(dir);
-        if (!this.contains(real)) throw diskErrors.outside(path);
-        return;
-      } catch (err) {
-        if (!isMissing(err)) throw err;
-      }
-      // a dangling symlink must not be created through either
-      const st = await lstat(dir).catch(() => undefined);
-      if (st?.isSymbolicLink()) throw diskErrors.outside(path);
-      const up = dirname(dir);
-      if (up === dir) throw diskErrors.outside(path);
-      dir = up;
-    }
+  placeOf(fd: number, path: string): string {
+    const real = descriptorPath(fd);
+    if (real === undefined || !isBelow(this.real, real)) throw diskErrors.outside(path);
+    if (real.length === this.real.length + path.length && real.startsWith(this.real) && real.endsWith(path)) return path;
+    return this.toFsPath(real);
   }
 }
 

@@ -1,5 +1,4 @@
-import { lstat, mkdir, open, readFile, rename, stat, statfs, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { lstat, open, rename, stat, statfs, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type {
   FilesystemService, FsFileInfo, FsNode, FsOpenHint, FsPublicMount, FsReaderModule, FsWriteOptions, FsWriteResult,
@@ -9,6 +8,7 @@ import { diskErrors, writeError } from './errors.ts';
 import { isMissing, type DiskRoot } from './root.ts';
 import { diskUsage, walkFiles } from './walk.ts';
 import { etagOf, openDiskNode } from './open.ts';
+import { openChecked, pinFolder, type PinnedFolder } from './pin.ts';
 import { publicRead } from './public-view.ts';
 import type { DiskCache } from './cache.ts';
 import type { DiskReaderInit } from './reader.ts';
@@ -108,9 +108,15 @@ export class DiskFilesystem implements FilesystemService {
   }
 
   async readFile(path: string): Promise<Buffer | undefined> {
-    if (this.#r.hidden(path)) return undefined;
-    const real = await this.#r.resolve(path);
-    return real === undefined ? undefined : readFile(real).catch(() => undefined);
+    const o = await openChecked(this.#r, path);
+    if (!o) return undefined;
+    try {
+      return await o.fh.readFile();
+    } catch {
+      return undefined;
+    } finally {
+      await o.fh.close().catch(() => {});
+    }
   }
 
   async writeFile(path: string, data: Buffer): Promise<FsWriteResult> {
@@ -128,26 +134,55 @@ export class DiskFilesystem implements FilesystemService {
     }
   }
 
+  /*
+   * The upload's folder is held open from the check to the rename (`pinFolder`): the temp file is
+   * created in it exclusively and renamed over the target in it, so no folder swapped for a link
+   * meanwhile can take the upload elsewhere.
+   */
   async #write(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions): Promise<FsWriteResult> {
     if (path === '/') throw diskErrors.notAFile(path);
     if (this.#r.hidden(path)) throw diskErrors.reserved(path);
-    await this.#r.checkParents(path);
-    const abs = this.#r.abs(path);
-    const old = await lstat(abs).catch(() => undefined);
-    if (old?.isDirectory()) throw diskErrors.notAFile(path);
-    const oldSize = old?.isFile() ? old.size : 0;
-    const limit = this.#limit;
-    if (limit > 0) {
-      if (opts.length !== undefined && opts.length > limit) throw diskErrors.tooBig();
-      const used = await this.#refreshUsage();
-      if (opts.length !== undefined && used + this.#inflight - oldSize + opts.length > limit) throw diskErrors.full();
+    const { dir, name } = splitPath(path);
+    const pin = (create: boolean) => pinFolder(this.#r, dir, path, create).catch((err: unknown) => { throw writeError(err, path); });
+    // folders are made only once the upload passed the limits
+    let folder = await pin(false);
+    let created: boolean;
+    try {
+      if (folder && this.#r.hidden(folder.child(name))) throw diskErrors.reserved(path);
+      const old = folder && await lstat(folder.entry(name)).catch(() => undefined);
+      if (old?.isDirectory()) throw diskErrors.notAFile(path);
+      const oldSize = old?.isFile() ? old.size : 0;
+      created = old === undefined;
+      await this.#checkLimit(oldSize, opts.length);
+      if (!folder) {
+        folder = (await pin(true))!;
+        if (this.#r.hidden(folder.child(name))) throw diskErrors.reserved(path);
+      }
+      if (opts.length !== undefined) await this.#checkFree(folder.self, opts.length);
+      const size = await this.#store(folder, name, path, body, oldSize);
+      this.#used += size - oldSize;
+    } finally {
+      await folder?.close();
     }
-    const dir = dirname(abs);
-    await mkdir(dir, { recursive: true }).catch((err) => { throw writeError(err, path); });
-    if (opts.length !== undefined) await this.#checkFree(dir, opts.length);
-    const tmp = join(dir, `.${basename(abs)}.${randomBytes(6).toString('hex')}.upload`);
+    this.#emit(path);
+    return { created };
+  }
+
+  async #checkLimit(oldSize: number, length: number | undefined): Promise<void> {
+    const limit = this.#limit;
+    if (limit <= 0) return;
+    if (length !== undefined && length > limit) throw diskErrors.tooBig();
+    const used = await this.#refreshUsage();
+    if (length !== undefined && used + this.#inflight - oldSize + length > limit) throw diskErrors.full();
+  }
+
+  /** Writes the body to a new temp file in `folder` and renames it over `name` there; the bytes written. */
+  async #store(folder: PinnedFolder, name: string, path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, oldSize: number): Promise<number> {
+    const limit = this.#limit;
+    const tmp = folder.entry(`.${name}.${randomBytes(6).toString('hex')}.upload`);
     let size = 0;
-    const fh = await open(tmp, 'wx', 0o644).catch((err) => { throw writeError(err, path); });
+    // exclusive: never through a link of that name
+    const fh = await open(tmp, 'wx', 0o644).catch((err: unknown) => { throw writeError(err, path); });
     try {
       for await (const c of body) {
         size += c.length;
@@ -157,7 +192,8 @@ export class DiskFilesystem implements FilesystemService {
       }
       await fh.datasync();
       await fh.close();
-      await rename(tmp, abs);
+      await rename(tmp, folder.entry(name));
+      return size;
     } catch (err) {
       await fh.close().catch(() => {});
       await unlink(tmp).catch(() => {});
@@ -165,9 +201,6 @@ export class DiskFilesystem implements FilesystemService {
     } finally {
       this.#inflight -= size;
     }
-    this.#used += size - oldSize;
-    this.#emit(path);
-    return { created: old === undefined };
   }
 
   /** Refuses early an upload of known length that the device has no room for. */
@@ -178,19 +211,26 @@ export class DiskFilesystem implements FilesystemService {
 
   async deleteFile(path: string): Promise<boolean> {
     if (path === '/' || this.#r.hidden(path)) return false;
-    // the parent must be inside the root: a symlinked folder would let us delete outside it
-    const parent = await this.#r.resolve(dirname(path));
-    if (parent === undefined) return false;
-    const abs = join(parent, basename(path));
-    const st = await lstat(abs).catch(() => undefined);
-    if (!st || st.isDirectory()) return false;
+    const { dir, name } = splitPath(path);
+    // the folder is held open and checked: a folder swapped for a link cannot lead the delete out
+    const folder = await pinFolder(this.#r, dir, path, false);
+    if (!folder) return false;
+    let size: number;
     try {
-      await unlink(abs);
-    } catch (err) {
-      if (isMissing(err)) return false;
-      throw err;
+      if (this.#r.hidden(folder.child(name))) return false;
+      const st = await lstat(folder.entry(name)).catch(() => undefined);
+      if (!st || st.isDirectory()) return false;
+      try {
+        await unlink(folder.entry(name));
+      } catch (err) {
+        if (isMissing(err)) return false;
+        throw err;
+      }
+      size = st.isFile() ? st.size : 0;
+    } finally {
+      await folder.close();
     }
-    if (st.isFile()) this.#used -= st.size;
+    this.#used -= size;
     this.#emit(path);
     return true;
   }
@@ -198,4 +238,10 @@ export class DiskFilesystem implements FilesystemService {
   #emit(path: string): void {
     for (const fn of this.#changed) fn(path);
   }
+}
+
+/** The folder (`/` for the root) and the last name of a cleaned path. */
+function splitPath(path: string): { dir: string; name: string } {
+  const i = path.lastIndexOf('/');
+  return { dir: path.slice(0, i) || '/', name: path.slice(i + 1) };
 }

@@ -1,6 +1,7 @@
-import { opendir, stat, realpath } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, open, opendir, type FileHandle } from 'node:fs/promises';
+import { pinnedPath } from '../../sdk/fd-path.ts';
 import type { DiskRoot } from './root.ts';
+import { FOLDER, OWN_FOLDER, READ } from './pin.ts';
 
 /** One file found by a walk. */
 export interface WalkEntry {
@@ -13,31 +14,68 @@ export interface WalkEntry {
 /**
  * Every file below the root, recursively: regular files, and symlinks to files inside the root.
  * Skips uploads in progress, the service's own files, links that point out and linked folders
- * (no loops). Files that vanish during the walk (ffmpeg rotating segments) are skipped.
+ * (no loops). Files that vanish during the walk (ffmpeg rotating segments) are skipped. Each
+ * folder is held open while it is listed and its entries are named through it (`pinnedPath`),
+ * so a folder swapped for a link meanwhile lists nothing of elsewhere.
  */
-export async function* walkFiles(root: DiskRoot, dir = root.dir, prefix = ''): AsyncGenerator<WalkEntry> {
-  let handle;
+export async function* walkFiles(root: DiskRoot): AsyncGenerator<WalkEntry> {
+  let fh: FileHandle | undefined;
   try {
-    handle = await opendir(dir);
+    fh = await open(root.dir, FOLDER);
+    root.placeOf(fh.fd, '/');
   } catch {
+    await fh?.close().catch(() => {});
     return;
   }
-  for await (const d of handle) {
-    const name = `${prefix}/${d.name}`;
-    if (root.hidden(name)) continue;
-    const abs = join(dir, d.name);
-    if (d.isDirectory()) {
-      yield* walkFiles(root, abs, name);
-      continue;
+  yield* walkFolder(root, fh, '');
+}
+
+/** The files below the folder open as `fh` (`prefix` inside the filesystem); closes `fh`. */
+async function* walkFolder(root: DiskRoot, fh: FileHandle, prefix: string): AsyncGenerator<WalkEntry> {
+  try {
+    const handle = await opendir(pinnedPath(fh.fd)).catch(() => undefined);
+    if (!handle) return;
+    for await (const d of handle) {
+      const name = `${prefix}/${d.name}`;
+      if (root.hidden(name)) continue;
+      const entry = pinnedPath(fh.fd, d.name);
+      if (d.isDirectory()) {
+        const sub = await folderAt(root, entry, name);
+        if (sub) yield* walkFolder(root, sub, name);
+        continue;
+      }
+      const file = d.isFile() ? await lstat(entry).catch(() => undefined) : d.isSymbolicLink() ? await linkedFile(root, entry, name) : undefined;
+      if (file?.isFile()) yield { name, size: file.size, mtimeMs: file.mtimeMs };
     }
-    if (!d.isFile() && !d.isSymbolicLink()) continue;
-    try {
-      if (d.isSymbolicLink() && !root.contains(await realpath(abs))) continue;
-      const st = await stat(abs);
-      if (st.isFile()) yield { name, size: st.size, mtimeMs: st.mtimeMs };
-    } catch {
-      // gone or dangling: not a file any more
-    }
+  } finally {
+    await fh.close().catch(() => {});
+  }
+}
+
+/** The folder `entry` itself (never a link), checked to be where `name` says. */
+async function folderAt(root: DiskRoot, entry: string, name: string): Promise<FileHandle | undefined> {
+  const fh = await open(entry, OWN_FOLDER).catch(() => undefined);
+  if (!fh) return undefined;
+  try {
+    if (root.placeOf(fh.fd, name) === name) return fh;
+  } catch {
+    // outside the root
+  }
+  await fh.close().catch(() => {});
+  return undefined;
+}
+
+/** The facts of the file a link leads to, when it is inside the root and not hidden. */
+async function linkedFile(root: DiskRoot, entry: string, name: string) {
+  const fh = await open(entry, READ).catch(() => undefined);
+  if (!fh) return undefined;
+  try {
+    const at = root.placeOf(fh.fd, name);
+    return root.hidden(at) ? undefined : await fh.stat();
+  } catch {
+    return undefined;
+  } finally {
+    await fh.close().catch(() => {});
   }
 }
 

@@ -1,4 +1,4 @@
-import { ConfigErrorList, describe, globToRegExp, Int, List, Str, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
+import { ConfigErrorList, describe, globToRegExp, Int, List, MAX_TIMER_SECONDS, Str, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
 
 /* The `events` section (this plugin's): beyond the reference, which has no event stream. */
 
@@ -24,7 +24,7 @@ export const EventsConfig = describe(Type.Object({
   overflow_grace_ms: Type.Integer({ default: 5000, maximum: 2_147_483_647 }),
   webhooks: Type.Array(EventsWebhook, { default: [] }),
   webhook_queue: Int(1000),
-  webhook_retry_seconds: Int(300),
+  webhook_retry_seconds: Type.Integer({ default: 300, maximum: MAX_TIMER_SECONDS }),
   webhook_timeout_seconds: Type.Integer({ default: 10, maximum: 2_147_483 }),
 }, { default: {} }), {
   history: 'Events kept in memory for `Last-Event-ID` resumes (plugin `events`).',

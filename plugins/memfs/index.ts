@@ -1,5 +1,5 @@
 import {
-  definePlugin, optional, eventsRef, filesystemEvents, filesystemsRef, placeholdersRef, serverRef, MimeTable,
+  definePlugin, optional, eventsRef, filesystemEvents, filesystemsRef, placeholdersRef, runUserinfo, serverRef, MimeTable,
 } from '../../sdk/index.ts';
 import { MemfsConfig, validateMemfs } from './schema.ts';
 import { MemFilesystem, type MemStore } from './service.ts';
@@ -39,11 +39,11 @@ export default definePlugin({
       name: 'memfs',
       aliases: ['fs:mem'],
       contexts: ['address', 'options'],
-      // computed on every use: the port is known only once the app listens
-      value: () => {
+      // computed on every use: the port is known only once the app listens. A child writes with
+      // its run's credential (its own paths only), never with storage.memory.auth's password.
+      value: (_section, run) => {
         const host = server.host().includes(':') ? `[${server.host()}]` : server.host();
-        const a = cfg.auth;
-        const cred = a.enable ? `${encodeURIComponent(a.username)}:${encodeURIComponent(a.password)}@` : '';
+        const cred = cfg.auth.enable && run ? runUserinfo(run) : '';
         return `http://${cred}${host}:${server.port()}/memfs`;
       },
     });

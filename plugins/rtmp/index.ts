@@ -1,4 +1,4 @@
-import { definePlugin, ingestHooksRef, placeholdersRef, streamTableRef, tlsCertificatesRef } from '../../sdk/index.ts';
+import { definePlugin, ingestHooksRef, placeholdersRef, runCredentialsRef, streamTableRef, tlsCertificatesRef } from '../../sdk/index.ts';
 import { RtmpSettings, validateRtmp } from './schema.ts';
 import { rtmpServiceRef } from './ref.ts';
 import { rtmpRoutes } from './routes.ts';
@@ -16,14 +16,14 @@ export default definePlugin({
   enableKey: 'rtmp.enable',
   configSchema: RtmpSettings,
   validate: validateRtmp,
-  deps: { placeholders: placeholdersRef, tls: tlsCertificatesRef, streams: streamTableRef },
+  deps: { placeholders: placeholdersRef, runs: runCredentialsRef, tls: tlsCertificatesRef, streams: streamTableRef },
   provides: [rtmpServiceRef],
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;
     const { startRtmp } = await import('./service.ts');
     // listening in setup: a busy port stops the boot with a message naming the key
-    const rtmp = await startRtmp({ config: cfg, hooks: ctx.hooks.get(ingestHooksRef), tls: ctx.deps.tls, streams: ctx.deps.streams, log: ctx.log });
+    const rtmp = await startRtmp({ config: cfg, hooks: ctx.hooks.get(ingestHooksRef), tls: ctx.deps.tls, streams: ctx.deps.streams, runs: ctx.deps.runs, log: ctx.log });
     ctx.onClose(() => rtmp.close());
     ctx.provide(rtmpServiceRef, rtmp);
     ctx.deps.placeholders.register(rtmpPlaceholder(cfg, () => rtmp.ports().rtmp));

@@ -1,11 +1,11 @@
-import { Bool, ConfigErrorList, describe, Str, validAddress, type ConfigErrors, type KernelConfig, type Static, Type } from '../../sdk/index.ts';
+import { Bool, ConfigErrorList, describe, Formatted, Str, type ConfigErrors, type KernelConfig, type Static, Type } from '../../sdk/index.ts';
 
 /** The `rtmp` section of the configuration, owned by this plugin (its schema lived in the SDK before 3.0.0). */
 export const RtmpConfig = describe(Type.Object({
   enable: Bool(false),
   enable_tls: Bool(false),
-  address: Str(':1935'),
-  address_tls: Str(':1936'),
+  address: Formatted('listen-address', ':1935'),
+  address_tls: Formatted('listen-address', ':1936'),
   app: Str('/'),
   token: Str(''),
   handshake_timeout_seconds: Type.Integer({ default: 10, minimum: 1, maximum: 3600 }),
@@ -35,10 +35,8 @@ export type RtmpSettings = RtmpConfig;
 /** Rules a schema cannot state (reference 6.2); keys relative to `rtmp`. */
 export function validateRtmp(s: RtmpSettings, whole: Readonly<KernelConfig>): ConfigErrors {
   const errs = new ConfigErrorList();
-  if (s.enable && !validAddress(s.address)) errs.add('address', `'${s.address}' is not a host:port address`);
   if (s.enable_tls) {
     if (!s.enable || !whole.tls.enable) errs.add('enable_tls', 'needs rtmp.enable and tls.enable');
-    if (!validAddress(s.address_tls)) errs.add('address_tls', `'${s.address_tls}' is not a host:port address`);
     // port 0 (any free port, as in tests) gives each listener its own port
     if (s.address === s.address_tls && !/:0$/.test(s.address)) errs.add('address_tls', 'must differ from rtmp.address');
   }

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { ingestHooksRef, StreamTable, TlsCertificates } from '../../sdk/index.ts';
+import type { ingestHooksRef, RunCredentials, StreamTable, TlsCertificates } from '../../sdk/index.ts';
 import { BootError } from '../../sdk/index.ts';
 import { loadWireLayer } from './nms-adapter.ts';
 import { RtmpSession, type SessionDeps } from './session.ts';
@@ -24,6 +24,8 @@ export interface RtmpStartOptions {
   tls: TlsCertificates;
   /** The app's stream table (`streamTableRef`). */
   streams: StreamTable;
+  /** The children's run credentials (`runCredentialsRef`): a run's token stands in for `rtmp.token`. */
+  runs?: RunCredentials;
   log: Logger;
 }
 
@@ -41,7 +43,7 @@ export async function startRtmp(o: RtmpStartOptions): Promise<RunningRtmp> {
   let seq = 0;
   const c = o.config;
   const base: Omit<SessionDeps, 'protocol'> = {
-    wire, streams: o.streams, nextId: () => `rtmp-${++seq}`, hooks: o.hooks, log: o.log, token: c.token, app: c.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
+    wire, streams: o.streams, nextId: () => `rtmp-${++seq}`, hooks: o.hooks, log: o.log, token: c.token, runs: o.runs, app: c.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
     limits: { maxMediaMessage: c.max_message_size_kbytes * 1024 },
     handshakeTimeout: c.handshake_timeout_seconds, idleTimeout: c.idle_timeout_seconds,
   };

@@ -2,12 +2,13 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import {
   askIngest, tellIngest, streamName, type FlvPacket, type IngestPeer, type ingestHooksRef, type IngestRefusal, type StreamPublisher,
-  type StreamReader, type StreamStopReason, type StreamTable,
+  type RunCredentials, type StreamReader, type StreamStopReason, type StreamTable,
 } from '../../sdk/index.ts';
 import type { RtmpWire, RtmpWireLayer, WireRequest, MediaPacket, WireLimits } from './nms-adapter.ts';
 import { PlayerOutput } from './player-output.ts';
 import { remoteOf } from './server.ts';
-import { requestedStream, shownRequest, resolveTarget, checkToken, checkApp, type StreamTarget } from './names.ts';
+import { requestedStream, shownRequest, resolveTarget, checkToken, checkApp, type NameRefusal, type StreamTarget } from './names.ts';
+import { runMayStream } from './run-scope.ts';
 
 type IngestHooks = ReturnType<typeof ingestHooksRef.create>;
 
@@ -23,6 +24,8 @@ export interface SessionDeps {
   /** `rtmp` or `rtmps`. */
   protocol: string;
   token: string;
+  /** The children's run credentials: with `token` set, a run's token opens what its command names. */
+  runs?: RunCredentials;
   app: string;
   /** A player whose unsent output (its queue and its socket's) exceeds this is dropped (it cannot keep up). */
   maxPlayerBacklog: number;
@@ -133,12 +136,23 @@ export class RtmpSession {
     if ('reason' in asked) return this.#refuse(mode, shownRequest(req.app, req.name), { reason: asked.reason, kind: 'not_found' }), undefined;
     this.#asked = asked.path;
     const target = resolveTarget(asked.path, asked.query, this.#deps.token);
-    const badToken = checkToken(target, this.#deps.token);
+    const badToken = this.#tokenProblem(target, mode);
     if (badToken) return this.#refuse(mode, asked.path, { reason: badToken.reason, kind: badToken.kind === 'bad_request' ? 'forbidden' : badToken.kind }), undefined;
     this.#asked = target.path;
     const badApp = mode === 'publish' ? checkApp(target.path, this.#deps.app) : undefined;
     if (badApp) return this.#refuse(mode, target.path, { reason: badApp.reason, kind: 'forbidden' }), undefined;
     return target;
+  }
+
+  /**
+   * `rtmp.token`, or a child's run token (`?token=`) for a stream its command names in the right
+   * direction (an output publishes, an input plays); a run's token never reaches the log either.
+   */
+  #tokenProblem(t: StreamTarget, mode: 'publish' | 'play'): NameRefusal | undefined {
+    const grant = this.#deps.token && t.tokenFrom === 'query' && t.token ? this.#deps.runs?.find(t.token) : undefined;
+    if (!grant) return checkToken(t, this.#deps.token);
+    if (runMayStream(grant, t.path, mode)) return undefined;
+    return { kind: 'forbidden', reason: `the credential of process ${grant.processId} does not name this stream to ${mode}` };
   }
 
   #makePeer(t: StreamTarget): IngestPeer {

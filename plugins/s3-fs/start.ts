@@ -1,5 +1,6 @@
-import type {
-  EventsService, MetricCollector, MetricValue, MimeTable, PlaceholderRegistry, PluginContext, ServerInfo,
+import {
+  runUserinfo, type EventsService, type MetricCollector, type MetricValue, type MimeTable, type PlaceholderRegistry, type PluginContext,
+  type ServerInfo,
 } from '../../sdk/index.ts';
 import { createClient, isTransient } from './client.ts';
 import { Bucket } from './objects.ts';
@@ -78,15 +79,18 @@ function collector(list: readonly S3Filesystem[], lost: Map<string, number>): Me
   };
 }
 
-/** `{fs:<name>}`: `http://[user:pass@]host:port<mountpoint>`, computed on every use (the port is known after listen). */
+/**
+ * `{fs:<name>}`: `http://[process:<id>:<token>@]host:port<mountpoint>`, computed on every use (the
+ * port is known after listen). A mount with a password gets the child's run credential (its own
+ * paths only), never the password itself.
+ */
 function placeholder(d: StartDeps, s: S3FsEntry, mount: string): void {
   d.placeholders.register({
     name: `fs:${s.name}`,
     contexts: ['address', 'options'],
-    value: () => {
+    value: (_section, run) => {
       const host = d.server.host().includes(':') ? `[${d.server.host()}]` : d.server.host();
-      const a = s.auth;
-      const cred = a.enable ? `${encodeURIComponent(a.username)}:${encodeURIComponent(a.password)}@` : '';
+      const cred = s.auth.enable && run ? runUserinfo(run) : '';
       return `http://${cred}${host}:${d.server.port()}${mount}`;
     },
   });

@@ -1,10 +1,10 @@
-import { Bool, ConfigErrorList, describe, Int, List, Type, validCidr, type ConfigErrors, type Static } from '../../sdk/index.ts';
+import { Bool, ConfigErrorList, describe, Int, List, MAX_TIMER_SECONDS, Type, validCidr, type ConfigErrors, type Static } from '../../sdk/index.ts';
 
 /** The `sessions` section of the configuration, owned by this plugin. */
 export const SessionsConfig = describe(Type.Object({
   enable: Bool(true),
   ip_ignorelist: List(['127.0.0.1/32', '::1/128']),
-  session_timeout_sec: Int(30),
+  session_timeout_sec: Type.Integer({ default: 30, maximum: MAX_TIMER_SECONDS }),
   persist: Bool(false),
   // a timer: node runs a longer one at once, every millisecond
   persist_interval_sec: Type.Integer({ default: 300, maximum: 2_147_483 }),

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { childrenRef, definePlugin, ingestHooksRef, placeholdersRef, streamTableRef } from '../../sdk/index.ts';
+import { childrenRef, definePlugin, ingestHooksRef, placeholdersRef, processHooksRef, runCredentialsRef, streamTableRef } from '../../sdk/index.ts';
 import { SrtConfig, validateSrt } from './schema.ts';
 import { addonPath } from './native.ts';
 import { FIX } from './errors.ts';
@@ -17,7 +17,7 @@ export default definePlugin({
   enableKey: 'srt.enable',
   configSchema: SrtConfig,
   validate: validateSrt,
-  deps: { placeholders: placeholdersRef, children: childrenRef, streams: streamTableRef },
+  deps: { placeholders: placeholdersRef, children: childrenRef, streams: streamTableRef, runs: runCredentialsRef },
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) {
@@ -26,11 +26,18 @@ export default definePlugin({
       return;
     }
     // imported when enabled: the core reads every built-in's definition, loaded or not
-    const [{ startSrt }, { srtRoutes }, { srtPlaceholder }] = await Promise.all([import('./service.ts'), import('./routes.ts'), import('./placeholder.ts')]);
+    const [{ startSrt }, { srtRoutes }, { srtPlaceholder }, { runPusher }] = await Promise.all([
+      import('./service.ts'), import('./routes.ts'), import('./placeholder.ts'), import('./run-scope.ts'),
+    ]);
     const srt = await startSrt(cfg, { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, hooks: ctx.hooks.get(ingestHooksRef), streams: ctx.deps.streams });
     // the host ends every connection (the end hooks fire) and its listener, then exits
     ctx.onClose(() => srt.host.close());
     ctx.deps.placeholders.register(srtPlaceholder({ host: srt.bindHost, port: () => srt.host.port, token: cfg.token, passphrase: cfg.passphrase }));
+    // the children's run credentials: the host knows each run before its child starts (preStart
+    // waits for it) and forgets it when the run ends
+    const pusher = runPusher(ctx.deps.runs, (list) => srt.host.setRuns(list));
+    ctx.onClose(ctx.deps.runs.watch(() => { void pusher.push(); }));
+    ctx.hooks.get(processHooksRef).preStart.tapPromise('srt', async (start) => { await pusher.beforeStart(start.id); return start; });
     srtRoutes(ctx.http, srt.host);
   },
 });

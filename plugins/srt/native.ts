@@ -56,6 +56,8 @@ export interface SrtNativeSocket {
    * names that are readable without one yet (on-demand: a request is admitted and waits).
    */
   setPublishers(names: string[], readable?: string[]): void;
+  /** The children's run credentials the handshake admits (run-scope.ts): replaces the last list. */
+  setRuns(runs: ReadonlyArray<{ token: string; passphrase: string; grants: string[] }>): void;
 }
 
 export interface SrtAddon {

@@ -21,6 +21,8 @@ export interface RelayOptions {
   idleMs: number;
   /** The service's stream table, as the host reaches it. */
   table: RelayTable;
+  /** The `<mode> <resource>` a child's run token admits (run-scope.ts), undefined for another token. */
+  runs?(token: string): ReadonlySet<string> | undefined;
 }
 
 /**
@@ -59,6 +61,7 @@ export class SrtRelay {
   #log: SrtLog;
   #hooks: IngestHooks;
   #token: string;
+  #runs: (token: string) => ReadonlySet<string> | undefined;
   #closed = false;
   #events: EventsLog;
   #refusals: RefusalLog;
@@ -73,6 +76,7 @@ export class SrtRelay {
     this.#events = opts.events;
     this.#hooks = opts.hooks;
     this.#token = opts.token;
+    this.#runs = opts.runs ?? (() => undefined);
     this.#refusals = new RefusalLog(opts.log);
     this.#handshakeMs = opts.handshakeMs;
     this.#idleMs = opts.idleMs;
@@ -151,7 +155,10 @@ export class SrtRelay {
     const parsed = streamid === '' ? { ok: true as const, id: { resource: remote, mode: 'publish' as const, params: {} } } : parseStreamId(streamid);
     if (!parsed.ok) return this.#refuse(sock, remote, undefined, parsed.reason);
     const { resource, mode, token, params } = parsed.id;
-    if (this.#token && token !== this.#token) return this.#refuse(sock, remote, resource, 'UNAUTHORIZED: wrong or missing token');
+    // srt.token, or a child's run token for what its command names (the addon checked both already)
+    const run = token === undefined ? undefined : this.#runs(token);
+    if (run && !run.has(`${mode} ${resource}`)) return this.#refuse(sock, remote, resource, 'FORBIDDEN: the run\'s credential does not name this stream');
+    if (!run && this.#token && token !== this.#token) return this.#refuse(sock, remote, resource, 'UNAUTHORIZED: wrong or missing token');
     const peer = new SrtPeer(sock, resource, mode, remote, token, params);
     this.#peers.set(sock, peer);
     const veto = await this.#ask(mode === 'publish' ? this.#hooks.prePublish : this.#hooks.prePlay, peer);

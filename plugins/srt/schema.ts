@@ -1,9 +1,9 @@
-import { Bool, ConfigErrorList, describe, List, Str, Type, validAddress, type ConfigErrors, type Static } from '../../sdk/index.ts';
+import { Bool, ConfigErrorList, describe, Formatted, List, Str, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
 
 /** The plugin's settings: the `srt` section of the configuration, owned by this plugin (enable, address, passphrase, token, log, bounds). */
 export const SrtConfig = describe(Type.Object({
   enable: Bool(false),
-  address: Str(':6000'),
+  address: Formatted('listen-address', ':6000'),
   passphrase: Str(''),
   token: Str(''),
   log: Type.Object({ enable: Bool(false), topics: List() }, { default: {} }),
@@ -33,7 +33,6 @@ export type SrtConfig = Static<typeof SrtConfig>;
 /** Rules a schema cannot state; keys relative to `srt`. */
 export function validateSrt(s: SrtConfig): ConfigErrors {
   const errs = new ConfigErrorList();
-  if (s.enable && !validAddress(s.address)) errs.add('address', `'${s.address}' is not a host:port address`);
   // libsrt takes 10 to 79 characters (PBKDF2 input); anything else fails every encrypted caller
   if (s.passphrase !== '' && (s.passphrase.length < 10 || s.passphrase.length > 79)) errs.add('passphrase', 'must be 10 to 79 characters (or empty for no encryption)');
   return errs.map;

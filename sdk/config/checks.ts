@@ -1,6 +1,7 @@
 import { statSync, accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { isListenAddress } from './formats.ts';
 
 /**
  * Building blocks for a plugin's `validate(section, whole)` step: the error map and the value
@@ -32,10 +33,12 @@ export function validCidr(s: string): boolean {
   return v !== 0 && Number(bits) <= (v === 4 ? 32 : 128);
 }
 
-/** `host:port` with a numeric port (a bare number means `:port`). */
+/**
+ * `host:port` with a numeric port (a bare number means `:port`); the host, when given, an IP
+ * address, `[IPv6]` or a host name. The form of the config format `listen-address` (formats.ts).
+ */
 export function validAddress(s: string): boolean {
-  const m = /^(.*):(\d{1,5})$/.exec(/^\d+$/.test(s) ? `:${s}` : s);
-  return !!m && Number(m[2]) <= 65535;
+  return isListenAddress(s);
 }
 
 export function isFile(p: string): boolean {

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LogConfig, DbConfig, HostConfig, ApiConfig, TlsConfig, StorageConfig } from './sections-a.ts';
 import { EncoderConfig, DebugConfig, ServiceConfig, RouterConfig, PluginEntry } from './sections-b.ts';
 import { HttpConfig } from './sections-http.ts';
+import { Formatted } from './formats.ts';
 
 export * from './sections-a.ts';
 export * from './sections-b.ts';
@@ -24,7 +25,7 @@ export const KernelConfig = Type.Object({
   version: Type.Integer({ default: 3 }),
   id: Type.String({ default: '', description: 'Unique id of this instance (generated on first start).' }),
   name: Type.String({ default: '', description: 'Human-readable name of this instance (generated on first start).' }),
-  address: Type.String({ default: ':8080', description: 'HTTP listen address, host:port (`:8080` = every interface).' }),
+  address: Formatted('listen-address', ':8080', { description: 'HTTP listen address, host:port (`:8080` = every interface).' }),
   created_at: Type.String({ default: '' }),
   update_check: Type.Boolean({ default: true, description: 'Kept for compatibility; this build never calls home.' }),
   log: LogConfig,

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { describe } from './describe.ts';
+import { Formatted, MAX_TIMER_SECONDS } from './formats.ts';
 
 /* Config sections of the interface's ConfigData (reference section 6.2), part one. */
 
@@ -24,7 +25,7 @@ export const LogConfig = describe(Type.Object({
 });
 
 export const DbConfig = describe(Type.Object({
-  dir: Str('./data'),
+  dir: Formatted('path', './data'),
   /** Not in datarhei Core: bounds what the metadata routes can make db.json (and memory) hold. */
   max_metadata_mbytes: Type.Integer({ default: 16, minimum: 0 }),
 }, { default: {} }), {
@@ -34,7 +35,7 @@ export const DbConfig = describe(Type.Object({
     + '(with the bodies being received) cannot fit.',
 });
 
-export const HostConfig = describe(Type.Object({ name: List(), auto: Bool(true) }, { default: {} }), {
+export const HostConfig = describe(Type.Object({ name: Type.Array(Formatted('host-name'), { default: [] }), auto: Bool(true) }, { default: {} }), {
   name: 'Public host names of this instance (used in URLs it hands out).',
   auto: 'Detect public host names when `host.name` is empty (not done by this build: no outbound calls).',
 });
@@ -100,14 +101,14 @@ export const ApiConfig = describe(Type.Object({
 export type ApiConfig = Static<typeof ApiConfig>;
 
 export const TlsConfig = describe(Type.Object({
-  address: Str(':8181'),
+  address: Formatted('listen-address', ':8181'),
   enable: Bool(false),
   auto: Bool(false),
-  email: Str('cert@datarhei.com'),
-  cert_file: Str(''),
-  key_file: Str(''),
+  email: Formatted('email-or-empty', 'cert@datarhei.com'),
+  cert_file: Formatted('path', ''),
+  key_file: Formatted('path', ''),
   /** Not in datarhei Core: which ACME CA `tls.auto` asks (a staging or private CA). */
-  acme_directory: Str('https://acme-v02.api.letsencrypt.org/directory'),
+  acme_directory: Formatted('http-url', 'https://acme-v02.api.letsencrypt.org/directory'),
 }, { default: {} }), {
   address: 'HTTPS listen address.',
   enable: 'Serve HTTPS as well.',
@@ -121,13 +122,13 @@ export const TlsConfig = describe(Type.Object({
 export const DiskCacheConfig = Type.Object({
   enable: Bool(true),
   max_size_mbytes: Type.Integer({ default: 0, minimum: 0 }),
-  ttl_seconds: Int(300),
+  ttl_seconds: Type.Integer({ default: 300, maximum: MAX_TIMER_SECONDS }),
   max_file_size_mbytes: Type.Integer({ default: 1, minimum: 0 }),
   types: Type.Object({ allow: List(), block: List(['.m3u8', '.mpd']) }, { default: {} }),
 }, { default: {} });
 
 export const DiskStorageConfig = describe(Type.Object({
-  dir: Str('./data/disk'),
+  dir: Formatted('path', './data/disk'),
   max_size_mbytes: Int(0),
   cache: DiskCacheConfig,
 }, { default: {} }), {
@@ -146,7 +147,7 @@ export const S3StorageConfig = Type.Object({
   name: Str(''),
   mountpoint: Str(''),
   auth: Type.Object({ enable: Bool(false), username: Str(''), password: Str('') }, { default: {} }),
-  endpoint: Str(''),
+  endpoint: Formatted('endpoint', ''),
   access_key_id: Str(''),
   secret_access_key: Str(''),
   bucket: Str(''),
@@ -155,7 +156,7 @@ export const S3StorageConfig = Type.Object({
 });
 
 export const StorageConfig = describe(Type.Object({
-  mimetypes_file: Str(''),
+  mimetypes_file: Formatted('path', ''),
   disk: DiskStorageConfig,
   s3: Type.Array(S3StorageConfig, { default: [] }),
   cors: Type.Object({ origins: List(['*']) }, { default: {} }),

@@ -1,16 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Str, Bool, Int, List, AllowBlock } from './sections-a.ts';
 import { describe } from './describe.ts';
+import { Formatted, MAX_TIMER_SECONDS } from './formats.ts';
 
 /* The kernel's config sections of the interface's ConfigData (reference section 6.2), part two. */
 
 export const EncoderConfig = describe(Type.Object({
-  binary: Str('ffmpeg'),
+  binary: Formatted('path', 'ffmpeg'),
   max_processes: Int(0),
   access: Type.Object({ input: AllowBlock(), output: AllowBlock() }, { default: {} }),
   // each process keeps a ring of max_lines allocated at its start
   log: Type.Object({ max_lines: Type.Integer({ default: 50, maximum: 100_000 }), max_history: Int(3) }, { default: {} }),
-  confinement: Type.Object({ require: Bool(false), writable: List(), modules: Str('') }, { default: {} }),
+  confinement: Type.Object({
+    require: Bool(false), writable: Type.Array(Formatted('path'), { default: [] }), modules: Formatted('path', ''),
+  }, { default: {} }),
   ondemand: Type.Object({
     idle_seconds: Type.Integer({ default: 30, minimum: 1, maximum: 86_400 }),
     // what strangers may start (issue 43): a budget per client address and a total at once
@@ -41,7 +44,7 @@ export type EncoderConfig = Static<typeof EncoderConfig>;
 
 export const DebugConfig = describe(Type.Object({
   profiling: Bool(false),
-  force_gc: Type.Integer({ default: 0, minimum: 0 }),
+  force_gc: Type.Integer({ default: 0, minimum: 0, maximum: MAX_TIMER_SECONDS }),
   memory_limit_mbytes: Type.Integer({ default: 0, minimum: 0 }),
 }, { default: {} }), {
   profiling: 'Serve `/profiling` (heap snapshot and CPU profile).',
@@ -53,7 +56,7 @@ export const DebugConfig = describe(Type.Object({
 export const ServiceConfig = describe(Type.Object({
   enable: Bool(false),
   token: Str(''),
-  url: Str('https://service.datarhei.com'),
+  url: Formatted('http-url-or-empty', 'https://service.datarhei.com'),
 }, { default: {} }), {
   enable: 'Connect to a monitoring service (not supported by this build).',
   token: 'Token for the monitoring service.',
@@ -63,7 +66,7 @@ export const ServiceConfig = describe(Type.Object({
 export const RouterConfig = describe(Type.Object({
   blocked_prefixes: List(['/api']),
   routes: Type.Record(Type.String(), Type.String(), { default: {} }),
-  ui_path: Str(''),
+  ui_path: Formatted('path', ''),
 }, { default: {} }), {
   blocked_prefixes: 'Path prefixes custom routes may not use.',
   routes: 'Custom routes, from -> to (env: space-separated `from:to`).',

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { describe } from './describe.ts';
+import { MAX_TIMER_SECONDS } from './formats.ts';
 
 /* The `http` section (core): how the API listener serves; not in the reference, which serves on every core. */
 
@@ -11,8 +12,8 @@ export const HttpConfig = describe(Type.Object({
   threads: Type.Integer({ default: -1 }),
   /** Bounds of every HTTP listener (API, HTTPS, serving threads): what a stranger can make it hold. */
   max_header_size_kbytes: Type.Integer({ default: 64, minimum: 1, maximum: 1024 }),
-  header_timeout_seconds: Type.Integer({ default: 10, minimum: 1 }),
-  body_timeout_seconds: Type.Integer({ default: 30, minimum: 1 }),
+  header_timeout_seconds: Type.Integer({ default: 10, minimum: 1, maximum: MAX_TIMER_SECONDS }),
+  body_timeout_seconds: Type.Integer({ default: 30, minimum: 1, maximum: MAX_TIMER_SECONDS }),
   max_connections_per_address: Type.Integer({ default: 256, minimum: 0 }),
 }, { default: {} }), {
   threads: `Serving threads beside the main loop: -1 = auto (the default: none below 4 cores, else one per core but one, at most ${AUTO_MAX_THREADS}), `

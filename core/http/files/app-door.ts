@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { FastifyRequest } from 'fastify';
 import {
-  CorsPolicy, MimeTable, PUBLIC, basicAuthRef, fsServeHooksRef, httpHooksRef, type BasicAuthService, type FilesystemService, type FileDoor as FileDoorService, type FileDoorChannel, type FileDoorTapFactory, type FileDoorTapModule, type HttpScope,
+  CorsPolicy, MimeTable, PUBLIC, basicAuthRef, runCredentialsRef, type RunCredentials, fsServeHooksRef, httpHooksRef, type BasicAuthService, type FilesystemService, type FileDoor as FileDoorService, type FileDoorChannel, type FileDoorTapFactory, type FileDoorTapModule, type HttpScope,
 } from '../../../sdk/index.ts';
 import type { ConfigData } from '../../config/config-data.ts';
 import type { HookRegistry } from '../../kernel/hook-registry.ts';
@@ -60,6 +60,7 @@ export function appDoor(o: AppDoorOptions): AppDoor {
     corsOrigins: o.config.storage.cors.origins,
     mime: MimeTable.load(o.config.storage.mimetypes_file),
     basicAuth,
+    runs: () => (o.services.has(runCredentialsRef.id) ? o.services.resolve(runCredentialsRef) as RunCredentials : undefined),
     trusted: new CidrSet(o.config.api.access.trusted_proxies ?? []),
     threadKey: o.threadKey,
     routeHeads: () => {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import {
   ApiError, MimeTable, CorsPolicy, PlaylistRewrites, fsServeHooksRef, markStreamedBody, normalizeIp, openFsNode,
-  type BasicAuthService, type FilesystemService, type FsNode, type FsOpenHint, type FsServeHooks, type FsWriteResult,
+  type BasicAuthService, type FilesystemService, type RunCredentials, type FsNode, type FsOpenHint, type FsServeHooks, type FsWriteResult,
 } from '../../../sdk/index.ts';
 import { resolveClientAddress, type CidrSet } from '../client-address.ts';
 import { takeThreadPeer } from '../threads/peer-header.ts';
@@ -10,6 +10,7 @@ import { THREAD_PEER_HEADER, isServingThreadSocket } from '../threads/module.ts'
 import { FileDoor } from './door.ts';
 import { answerRead } from './read.ts';
 import { answerWrite } from './write.ts';
+import { runWriteVerdict } from './run-writes.ts';
 import type { PendingUploads } from './pending.ts';
 import type { DoorEnv, DoorMount, DoorStore, Maybe } from './types.ts';
 
@@ -26,6 +27,8 @@ export interface MainDoorOptions {
   mime: MimeTable;
   /** The auth plugin's Basic check, when one provides it. */
   basicAuth(): BasicAuthService | undefined;
+  /** The run credentials of the children (a child writes with its run's token, only what its command names). */
+  runs?(): RunCredentials | undefined;
   trusted: CidrSet;
   /** The serving threads' per-boot key (their forwarded requests carry the client's peer). */
   threadKey?: Buffer;
@@ -119,7 +122,11 @@ export function mainDoor(o: MainDoorOptions): FileDoor {
     clientOf: (req) => clientOf(req, o.trusted, o.threadKey, o.vouched),
     routeHeads: o.routeHeads,
     store: mainStore(byName, o.hooks, o.pending),
-    authorize: async (m, remote, authorization) => {
+    authorize: async (m, remote, authorization, path) => {
+      // a child's run credential: no backoff (a guess of 24 random bytes gets nowhere), its own paths only
+      const run = runWriteVerdict(o.runs?.(), authorization, m.prefix + path);
+      if (run === 'ok') return;
+      if (run) throw run;
       const creds = m.writes!.basic!;
       const basic = o.basicAuth();
       if (basic?.check) return basic.check({ address: remote, authorization }, creds);

@@ -48,8 +48,11 @@ export interface DoorStore {
   delete(mount: DoorMount, path: string): Promise<boolean>;
 }
 
-/** The Basic check of a mount's writes: resolves, or rejects with the ApiError to send (401). */
-export type DoorAuthorize = (mount: DoorMount, remote: string, authorization: string | undefined) => Promise<void>;
+/**
+ * The Basic check of a mount's writes of `path`: resolves, or rejects with the ApiError to send
+ * (401; 403 for a run's credential that does not name the path).
+ */
+export type DoorAuthorize = (mount: DoorMount, remote: string, authorization: string | undefined, path: string) => Promise<void>;
 
 /** What one copy of the door needs besides its mounts. */
 export interface DoorEnv {

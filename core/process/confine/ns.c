@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/prctl.h>
@@ -108,14 +109,25 @@ void ns_enter(char *const *rw, int nrw) {
   for (int i = 0; i < nrw; i++) mount_noexec(rw[i]);
 }
 
-/* stdin, stdout and stderr on /dev/null, every other descriptor closed but `keep` (the program holds the pipes) */
-static void let_go(int keep) {
+static void close_from_to(unsigned first, unsigned last) {
+  if (first > last) return;
+  /* close_range: Linux 5.9+; a loop where the kernel lacks it */
+  if (syscall(SYS_close_range, first, last, 0U) == 0) return;
+  for (unsigned fd = first; fd <= last && fd < 4096; fd++) close((int)fd);
+}
+
+/* stdin, stdout and stderr on /dev/null, every other descriptor closed but `a` and `b` (a < b; -1
+ * for none): the program alone holds the service's pipes */
+static void let_go(int a, int b) {
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
   for (int fd = 0; fd < 3; fd++) {
     if (null >= 0) dup2(null, fd);
     else close(fd);
   }
-  for (int fd = 3; fd < 4096; fd++) if (fd != keep) close(fd);
+  unsigned from = 3;
+  if (a >= 3) { close_from_to(from, (unsigned)a - 1); from = (unsigned)a + 1; }
+  if (b >= 3) { close_from_to(from, (unsigned)b - 1); from = (unsigned)b + 1; }
+  close_from_to(from, ~0U);
 }
 
 /* Only argv[0] left in what /proc/<pid>/cmdline shows: the program's arguments are not repeated. */
@@ -136,27 +148,28 @@ static void forward(int sig) {
 
 /* The pid namespace's init: starts the program as its pid 2, reaps orphans, and when the program
  * ended tells the wrapper how (its wait status) and exits: the kernel then kills what is left. */
-static void init_main(int status_fd, int ack_fd, char **prog) {
-  /* the wrapper waits for this byte, so it is alive when the death signal is armed */
+static void init_main(int status_fd, int alive_fd, char **prog) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) _exit(126);
+  /* the wrapper holds the other end of this pipe: a hang-up means it died before the line above */
+  struct pollfd pfd = { .fd = alive_fd, .events = POLLIN };
+  if (poll(&pfd, 1, 0) != 0) _exit(126);
   /* a group of its own: the wrapper forwards signals to it, so the program gets each once */
   setpgid(0, 0);
   pid_t pid = fork();
   if (pid < 0) _exit(126);
   if (pid == 0) {
     close(status_fd);
-    close(ack_fd);
+    close(alive_fd);
     execvp(prog[0], prog);
     die(errno == ENOENT ? 127 : 126, "exec", prog[0]);
   }
-  if (write(ack_fd, "1", 1) != 1) _exit(126);
-  close(ack_fd);
+  close(alive_fd);
   scrub_args();
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_IGN;
   for (int sig = 1; sig < NSIG; sig++) if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD) sigaction(sig, &sa, NULL);
-  let_go(status_fd);
+  let_go(status_fd, -1);
   for (;;) {
     int st = 0;
     pid_t r = waitpid(-1, &st, 0);
@@ -185,8 +198,8 @@ __attribute__((noreturn)) static void end_like(int st) {
 void ns_run(int argc, char **argv, char **prog) {
   args_start = argv + 1;
   args_end = argv + argc;
-  int status[2], ack[2];
-  if (pipe2(status, O_CLOEXEC) < 0 || pipe2(ack, O_CLOEXEC) < 0) die(126, "pipe", NULL);
+  int status[2], alive[2];
+  if (pipe2(status, O_CLOEXEC) < 0 || pipe2(alive, O_CLOEXEC) < 0) die(126, "pipe", NULL);
   /* the signals to forward are held until the init's group exists */
   sigset_t fw, old;
   sigemptyset(&fw);
@@ -197,14 +210,11 @@ void ns_run(int argc, char **argv, char **prog) {
   if (init == 0) {
     sigprocmask(SIG_SETMASK, &old, NULL);
     close(status[0]);
-    close(ack[0]);
-    init_main(status[1], ack[1], prog);
+    close(alive[1]);
+    init_main(status[1], alive[0], prog);
   }
   close(status[1]);
-  close(ack[1]);
-  char c;
-  if (read(ack[0], &c, 1) != 1) { errno = ECHILD; die(126, "pid namespace init", NULL); }
-  close(ack[0]);
+  close(alive[0]);
   scrub_args();
   program_group = init;
   struct sigaction sa;
@@ -213,7 +223,8 @@ void ns_run(int argc, char **argv, char **prog) {
   sa.sa_flags = SA_RESTART;
   for (int i = 0; i < NFORWARDED; i++) sigaction(FORWARDED[i], &sa, NULL);
   sigprocmask(SIG_SETMASK, &old, NULL);
-  let_go(status[0]);
+  /* alive[1] stays open until the wrapper ends (the init's check); everything else goes */
+  let_go(status[0] < alive[1] ? status[0] : alive[1], status[0] < alive[1] ? alive[1] : status[0]);
   int st = 0;
   ssize_t n;
   do n = read(status[0], &st, sizeof st); while (n < 0 && errno == EINTR);

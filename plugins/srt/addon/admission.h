@@ -77,6 +77,19 @@ inline bool ParseStreamId(const std::string& raw, std::string& resource, std::st
   return true;
 }
 
+// Encryption as configured, from an accepted socket's key state: both directions keyed (with
+// srt.passphrase, or a run's passphrase set in the handshake: runs.h), or neither when the
+// listener does not encrypt. Empty when it holds, else why not.
+inline std::string KeyProblem(SRTSOCKET s, bool encrypted) {
+  int rcv = 0, snd = 0, l1 = sizeof rcv, l2 = sizeof snd;
+  srt_getsockflag(s, SRTO_RCVKMSTATE, &rcv, &l1);
+  srt_getsockflag(s, SRTO_SNDKMSTATE, &snd, &l2);
+  if (!encrypted) return rcv == SRT_KM_S_UNSECURED && snd == SRT_KM_S_UNSECURED ? "" : "the caller encrypts but srt.passphrase is empty";
+  if (rcv == SRT_KM_S_SECURED && snd == SRT_KM_S_SECURED) return "";
+  if (rcv == SRT_KM_S_UNSECURED || snd == SRT_KM_S_UNSECURED) return "no passphrase given";
+  return "wrong passphrase";
+}
+
 // The stream name rules of streamid.ts `nameProblem`: no control characters, whitespace,
 // backslash or '#', no '.' or '..' path segment.
 inline bool ValidName(const std::string& name) {

@@ -1,12 +1,14 @@
 // A thin N-API binding over libsrt for the `srt` plugin: one listener, accepted sockets driven by
 // libsrt's epoll on the addon's own thread, events to JS through a bounded ThreadSafeFunction.
 // Media logic (routing, MPEG-TS, fan-out) lives in TypeScript; C++ only keeps what must be
-// answered synchronously in libsrt's handshake callback (token, publishers, reject codes).
+// answered synchronously in libsrt's handshake callback (token, run credentials, publishers, reject codes).
 #include <napi.h>
 #include <srt.h>
 #include <access_control.h>
 #include "admission.h"
 #include "prefilter.h"
+#include "runs.h"
+#include "stats.h"
 #include <arpa/inet.h>
 #include <atomic>
 #include <deque>
@@ -38,6 +40,7 @@ class Server : public Napi::ObjectWrap<Server> {
       InstanceMethod("start", &Server::Start), InstanceMethod("stop", &Server::Stop),
       InstanceMethod("send", &Server::Send), InstanceMethod("close", &Server::Close),
       InstanceMethod("stats", &Server::Stats), InstanceMethod("setPublishers", &Server::SetPublishers),
+      InstanceMethod("setRuns", &Server::SetRuns),
     });
     exports.Set("SrtServer", ctor);
     exports.Set("version", Napi::Number::New(env, srt_getversion()));
@@ -182,9 +185,7 @@ class Server : public Napi::ObjectWrap<Server> {
       code = SRT_REJX_BAD_REQUEST; why = "invalid stream name";
     } else if (mode != "publish" && mode != "request") {
       code = SRT_REJX_BAD_MODE; why = "unknown mode";
-    } else if (!self->token_.empty() && token != self->token_) {
-      code = SRT_REJX_UNAUTHORIZED; why = token.empty() ? "no token given" : "wrong token";
-      self->gate_->Failed(key, own);
+    } else if ((code = self->TokenRule(ns, key, own, resource, mode, token, why)) != 0) {
     } else {
       std::lock_guard<std::mutex> lock(self->mu_);
       bool live = self->publishers_.count(resource) > 0;
@@ -195,6 +196,22 @@ class Server : public Napi::ObjectWrap<Server> {
     srt_setrejectreason(ns, code);
     self->Report(new Event{"reject", ns, raw.substr(0, 512), admission::PeerString(peer), code, {}, why});
     return -1;
+  }
+
+  // srt.token, or a child's run token for a stream its command names (keyed with its run's passphrase).
+  int TokenRule(SRTSOCKET ns, const std::string& key, bool own, const std::string& resource, const std::string& mode,
+                const std::string& token, std::string& why) {
+    std::string pass;
+    int run = token.empty() ? -1 : runs_.Check(token, resource, mode, pass);
+    if (run == 0) { why = "the run's credential does not name this stream"; return SRT_REJX_FORBIDDEN; }
+    if (run == 1) {
+      if (!passphrase_.empty()) srt_setsockflag(ns, SRTO_PASSPHRASE, pass.c_str(), static_cast<int>(pass.size()));
+      return 0;
+    }
+    if (token_.empty() || token == token_) return 0;
+    why = token.empty() ? "no token given" : "wrong token";
+    gate_->Failed(key, own);
+    return SRT_REJX_UNAUTHORIZED;
   }
 
   // A refusal for JS's log; dropped (not queued) when JS is behind, so a flood costs no memory.
@@ -269,7 +286,7 @@ class Server : public Napi::ObjectWrap<Server> {
       auto* peer = reinterpret_cast<sockaddr*>(&ss);
       bool own = false;
       std::string key = admission::AddressKey(peer, own);
-      std::string why = KeyProblem(s);
+      std::string why = admission::KeyProblem(s, !passphrase_.empty());
       if (!why.empty()) {
         srt_close(s);
         gate_->Closed(s);
@@ -283,17 +300,6 @@ class Server : public Napi::ObjectWrap<Server> {
       { std::lock_guard<std::mutex> lock(mu_); conns_.insert(s); }
       backlog.push_back(new Event{"accept", s, std::string(sid, sidlen), admission::PeerString(peer), 0, {}, ""});
     }
-  }
-
-  // Encryption as configured: both directions keyed with srt.passphrase, or neither when it is empty.
-  std::string KeyProblem(SRTSOCKET s) {
-    int rcv = 0, snd = 0, l1 = sizeof rcv, l2 = sizeof snd;
-    srt_getsockflag(s, SRTO_RCVKMSTATE, &rcv, &l1);
-    srt_getsockflag(s, SRTO_SNDKMSTATE, &snd, &l2);
-    if (passphrase_.empty()) return rcv == SRT_KM_S_UNSECURED && snd == SRT_KM_S_UNSECURED ? "" : "the caller encrypts but srt.passphrase is empty";
-    if (rcv == SRT_KM_S_SECURED && snd == SRT_KM_S_SECURED) return "";
-    if (rcv == SRT_KM_S_UNSECURED || snd == SRT_KM_S_UNSECURED) return "no passphrase given";
-    return "wrong passphrase";
   }
 
   static void Deliver(Napi::Env env, Napi::Function fn, Event* e) {
@@ -330,26 +336,13 @@ class Server : public Napi::ObjectWrap<Server> {
     return info.Env().Undefined();
   }
 
-  // stats(id) -> libsrt's own names (srt_bstats); the plugin maps them to the API's.
+  // stats(id) -> libsrt's own names (stats.h).
   Napi::Value Stats(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    SRT_TRACEBSTATS p{};
-    if (srt_bstats(info[0].As<Napi::Number>().Int32Value(), &p, 0) == SRT_ERROR) return env.Null();
-    Napi::Object o = Napi::Object::New(env);
-#define F(name) o.Set(#name, Napi::Number::New(env, static_cast<double>(p.name)));
-    F(msTimeStamp) F(pktSentTotal) F(pktRecvTotal) F(pktSentUniqueTotal) F(pktRecvUniqueTotal) F(pktSndLossTotal)
-    F(pktRcvLossTotal) F(pktRetransTotal) F(pktRcvRetrans) F(pktSentACKTotal) F(pktRecvACKTotal) F(pktSentNAKTotal)
-    F(pktRecvNAKTotal) F(usSndDurationTotal) F(pktSndDropTotal) F(pktRcvDropTotal) F(pktRcvUndecryptTotal)
-    F(byteSentTotal) F(byteRecvTotal) F(byteSentUniqueTotal) F(byteRecvUniqueTotal) F(byteRcvLossTotal)
-    F(byteRetransTotal) F(byteSndDropTotal) F(byteRcvDropTotal) F(byteRcvUndecryptTotal) F(usPktSndPeriod)
-    F(pktFlowWindow) F(pktFlightSize) F(msRTT) F(mbpsBandwidth) F(byteAvailSndBuf) F(byteAvailRcvBuf) F(mbpsMaxBW)
-    F(byteMSS) F(pktSndBuf) F(byteSndBuf) F(msSndBuf) F(msSndTsbPdDelay) F(pktRcvBuf) F(byteRcvBuf) F(msRcvBuf)
-    F(msRcvTsbPdDelay) F(pktReorderTolerance) F(pktRcvAvgBelatedTime) F(mbpsSendRate) F(mbpsRecvRate)
-#undef F
-    o.Set("queueDrops", Napi::Number::New(env, static_cast<double>(queueDrops_.load())));
-    o.Set("reportDrops", Napi::Number::New(env, static_cast<double>(reportDrops_.load())));
-    return o;
+    return stats::Of(info.Env(), info[0].As<Napi::Number>().Int32Value(), queueDrops_.load(), reportDrops_.load());
   }
+
+  // setRuns(list): the children's run credentials (runs.h).
+  Napi::Value SetRuns(const Napi::CallbackInfo& info) { runs_.Set(info[0].As<Napi::Array>()); return info.Env().Undefined(); }
 
   Napi::Value Stop(const Napi::CallbackInfo& info) {
     Shutdown();
@@ -374,6 +367,7 @@ class Server : public Napi::ObjectWrap<Server> {
   std::string host_, passphrase_, token_, streamid_, localHost_;
   int peerIdleMs_ = 0;
   std::unique_ptr<admission::Gate> gate_;
+  runs::Table runs_;
   std::atomic<uint64_t> reportDrops_{0};
   bool caller_ = false;
   bool hooked_ = false;

@@ -6,6 +6,7 @@ import { DELIVER, PipeDrops, PUBLISHED, readFrames, writeFrame } from './media-p
 import { EventsLog } from '../events-log.ts';
 import type { SrtLog } from '../refusal-log.ts';
 import type { AskHook, FromHost, HostOptions, LogLevel, PeerData, TellHook, ToHost } from './protocol.ts';
+import type { SrtRun } from '../run-scope.ts';
 
 /*
  * The SRT host process: libsrt (through the addon) and the relay run here, apart from the
@@ -48,6 +49,13 @@ let seq = 0;
 const live = new Map<string, IngestPeer>();
 let native: SrtNativeSocket | undefined;
 let relay: SrtRelay | undefined;
+/** The children's run credentials: token -> the `<mode> <resource>` it admits (the relay checks again). */
+let runs = new Map<string, ReadonlySet<string>>();
+
+function setRuns(list: SrtRun[]): void {
+  runs = new Map(list.map((r) => [r.token, new Set(r.grants)]));
+  native?.setRuns(list);
+}
 
 function data(peer: IngestPeer): PeerData {
   const d: PeerData = { id: peer.id, stream: peer.stream, remote: peer.remote, params: { ...peer.params }, traffic: peer.traffic() };
@@ -100,7 +108,9 @@ function start(o: HostOptions): void {
     return;
   }
   const events = new EventsLog({ enable: o.logEnable, topics: o.logTopics });
-  relay = new SrtRelay({ log, hooks: parentHooks(), token: o.token, events, handshakeMs: o.handshakeMs, idleMs: o.idleMs, table });
+  relay = new SrtRelay({
+    log, hooks: parentHooks(), token: o.token, events, handshakeMs: o.handshakeMs, idleMs: o.idleMs, table, runs: (token) => runs.get(token),
+  });
   native = new addon.SrtServer({
     host: o.host, port: o.port, latencyMs: LATENCY_MS, passphrase: o.passphrase, token: o.token, queue: EVENT_QUEUE,
     maxConnections: o.maxConnections, maxPerAddress: o.maxPerAddress, failBaseMs: o.failBaseMs, failMaxMs: o.failMaxMs, peerIdleMs: o.idleMs,
@@ -131,6 +141,7 @@ process.on('message', (m: ToHost) => {
   else if (m.t === 'claimed') { claims.get(m.seq)?.(m.refusal); claims.delete(m.seq); }
   else if (m.t === 'kick') relay?.kick(m.sock, m.why);
   else if (m.t === 'names') native?.setPublishers(m.names, m.readable);
+  else if (m.t === 'runs') { setRuns(m.runs); send({ t: 'runsSet', seq: m.seq }); }
   else if (m.t === 'list' && relay) send({ t: 'listed', seq: m.seq, value: relay.list() });
 });
 // the service went away (or closed the channel to stop it): end every connection and go

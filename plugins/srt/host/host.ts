@@ -9,6 +9,7 @@ import type { SrtChannels } from '../relay.ts';
 import type { ClaimMode, FromHost, HostOptions, PeerData, ToHost } from './protocol.ts';
 import { HostStreams } from './table-link.ts';
 import { PUBLISHED, readFrames } from './media-pipe.ts';
+import type { SrtRun } from '../run-scope.ts';
 import { siblingModule } from '../../../sdk/module-url.ts';
 
 type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
@@ -82,6 +83,10 @@ export class SrtHost {
   #startedAt = 0;
   /** Listened once: from then on a host that ends is started again. */
   #listened = false;
+  /** The children's run credentials last pushed (a host started again gets them at once). */
+  #runs: SrtRun[] = [];
+  /** `runs` pushes waiting for the host's `runsSet`. */
+  #runAcks = new Map<number, () => void>();
   port = 0;
 
   constructor(o: SrtHostOptions) {
@@ -130,7 +135,13 @@ export class SrtHost {
     child.on('message', (m: FromHost) => {
       if (!settled && (m.t === 'listening' || m.t === 'failed')) {
         settled = true;
-        if (m.t === 'listening') { this.port = m.port; this.#o.opts.port = m.port; this.#listened = true; this.#names(); }
+        if (m.t === 'listening') {
+          this.port = m.port;
+          this.#o.opts.port = m.port;
+          this.#listened = true;
+          this.#names();
+          this.#send({ t: 'runs', seq: 0, runs: this.#runs });
+        }
         first(m);
         return;
       }
@@ -157,6 +168,22 @@ export class SrtHost {
     else if (m.t === 'listed') { this.#lists.get(m.seq)?.(m.value); this.#lists.delete(m.seq); }
     else if (m.t === 'claim') void this.#claim(m.seq, m.mode, m.sock, m.peer);
     else if (m.t === 'release') { this.#streams.release(m.id); this.#claimed.delete(m.id); }
+    else if (m.t === 'runsSet') { this.#runAcks.get(m.seq)?.(); this.#runAcks.delete(m.seq); }
+  }
+
+  /**
+   * The children's live run credentials, for the addon's handshake (run-scope.ts). Resolves once
+   * the host holds them (a child may connect then), or when no host answers within `LIST_MS`.
+   */
+  setRuns(runs: SrtRun[]): Promise<void> {
+    this.#runs = runs;
+    if (!this.#child?.connected) return Promise.resolve();
+    const seq = ++this.#seq;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.#runAcks.delete(seq); resolve(); }, LIST_MS);
+      this.#runAcks.set(seq, () => { clearTimeout(timer); resolve(); });
+      this.#send({ t: 'runs', seq, runs });
+    });
   }
 
   async #ask(seq: number, hook: 'prePublish' | 'prePlay', d: PeerData): Promise<void> {
@@ -206,6 +233,8 @@ export class SrtHost {
     this.#claimed.clear();
     for (const resolve of this.#lists.values()) resolve(EMPTY);
     this.#lists.clear();
+    for (const done of this.#runAcks.values()) done();
+    this.#runAcks.clear();
     if (this.#closed) return;
     if (Date.now() - this.#startedAt >= STABLE_MS) this.#restartMs = RESTART_MS;
     this.#o.log.error({ code, signal, stderr: stderr.trim().split('\n').slice(-5).join('\n'), restartInMs: this.#restartMs },

@@ -1,5 +1,6 @@
 import type { IngestRefusal, IngestTraffic } from '../../../sdk/index.ts';
 import type { SrtChannels } from '../relay.ts';
+import type { SrtRun } from '../run-scope.ts';
 
 /*
  * The messages between the service and its SRT host process (host/entry.ts), over node's IPC
@@ -54,6 +55,8 @@ export type ToHost =
    * on-demand processes publish (requests for them are admitted too); requests for others are refused early.
    */
   | { t: 'names'; names: string[]; readable: string[] }
+  /** The children's live run credentials (replacing the last list); answered with `runsSet`. */
+  | { t: 'runs'; seq: number; runs: SrtRun[] }
   | { t: 'list'; seq: number };
 
 export type FromHost =
@@ -66,4 +69,6 @@ export type FromHost =
   /** A claimed connection ended: its publisher handle ends, or its reader leaves. */
   | { t: 'release'; id: string }
   | { t: 'traffic'; rows: Array<[id: string, rx: number, tx: number]> }
-  | { t: 'listed'; seq: number; value: SrtChannels };
+  | { t: 'listed'; seq: number; value: SrtChannels }
+  /** The host holds the runs of `runs` `seq`: a child told of them may connect. */
+  | { t: 'runsSet'; seq: number };

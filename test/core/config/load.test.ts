@@ -113,7 +113,7 @@ t.test('validation reports every error with its path at once', async (t) => {
   bad.rtmp.enable = true;
   const errs = await semanticErrors(bad);
   t.same(Object.keys(errs).sort(), [
-    'address', 'log.level', 'api.access.http.allow', 'api.auth.enable', 'api.auth.enable', 'encoder.access.input.block',
+    'log.level', 'api.access.http.allow', 'api.auth.enable', 'api.auth.enable', 'encoder.access.input.block',
     'playout.enable', 'playout.min_port', 'rtmp.enable', 'storage.mimetypes_file',
   ].filter((v, i, a) => a.indexOf(v) === i).sort());
   t.equal(errs['api.access.http.allow']!.length, 2);
@@ -121,6 +121,8 @@ t.test('validation reports every error with its path at once', async (t) => {
   t.match(errs['api.auth.enable']!.join(), /plugin 'auth' is not loaded/);
   const types = typeErrors({ ...active, log: { ...active.log, level: 5, max_lines: 'x' }, rtmp: { ...active.rtmp, enable: 'yes' } });
   t.same(Object.keys(types).sort(), ['log.level', 'log.max_lines', 'rtmp.enable']);
+  // an address of the wrong form is the shape check's (400 at PUT; issue 44.4), with the form it wants
+  t.match(typeErrors(bad), { address: [/^'nope' is not a host:port address/] });
 });
 
 t.test('an unreadable config file stops the boot and is never overwritten', async (t) => {

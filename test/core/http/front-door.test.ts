@@ -68,13 +68,26 @@ t.test('profiling page when debug.profiling is on', async (t) => {
   t.equal((await app.request('GET', '/profiling/cpu?seconds=abc')).status, 400);
 });
 
-t.test('the Swagger UI at the reference\'s address /api/swagger/index.html is public like the others (issue 27.6)', async (t) => {
+t.test('the Swagger UI at the reference\'s address /api/swagger/index.html: 200 with the page, public like the others (issues 27.6, 44.5)', async (t) => {
   const app = await startApp(t, { config: { plugins: ['auth'], api: { auth: { enable: true, username: 'admin', password: 'pw-Secret-123' } } } });
   t.equal((await app.request('GET', '/api/v3/config')).status, 401, 'the API wants a token');
-  const hop = await fetch(`${app.url}/api/swagger/index.html`, { redirect: 'manual' });
-  t.equal(hop.status, 302, 'no token needed');
-  t.equal(hop.headers.get('location'), '/api/swagger/');
-  const page = await fetch(`${app.url}/api/swagger/index.html`);
-  t.equal(page.status, 200, 'the page, without a token');
-  t.match(await page.text(), /swagger/i);
+  const address = `${app.url}/api/swagger/index.html`;
+  const page = await fetch(address, { redirect: 'manual' });
+  t.equal(page.status, 200, 'the page itself at once (no redirect), without a token');
+  t.match(page.headers.get('content-type'), /^text\/html/);
+  const html = await page.text();
+  t.match(html, /<div id="swagger-ui">/, 'the Swagger UI page');
+  // what a browser loads from that address: the page's files, relative to it
+  const files = [...html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => new URL(m[1]!, address).href);
+  t.ok(files.length >= 4, 'the page names its files');
+  for (const f of files) t.equal((await fetch(f, { redirect: 'manual' })).status, 200, `${new URL(f).pathname} loads`);
+  // the UI's script asks for the document at the page's address + '/json' (its resolveUrl)
+  const init = await (await fetch(new URL('./static/swagger-initializer.js', address))).text();
+  t.match(init, /resolveUrl\('\.\/json'\)/, 'the UI names its document relative to the page');
+  const doc = await fetch(`${address}/json`);
+  t.equal(doc.status, 200, 'the document the page asks for');
+  t.ok((await doc.json() as { openapi?: string }).openapi, 'is the OpenAPI document');
+  for (const p of ['/api/swagger', '/api/swagger/', '/api/swagger/doc.json']) {
+    t.equal((await fetch(`${app.url}${p}`, { redirect: 'manual' })).status, 200, `${p} answers as before`);
+  }
 });

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { placeholdersRef } from '../../../sdk/index.ts';
-import { MEM_USER, startFs, rawRequest } from './fs-helpers.ts';
+import { MEM_PASS, MEM_USER, startFs, rawRequest } from './fs-helpers.ts';
 import type { TestLike } from '../../helpers/app.ts';
+import { runUrl } from '../../helpers/run-url.ts';
 
 const FFMPEG = '/usr/bin/ffmpeg';
 
@@ -24,11 +24,11 @@ const source = ['-re', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=10', '-t
 
 t.test('ffmpeg writes HLS into memfs with PUT through {memfs} (basic auth in the URL)', async (t) => {
   const app = await startFs(t);
-  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string } };
-  const base = ph.get('memfs').value('output');
-  t.match(base, /^http:\/\/admin:[^@]+@127\.0\.0\.1:\d+\/memfs$/);
+  const url = runUrl(t, app, 'memfs', '/live/x.m3u8');
+  t.match(url, /^http:\/\/process:p:[A-Za-z0-9_-]{32}@127\.0\.0\.1:\d+\/memfs\/live\/x\.m3u8$/, 'the run\'s credential');
+  t.notOk(url.includes(encodeURIComponent(MEM_PASS)) || url.includes(`${MEM_USER}:`), 'not storage.memory.auth\'s');
 
-  const run = await ffmpeg(t, [...source, '-f', 'hls', '-hls_time', '1', '-hls_list_size', '0', '-method', 'PUT', `${base}/live/x.m3u8`]);
+  const run = await ffmpeg(t, [...source, '-f', 'hls', '-hls_time', '1', '-hls_list_size', '0', '-method', 'PUT', url]);
   t.equal(run.code, 0, `ffmpeg exit (${run.stderr})`);
 
   const playlist = await rawRequest(app.url, 'GET', '/memfs/live/x.m3u8');
@@ -54,10 +54,8 @@ t.test('ffmpeg writes HLS into memfs with PUT through {memfs} (basic auth in the
 
 t.test('ffmpeg deletes old segments with DELETE (delete_segments)', async (t) => {
   const app = await startFs(t);
-  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string } };
-  const base = ph.get('memfs').value('output');
   const run = await ffmpeg(t, [...source.map((a) => (a === '3' ? '5' : a)), '-f', 'hls', '-hls_time', '1', '-hls_list_size', '2',
-    '-hls_flags', 'delete_segments', '-method', 'PUT', `${base}/d/y.m3u8`]);
+    '-hls_flags', 'delete_segments', '-method', 'PUT', runUrl(t, app, 'memfs', '/d/y.m3u8')]);
   t.equal(run.code, 0, `ffmpeg exit (${run.stderr})`);
   const playlist = await rawRequest(app.url, 'GET', '/memfs/d/y.m3u8');
   const segments = playlist.text.split('\n').filter((l) => l && !l.startsWith('#'));

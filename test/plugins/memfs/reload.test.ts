@@ -1,5 +1,5 @@
 import t from 'tap';
-import { placeholdersRef, filesystemsRef } from '../../../sdk/index.ts';
+import { placeholdersRef, filesystemsRef, type PlaceholderRegistry } from '../../../sdk/index.ts';
 import { basic, startFs, MEM_PASS } from './fs-helpers.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
@@ -19,11 +19,13 @@ t.test('memfs files survive a config reload; the placeholders are registered aga
   t.equal((await app.request('PUT', '/memfs/live/new.ts', { raw: 'x', headers: basic() })).status, 201);
 
   const k = app.service.app.kernel;
-  const ph = k.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string; contexts: string[] } | undefined };
+  const ph = k.services.resolve(placeholdersRef) as PlaceholderRegistry;
   const mem = ph.get('memfs')!;
   t.equal(ph.get('fs:mem'), mem, '{fs:mem} is an alias of {memfs}');
   t.same(mem.contexts, ['address', 'options']);
-  t.equal(mem.value('output'), `http://admin:${encodeURIComponent(MEM_PASS)}@127.0.0.1:${app.service.port}/memfs`);
+  t.equal(mem.value('output'), `http://127.0.0.1:${app.service.port}/memfs`, 'no credential in a command that does not run');
+  t.equal(mem.value('output', { processId: 'a:b', token: 'T'.repeat(32) }), `http://process:a%3Ab:${'T'.repeat(32)}@127.0.0.1:${app.service.port}/memfs`,
+    'a run\'s credential, never storage.memory.auth\'s password');
   const disk = ph.get('diskfs')!;
   t.equal(ph.get('fs:disk'), disk);
   t.same(disk.contexts, ['global', 'address', 'options']);
@@ -34,8 +36,8 @@ t.test('memfs files survive a config reload; the placeholders are registered aga
 
 t.test('{memfs} has no credentials when memfs auth is off', async (t) => {
   const app = await startFs(t, { storage: { memory: { auth: { enable: false } } } });
-  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string } };
-  t.equal(ph.get('memfs').value('output'), `http://127.0.0.1:${app.service.port}/memfs`);
+  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as PlaceholderRegistry;
+  t.equal(ph.get('memfs')!.value('output', { processId: 'p', token: 'T'.repeat(32) }), `http://127.0.0.1:${app.service.port}/memfs`);
 });
 
 t.test('a reload with a smaller limit trims only when purge is on', async (t) => {

@@ -2,7 +2,7 @@ import t from 'tap';
 import { startApp } from '../../helpers/app.ts';
 import { startRtmpApp, publish } from './helpers.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { placeholdersRef } from '../../../sdk/index.ts';
+import { placeholdersRef, type PlaceholderRegistry } from '../../../sdk/index.ts';
 import { rtmpServiceRef, type RtmpService } from '../../../plugins/rtmp/ref.ts';
 
 /** A process that pulls the published stream through `{rtmp,name=..}` into HLS in memfs. */
@@ -24,13 +24,15 @@ const segments = async (app: App) =>
 
 t.test('{rtmp,name=..}: the reference URL with the bound port, app and token', async (t) => {
   const app = await startRtmpApp(t, { app: '/live', token: 'a&b' });
-  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string; contexts: string[] } | undefined };
+  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as PlaceholderRegistry;
   const def = ph.get('rtmp')!;
-  t.equal(def.value('input'), `rtmp://127.0.0.1:${app.rtmp.ports().rtmp}/live/{name}?token=a%26b`);
+  t.equal(def.value('input'), `rtmp://127.0.0.1:${app.rtmp.ports().rtmp}/live/{name}`, 'a command that does not run: no token');
+  t.equal(def.value('input', { processId: 'p', token: 'T'.repeat(32) }), `rtmp://127.0.0.1:${app.rtmp.ports().rtmp}/live/{name}?token=${'T'.repeat(32)}`,
+    'a run: its own token, never rtmp.token');
   t.same(def.contexts, ['address']);
   const plain = await startRtmpApp(t, { address: ':0' });
   const plainPh = plain.service.app.kernel.services.resolve(placeholdersRef) as typeof ph;
-  t.match(plainPh.get('rtmp')!.value('input'),
+  t.match(plainPh.get('rtmp')!.value('input', { processId: 'p', token: 'T'.repeat(32) }),
     /^rtmp:\/\/localhost:\d+\/\{name\}$/, 'every interface: localhost; app / and no token add nothing');
 });
 
@@ -51,5 +53,6 @@ t.test('a process turns the published stream into HLS in memfs through {rtmp}; i
   await waitFor(async () => (await segments(again)).length >= 2, { what: 'HLS segments after the restart', timeout: 30_000 });
   const state = (await again.request('GET', '/api/v3/process/pull/state')).body;
   t.equal(state.exec, 'running');
-  t.match(state.command.join(' '), new RegExp(`rtmp://127\\.0\\.0\\.1:${rtmp.ports().rtmp}/live/cam\\.stream\\?token=tk`), 'the placeholder follows the new port');
+  t.match(state.command.join(' '), new RegExp(`rtmp://127\\.0\\.0\\.1:${rtmp.ports().rtmp}/live/cam\\.stream\\?token=[\\w-]{32}`), 'the placeholder follows the new port');
+  t.notOk(state.command.join(' ').includes('token=tk'), 'with the run\'s token, not rtmp.token');
 });

@@ -2,7 +2,7 @@ import t from 'tap';
 import { parseS3Url } from '../../../core/config/env.ts';
 import { cleanEnv, startApp } from '../../helpers/app.ts';
 import { s3Unavailable, startS3 } from '../../helpers/s3.ts';
-import { placeholdersRef } from '../../../sdk/index.ts';
+import { placeholdersRef, type PlaceholderRegistry } from '../../../sdk/index.ts';
 
 t.test('CORE_STORAGE_S3 URLs (reference 6.2)', async (t) => {
   t.same(parseS3Url('https://KEY:SE%2FCRET@eu-west-1.s3.example.com:9000/media?name=cloud&mount=/cloud&username=u&password=p'), {
@@ -53,6 +53,7 @@ t.test('CORE_STORAGE_S3 makes a working filesystem and {fs:<name>}', { skip: s3U
   const r = await app.request('PUT', '/api/v3/fs/envfs/hello.txt', { raw: 'hi' });
   t.equal(r.status, 201, r.text);
   t.equal((await app.request('GET', '/envfs/hello.txt')).text, 'hi');
-  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string } | undefined };
-  t.match(ph.get('fs:envfs')?.value('output'), /^http:\/\/w:pw@127\.0\.0\.1:\d+\/envfs$/);
+  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as PlaceholderRegistry;
+  t.match(ph.get('fs:envfs')?.value('output'), /^http:\/\/127\.0\.0\.1:\d+\/envfs$/, 'no credential in a command that does not run');
+  t.match(ph.get('fs:envfs')?.value('output', { processId: 'p', token: 'T'.repeat(32) }), new RegExp(`^http://process:p:${'T'.repeat(32)}@127\\.0\\.0\\.1:\\d+/envfs$`), 'a run\'s, never the mount\'s password');
 });

@@ -1,9 +1,10 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { filesystemsRef, placeholdersRef, type FilesystemService } from '../../../sdk/index.ts';
+import { filesystemsRef, type FilesystemService } from '../../../sdk/index.ts';
 import type { TestApp, TestLike } from '../../helpers/app.ts';
 import { s3Unavailable } from '../../helpers/s3.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { runUrl } from '../../helpers/run-url.ts';
 import { startS3App } from './helpers.ts';
 
 const FFMPEG = '/usr/bin/ffmpeg';
@@ -29,10 +30,6 @@ const hls = (seconds: number, url: string) => ['-loglevel', 'warning', '-re', '-
   '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '10', '-pix_fmt', 'yuv420p',
   '-f', 'hls', '-hls_time', '1', '-hls_list_size', '0', '-method', 'PUT', url];
 
-function base(app: TestApp): string {
-  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string } };
-  return ph.get('fs:cloud').value('output');
-}
 
 function cloud(app: TestApp): FilesystemService & { pending: { bytes: number; files: number; healthy: boolean } } {
   const list = app.service.app.kernel.services.resolve(filesystemsRef) as FilesystemService[];
@@ -43,9 +40,9 @@ const segmentsOf = (playlist: string) => playlist.split('\n').filter((l) => l &&
 
 t.test('ffmpeg writes HLS through {fs:cloud} into S3; ffprobe plays it back through the mount', { skip }, async (t) => {
   const { app } = await startS3App(t);
-  const url = base(app);
-  t.match(url, /^http:\/\/uploader:[^@]+@127\.0\.0\.1:\d+\/cloud$/, 'credentials of the mount in the URL');
-  const w = await run(t, FFMPEG, hls(4, `${url}/live/x.m3u8`));
+  const url = runUrl(t, app, 'fs:cloud', '/live/x.m3u8');
+  t.match(url, /^http:\/\/process:p:[\w-]{32}@127\.0\.0\.1:\d+\/cloud\/live\/x\.m3u8$/, 'the run\'s credential in the URL, not the mount\'s');
+  const w = await run(t, FFMPEG, hls(4, url));
   t.equal(w.code, 0, w.err);
   // a write is answered once buffered: the last playlist reaches S3 a moment after ffmpeg ended
   const playlist = await waitFor(async () => {
@@ -64,7 +61,7 @@ t.test('S3 down for 12 s while ffmpeg writes: no segment lost, buffer bounded, t
   const { app, s3 } = await startS3App(t);
   if (!s3.local) { t.comment('the outage needs the local test server'); return; }
   const fs = cloud(app);
-  const writer = run(t, FFMPEG, hls(22, `${base(app)}/o/x.m3u8`), 90_000);
+  const writer = run(t, FFMPEG, hls(22, runUrl(t, app, 'fs:cloud', '/o/x.m3u8')), 90_000);
   await waitFor(async () => (await app.request('GET', '/api/v3/fs/cloud?glob=/o/*.ts')).body.length >= 2, { what: 'first segments in S3' });
   await s3.stop();
   const downAt = Date.now();

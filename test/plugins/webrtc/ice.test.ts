@@ -11,8 +11,11 @@ t.test('config rules: a port range needs both ends in order, ICE servers are stu
   t.same(validateWebrtc(config({})), {}, 'the defaults pass');
   t.same(Object.keys(validateWebrtc(config({ udp_port_min: 40000 }))), ['udp_port_min']);
   t.same(Object.keys(validateWebrtc(config({ udp_port_min: 40010, udp_port_max: 40000 }))), ['udp_port_max']);
-  t.same(Object.keys(validateWebrtc(config({ ice_servers: ['stun:stun.example:3478', 'http://x'] }))), ['ice_servers']);
-  t.same(Object.keys(validateWebrtc(config({ public_addresses: ['203.0.113.5', '2001:db8::1', 'example.com'] }))), ['public_addresses']);
+  // the forms are the schema's (sdk/config/formats.ts): a 400 naming the item at PUT
+  const formErrors = (over: Record<string, unknown>) => [...Value.Errors(WebrtcConfig, config(over))].map((e) => e.path);
+  t.same(formErrors({ ice_servers: ['stun:stun.example:3478', 'http://x'] }), ['/ice_servers/1']);
+  t.same(formErrors({ public_addresses: ['203.0.113.5', '2001:db8::1', 'example.com'] }), ['/public_addresses/2']);
+  t.same(formErrors({ bind_address: '127.0.0.1:5000' }), ['/bind_address'], 'an address with a port where an IP is meant');
   t.same(validateWebrtc(config({ udp_port_min: 40000, udp_port_max: 40100, ice_servers: ['turn:u:p@turn.example:3478'] })), {});
 });
 

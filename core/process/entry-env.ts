@@ -1,0 +1,58 @@
+import type { Logger } from 'pino';
+import type { PlaceholderRun, ProcessClock, ProcessOrder, RunCredentials, processHooksRef } from '../../sdk/index.ts';
+import type { ExecState, PidFiles, SpawnChild, UsageSampler } from './supervisor/index.ts';
+import type { FullConfig } from './config-model.ts';
+import type { Resolution } from './command.ts';
+import type { RunMonitor } from './run-monitor-types.ts';
+import type { StateParts } from './json-write.ts';
+import type { DemandEnv } from './demand-runner.ts';
+
+/* What a process entry (process-entry.ts) gets from the manager, and small helpers of its state. */
+
+type ProcessHooks = ReturnType<typeof processHooksRef.create>;
+
+/** What every entry shares with the manager. */
+export interface EntryEnv {
+  binary: string;
+  /** Starts the child confined (the core's `childrenRef`). */
+  spawn?: SpawnChild;
+  /** Processes between the spawned pid and ffmpeg (`Confinement.programDepth`). */
+  programDepth?: number;
+  sampler: UsageSampler;
+  /** Pid files of running children (supervisor/orphans.ts). */
+  pidFiles?: PidFiles;
+  hooks: Readonly<ProcessHooks>;
+  log: Logger;
+  /** Logical CPUs: limits and usage are percent of the whole machine in the API, of one core below. */
+  cpus: number;
+  /** Resolves a definition; with `run` for the child about to start (its placeholders carry the run's token). */
+  resolve(c: FullConfig, run?: PlaceholderRun): Resolution | string;
+  /** Mints each run's credential (the core's `runCredentialsRef`); without it placeholders carry none. */
+  runs?: RunCredentials;
+  monitor(): RunMonitor;
+  now(): number;
+  /** The clock of schedules (`scheduler`); default the real one. */
+  clock: ProcessClock;
+  /** Entries into each state by any process of the engine (`ffmpeg_process`), counted here. */
+  stateEntries?: Record<ExecState, number>;
+  /** What on-demand processes need of the engine (demand/hub.ts); without it `ondemand` is ignored. */
+  demand?: DemandEnv;
+}
+
+export interface EntryTimes {
+  createdAt: number;
+  updatedAt: number;
+  order: ProcessOrder;
+}
+
+/** A zero count for every exec state. */
+export function stateCounts(): Record<ExecState, number> {
+  return { finished: 0, starting: 0, running: 0, finishing: 0, failed: 0, killed: 0 };
+}
+
+/** Whether two state views are built from the same parts (the cached JSON still holds). */
+export function sameState(a: StateParts, b: StateParts): boolean {
+  return a.order === b.order && a.exec === b.exec && a.runtimeSeconds === b.runtimeSeconds
+    && a.reconnectSeconds === b.reconnectSeconds && a.lastLogline === b.lastLogline && a.progress === b.progress
+    && a.memoryBytes === b.memoryBytes && a.cpuUsage === b.cpuUsage && a.command === b.command && a.nextRun === b.nextRun && a.ondemand === b.ondemand;
+}

@@ -1,0 +1,82 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { RunCredential, RunCredentials, RunField, RunGrant } from '../../sdk/index.ts';
+
+/*
+ * The run credential registry (`runCredentialsRef`, issue 43.4): one random token per run of a
+ * process, minted by the engine before the spawn and revoked once the child exited. Tokens are
+ * kept by their SHA-256, so a lookup compares digests, never the secret itself byte by byte.
+ */
+
+/** 24 random bytes: 32 characters of base64url. */
+const TOKEN_BYTES = 24;
+const TOKEN = /^[A-Za-z0-9_-]{32}$/;
+
+const digest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('base64url');
+
+interface Live {
+  processId: string;
+  token: string;
+  fields: readonly RunField[];
+  bound: boolean;
+}
+
+export class RunCredentialTable implements RunCredentials {
+  readonly #live = new Map<string, Live>();
+  readonly #watchers = new Set<() => void>();
+  readonly #onError: (err: unknown) => void;
+
+  /** `onError`: a watcher that throws (a bug of its plugin) is reported there, the others are still told. */
+  constructor(onError: (err: unknown) => void = () => {}) {
+    this.#onError = onError;
+  }
+
+  issue(processId: string): RunCredential {
+    const token = randomBytes(TOKEN_BYTES).toString('base64url');
+    const key = digest(token);
+    const live: Live = { processId, token, fields: [], bound: false };
+    this.#live.set(key, live);
+    const mine = () => this.#live.get(key) === live;
+    return Object.freeze({
+      processId,
+      token,
+      bind: (fields: readonly RunField[]) => {
+        if (!mine()) return;
+        live.fields = Object.freeze(fields.map((f) => Object.freeze({ section: f.section, text: f.text })));
+        live.bound = true;
+        this.#changed();
+      },
+      revoke: () => {
+        if (!mine()) return;
+        this.#live.delete(key);
+        if (live.bound) this.#changed();
+      },
+    });
+  }
+
+  find(token: string): RunGrant | undefined {
+    if (typeof token !== 'string' || !TOKEN.test(token)) return undefined;
+    const live = this.#live.get(digest(token));
+    return live && { processId: live.processId, token: live.token, fields: live.fields };
+  }
+
+  live(): RunGrant[] {
+    return [...this.#live.values()].filter((l) => l.bound).map((l) => ({ processId: l.processId, token: l.token, fields: l.fields }));
+  }
+
+  watch(listener: () => void): () => void {
+    const own = () => listener();
+    this.#watchers.add(own);
+    return () => { this.#watchers.delete(own); };
+  }
+
+  #changed(): void {
+    for (const w of this.#watchers) {
+      try { w(); } catch (err) { this.#onError(err); }
+    }
+  }
+
+  /** How many runs hold a live credential (tests). */
+  get size(): number {
+    return this.#live.size;
+  }
+}

@@ -1,0 +1,53 @@
+// The children's run credentials (issue 43.4), pushed by JS (`setRuns`): a process the service
+// starts calls with its run's token in the streamid instead of srt.token, and when the listener
+// encrypts, with a passphrase of its run instead of srt.passphrase. The token admits it only to
+// the streams its command names, in the mode it names them. Checked in libsrt's handshake
+// callback, where the run's passphrase is set on the new socket (libsrt keys it with that one).
+#pragma once
+#include <napi.h>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+namespace runs {
+
+struct Run {
+  std::string passphrase;
+  std::set<std::string> grants;  // "<mode> <resource>"
+};
+
+class Table {
+ public:
+  // setRuns([{token, passphrase, grants: ["publish live/x", ...]}, ...]): replaces the whole table.
+  void Set(const Napi::Array& a) {
+    std::unordered_map<std::string, Run> next;
+    for (uint32_t i = 0; i < a.Length(); i++) {
+      Napi::Object o = a.Get(i).As<Napi::Object>();
+      Run r;
+      r.passphrase = o.Get("passphrase").As<Napi::String>();
+      Napi::Array g = o.Get("grants").As<Napi::Array>();
+      for (uint32_t k = 0; k < g.Length(); k++) r.grants.insert(g.Get(k).As<Napi::String>());
+      next.emplace(o.Get("token").As<Napi::String>(), std::move(r));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    runs_.swap(next);
+  }
+
+  // -1: not a live run's token; 0: a run's token that does not name this stream in this mode;
+  // 1: admitted, `passphrase` is the run's.
+  int Check(const std::string& token, const std::string& resource, const std::string& mode, std::string& passphrase) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = runs_.find(token);
+    if (it == runs_.end()) return -1;
+    if (it->second.grants.count(mode + " " + resource) == 0) return 0;
+    passphrase = it->second.passphrase;
+    return 1;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, Run> runs_;
+};
+
+}  // namespace runs
