@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanEnv, request, testThreads, type RequestOpts, type TestLike, type TestResponse } from '../helpers/app.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { deepMerge } from '../../core/config/schema-walk.ts';
 
 /*
  * The journey suite's service: the real CLI (`core/main.ts`) as its own OS process, every built-in
@@ -42,7 +43,7 @@ export async function freeUdp(): Promise<number> {
 
 /** Every built-in plugin on ("*" and the config each needs), listeners on `ports`; `extra` is merged on top. */
 export function journeyConfig(dir: string, ports: Ports, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
+  return deepMerge({
     plugins: ['*'], name: 'journey', address: `:${ports.http}`, update_check: false,
     db: { dir: join(dir, 'db') }, log: { level: 'info' }, http: { threads: testThreads() },
     api: { auth: { enable: true, ...ADMIN, jwt: { secret: 'journey-jwt-secret-0123456789' } } },
@@ -53,8 +54,7 @@ export function journeyConfig(dir: string, ports: Ports, extra: Record<string, u
     sessions: { enable: true, ip_ignorelist: [] },
     metrics: { enable: true, enable_prometheus: true, interval_sec: 1, range_sec: 60 },
     playout: { enable: true, min_port: ports.playout, max_port: ports.playout + 20 }, recordings: { enable: true },
-    ...extra,
-  };
+  }, extra);
 }
 
 const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
