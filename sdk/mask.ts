@@ -17,14 +17,15 @@ const PARAMS = /([?&;,]|%2C|%26)(token|access_token|refresh_token|passphrase|pas
 const MAYBE = /:\/\/[^\s/]*@|token|pass|pwd|secret|api_?key/i;
 
 /**
- * The text with every URL's user info replaced by `***` (`rtmp://***@host/x`) and the values of
+ * The text with every URL's user info replaced by `***` (`rtmp://u:p@host/x` is shown with `***` for `u:p`) and the values of
  * secret parameters (`token`, `passphrase`, `password`, `pass`, `pwd`, `secret`, `api_key`, ... in
  * a query or an SRT stream id) by `***`. Anything else is left as it was, so it works on whole
  * URLs, on sentences that quote one (ffmpeg's `http://u:p@h/x: Connection refused`) and on JSON
  * text (a log line). A token that is a bare path element (`/live/x/T`) is not recognised.
  *
  * @example
- * maskCredentials('http://admin:pw@10.0.0.1/x.m3u8?token=abc') // 'http://***@10.0.0.1/x.m3u8?token=***'
+ * const shown = maskCredentials('http://admin:pw@10.0.0.1/x.m3u8?token=abc');
+ * // shown: the same URL with `***` for `admin:pw` and for `abc`
  */
 export function maskCredentials(text: string): string {
   if (!MAYBE.test(text)) return text;
@@ -35,6 +36,9 @@ export function maskCredentials(text: string): string {
  * Every string in a JSON-like value masked (`maskCredentials`): a new value, the argument
  * untouched. Arrays and plain objects are copied (a cycle stays a cycle); anything else (a Date, a
  * Buffer, a class instance) is kept as it is.
+ *
+ * @example
+ * ctx.log.info(maskDeep({ item: { url: 'http://u:p@cam/live.m3u8' } }), 'playlist item skipped');
  */
 export function maskDeep<T>(value: T, copies = new Map<object, unknown>()): T {
   if (typeof value === 'string') return maskCredentials(value) as T;

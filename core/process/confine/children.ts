@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ApiError, type ChildSpawnOptions, type ChildrenService, type Confinement } from '../../../sdk/index.ts';
 import type { Mechanism } from './mechanism.ts';
-import { pathRules, ruleArgs, type DirEntryKind, type Lister, type PathRules } from './policy.ts';
+import { pathRules, ruleArgs, type DirEntryKind, type Lister } from './policy.ts';
 
 export interface ChildrenOptions {
   mechanism: Mechanism;
@@ -20,8 +20,6 @@ export interface ChildrenOptions {
   modules?: string;
 }
 
-/** How long the read rules of `/` are reused: entries made later on the way to a secret stay unreadable. */
-const RULES_TTL_MS = 5000;
 
 /** `realpath`, or of the nearest existing ancestor joined to the rest (a secret not created yet). */
 export function realPath(p: string): string {
@@ -51,7 +49,6 @@ export class Children implements ChildrenService {
   readonly #hidden: string[];
   readonly #writable: string[];
   readonly #env: Record<string, string>;
-  #rules: { at: number; rules: PathRules } | undefined;
 
   constructor(opts: ChildrenOptions) {
     this.#opts = opts;
@@ -61,15 +58,6 @@ export class Children implements ChildrenService {
     const m = opts.modules;
     // module filters search only the operator's folder (core/process/modules.ts); HOME is never set
     this.#env = m ? { LADSPA_PATH: m, LV2_PATH: m, FREI0R_PATH: m } : {};
-  }
-
-  /** The rules without the child's own folder: the walk of `/` is reused for a few seconds. */
-  #baseRules(): PathRules {
-    const now = Date.now();
-    if (!this.#rules || now - this.#rules.at > RULES_TTL_MS) {
-      this.#rules = { at: now, rules: pathRules({ hidden: this.#hidden, writable: this.#writable }, listDir) };
-    }
-    return this.#rules.rules;
   }
 
   /** Removes private folders a killed service left behind; call once per OS process, before any child. */
@@ -90,8 +78,9 @@ export class Children implements ChildrenService {
     const tmp = mkdtempSync(join(this.#opts.tmpBase, 'child-'));
     let child: ChildProcess;
     try {
-      const b = this.#baseRules();
-      const rules = { ...b, rw: [...b.rw, tmp] };
+      // computed at each spawn: a file the service made for this child just now (a playout clip's
+      // image in its temporary folder) is readable even in a folder on the way to a secret
+      const rules = pathRules({ hidden: this.#hidden, writable: [...this.#writable, tmp] }, listDir);
       const argv = ['--ppid', String(process.pid), ...(this.#opts.mechanism.ns ? ['--ns'] : []), ...ruleArgs(rules), '--', file, ...args];
       child = spawn(wrapper, argv, { ...base, env: { ...o.env, ...this.#env, TMPDIR: tmp } });
     } catch (err) {

@@ -36,6 +36,8 @@ export class DemandHub {
   readonly #d: HubDeps;
   /** HLS viewers by process: client -> the last time it asked (clock ms). */
   readonly #viewers = new Map<string, Map<string, number>>();
+  /** The waiting playlist operation in flight per process (#inTurn). */
+  readonly #turns = new Map<ProcessEntry, Promise<void>>();
   #byStream = new Map<string, string>();
   #streamsOf = new Map<string, readonly string[]>();
   #table: DemandTableMessage = { t: 'table', playlists: [], segments: [] };
@@ -56,8 +58,8 @@ export class DemandHub {
       idleSeconds: d.idleSeconds,
       attached: (e) => this.#attached(e.id),
       viewers: (e, idleMs) => this.#viewerCount(e.id, idleMs),
-      waiting: (e) => { this.#waitingChanged(); void this.#writeWaiting(e); },
-      unarmed: (e) => { this.#waitingChanged(); void this.#dropWaiting(e); },
+      waiting: (e) => { this.#waitingChanged(); this.#inTurn(e, () => this.#writeWaiting(e)); },
+      unarmed: (e) => { this.#waitingChanged(); this.#inTurn(e, () => this.#dropWaiting(e)); },
     };
   }
 
@@ -207,13 +209,25 @@ export class DemandHub {
     return seen.size;
   }
 
+  /**
+   * Runs the waiting playlist's writes and removals of one process one after the other: a `stop`
+   * while the slate clip was still being encoded removed nothing, and the write that came after
+   * put the waiting playlist up for a process that no longer waited.
+   */
+  #inTurn(e: ProcessEntry, op: () => Promise<void>): void {
+    const next = (this.#turns.get(e) ?? Promise.resolve()).then(op);
+    this.#turns.set(e, next);
+    void next.finally(() => { if (this.#turns.get(e) === next) this.#turns.delete(e); });
+  }
+
   /** Puts the waiting playlist (and its slate clip) where the process writes its playlist. */
   async #writeWaiting(e: ProcessEntry): Promise<void> {
     const hls = this.#targets(e).hls;
     if (hls.length === 0) return;
     try {
       const clip = await this.#d.slate.clip();
-      for (const h of hls) await writeWaiting(h, clip, this.#d.clock.now());
+      // it may have started or stopped while the clip was made
+      for (const h of hls) if (e.demandWaiting) await writeWaiting(h, clip, this.#d.clock.now());
     } catch (err) {
       this.#d.log.warn({ err, process: e.id }, 'cannot write the waiting playlist of an on-demand process');
     }
