@@ -57,6 +57,12 @@ t.test('the ingest hooks fire for SRT publishers and players, and may refuse the
   const pub = srtCaller(app.srtPort, '#!::r=ok,m=publish', '');
   t.teardown(() => pub.stop());
   await waitFor(() => seen.some((s) => s.startsWith('publish ok srt srt-')), { what: 'onPublish' });
+  // media (MPEG-TS null packets), so the publisher outlives the first-media timeout while the players
+  // below take their turns (each refusal takes seconds; it passed only while the sweep ran late)
+  const packet = Buffer.alloc(188 * 7, 0xff);
+  for (let i = 0; i < 7; i++) packet.set([0x47, 0x1f, 0xff, 0x10], i * 188);
+  const feed = setInterval(() => pub.send(packet), 200);
+  t.teardown(() => clearInterval(feed));
   const nobody = srtCaller(app.srtPort, '#!::r=ok,u=nobody', '');
   t.teardown(() => nobody.stop());
   t.equal(await nobody.closed, 'broken', 'a prePlay veto closes the player');
@@ -64,6 +70,7 @@ t.test('the ingest hooks fire for SRT publishers and players, and may refuse the
   t.teardown(() => player.stop());
   await waitFor(() => seen.includes('play ok'), { what: 'onPlay' });
   t.notOk(seen.some((s) => s.includes('blocked')), 'a refused connection gets no on* hook');
+  clearInterval(feed);
   pub.stop();
   await waitFor(() => ends['pub ok'] && ends['play ok'], { what: 'onPublishEnd and onPlayEnd' });
   t.same(Object.keys(ends[`pub ok`]!), ['rxBytes', 'txBytes']);
