@@ -40,9 +40,9 @@ t.test('20,000 keys added and removed leave nothing cached', async (t) => {
     }
   };
   round(0, 100);
-  const before = usedAfterGc();
+  const before = await usedAfterGc();
   round(100, 20_000);
-  const after = usedAfterGc();
+  const after = await usedAfterGc();
   t.equal(render(cache, d), '{\n            "kept": null\n        }');
   const buffers = after.buffers - before.buffers;
   const heap = after.heap - before.heap;
@@ -56,7 +56,7 @@ t.test('cached bytes pin no slab of the shared Buffer pool', async (t) => {
   const cache = new FragmentCache();
   const d = tracked<unknown>({});
   const transient: Buffer[] = [];
-  const before = usedAfterGc();
+  const before = await usedAfterGc();
   let text = '';
   for (let i = 0; i < 300; i++) {
     d[`process-${i}`] = { reference: 'r'.repeat(200), n: i };
@@ -64,7 +64,7 @@ t.test('cached bytes pin no slab of the shared Buffer pool', async (t) => {
     transient.push(Buffer.from('x'.repeat(20 * KB)));
     transient.length = 0;
   }
-  const held = usedAfterGc().buffers - before.buffers;
+  const held = (await usedAfterGc()).buffers - before.buffers;
   const bytes = Buffer.byteLength(text);
   // what the cache means to hold: each entry's line and the blocks made of them, the text twice
   t.ok(held < 3 * bytes, `ArrayBuffers held ${(held / KB).toFixed(0)} KB for ${(bytes / KB).toFixed(0)} KB of text (before the fix 12 MB: 140 times the text)`);
