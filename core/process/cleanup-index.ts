@@ -1,4 +1,4 @@
-import { GlobMatchers, type FsFileInfo } from '../../sdk/index.ts';
+import type { FsFileInfo } from '../../sdk/index.ts';
 
 /*
  * One listing of a filesystem, sorted by name, for every cleanup rule of a tick: each rule looks
@@ -20,18 +20,16 @@ export function literalPrefix(glob: string): string {
 
 export class ListingIndex {
   readonly #files: FsFileInfo[];
-  readonly #globs: GlobMatchers;
 
-  constructor(files: FsFileInfo[], globs: GlobMatchers) {
+  constructor(files: FsFileInfo[]) {
     // code-unit order, the order startsWith and the binary search agree on
     this.#files = files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    this.#globs = globs;
   }
 
   get size(): number { return this.#files.length; }
 
-  /** The files matching `glob`, as `list(glob)` would give them. */
-  match(glob: string): FsFileInfo[] {
+  /** The files matching `glob` (compiled as `m`), as `list(glob)` would give them. */
+  match(glob: string, m: (path: string) => boolean): FsFileInfo[] {
     const prefix = literalPrefix(glob);
     const files = this.#files;
     let lo = 0;
@@ -41,7 +39,6 @@ export class ListingIndex {
       if (files[mid]!.name < prefix) lo = mid + 1;
       else hi = mid;
     }
-    const m = this.#globs.get(glob);
     const out: FsFileInfo[] = [];
     for (let i = lo; i < files.length && files[i]!.name.startsWith(prefix); i++) if (m(files[i]!.name)) out.push(files[i]!);
     return out;

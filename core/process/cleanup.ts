@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { findFilesystem, GlobMatchers, type FilesystemService, type FsFileInfo } from '../../sdk/index.ts';
+import { findFilesystem, globMatcher, type FilesystemService, type FsFileInfo } from '../../sdk/index.ts';
 import { ListingIndex } from './cleanup-index.ts';
 import type { CleanupRule } from './config-model.ts';
 
@@ -14,6 +14,8 @@ const PREFIX = /^([a-z]+):(.+)$/s;
 interface Rule extends CleanupRule {
   fs: string;
   glob: string;
+  /** The glob compiled at the rule's first tick, kept with the rule and gone with it. */
+  match?: (path: string) => boolean;
 }
 
 /**
@@ -43,7 +45,6 @@ export class CleanupRunner {
   #busy = false;
   /** Second purges, by process (see unset). */
   readonly #late = new Map<string, NodeJS.Timeout>();
-  readonly #globs = new GlobMatchers();
 
   readonly #latePurgeMs: number;
 
@@ -131,7 +132,7 @@ export class CleanupRunner {
           if (!l || l.index.size === 0) continue;
           // matching is synchronous: without a real yield, thousands of rules would hold the event loop
           if (++n % 64 === 0) await new Promise((res) => setImmediate(res));
-          await this.#enforce(l.fs, r, l.index.match(r.glob), now);
+          await this.#enforce(l.fs, r, l.index.match(r.glob, r.match ??= globMatcher(r.glob)), now);
         }
       }
     } finally {
@@ -144,7 +145,7 @@ export class CleanupRunner {
     const fs = this.#fs(name);
     if (!fs) return null;
     try {
-      return { fs, index: new ListingIndex(await fs.list(), this.#globs) };
+      return { fs, index: new ListingIndex(await fs.list()) };
     } catch (err) {
       this.#log.warn({ err, filesystem: name }, 'cleanup listing failed');
       return null;

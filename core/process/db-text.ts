@@ -1,4 +1,5 @@
 import { changes, written } from './db-tracked.ts';
+import { ownedBytes, ownedConcat } from './owned-bytes.ts';
 
 /**
  * db.json text built from per-entry fragments. Stored objects are replaced, never mutated in
@@ -76,6 +77,9 @@ export class FragmentCache {
     if (keys.length) flush();
     cache.order = order;
     cache.byKey = byKey;
+    // a removed key's primitive line goes with it (a deleted process's `null` metadata line)
+    const lines = this.#primitives.get(obj);
+    if (lines) for (const key of lines.keys()) if (!byKey.has(key)) lines.delete(key);
   }
 
   /** Rebuilds the blocks of replaced values; false when a key is not where the cache has it. */
@@ -103,7 +107,7 @@ export class FragmentCache {
       parts.push(i === 0 && opens ? OPEN : COMMA);
       parts.push(this.#line(dict, keys[i]!, values[i], depth));
     }
-    return Buffer.concat(parts);
+    return ownedConcat(parts);
   }
 
   #line(dict: object, key: string, v: unknown, depth: number): Buffer {
@@ -114,13 +118,13 @@ export class FragmentCache {
       if (!lines) this.#primitives.set(dict, lines = new Map());
       const hit = lines.get(key);
       if (hit !== undefined && hit.v === v && hit.depth === depth) return hit.buf;
-      const buf = Buffer.from(`${pad}${JSON.stringify(key)}: ${this.fragment(v, depth + 1)}`);
+      const buf = ownedBytes(`${pad}${JSON.stringify(key)}: ${this.fragment(v, depth + 1)}`);
       lines.set(key, { v, depth, buf });
       return buf;
     }
     const hit = this.#lines.get(v);
     if (hit !== undefined && hit.key === key && hit.depth === depth) return hit.buf;
-    const buf = Buffer.from(`${pad}${JSON.stringify(key)}: ${this.fragment(v, depth + 1)}`);
+    const buf = ownedBytes(`${pad}${JSON.stringify(key)}: ${this.fragment(v, depth + 1)}`);
     this.#lines.set(v, { key, depth, buf });
     return buf;
   }

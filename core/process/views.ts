@@ -1,6 +1,7 @@
 import type { ApiProcess } from '../../sdk/index.ts';
 import type { Parts } from './list-filter.ts';
 import { processJson } from './json-write.ts';
+import { ownedBytes } from './owned-bytes.ts';
 import type { ProcessEntry } from './process-entry.ts';
 
 /** One process's JSON as sent last time, and the parts it was built from. */
@@ -63,7 +64,7 @@ export class ProcessViews {
       return last.bytes;
     }
     const c = e.config;
-    const bytes = Buffer.from(processJson({
+    const bytes = ownedBytes(processJson({
       id: c.id, type: c.type, reference: c.reference, createdAt: e.createdAt, updatedAt: e.updatedAt,
       config: config ? e.configJson : undefined, state, report, metadata,
     }));

@@ -37,6 +37,12 @@ t.test('the quiet collector reduces once after boot, then only after growth, whe
   t.ok(shouldReduce({ ...quiet, committed: 40e6 + GROWTH_BYTES, baseline: 40e6 }), 'grown by the bound');
   t.notOk(shouldReduce({ ...quiet, utilization: 0.5, committed: 90e6, baseline: 40e6 }), 'not while busy');
   t.notOk(shouldReduce({ ...quiet, sinceLastMs: 1000, committed: 90e6, baseline: 40e6 }), 'not twice within the gap');
+  // after a busy spell V8 keeps the pages its collections freed pooled outside the committed heap (issue 46)
+  const after = { ...quiet, committed: 35e6, baseline: 40e6, rssBaseline: 90e6 };
+  t.ok(shouldReduce({ ...after, rss: 90e6 + GROWTH_BYTES, busySince: true }), 'RSS up by the bound after a busy spell');
+  t.notOk(shouldReduce({ ...after, rss: 90e6 + GROWTH_BYTES, busySince: false }), 'not without a busy spell since the last one');
+  t.notOk(shouldReduce({ ...after, rss: 100e6, busySince: true }), 'not for a little RSS');
+  t.notOk(shouldReduce({ ...after, rss: 200e6, rssBaseline: undefined, busySince: true }), 'not without an RSS baseline (a serving thread)');
   const calls: unknown[] = [];
   const collector = startQuietCollector((o) => { calls.push(o); });
   t.teardown(() => collector.stop());

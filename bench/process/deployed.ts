@@ -1,0 +1,163 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * A checkout's service started as `npm start` starts it (scripts/start.sh): its sources built to
+ * JavaScript by its `scripts/build.mjs`, then `<runtime> core/main.js --config <file>` with the
+ * runtime `scripts/node.sh` picks, the `CORE_*` and `MALLOC_ARENA_MAX` variables removed so the
+ * service relaunches itself with its own flags (core/runtime/relaunch.ts). One flag is added:
+ * `--inspect-port=127.0.0.1:0`, which opens nothing by itself; `inspect()` then turns the inspector
+ * on with SIGUSR1 (after the figures that must not include it were read) to measure the heap.
+ */
+
+export interface Memory {
+  /** VmRSS and RssAnon from /proc, MB. */
+  rss: number;
+  anon: number;
+}
+
+export interface Inspected {
+  /** process.memoryUsage() (MB) before any collection, after a full one, after memory-reducing ones. */
+  before: Record<string, number>;
+  afterGc: Record<string, number>;
+  afterReducing: Record<string, number>;
+  /** Whether malloc_trim(0) (the service's own module) gave pages back, and RSS after it. */
+  trimmed: boolean | null;
+  afterTrim: Memory;
+}
+
+export interface Deployed {
+  pid: number;
+  url: string;
+  memory(): Memory;
+  /** Heap figures through the inspector (turned on here; it stays on until `stop`). */
+  inspect(): Promise<Inspected>;
+  stop(): Promise<void>;
+}
+
+const MB = 1024 * 1024;
+
+/** Builds the checkout as its install step does; the entry `npm start` runs. */
+export function buildCheckout(root: string): string {
+  const build = join(root, 'scripts/build.mjs');
+  if (!existsSync(build)) throw new Error(`${root} has no scripts/build.mjs`);
+  if (spawnSync(process.execPath, [build], { stdio: 'inherit' }).status !== 0) throw new Error(`build failed in ${root}`);
+  return join(root, 'core/main.js');
+}
+
+/** The runtime the checkout's `scripts/node.sh` picks (this one when it has none). */
+function runtimeOf(root: string): string {
+  const r = spawnSync('bash', [join(root, 'scripts/node.sh')], { encoding: 'utf8' });
+  const path = r.status === 0 ? r.stdout.trim() : '';
+  return path && existsSync(path) ? path : process.execPath;
+}
+
+function memoryOf(pid: number): Memory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, anon: kb('RssAnon') / 1024 };
+}
+
+/** Starts the service of `root` with `config` (merged over temp folders under `dir`); resolves once it listens. */
+export async function startDeployed(root: string, main: string, dir: string, config: Record<string, unknown> = {}): Promise<Deployed> {
+  await mkdir(join(dir, 'disk'), { recursive: true });
+  const configPath = join(dir, 'config.json');
+  await writeFile(configPath, JSON.stringify({
+    address: '127.0.0.1:0', update_check: false, db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } },
+    ...config,
+  }));
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('CORE_') || k === 'MALLOC_ARENA_MAX' || k === 'NODE_OPTIONS') delete env[k];
+  const child = spawn(runtimeOf(root), ['--inspect-port=127.0.0.1:0', main, '--config', configPath], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+    if (err.length > 1e6) err = err.slice(-1e5);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner in 60 s: ${err.slice(-2000)}`)), 60_000);
+    const look = () => {
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        child.stderr!.off('data', look);
+        resolve(m[1]!);
+      }
+    };
+    child.stderr!.on('data', look);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}: ${err.slice(-2000)}`)); });
+  });
+  const pid = child.pid!;
+  return {
+    pid, url,
+    memory: () => memoryOf(pid),
+    inspect: () => inspect(pid, root, () => err),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * Evaluated in the service's main context, step by step: a full collection (what V8 would do on
+ * its own), then memory-reducing ones (what the service's quiet collector runs: they also give
+ * back the pages V8 keeps pooled), then malloc_trim(0). Each waits 200 ms for V8's background
+ * sweeping and freeing before the figures are read.
+ */
+function probe(trimModule: string): string {
+  return `(async () => {
+    const v8 = process.getBuiltinModule('v8'), vm = process.getBuiltinModule('vm');
+    const settle = () => new Promise((r) => setTimeout(r, 200));
+    const mb = (m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v / ${MB}]));
+    const before = mb(process.memoryUsage());
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc');
+    v8.setFlagsFromString('--no-expose-gc');
+    gc({ type: 'major', execution: 'sync' });
+    await settle();
+    const afterGc = mb(process.memoryUsage());
+    for (let i = 0; i < 2; i++) gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    await settle();
+    const afterReducing = mb(process.memoryUsage());
+    let trimmed = null;
+    try { const mod = { exports: {} }; process.dlopen(mod, ${JSON.stringify(trimModule)}); trimmed = mod.exports.trim(); } catch {}
+    await settle();
+    return JSON.stringify({ before, afterGc, afterReducing, trimmed });
+  })()`;
+}
+
+async function inspect(pid: number, root: string, stderr: () => string): Promise<Inspected> {
+  const seen = stderr().length;
+  process.kill(pid, 'SIGUSR1');
+  const deadline = Date.now() + 10_000;
+  let ws: string | undefined;
+  while (!ws && Date.now() < deadline) {
+    ws = /Debugger listening on (ws:\/\/\S+)/.exec(stderr().slice(seen))?.[1];
+    if (!ws) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!ws) throw new Error('the inspector did not open');
+  const socket = new WebSocket(ws);
+  await new Promise((resolve, reject) => { socket.onopen = resolve; socket.onerror = reject; });
+  try {
+    const answer = new Promise<string>((resolve, reject) => {
+      socket.onmessage = (m) => {
+        const d = JSON.parse(String(m.data)) as { id?: number; result?: { result?: { value?: string } } };
+        if (d.id !== 1) return;
+        const value = d.result?.result?.value;
+        if (typeof value === 'string') resolve(value);
+        else reject(new Error(`evaluation failed: ${String(m.data).slice(0, 500)}`));
+      };
+    });
+    const trim = join(root, 'core/runtime/trim/build/malloc-trim.node');
+    socket.send(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: probe(trim), returnByValue: true, awaitPromise: true } }));
+    const r = JSON.parse(await answer) as Omit<Inspected, 'afterTrim'>;
+    return { ...r, afterTrim: memoryOf(pid) };
+  } finally {
+    socket.close();
+  }
+}
