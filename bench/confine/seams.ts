@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   const by = Object.fromEntries(rows.map((r) => [r.kind, r]));
   writeFileSync(`${out}.md`, [
     `# Sealed sandbox vs Landlock alone vs unconfined: ffmpeg starts, ${ROUNDS} rounds (${d})`, '',
-    `Machine: 2 cores; load (1/5/15 min) before ${load.map(f).join(' / ')}, after ${result.load_after.map(f).join(' / ')} (other work ran beside it). Command: \`node bench/confine/seams.ts ${ROUNDS}\`.`, '',
+    `Machine: 2 cores; load (1/5/15 min) before ${load.map(f).join(' / ')}, after ${result.load_after.map(f).join(' / ')} (write down what else ran). Command: \`node bench/confine/seams.ts ${ROUNDS}\`.`, '',
     '| | start to first byte, median | p90 | spawn to exit of `true`, median | RSS of the extra processes (wrapper + pid namespace init) |', '|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.kind} | ${f(r.start_ms_median)} ms | ${f(r.start_ms_p90)} ms | ${f(r.bare_ms_median)} ms | ${r.init_rss_kib_median} KiB |`), '',
     `Sealed against Landlock alone (the confinement before issue 43): ${f(by.sealed!.start_ms_median - by.landlock!.start_ms_median)} ms per start ` +
