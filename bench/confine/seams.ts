@@ -4,6 +4,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Children } from '../../core/process/confine/children.ts';
+import { bare, median, p90, type Start } from './stats.ts';
 import { detectMechanism, type Mechanism } from '../../core/process/confine/mechanism.ts';
 
 /*
@@ -27,7 +28,6 @@ const make = (mechanism: Mechanism) => new Children({
   mechanism, require: true, hidden: [join(here, 'config.json'), join(here, 'db')],
   writable: [join(here, 'disk'), join(here, 'rec')], tmpBase: join(here, 'db', 'run', 'tmp'),
 });
-type Start = (file: string, args: readonly string[]) => ChildProcess;
 const opts = { stdio: ['ignore', 'ignore', 'pipe'] as ('ignore' | 'pipe')[], detached: true };
 const kinds: Record<string, Start> = {
   plain: (f, a) => spawn(f, a, { ...opts, env: {} }),
@@ -63,15 +63,7 @@ async function once(start: Start): Promise<{ ms: number; initKb: number }> {
   return { ms: Number(first - t0) / 1e6, initKb };
 }
 
-async function bare(start: Start): Promise<number> {
-  const t0 = process.hrtime.bigint();
-  const child = start('true', []);
-  await new Promise((r) => child.once('close', r));
-  return Number(process.hrtime.bigint() - t0) / 1e6;
-}
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)]!;
 
 async function main(): Promise<void> {
   if (m.mechanism === 'none' || !m.ns) throw new Error(`no namespaces here: ${m.detail}`);

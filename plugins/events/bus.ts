@@ -51,7 +51,7 @@ export class EventBus implements EventsService {
       ring.push(Object.freeze({
         id: ring.nextId(), boot: this.#r.boot, time: new Date().toISOString(), type,
         // credentials never reach a subscriber or a webhook (a URL with user info, a token in a query)
-        subject: Object.freeze(maskDeep({ ...subject })), payload: Object.freeze(maskDeep({ ...payload })),
+        subject: Object.freeze(maskDeep(subject)), payload: Object.freeze(maskDeep(payload)),
       }));
       if (!this.#scheduled && !this.#closed && this.#subs.size) this.#scheduled = setImmediate(this.flush);
     } catch (err) {

@@ -12,45 +12,9 @@ import { SOURCE } from './kit.ts';
  */
 
 type Obj = Record<string, any>;
-const lines = (v: string[]) => v.join('\n');
-const list = (v: string, sep: string) => v.split(sep).map((s) => s.trim()).filter((s) => s.length > 0);
-const ADDRESSES = ['address', 'tls.address', 'rtmp.address', 'rtmp.address_tls', 'srt.address'];
 
-function get(o: Obj, path: string): any { return path.split('.').reduce((v, k) => v[k], o); }
-function set(o: Obj, path: string, value: unknown): void {
-  const keys = path.split('.');
-  const last = keys.pop()!;
-  keys.reduce((v, k) => v[k], o)[last] = value;
-}
-
-/** The Settings page's load: arrays to text, addresses to their port. */
-export function settingsLoad(c: Obj): Obj {
-  const x = structuredClone(c);
-  x.host.name = x.host.name.join(', ');
-  x.storage.cors.allow_all = x.storage.cors.origins.length === 1 && x.storage.cors.origins[0] === '*';
-  x.storage.cors.origins = lines(x.storage.cors.origins);
-  x.storage.disk.cache.types.allow = lines(x.storage.disk.cache.types.allow);
-  x.storage.disk.cache.types.block = lines(x.storage.disk.cache.types.block);
-  x.sessions.ip_ignorelist = lines(x.sessions.ip_ignorelist);
-  if (x.tls.enable === false) x.tls.auto = false;
-  for (const k of ADDRESSES) set(x, k, String(get(x, k)).split(':').join(''));
-  return x;
-}
-
-/** The Settings page's save: text back to arrays, ports back to `:port`; the whole object is PUT. */
-export function settingsSave(x: Obj): Obj {
-  const c = structuredClone(x);
-  c.host.name = list(c.host.name, ',');
-  c.storage.cors.origins = c.storage.cors.allow_all ? ['*'] : list(c.storage.cors.origins, '\n');
-  delete c.storage.cors.allow_all;
-  c.storage.disk.cache.types.allow = list(c.storage.disk.cache.types.allow, '\n');
-  c.storage.disk.cache.types.block = list(c.storage.disk.cache.types.block, '\n');
-  c.sessions.ip_ignorelist = list(c.sessions.ip_ignorelist, '\n');
-  for (const k of ADDRESSES) set(c, k, `:${get(c, k)}`);
-  if (!c.rtmp.app.startsWith('/')) c.rtmp.app = `/${c.rtmp.app}`;
-  c.tls.enable = c.tls.auto === true;
-  return c;
-}
+/** restreamer-ui's Settings page load and save: the one copy in test/helpers/restreamer-ui.ts. */
+export { uiLoad as settingsLoad, uiSave as settingsSave } from '../helpers/restreamer-ui.ts';
 
 /** The Python client's first step (its live suite's setup): a partial config that turns auth on. */
 export const pythonConfigBody = (username: string, password: string): Obj => ({

@@ -215,6 +215,8 @@ void ns_run(int argc, char **argv, char **prog) {
   }
   close(status[1]);
   close(alive[0]);
+  /* the init makes this group itself too: whichever runs first, the group exists before a forward */
+  setpgid(init, init);
   scrub_args();
   program_group = init;
   struct sigaction sa;

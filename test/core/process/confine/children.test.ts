@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { sh } from './helpers.ts';
 import { Children } from '../../../../core/process/confine/children.ts';
 import { DEFAULT_WRAPPER, detectMechanism } from '../../../../core/process/confine/mechanism.ts';
 import { pathRules, ruleArgs } from '../../../../core/process/confine/policy.ts';
@@ -20,16 +21,6 @@ function place(t: { teardown(fn: () => unknown): void }) {
   for (const p of [dir, join(dir, 'disk'), join(dir, 'db'), join(dir, 'outside')]) chmodSync(p, 0o777);
   chmodSync(join(dir, 'config.json'), 0o666);
   return dir;
-}
-
-function sh(children: Children, script: string): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = children.spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-    child.on('close', (code) => resolve({ code, out }));
-  });
 }
 
 t.test('a child writes its private folder and the disk root, nothing else; the folder goes with it', async (t) => {

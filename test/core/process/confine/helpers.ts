@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import type { Children } from '../../../../core/process/confine/children.ts';
 import type { Requester } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 
@@ -28,4 +30,25 @@ export async function runOnce(app: Requester, id: string, body: Record<string, u
   }, { timeout: 30_000, what: `${id}: its run to end` });
   const lines = (report.log.length ? report.log : report.history.at(-1)?.log ?? []) as [string, string][];
   return { status: 200, log: lines.map((l) => l[1]).slice(-6).join('\n') };
+}
+
+/** Alive and not a zombie waiting for its new parent to reap it. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a shell script through the children service: its exit code and everything it printed. */
+export function sh(children: Children, script: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = children.spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.on('close', (code) => resolve({ code, out }));
+  });
 }

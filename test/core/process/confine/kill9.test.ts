@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import t from 'tap';
+import { alive } from './helpers.ts';
 import { request, type Requester } from '../../../helpers/app.ts';
 import { startCli } from '../../../helpers/cli.ts';
 import { waitFor } from '../../../helpers/wait.ts';
@@ -9,16 +9,6 @@ import { ffmpegPids, VIDEO_IN } from '../helpers.ts';
  * Issue 26: the children die with the service. A kill -9 gives the service no chance to stop them
  * itself, so only the kernel can: 2 s later none of its ffmpegs is alive (checked by pid).
  */
-
-/** Alive and not a zombie waiting for its new parent to reap it. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 t.test('kill -9 of the service: no ffmpeg of it is alive 2 s later', async (t) => {
   const cli = await startCli(t);

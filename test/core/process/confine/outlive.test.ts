@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { alive } from './helpers.ts';
 import { detectMechanism } from '../../../../core/process/confine/mechanism.ts';
 import { request, type Requester, type TestLike } from '../../../helpers/app.ts';
 import { startCli, type CliApp } from '../../../helpers/cli.ts';
@@ -18,15 +19,6 @@ import { VIDEO_IN } from '../helpers.ts';
 
 const m = detectMechanism();
 const skip = m.mechanism !== 'landlock' ? 'no Landlock here' : !m.ns ? 'no pid namespace can be entered here' : false;
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** Pids of the processes whose command line holds `marker`. */
 function pidsOf(marker: string): number[] {

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { sh } from './helpers.ts';
 import { Children } from '../../../../core/process/confine/children.ts';
 import { detectMechanism, type Mechanism } from '../../../../core/process/confine/mechanism.ts';
 
@@ -36,16 +37,6 @@ __attribute__((constructor)) static void ran(void) { FILE *f = fopen(${JSON.stri
   const r = spawnSync('gcc', ['-shared', '-fPIC', '-o', so, src], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`gcc: ${r.stderr}`);
   return so;
-}
-
-function sh(children: Children, script: string): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = children.spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-    child.on('close', (code) => resolve({ code, out }));
-  });
 }
 
 const ladspa = (so: string) => `ffmpeg -nostdin -hide_banner -loglevel error -f lavfi -i anullsrc=d=0.2 -af ladspa=file=${so}:plugin=x -f null - ; true`;
