@@ -22,7 +22,7 @@ t.test('children that outlive a SIGKILLed service are stopped before the restart
   const marker = `crash-${randomBytes(6).toString('hex')}`;
   t.teardown(async () => {
     // whatever happened above, no ffmpeg of this test survives it
-    for (const pid of ffmpegPids(marker)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    for (const pid of ffmpegPids(marker, { anywhere: true })) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
     await rm(cwd, { recursive: true, force: true });
   });
   await mkdir(join(cwd, 'disk'));
@@ -42,7 +42,7 @@ t.test('children that outlive a SIGKILLed service are stopped before the restart
     const r = await fetch(`${svc.url}/api/v3/process`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
     t.equal(r.status, 200, `process ${id} added`);
   }
-  const both = () => ffmpegPids(`${marker}-a`).length === 1 && ffmpegPids(`${marker}-b`).length === 1;
+  const both = () => ffmpegPids(`${marker}-a`, { anywhere: true }).length === 1 && ffmpegPids(`${marker}-b`, { anywhere: true }).length === 1;
   await waitFor(both, { what: 'one ffmpeg per process', timeout: 30_000 });
 
   for (let round = 1; round <= 3; round++) {
@@ -51,13 +51,13 @@ t.test('children that outlive a SIGKILLed service are stopped before the restart
       const list = await (await fetch(`${svc.url}/api/v3/process?filter=state`)).json() as { state: { exec: string; progress: { frame: number } } }[];
       return list.length === 2 && list.every((p) => p.state.exec === 'running' && p.state.progress.frame > 0);
     }, { what: `round ${round}: both processes making progress`, timeout: 30_000 });
-    const before = ffmpegPids(marker);
+    const before = ffmpegPids(marker, { anywhere: true });
     svc.child.kill('SIGKILL');
     await svc.exited;
     // What the round is about: children that outlive their service. A child that is still starting
     // (before ffmpeg ignores SIGPIPE) dies on its next stderr write once the service is gone, as seen
     // on loaded CI runs; one survivor is enough to test the reaping.
-    const survivors = ffmpegPids(marker).filter((pid) => before.includes(pid));
+    const survivors = ffmpegPids(marker, { anywhere: true }).filter((pid) => before.includes(pid));
     if (survivors.length < before.length) t.comment(`round ${round}: ${before.length - survivors.length} child(ren) ended with the service`);
     t.ok(survivors.length >= 1, `round ${round}: children outlived the service (as after an OOM kill)`);
     svc = await runCli(t, ['--config', configPath], cleanEnv(UNCONFINED), cwd);
@@ -65,11 +65,11 @@ t.test('children that outlive a SIGKILLed service are stopped before the restart
       const list = await (await fetch(`${svc.url}/api/v3/process?filter=state`)).json() as { state: { exec: string } }[];
       return list.length === 2 && list.every((p) => p.state.exec === 'running');
     }, { what: `round ${round}: both processes running again`, timeout: 30_000 });
-    t.equal(ffmpegPids(`${marker}-a`).length, 1, `round ${round}: exactly one ffmpeg for a`);
-    t.equal(ffmpegPids(`${marker}-b`).length, 1, `round ${round}: exactly one ffmpeg for b`);
-    t.notOk(ffmpegPids(marker).some((pid) => before.includes(pid)), `round ${round}: the old children are gone`);
+    t.equal(ffmpegPids(`${marker}-a`, { anywhere: true }).length, 1, `round ${round}: exactly one ffmpeg for a`);
+    t.equal(ffmpegPids(`${marker}-b`, { anywhere: true }).length, 1, `round ${round}: exactly one ffmpeg for b`);
+    t.notOk(ffmpegPids(marker, { anywhere: true }).some((pid) => before.includes(pid)), `round ${round}: the old children are gone`);
   }
   svc.child.kill('SIGTERM');
   await svc.exited;
-  t.same(ffmpegPids(marker), [], 'a graceful stop leaves nothing');
+  t.same(ffmpegPids(marker, { anywhere: true }), [], 'a graceful stop leaves nothing');
 });

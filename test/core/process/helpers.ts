@@ -35,15 +35,40 @@ export async function waitState(app: Requester, id: string, pred: (s: any) => bo
   }, { timeout, what: `${id}: ${what}` });
 }
 
-/** Pids of running ffmpeg children whose command line contains `marker`. */
-export function ffmpegPids(marker: string): number[] {
+/** The parent of `pid` (from /proc/<pid>/stat), 0 when it is gone. */
+function parentOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Whether `pid` descends from this test's process: the service under test runs in it (or is its
+ * child), so the ffmpegs of other test files running beside it (same stream names) never count.
+ */
+function ours(pid: number): boolean {
+  for (let p = parentOf(pid), hops = 0; p > 1 && hops < 64; p = parentOf(p), hops++) {
+    if (p === process.pid) return true;
+  }
+  return false;
+}
+
+/**
+ * Pids of running ffmpeg children of this test whose command line contains `marker`; with
+ * `anywhere`, every ffmpeg of the machine (orphans a killed service left behind: its marker must
+ * be unique to the test).
+ */
+export function ffmpegPids(marker: string, opts: { anywhere?: boolean } = {}): number[] {
   const out: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
       if (cmd.startsWith('ffmpeg') || cmd.includes('/ffmpeg\0')) {
-        if (cmd.includes(marker)) out.push(Number(name));
+        if (cmd.includes(marker) && (opts.anywhere || ours(Number(name)))) out.push(Number(name));
       }
     } catch {
       // gone meanwhile
