@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUILTINS } from '../../core/config/built-ins.ts';
+import { BUILTINS } from '../../app/built-ins.ts';
 import { BEGIN, END, README, rows, table, withTable } from '../../scripts/where-table.ts';
 
 /*
