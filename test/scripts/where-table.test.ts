@@ -7,7 +7,7 @@ import { BEGIN, END, README, rows, table, withTable } from '../../scripts/where-
 
 /*
  * Issue 44.7: the README's "Where things are" table is generated from the build's plugin table
- * (core/config/built-ins.ts) and each README's `<!-- where: ... -->` line, so no plugin can be
+ * (app/built-ins.ts) and each README's `<!-- where: ... -->` line, so no plugin can be
  * missing from it (it omitted webrtc, recordings, s3-fs and core/streams).
  */
 
