@@ -1,10 +1,15 @@
 import { childrenRef, isBootError, type ChildrenService } from '../sdk/index.ts';
 import { CoreService } from './service.ts';
+import { installBuild, type CoreBuild } from './config/build.ts';
 import { startQuietCollector } from './runtime/quiet-gc.ts';
 import { mallocTrim } from './runtime/malloc-trim.ts';
 
-/** The command line: `npm start [-- --config PATH]` (entered through main.ts). The only place that listens. */
-async function main(): Promise<void> {
+/**
+ * The command line: `npm start [-- --config PATH]` (entered through a build's entry, app/main.ts,
+ * which hands over its `build`: the built-in plugins and the config's shape). The only place that listens.
+ */
+export async function runCli(build: CoreBuild): Promise<void> {
+  installBuild(build);
   let service: CoreService;
   try {
     service = await CoreService.start({
@@ -56,5 +61,3 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
-
-void main();

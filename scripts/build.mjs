@@ -1,4 +1,4 @@
-// Builds the service's TypeScript (core/, sdk/, plugins/, and testkit/ that is packed with them) to plain
+// Builds the service's TypeScript (app/, core/, sdk/, plugins/, and testkit/ that is packed with them) to plain
 // JavaScript next to each source, with a source map, so the running service loads no type stripper or
 // compiler (issue 29), and the packed packages run under a vendor's node_modules (no stripping there).
 // Only what changed is rebuilt (a .js older than its .ts); a .js whose .ts is gone is removed.
@@ -8,7 +8,7 @@ import { join, dirname, basename, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const TREES = ['core', 'sdk', 'plugins', 'testkit'];
+const TREES = ['app', 'core', 'sdk', 'plugins', 'testkit'];
 /** Folders that hold no service code: tests run from sources, addons and packages are not ours to build. */
 const SKIP_DIRS = new Set(['node_modules', 'test', 'addon', 'build', 'fixtures']);
 

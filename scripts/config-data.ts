@@ -1,7 +1,8 @@
-// Writes core/config/config-data.ts (the whole configuration: the kernel's sections of the SDK with
-// each built-in plugin's own schema at its `configKey`) and core/config/built-ins.ts (the built-in
-// plugins of this build), from plugins/*/index.ts and schema.ts (run: node scripts/config-data.ts;
-// `--check` fails when a file is stale, and so does test/scripts/config-data.test.ts).
+// Writes app/config-data.ts (the whole configuration: the kernel's sections of the SDK with each
+// built-in plugin's own schema at its `configKey`) and app/built-ins.ts (the built-in plugins of
+// this build), from plugins/*/index.ts and schema.ts: the composition package's, never the core's
+// (run: node scripts/config-data.ts; `--check` fails when a file is stale, and so does
+// test/scripts/config-data.test.ts).
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -86,8 +87,8 @@ export async function generate(): Promise<{ configData: string; builtIns: string
   const list = await builtins();
   const owned = new Map(list.filter((b) => b.schemaName).map((b) => [b.def.configKey!, `${b.ident}Schema`]));
   const configData = `${HEAD('the kernel\'s sections (sdk/config) and the built-in plugins\' schemas (plugins/<name>/schema.ts)')}import { Type, type Static } from '@sinclair/typebox';
-import { KernelConfig } from '../../sdk/config/index.ts';
-${list.filter((b) => b.schemaName).map((b) => `import { ${b.schemaName} as ${b.ident}Schema } from '../../plugins/${b.folder}/schema.ts';`).join('\n')}
+import { KernelConfig } from '../sdk/config/index.ts';
+${list.filter((b) => b.schemaName).map((b) => `import { ${b.schemaName} as ${b.ident}Schema } from '../plugins/${b.folder}/schema.ts';`).join('\n')}
 
 const K = KernelConfig.properties;
 
@@ -100,12 +101,16 @@ export const ConfigData = Type.Object({
 ${emit('', KernelConfig as S, owned, 1).join('\n')}
 });
 export type ConfigData = Static<typeof ConfigData>;
-`;
-  const builtIns = `${HEAD('plugins/*/index.ts')}import type { PluginDefinition } from '../../sdk/index.ts';
-${list.map((b) => `import ${b.ident} from '../../plugins/${b.folder}/index.ts';`).join('\n')}
+type AppSections = Static<typeof ConfigData>;
 
-/** A built-in plugin of this build: its definition (pure data), and whether \`"*"\` leaves it out. */
-export interface BuiltinPlugin { readonly def: PluginDefinition; readonly optIn: boolean }
+declare module '../core/config/config-data.ts' {
+  /** This build's sections: code compiled with the app sees the core's \`ConfigData\` with them. */
+  interface BuildSections extends AppSections {}
+}
+`;
+  const builtIns = `${HEAD('plugins/*/index.ts')}import type { PluginDefinition } from '../sdk/index.ts';
+import type { BuiltinPlugin } from '../core/config/build.ts';
+${list.map((b) => `import ${b.ident} from '../plugins/${b.folder}/index.ts';`).join('\n')}
 
 /** The built-in plugins of this build, in the order \`"*"\` mounts them (ties of the plugin graph). */
 export const BUILTINS: readonly BuiltinPlugin[] = [
@@ -115,7 +120,7 @@ ${list.map((b) => `  { def: ${b.ident} as PluginDefinition, optIn: ${OPT_IN.incl
   return { configData, builtIns };
 }
 
-const FILES = { configData: join(ROOT, 'core/config/config-data.ts'), builtIns: join(ROOT, 'core/config/built-ins.ts') };
+const FILES = { configData: join(ROOT, 'app/config-data.ts'), builtIns: join(ROOT, 'app/built-ins.ts') };
 
 /** The generated files that differ from what is committed. */
 export async function stale(): Promise<string[]> {

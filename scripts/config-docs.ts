@@ -1,6 +1,7 @@
 // Prints the key table of sample-config/README.md from the config schema (descriptions included) (run: node scripts/config-docs.ts).
+import '../app/install.ts';
 import { Value } from '@sinclair/typebox/value';
-import { ConfigData } from '../core/config/config-data.ts';
+import { ConfigData } from '../app/config-data.ts';
 import { envTable } from '../core/config/env.ts';
 import { getPath, schemaAt } from '../core/config/schema-walk.ts';
 import { GENERATED } from '../core/config/generate.ts';

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 # example workspaces, so RTMP's node-media-server and SRT's addon build dependencies (their own
 # workspaces) stay out
 slim_args=()
-[ -n "${SLIM:-}" ] && slim_args=(--workspace @media-core/sdk --workspace @media-core/core --workspace @media-core/testkit
+[ -n "${SLIM:-}" ] && slim_args=(--workspace @media-core/sdk --workspace @media-core/core --workspace @media-core/app --workspace @media-core/testkit
   --workspace http-ts-ingest --include-workspace-root)
 if [ -L node_modules ]; then
   # a link to another checkout's install (a git worktree): npm ci would empty the folder it points to

@@ -82,8 +82,18 @@ for (const { file, spec } of relativeImports(join(root, 'core', 'config'))) {
     bad.push(`${relative(root, file)}: imports ${spec} (core/config/ imports nothing of core/kernel/)`);
   }
 }
+// the core and the SDK name no plugin and not the app that composes them (by path or package name)
+const pluginOrApp = (file, spec) => {
+  if (spec === '@media-core/app' || spec.startsWith('@media-core/app/') || spec === '@media-core/plugins' || spec.startsWith('@media-core/plugins/')) return true;
+  if (!spec.startsWith('.')) return false;
+  const target = resolve(dirname(file), spec) + sep;
+  return target.startsWith(pluginsDir + sep) || target.startsWith(join(root, 'app') + sep);
+};
+for (const { file, spec } of [...relativeImports(coreDir), ...relativeImports(sdkDir)]) {
+  if (pluginOrApp(file, spec)) bad.push(`${relative(root, file)}: imports ${spec} (core/ and sdk/ import nothing of plugins/ or app/)`);
+}
 if (bad.length) {
-  console.error('Plugins must import only sdk/, their own folder and npm packages; core/config/ not core/kernel/; sdk/ not core/:\n  ' + bad.join('\n  '));
+  console.error('Plugins must import only sdk/, their own folder and npm packages; core/config/ not core/kernel/; sdk/ not core/; core/ and sdk/ not plugins/ or app/:\n  ' + bad.join('\n  '));
   process.exit(1);
 }
-console.log(`import lint: ${plugins.length} plugin folder(s), ${examples.length} example(s), core/config, sdk/ and testkit/ clean`);
+console.log(`import lint: ${plugins.length} plugin folder(s), ${examples.length} example(s), core/ (no plugin, no app), core/config, sdk/ and testkit/ clean`);

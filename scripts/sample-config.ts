@@ -2,9 +2,10 @@
 // and environment variables, from the config schema (run: node scripts/sample-config.ts).
 import { writeFileSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
+import '../app/install.ts';
 import { Value } from '@sinclair/typebox/value';
 import { starBuiltins } from '../core/kernel/loader.ts';
-import { ConfigData } from '../core/config/config-data.ts';
+import { ConfigData } from '../app/config-data.ts';
 import { ALIASES, envTable } from '../core/config/env.ts';
 import { GENERATED } from '../core/config/generate.ts';
 import { getPath } from '../core/config/schema-walk.ts';

@@ -7,4 +7,4 @@ bash "$here/scripts/ensure-deps.sh"
 node_bin="$(bash "$here/scripts/node.sh")"
 # ensure-deps built the sources to plain JavaScript (scripts/build.mjs): no compiler or stripper runs
 # in the service. main.js sets its V8 flags itself (core/runtime/README.md).
-exec "$node_bin" "$here/core/main.js" "$@"
+exec "$node_bin" "$here/app/main.js" "$@"

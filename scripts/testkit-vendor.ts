@@ -1,6 +1,6 @@
 /**
  * A vendor's project outside this repository, installed from packed tarballs: the SDK, the core,
- * the built-in plugins and the test kit (`npm pack`), with the HTTP-TS example plugin copied in as
+ * the built-in plugins, the app that composes them and the test kit (`npm pack`), with the HTTP-TS example plugin copied in as
  * the vendor's own code and tap as its test runner. Used by test/testkit/vendor-install.test.ts,
  * and by scripts/ensure-test-deps.sh to fill the npm cache once (`--warm`), so that the test's
  * `npm install --prefer-offline` needs no network.
@@ -42,8 +42,8 @@ const lockedVersion = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'pac
 }).packages[`node_modules/${name}`]!.version;
 
 /**
- * The built-ins (plugins/) as `@media-core/plugins`: the core finds them at `../plugins` from its
- * own folder, so beside `@media-core/core` in the vendor's node_modules (as in this repository).
+ * The built-ins (plugins/) as `@media-core/plugins`: the app (`@media-core/app`) finds them at
+ * `../plugins` from its own folder, so beside it in the vendor's node_modules (as in this repository).
  * Not a workspace: plugins/ holds workspaces of its own (rtmp, srt, cluster).
  */
 function stagePlugins(into: string): string {
@@ -67,14 +67,14 @@ function stagePlugins(into: string): string {
   return dir;
 }
 
-/** Packs sdk/, core/, the built-ins and testkit/ into `dest`; the tarballs' paths. */
+/** Packs sdk/, core/, the built-ins, app/ and testkit/ into `dest`; the tarballs' paths. */
 export function packAll(dest: string): string[] {
   // the packages ship the JavaScript beside each .ts (only what changed is built)
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
   mkdirSync(dest, { recursive: true });
   const stage = mkdtempSync(join(tmpdir(), 'testkit-stage-'));
   try {
-    const folders = [join(ROOT, 'sdk'), join(ROOT, 'core'), stagePlugins(stage), join(ROOT, 'testkit')];
+    const folders = [join(ROOT, 'sdk'), join(ROOT, 'core'), stagePlugins(stage), join(ROOT, 'app'), join(ROOT, 'testkit')];
     const out = npm(stage, ['pack', '--json', '--pack-destination', dest, ...folders]);
     return (JSON.parse(out) as { filename: string }[]).map((p) => join(dest, p.filename));
   } finally {
@@ -98,7 +98,7 @@ export async function vendorProject(dir: string): Promise<string> {
 /** What the warm-up remembers: the lock and the packed packages' manifests. */
 export function warmKey(): string {
   const h = createHash('sha256');
-  for (const f of ['package-lock.json', 'sdk/package.json', 'core/package.json', 'testkit/package.json']) h.update(readFileSync(join(ROOT, f)));
+  for (const f of ['package-lock.json', 'sdk/package.json', 'core/package.json', 'app/package.json', 'testkit/package.json']) h.update(readFileSync(join(ROOT, f)));
   return h.digest('hex').slice(0, 16);
 }
 

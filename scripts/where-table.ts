@@ -1,12 +1,12 @@
 // Writes the "Where things are" table of README.md, between the where-table markers (run: node
 // scripts/where-table.ts; --check exits 1 when it is stale). A row per built-in plugin of this build
-// (core/config/built-ins.ts, itself generated from plugins/*/index.ts), so no plugin can be missing,
+// (app/built-ins.ts, itself generated from plugins/*/index.ts), so no plugin can be missing,
 // described by the `<!-- where: ... -->` line of its README; a row per core folder with a README
 // that has such a line; then the fixed rows of the other folders.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUILTINS } from '../core/config/built-ins.ts';
+import { BUILTINS } from '../app/built-ins.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const README = join(ROOT, 'README.md');
@@ -14,7 +14,8 @@ export const BEGIN = '<!-- where-table:begin -->';
 export const END = '<!-- where-table:end -->';
 
 const HEAD: Array<[string, string]> = [
-  ['core/', 'kernel (config, plugin graph, DI, hooks, HTTP front door, the file door of the public mounts, serving threads, persistence) and the process engine'],
+  ['app/', 'the service as it runs, the package `@media-core/app`: the core with every plugin of `plugins/` built in (the generated table of built-ins and the whole config schema); `npm start` runs its `main.ts`'],
+  ['core/', 'kernel (config, plugin graph, DI, hooks, HTTP front door, the file door of the public mounts, serving threads, persistence) and the process engine; imports no plugin (a build hands it its built-ins)'],
   ['sdk/', 'the only module plugins import, also as the package `@media-core/sdk`: the contract (`definePlugin`, service and hook refs, errors, config schemas), `/toolkit` (file-serving helpers); it imports nothing of `core/`'],
   ['testkit/', 'the in-process test kit, the package `@media-core/testkit` (on `@media-core/sdk` and `@media-core/core`, the package of `core/`); installable in a vendor\'s project'],
 ];

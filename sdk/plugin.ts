@@ -91,7 +91,7 @@ export interface PluginDefinition<
   readonly sdkVersion?: string;
   /**
    * Dotted path of a built-in's section in the configuration (e.g. `rtmp`, `storage.memory`): its
-   * `configSchema` is composed into the whole configuration there (core/config/config-data.ts is
+   * `configSchema` is composed into the whole configuration there (app/config-data.ts is
    * generated from the built-ins' definitions). A vendor plugin has none: its settings come from
    * its `plugins` entry.
    */

@@ -15,6 +15,7 @@ import { buildApp, type App } from '@media-core/core/app';
 import { loadConfig } from '@media-core/core/config/load';
 import { ConfigStore } from '@media-core/core/config/store';
 import { deepMerge } from '@media-core/core/config/schema-walk';
+import { installBuild, type CoreBuild } from '@media-core/core/config/build';
 import { frontOf } from '@media-core/core/http/files/install';
 import { toResponse, type KitRequest, type KitResponse } from './request.ts';
 import lightInject from 'light-my-request';
@@ -37,6 +38,11 @@ export interface TestAppOptions {
   baseDir?: string;
   /** A tap-like test: the app is closed at its teardown. */
   t?: { teardown(fn: () => unknown): void };
+  /**
+   * The built-ins and config shape the core runs with (default: `@media-core/app`'s, the service's
+   * own, when that package is installed; else the build installed in the core, the core alone by default).
+   */
+  build?: CoreBuild;
 }
 
 export interface TestApp {
@@ -69,6 +75,17 @@ export function override<T>(ref: ServiceRef<T, boolean>, impl: T): { ref: AnySer
   return { ref, impl };
 }
 
+/** The service's build, from `@media-core/app` when it is installed (the kit runs without it: the core alone). */
+async function appBuild(): Promise<CoreBuild | undefined> {
+  const name = '@media-core/app';
+  try {
+    return ((await import(name)) as { BUILD?: CoreBuild }).BUILD;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && (err as Error).message.includes(`'${name}'`)) return undefined;
+    throw err;
+  }
+}
+
 function isDefinition(p: unknown): p is PluginDefinition {
   return typeof p === 'object' && p !== null && typeof (p as PluginDefinition).setup === 'function';
 }
@@ -82,6 +99,8 @@ function isDefinition(p: unknown): p is PluginDefinition {
  * t.equal(res.status, 201);
  */
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const build = opts.build ?? await appBuild();
+  if (build) installBuild(build);
   const dir = await mkdtemp(join(tmpdir(), 'sdk-testing-'));
   const entries: PluginEntry[] = [];
   const defs: { def: PluginDefinition; entryConfig?: unknown }[] = [];

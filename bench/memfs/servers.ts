@@ -1,3 +1,4 @@
+import '../../app/install.ts'; // this service's built-ins, installed into the core
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

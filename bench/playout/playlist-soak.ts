@@ -1,3 +1,4 @@
+import '../../app/install.ts'; // this service's built-ins, installed into the core
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

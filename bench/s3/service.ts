@@ -1,3 +1,4 @@
+import '../../app/install.ts'; // this service's built-ins, installed into the core
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreService } from '../../core/service.ts';

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { ConfigData } from './config-data.ts';
+import { currentBuild } from './build.ts';
 import { configLeaves, setPath } from './schema-walk.ts';
 
 /* CORE_* environment variables (reference 6.2): derived from the key path unless listed here. */
@@ -52,13 +52,17 @@ function deriveName(path: string): string {
   return 'CORE_' + path.toUpperCase().replace(/\./g, '_');
 }
 
-let table: Array<{ path: string; schema: TSchema; spec: EnvSpec }> | undefined;
+type EnvRow = { path: string; schema: TSchema; spec: EnvSpec };
+/** The table of the build's schema it was made from (one per installed build). */
+let made: { of: TSchema; table: EnvRow[] } | undefined;
 
-/** Every configurable leaf with its environment names (primary first). */
-export function envTable(): Array<{ path: string; schema: TSchema; spec: EnvSpec }> {
-  if (table) return table;
-  table = [];
-  for (const leaf of configLeaves(ConfigData)) {
+/** Every configurable leaf of the installed build's configuration with its environment names (primary first). */
+export function envTable(): EnvRow[] {
+  const schema = currentBuild().configSchema;
+  if (made?.of === schema) return made.table;
+  const table: EnvRow[] = [];
+  made = { of: schema, table };
+  for (const leaf of configLeaves(schema)) {
     if (SKIP.has(leaf.path)) continue;
     if (ALIASES.some(([, alias]) => leaf.path === alias || leaf.path.startsWith(alias + '.'))) continue;
     const extra = EXTRA[leaf.path] ?? {};

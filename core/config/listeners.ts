@@ -23,6 +23,15 @@ export interface KeptPorts {
 }
 
 /**
+ * A section the build may have (the core types none of its plugins' sections): its values are
+ * checked where read, a build without it has no such listener.
+ */
+function section(cfg: ConfigData, key: string): Readonly<Record<string, unknown>> | undefined {
+  const value = (cfg as unknown as Record<string, unknown>)[key];
+  return value !== null && typeof value === 'object' ? value as Record<string, unknown> : undefined;
+}
+
+/**
  * The listeners `cfg` asks for: HTTP (`address`), HTTPS (`tls.address` with TLS on), RTMP and
  * RTMPS (`rtmp.address`, `rtmp.address_tls`), SRT over UDP (`srt.address`), WebRTC's UDP address
  * (`webrtc.bind_address`, port 0: its ports are per session). Hosts as each one
@@ -43,15 +52,18 @@ export function listenersOf(cfg: ConfigData, kept: KeptPorts = {}): Listener[] {
   };
   api('address', 'HTTP', cfg.address, kept.http);
   if (cfg.tls.enable) api('tls.address', 'HTTPS', cfg.tls.address, kept.https);
-  if (cfg.rtmp.enable) {
-    plain('rtmp.address', 'RTMP', 'tcp', cfg.rtmp.address, '::');
-    if (cfg.rtmp.enable_tls) plain('rtmp.address_tls', 'RTMPS', 'tcp', cfg.rtmp.address_tls, '::');
+  const rtmp = section(cfg, 'rtmp');
+  if (rtmp?.enable === true) {
+    if (typeof rtmp.address === 'string') plain('rtmp.address', 'RTMP', 'tcp', rtmp.address, '::');
+    if (rtmp.enable_tls === true && typeof rtmp.address_tls === 'string') plain('rtmp.address_tls', 'RTMPS', 'tcp', rtmp.address_tls, '::');
   }
-  if (cfg.srt.enable) plain('srt.address', 'SRT', 'udp', cfg.srt.address, '0.0.0.0');
+  const srt = section(cfg, 'srt');
+  if (srt?.enable === true && typeof srt.address === 'string') plain('srt.address', 'SRT', 'udp', srt.address, '0.0.0.0');
   // WebRTC binds a UDP port per session (any, or in udp_port_min..max) on its address: only that
   // address is tried (port 0), so a host that is not this machine's is refused, not every offer
-  if (cfg.webrtc.enable && cfg.webrtc.bind_address) {
-    out.push({ key: 'webrtc.bind_address', what: 'WebRTC', proto: 'udp', host: cfg.webrtc.bind_address, port: 0 });
+  const webrtc = section(cfg, 'webrtc');
+  if (webrtc?.enable === true && typeof webrtc.bind_address === 'string' && webrtc.bind_address) {
+    out.push({ key: 'webrtc.bind_address', what: 'WebRTC', proto: 'udp', host: webrtc.bind_address, port: 0 });
   }
   return out;
 }

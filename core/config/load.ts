@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { BootError, writeFileAtomic } from '../../sdk/index.ts';
-import { ConfigData } from './config-data.ts';
+import { currentBuild } from './build.ts';
+import type { ConfigData } from './config-data.ts';
 import { ALIASES, applyEnv, type EnvResult } from './env.ts';
 import { GENERATED } from './generate.ts';
 import { upgradeLayout } from './decode.ts';
@@ -36,8 +37,9 @@ export function syncAliases(cfg: Record<string, unknown>, previous?: Record<stri
 
 /** Fills defaults (and drops unknown keys) without touching what was given. */
 export function withDefaults(raw: unknown): ConfigData {
-  const v = Value.Default(ConfigData, Value.Clone(raw ?? {}));
-  return Value.Clean(ConfigData, v) as ConfigData;
+  const schema = currentBuild().configSchema;
+  const v = Value.Default(schema, Value.Clone(raw ?? {}));
+  return Value.Clean(schema, v) as ConfigData;
 }
 
 export interface LoadedConfig {

@@ -1,7 +1,7 @@
 import { Value } from '@sinclair/typebox/value';
 import type { ConfigErrors, PluginDefinition, PluginEntry } from '../../sdk/index.ts';
 import { processPlugin } from '../process/plugin.ts';
-import { BUILTINS } from './built-ins.ts';
+import { currentBuild } from './build.ts';
 import type { ConfigData } from './config-data.ts';
 import { vendorConfigErrors, withEntrySettings, type LoadedPlugin } from './plugin-entries.ts';
 import { getPath } from './schema-walk.ts';
@@ -24,7 +24,7 @@ function ownConfig(def: PluginDefinition, whole: ConfigData): unknown {
 
 /** The definitions that own a section of the configuration: the process engine, then every built-in of this build. */
 export function sectionDefinitions(): readonly PluginDefinition[] {
-  return [processPlugin as PluginDefinition, ...BUILTINS.map((b) => b.def)];
+  return [processPlugin as PluginDefinition, ...currentBuild().builtIns.map((b) => b.def)];
 }
 
 /**
@@ -49,7 +49,7 @@ export function namedBuiltins(entries: readonly PluginEntry[]): LoadedPlugin[] {
   for (const [index, e] of entries.entries()) {
     const spec = typeof e === 'string' ? e : e.module ?? e.name ?? '';
     const entryConfig = typeof e === 'string' ? undefined : e.config;
-    for (const b of BUILTINS) {
+    for (const b of currentBuild().builtIns) {
       if ((spec === '*' && !b.optIn) || spec === b.def.name) out.push({ def: b.def, entryConfig, index });
     }
   }

@@ -1,5 +1,6 @@
 import { ApiError } from '../../sdk/index.ts';
-import { ConfigData } from './config-data.ts';
+import { currentBuild } from './build.ts';
+import type { ConfigData } from './config-data.ts';
 import { decodeNulls, upgradeLayout } from './decode.ts';
 import { activate, saveConfigFile, syncAliases, withDefaults, type LoadedConfig } from './load.ts';
 import { deepMerge, isPlainObject, setPath } from './schema-walk.ts';
@@ -83,7 +84,7 @@ export class ConfigStore {
     }
     const patch = structuredClone(body);
     delete patch.created_at;
-    const cleared = decodeNulls(patch, ConfigData);
+    const cleared = decodeNulls(patch, currentBuild().configSchema);
     if (version === 1 || version === 2) upgradeLayout(patch, version, true);
     patch.version = 3;
     const merged = deepMerge(structuredClone(this.#stored) as unknown as Record<string, unknown>, patch);

@@ -2,9 +2,9 @@ import { isIP } from 'node:net';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
 import { MAX_SERVING_THREADS, isDir, isFile, validCidr, type ConfigErrors } from '../../sdk/index.ts';
 import { schemaErrorMessage } from './schema-message.ts';
-import { ConfigData } from './config-data.ts';
+import type { ConfigData } from './config-data.ts';
 import { getPath } from './schema-walk.ts';
-import { BUILTINS } from './built-ins.ts';
+import { currentBuild } from './build.ts';
 import { ownerErrors, sectionDefinitions } from './owners.ts';
 import type { LoadedPlugin } from './plugin-entries.ts';
 import { blockedPrefixes } from '../http/router-config.ts';
@@ -22,7 +22,7 @@ function add(errs: ConfigErrors, key: string, msg: string): void {
  */
 export function typeErrors(cfg: unknown, opts: { formats?: boolean } = {}): ConfigErrors {
   const errs: ConfigErrors = {};
-  for (const e of Value.Errors(ConfigData, cfg)) {
+  for (const e of Value.Errors(currentBuild().configSchema, cfg)) {
     if (opts.formats === false && e.type === ValueErrorType.StringFormat) continue;
     const key = e.path.replace(/^\//, '').replace(/\//g, '.') || '(root)';
     if (!errs[key]) add(errs, key, schemaErrorMessage(e));
@@ -36,7 +36,7 @@ const LOG_FORMATS = ['auto', 'json', 'console'];
 function loadedNames(cfg: ConfigData): Set<string> {
   const names = new Set(cfg.plugins.map((p) => (typeof p === 'string' ? p : p.name ?? p.module ?? '')));
   // "*" loads every built-in this build has, but the opt-in ones
-  if (names.has('*')) for (const b of BUILTINS) if (!b.optIn) names.add(b.def.name);
+  if (names.has('*')) for (const b of currentBuild().builtIns) if (!b.optIn) names.add(b.def.name);
   return names;
 }
 
@@ -51,7 +51,7 @@ export async function semanticErrors(cfg: ConfigData, started?: readonly LoadedP
   for (const [k, msgs] of Object.entries(ownerErrors(cfg, started))) for (const m of msgs) add(errs, k, m);
   const loaded = loadedNames(cfg);
   const defs = [...sectionDefinitions(), ...(started ?? []).map((p) => p.def)];
-  const builtins = BUILTINS.filter((b) => !b.optIn).map((b) => b.def.name).join(', ');
+  const builtins = currentBuild().builtIns.filter((b) => !b.optIn).map((b) => b.def.name).join(', ');
   for (const def of new Set(defs)) {
     if (def.enableKey && getPath(cfg, def.enableKey) === true && !loaded.has(def.name)) {
       add(errs, def.enableKey, `plugin '${def.name}' is not loaded (add it to 'plugins'; built-ins: ${builtins})`);

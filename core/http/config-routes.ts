@@ -1,23 +1,32 @@
+import type { TObject } from '@sinclair/typebox';
 import { ApiError, Type, eventsRef, type EventsService, type HttpScope } from '../../sdk/index.ts';
-import { ConfigData } from '../config/config-data.ts';
+import { currentBuild } from '../config/build.ts';
 import { ConfigRejected } from '../config/store.ts';
 import type { Kernel } from '../kernel/kernel.ts';
 import type { FastifyReply } from 'fastify';
 import { sendJson } from './json.ts';
 
-/**
- * The config without its string formats (`sdk/config/formats.ts`): they are the PUT's checks, not
- * the answer's; the serializer's ajv knows none of them (it would log each as unknown).
- */
-const ConfigShape = withoutFormats(ConfigData);
+const views = new WeakMap<TObject, TObject>();
 
-const ConfigView = Type.Object({
-  config: ConfigShape,
-  created_at: Type.String(),
-  loaded_at: Type.String(),
-  updated_at: Type.String(),
-  overrides: Type.Array(Type.String()),
-});
+/**
+ * The answer's schema for a build's config: the config without its string formats
+ * (`sdk/config/formats.ts`): they are the PUT's checks, not the answer's; the serializer's ajv
+ * knows none of them (it would log each as unknown). Made once per build.
+ */
+function configView(config: TObject): TObject {
+  let view = views.get(config);
+  if (!view) {
+    view = Type.Object({
+      config: withoutFormats(config),
+      created_at: Type.String(),
+      loaded_at: Type.String(),
+      updated_at: Type.String(),
+      overrides: Type.Array(Type.String()),
+    });
+    views.set(config, view);
+  }
+  return view;
+}
 
 type View = ReturnType<Kernel['configStore']['view']>;
 
@@ -39,7 +48,7 @@ export function configRoutes(k: Kernel) {
   let memo: { view: View; text: string } | undefined;
   return async (http: HttpScope) => {
     http.get('/api/v3/config', {
-      schema: { summary: 'The active configuration', tags: ['v16.7.2'], response: { 200: ConfigView } },
+      schema: { summary: 'The active configuration', tags: ['v16.7.2'], response: { 200: configView(currentBuild().configSchema) } },
     }, async (_req, reply) => {
       const view = k.configStore.view();
       if (!memo || !sameView(memo.view, view)) memo = { view, text: String(reply.serialize(view)) };

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { relative, resolve, isAbsolute } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BootError, SDK_NAME, SDK_VERSION, type PluginDefinition, type PluginEntry } from '../../sdk/index.ts';
-import { BUILTINS } from '../config/built-ins.ts';
+import { currentBuild } from '../config/build.ts';
 import type { LoadedPlugin } from '../config/plugin-entries.ts';
 import { findPluginPackage } from './resolve-package.ts';
 import { satisfies } from './semver-range.ts';
@@ -16,14 +16,14 @@ const SERVICE_DIR = fileURLToPath(new URL('../../', import.meta.url));
 export type ModuleImporter = (url: string) => Promise<unknown>;
 const importModule: ModuleImporter = (url) => import(url);
 
-/** Built-in plugins of this build (core/config/built-ins.ts, generated from plugins/), in mount order. */
+/** Built-in plugins of the installed build (core/config/build.ts; this service's: app/build.ts), in mount order. */
 export function availableBuiltins(): string[] {
-  return BUILTINS.map((b) => b.def.name);
+  return currentBuild().builtIns.map((b) => b.def.name);
 }
 
 /** What `"*"` expands to: every built-in of this build except the opt-in ones. */
 export function starBuiltins(): string[] {
-  return BUILTINS.filter((b) => !b.optIn).map((b) => b.def.name);
+  return currentBuild().builtIns.filter((b) => !b.optIn).map((b) => b.def.name);
 }
 
 function isModulePath(s: string): boolean {
@@ -42,7 +42,7 @@ function locate(name: string, index: number, baseDir: string): Located {
     const file = resolve(baseDir, name);
     return { url: pathToFileURL(file).href, from: file, file };
   }
-  const builtin = BUILTINS.find((b) => b.def.name === name)?.def;
+  const builtin = currentBuild().builtIns.find((b) => b.def.name === name)?.def;
   if (builtin) return { url: '', from: `built-in '${name}'`, builtin };
   const pkg = findPluginPackage(name, [baseDir, SERVICE_DIR], SDK_NAME);
   if (pkg) return { url: pkg.url, sdkRange: pkg.sdkRange, from: `package ${pkg.name}@${pkg.version} (${pkg.dir})`, file: pkg.dir };

@@ -13,7 +13,7 @@ export * from './sections-http.ts';
  * `plugins`): the keys the core and the process engine own and a plugin may name in `reads`. The
  * sections of the plugins (`rtmp`, `srt`, `storage.memory`, `events`, ...) are each plugin's own
  * schema (`configSchema` in its folder, at its `configKey`); the core composes the whole
- * configuration from these and them (core/config/config-data.ts, generated). The SDK names no plugin:
+ * configuration from these and them (app/config-data.ts, generated, the composition package's). The SDK names no plugin:
  * - core: version, id, name, address, created_at, update_check, log, db, host, api (api.auth is
  *   checked by the `auth` plugin, api.auth.idp by `idp-login`: the front door reads both), tls,
  *   storage (storage.disk is checked by `disk-fs`: the kernel and the engine read its folder),

@@ -10,7 +10,7 @@ import { cleanEnv } from '../helpers/app.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { childPids } from '../helpers/net-proc.ts';
 
-const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../app/main.ts', import.meta.url));
 // As `npm start` runs it: Node 24 strips the types itself; the tsx loader only on an older Node.
 const TSX = (process.features as { typescript?: string }).typescript ? [] : ['--import', import.meta.resolve('tsx')];
 

@@ -27,10 +27,10 @@ function section(unit: string, name: string): Map<string, string[]> {
   return out;
 }
 
-t.test('the systemd unit builds, then runs node on core/main.js directly, as a non-root user', async (t) => {
+t.test('the systemd unit builds, then runs node on app/main.js directly, as a non-root user', async (t) => {
   const svc = section(UNIT, 'Service');
   const exec = svc.get('ExecStart')?.[0] ?? '';
-  t.match(exec, /^\/\S+\/node_modules\/node\/bin\/node \S+\/core\/main\.js$/, 'no npm, shell or loader in between');
+  t.match(exec, /^\/\S+\/node_modules\/node\/bin\/node \S+\/app\/main\.js$/, 'no npm, shell or loader in between');
   t.match(svc.get('ExecStartPre')?.[0] ?? '', /node \S+\/scripts\/build\.mjs$/, 'a changed source is rebuilt by the next start');
   t.equal(svc.get('Type')?.[0], 'simple');
   t.ok(svc.get('User')?.[0] && svc.get('User')?.[0] !== 'root', 'not root');
@@ -75,7 +75,7 @@ t.test('the Dockerfile lints clean: pinned base, non-root, health check on /ping
   const cmd = ins.filter((i) => i.op === 'CMD').at(-1)?.args ?? '';
   const argv = JSON.parse(cmd) as string[];
   t.match(argv[0], /node_modules\/node\/bin\/node$/, 'exec form: node itself is the container process');
-  t.match(argv.at(-1), /core\/main\.js$/, 'the JavaScript built in the image');
+  t.match(argv.at(-1), /app\/main\.js$/, 'the JavaScript built in the image');
   t.ok(ins.some((i) => i.op === 'RUN' && /scripts\/build\.mjs/.test(i.args)), 'built once at image build');
   t.notOk(ins.some((i) => i.op === 'ADD' && /https?:\/\//.test(i.args)), 'no ADD of URLs');
   t.notOk(ins.some((i) => i.op === 'RUN' && /apt-get install(?![^&]*--no-install-recommends)/.test(i.args)), 'apt-get install --no-install-recommends');

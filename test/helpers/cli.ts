@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { cleanEnv, testThreads, type TestLike } from './app.ts';
 import { deepMerge } from '../../core/config/schema-walk.ts';
 
-const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../app/main.ts', import.meta.url));
 
 export interface CliApp {
   child: ChildProcess;
@@ -72,7 +72,7 @@ export interface Cli {
   stderr(): string;
 }
 
-/** Runs the CLI (`core/main.ts`) as a new OS process, waits for its URL; killed at teardown. */
+/** Runs the CLI (`app/main.ts`) as a new OS process, waits for its URL; killed at teardown. */
 export async function runCli(t: { teardown(fn: () => unknown): void }, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Cli> {
   const child = spawn(process.execPath, [MAIN, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';

@@ -10,7 +10,7 @@ import { waitFor } from '../helpers/wait.ts';
 import { deepMerge } from '../../core/config/schema-walk.ts';
 
 /*
- * The journey suite's service: the real CLI (`core/main.ts`) as its own OS process, every built-in
+ * The journey suite's service: the real CLI (`app/main.ts`) as its own OS process, every built-in
  * plugin on, auth on, every listener on a fixed port written as restreamer-ui writes them (`:port`),
  * so a config check that tries to bind a port the service itself holds is caught. It can be
  * stopped with SIGTERM and started again on the same config and db, as an operator restarts it.
@@ -57,7 +57,7 @@ export function journeyConfig(dir: string, ports: Ports, extra: Record<string, u
   }, extra);
 }
 
-const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../app/main.ts', import.meta.url));
 
 /** One run of the CLI on a config file; `stop()` is SIGTERM and waits for the exit. */
 export class ServiceRun {

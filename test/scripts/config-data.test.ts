@@ -1,11 +1,11 @@
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { stale } from '../../scripts/config-data.ts';
-import { ConfigData } from '../../core/config/config-data.ts';
-import { BUILTINS } from '../../core/config/built-ins.ts';
+import { ConfigData } from '../../app/config-data.ts';
+import { BUILTINS } from '../../app/built-ins.ts';
 import { KernelConfig } from '../../sdk/index.ts';
 
-t.test('core/config/config-data.ts and built-ins.ts are generated from the plugins as they are', async (t) => {
+t.test('app/config-data.ts and app/built-ins.ts are generated from the plugins as they are', async (t) => {
   t.same(await stale(), [], 'regenerate with: node scripts/config-data.ts');
 });
 

@@ -76,3 +76,18 @@ t.test('sdk/ imports nothing of core/; the test kit names the core and the SDK b
   t.match(r.out, /sdk\/testing\.ts: imports @media-core\/testkit/);
   t.match(r.out, /testkit\/index\.ts: imports \.\.\/core\/app\.ts \(use @media-core\/core/);
 });
+
+t.test('core/ and sdk/ import nothing of plugins/ or app/ (the app composes them; issue 45.3)', async (t) => {
+  const root = t.testdir({ sdk: { 'refs.ts': "export const a = 1;\n" }, core: { config: {} }, plugins: { memfs: { 'index.ts': "export default {};\n" } }, app: {} });
+  writeFileSync(join(root, 'app', 'built-ins.ts'), "import memfs from '../plugins/memfs/index.ts';\nimport { x } from '../core/config/build.ts';\n");
+  writeFileSync(join(root, 'core', 'config', 'build.ts'), "import { a } from '../../sdk/refs.ts';\nexport const x = a;\n");
+  t.equal(lint(root).code, 0, 'the app imports the core and the plugins; the core the SDK');
+  writeFileSync(join(root, 'core', 'config', 'built-ins.ts'), "import memfs from '../../plugins/memfs/index.ts';\nconst b = await import('../../app/build.ts');\n");
+  writeFileSync(join(root, 'sdk', 'all.ts'), "import { BUILD } from '@media-core/app';\nimport m from '../plugins/memfs/index.ts';\n");
+  const r = lint(root);
+  t.equal(r.code, 1);
+  t.match(r.out, /core\/config\/built-ins\.ts: imports \.\.\/\.\.\/plugins\/memfs\/index\.ts \(core\/ and sdk\/ import nothing of plugins\/ or app\/\)/);
+  t.match(r.out, /core\/config\/built-ins\.ts: imports \.\.\/\.\.\/app\/build\.ts/);
+  t.match(r.out, /sdk\/all\.ts: imports @media-core\/app/);
+  t.match(r.out, /sdk\/all\.ts: imports \.\.\/plugins\/memfs\/index\.ts/);
+});

@@ -41,7 +41,7 @@ t.test('scripts/start.sh builds, then execs one plain Node 24 process on the bui
   const { url } = await listen(child);
   const cmd = serviceCmdline(child.pid!);
   t.match(cmd[0], /node$/, 'bash exec-ed into node: the spawned pid is the service');
-  t.equal(cmd.at(-1), join(ROOT, 'core/main.js'), 'the JavaScript the install step built (no type stripper at run time)');
+  t.equal(cmd.at(-1), join(ROOT, 'app/main.js'), 'the JavaScript the install step built (no type stripper at run time)');
   t.ok(cmd.includes('--max-semi-space-size=2'), 'relaunched in place with its V8 flags (core/runtime)');
   t.notOk(cmd.some((a) => /tsx|--import|--loader|--require/.test(a)), `no loader in ${cmd.join(' ')}`);
   const about = await (await fetch(`${url}/api`)).json() as { version: { compiler: string } };

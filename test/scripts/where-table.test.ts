@@ -2,12 +2,12 @@ import t from 'tap';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUILTINS } from '../../core/config/built-ins.ts';
+import { BUILTINS } from '../../app/built-ins.ts';
 import { BEGIN, END, README, rows, table, withTable } from '../../scripts/where-table.ts';
 
 /*
  * Issue 44.7: the README's "Where things are" table is generated from the build's plugin table
- * (core/config/built-ins.ts) and each README's `<!-- where: ... -->` line, so no plugin can be
+ * (app/built-ins.ts) and each README's `<!-- where: ... -->` line, so no plugin can be
  * missing from it (it omitted webrtc, recordings, s3-fs and core/streams).
  */
 

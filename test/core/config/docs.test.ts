@@ -2,7 +2,7 @@ import t from 'tap';
 import { readFile } from 'node:fs/promises';
 import { configTable } from '../../../scripts/config-docs.ts';
 import { envTable } from '../../../core/config/env.ts';
-import { ConfigData } from '../../../core/config/config-data.ts';
+import { ConfigData } from '../../../app/config-data.ts';
 import { schemaAt } from '../../../core/config/schema-walk.ts';
 
 t.test('sample-config/README.md documents every key with its default and variable', async (t) => {

@@ -1,3 +1,4 @@
+import '../../../app/install.ts'; // this service's built-ins, installed into the core
 import t from 'tap';
 import { mkdtemp, readFile, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

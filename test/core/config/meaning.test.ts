@@ -1,3 +1,4 @@
+import '../../../app/install.ts'; // this service's built-ins, installed into the core
 import t, { type Test } from 'tap';
 import { readFile } from 'node:fs/promises';
 import { cleanEnv, startApp, type TestApp } from '../../helpers/app.ts';

@@ -1,3 +1,4 @@
+import '../../../app/install.ts'; // this service's built-ins, installed into the core
 import t, { type Test } from 'tap';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

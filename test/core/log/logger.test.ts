@@ -66,7 +66,7 @@ t.test('the CLI writes valid JSON lines to stdout', async (t) => {
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const configPath = join(dir, 'config.json');
   await writeFile(configPath, JSON.stringify({ address: '127.0.0.1:0', db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } }, update_check: false, log: { format: 'json' } }));
-  const main = fileURLToPath(new URL('../../../core/main.ts', import.meta.url));
+  const main = fileURLToPath(new URL('../../../app/main.ts', import.meta.url));
   const child = spawn(process.execPath, [main, '--config', configPath], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
   const exited = new Promise((r) => child.once('exit', r));
   t.teardown(async () => { if (child.exitCode === null && child.signalCode === null) { child.kill('SIGKILL'); await exited; } });

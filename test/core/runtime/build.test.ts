@@ -11,7 +11,7 @@ import { cleanEnv } from '../../helpers/app.ts';
  * Plain JavaScript at run time (issue 29): scripts/build.mjs strips the types of core/, sdk/ and
  * plugins/ into a .js next to each source (every line and column kept, relative `.ts` imports
  * renamed), rebuilds only what changed, removes what lost its source; the service started from
- * core/main.js loads no TypeScript at all, and relaunches itself once with its V8 flags.
+ * app/main.js loads no TypeScript at all, and relaunches itself once with its V8 flags.
  */
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const BUILD = join(ROOT, 'scripts/build.mjs');
@@ -84,7 +84,7 @@ t.test('the built service loads no TypeScript and runs with its V8 flags (same P
     version: 3, address: '127.0.0.1:0', update_check: false, db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } },
     http: { threads: 0 }, debug: { memory_limit_mbytes: 300 },
   }));
-  const child = spawn(process.execPath, ['--import', hook, join(ROOT, 'core/main.js'), '--config', config],
+  const child = spawn(process.execPath, ['--import', hook, join(ROOT, 'app/main.js'), '--config', config],
     { env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
   let err = '';
@@ -99,7 +99,7 @@ t.test('the built service loads no TypeScript and runs with its V8 flags (same P
   const cmd = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
   t.ok(cmd.includes('--max-semi-space-size=2'), `the semi-space flag: ${cmd.join(' ')}`);
   t.ok(cmd.includes('--max-old-space-size=236'), 'the old space from debug.memory_limit_mbytes (300 - 64)');
-  t.equal(cmd.filter((a) => a.endsWith('core/main.js')).length, 1, 'the built entry, once');
+  t.equal(cmd.filter((a) => a.endsWith('app/main.js')).length, 1, 'the built entry, once');
   const q = await fetch(`${url}/api/graph/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ ping }"}' });
   t.equal(q.status, 200, 'GraphQL (loaded at its first query) answers');
   t.equal((await fetch(`${url}/api/v3/process`)).status, 200);

@@ -1,3 +1,4 @@
+import '../../../app/install.ts'; // this service's built-ins, installed into the core
 import t from 'tap';
 import { loadPlugins, starBuiltins } from '../../../core/kernel/loader.ts';
 import { createTestApp } from '../../../testkit/index.ts';

@@ -1,3 +1,4 @@
+import '../../../app/install.ts'; // this service's built-ins, installed into the core
 import t from 'tap';
 import { parseS3Url } from '../../../core/config/env.ts';
 import { cleanEnv, startApp } from '../../helpers/app.ts';

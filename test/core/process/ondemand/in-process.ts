@@ -1,3 +1,4 @@
+import '../../../../app/install.ts'; // this service's built-ins, installed into the core
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

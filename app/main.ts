@@ -1,0 +1,9 @@
+/*
+ * The service's entry (`node app/main.js`, `npm start`). First the runtime flags: the core's
+ * relaunch.ts replaces this process with one that has them (core/runtime/README.md) before anything
+ * else is even parsed; the service itself (cli.ts) is imported only after, so the first process
+ * does not load the module graph it would throw away.
+ */
+import '../core/runtime/relaunch.ts';
+
+await import('./cli.ts');

@@ -1,9 +1,0 @@
-/*
- * The service's entry (`node core/main.js`, `npm start`). First the runtime flags: relaunch.ts
- * replaces this process with one that has them (runtime/README.md) before anything else is even
- * parsed; the service itself (cli.ts) is imported only after, so the first process does not load
- * the module graph it would throw away.
- */
-import './runtime/relaunch.ts';
-
-await import('./cli.ts');
