@@ -39,7 +39,7 @@ t.test('a plugin package is found from the config folder, with exports and a mat
   await fakePackage(dir, 'main-only', { main: 'index.js' }, pluginJs('main-only', "sdkVersion: '>=1 <99',"));
   const loaded = await loadPlugins(['@acme/hello', 'main-only'], [], dir);
   t.same(loaded.map((p) => p.def.name), ['acme-hello', 'main-only']);
-  t.equal(SDK_VERSION, '3.1.0');
+  t.equal(SDK_VERSION, '3.2.0');
 });
 
 t.test('the service\'s own node_modules is the fallback for package names', async (t) => {
