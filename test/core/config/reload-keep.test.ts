@@ -106,9 +106,10 @@ t.test('a reload that changes rtmp.address moves the listener: the old port is c
 
 t.test('service.close after a kept reload ends every connection and fires the end hooks', async (t) => {
   const app = await startApp(t, { config: { rtmp: { enable: true, address: '127.0.0.1:0' } } });
-  const { pub, player } = await live(t, app, '');
+  const { pub, player, since } = await live(t, app, '');
   await reloadWith(t, app, { name: 'renamed' });
-  t.equal(pub.child.exitCode, null, 'kept');
+  t.equal(tableOf(app).get('live/cam')?.since, since, 'the publication is kept');
+  t.equal(pub.child.exitCode, null, 'its publisher runs on');
   const ring = app.service.app.kernel.ring;
   await app.service.close();
   await Promise.all([pub.done, player.done]);
