@@ -16,6 +16,7 @@ import type { LoadedPlugin, ModuleImporter } from './kernel/loader.ts';
 import { mountPlugin } from './kernel/context.ts';
 import type { Kernel } from './kernel/kernel.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
+import { KeptResources } from './kernel/keep.ts';
 import { CORE_SERVICES, isBootPlan, planBoot, type BootPlan } from './kernel/plan.ts';
 import { StateService } from './kernel/state.ts';
 import { createServer } from './http/server.ts';
@@ -49,6 +50,11 @@ export interface BuildOptions {
   env?: NodeJS.ProcessEnv;
   /** State kept across reloads (memfs files, the log ring). */
   retained?: Map<string, unknown>;
+  /**
+   * Resources kept across reloads (`ctx.keep`, the stream table); the service owns one for its
+   * life. Without it the app's own: everything is closed with the app.
+   */
+  kept?: KeptResources;
   /** Log to stdout as well as to the ring (the CLI does; tests do not). */
   stdoutLog?: boolean;
   requestReload?: () => void;
@@ -165,7 +171,7 @@ async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
   // the threads' hops to main are not counted here: their clients' bytes come from the threads
   const meter = new ThreadTrafficMeter(http.server, toTraffic, { skip: isServingThreadSocket, atClose: true });
   const kernel: Kernel = {
-    config, configStore, log, ring: logRing, http, hooks, services, lifecycle, state, retained, env, plugins: [],
+    config, configStore, log, ring: logRing, http, hooks, services, lifecycle, state, retained, env, plugins: [], kept: opts.kept ?? new KeptResources(),
     server: {
       port: () => port,
       host: () => { const { host } = parseAddress(config.address); return host === '0.0.0.0' || host === '::' ? 'localhost' : host; },
@@ -230,10 +236,14 @@ async function coreServices(k: Kernel, parts: ThreadParts, opts: BuildOptions): 
   services.provide(placeholdersRef, new Placeholders({ filesystems, server: k.server }));
   // a child's credential for the service's own listeners: one per run, never a configured secret
   services.provide(runCredentialsRef, new RunCredentialTable((err) => log.error({ err }, 'a run credential watcher failed')));
-  // one table of live streams for every ingest protocol; the publishers end with the app
-  const streams = new Streams({ converters: converterRegistry(), log: log.child({ component: 'streams' }) });
+  // one table of live streams for every ingest protocol, kept across reloads (a kept publisher's
+  // stream stays for the restarted readers); its publishers end with the service
+  const tableOpts = { converters: converterRegistry(), log: log.child({ component: 'streams' }) };
+  const streams = await k.kept.keep('core', {
+    key: 'streams', settings: {}, open: async () => new Streams(tableOpts), close: async (s) => s.close(),
+  }, (fn) => lifecycle.onClose('streams', fn), log);
+  streams.rebind(tableOpts);
   services.provide(streamTableRef, streams);
-  lifecycle.onClose('streams', async () => streams.close());
   const tls = await certificateService(config, log);
   services.provide(tlsCertificatesRef, tls.certs);
   services.provide(childrenRef, childrenService(config, k.configStore.path, k.env, log, k.retained));

@@ -11,6 +11,7 @@ import { applyErrors } from './config/apply-checks.ts';
 import { heldPorts } from './config/held-ports.ts';
 import type { KeptPorts } from './config/listeners.ts';
 import { releaseMemoryAfterReload } from './reload-memory.ts';
+import { KeptResources } from './kernel/keep.ts';
 import { ConfigStore } from './config/store.ts';
 import { HttpsListener } from './http/https-listener.ts';
 import { ServingThreadPool } from './http/threads/pool.ts';
@@ -45,6 +46,8 @@ export class CoreService {
   readonly #https = new HttpsListener((tls) => this.threads.shareTls(tls));
   readonly #opts: ServiceOptions;
   readonly #retained = new Map<string, unknown>();
+  /** Listeners, host processes and connections kept across reloads (`ctx.keep`, the stream table). */
+  readonly #resources = new KeptResources();
   #reloading: Promise<ConfigErrors | undefined> | undefined;
   /** The config file's text the running app booted from: what a failed reload writes back. */
   #booted: string | undefined;
@@ -94,6 +97,7 @@ export class CoreService {
       configStore: new ConfigStore(loaded, this.env, () => this.#kept()),
       env: this.env,
       retained: this.#retained,
+      kept: this.#resources,
       stdoutLog: this.#opts.stdoutLog,
       requestReload: () => { this.reload().catch((err: Error) => this.#fatal(err)); },
       checkReload: () => this.checkReload(),
@@ -194,6 +198,8 @@ export class CoreService {
     await this.#releaseMoved(loaded.active);
     // the HTTPS listener stays open (503 meanwhile) and takes the new app and certificate
     this.#https.detach();
+    // what the plugins keep (ctx.keep) waits for the new app, which claims it or not
+    this.#resources.park();
     await this.app.close();
     try {
       this.app = await this.#build(loaded);
@@ -204,6 +210,8 @@ export class CoreService {
       this.app.kernel.log.error({ err: (err as Error).message }, 'reload failed; the previous config runs again and is stored again');
       return { '(reload)': [(err as Error).message] };
     } finally {
+      // what no app claimed (a plugin turned off) goes now
+      await this.#resources.settle(this.app.kernel.log);
       releaseMemoryAfterReload();
     }
     return undefined;
@@ -248,5 +256,7 @@ export class CoreService {
     await this.threads.close();
     await this.#https.close();
     await this.app.close();
+    // nothing is left here unless a reload's rollback failed (the app then is the one that failed)
+    await this.#resources.closeAll(this.app.kernel.log);
   }
 }

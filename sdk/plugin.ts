@@ -58,6 +58,24 @@ export interface PluginContext<C, D extends DepsMap, R extends readonly SectionN
    * created once per key, e.g. the memory filesystem's files.
    */
   retain<T>(key: string, create: () => T): T;
+  /**
+   * A resource kept across config reloads while the settings it was opened with are unchanged
+   * (since SDK 3.2.0): a listener and its live connections, a host process. Resolves with the
+   * resource the previous app kept under `key` when `settings` are deep-equal to its own (not
+   * opened again; the plugin re-binds it to this app: hooks, services, logger, the settings that
+   * need no rebind), else closes that one first (its port is free again) and opens a new one.
+   * `close` runs when the app closes (as an `onClose` registered now would), except during a
+   * reload: then the resource waits for the next app, which claims it or, when it does not
+   * (plugin turned off), the service closes it once the reload is done.
+   *
+   * @example
+   * const server = await ctx.keep({
+   *   key: 'listener', settings: { address: cfg.address },
+   *   open: () => Listener.open(cfg.address), close: (l) => l.close(),
+   * });
+   * server.bind({ hooks: ctx.hooks.get(ingestHooksRef), log: ctx.log, token: cfg.token });
+   */
+  keep<T>(o: KeepOptions<T>): Promise<T>;
   /** Folder for the plugin's own persistent files (below `db.dir`). */
   readonly dataDir: string;
   /**
@@ -76,6 +94,17 @@ export interface PluginContext<C, D extends DepsMap, R extends readonly SectionN
   onShutdown(fn: () => void | Promise<void>): void;
   /** Persistent JSON documents of this plugin (atomic, coalesced writes); see `PluginState`. */
   readonly state: PluginState;
+}
+
+/** What `ctx.keep` keeps: see `PluginContext.keep`. */
+export interface KeepOptions<T> {
+  /** Unique within the plugin. */
+  readonly key: string;
+  /** Plain data (JSON-like): the settings the resource cannot change while open (a listen address). */
+  readonly settings: unknown;
+  open(): Promise<T>;
+  /** Ends the resource and everything it holds (its sessions' end hooks fire). */
+  close(resource: T): Promise<void>;
 }
 
 /** A plugin definition; pure data, no side effects at import time. */

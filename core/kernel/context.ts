@@ -41,6 +41,7 @@ export async function mountPlugin(k: Kernel, p: LoadedPlugin): Promise<void> {
           if (!k.retained.has(full)) k.retained.set(full, create());
           return k.retained.get(full) as T;
         },
+        keep: (o) => k.kept.keep(def.name, o, (fn) => life.onClose(def.name, fn), log),
         get dataDir() {
           mkdirSync(dataDir, { recursive: true });
           return dataDir;

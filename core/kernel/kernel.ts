@@ -7,6 +7,7 @@ import type { ServiceContainer } from './container.ts';
 import type { HookRegistry } from './hook-registry.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { StateService } from './state.ts';
+import type { KeptResources } from './keep.ts';
 
 /**
  * The kernel's own parts, for the core's routes (front door, config) and the mounting of
@@ -25,6 +26,8 @@ export interface Kernel {
   readonly server: ServerInfo & { setPort(port: number): void };
   /** State kept across reloads of one service. */
   readonly retained: Map<string, unknown>;
+  /** Resources kept across reloads while their settings are unchanged (`ctx.keep`). */
+  readonly kept: KeptResources;
   /** Names of the loaded plugins, in mount order. */
   readonly plugins: string[];
   readonly env: NodeJS.ProcessEnv;

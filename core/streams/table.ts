@@ -38,12 +38,21 @@ function nameProblem(name: string): string | undefined {
  */
 export class Streams implements StreamTable {
   readonly #streams = new Map<string, LiveStream>();
-  readonly #converters: ConverterRegistry;
-  readonly #log: StreamTableLog | undefined;
+  #converters: ConverterRegistry;
+  #log: StreamTableLog | undefined;
   readonly #listeners = new Set<(names: readonly string[]) => void>();
   readonly #demand = new Set<StreamDemandSource>();
 
   constructor(opts: StreamTableOptions = {}) {
+    this.#converters = opts.converters ?? {};
+    this.#log = opts.log;
+  }
+
+  /**
+   * The next app's converters and log (the service keeps the table across reloads); streams and
+   * readers already live keep the converters they were made with.
+   */
+  rebind(opts: StreamTableOptions): void {
     this.#converters = opts.converters ?? {};
     this.#log = opts.log;
   }

@@ -21,10 +21,14 @@ export default definePlugin({
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;
-    const { startRtmp } = await import('./service.ts');
-    // listening in setup: a busy port stops the boot with a message naming the key
-    const rtmp = await startRtmp({ config: cfg, hooks: ctx.hooks.get(ingestHooksRef), tls: ctx.deps.tls, streams: ctx.deps.streams, runs: ctx.deps.runs, log: ctx.log });
-    ctx.onClose(() => rtmp.close());
+    const { startRtmp, listenerSettings } = await import('./service.ts');
+    const opts = { config: cfg, hooks: ctx.hooks.get(ingestHooksRef), tls: ctx.deps.tls, streams: ctx.deps.streams, runs: ctx.deps.runs, log: ctx.log };
+    // listening in setup: a busy port stops the boot with a message naming the key. A reload that
+    // leaves the listener settings as they are keeps the listeners and every connection
+    const rtmp = await ctx.keep({ key: 'server', settings: listenerSettings(cfg), open: () => startRtmp(opts), close: (r) => r.close() });
+    rtmp.bind(opts);
+    // the kept connections, to this app's hooks once every plugin tapped them
+    ctx.onReady(() => rtmp.announce());
     ctx.provide(rtmpServiceRef, rtmp);
     ctx.deps.placeholders.register(rtmpPlaceholder(cfg, () => rtmp.ports().rtmp));
     rtmpRoutes(ctx.http, rtmp);

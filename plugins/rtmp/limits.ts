@@ -37,13 +37,19 @@ export interface ConnectionCaps {
 }
 
 export class ConnectionLimits {
-  readonly #caps: ConnectionCaps;
-  readonly #log: Logger;
+  #caps: ConnectionCaps;
+  #log: Logger;
   readonly #perKey = new Map<string, number>();
   readonly #refusals = new Map<string, { at: number; since: number }>();
   #total = 0;
 
   constructor(caps: ConnectionCaps, log: Logger) {
+    this.#caps = caps;
+    this.#log = log;
+  }
+
+  /** New caps and logger (a reload kept the listeners); connections already open stay. */
+  rebind(caps: ConnectionCaps, log: Logger): void {
     this.#caps = caps;
     this.#log = log;
   }

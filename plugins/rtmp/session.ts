@@ -66,6 +66,10 @@ export class RtmpSession {
   #output?: PlayerOutput;
   #rx = 0;
   #tx = 0;
+  /** The request of the accepted publish or play (checked again after a reload). */
+  #req?: WireRequest;
+  /** Bytes already reported to the hooks of an earlier app (a reload kept the connection). */
+  #counted = { rx: 0, tx: 0 };
 
   constructor(socket: Socket, deps: SessionDeps) {
     this.#socket = socket;
@@ -158,8 +162,29 @@ export class RtmpSession {
   #makePeer(t: StreamTarget): IngestPeer {
     return {
       id: this.id, protocol: this.#deps.protocol, stream: t.path, remote: this.#remote, token: t.token, params: t.params,
-      traffic: () => ({ rxBytes: this.#rx, txBytes: this.#txBytes() }),
+      traffic: () => this.#traffic(),
     };
+  }
+
+  /** The bytes since the current app's hooks learned of the connection. */
+  #traffic(): { rxBytes: number; txBytes: number } {
+    return { rxBytes: this.#rx - this.#counted.rx, txBytes: this.#txBytes() - this.#counted.tx };
+  }
+
+  /**
+   * A reload kept the connection and re-bound the deps to the new app: a publish or play is checked
+   * again (name, token, app: one the new settings refuse ends, logged as refused) and announced
+   * to the new app's hooks, its bytes counted from now on; the new timeouts apply.
+   */
+  rebound(): void {
+    if (this.#socket.destroyed) return;
+    this.#socket.setTimeout(this.#deps.idleTimeout * 1000);
+    const mode = this.#state === 'publishing' ? 'publish' : this.#state === 'playing' ? 'play' : undefined;
+    if (!mode || !this.#req || !this.#peer) return;
+    // a refusal here destroys the socket: the end hooks go to the new app, which ignores a peer it never met
+    if (!this.#target(this.#req, mode)) return;
+    this.#counted = { rx: this.#rx, tx: this.#txBytes() };
+    tellIngest(mode === 'publish' ? this.#deps.hooks.onPublish : this.#deps.hooks.onPlay, this.#hookError, this.#peer);
   }
 
   /** Holds the connection while `check` runs; 'gone' if it was closed meanwhile. */
@@ -192,6 +217,7 @@ export class RtmpSession {
     const pub = this.#deps.streams.publish(name, 'flv', peer);
     if (!pub.ok) return this.#refuse('publish', t.path, { reason: pub.code === 'STREAM_BUSY' ? 'already publishing' : pub.reason, kind: pub.kind });
     this.#publisher = pub.handle;
+    this.#req = req;
     this.#started('publishing', t.path, peer);
     tellIngest(this.#deps.hooks.onPublish, this.#hookError, peer);
     const held = this.#held;
@@ -223,6 +249,7 @@ export class RtmpSession {
       return this.#refuse('play', t.path, { reason: read.code === 'STREAM_NOT_FOUND' ? 'stream not found' : read.reason, kind: read.kind });
     }
     this.#reader = read.handle;
+    this.#req = req;
     this.#started('playing', t.path, peer);
     tellIngest(this.#deps.hooks.onPlay, this.#hookError, peer);
     this.#socket.resume();
@@ -269,7 +296,7 @@ export class RtmpSession {
     this.#state = 'closed';
     this.#held = [];
     const peer = this.#peer;
-    const traffic = { rxBytes: this.#rx, txBytes: this.#txBytes() };
+    const traffic = this.#traffic();
     if (was === 'publishing' && this.#publisher) {
       this.#publisher.end();
       this.#deps.log.info({ id: this.id, stream: this.#path, ...traffic }, 'rtmp publish ended');

@@ -26,12 +26,15 @@ export default definePlugin({
       return;
     }
     // imported when enabled: the core reads every built-in's definition, loaded or not
-    const [{ startSrt }, { srtRoutes }, { srtPlaceholder }, { runPusher }] = await Promise.all([
+    const [{ startSrt, hostSettings }, { srtRoutes }, { srtPlaceholder }, { runPusher }] = await Promise.all([
       import('./service.ts'), import('./routes.ts'), import('./placeholder.ts'), import('./run-scope.ts'),
     ]);
-    const srt = await startSrt(cfg, { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, hooks: ctx.hooks.get(ingestHooksRef), streams: ctx.deps.streams });
-    // the host ends every connection (the end hooks fire) and its listener, then exits
-    ctx.onClose(() => srt.host.close());
+    const opts = { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, hooks: ctx.hooks.get(ingestHooksRef), streams: ctx.deps.streams };
+    // a reload that leaves every setting the host takes at its start as it is keeps the host and
+    // its connections; at close the host ends every connection (the end hooks fire) and exits
+    const srt = await ctx.keep({ key: 'host', settings: hostSettings(cfg), open: () => startSrt(cfg, opts), close: (s) => s.host.close() });
+    srt.host.rebind(opts);
+    ctx.onReady(() => srt.host.announce());
     ctx.deps.placeholders.register(srtPlaceholder({ host: srt.bindHost, port: () => srt.host.port, token: cfg.token, passphrase: cfg.passphrase }));
     // the children's run credentials: the host knows each run before its child starts (preStart
     // waits for it) and forgets it when the run ends

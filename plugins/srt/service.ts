@@ -14,6 +14,16 @@ export interface SrtListening {
 }
 
 /**
+ * The settings the host process takes only at its start (the addon's listener and handshake
+ * checks: address, passphrase, token, bounds, log): a reload that changes one starts a new host
+ * (its connections end); one that changes none keeps it (`ctx.keep`). Everything but `enable`.
+ */
+export function hostSettings(cfg: SrtConfig): Record<string, unknown> {
+  const { enable: _enable, ...rest } = cfg;
+  return rest;
+}
+
+/**
  * Starts the SRT host process (libsrt and the relay, apart from the service) and binds the
  * listener there: any failure is a BootError saying why (and, for a missing addon or library,
  * how to install it).

@@ -20,13 +20,20 @@ export default definePlugin({
     const cfg = ctx.config;
     if (!cfg.enable) return;
     // imported when enabled: the core reads every built-in's definition, loaded or not
-    const [{ WebrtcService }, { webrtcRoutes }] = await Promise.all([import('./service.ts'), import('./routes.ts')]);
-    const svc = new WebrtcService(cfg, {
-      children: ctx.deps.children, ffmpeg: ctx.sections.encoder.binary, log: ctx.log, streams: ctx.deps.streams, hooks: ctx.hooks.get(ingestHooksRef),
+    const [{ WebrtcService, hostSettings }, { webrtcRoutes }] = await Promise.all([import('./service.ts'), import('./routes.ts')]);
+    const d = { children: ctx.deps.children, ffmpeg: ctx.sections.encoder.binary, log: ctx.log, streams: ctx.deps.streams, hooks: ctx.hooks.get(ingestHooksRef) };
+    // a reload that leaves the host's settings as they are keeps the host and its sessions
+    const svc = await ctx.keep({
+      key: 'host', settings: hostSettings(cfg, d.ffmpeg), close: (s) => s.close(),
+      open: async () => {
+        const s = new WebrtcService(cfg, d);
+        await s.start();
+        ctx.log.info({ libdatachannel: s.link.version }, 'WebRTC host ready');
+        return s;
+      },
     });
-    await svc.start();
-    ctx.log.info({ libdatachannel: svc.link.version }, 'WebRTC host ready');
-    ctx.onClose(() => svc.close());
+    svc.rebind(cfg, d);
+    ctx.onReady(() => svc.announce());
     webrtcRoutes(ctx.http, svc, cfg.token, ctx.log);
   },
 });

@@ -43,9 +43,22 @@ class WebrtcPeer implements IngestPeer {
     this.params = c.params;
   }
 
+  /** Bytes already reported to the hooks of an earlier app (a reload kept the session). */
+  base = { rx: 0, tx: 0 };
+
   traffic() {
-    return { rxBytes: this.rx, txBytes: this.tx };
+    return { rxBytes: this.rx - this.base.rx, txBytes: this.tx - this.base.tx };
   }
+}
+
+/**
+ * The settings the host process, the feeds and the ingests take at their start (ICE, ports,
+ * bounds, audio, the ffmpeg binary): a reload that changes none keeps the service and its
+ * sessions (`ctx.keep`); `token` and `max_publishers` are re-bound.
+ */
+export function hostSettings(cfg: WebrtcConfig, ffmpeg: string): Record<string, unknown> {
+  const { enable: _e, token: _t, max_publishers: _m, ...rest } = cfg;
+  return { ...rest, ffmpeg };
 }
 
 /** One session as `GET /api/v3/webrtc` lists it. */
@@ -62,8 +75,8 @@ export interface WebrtcDeps { children: ChildrenService; ffmpeg: string; log: Lo
  * sessions) as for RTMP and SRT. libdatachannel runs in the host process (host-link.ts).
  */
 export class WebrtcService {
-  readonly #cfg: WebrtcConfig;
-  readonly #d: WebrtcDeps;
+  #cfg: WebrtcConfig;
+  #d: WebrtcDeps;
   readonly link: HostLink;
   readonly #feeds: Feeds;
   readonly #peers = new Map<string, WebrtcPeer>();
@@ -87,6 +100,30 @@ export class WebrtcService {
 
   start(): Promise<void> {
     return this.link.start();
+  }
+
+  /** A reload kept the service: the next app's settings (token, max_publishers), hooks and logger. */
+  rebind(cfg: WebrtcConfig, d: Pick<WebrtcDeps, 'hooks' | 'log'>): void {
+    this.#cfg = cfg;
+    this.#d = { ...this.#d, ...d };
+  }
+
+  /**
+   * Once every plugin of the app is mounted: a session the token now refuses ends; the others are
+   * announced to the current hooks (`onPlay` / `onPublish`), their bytes counted from now on.
+   */
+  announce(): void {
+    const token = this.#cfg.token;
+    for (const p of [...this.#peers.values()]) {
+      if (token !== '' && p.token !== token) {
+        this.#d.log.warn({ id: p.id, stream: p.stream, remote: p.remote, protocol: 'webrtc' }, 'webrtc session ended: its token is not webrtc.token any more');
+        this.end(p.id);
+        continue;
+      }
+      if (!p.told) continue;
+      p.base = { rx: p.rx, tx: p.tx };
+      tellIngest(this.#d.hooks[p.kind === 'whep' ? 'onPlay' : 'onPublish'], (err) => this.#d.log.error({ err }, 'ingest tap failed'), p);
+    }
   }
 
   #state(id: string, state: 'connected' | 'closed'): void {

@@ -32,6 +32,8 @@ class PeerProxy implements IngestPeer {
   readonly token?: string;
   readonly params: Readonly<Record<string, string>>;
   counts: IngestTraffic;
+  /** The counts already reported to the hooks of an earlier app (a reload kept the connection). */
+  base: IngestTraffic = { rxBytes: 0, txBytes: 0 };
   /** Announced by onPublish (else onPlay): which end hook it gets. */
   publisher = false;
 
@@ -45,7 +47,7 @@ class PeerProxy implements IngestPeer {
   }
 
   traffic(): IngestTraffic {
-    return { ...this.counts };
+    return { rxBytes: this.counts.rxBytes - this.base.rxBytes, txBytes: this.counts.txBytes - this.base.txBytes };
   }
 }
 
@@ -68,7 +70,7 @@ export interface SrtHostOptions {
  * crash inside libsrt), ends its connections' sessions and streams and starts it again on the same port.
  */
 export class SrtHost {
-  readonly #o: SrtHostOptions;
+  #o: SrtHostOptions;
   #child: ChildProcess | undefined;
   #peers = new Map<string, PeerProxy>();
   /** Peers the table knows (claimed), by id: the same objects the hooks get once announced. */
@@ -251,6 +253,23 @@ export class SrtHost {
       if (m.t === 'listening') this.#o.log.info({ port: m.port }, 'the SRT host process listens again');
       else this.#o.log.error({ stage: m.stage, why: m.message }, 'the SRT host process could not start again');
     });
+  }
+
+  /**
+   * A reload kept the host (its settings are unchanged): the next app's hooks, logger and
+   * children service from now on. `announce` then tells that app's hooks of the live connections.
+   */
+  rebind(o: Pick<SrtHostOptions, 'hooks' | 'log' | 'children'>): void {
+    this.#o = { ...this.#o, ...o };
+  }
+
+  /** The live connections to the current hooks (`onPublish` / `onPlay`), their bytes counted from now on. */
+  announce(): void {
+    const onError = (err: Error) => this.#o.log.error({ err }, 'ingest tap failed');
+    for (const p of this.#peers.values()) {
+      p.base = { ...p.counts };
+      tellIngest(this.#o.hooks[p.publisher ? 'onPublish' : 'onPlay'], onError, p);
+    }
   }
 
   /** GET /api/v3/srt: the streams from the table, each connection's log and statistics from the host. */
