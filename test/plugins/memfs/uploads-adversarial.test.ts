@@ -61,7 +61,11 @@ t.test('10 parallel 95 MB uploads against a 100 MiB limit: one is stored, memory
   const idle = app.memory().rss;
   const body = Buffer.alloc(95 * MB, 1);
   const results = await Promise.all(Array.from({ length: 10 }, (_, i) => put(app, `/p${i}.ts`, body)));
-  t.same(count(results), { 201: 1, 507: 9 }, 'the others are refused with 507');
+  const c = count(results);
+  t.equal(c[201], 1, `one is stored (${JSON.stringify(c)})`);
+  // refused at their headers; a refused body is drained up to 32 MiB or 5 s only (DEFAULT_DRAIN), so
+  // a client still sending 95 MB on a busy box can meet the cut before it reads its 507
+  t.ok((c[507] ?? 0) >= 1 && (c[507] ?? 0) + (c.failed ?? 0) === 9, 'the others are refused with 507 (or cut after it)');
   const { peak } = app.memory();
   t.ok(peak < idle + 100 * MiB + MARGIN, `peak RSS ${(peak / MiB).toFixed(0)} MiB, idle ${(idle / MiB).toFixed(0)} MiB`);
 });
