@@ -7,12 +7,12 @@ import type { FileDoorCounter, FileDoorRecent, FileDoorReport, FileDoorTapContex
  *
  * The state, Int32 words written with Atomics: MAX (the limit, 0: none) and CAP (ring entries),
  * fixed; COUNT, the plugin's own count; BLOCKED, 1 while the plugin says no place is left for a
- * reason of its own; LIMITED, 1 during a run of refusals (the copy that turns it 0 -> 1 hears it); HEAD, the ring's next ticket; SLOTS words of reservations by the second
- * they were taken in (a copy adds its place, then reads the total: of two copies racing for the
- * last place at most one keeps it; main gives a place back when the report carrying it was
- * handled, and clears a slot EXPIRE_S seconds old: a thread that died leaves no lasting hole);
- * then CAP ring entries of ENTRY words: a sequence (0 while written), the length, the id's
- * Latin-1 characters 4 per word.
+ * reason of its own; LIMITED, 1 during a run of refusals (the copy that turns it 0 -> 1 hears
+ * it); HEAD, the ring's next ticket; SLOTS words of reservations by the second they were taken in
+ * (a copy adds its place, then reads the total: of two copies racing for the last place at most
+ * one keeps it; main gives a place back when the report carrying it was handled, and clears a
+ * slot EXPIRE_S seconds old: a thread that died leaves no lasting hole); then CAP ring entries of
+ * ENTRY words: a sequence (0 while written), the length, the id's Latin-1 characters 4 per word.
  */
 const MAX = 0;
 const CAP = 1;
@@ -40,6 +40,13 @@ export function tapStateBuffer(m: Pick<FileDoorTapModule, 'counter' | 'recent'>)
   w[MAX] = Math.max(0, Math.floor(m.counter ?? 0));
   w[CAP] = cap;
   return buffer;
+}
+
+/** True for an id the ring can hold: at most 24 characters, each Latin-1. */
+function fits(id: string): boolean {
+  if (id.length > ID_WORDS * 4) return false;
+  for (let i = 0; i < id.length; i++) if (id.charCodeAt(i) > 0xff) return false;
+  return true;
 }
 
 /** Word `i` of an id (4 Latin-1 characters, missing ones 0). */
@@ -120,7 +127,7 @@ export class TapState implements FileDoorRecent {
 
   add(id: string): void {
     const cap = this.#w[CAP]!;
-    if (cap === 0 || id.length > ID_WORDS * 4) return;
+    if (cap === 0 || !fits(id)) return;
     const ticket = Atomics.add(this.#w, HEAD, 1);
     const at = RING_AT + (ticket % cap) * ENTRY;
     Atomics.store(this.#w, at, 0);
@@ -131,7 +138,7 @@ export class TapState implements FileDoorRecent {
 
   has(id: string): boolean {
     const w = this.#w;
-    if (id.length > ID_WORDS * 4) return false;
+    if (!fits(id)) return false;
     for (let e = 0, cap = w[CAP]!; e < cap; e++) {
       const at = RING_AT + e * ENTRY;
       const seq = Atomics.load(w, at);
