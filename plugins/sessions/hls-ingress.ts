@@ -1,6 +1,6 @@
 import { fsServeHooksRef, type FsWrittenEvent, type PluginHooks, type FilesystemService } from '../../sdk/index.ts';
 import type { Collector } from './collector.ts';
-import { baseName, mountPath } from './hls-request.ts';
+import { baseName, mountPath } from './hls.ts';
 
 /** HLS uploads (`hlsingress`), on main where uploads are stored: a playlist and the segments it lists count for one session. */
 export function tapHlsWritten(hooks: PluginHooks, ingress: Collector, filesystems: readonly FilesystemService[]): void {
