@@ -249,9 +249,9 @@ async function coreServices(k: Kernel, parts: ThreadParts, opts: BuildOptions): 
   services.provide(childrenRef, childrenService(config, k.configStore.path, k.env, log, k.retained));
   // the threads outlive the app (they hold the port); what this app's plugins run in them goes with it
   const threads = opts.threads?.forApp(servingThreadCount(config.http.threads), routeHeads)
-    ?? { count: 0, register: () => ({ broadcast: () => {}, onMessage: () => {}, close: () => {} }), routeHeads, onTraffic: () => {}, close: () => {} };
+    ?? { count: 0, runDoor: () => () => {}, routeHeads, onTraffic: () => {}, close: () => {} };
   threads.onTraffic(toTraffic);
-  lifecycle.onClose('core', async () => { threads.close(); meter.close(); traffic.clear(); });
+  lifecycle.onClose('core', async () => { threads.close(); door.close(); meter.close(); traffic.clear(); });
   // the door in the serving threads, once every plugin provided its filesystems and taps
   lifecycle.onListen('core', async () => door.startThreads(threads));
   return tls.acme;

@@ -61,7 +61,9 @@ export interface FsWrittenEvent {
 }
 
 /**
- * The file-serving hooks.
+ * The file-serving hooks. A tap put in process (`ctx.hooks.tap`) runs on the main thread only:
+ * while one sees reads (`preServe`, `transformPlaylist`, `onServed`), the serving threads leave
+ * every read to main. Taps that run wherever the door answers are door tap modules (`fileDoorRef`).
  *
  * @example
  * ctx.hooks.tap(fsServeHooksRef, 'preServe', (req) =>
@@ -90,23 +92,6 @@ export type FsServeHooks = ReturnType<typeof fsServeHooksRef.create>;
  */
 export function fsServeTapped(hooks: FsServeHooks | undefined): hooks is FsServeHooks {
   return hooks !== undefined && (hooks.preServe.isUsed() || hooks.onServed.isUsed() || hooks.transformPlaylist.isUsed());
-}
-
-const PLAYLISTS_ONLY = Symbol.for('core.fs-serve.playlists-only');
-
-/**
- * Marks a `preServe` tap that refuses playlists (`.m3u8`) only and needs no other request. An
- * in-process tap runs on the main thread only: with it, the serving threads pass playlists to
- * main and answer the other files themselves (reported to `onServed` on main within a second); a
- * tap that may refuse any file must not be marked (then main answers every read). Taps that must
- * run wherever the door answers are door tap modules (`fileDoorRef`).
- *
- * @example
- * ctx.hooks.tap(fsServeHooksRef, 'preServe', playlistsOnly((req) => (req.path.endsWith('.m3u8') ? admit(req) : undefined)));
- */
-export function playlistsOnly<F extends (request: FsServeRequest) => unknown>(fn: F): F {
-  (fn as unknown as Record<symbol, boolean>)[PLAYLISTS_ONLY] = true;
-  return fn;
 }
 
 /**

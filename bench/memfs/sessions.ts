@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   } finally {
     child.send('stop');
   }
-  const hooksUs = Number(hooksCostUs().toFixed(2));
+  const hooksUs = Number((await hooksCostUs()).toFixed(2));
   const meta = {
     date: new Date().toISOString(), node: process.version, cpus: `${cpus().length} x ${cpus()[0]?.model ?? '?'}`,
     load_avg_1m_at_start: Number(load.toFixed(2)), connections: CONNECTIONS, seconds_per_round: SECONDS, rounds: ROUNDS,

@@ -2,7 +2,7 @@ import type { SessionCollector, SessionInfo, SessionView } from '../../sdk/index
 import { Rate, Top } from './rate.ts';
 import { History } from './history.ts';
 import type { IgnoreList } from './ignore-list.ts';
-import { BITRATE_EXCEEDED, NUMBER_EXCEEDED } from './door-wire.ts';
+import { BITRATE_EXCEEDED, NUMBER_EXCEEDED } from './hls.ts';
 
 /** How one collector behaves (from `sessions.*` and the collector's own options). */
 export interface CollectorSettings {

@@ -1,128 +1,170 @@
-import type { FsServeHooks, FsServeRequest, FsServeRefusal, FsWrittenEvent, PluginHooks, FilesystemService } from '../../sdk/index.ts';
-import { fsServeHooksRef, playlistsOnly } from '../../sdk/index.ts';
-import type { Collector } from './collector.ts';
-import { validSessionId } from './session-id.ts';
+import type { FileDoorTapContext, FileDoorTaps } from '../../sdk/file-door.ts';
+import type { FsServeRefusal, FsServeRequest, FsServedEvent } from '../../sdk/fs-hooks.ts';
+import type { SessionInfo } from '../../sdk/sessions.ts';
+import { IgnoreList } from './ignore-list.ts';
+import { newSessionId, validSessionId } from './session-id.ts';
 import { sessionRefusals } from './errors.ts';
-import { IGNORED, SEGMENT, baseName, mountPath, sessionParam, sessionPlaylists, viewerInfo, type Note } from './hls-request.ts';
+import { anonymizeIp } from './anonymize.ts';
+import { rewritePlaylist } from './playlist.ts';
+
+/*
+ * The HLS viewer rule (reference 11.6), written once: a file door tap module the core runs next to
+ * every copy of the door, main's and each serving thread's. A playlist fetched without `session`
+ * is answered with a one-line master naming a fresh session id; the playlist fetched with that id
+ * admits the viewer (or refuses it with 509 over a limit) and gets its segment lines tagged, so
+ * every request of one viewer counts for one session however many segments it fetches. A copy
+ * decides alone, from the door's shared counter and recent ids and from what the plugin's main
+ * side broadcasts (hls-viewers.ts); it reports viewers and bytes, which main counts.
+ * Imports SDK files one by one: this module is loaded in every thread.
+ */
+
+export const NUMBER_EXCEEDED = 'Number of sessions exceeded';
+export const BITRATE_EXCEEDED = 'Bitrate limit exceeded';
+
+/** The module's init: `sessions.ip_ignorelist`. */
+export interface HlsInit {
+  ignore: readonly string[];
+}
+
+/** A copy's report items: a viewer it admitted (sent at once), a run of refusals it started, its start. */
+export type HlsItem = ({ t: 'viewer'; id: string } & Required<SessionInfo>) | { t: 'limit'; reason: string } | { t: 'hello' };
 
 /**
- * HLS viewers (`hls`) and uploads (`hlsingress`) through the file-serving hooks (reference
- * 11.6): a playlist fetched without `session` is answered with a one-line master playlist naming
- * a fresh session id; the playlist fetched with that id registers the viewer and gets its segment
- * lines tagged, so every request of one viewer counts for one session however many segments it
- * fetches (MPEG-TS and fMP4 alike). A new viewer over a limit gets 509; known viewers keep playing.
- * In-process taps on main, used when the core has no file door (door-tap.ts does the same in
- * every copy of the door).
+ * Main's broadcasts. `known`: session ids main registered (`add`) or closed (`drop`); `full`: the
+ * playlists (mount paths) whose upload rate puts a new viewer over `max_bitrate_mbit`, the whole
+ * list each time it changes. The egress alone over it blocks the door's counter (every copy at once).
  */
-export function tapHlsServe(hooks: PluginHooks, hls: Collector, ingress: Collector, onLimit?: (reason: string) => void): void {
-  // told once per run of refusals, not for every refused viewer
-  let limited = false;
+export type HlsNews = { t: 'known'; add: string[]; drop: string[] } | { t: 'full'; locations: string[] };
 
-  // playlists only: serving threads answer segments themselves and report them to onServed
-  hooks.tap(fsServeHooksRef, 'preServe', playlistsOnly((req: FsServeRequest): FsServeRefusal | undefined => {
+/** Report sums are bytes per session: `p<id>` of its playlists, `s<id>` of its segments (a segment activates it). */
+export const PLAYLIST_BYTES = 'p';
+export const SEGMENT_BYTES = 's';
+
+/** The taps of one copy. */
+export default function hlsViewers(ctx: FileDoorTapContext): FileDoorTaps {
+  const ignore = new IgnoreList((ctx.init as HlsInit).ignore);
+  const { counter, recent } = ctx;
+  // the sessions main holds, as far as this copy heard, and the ones it registered itself
+  const known = new Set<string>();
+  let full: ReadonlySet<string> = new Set();
+  ctx.onMessage((raw) => {
+    const m = raw as HlsNews;
+    if (m.t === 'known') {
+      for (const id of m.add) known.add(id);
+      for (const id of m.drop) known.delete(id);
+    } else {
+      full = new Set(m.locations);
+    }
+  });
+  ctx.report({ t: 'hello' } satisfies HlsItem, true);
+
+  const preServe = (req: FsServeRequest): FsServeRefusal | undefined => {
     if (!req.path.endsWith('.m3u8')) return undefined;
-    if (!hls.collectable(req.remote)) {
+    if (!ignore.collectable(req.remote)) {
       req.note = IGNORED;
       return undefined;
     }
     const id = sessionParam(req.query);
-    if (id !== undefined && hls.has(id)) {
-      req.note = { kind: 'session', id };
+    // a viewer another copy registered a moment ago (main's `known` may still be on its way)
+    if (id !== undefined && (known.has(id) || (validSessionId(id) && recent.has(id)))) {
+      req.note = { kind: 'session', id } satisfies Note;
       return undefined;
     }
     if (id !== undefined && !validSessionId(id)) return sessionRefusals.badId();
-    const full = hls.admission(ingress.sessionRxBitrate(mountPath(req)));
-    if (full) {
-      if (!limited) onLimit?.(full);
-      limited = true;
-      return sessionRefusals.limit(full);
+    const why = counter.full() ? NUMBER_EXCEEDED
+      : counter.blocked() || full.has(mountPath(req)) ? BITRATE_EXCEEDED
+        : id !== undefined && !counter.reserve() ? NUMBER_EXCEEDED : undefined;
+    if (why !== undefined) {
+      if (counter.refused()) ctx.report({ t: 'limit', reason: why } satisfies HlsItem);
+      return sessionRefusals.limit(why);
     }
-    limited = false;
+    counter.admitted();
     if (id === undefined) {
-      req.note = { kind: 'new' };
+      req.note = { kind: 'new' } satisfies Note;
       return undefined;
     }
-    hls.register(id, viewerInfo(req));
-    req.note = { kind: 'session', id };
+    known.add(id);
+    recent.add(id);
+    // at once: the other copies learn the id from main as soon as possible
+    ctx.report({ t: 'viewer', id, ...viewerInfo(req) } satisfies HlsItem, true);
+    req.note = { kind: 'session', id } satisfies Note;
     return undefined;
-  }));
+  };
 
-  hooks.tap(fsServeHooksRef, 'transformPlaylist', sessionPlaylists());
-
-  hooks.tap(fsServeHooksRef, 'onServed', (ev) => {
+  const onServed = (ev: FsServedEvent): void => {
     const req = ev.request;
     const note = req.note as Note | undefined;
     if (note) {
-      if (note.kind === 'session') hls.egress(note.id, ev.bytes);
+      if (note.kind === 'session') ctx.add(PLAYLIST_BYTES + note.id, ev.bytes);
       return;
     }
     if (!SEGMENT.test(req.path)) return;
     const id = sessionParam(req.query);
-    if (id === undefined || !hls.has(id) || !hls.collectable(req.remote)) return;
-    hls.activate(id);
-    hls.egress(id, ev.bytes);
-  });
+    // an id this copy has not heard of may be one another copy registered a moment ago: main
+    // knows (or drops the bytes); anything that cannot be an id is not sent
+    if (id === undefined || (!known.has(id) && !validSessionId(id)) || !ignore.collectable(req.remote)) return;
+    ctx.add(SEGMENT_BYTES + id, ev.bytes);
+  };
+
+  return { preServe, transformPlaylist: sessionPlaylists(), onServed };
 }
 
-/** HLS uploads (`hlsingress`): a playlist and the segments it lists count for one session. */
-export function tapHlsWritten(hooks: PluginHooks, ingress: Collector, filesystems: readonly FilesystemService[]): void {
-  const segmentOwner = new Map<string, string>();
-  hooks.tap(fsServeHooksRef, 'onWritten', (ev: FsWrittenEvent) => {
-    const path = mountPath(ev);
-    if (path.endsWith('.m3u8')) {
-      if (!ingress.has(path)) {
-        ingress.register(path, { reference: baseName(path), location: path, peer: 'unknown', extra: String(ev.headers['user-agent'] ?? '') }, true);
-      }
-      ingress.ingress(path, ev.bytes);
-      learnSegments(filesystems, ev, segmentOwner);
-      return;
-    }
-    const owner = segmentOwner.get(path) ?? guessOwner(path, ingress);
-    if (owner) ingress.ingress(owner, ev.bytes);
-  });
-}
+/** What `preServe` leaves for the later hooks of a playlist request. */
+export type Note = { kind: 'ignored' } | { kind: 'session'; id: string } | { kind: 'new' };
+export const IGNORED: Note = { kind: 'ignored' };
 
-/** Remembers which playlist references which segment, so segment uploads count for their playlist. */
-function learnSegments(filesystems: readonly FilesystemService[], ev: FsWrittenEvent, owners: Map<string, string>): void {
-  const fs = filesystems.find((f) => f.mount === ev.mount);
-  if (!fs) return;
-  const playlist = mountPath(ev);
-  const dir = playlist.slice(0, playlist.lastIndexOf('/') + 1);
-  void fs.readFile(ev.path).then((data) => {
-    if (!data) return;
-    if (owners.size > 10_000) owners.clear();
-    for (const line of data.toString('utf8').split('\n')) {
-      const uri = line.trim();
-      if (!uri || uri.startsWith('#') || uri.includes('://')) continue;
-      const bare = uri.split('?')[0]!;
-      owners.set(bare.startsWith('/') ? (ev.mount === '/' ? bare : ev.mount + bare) : dir + bare, playlist);
-    }
-  }, () => {});
+/** Segment files (MPEG-TS, fMP4, audio, subtitles): counted for the session in their query. */
+export const SEGMENT = /\.(ts|m4s|mp4|aac|m4a|vtt)$/;
+
+/** The path as the client sees it: `/memfs/live/x.m3u8`, or `/live/x.m3u8` on the disk mount. */
+export const mountPath = (req: { mount: string; path: string }): string => (req.mount === '/' ? req.path : req.mount + req.path);
+
+/** The file name without its folder and extension: `/live/x.m3u8` -> `x`. */
+export const baseName = (p: string): string => p.slice(p.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+
+/** The `session` query value, without parsing the whole query on the hot path. */
+export function sessionParam(query: string): string | undefined {
+  let at = query.startsWith('session=') ? 0 : query.indexOf('&session=') + 1;
+  if (at <= 0 && !query.startsWith('session=')) return undefined;
+  at += 8;
+  const end = query.indexOf('&', at);
+  const raw = end < 0 ? query.slice(at) : query.slice(at, end);
+  // ids are plain base57; anything escaped goes through the full parser (and fails the id check)
+  return raw.includes('%') || raw.includes('+') ? new URLSearchParams(query).get('session') ?? undefined : raw;
 }
 
 /**
- * A segment written before any playlist lists it (ffmpeg writes the segment first): the live
- * playlist of its folder whose name starts its name (`x.m3u8` owns `x_0001.ts`), or the only one.
+ * What a new viewer's session records (reference 12.1): reference = playlist name, location =
+ * request path, peer = `Referer` host, extra = `[<IP /24 or /64>] <User-Agent>`.
  */
-function guessOwner(segment: string, ingress: Collector): string | undefined {
-  const slash = segment.lastIndexOf('/');
-  const dir = segment.slice(0, slash + 1);
-  const name = segment.slice(slash + 1);
-  let only: string | undefined;
-  let count = 0;
-  for (const id of ingress.activeIds()) {
-    if (!id.startsWith(dir) || id.indexOf('/', dir.length) >= 0) continue;
-    if (name.startsWith(baseName(id))) return id;
-    only = id;
-    count++;
-  }
-  return count === 1 ? only : undefined;
+export function viewerInfo(req: FsServeRequest): Required<SessionInfo> {
+  const referer = req.headers.referer;
+  let peer = 'unknown';
+  try { if (referer) peer = new URL(referer).host || 'unknown'; } catch { /* not a URL: unknown */ }
+  return {
+    reference: baseName(req.path), location: mountPath(req), peer,
+    extra: `[${anonymizeIp(req.remote)}] ${req.headers['user-agent'] ?? ''}`,
+  };
 }
 
-/** Viewers and uploads through in-process taps on main (the plugin without the file door). */
-export function tapHls(
-  hooks: PluginHooks, hls: Collector, ingress: Collector, filesystems: readonly FilesystemService[], onLimit?: (reason: string) => void,
-): void {
-  tapHlsServe(hooks, hls, ingress, onLimit);
-  tapHlsWritten(hooks, ingress, filesystems);
+/**
+ * The `transformPlaylist` tap: a master with a fresh id for a new viewer, the session's tags for
+ * a known one. A viewer reloads the same playlist version several times per segment: its rewrite
+ * is kept per session and reused while the body is the same (a string compare against a rewrite).
+ */
+export function sessionPlaylists(): (body: string, req: FsServeRequest) => string {
+  const rewritten = new Map<string, { body: string; out: string }>();
+  return (body, req) => {
+    const note = req.note as Note | undefined;
+    if (!note || note.kind === 'ignored') return body;
+    if (note.kind === 'new') return rewritePlaylist(body, req.path, req.query, undefined, newSessionId);
+    const key = `${note.id}${req.path}`;
+    const hit = rewritten.get(key);
+    // a body that names other playlists gets fresh ids for them on every fetch: never reused
+    if (hit?.body === body && !hit.out.includes('.m3u8')) return hit.out;
+    const out = rewritePlaylist(body, req.path, req.query, note.id, newSessionId);
+    if (rewritten.size >= 10_000) rewritten.clear();
+    rewritten.set(key, { body, out });
+    return out;
+  };
 }

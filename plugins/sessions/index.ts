@@ -1,12 +1,9 @@
 import { resolve } from 'node:path';
 import {
-  definePlugin, optional, eventsRef, filesystemsRef, metricCollectorsRef, processesRef, serverRef, sessionsRef, streamTableRef,
+  definePlugin, optional, eventsRef, fileDoorRef, filesystemsRef, metricCollectorsRef, processesRef, serverRef, sessionsRef, streamTableRef,
 } from '../../sdk/index.ts';
-// not re-exported by sdk/index.ts yet
-import { fileDoorRef } from '../../sdk/file-door.ts';
 import { SessionsPluginConfig, validateSessions } from './schema.ts';
 import type { History } from './history.ts';
-import type { HlsDoor } from './door-main.ts';
 
 /**
  * Sessions: who watches and who publishes, per collector (`hls`, `hlsingress`, `rtmp`, `srt`,
@@ -20,7 +17,7 @@ export default definePlugin({
   configSchema: SessionsPluginConfig,
   validate: validateSessions,
   reads: ['db'],
-  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), server: serverRef, door: optional(fileDoorRef), streams: streamTableRef },
+  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), server: serverRef, door: fileDoorRef, streams: streamTableRef },
   provides: [sessionsRef, metricCollectorsRef],
   async setup(ctx) {
     const cfg = ctx.config;
@@ -31,8 +28,8 @@ export default definePlugin({
       return;
     }
     // imported when enabled: the core reads every built-in's definition, loaded or not
-    const [{ SessionRegistry }, { tapHlsServe, tapHlsWritten }, { HlsDoor }, { tapIngest }, { tapFfmpeg }, { trackHttp }, { sessionMetrics }] = await Promise.all([
-      import('./registry.ts'), import('./hls.ts'), import('./door-main.ts'), import('./ingest.ts'), import('./ffmpeg.ts'), import('./http.ts'), import('./metrics.ts'),
+    const [{ SessionRegistry }, { tapHlsWritten }, { HlsViewers }, { tapIngest }, { tapFfmpeg }, { trackHttp }, { sessionMetrics }] = await Promise.all([
+      import('./registry.ts'), import('./hls-ingress.ts'), import('./hls-viewers.ts'), import('./ingest.ts'), import('./ffmpeg.ts'), import('./http.ts'), import('./metrics.ts'),
     ]);
     const dir = cfg.persist ? resolve(ctx.sections.db.dir, 'sessions') : undefined;
     const registry = new SessionRegistry(cfg, dir, ctx.log, ctx.retain('histories', () => new Map<string, History>()));
@@ -41,16 +38,11 @@ export default definePlugin({
     for (const name of ['rtmp', 'srt', 'ffmpeg']) registry.collector(name);
     const { events, door } = ctx.deps;
     const onLimit = events && ((reason: string) => events.emit('session.limit', { collector: 'hls' }, { reason }));
-    // viewers wherever the door runs (main and every serving thread); without the door, on main
-    let hlsDoor: HlsDoor | undefined;
-    if (door) {
-      hlsDoor = new HlsDoor(hls, ingress, cfg.ip_ignorelist, onLimit);
-      const channel = await door.tap(hlsDoor.module);
-      hlsDoor.connect(channel);
-      ctx.onClose(() => channel.close());
-    } else {
-      tapHlsServe(ctx.hooks, hls, ingress, onLimit);
-    }
+    // viewers wherever the door answers (main and every serving thread): one rule, hls.ts
+    const viewers = new HlsViewers(hls, ingress, cfg.ip_ignorelist, onLimit);
+    const channel = await door.tap(viewers.module);
+    viewers.connect(channel);
+    ctx.onClose(() => channel.close());
     // uploads are stored on main
     tapHlsWritten(ctx.hooks, ingress, ctx.deps.filesystems);
     const pollIngest = tapIngest(ctx.hooks, registry, ctx.deps.streams);
@@ -60,7 +52,7 @@ export default definePlugin({
     ctx.provide(sessionsRef, registry);
     ctx.provide(metricCollectorsRef, sessionMetrics(registry));
     sessionRoutes(ctx.http, registry);
-    registry.start(() => pollIngest(), (now) => hlsDoor?.tick(now));
+    registry.start(() => pollIngest(), () => viewers.tick());
     // active sessions go to the history and the history to disk while the others still run
     ctx.onShutdown(() => registry.stop());
   },

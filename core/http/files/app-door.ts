@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { FastifyRequest } from 'fastify';
 import {
-  CorsPolicy, MimeTable, PUBLIC, basicAuthRef, runCredentialsRef, type RunCredentials, fsServeHooksRef, httpHooksRef, type BasicAuthService, type FilesystemService, type FileDoor as FileDoorService, type FileDoorChannel, type FileDoorTapFactory, type FileDoorTapModule, type HttpScope,
+  CorsPolicy, MimeTable, PUBLIC, basicAuthRef, runCredentialsRef, type RunCredentials, fsServeHooksRef, httpHooksRef, type BasicAuthService, type FilesystemService, type FileDoor as FileDoorService, type HttpScope,
 } from '../../../sdk/index.ts';
 import type { ConfigData } from '../../config/config-data.ts';
 import type { HookRegistry } from '../../kernel/hook-registry.ts';
@@ -11,11 +11,10 @@ import { CidrSet } from '../client-address.ts';
 import { installDoor } from './install.ts';
 import { apiFiles, mainDoor, type ApiFiles } from './main.ts';
 import type { FileDoor } from './door.ts';
-import type { ServingThreads, ThreadChannel } from '../threads/module.ts';
-import { tapInto, untap } from './taps.ts';
+import type { AppThreads } from '../threads/pool.ts';
 import { PendingUploads } from './pending.ts';
 import { startDoorThreads } from './threads-main.ts';
-import type { ToDoor } from './wire.ts';
+import { DoorTapModules } from './tap-modules.ts';
 
 /*
  * The door of one app on the main thread: in front of the router, with the routes it leaves to
@@ -40,7 +39,9 @@ export interface AppDoor {
   /** The door service (`fileDoorRef`). */
   service: FileDoorService;
   /** Starts the door in the serving threads (when the app listens: every filesystem and tap is known then). */
-  startThreads(threads: ServingThreads): void;
+  startThreads(threads: AppThreads): void;
+  /** Stops what the door runs for the app (the app closes). */
+  close(): void;
   /** The same read answer and upload taker for `/api/v3/fs/{name}/...`. */
   api: ApiFiles;
 }
@@ -50,7 +51,6 @@ export function appDoor(o: AppDoorOptions): AppDoor {
   const serve = o.hooks.get(fsServeHooksRef);
   const pending = new PendingUploads();
   const basicAuth = () => (o.services.has(basicAuthRef.id) ? o.services.resolve(basicAuthRef) as BasicAuthService : undefined);
-  let threadChannel: ThreadChannel | undefined;
   const httpHooks = o.hooks.get(httpHooksRef);
   let heads: ReadonlySet<string> = new Set();
   let headCount = -1;
@@ -84,43 +84,26 @@ export function appDoor(o: AppDoorOptions): AppDoor {
   });
   installDoor(o.http, door, bodyDeadlinesOf(o.http));
   preflights(o.http, o.config.storage.cors.origins);
-  const modules: FileDoorTapModule[] = [];
-  const receivers = new Map<string, (m: unknown) => void>();
-  const service: FileDoorService = {
-    async tap(module: FileDoorTapModule): Promise<FileDoorChannel> {
-      const factory = (await import(module.url)).default as FileDoorTapFactory;
-      let deliver: (m: unknown) => void = () => {};
-      const taps = factory({ init: module.init, send: (m) => receivers.get(module.name)?.(m), onMessage: (fn) => { deliver = fn; } });
-      tapInto(serve, module.name, taps);
-      modules.push(module);
-      return {
-        broadcast: (m) => {
-          deliver(m);
-          threadChannel?.broadcast({ t: 'tap', name: module.name, message: m } satisfies ToDoor);
-        },
-        onMessage: (fn) => { receivers.set(module.name, fn); },
-        close: () => {
-          const i = modules.indexOf(module);
-          if (i >= 0) modules.splice(i, 1);
-          receivers.delete(module.name);
-          untap(serve, module.name);
-          taps.close?.();
-        },
-      };
-    },
-  };
-  const startThreads = (threads: ServingThreads) => {
+  const modules = new DoorTapModules(serve);
+  let stopThreads = () => {};
+  const startThreads = (threads: AppThreads) => {
     if (threads.count === 0) return;
     const started = startDoorThreads({
       threads, filesystems: o.filesystems(), hooks: serve, corsOrigins: o.config.storage.cors.origins,
-      mimetypesFile: o.config.storage.mimetypes_file, taps: modules, heads: o.routeHeads, basicAuth, pending,
-      fromTap: (name, m) => receivers.get(name)?.(m),
+      mimetypesFile: o.config.storage.mimetypes_file, taps: modules.wire(), heads: o.routeHeads, basicAuth, pending,
+      fromTap: (name, m) => modules.fromTap(name, m),
+      reportOf: (name, r) => modules.reportOf(name, r),
       warn: (message) => o.log.warn({ component: 'HTTP' }, message),
     });
-    threadChannel = started.channel;
+    modules.toThreads = started.broadcast;
+    stopThreads = started.close;
+  };
+  const close = () => {
+    stopThreads();
+    modules.close();
   };
   const api = apiFiles(o.filesystems, MimeTable.load(o.config.storage.mimetypes_file), pending);
-  return { door, service, startThreads, api };
+  return { door, service: modules, startThreads, api, close };
 }
 
 /**

@@ -137,7 +137,6 @@ export function mainDoor(o: MainDoorOptions): FileDoor {
       throw new ApiError(401, 'Unauthorized', [`basic auth for ${m.prefix || '/'} needs the auth plugin`], 'FS_AUTH_UNAVAILABLE',
         { 'WWW-Authenticate': 'basic realm=Restricted' });
     },
-    mode: () => 'all',
     missToRouter: o.missToRouter,
     onError: (err, path) => o.warn(`reading ${path.slice(0, 256)} failed: ${(err as Error).message}`),
   };
@@ -220,7 +219,7 @@ export function apiFiles(filesystems: () => readonly FilesystemService[], mime: 
   const byName = (name: string) => filesystems().find((f) => f.name === name);
   const env: DoorEnv = {
     where: 'main', cors: new CorsPolicy([]), hooks: fsServeHooksRef.create(), rewrites: new PlaylistRewrites(), clientOf: () => '',
-    routeHeads: () => new Set(), store: mainStore(byName, undefined, pending), authorize: async () => {}, mode: () => 'all',
+    routeHeads: () => new Set(), store: mainStore(byName, undefined, pending), authorize: async () => {},
   };
   const mount = (fs: FilesystemService, prefix: string): DoorMount => ({
     name: fs.name, prefix, defaultType: 'application/data', mime: fs.mime ?? mime, defaultFile: fs.defaultFile, writes: {},

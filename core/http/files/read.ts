@@ -80,14 +80,13 @@ function answerNode(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: Serve
     res.end(location);
     return true;
   }
-  // main's in-process taps that a thread cannot run: it leaves playlists (or everything) to main
-  const mode = env.mode();
-  if (mode === 'none' || (mode === 'segments' && node.path.endsWith('.m3u8'))) {
+  // main's in-process taps that a thread cannot run: it leaves the read to main
+  if (env.mainReads?.()) {
     node.file.release?.();
     return false;
   }
   const hooks = env.hooks;
-  const tapped = fsServeTapped(hooks) || mode === 'segments';
+  const tapped = fsServeTapped(hooks);
   const remote = tapped ? env.clientOf(req) : '';
   if (remote === undefined) {
     node.file.release?.();
@@ -107,7 +106,7 @@ function answerNode(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: Serve
     node.file.release?.();
     const retry = refused.retryAfter === undefined ? [] : ['retry-after', String(Math.max(0, Math.ceil(refused.retryAfter)))];
     refusal(res, refused.status, refused.message, refused.details, ['vary', 'Origin', ...extra, ...retry]);
-    served(env, m, req, res, sreq, query, 0);
+    served(env, res, sreq, 0);
     return true;
   }
   let file = node.file;
@@ -126,14 +125,12 @@ function answerNode(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: Serve
     }
   }
   const body = sendFile(req, res, file, type, extra);
-  served(env, m, req, res, sreq, query, body);
+  served(env, res, sreq, body);
   return true;
 }
 
-function served(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: ServerResponse, sreq: FsServeRequest, query: string, body: number): void {
-  const hooks = env.hooks;
-  if (hooks.onServed.isUsed()) hooks.onServed.call({ request: sreq, status: res.statusCode, bytes: responseBytes(res, body) });
-  if (env.report && env.mode() === 'segments') env.report(req, m, sreq.path, query, res, body);
+function served(env: DoorEnv, res: ServerResponse, sreq: FsServeRequest, body: number): void {
+  if (env.hooks.onServed.isUsed()) env.hooks.onServed.call({ request: sreq, status: res.statusCode, bytes: responseBytes(res, body) });
 }
 
 /** Nothing at `path`: a thread asks main, main answers 404 (or lets a cluster node try). */

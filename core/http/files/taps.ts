@@ -1,6 +1,5 @@
 import type { FsServeHooks } from '../../../sdk/fs-hooks.ts';
 import type { FileDoorTaps } from '../../../sdk/file-door.ts';
-import type { ThreadMode, WireServed } from './wire.ts';
 
 /*
  * Taps of door modules on a copy's file hooks, marked, so that main can tell them from the
@@ -8,7 +7,6 @@ import type { ThreadMode, WireServed } from './wire.ts';
  */
 
 const IN_EVERY_DOOR = Symbol.for('core.files.in-every-door');
-const PLAYLISTS_ONLY = Symbol.for('core.fs-serve.playlists-only');
 
 /** Puts a module copy's taps on `hooks`. */
 export function tapInto(hooks: FsServeHooks, name: string, taps: FileDoorTaps): void {
@@ -29,27 +27,12 @@ export function untap(hooks: FsServeHooks, name: string): void {
   }
 }
 
-const inProcess = (taps: ReadonlyArray<{ fn: unknown }>) => taps.filter((t) => !(t.fn as Record<symbol, unknown>)[IN_EVERY_DOOR]);
+const inProcess = (taps: ReadonlyArray<{ fn: unknown }>) => taps.some((t) => !(t.fn as Record<symbol, unknown>)[IN_EVERY_DOOR]);
 
 /**
- * Which reads a thread may answer with main's in-process taps: `all` (none that sees reads),
- * `segments` (every in-process `preServe` looks at playlists only: a thread answers the rest and
- * reports it to `onServed`), `none`.
+ * True while main has in-process taps that see reads (`ctx.hooks.tap` on `preServe`,
+ * `transformPlaylist` or `onServed`): a thread cannot run them, so it leaves every read to main.
  */
-export function threadMode(hooks: FsServeHooks): ThreadMode {
-  const pre = inProcess(hooks.preServe.taps);
-  if (pre.length === 0 && inProcess(hooks.transformPlaylist.taps).length === 0 && inProcess(hooks.onServed.taps).length === 0) return 'all';
-  return pre.every((t) => (t.fn as Record<symbol, unknown>)[PLAYLISTS_ONLY] === true) ? 'segments' : 'none';
-}
-
-/** A read a thread answered, through main's in-process `onServed` taps only (the thread ran its module taps). */
-export function servedInProcess(hooks: FsServeHooks, r: WireServed): void {
-  const taps = inProcess(hooks.onServed.taps);
-  if (taps.length === 0) return;
-  const event = {
-    request: { mount: r.mount, path: r.path, query: r.query, remote: r.remote, headers: r.headers, method: r.method },
-    status: r.status,
-    bytes: r.bytes,
-  };
-  for (const t of taps) (t.fn as (e: typeof event) => void)(event);
+export function mainReads(hooks: FsServeHooks): boolean {
+  return inProcess(hooks.preServe.taps) || inProcess(hooks.transformPlaylist.taps) || inProcess(hooks.onServed.taps);
 }

@@ -2,21 +2,27 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 // the SDK's files one by one, not its index: this module runs in every serving thread (memory per thread)
 import { normalizeIp } from '../../../sdk/client-address.ts';
 import { CorsPolicy } from '../../../sdk/fs-cors.ts';
-import { fsServeHooksRef, PlaylistRewrites, responseBytes, type FsServeHooks } from '../../../sdk/fs-hooks.ts';
+import { fsServeHooksRef, PlaylistRewrites, type FsServeHooks } from '../../../sdk/fs-hooks.ts';
+import { receiveMessageOnPort } from 'node:worker_threads';
 import { MimeTable } from '../../../sdk/fs-mime.ts';
 import type { FsFile, FsNode, FsReader, FsReaderFactory } from '../../../sdk/fs.ts';
-import type { FileDoorTapFactory, FileDoorTapModule } from '../../../sdk/file-door.ts';
-import type { ThreadFastPath, ThreadModuleContext } from '../threads/module.ts';
+import type { FileDoorTapFactory } from '../../../sdk/file-door.ts';
+import type { ThreadFastPath } from '../threads/module.ts';
+import type { DoorStart } from '../threads/messages.ts';
 import { SharedRelease } from '../threads/shared-release.ts';
 import { FileDoor } from './door.ts';
 import { ThreadUploads } from './thread-uploads.ts';
 import { tapInto } from './taps.ts';
+import { tapContext } from './tap-state.ts';
 import type { DoorEnv, DoorMount } from './types.ts';
 import { waitsForContinue } from './write.ts';
-import type { DoorInit, DoorSnapshot, FromDoor, ThreadMode, ToDoor, WireFile, WireMount, WireServed } from './wire.ts';
+import type { DoorInit, DoorSnapshot, FromDoor, ToDoor, WireFile, WireMount, WireTap } from './wire.ts';
 
-const REPORT_MS = 500;
-const MAX_BATCH = 1000;
+/** The door of a serving thread: its request handler, and its close (the app closed, the thread ends). */
+export interface ThreadDoor {
+  handle: ThreadFastPath;
+  close(): void;
+}
 
 const fileOf = (w: WireFile): FsFile => ({
   data: Buffer.from(w.data), size: w.size, mtimeMs: w.mtimeMs, etag: w.etag, mime: w.mime, lastModified: w.lastModified,
@@ -29,24 +35,22 @@ const fileOf = (w: WireFile): FsFile => ({
  * received here and stored by main; the door tap modules loaded here too. What the door leaves
  * goes to main.
  */
-export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
-  const init = ctx.init as DoorInit;
-  const snap = ctx.snapshot as DoorSnapshot | undefined;
-  const send = (m: FromDoor) => ctx.send(m);
+export function threadDoor(start: DoorStart): ThreadDoor {
+  const init = start.init as DoorInit;
+  const snap = start.snapshot as DoorSnapshot | undefined;
+  const port = start.port;
+  const send = (m: FromDoor) => port.postMessage(m);
   const copies = new Map<string, Map<string, FsFile>>();
   const readers = new Map<string, Promise<FsReader>>();
   const published = new BigInt64Array(init.published);
   let seq = snap?.seq ?? 0;
-  let mode: ThreadMode = snap?.mode ?? 'none';
+  let mainReads = snap?.mainReads ?? true;
   let heads: ReadonlySet<string> = new Set(snap?.heads ?? []);
   for (const m of init.mounts) if (m.source.kind === 'copy') copies.set(m.name, new Map());
   for (const [mount, path, f] of snap?.files ?? []) copies.get(mount)?.set(path, fileOf(f));
   const hooks = fsServeHooksRef.create();
   const tapReceivers = new Map<string, (m: unknown) => void>();
   const closers: Array<() => void> = [];
-  let batch: WireServed[] = [];
-  const flush = () => { if (batch.length) { send({ t: 'served', batch }); batch = []; } };
-  const timer = setInterval(flush, REPORT_MS).unref();
   const release = new SharedRelease();
   const uploads = new ThreadUploads(send, new Int32Array(init.uploadBytes), init.uploadMax, release);
   const mime = MimeTable.load(init.mimetypesFile);
@@ -63,60 +67,59 @@ export default function threadDoor(ctx: ThreadModuleContext): ThreadFastPath {
     store: uploads,
     authorize: async () => {},
     takesWrite: (m, req, res, path) => uploads.take(m, req, res, path),
-    mode: () => mode,
-    report: (req, m, path, query, res, body) => {
-      batch.push(servedOf(req, m, path, query, res, body));
-      if (batch.length >= MAX_BATCH) flush();
-    },
+    mainReads: () => mainReads,
   };
   const door = new FileDoor(env, init.mounts.map((w) => mountOf(w, mime, copies, readers)));
   // until every tap module is loaded here, main answers (no read may pass without its taps)
   let loading = init.taps.length;
   for (const t of init.taps) {
     loadTap(t, hooks, send, tapReceivers).then((close) => {
-      if (close) closers.push(close);
+      closers.push(close);
       loading--;
     }, (err: unknown) => send({ t: 'error', message: `door tap module ${t.name}: ${(err as Error).message}` }));
   }
-
-  ctx.onMessage((raw) => {
-    const m = raw as ToDoor;
+  const apply = (m: ToDoor) => {
     switch (m.t) {
       case 'reply': uploads.reply(m); return;
       case 'tap': tapReceivers.get(m.name)?.(m.message); return;
-      case 'state': mode = m.mode; heads = new Set(m.heads); return;
+      case 'state': mainReads = m.mainReads; heads = new Set(m.heads); return;
       default:
         // the snapshot already holds everything up to its sequence
         if (m.seq <= seq) return;
         seq = m.seq;
         applyChange(copies.get(m.mount), m, release);
     }
-  });
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
+  };
+  port.on('message', apply);
+  const handle: ThreadFastPath = (req: IncomingMessage, res: ServerResponse) => {
     if (loading > 0) return false;
     // main sent changes this thread has not handled yet: take them now, before answering
-    if (Number(Atomics.load(published, 0)) > seq) ctx.drain();
+    if (Number(Atomics.load(published, 0)) > seq) for (let r = receiveMessageOnPort(port); r; r = receiveMessageOnPort(port)) apply(r.message as ToDoor);
     if (/100-continue/i.test(String(req.headers.expect ?? ''))) waitsForContinue(req);
     return door.handle(req, res);
   };
-  return Object.assign(handler, {
-    close: () => {
-      clearInterval(timer);
-      release.close();
-      flush();
-      for (const c of closers) c();
-    },
-  });
+  const close = () => {
+    release.close();
+    for (const c of closers) c();
+    port.close();
+  };
+  return { handle, close };
 }
 
-/** Loads a door tap module and puts its taps on the thread's hooks; resolves with its close, if any. */
-async function loadTap(t: FileDoorTapModule, hooks: FsServeHooks, send: (m: FromDoor) => void, receivers: Map<string, (m: unknown) => void>): Promise<(() => void) | undefined> {
+/** Loads a door tap module and puts its taps on the thread's hooks; resolves with its close (the last report sent). */
+async function loadTap(t: WireTap, hooks: FsServeHooks, send: (m: FromDoor) => void, receivers: Map<string, (m: unknown) => void>): Promise<() => void> {
   const mod = await import(t.url) as { default: FileDoorTapFactory };
-  const taps = mod.default({
-    init: t.init, send: (message) => send({ t: 'tap', name: t.name, message }), onMessage: (fn) => { receivers.set(t.name, fn); },
-  });
+  const copy = tapContext(t.init, t.state, {
+    send: (message) => send({ t: 'tap', name: t.name, message }),
+    onMessage: (fn) => { receivers.set(t.name, fn); },
+    report: (report) => send({ t: 'report', name: t.name, report }),
+  }, false);
+  const taps = mod.default(copy.ctx);
   tapInto(hooks, t.name, taps);
-  return taps.close && (() => taps.close!());
+  return () => {
+    taps.close?.();
+    copy.close();
+  };
 }
 
 /** A put or delete from main on a mount's copy; the body it replaces or removes is counted as dropped. */
@@ -126,18 +129,6 @@ function applyChange(files: Map<string, FsFile> | undefined, m: Extract<ToDoor, 
   else files?.delete(m.path);
   // the old body's shared bytes are freed once this thread collected its handle too
   if (old) release.dropped(old.size);
-}
-
-/** What main's in-process `onServed` taps get of a read a thread answered. */
-function servedOf(req: IncomingMessage, m: DoorMount, path: string, query: string, res: ServerResponse, body: number): WireServed {
-  const h = req.headers;
-  const headers: Record<string, string> = {};
-  if (h.referer !== undefined) headers.referer = h.referer;
-  if (h['user-agent'] !== undefined) headers['user-agent'] = h['user-agent'];
-  return {
-    mount: m.prefix === '' ? '/' : m.prefix, path, query, remote: normalizeIp(req.socket.remoteAddress ?? ''),
-    method: req.method === 'HEAD' ? 'HEAD' : 'GET', status: res.statusCode, bytes: responseBytes(res, body), headers,
-  };
 }
 
 /** A mount of the thread's door: files from its copy, its reader, or main (a miss here). */

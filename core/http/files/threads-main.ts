@@ -2,27 +2,28 @@ import {
   ApiError, isApiError, type BasicAuthService, type FilesystemService, type FsFile, type FsServeHooks,
 } from '../../../sdk/index.ts';
 import type { PendingUploads } from './pending.ts';
-import type { ServingThreads, ThreadChannel } from '../threads/module.ts';
-import { threadMode, servedInProcess } from './taps.ts';
-import type { DoorInit, DoorSnapshot, FromDoor, ToDoor, WireCommit, WireFile, WireMount } from './wire.ts';
-import type { FileDoorTapModule } from '../../../sdk/file-door.ts';
-import { siblingModule } from '../../../sdk/module-url.ts';
+import type { AppThreads } from '../threads/pool.ts';
+import { mainReads } from './taps.ts';
+import type { WireReport } from './tap-state.ts';
+import type { DoorInit, DoorSnapshot, FromDoor, ToDoor, WireCommit, WireFile, WireMount, WireTap } from './wire.ts';
 
 /** Bytes of uploads all serving threads receive at once; larger ones stream to main. */
 export const THREAD_UPLOAD_MAX = 64 * 1024 * 1024;
 
 export interface DoorThreadsOptions {
-  threads: ServingThreads;
+  threads: AppThreads;
   filesystems: readonly FilesystemService[];
   hooks: FsServeHooks;
   corsOrigins: readonly string[];
   mimetypesFile: string;
-  taps: readonly FileDoorTapModule[];
+  taps: readonly WireTap[];
   heads(): readonly string[];
   basicAuth(): BasicAuthService | undefined;
   pending: PendingUploads;
-  /** What a thread sent to a tap module's plugin. */
+  /** What a thread's copy of a tap module sent its plugin. */
   fromTap(name: string, message: unknown): void;
+  /** A report of a thread's copy of a tap module. */
+  reportOf(name: string, report: WireReport): void;
   warn(message: string): void;
 }
 
@@ -40,12 +41,12 @@ function shared(f: FsFile): FsFile {
 }
 
 /**
- * Main's side of the door in the serving threads: one thread module (`thread-door.ts`) whose copy
- * of every copied store is fed from the stores' change feeds in one sequence, the uploads the
- * threads receive stored here, their reports for main's in-process taps, and the tap modules'
- * messages both ways. Started when the app listens (every filesystem and tap is known then).
+ * Main's side of the door in the serving threads (`thread-door.ts`): each thread's copy of every
+ * copied store fed from the stores' change feeds in one sequence, the uploads the threads receive
+ * stored here, and the tap modules' messages and reports. Started when the app listens (every
+ * filesystem and tap is known then); gives the broadcast to every thread's copy.
  */
-export function startDoorThreads(o: DoorThreadsOptions): { channel: ThreadChannel; close(): void } {
+export function startDoorThreads(o: DoorThreadsOptions): { broadcast(m: ToDoor): void; close(): void } {
   let seq = 0;
   const published = new BigInt64Array(new SharedArrayBuffer(8));
   const uploadBytes = new Int32Array(new SharedArrayBuffer(4));
@@ -64,8 +65,8 @@ export function startDoorThreads(o: DoorThreadsOptions): { channel: ThreadChanne
       source: fs.changes ? { kind: 'copy' } : fs.reader ? { kind: 'reader', module: fs.reader } : { kind: 'main' },
     });
   }
-  let channel: ThreadChannel | undefined;
-  const send = (m: ToDoor) => channel?.broadcast(m);
+  let broadcast: ((m: unknown) => void) | undefined;
+  const send = (m: ToDoor) => broadcast?.(m);
   const unsubscribe: Array<() => void> = [];
   for (const m of mounts) {
     const fs = byName.get(m.name)!;
@@ -81,9 +82,7 @@ export function startDoorThreads(o: DoorThreadsOptions): { channel: ThreadChanne
     mounts, corsOrigins: [...o.corsOrigins], mimetypesFile: o.mimetypesFile, taps: [...o.taps],
     published: published.buffer as SharedArrayBuffer, uploadBytes: uploadBytes.buffer as SharedArrayBuffer, uploadMax: THREAD_UPLOAD_MAX,
   };
-  channel = o.threads.register({
-    name: 'file-door',
-    url: siblingModule('./thread-door.ts', import.meta.url),
+  broadcast = o.threads.runDoor({
     init,
     snapshot: (): DoorSnapshot => {
       const files: DoorSnapshot['files'] = [];
@@ -91,27 +90,26 @@ export function startDoorThreads(o: DoorThreadsOptions): { channel: ThreadChanne
         if (m.source.kind !== 'copy') continue;
         for (const [path, f] of byName.get(m.name)!.changes!.snapshot().files) files.push([m.name, path, wireFile(shared(f))]);
       }
-      return { seq, mode: threadMode(o.hooks), heads: [...o.heads()], files };
+      return { seq, mainReads: mainReads(o.hooks), heads: [...o.heads()], files };
+    },
+    receive: (raw) => {
+      const m = raw as FromDoor;
+      if (m.t === 'tap') o.fromTap(m.name, m.message);
+      else if (m.t === 'report') o.reportOf(m.name, m.report);
+      else if (m.t === 'error') o.warn(m.message);
+      else if (m.t === 'begin') o.pending.begin(`${m.mount}:${m.path}`);
+      else if (m.t === 'abandon') o.pending.end(`${m.mount}:${m.path}`);
+      else if (m.t === 'commit') {
+        Atomics.sub(uploadBytes, 0, m.data.byteLength);
+        void commit(o, byName.get(m.mount), mounts.find((x) => x.name === m.mount), m).then((r) => {
+          o.pending.end(`${m.mount}:${m.path}`);
+          send(r);
+        });
+      }
     },
   });
-  channel.onMessage((raw) => {
-    const m = raw as FromDoor;
-    if (m.t === 'tap') o.fromTap(m.name, m.message);
-    else if (m.t === 'error') o.warn(m.message);
-    else if (m.t === 'served') for (const r of m.batch) servedInProcess(o.hooks, r);
-    else if (m.t !== 'commit') {
-      if (m.t === 'begin') o.pending.begin(`${m.mount}:${m.path}`);
-      else o.pending.end(`${m.mount}:${m.path}`);
-    } else {
-      Atomics.sub(uploadBytes, 0, m.data.byteLength);
-      void commit(o, byName.get(m.mount), mounts.find((x) => x.name === m.mount), m).then((r) => {
-        o.pending.end(`${m.mount}:${m.path}`);
-        send(r);
-      });
-    }
-  });
-  send({ t: 'state', mode: threadMode(o.hooks), heads: [...o.heads()] });
-  return { channel, close: () => { for (const u of unsubscribe) u(); channel?.close(); } };
+  send({ t: 'state', mainReads: mainReads(o.hooks), heads: [...o.heads()] });
+  return { broadcast: send, close: () => { for (const u of unsubscribe) u(); } };
 }
 
 /**

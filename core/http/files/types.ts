@@ -71,13 +71,8 @@ export interface DoorEnv {
   routeHeads(): ReadonlySet<string>;
   store: DoorStore;
   authorize: DoorAuthorize;
-  /**
-   * With in-process taps on main that a thread cannot run: `segments` (a thread answers what is
-   * no playlist and reports it), `none` (every read goes to main). Always `all` on main.
-   */
-  mode(): 'all' | 'segments' | 'none';
-  /** A thread's report of a read it answered while `mode` is `segments`. */
-  report?(req: IncomingMessage, mount: DoorMount, path: string, query: string, res: ServerResponse, body: number): void;
+  /** A thread: true while main has in-process read taps (then every read goes to main). */
+  mainReads?(): boolean;
   /** A thread: whether it takes this write itself (false: main gets it, body unread). */
   takesWrite?(m: DoorMount, req: IncomingMessage, res: ServerResponse, path: string): Maybe<boolean>;
   /** Main: a lookup that failed with something other than an ApiError (answered 500, its detail only logged). */

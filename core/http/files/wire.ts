@@ -1,15 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { BasicCredentials } from '../../../sdk/auth.ts';
 import type { ErrorBody } from '../../../sdk/errors.ts';
-import type { FileDoorTapModule } from '../../../sdk/file-door.ts';
 import type { FsReaderModule } from '../../../sdk/fs.ts';
+import type { WireReport } from './tap-state.ts';
 
 /*
  * What main's door and the serving threads' copies say to each other over the door's channel.
  */
-
-/** Which reads a thread answers while main has in-process file-hook taps a thread cannot run. */
-export type ThreadMode = 'all' | 'segments' | 'none';
 
 /** A file of a copied store as a thread holds it: its facts and the shared bytes. */
 export interface WireFile {
@@ -36,12 +33,20 @@ export interface WireMount {
   source: { kind: 'copy' } | { kind: 'reader'; module: FsReaderModule } | { kind: 'main' };
 }
 
-/** The door module's `init` in every thread. */
+/** A door tap module as a thread loads it, with the state its copies share (tap-state.ts). */
+export interface WireTap {
+  name: string;
+  url: string;
+  init?: unknown;
+  state: SharedArrayBuffer;
+}
+
+/** The door's `init` in every thread. */
 export interface DoorInit {
   mounts: WireMount[];
   corsOrigins: string[];
   mimetypesFile: string;
-  taps: FileDoorTapModule[];
+  taps: WireTap[];
   /** One BigInt64: the sequence of the last change main broadcast (stored after the send). */
   published: SharedArrayBuffer;
   /** One Int32: bytes of the uploads all threads are receiving together. */
@@ -53,7 +58,8 @@ export interface DoorInit {
 /** A new thread's starting point. */
 export interface DoorSnapshot {
   seq: number;
-  mode: ThreadMode;
+  /** Main has in-process read taps a thread cannot run: every read goes to main. */
+  mainReads: boolean;
   heads: string[];
   files: Array<[mount: string, path: string, file: WireFile]>;
 }
@@ -62,7 +68,7 @@ export interface DoorSnapshot {
 export type ToDoor =
   | { t: 'put'; seq: number; mount: string; path: string; file: WireFile }
   | { t: 'del'; seq: number; mount: string; path: string }
-  | { t: 'state'; mode: ThreadMode; heads: string[] }
+  | { t: 'state'; mainReads: boolean; heads: string[] }
   | { t: 'tap'; name: string; message: unknown }
   | { t: 'reply'; id: string; status: number; error?: ErrorBody; errorHeaders?: Record<string, string> };
 
@@ -77,24 +83,12 @@ export interface WireCommit {
   data: SharedArrayBuffer;
 }
 
-/** What a thread answered while main's in-process taps are on (`segments`), for `onServed` on main. */
-export interface WireServed {
-  mount: string;
-  path: string;
-  query: string;
-  remote: string;
-  method: 'GET' | 'HEAD';
-  status: number;
-  bytes: number;
-  /** The headers taps read (referer, user-agent). */
-  headers: Record<string, string>;
-}
-
 /** Threads to main. */
 export type FromDoor =
   | WireCommit
   | { t: 'begin' | 'abandon'; mount: string; path: string }
-  | { t: 'served'; batch: WireServed[] }
   | { t: 'tap'; name: string; message: unknown }
+  /** A tap module copy's report (tap-state.ts). */
+  | { t: 'report'; name: string; report: WireReport }
   /** Something a thread's copy could not do (a tap module that failed to load). */
   | { t: 'error'; message: string };

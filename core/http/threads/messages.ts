@@ -4,16 +4,10 @@ import type { ListenerBounds } from '../listener-bounds.ts';
 
 /* Messages between the main thread and a serving thread (one FIFO queue each way). */
 
-/** A module as a thread gets it: its name, URL, init data and the snapshot to start from. */
-export interface ModuleSpec {
-  name: string;
-  url: string;
+/** The file door as a thread starts it: its init, the snapshot to start from, and its own channel to main's side. */
+export interface DoorStart {
   init: unknown;
   snapshot: unknown;
-}
-
-/** A module with the thread's end of its own channel (broadcasts; a thread may drain it synchronously). */
-export interface ModuleStart extends ModuleSpec {
   port: MessagePort;
 }
 
@@ -34,7 +28,8 @@ export interface WorkerInit {
   forwardPort: number;
   /** The per-boot key of the peer header. */
   key: Uint8Array;
-  modules: ModuleStart[];
+  /** The current app's door, once it listens (until then the thread forwards everything). */
+  door?: DoorStart;
   /** HTTPS to serve too (TLS on, main's HTTPS listener open with reusePort). */
   tls?: WorkerTls;
   /** `http.*` bounds of the thread's listeners (the current app's). */
@@ -44,8 +39,9 @@ export interface WorkerInit {
 }
 
 export type ToWorker =
-  | ({ t: 'module' } & ModuleStart)
-  | { t: 'drop'; name: string }
+  /** Serve with this door (a new app listens), or with none (its app closed: forward everything). */
+  | ({ t: 'door' } & DoorStart)
+  | { t: 'drop' }
   | { t: 'stats'; id: number }
   /** Listen on this HTTPS port (or move there), take a new certificate, or stop HTTPS (undefined). */
   | { t: 'tls'; tls: WorkerTls | undefined }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import type { ServingThreads, ThreadChannel, ThreadModule, ThreadTraffic } from './module.ts';
+import type { ThreadTraffic } from './module.ts';
 import { InternalListener } from './internal-listener.ts';
 import { ThreadHandle, type ThreadLog } from './thread-handle.ts';
-import type { ModuleSpec, WorkerTls } from './messages.ts';
+import type { WorkerTls } from './messages.ts';
 import { capOf, connectionSlots, type ListenerBounds } from '../listener-bounds.ts';
 
 export interface ServeOptions {
@@ -15,10 +15,30 @@ export interface ServeOptions {
   log: ThreadLog;
 }
 
+/** The file door as the pool runs it in every thread: its init, the snapshot a new thread starts from, and who hears its copies. */
+export interface PoolDoor {
+  init: unknown;
+  snapshot(): unknown;
+  receive(message: unknown): void;
+}
+
+/** The serving threads as one app's core sees them. */
+export interface AppThreads {
+  /** Threads configured (`http.threads`); 0 = the main loop serves alone. */
+  readonly count: number;
+  /** The first path segments of the app's GET routes and redirects (threads/route-heads.ts). */
+  routeHeads(): readonly string[];
+  /** The bytes each client address exchanged with the threads' listeners, about once a second, until the app closes. */
+  onTraffic(fn: (traffic: readonly ThreadTraffic[]) => void): void;
+  /** Runs the app's door in every thread (and replacement) until the app closes; gives its broadcast. */
+  runDoor(door: PoolDoor): (message: unknown) => void;
+  close(): void;
+}
+
 /**
  * The serving threads of one service (it outlives reloads, like the port): N workers listening
  * on the API port beside the main loop, the loopback listener they forward to, the per-boot key
- * of the peer header, and the modules the current app's plugins registered.
+ * of the peer header, and the current app's file door.
  */
 export class ServingThreadPool {
   /** Signs the client peer on forwarded requests (see peer-header.ts). */
@@ -28,9 +48,8 @@ export class ServingThreadPool {
   /** The current app's `http.*` bounds, for new threads too. */
   #bounds: ListenerBounds | undefined;
   readonly #internal = new InternalListener();
-  readonly #modules = new Map<string, ThreadModule>();
-  /** Per module, who receives what its threads send. */
-  readonly #receivers = new Map<string, (message: unknown) => void>();
+  /** The current app's door, while it listens. */
+  #door: PoolDoor | undefined;
   /** The current app's receivers of the threads' socket bytes. */
   readonly #traffic = new Set<(t: readonly ThreadTraffic[]) => void>();
   #threads: ThreadHandle[] = [];
@@ -38,9 +57,9 @@ export class ServingThreadPool {
   /** The HTTPS port and certificate main's HTTPS listener shares (set by it), for new threads too. */
   #tls: WorkerTls | undefined;
 
-  /** The SDK service for one app: `count` threads; its modules go when the app closes. */
-  forApp(count: number, routeHeads: () => readonly string[] = () => []): ServingThreads & { close(): void } {
-    const mine = new Set<string>();
+  /** The threads as one app sees them: `count` threads; its door goes when the app closes. */
+  forApp(count: number, routeHeads: () => readonly string[] = () => []): AppThreads {
+    let mine: PoolDoor | undefined;
     const listeners: Array<(t: readonly ThreadTraffic[]) => void> = [];
     return {
       count,
@@ -49,34 +68,26 @@ export class ServingThreadPool {
         listeners.push(fn);
         this.#traffic.add(fn);
       },
-      register: (module: ThreadModule): ThreadChannel => {
-        if (count === 0) return { broadcast: () => {}, onMessage: () => {}, close: () => {} };
-        mine.add(module.name);
-        this.#modules.set(module.name, module);
-        for (const t of this.#threads) t.addModule(this.#spec(module));
-        this.#receivers.delete(module.name);
-        return {
-          onMessage: (fn) => { if (this.#modules.get(module.name) === module) this.#receivers.set(module.name, fn); },
-          broadcast: (data) => { if (this.#modules.get(module.name) === module) for (const t of this.#threads) t.send(module.name, data); },
-          close: () => this.#drop(module),
-        };
+      runDoor: (door) => {
+        if (count === 0) return () => {};
+        mine = door;
+        this.#setDoor(door);
+        return (data) => { if (this.#door === door) for (const t of this.#threads) t.send(data); };
       },
       close: () => {
-        for (const name of mine) { const m = this.#modules.get(name); if (m) this.#drop(m); }
+        if (mine && this.#door === mine) this.#setDoor(undefined);
         for (const fn of listeners) this.#traffic.delete(fn);
       },
     };
   }
 
-  #drop(module: ThreadModule): void {
-    if (this.#modules.get(module.name) !== module) return;
-    this.#modules.delete(module.name);
-    this.#receivers.delete(module.name);
-    for (const t of this.#threads) t.dropModule(module.name);
+  #setDoor(door: PoolDoor | undefined): void {
+    this.#door = door;
+    for (const t of this.#threads) t.setDoor(this.#doorSpec());
   }
 
-  #spec(m: ThreadModule): ModuleSpec {
-    return { name: m.name, url: m.url, init: m.init, snapshot: m.snapshot?.() };
+  #doorSpec(): { init: unknown; snapshot: unknown } | undefined {
+    return this.#door && { init: this.#door.init, snapshot: this.#door.snapshot() };
   }
 
   /** Starts, keeps or stops threads so that `count` serve `host:port` (after each listen, reloads too). */
@@ -97,9 +108,9 @@ export class ServingThreadPool {
     const starting: Promise<void>[] = [];
     for (let i = this.#threads.length; i < o.count; i++) {
       const t = new ThreadHandle(i, () => ({
-        host: o.host, port: o.port, forwardPort, key: new Uint8Array(this.key), modules: [...this.#modules.values()].map((m) => this.#spec(m)), tls: this.#tls,
+        host: o.host, port: o.port, forwardPort, key: new Uint8Array(this.key), door: this.#doorSpec(), tls: this.#tls,
         bounds: this.#bounds!, slots: this.connectionSlots,
-      }), o.log, (name, message) => this.#receivers.get(name)?.(message), (peers) => { for (const fn of this.#traffic) fn(peers); });
+      }), o.log, (message) => this.#door?.receive(message), (peers) => { for (const fn of this.#traffic) fn(peers); });
       this.#threads.push(t);
       starting.push(t.start());
     }

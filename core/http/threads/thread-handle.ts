@@ -1,6 +1,6 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ThreadTraffic } from './module.ts';
-import type { FromWorker, ModuleSpec, ModuleStart, ToWorker, WorkerInit, WorkerTls } from './messages.ts';
+import type { DoorStart, FromWorker, ToWorker, WorkerInit, WorkerTls } from './messages.ts';
 import type { ListenerBounds } from '../listener-bounds.ts';
 import { siblingModule } from '../../../sdk/module-url.ts';
 
@@ -22,17 +22,20 @@ const START_TIMEOUT_MS = 30_000;
  */
 export const THREAD_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 4 } as const;
 
+/** The door as a thread gets it, without its channel (each start opens one). */
+export type DoorSpec = Omit<DoorStart, 'port'>;
+
 /**
  * One serving thread slot: its current worker, and its replacement when the worker dies. The
- * init (and the modules' snapshots) are taken at each start, so a replacement starts from the
+ * init (and the door's snapshot) are taken at each start, so a replacement starts from the
  * state of that moment; broadcasts posted meanwhile went nowhere and are in that snapshot.
  */
 export class ThreadHandle {
   readonly index: number;
   generation = 0;
-  readonly #init: () => Omit<WorkerInit, 'modules'> & { modules: ModuleSpec[] };
-  /** Main's end of each module's channel to the current worker. */
-  readonly #ports = new Map<string, MessagePort>();
+  readonly #init: () => Omit<WorkerInit, 'door'> & { door?: DoorSpec };
+  /** Main's end of the door's channel to the current worker. */
+  #port: MessagePort | undefined;
   readonly #log: ThreadLog;
   #worker: Worker | undefined;
   #stopping = false;
@@ -41,31 +44,30 @@ export class ThreadHandle {
   #statsId = 0;
   readonly #statsWaiters = new Map<number, (s: { served: number; forwarded: number }) => void>();
 
-  readonly #fromModule: (name: string, message: unknown) => void;
+  readonly #fromDoor: (message: unknown) => void;
   readonly #onTraffic: (peers: ThreadTraffic[]) => void;
 
-  /** `fromModule` gets what a module's thread side sends, `onTraffic` the thread's socket bytes. */
+  /** `fromDoor` gets what the thread's door sends, `onTraffic` the thread's socket bytes. */
   constructor(
-    index: number, init: () => Omit<WorkerInit, 'modules'> & { modules: ModuleSpec[] }, log: ThreadLog,
-    fromModule: (name: string, message: unknown) => void, onTraffic: (peers: ThreadTraffic[]) => void,
+    index: number, init: () => Omit<WorkerInit, 'door'> & { door?: DoorSpec }, log: ThreadLog,
+    fromDoor: (message: unknown) => void, onTraffic: (peers: ThreadTraffic[]) => void,
   ) {
     this.index = index;
     this.#onTraffic = onTraffic;
-    this.#fromModule = fromModule;
+    this.#fromDoor = fromDoor;
     this.#init = init;
     this.#log = log;
   }
 
-  /** Resolves once the thread listens and loaded its modules (or failed: it is then retried). */
+  /** Resolves once the thread listens (or failed: it is then retried). */
   start(): Promise<void> {
     this.generation++;
     this.#startedAt = Date.now();
-    for (const p of this.#ports.values()) p.close();
-    this.#ports.clear();
+    this.#closePort();
     const init = this.#init();
-    const modules = init.modules.map((m) => this.#open(m));
+    const door = init.door && this.#open(init.door);
     const w = new Worker(WORKER_URL, {
-      workerData: { ...init, modules } satisfies WorkerInit, transferList: modules.map((m) => m.port), resourceLimits: THREAD_RESOURCE_LIMITS,
+      workerData: { ...init, door } satisfies WorkerInit, transferList: door ? [door.port] : [], resourceLimits: THREAD_RESOURCE_LIMITS,
     });
     this.#worker = w;
     return new Promise<void>((resolve) => {
@@ -82,8 +84,7 @@ export class ThreadHandle {
         resolve();
         if (this.#worker !== w) return;
         this.#worker = undefined;
-        for (const p of this.#ports.values()) p.close();
-        this.#ports.clear();
+        this.#closePort();
         for (const done of this.#statsWaiters.values()) done({ served: 0, forwarded: 0 });
         this.#statsWaiters.clear();
         if (this.#stopping) return;
@@ -94,34 +95,37 @@ export class ThreadHandle {
     });
   }
 
-  /** A channel for `m` to this thread; main keeps one end (broadcasts), the thread gets the other. */
-  #open(m: ModuleSpec): ModuleStart {
+  /** The door's channel to this thread; main keeps one end (broadcasts), the thread gets the other. */
+  #open(d: DoorSpec): DoorStart {
     const { port1, port2 } = new MessageChannel();
-    port1.on('message', (message) => this.#fromModule(m.name, message));
+    port1.on('message', (message) => this.#fromDoor(message));
     // the port never keeps the process alive: the thread does, until it is stopped
     port1.unref();
-    this.#ports.set(m.name, port1);
-    return { ...m, port: port2 };
+    this.#port = port1;
+    return { ...d, port: port2 };
   }
 
-  /** Starts a module in the running thread (a plugin registered it after the thread started). */
-  addModule(m: ModuleSpec): void {
+  #closePort(): void {
+    this.#port?.close();
+    this.#port = undefined;
+  }
+
+  /** Serves with the door of the app that listens now (undefined: none, its app closed). */
+  setDoor(d: DoorSpec | undefined): void {
     const w = this.#worker;
+    this.#closePort();
     if (!w) return;
-    this.#ports.get(m.name)?.close();
-    const start = this.#open(m);
-    w.postMessage({ t: 'module', ...start } satisfies ToWorker, [start.port]);
+    if (!d) {
+      w.postMessage({ t: 'drop' } satisfies ToWorker);
+      return;
+    }
+    const start = this.#open(d);
+    w.postMessage({ t: 'door', ...start } satisfies ToWorker, [start.port]);
   }
 
-  dropModule(name: string): void {
-    this.#ports.get(name)?.close();
-    this.#ports.delete(name);
-    this.#worker?.postMessage({ t: 'drop', name } satisfies ToWorker);
-  }
-
-  /** A broadcast of module `name` (nowhere while the thread restarts: its snapshot covers it). */
-  send(name: string, data: unknown): void {
-    this.#ports.get(name)?.postMessage(data);
+  /** A broadcast of the door (nowhere while the thread restarts: its snapshot covers it). */
+  send(data: unknown): void {
+    this.#port?.postMessage(data);
   }
 
   /** The HTTPS port and certificate (nowhere while the thread restarts: its init has them). */

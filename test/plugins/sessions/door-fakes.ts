@@ -1,21 +1,24 @@
 import pino from 'pino';
-import type { FileDoorChannel, FileDoorTaps } from '../../../sdk/file-door.ts';
-import type { FsServeRefusal, FsServeRequest } from '../../../sdk/fs-hooks.ts';
+import type { FileDoorCounter, FileDoorTaps } from '../../../sdk/file-door.ts';
+import { fsServeHooksRef, type FsServeRefusal, type FsServeRequest } from '../../../sdk/fs-hooks.ts';
 import { SessionRegistry } from '../../../plugins/sessions/registry.ts';
-import { HlsDoor } from '../../../plugins/sessions/door-main.ts';
-import { hlsDoorTaps } from '../../../plugins/sessions/door-tap.ts';
+import { HlsViewers } from '../../../plugins/sessions/hls-viewers.ts';
+import hlsViewers from '../../../plugins/sessions/hls.ts';
 import type { SessionsConfig } from '../../../plugins/sessions/schema.ts';
+import { DoorTapModules } from '../../../core/http/files/tap-modules.ts';
+import { tapContext, type WireReport } from '../../../core/http/files/tap-state.ts';
 
 /**
- * The sessions plugin's door without a core: the plugin's side (HlsDoor on a registry) and copies
- * of the tap module over a fake channel. A "main" copy gets its messages at once, as the core
- * delivers them on main; a "thread" copy's messages wait in its queues until `deliver()`, as a
- * thread's would until its next turn (so the copies can race).
+ * The sessions plugin's HLS rule without a server: the plugin's side (HlsViewers on a registry)
+ * on the core's door tap modules, main's copy of the rule, and thread copies over fake queues. A
+ * "main" copy gets its messages at once, as the core delivers them on main; a "thread" copy's
+ * reports and broadcasts wait in its queues until `deliver()`, as a thread's would until its next
+ * turn (so the copies can race).
  */
 export interface FakeCopy {
   taps: FileDoorTaps;
-  /** Messages this copy sent and main has not received yet (threads). */
-  outbox: unknown[];
+  /** Reports this copy sent and main has not received yet (threads). */
+  outbox: WireReport[];
   /** Broadcasts this copy has not received yet (threads). */
   inbox: unknown[];
   /** Delivers both queues. */
@@ -28,13 +31,16 @@ export interface FakeCopy {
 
 export interface FakeDoor {
   registry: SessionRegistry;
-  door: HlsDoor;
+  /** The door's side: the reservations' expiry at `now`, and the plugin's tick. */
+  door: { tick(now: number): void };
+  /** The door's counter as main sees it. */
+  counter: Pick<FileDoorCounter, 'taken'>;
   limits: string[];
   copies: FakeCopy[];
   copy(kind: 'main' | 'thread', flushMs?: number): FakeCopy;
   /** Delivers every thread's queues. */
   deliverAll(): void;
-  /** The registry's tick and the door's, at `now`. */
+  /** The registry's tick and the plugin's, at `now`. */
   tick(now?: number): void;
 }
 
@@ -46,54 +52,59 @@ export function fakeDoor(cfg: Partial<SessionsConfig> = {}): FakeDoor {
   const ingress = registry.collector('hlsingress', { idleTimeoutSec: 30, limits: false });
   for (const name of ['rtmp', 'srt', 'ffmpeg']) registry.collector(name);
   const limits: string[] = [];
-  const door = new HlsDoor(hls, ingress, cfg.ip_ignorelist ?? [], (reason) => limits.push(reason));
+  const viewers = new HlsViewers(hls, ingress, cfg.ip_ignorelist ?? [], (reason) => limits.push(reason));
+  const hooks = fsServeHooksRef.create();
+  const modules = new DoorTapModules(hooks);
   const copies: FakeCopy[] = [];
-  const receivers: { kind: 'main' | 'thread'; copy: FakeCopy; fn: (m: unknown) => void }[] = [];
-  const channel: FileDoorChannel = {
-    broadcast(m) {
-      for (const r of receivers) {
-        if (r.kind === 'main') r.fn(structuredClone(m));
-        else r.copy.inbox.push(structuredClone(m));
-      }
-    },
-    onMessage(fn) { receive = fn; },
-    close() {},
+  const threads: Array<{ copy: FakeCopy; fn: (m: unknown) => void }> = [];
+  modules.toThreads = (m) => { for (const r of threads) if (m.t === 'tap') r.copy.inbox.push(structuredClone(m.message)); };
+  const channel = modules.attach(viewers.module, hlsViewers);
+  viewers.connect(channel);
+  const [wire] = modules.wire();
+  const mainTaps: FileDoorTaps = {
+    preServe: (r) => hooks.preServe.call(r),
+    transformPlaylist: (b, r) => hooks.transformPlaylist.call(b, r),
+    onServed: (e) => hooks.onServed.call(e),
   };
-  let receive: (m: unknown) => void = () => {};
-  door.connect(channel);
   const copy = (kind: 'main' | 'thread', flushMs?: number): FakeCopy => {
     const c: FakeCopy = {
-      taps: {}, outbox: [], inbox: [],
+      taps: mainTaps, outbox: [], inbox: [],
       deliver() {
         c.send();
         c.receive();
       },
       send() {
-        for (const m of c.outbox.splice(0)) receive(m);
+        for (const r of c.outbox.splice(0)) modules.reportOf(wire!.name, r);
       },
       receive() {
-        const fn = receivers.find((r) => r.copy === c)?.fn;
+        const fn = threads.find((r) => r.copy === c)?.fn;
         for (const m of c.inbox.splice(0)) fn?.(m);
       },
     };
-    c.taps = hlsDoorTaps({
+    if (kind === 'thread') {
       // a thread gets a structured clone of init: the SharedArrayBuffer stays shared
-      init: kind === 'main' ? door.module.init : structuredClone(door.module.init),
-      send: (m) => (kind === 'main' ? receive(m) : c.outbox.push(structuredClone(m))),
-      onMessage: (fn) => receivers.push({ kind, copy: c, fn }),
-    }, { immediate: kind === 'main' || flushMs === undefined, flushMs });
+      const t = tapContext(structuredClone(wire!.init), wire!.state, {
+        send: () => {},
+        onMessage: (fn) => threads.push({ copy: c, fn }),
+        report: (r) => c.outbox.push(structuredClone(r)),
+      }, flushMs === undefined, flushMs);
+      const taps = hlsViewers(t.ctx);
+      c.taps = { ...taps, close: () => t.close() };
+    }
     copies.push(c);
     return c;
   };
   return {
-    registry, door, limits, copies, copy,
+    registry, limits, copies, copy, counter: channel.counter,
+    door: { tick: (now) => { modules.expire(now); viewers.tick(); } },
     deliverAll() {
       for (const c of copies) c.send();
       for (const c of copies) c.receive();
     },
     tick(now = Date.now()) {
       for (const name of registry.names()) registry.get(name)!.tick(now);
-      door.tick(now);
+      modules.expire(now);
+      viewers.tick();
     },
   };
 }

@@ -2,10 +2,12 @@ import t from 'tap';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { SessionRegistry } from '../../../plugins/sessions/registry.ts';
-import { HlsDoor } from '../../../plugins/sessions/door-main.ts';
-import { DoorAdmission } from '../../../plugins/sessions/door-admission.ts';
+import { HlsViewers } from '../../../plugins/sessions/hls-viewers.ts';
+import hlsViewers from '../../../plugins/sessions/hls.ts';
 import { newSessionId } from '../../../plugins/sessions/session-id.ts';
-import type { DoorInit } from '../../../plugins/sessions/door-wire.ts';
+import { fsServeHooksRef } from '../../../sdk/fs-hooks.ts';
+import { DoorTapModules } from '../../../core/http/files/tap-modules.ts';
+import type { WireReport } from '../../../core/http/files/tap-state.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 const MAX = 50;
@@ -16,26 +18,27 @@ t.test('two real threads racing for the places admit exactly max_sessions togeth
     enable: true, ip_ignorelist: [], session_timeout_sec: 30, persist: false, persist_interval_sec: 0, max_bitrate_mbit: 0, max_sessions: MAX,
   }, undefined, pino({ level: 'silent' }));
   const hls = registry.collector('hls');
-  const door = new HlsDoor(hls, registry.collector('hlsingress', { limits: false }), []);
+  const door = new HlsViewers(hls, registry.collector('hlsingress', { limits: false }), []);
   const workers: Worker[] = [];
-  door.connect({
-    broadcast: (m) => { for (const w of workers) w.postMessage({ kind: 'broadcast', m }); },
-    onMessage: () => {},
-    close: () => {},
-  });
+  const modules = new DoorTapModules(fsServeHooksRef.create());
+  t.teardown(() => modules.close());
+  modules.toThreads = (m) => { for (const w of workers) if (m.t === 'tap') w.postMessage({ kind: 'broadcast', m: m.message }); };
+  const channel = modules.attach(door.module, hlsViewers);
+  door.connect(channel);
+  const [wire] = modules.wire();
   const start = new SharedArrayBuffer(4);
   const ready: Promise<void>[] = [];
   const done: Promise<number>[] = [];
   for (let i = 0; i < 2; i++) {
     const ids = Array.from({ length: PER_THREAD }, () => newSessionId());
-    const w = new Worker(new URL('./door-worker.ts', import.meta.url), { workerData: { init: door.module.init, ids, start } });
+    const w = new Worker(new URL('./door-worker.ts', import.meta.url), { workerData: { init: wire!.init, state: wire!.state, ids, start } });
     workers.push(w);
     t.teardown(() => w.terminate());
     ready.push(new Promise((resolve) => w.on('message', (msg: { kind: string }) => msg.kind === 'ready' && resolve())));
     done.push(new Promise((resolve, reject) => {
       w.on('error', reject);
-      w.on('message', (msg: { kind: string; m?: unknown; admitted?: number }) => {
-        if (msg.kind === 'send') door.receive(msg.m);
+      w.on('message', (msg: { kind: string; r?: WireReport; admitted?: number }) => {
+        if (msg.kind === 'report') modules.reportOf(wire!.name, msg.r!);
         if (msg.kind === 'done') resolve(msg.admitted!);
       });
     }));
@@ -48,7 +51,6 @@ t.test('two real threads racing for the places admit exactly max_sessions togeth
   t.equal(admitted[0]! + admitted[1]!, MAX, `admitted ${admitted.join(' + ')}`);
   // 'done' follows the last batch on each port: main has everything now
   await waitFor(() => hls.size() === MAX, { timeout: 5000, what: 'every admitted viewer registered' });
-  const state = new DoorAdmission((door.module.init as DoorInit).state, MAX);
-  t.equal(state.taken(), MAX, 'the reservations were given back as the sessions were registered');
+  t.equal(channel.counter.taken(), MAX, 'the reservations were given back as the sessions were registered');
   t.equal(hls.active().reduce((n, s) => n + s.bytes_tx, 0), MAX * 100, 'every segment counted once');
 });

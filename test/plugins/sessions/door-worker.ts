@@ -1,16 +1,20 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import factory from '../../../plugins/sessions/door-tap.ts';
+import factory from '../../../plugins/sessions/hls.ts';
+import { tapContext } from '../../../core/http/files/tap-state.ts';
 
 /*
- * A serving thread's copy of the sessions door tap, for door-threads.test.ts: the module's real
- * default export in a real worker. Waits on the shared start flag, then tries to admit its viewers
+ * A serving thread's copy of the sessions HLS rule, for door-threads.test.ts: the module's real
+ * default export on the door's real copy context in a real worker. Waits on the shared start flag, then tries to admit its viewers
  * as fast as it can, counts a segment for each admitted one, closes (the last batch goes out) and
  * says how many it admitted.
  */
-const { init, ids, start } = workerData as { init: unknown; ids: string[]; start: SharedArrayBuffer };
+const { init, state, ids, start } = workerData as { init: unknown; state: SharedArrayBuffer; ids: string[]; start: SharedArrayBuffer };
 const port = parentPort!;
 let receive: (m: unknown) => void = () => {};
-const taps = factory({ init, send: (m) => port.postMessage({ kind: 'send', m }), onMessage: (fn) => { receive = fn; } });
+const copy = tapContext(init, state, {
+  send: () => {}, onMessage: (fn) => { receive = fn; }, report: (r) => port.postMessage({ kind: 'report', r }),
+}, false);
+const taps = factory(copy.ctx);
 port.on('message', (msg: { kind: string; m?: unknown }) => {
   if (msg.kind === 'broadcast') receive(msg.m);
 });
@@ -25,5 +29,5 @@ for (const id of admitted) {
   const request = { mount: '/memfs', path: '/live/x_0001.ts', query: `session=${id}`, remote: '10.0.0.1', headers: {}, method: 'GET' as const };
   taps.onServed!({ request, status: 200, bytes: 100 });
 }
-taps.close!();
+copy.close();
 port.postMessage({ kind: 'done', admitted: admitted.length });

@@ -1,14 +1,12 @@
 import t from 'tap';
 import { newSessionId } from '../../../plugins/sessions/session-id.ts';
 import { sessionRefusals } from '../../../plugins/sessions/errors.ts';
-import { DoorAdmission } from '../../../plugins/sessions/door-admission.ts';
-import type { DoorInit } from '../../../plugins/sessions/door-wire.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { MEDIA, fakeDoor, fetchPlaylist, get } from './door-fakes.ts';
 
 const PLAYLIST = '/live/x.m3u8';
 const served = (path: string, query: string, bytes: number, remote = '10.0.0.1') => ({ request: get(path, query, remote), status: 200, bytes });
-const admission = (f: ReturnType<typeof fakeDoor>) => new DoorAdmission((f.door.module.init as DoorInit).state, f.registry.get('hls')!.settings.maxSessions);
+const admission = (f: ReturnType<typeof fakeDoor>) => f.counter;
 
 t.test('main copy: a new viewer gets a session-tagged master, its playlist registers it, playlist and segments count for it', async (t) => {
   const f = fakeDoor();
@@ -165,12 +163,12 @@ t.test('a thread copy sends a registration at once, batches bytes (at most every
   fetchPlaylist(a.taps, get(PLAYLIST, `session=${id}`), MEDIA);
   for (let i = 0; i < 5; i++) a.taps.onServed!(served('/live/x_0001.ts', `session=${id}`, 100));
   t.equal(a.outbox.length, 2, 'the hello and the registration went out at once');
-  t.match(a.outbox[1], { t: 'batch', reg: [{ id }] });
+  t.match(a.outbox[1], { items: [{ t: 'viewer', id }] });
   await waitFor(() => a.outbox.length === 3, { timeout: 5000, what: 'one batch' });
-  t.match(a.outbox[2], { t: 'batch', tx: [[id, 500, 1]] });
+  t.match(a.outbox[2], { sums: [[`s${id}`, 500]] });
   a.taps.onServed!(served('/live/x_0002.ts', `session=${id}`, 7));
   a.taps.close!();
-  t.match(a.outbox[3], { t: 'batch', tx: [[id, 7, 1]] }, 'close flushes');
+  t.match(a.outbox[3], { sums: [[`s${id}`, 7]] }, 'close flushes');
   a.deliver();
   t.same(f.registry.get('hls')!.active().map((s) => s.bytes_tx), [507]);
 });

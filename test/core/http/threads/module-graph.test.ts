@@ -35,12 +35,12 @@ t.test('a serving thread loads the door and its taps, not fastify, pino, typebox
   const app = await start(t);
   const list = app.list;
   // the door module and its tap modules load after the thread listens
-  await waitFor(async () => (await list()).some((u) => u.endsWith('/plugins/sessions/door-tap.ts')), { what: 'the sessions tap loaded in the thread', timeout: 60_000 });
+  await waitFor(async () => (await list()).some((u) => u.endsWith('/plugins/sessions/hls.ts')), { what: 'the sessions tap loaded in the thread', timeout: 60_000 });
   t.equal((await fresh(`${app.url}/memfs/a.m3u8`, { method: 'PUT', body: '#EXTM3U\n#EXTINF:2,\na.ts\n' })).status, 201);
   t.equal((await fresh(`${app.url}/memfs/a.ts`, { method: 'PUT', body: Buffer.alloc(4096, 1) })).status, 201);
   for (const path of ['/memfs/a.m3u8', '/memfs/a.ts', '/memfs/none.ts', '/api/v3/config']) await fresh(`${app.url}${path}`);
   const loaded = await list();
-  for (const own of ['/core/http/threads/worker.ts', '/core/http/files/thread-door.ts', '/core/http/threads/shared-release.ts', '/plugins/sessions/door-tap.ts']) {
+  for (const own of ['/core/http/threads/worker.ts', '/core/http/files/thread-door.ts', '/core/http/threads/shared-release.ts', '/plugins/sessions/hls.ts']) {
     t.ok(loaded.some((u) => u.endsWith(own)), `the thread loaded ${own}`);
   }
   t.same(loaded.filter((u) => HEAVY.some((re) => re.test(u))), [], 'nothing of main\'s frameworks in the thread');

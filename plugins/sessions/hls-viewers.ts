@@ -1,95 +1,78 @@
-import type { FileDoorChannel, FileDoorTapModule } from '../../sdk/file-door.ts';
-import type { Collector } from './collector.ts';
-import {
-  BITRATE_FULL, EXPIRE_S, LIVE, RESERVED, SLOTS, STATE_BYTES, type CopyBatch, type CopyMessage, type DoorInit, type MainMessage,
-} from './door-wire.ts';
+import type { FileDoorChannel, FileDoorReport, FileDoorTapModule } from '../../sdk/file-door.ts';
 import { siblingModule } from '../../sdk/module-url.ts';
+import type { Collector } from './collector.ts';
+import { PLAYLIST_BYTES, type HlsInit, type HlsItem, type HlsNews } from './hls.ts';
 
 /** Ids main has not heard of whose bytes wait for their registration, at most. */
 const MAX_WAITING = 10_000;
 /** Ticks (seconds) the bytes of an id main has not heard of wait for its registration. */
 const WAIT_TICKS = 3;
+/** Ids every copy knows at once after one registered them (the door's recent set). */
+const RECENT_IDS = 256;
 
 /**
- * The plugin's side of the HLS door tap (door-tap.ts): publishes the `hls` collector's admission
- * state for the copies (door-wire.ts), tells them which session ids it holds, and applies their
- * batches to the collectors: registrations (deduplicated: a copy that had not heard of an id
- * another registered may register it again), the reservations they took, the bytes they sent,
- * and the start of a run of refusals (`onLimit`, the `session.limit` event).
+ * The plugin's side of the HLS viewer rule (hls.ts, a door tap module): keeps the door's counter
+ * at the sessions `hls` holds, tells the copies which ids it holds and what the bitrate limit
+ * refuses, and applies their reports: viewers (the first registration wins: a copy that had not
+ * heard of an id another registered may register it again), bytes per session, and the start of
+ * a run of refusals (`onLimit`, the `session.limit` event).
  */
-export class HlsDoor {
+export class HlsViewers {
   readonly module: FileDoorTapModule;
   readonly #hls: Collector;
   readonly #ingress: Collector;
   readonly #onLimit: ((reason: string) => void) | undefined;
-  readonly #state: Int32Array;
   readonly #known = new Set<string>();
   /** Per unknown id: its bytes, whether a segment was among them, and the ticks it waited. */
-  readonly #waiting = new Map<string, [number, 0 | 1, number]>();
+  readonly #waiting = new Map<string, [number, boolean, number]>();
   #full: string[] = [];
-  #horizon: number;
   #channel: FileDoorChannel | undefined;
 
   constructor(hls: Collector, ingress: Collector, ignore: readonly string[], onLimit?: (reason: string) => void) {
     this.#hls = hls;
     this.#ingress = ingress;
     this.#onLimit = onLimit;
-    const state = new SharedArrayBuffer(STATE_BYTES);
-    this.#state = new Int32Array(state);
-    this.#horizon = Math.floor(Date.now() / 1000) - EXPIRE_S;
-    const init: DoorInit = { state, maxSessions: hls.settings.maxSessions, ignore: [...ignore] };
-    this.module = { name: 'sessions', url: siblingModule('./door-tap.ts', import.meta.url), init };
+    const init: HlsInit = { ignore: [...ignore] };
+    this.module = { name: 'sessions', url: siblingModule('./hls.ts', import.meta.url), init, counter: hls.settings.maxSessions, recent: RECENT_IDS };
   }
 
   /** Listens to the copies over `channel` and tells them what main holds. */
   connect(channel: FileDoorChannel): void {
     this.#channel = channel;
-    channel.onMessage((m) => this.receive(m));
+    channel.onReport((r) => this.#report(r));
     this.#sayAll();
   }
 
-  receive(raw: unknown): void {
-    const m = raw as CopyMessage;
-    if (m.t === 'hello') this.#sayAll();
-    else if (m.t === 'batch') this.#batch(m);
-  }
-
-  /**
-   * Once a second, after the collectors' tick: expired reservations are cleared, closed sessions
-   * dropped from the copies' lists, waiting bytes of unknown ids dropped, the bitrate state published.
-   */
-  tick(nowMs: number): void {
-    const horizon = Math.floor(nowMs / 1000) - EXPIRE_S;
-    for (let s = Math.max(this.#horizon + 1, horizon - SLOTS + 1); s <= horizon; s++) Atomics.store(this.#state, RESERVED + (s % SLOTS), 0);
-    this.#horizon = Math.max(this.#horizon, horizon);
+  /** Once a second, after the collectors' tick: closed sessions leave the copies' lists, waiting bytes expire, the bitrate state is told. */
+  tick(): void {
     this.#syncKnown();
-    // bytes whose registration did not come within WAIT_TICKS ticks are dropped
     for (const [id, w] of this.#waiting) if (++w[2] >= WAIT_TICKS) this.#waiting.delete(id);
     this.#publishBitrate();
   }
 
-  #batch(b: CopyBatch): void {
+  #report(r: FileDoorReport): void {
     const add: string[] = [];
-    for (const r of b.reg ?? []) {
-      // the first registration wins; a copy that had not heard of the id registers it again
-      this.#hls.register(r.id, { reference: r.reference, location: r.location, peer: r.peer, extra: r.extra });
-      if (!this.#known.has(r.id) && this.#hls.has(r.id)) {
-        this.#known.add(r.id);
-        add.push(r.id);
+    for (const raw of r.items) {
+      const item = raw as HlsItem;
+      if (item.t === 'hello') this.#sayAll();
+      else if (item.t === 'limit') this.#onLimit?.(item.reason);
+      else {
+        const { id, reference, location, peer, extra } = item;
+        this.#hls.register(id, { reference, location, peer, extra });
+        if (!this.#known.has(id) && this.#hls.has(id)) {
+          this.#known.add(id);
+          add.push(id);
+        }
       }
     }
-    // the places become sessions before the reservations are given back: the total never dips
-    Atomics.store(this.#state, LIVE, this.#hls.size());
-    for (const [second, n] of b.res ?? []) {
-      if (second > this.#horizon) Atomics.sub(this.#state, RESERVED + (second % SLOTS), n);
-    }
+    // the places are sessions now: the door gives their reservations back after this returns
+    this.#channel?.counter.set(this.#hls.size());
     if (add.length) this.#say({ t: 'known', add, drop: [] });
     for (const id of add) this.#release(id);
-    for (const [id, bytes, segment] of b.tx ?? []) this.#egress(id, bytes, segment);
-    if (b.lim !== undefined) this.#onLimit?.(b.lim);
+    for (const [key, bytes] of r.sums) this.#egress(key.slice(1), bytes, key[0] !== PLAYLIST_BYTES);
   }
 
-  #egress(id: string, bytes: number, segment: 0 | 1): void {
+  #egress(id: string, bytes: number, segment: boolean): void {
     if (this.#hls.has(id)) {
       if (segment) this.#hls.activate(id);
       this.#hls.egress(id, bytes);
@@ -99,7 +82,7 @@ export class HlsDoor {
     const w = this.#waiting.get(id);
     if (w) {
       w[0] += bytes;
-      if (segment) w[1] = 1;
+      w[1] ||= segment;
     } else if (this.#waiting.size < MAX_WAITING) {
       this.#waiting.set(id, [bytes, segment, 0]);
     }
@@ -121,7 +104,7 @@ export class HlsDoor {
         add.push(id);
       }
     }
-    Atomics.store(this.#state, LIVE, this.#hls.size());
+    this.#channel?.counter.set(this.#hls.size());
     if (add.length || drop.length) this.#say({ t: 'known', add, drop });
     for (const id of this.#waiting.keys()) this.#release(id);
   }
@@ -139,7 +122,7 @@ export class HlsDoor {
   #publishBitrate(): void {
     const over = this.#hls.settings.bitrateFull;
     const all = over?.(0) ?? false;
-    Atomics.store(this.#state, BITRATE_FULL, all ? 1 : 0);
+    this.#channel?.counter.block(all);
     const full: string[] = [];
     if (over && !all) for (const id of this.#ingress.ids()) if (over(this.#ingress.sessionRxBitrate(id))) full.push(id);
     if (full.length === this.#full.length && full.every((l, i) => l === this.#full[i])) return;
@@ -152,7 +135,7 @@ export class HlsDoor {
     this.#say({ t: 'full', locations: this.#full });
   }
 
-  #say(m: MainMessage): void {
+  #say(m: HlsNews): void {
     this.#channel?.broadcast(m);
   }
 }
