@@ -20,6 +20,7 @@ import { KeptResources } from './kernel/keep.ts';
 import { CORE_SERVICES, isBootPlan, planBoot, type BootPlan } from './kernel/plan.ts';
 import { StateService } from './kernel/state.ts';
 import { createServer } from './http/server.ts';
+import { keepListener, type KeptListener } from './http/kept-listener.ts';
 import { SerializerCache } from './http/serializer-cache.ts';
 import { listenerBounds } from './http/listener-bounds.ts';
 import { registerSwagger } from './http/swagger.ts';
@@ -85,6 +86,8 @@ export interface App {
   readonly kernel: Kernel;
   /** The configured plugins this app loaded (the process's start list for its reloads). */
   readonly loaded: readonly LoadedPlugin[];
+  /** The service's API listener (kept across reloads); none for an app built without a service (it listens through fastify). */
+  readonly listener?: KeptListener;
   /** Tells the app its listener is bound: records the port and runs the `onListen` taps. */
   listening(port: number): Promise<void>;
   /** Runs `onShutdown` then `onClose` taps (newest first), flushes state, closes HTTP; safe to call twice. */
@@ -110,7 +113,7 @@ export async function buildApp(config: ConfigData | BootPlan, opts: BuildOptions
   }
   core.kernel.log.info({ plugins: core.kernel.plugins }, 'core ready');
   core.kernel.configStore.useStarted(plan.configured);
-  return { http: core.kernel.http, kernel: core.kernel, loaded: plan.configured, listening: core.listening, close: core.close };
+  return { http: core.kernel.http, kernel: core.kernel, loaded: plan.configured, listening: core.listening, close: core.close, listener: core.listener };
 }
 
 /** Mounts the plan's plugins: the required ones first, then the rest in graph order. */
@@ -123,7 +126,7 @@ async function mountPlan(kernel: Kernel, plan: BootPlan): Promise<void> {
   }
 }
 
-interface Core { kernel: Kernel; listening(port: number): Promise<void>; close(): Promise<void> }
+interface Core { kernel: Kernel; listening(port: number): Promise<void>; close(): Promise<void>; listener?: KeptListener }
 
 /** The kernel's services and the core's own routes (front door, config, fs API, router, ACME), before any plugin. */
 async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
@@ -145,9 +148,14 @@ async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
     { path: resolve(config.db.dir, 'config.json'), stored: config, active: config, env: { overrides: [], errors: {}, warnings: [] }, fresh: false }, env);
   const hooks = new HookRegistry();
   const services = new ServiceContainer();
+  await removeStaleTemps(dirname(configStore.path), basename(configStore.path));
+  refuseConfigUnderDisk(configStore.path, config);
+  const bounds = listenerBounds(config.http, config.api.access.trusted_proxies);
+  const afterHttp: Array<() => Promise<void>> = []; // the service's API listener outlives its apps (kept-listener.ts)
+  const listener = opts.kept ? await keepListener(opts.kept, config, bounds, log, (fn) => { afterHttp.push(fn); }) : undefined;
   const http = createServer({
     log, bodyLimit: config.api.max_body_size_mbytes * 1024 * 1024, hooks, api: config.api, threadKey: opts.threads?.key, serializers,
-    bounds: listenerBounds(config.http, config.api.access.trusted_proxies), slots: opts.threads?.connectionSlots,
+    bounds, slots: opts.threads?.connectionSlots, listener,
   });
   // before any route: a serving thread answering the disk mount must know every other route's prefix
   const routeHeads = trackRouteHeads(http, fileRedirects(config.router).keys());
@@ -161,8 +169,6 @@ async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
   installEncoding(http);
   const lifecycle = new Lifecycle(log);
   const state = new StateService(config.db.dir);
-  await removeStaleTemps(dirname(configStore.path), basename(configStore.path));
-  refuseConfigUnderDisk(configStore.path, config);
   let port = 0;
   const startedAt = Date.now();
   // the listener's bytes per client address, main's sockets and the serving threads' alike
@@ -185,7 +191,8 @@ async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
 
   for (const o of plan.overrides) services.override(o.ref, o.impl);
   services.provide(serverRef, kernel.server);
-  const close = closer(kernel);
+  // the kept listener: this app's listeners go before fastify closes (503 until the next app), the listener after it
+  const close = closer(kernel, () => listener?.detach(), async () => { for (const fn of afterHttp) await fn(); });
   const listening = async (p: number) => {
     port = p;
     await lifecycle.listen(p);
@@ -197,17 +204,19 @@ async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
     await close();
     throw isBootError(err) ? err : new BootError((err as Error).message, { cause: err });
   }
-  return { kernel, listening, close };
+  return { kernel, listening, close, listener };
 }
 
 /** Closes an app once: `onShutdown` then `onClose` taps, pending state, HTTP, services. */
-function closer(k: Kernel): () => Promise<void> {
+function closer(k: Kernel, beforeHttp: () => void, afterHttp: () => Promise<void>): () => Promise<void> {
   let closing: Promise<void> | undefined;
   return () => {
     closing ??= (async () => {
       await k.lifecycle.stop();
       await k.state.flush();
+      beforeHttp();
       await k.http.close();
+      await afterHttp();
       await k.services.dispose();
       k.log.info('core closed');
     })();

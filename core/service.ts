@@ -118,7 +118,13 @@ export class CoreService {
     // reusePort only with threads (they bind the same port, the kernel spreads connections); without,
     // a second service started on a busy port must fail as before instead of sharing it
     // (fastify hands its options to node's listen whole; its types lack the key)
-    await this.app.http.listen({ host, port: port === 0 && reusePort ? reusePort : port, reusePort: threads > 0 } as { host: string; port: number });
+    const bind = { host, port: port === 0 && reusePort ? reusePort : port, reusePort: threads > 0 };
+    // the service's listener: bound once, kept by every reload that leaves its address (fastify never binds it)
+    if (this.app.listener) {
+      this.app.listener.activate();
+      await this.app.listener.listen(bind);
+    }
+    else await this.app.http.listen(bind as { host: string; port: number });
     this.port = (this.app.http.server.address() as AddressInfo).port;
     const k = this.app.kernel;
     if (threads > 0) await serveThreads();

@@ -13,6 +13,7 @@ import { BodyDigests } from './body-digest.ts';
 import { BodyDeadlines } from './body-deadlines.ts';
 import { ConnectionCap, answerClientError, connectionSlots, serverOptions, type ListenerBounds } from './listener-bounds.ts';
 import { LARGE_BODY_BYTES, collectAfterLargeBody } from '../reload-memory.ts';
+import type { KeptListener } from './kept-listener.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -47,6 +48,8 @@ export function createServer(opts: {
   bounds: ListenerBounds;
   /** The service's per-address connection counts, shared with the serving threads (a fresh set without). */
   slots?: Int32Array;
+  /** The service's API listener kept across reloads (kept-listener.ts); without it fastify makes its own server. */
+  listener?: KeptListener;
 }): HttpScope {
   const validators = new LazyValidators();
   const app = fastifyFor(opts, validators);
@@ -99,6 +102,8 @@ function fastifyFor(opts: Parameters<typeof createServer>[0], validators: LazyVa
       ...(opts.serializers ? { buildSerializer: opts.serializers.buildSerializer } : {}),
     } },
     forceCloseConnections: true,
+    // the service's kept listener: fastify never binds or closes it (the service and the listener do)
+    ...(opts.listener ? { serverFactory: opts.listener.factory } : {}),
     // header size and timeout from `http.*` (the reference allows 1 MiB and 10 s); bodies are bounded
     // by BodyDeadlines below, since node's requestTimeout would cut long uploads and live ingest
     http: serverOptions(opts.bounds),

@@ -36,6 +36,8 @@ export function deferContinue(app: HttpScope, prefix: string): void {
 /** Installs `door` in front of `app`'s routes; `deadlines` bound the bodies of the uploads it takes. */
 export function installDoor(app: HttpScope, door: FileDoor, deadlines: BodyDeadlines): void {
   const server: Server = app.server;
+  // the service's listener is kept across reloads: the prefixes of an app before this one go
+  deferred.set(server, []);
   const routes = server.listeners('request') as Handler[];
   server.removeAllListeners('request');
   const router: Handler = (req, res) => { for (const l of routes) l.call(server, req, res); };
