@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import {
-  definePlugin, graphqlSchemaRef, ingestHooksRef, metricCollectorsRef, optional, placeholdersRef, serverRef, sessionsRef, streamTableRef,
-  type StreamPublisher,
+  definePlugin, ingestHooksRef, optional, placeholdersRef, serverRef, streamTableRef, type StreamPublisher,
 } from '@media-core/sdk';
+import { graphqlSchemaRef } from '@media-core/plugins/graphql/api';
+import { metricCollectorsRef } from '@media-core/plugins/metrics/api';
+import { sessionsRef } from '@media-core/plugins/sessions/api';
 import { HttpTsConfig, validateConfig } from './schema.ts';
 import { httpTsRoutes } from './routes.ts';
 import { httpTsMetrics } from './metrics.ts';
@@ -19,7 +21,7 @@ import { httpTsGraphql } from './graphql.ts';
  */
 export default definePlugin({
   name: 'http-ts-ingest',
-  sdkVersion: '^3.0.0',
+  sdkVersion: '^4.0.0',
   configSchema: HttpTsConfig,
   validate: (c) => validateConfig(c),
   deps: { placeholders: placeholdersRef, server: serverRef, sessions: optional(sessionsRef), streams: streamTableRef },

@@ -1,4 +1,4 @@
-import type { SessionInfo } from '../../sdk/sessions.ts';
+import type { SessionInfo } from './api.ts';
 
 /*
  * What the sessions plugin and the copies of its file door tap module (door-tap.ts, one next to

@@ -1,5 +1,5 @@
 import type { FsServeRequest } from '../../sdk/fs-hooks.ts';
-import type { SessionInfo } from '../../sdk/sessions.ts';
+import type { SessionInfo } from './api.ts';
 import { anonymizeIp } from './anonymize.ts';
 import { rewritePlaylist } from './playlist.ts';
 import { newSessionId } from './session-id.ts';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import {
-  definePlugin, optional, eventsRef, filesystemsRef, metricCollectorsRef, processesRef, serverRef, sessionsRef, streamTableRef,
-} from '../../sdk/index.ts';
+import { definePlugin, optional, eventsRef, filesystemsRef, processesRef, serverRef, streamTableRef } from '../../sdk/index.ts';
+import { metricCollectorsRef } from '../metrics/api.ts';
+import { sessionsRef } from './api.ts';
 // not re-exported by sdk/index.ts yet
 import { fileDoorRef } from '../../sdk/file-door.ts';
 import { SessionsPluginConfig, validateSessions } from './schema.ts';
