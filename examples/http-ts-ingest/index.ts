@@ -11,7 +11,8 @@ import { httpTsMetrics } from './metrics.ts';
 import { httpTsGraphql } from './graphql.ts';
 
 /**
- * HTTP MPEG-TS ingest, a vendor plugin written against `@media-core/sdk` alone: publishers push a
+ * HTTP MPEG-TS ingest, a vendor plugin written against `@media-core/sdk` (and the sessions, metrics and
+ * GraphQL contracts, `@media-core/plugins/<name>/api`): publishers push a
  * stream with `PUT`/`POST <path>/<name>` (a chunked body, e.g. `ffmpeg -f mpegts -method PUT`),
  * processes read it through `{httpts,name=<name>}`. It calls the ingest hooks like RTMP and SRT
  * do (so session limits and policies apply), adds its own `prePublish` rule (the token),
