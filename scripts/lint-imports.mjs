@@ -1,5 +1,7 @@
-// Plugins may import only sdk/, their own folder and npm packages (design.md section 6.2); the
-// vendor examples only their own folder and packages (the SDK by its name); core/config/ nothing
+// Plugins may import only sdk/, their own folder, another plugin's contract (its api.ts, nothing
+// else of it) and npm packages (design.md section 6.2); a plugin's api.ts imports only sdk/ (it is
+// a contract: refs and types); the vendor examples only their own folder and packages (the SDK by
+// its name, a built-in's contract as @media-core/plugins/<name>/api); core/config/ nothing
 // of core/kernel/ (the kernel plans a boot from the config, never the reverse); sdk/ nothing of
 // core/ (the SDK is the contract the core implements); the test kit (testkit/) the SDK and the core
 // by their package names only, as it is installed in a vendor's project.
@@ -21,6 +23,11 @@ function walk(dir, files = []) {
   }
   return files;
 }
+/** True for `plugins/<name>/api.ts`: the one file of a plugin others may import. */
+const isContract = (target) => {
+  const rel = relative(pluginsDir, target).split(sep);
+  return rel.length === 2 && rel[0] !== '..' && (rel[1] === 'api.ts' || rel[1] === 'api.js');
+};
 let plugins = [];
 try { plugins = readdirSync(pluginsDir).filter((d) => statSync(join(pluginsDir, d)).isDirectory()); } catch { /* none */ }
 for (const plugin of plugins) {
@@ -29,8 +36,9 @@ for (const plugin of plugins) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
       const target = resolve(dirname(file), m[1]);
-      const ok = target.startsWith(own + sep) || target.startsWith(join(root, 'sdk') + sep) || target === join(root, 'sdk');
-      if (!ok) bad.push(`${relative(root, file)}: imports ${m[1]}`);
+      const inSdk = target.startsWith(join(root, 'sdk') + sep) || target === join(root, 'sdk');
+      if ((file === join(own, 'api.ts') || file === join(own, 'api.js')) && !inSdk) bad.push(`${relative(root, file)}: imports ${m[1]} (a plugin's api.ts imports only sdk/)`);
+      else if (!target.startsWith(own + sep) && !inSdk && !isContract(target)) bad.push(`${relative(root, file)}: imports ${m[1]} (of another plugin only its api.ts)`);
     }
     // children start confined through the SDK's childrenRef, never by a plugin's own spawn (issue 26)
     for (const m of text.matchAll(/^\s*import\s+(?!type\b)[^;]*?from\s+['"](?:node:)?child_process['"]/gm)) {
@@ -49,6 +57,9 @@ for (const ex of examples) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
       if (!resolve(dirname(file), m[1]).startsWith(own + sep)) bad.push(`${relative(root, file)}: imports ${m[1]} (use @media-core/sdk)`);
+    }
+    for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](@media-core\/plugins(?:\/[^'"]*)?)['"]/g)) {
+      if (!/^@media-core\/plugins\/[\w-]+\/api$/.test(m[1])) bad.push(`${relative(root, file)}: imports ${m[1]} (of a built-in only @media-core/plugins/<name>/api)`);
     }
   }
 }
@@ -93,7 +104,7 @@ for (const { file, spec } of [...relativeImports(coreDir), ...relativeImports(sd
   if (pluginOrApp(file, spec)) bad.push(`${relative(root, file)}: imports ${spec} (core/ and sdk/ import nothing of plugins/ or app/)`);
 }
 if (bad.length) {
-  console.error('Plugins must import only sdk/, their own folder and npm packages; core/config/ not core/kernel/; sdk/ not core/; core/ and sdk/ not plugins/ or app/:\n  ' + bad.join('\n  '));
+  console.error('Plugins must import only sdk/, their own folder, another plugin\'s api.ts and npm packages; core/config/ not core/kernel/; sdk/ not core/; core/ and sdk/ not plugins/ or app/:\n  ' + bad.join('\n  '));
   process.exit(1);
 }
 console.log(`import lint: ${plugins.length} plugin folder(s), ${examples.length} example(s), core/ (no plugin, no app), core/config, sdk/ and testkit/ clean`);

@@ -1,8 +1,9 @@
-// Writes the catalogue of SDK services and hooks into CONTRIBUTING.md, between the
-// sdk-catalogue markers, from sdk/*.ts and their JSDoc (run: node scripts/sdk-catalogue.ts).
+// Writes the catalogue of services and hooks into CONTRIBUTING.md, between the sdk-catalogue
+// markers, from sdk/*.ts, each plugin's contract (plugins/<name>/api.ts) and their JSDoc
+// (run: node scripts/sdk-catalogue.ts).
 // Read from the source text, not by importing: the docs are comments, and the catalogue names
 // the file each ref is declared in.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,12 +31,20 @@ function summaryAbove(lines: string[], i: number): string {
 interface Service { ref: string; id: string; type: string; many: boolean; file: string; about: string }
 interface Hook { ref: string; owner: string; name: string; kind: string; args: string; file: string; about: string }
 
-export function scan(sdkDir = join(ROOT, 'sdk')): { services: Service[]; hooks: Hook[] } {
+/** The files refs are declared in, by their path in the repository: sdk/*.ts, then plugins/<name>/api.ts. */
+function sources(sdkDir: string, pluginsDir: string): [string, string][] {
+  const out: [string, string][] = readdirSync(sdkDir).filter((f) => f.endsWith('.ts')).sort().map((f) => [`sdk/${f}`, join(sdkDir, f)]);
+  const plugins = existsSync(pluginsDir) ? readdirSync(pluginsDir).sort() : [];
+  for (const name of plugins) if (existsSync(join(pluginsDir, name, 'api.ts'))) out.push([`plugins/${name}/api.ts`, join(pluginsDir, name, 'api.ts')]);
+  return out;
+}
+
+export function scan(sdkDir = join(ROOT, 'sdk'), pluginsDir = join(ROOT, 'plugins')): { services: Service[]; hooks: Hook[] } {
   const services: Service[] = [];
   const hooks: Hook[] = [];
   const types = new Map<string, string>();
-  for (const file of readdirSync(sdkDir).filter((f) => f.endsWith('.ts')).sort()) {
-    const lines = readFileSync(join(sdkDir, file), 'utf8').split('\n');
+  for (const [file, path] of sources(sdkDir, pluginsDir)) {
+    const lines = readFileSync(path, 'utf8').split('\n');
     lines.forEach((line, i) => {
       const t = /^export interface (\w+)/.exec(line);
       if (t) types.set(t[1]!, summaryAbove(lines, i));
@@ -61,11 +70,11 @@ export function catalogue(sdkDir?: string): string {
     '### Services', '',
     'Declare a ref in `deps` to get the service; `provides` + `ctx.provide(ref, impl)` to offer one. "many" refs collect every provider in a list.', '',
     '| ref | id | type | providers | file | what |', '|---|---|---|---|---|---|',
-    ...services.map((s) => `| \`${s.ref}\` | \`${s.id}\` | \`${s.type}\` | ${s.many ? 'many' : 'one'} | \`sdk/${s.file}\` | ${s.about} |`),
+    ...services.map((s) => `| \`${s.ref}\` | \`${s.id}\` | \`${s.type}\` | ${s.many ? 'many' : 'one'} | \`${s.file}\` | ${s.about} |`),
     '', '### Hooks', '',
     'Tap with `ctx.hooks.tap(ref, name, fn)`; the tap is named after your plugin.', '',
     '| hook | kind | arguments | file | what |', '|---|---|---|---|---|',
-    ...hooks.map((h) => `| \`${h.ref}\` \`${h.name}\` | ${h.kind} | \`${h.args.replace(/\|/g, '\\|')}\` | \`sdk/${h.file}\` | ${h.about} |`),
+    ...hooks.map((h) => `| \`${h.ref}\` \`${h.name}\` | ${h.kind} | \`${h.args.replace(/\|/g, '\\|')}\` | \`${h.file}\` | ${h.about} |`),
   ];
   return out.join('\n') + '\n';
 }

@@ -55,14 +55,13 @@ function stagePlugins(into: string): string {
   const root = rootPackage();
   const sdk = JSON.parse(readFileSync(join(ROOT, 'sdk', 'package.json'), 'utf8')) as { version: string };
   const deps = Object.fromEntries(['graphql', 'jose', 'mercurius'].map((n) => [n, root.dependencies[n]!]));
+  // plugins/package.json names the package and its exports (each plugin's contract, its api entry)
+  const own = JSON.parse(readFileSync(join(ROOT, 'plugins', 'package.json'), 'utf8')) as Record<string, unknown>;
   writeFileSync(join(dir, 'package.json'), JSON.stringify({
-    name: '@media-core/plugins',
+    ...own,
     version: root.version,
-    description: 'The built-in plugins of the media process core (packed from plugins/ by scripts/testkit-vendor.ts)',
-    type: 'module',
     files: ['**/*.js', '**/*.js.map', '**/*.ts', '!**/*.d.ts', '**/package.json'],
     dependencies: { '@media-core/sdk': `>=${sdk.version}`, ...deps },
-    license: 'MIT',
   }, null, 2));
   return dir;
 }
@@ -98,7 +97,7 @@ export async function vendorProject(dir: string): Promise<string> {
 /** What the warm-up remembers: the lock and the packed packages' manifests. */
 export function warmKey(): string {
   const h = createHash('sha256');
-  for (const f of ['package-lock.json', 'sdk/package.json', 'core/package.json', 'app/package.json', 'testkit/package.json']) h.update(readFileSync(join(ROOT, f)));
+  for (const f of ['package-lock.json', 'sdk/package.json', 'core/package.json', 'app/package.json', 'testkit/package.json', 'plugins/package.json']) h.update(readFileSync(join(ROOT, f)));
   return h.digest('hex').slice(0, 16);
 }
 

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { BasicCredentials } from './auth.ts';
+import type { BasicCredentials } from './credentials.ts';
 
 const BASIC = /^basic\s+(\S*)\s*$/i;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -1,7 +1,7 @@
 /**
  * The SDK contract (`@media-core/sdk`): what a plugin is and what it may talk to. Plugin
  * definition and context, service and hook refs, errors, the kernel's configuration sections, and the
- * well-known services (filesystems, placeholders, processes, ingest, sessions, metrics, TLS,
+ * well-known services (filesystems, placeholders, processes, ingest, streams, TLS,
  * ...). Its version is `SDK_VERSION`; a breaking change here bumps the major. Helpers for common
  * jobs (file serving, paths, atomic writes) are the toolkit (`@media-core/sdk/toolkit`); the
  * in-process test app is its own package, `@media-core/testkit` (it needs the core, which the SDK
@@ -24,7 +24,7 @@ export * from './fs.ts';
 export * from './fs-hooks.ts';
 export * from './placeholders.ts';
 export * from './run-credentials.ts';
-export * from './auth.ts';
+export * from './credentials.ts';
 export * from './process.ts';
 export * from './process-views.ts';
 export * from './process-replica.ts';
@@ -33,10 +33,6 @@ export * from './ingest.ts';
 export * from './streams.ts';
 export * from './tls.ts';
 export * from './file-door.ts';
-export * from './metrics.ts';
-export * from './sessions.ts';
-export * from './playout.ts';
 export * from './about.ts';
-export * from './graphql.ts';
 export * from './events.ts';
 export * from './event-types.ts';

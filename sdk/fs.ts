@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { createServiceRef } from './refs.ts';
 import type { MimeTable } from './fs-mime.ts';
-import type { BasicCredentials } from './auth.ts';
+import type { BasicCredentials } from './credentials.ts';
 
 /** One file of a filesystem; `name` is its absolute path inside the filesystem (`/a/b.ts`). */
 export interface FsFileInfo {

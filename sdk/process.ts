@@ -305,3 +305,24 @@ export const processHooksRef = createHooksRef('process', () => ({
   onSchedule: new AsyncParallelHook<[ProcessScheduleEvent]>(['event']),
   onDemand: new AsyncParallelHook<[ProcessDemandEvent]>(['event']),
 }));
+
+/**
+ * What a process's state (`GET /api/v3/process/{id}/state`) gets beyond the reference's fields:
+ * members by name, appended to its JSON object in order (`id` says which process; a member left
+ * `undefined` is not sent). A plugin that keeps per-process state adds its member here.
+ */
+export interface ProcessStateExtras {
+  readonly id: string;
+  [member: string]: unknown;
+}
+
+/**
+ * Fields the process engine adds to a process's state, called by the engine on each state read
+ * (synchronous, no I/O); each tap sets its own member and returns the object.
+ *
+ * @example
+ * ctx.hooks.tap(stateExtrasRef, 'view', (v) => { v.vendor_note = notes.get(v.id); return v; });
+ */
+export const stateExtrasRef = createHooksRef('process.state-extras', () => ({
+  view: new SyncWaterfallHook<[ProcessStateExtras]>(['view']),
+}));

@@ -1,4 +1,4 @@
-import type { BasicCredentials } from './auth.ts';
+import type { BasicCredentials } from './credentials.ts';
 import type { PlaceholderSection } from './placeholders.ts';
 import { createServiceRef } from './refs.ts';
 

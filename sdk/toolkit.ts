@@ -20,6 +20,7 @@ export * from './client-signature.ts';
 export * from './forward.ts';
 export * from './linger-close.ts';
 export * from './basic-credentials.ts';
+export * from './bearer-tokens.ts';
 export * from './short-id.ts';
 export * from './mask.ts';
 export * from './module-url.ts';

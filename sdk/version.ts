@@ -20,4 +20,4 @@ export const SDK_NAME = '@media-core/sdk';
  * @example
  * ctx.log.info({ sdk: SDK_VERSION }, 'mounted');
  */
-export const SDK_VERSION = '3.2.0';
+export const SDK_VERSION = '4.0.0';

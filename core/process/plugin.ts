@@ -181,10 +181,13 @@ function hookCalls(hooks: Readonly<ProcessHooks>, log: { warn(o: object, m: stri
   return { notify, preSave };
 }
 
-/** What other plugins add to a process's state (the playout plugin's `playlist`), as JSON members. */
+/** What other plugins add to a process's state (stateExtrasRef), as JSON members. */
 function stateExtrasJson(extras: Readonly<ReturnType<(typeof stateExtrasRef)['create']>>): (id: string) => string {
   return (id) => {
-    const v = extras.view.call({ id });
-    return v.playlist ? `"playlist":${JSON.stringify(v.playlist)}` : '';
+    const members: string[] = [];
+    for (const [name, value] of Object.entries(extras.view.call({ id }))) {
+      if (name !== 'id' && value !== undefined) members.push(`${JSON.stringify(name)}:${JSON.stringify(value)}`);
+    }
+    return members.join(',');
   };
 }

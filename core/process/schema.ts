@@ -82,7 +82,7 @@ export {
   SkillsSchema as Skills,
 };
 
-/** Where a `playlist:` input is (filled by the playout plugin; sdk/playout.ts PlaylistPlayState). */
+/** Where a `playlist:` input is (a member of the state that a plugin adds through stateExtrasRef). */
 const PlaylistPlayState = Type.Object({
   name: Type.String(),
   index: Type.Integer({ description: 'index of the current item, -1 between items' }),

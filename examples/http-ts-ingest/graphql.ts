@@ -1,4 +1,5 @@
-import type { GraphqlContribution, StreamTable } from '@media-core/sdk';
+import type { StreamTable } from '@media-core/sdk';
+import type { GraphqlContribution } from '@media-core/plugins/graphql/api';
 import { streamViews } from './views.ts';
 
 /**

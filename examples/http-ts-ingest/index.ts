@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import {
-  definePlugin, graphqlSchemaRef, ingestHooksRef, metricCollectorsRef, optional, placeholdersRef, serverRef, sessionsRef, streamTableRef,
-  type StreamPublisher,
+  definePlugin, ingestHooksRef, optional, placeholdersRef, serverRef, streamTableRef, type StreamPublisher,
 } from '@media-core/sdk';
+import { graphqlSchemaRef } from '@media-core/plugins/graphql/api';
+import { metricCollectorsRef } from '@media-core/plugins/metrics/api';
+import { sessionsRef } from '@media-core/plugins/sessions/api';
 import { HttpTsConfig, validateConfig } from './schema.ts';
 import { httpTsRoutes } from './routes.ts';
 import { httpTsMetrics } from './metrics.ts';
 import { httpTsGraphql } from './graphql.ts';
 
 /**
- * HTTP MPEG-TS ingest, a vendor plugin written against `@media-core/sdk` alone: publishers push a
+ * HTTP MPEG-TS ingest, a vendor plugin written against `@media-core/sdk` (and the sessions, metrics and
+ * GraphQL contracts, `@media-core/plugins/<name>/api`): publishers push a
  * stream with `PUT`/`POST <path>/<name>` (a chunked body, e.g. `ffmpeg -f mpegts -method PUT`),
  * processes read it through `{httpts,name=<name>}`. It calls the ingest hooks like RTMP and SRT
  * do (so session limits and policies apply), adds its own `prePublish` rule (the token),
@@ -19,7 +22,7 @@ import { httpTsGraphql } from './graphql.ts';
  */
 export default definePlugin({
   name: 'http-ts-ingest',
-  sdkVersion: '^3.0.0',
+  sdkVersion: '^4.0.0',
   configSchema: HttpTsConfig,
   validate: (c) => validateConfig(c),
   deps: { placeholders: placeholdersRef, server: serverRef, sessions: optional(sessionsRef), streams: streamTableRef },

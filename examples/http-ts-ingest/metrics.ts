@@ -1,4 +1,5 @@
-import type { MetricCollector, StreamTable } from '@media-core/sdk';
+import type { StreamTable } from '@media-core/sdk';
+import type { MetricCollector } from '@media-core/plugins/metrics/api';
 
 /**
  * The plugin's figures for the metrics plugin (`GET /api/v3/metrics`, `/metrics`): read from

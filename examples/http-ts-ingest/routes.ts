@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  askIngest, tellIngest, streamName, NETWORK, PUBLIC, ingestHooksRef, type HttpScope, type SessionsService, type StreamPublisher, type StreamRefusal,
-  type StreamTable,
+  askIngest, tellIngest, streamName, NETWORK, PUBLIC, ingestHooksRef, type HttpScope, type StreamPublisher, type StreamRefusal, type StreamTable,
 } from '@media-core/sdk';
+import type { SessionsService } from '@media-core/plugins/sessions/api';
 import { acceptRawBodies, clientAddress, ignoreContentType } from '@media-core/sdk/toolkit';
 import { atBoundary, BodyLost, reasonOf, type BoundaryLog } from './boundary.ts';
 import { httptsErrors } from './errors.ts';

@@ -1,5 +1,6 @@
 import { buildSchema, type GraphQLSchema } from 'graphql';
-import { BootError, type GraphqlContribution } from '../../sdk/index.ts';
+import { BootError } from '../../sdk/index.ts';
+import { type GraphqlContribution } from './api.ts';
 import { untrack, type TraceContext } from './result-cache.ts';
 import { scalarResolvers } from './scalars.ts';
 import { BASE_SDL } from './schema.ts';

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import Fastify from 'fastify';
 import mercurius from 'mercurius';
-import type { GraphqlContribution, RequestAuth } from '../../sdk/index.ts';
+import type { RequestAuth } from '../../sdk/index.ts';
+import type { GraphqlContribution } from './api.ts';
 import { composeSchema } from './compose.ts';
 import { errorJson } from './errors.ts';
 import { referenceFields, type FieldDeps } from './fields.ts';

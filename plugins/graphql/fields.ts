@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type {
-  AboutService, AppLogService, MetricsQueryService, PlayoutService, ProcessesService,
-} from '../../sdk/index.ts';
+import type { AboutService, AppLogService, ProcessesService } from '../../sdk/index.ts';
+import type { MetricsQueryService } from '../metrics/api.ts';
+import type { PlayoutService } from '../playout/api.ts';
 import type { TrackedContribution } from './compose.ts';
 import { graphqlErrors } from './errors.ts';
 import { ProcessMapper, graphProbe } from './process-map.ts';
@@ -21,9 +21,9 @@ export interface FieldDeps {
   playout: PlayoutService | undefined;
 }
 
-interface MetricsArgs {
+type MetricsArgs = {
   query: { timerange_seconds?: number | null; interval_seconds?: number | null; metrics: { name: string; labels?: Record<string, unknown> | null }[] };
-}
+};
 
 /** Label regexes are strings; other values are ignored, as the reference does. */
 function stringLabels(labels: Record<string, unknown> | null | undefined): Record<string, string> {

@@ -1,6 +1,7 @@
-import {
-  aboutRef, appLogRef, definePlugin, graphqlSchemaRef, metricsQueryRef, optional, playoutRef, processesRef,
-} from '../../sdk/index.ts';
+import { aboutRef, appLogRef, definePlugin, optional, processesRef } from '../../sdk/index.ts';
+import { graphqlSchemaRef } from './api.ts';
+import { metricsQueryRef } from '../metrics/api.ts';
+import { playoutRef } from '../playout/api.ts';
 
 /**
  * The GraphQL API of reference 15: `POST /api/graph/query` and the page at `GET /api/graph`,

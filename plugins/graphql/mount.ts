@@ -1,4 +1,5 @@
-import type { GraphqlContribution, HttpScope } from '../../sdk/index.ts';
+import type { HttpScope } from '../../sdk/index.ts';
+import type { GraphqlContribution } from './api.ts';
 import type { GraphEngine } from './engine.ts';
 import type { FieldDeps } from './fields.ts';
 import { PersistedQueries } from './persisted.ts';

@@ -1,4 +1,4 @@
-import type { GraphqlContext } from '../../sdk/index.ts';
+import type { GraphqlContext } from './api.ts';
 
 /*
  * Answers kept while what they were computed from is unchanged, the GraphQL side of what the

@@ -1,7 +1,7 @@
 /*
  * The reference's schema (section 15), in SDL. The base (ping, scalars, enums) is the plugin's
  * own; every other part is written as an extension, the way a contribution from another plugin
- * (sdk/graphql.ts) is, so the composition treats them all alike.
+ * (api.ts) is, so the composition treats them all alike.
  */
 
 /** Root types, the shared scalars and enums. */

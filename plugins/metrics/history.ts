@@ -1,4 +1,4 @@
-import type { MetricValue } from '../../sdk/index.ts';
+import type { MetricValue } from './api.ts';
 
 /** One series (a name and one set of label values) with its value at every kept sample. */
 export interface Series {

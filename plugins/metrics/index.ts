@@ -1,6 +1,5 @@
-import {
-  definePlugin, filesystemsRef, metricCollectorsRef, metricsQueryRef, processesRef, type MetricCollector,
-} from '../../sdk/index.ts';
+import { definePlugin, filesystemsRef, processesRef } from '../../sdk/index.ts';
+import { metricCollectorsRef, metricsQueryRef, type MetricCollector } from './api.ts';
 import { MetricsConfig, validateMetrics } from './schema.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { MetricValue } from '../../sdk/index.ts';
+import type { MetricValue } from './api.ts';
 
 /** One exported metric: its internal source and how its labels are renamed (reference 12.5). */
 export interface Export {

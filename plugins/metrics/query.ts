@@ -1,4 +1,4 @@
-import type { MetricsQueryInput, MetricValue } from '../../sdk/index.ts';
+import type { MetricsQueryInput, MetricValue } from './api.ts';
 import type { MetricsHistory } from './history.ts';
 import type { MetricsResponse } from './schema.ts';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { MetricCollector, MetricDescription, MetricsQueryInput, MetricValue } from '../../sdk/index.ts';
+import type { MetricCollector, MetricDescription, MetricsQueryInput, MetricValue } from './api.ts';
 import { MetricsHistory } from './history.ts';
 import { compilePatterns, currentValues, historyValues } from './query.ts';
 import type { MetricsConfig, MetricsResponse } from './schema.ts';

@@ -1,4 +1,5 @@
-import type { PlaylistPlayState, PlayoutService, PlayoutStatus, ProcessesService } from '../../sdk/index.ts';
+import type { ProcessesService } from '../../sdk/index.ts';
+import type { PlaylistPlayState, PlayoutService, PlayoutStatus } from './api.ts';
 import { PREFIX } from './args.ts';
 import { playoutErrors } from './errors.ts';
 import { relayKey, type RelayEntry } from './relays.ts';

@@ -1,4 +1,5 @@
-import { childrenRef, definePlugin, eventsRef, optional, playoutRef, processHooksRef, processesRef, stateExtrasRef } from '../../sdk/index.ts';
+import { childrenRef, definePlugin, eventsRef, optional, processHooksRef, processesRef, stateExtrasRef } from '../../sdk/index.ts';
+import { playoutRef } from './api.ts';
 import { PlayoutSettings, validatePlayout } from './schema.ts';
 import type { RelayFactory } from './relays.ts';
 import { openPlaylists } from './playlist/index.ts';

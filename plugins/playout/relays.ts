@@ -1,4 +1,4 @@
-import type { PlaylistPlayState, PlayoutStatus } from '../../sdk/index.ts';
+import type { PlaylistPlayState, PlayoutStatus } from './api.ts';
 import type { RelayOptions } from './relay/index.ts';
 
 /*

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { PlaylistPlayState, ProcessCommandView, ProcessPreSave, ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
+import type { ProcessCommandView, ProcessPreSave, ProcessPreStart, ProcessesService } from '../../sdk/index.ts';
+import type { PlaylistPlayState } from './api.ts';
 import { PLAYLIST, PREFIX, directInput, relayed, locateInputs, relayInput, replaceInputs, splitOptions, type LocatedInput } from './args.ts';
 import { exhausted } from './errors.ts';
 import type { PortPool } from './ports.ts';

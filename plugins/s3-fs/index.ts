@@ -1,6 +1,5 @@
-import {
-  definePlugin, optional, eventsRef, filesystemsRef, metricCollectorsRef, placeholdersRef, serverRef, MimeTable,
-} from '../../sdk/index.ts';
+import { definePlugin, optional, eventsRef, filesystemsRef, placeholdersRef, serverRef, MimeTable } from '../../sdk/index.ts';
+import { metricCollectorsRef } from '../metrics/api.ts';
 import { S3FsConfig, validateS3Fs } from './schema.ts';
 
 /**

@@ -1,7 +1,7 @@
 import {
-  runUserinfo, type EventsService, type MetricCollector, type MetricValue, type MimeTable, type PlaceholderRegistry, type PluginContext,
-  type ServerInfo,
+  runUserinfo, type EventsService, type MimeTable, type PlaceholderRegistry, type PluginContext, type ServerInfo,
 } from '../../sdk/index.ts';
+import { type MetricCollector, type MetricValue } from '../metrics/api.ts';
 import { createClient, isTransient } from './client.ts';
 import { Bucket } from './objects.ts';
 import { BufferBudget } from './pending.ts';

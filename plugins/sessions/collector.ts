@@ -1,4 +1,4 @@
-import type { SessionCollector, SessionInfo, SessionView } from '../../sdk/index.ts';
+import type { SessionCollector, SessionInfo, SessionView } from './api.ts';
 import { Rate, Top } from './rate.ts';
 import { History } from './history.ts';
 import type { IgnoreList } from './ignore-list.ts';

@@ -1,4 +1,4 @@
-import type { SessionInfo } from '../../sdk/index.ts';
+import type { SessionInfo } from './api.ts';
 
 /** One line of the history, as `<db.dir>/sessions/<collector>.json` keeps it (reference 10.2). */
 export interface HistoryEntry {

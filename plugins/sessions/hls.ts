@@ -1,6 +1,6 @@
 import type { FileDoorTapContext, FileDoorTaps } from '../../sdk/file-door.ts';
 import type { FsServeRefusal, FsServeRequest, FsServedEvent } from '../../sdk/fs-hooks.ts';
-import type { SessionInfo } from '../../sdk/sessions.ts';
+import type { SessionInfo } from './api.ts';
 import { IgnoreList } from './ignore-list.ts';
 import { newSessionId, validSessionId } from './session-id.ts';
 import { sessionRefusals } from './errors.ts';

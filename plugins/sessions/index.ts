@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import {
-  definePlugin, optional, eventsRef, fileDoorRef, filesystemsRef, metricCollectorsRef, processesRef, serverRef, sessionsRef, streamTableRef,
-} from '../../sdk/index.ts';
+import { definePlugin, optional, eventsRef, fileDoorRef, filesystemsRef, processesRef, serverRef, streamTableRef } from '../../sdk/index.ts';
+import { metricCollectorsRef } from '../metrics/api.ts';
+import { sessionsRef } from './api.ts';
 import { SessionsPluginConfig, validateSessions } from './schema.ts';
 import type { History } from './history.ts';
 

@@ -1,4 +1,4 @@
-import type { MetricCollector, MetricDescription, MetricValue } from '../../sdk/index.ts';
+import type { MetricCollector, MetricDescription, MetricValue } from '../metrics/api.ts';
 import type { SessionRegistry } from './registry.ts';
 
 const NAMES: Array<[string, string]> = [

@@ -1,7 +1,8 @@
 import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { writeFileAtomic, type CollectorOptions, type SessionsService } from '../../sdk/index.ts';
+import { writeFileAtomic } from '../../sdk/index.ts';
+import { type CollectorOptions, type SessionsService } from './api.ts';
 import type { SessionsConfig } from './schema.ts';
 import { Collector } from './collector.ts';
 import { History, type HistorySummary } from './history.ts';

@@ -1,4 +1,5 @@
-import type { HttpScope, SessionView, Static } from '../../sdk/index.ts';
+import type { HttpScope, Static } from '../../sdk/index.ts';
+import type { SessionView } from './api.ts';
 import { CollectorsQuery, SessionsActiveSchema, SessionsSummarySchema, type SessionSummarySchema } from './schema.ts';
 import type { SessionRegistry } from './registry.ts';
 

@@ -1,4 +1,5 @@
-import { definePlugin, optional, processesRef, sessionsRef } from '../../sdk/index.ts';
+import { definePlugin, optional, processesRef } from '../../sdk/index.ts';
+import { sessionsRef } from '../sessions/api.ts';
 
 /**
  * The public process widget: `GET /api/v3/widget/process/{id}` with the session counts (from the

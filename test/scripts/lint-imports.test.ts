@@ -31,6 +31,31 @@ t.test('plugins may import sdk/, their own folder and packages only', async (t) 
   t.equal(lint(root).code, 0);
 });
 
+t.test('of another plugin, a plugin imports exactly its api.ts; an api.ts imports only sdk/ (issue 45.2)', async (t) => {
+  const root = t.testdir({ sdk: { 'index.ts': 'export {};\n' }, plugins: { owner: {}, user: {} } });
+  writeFileSync(join(root, 'plugins', 'owner', 'api.ts'), "import { createServiceRef } from '../../sdk/index.ts';\nexport const r = createServiceRef('o');\n");
+  writeFileSync(join(root, 'plugins', 'user', 'index.ts'), "import { r } from '../owner/api.ts';\nimport type { R } from '../owner/api.ts';\n");
+  t.equal(lint(root).code, 0, 'another plugin\'s api.ts is fine');
+  writeFileSync(join(root, 'plugins', 'user', 'index.ts'), "import { s } from '../owner/service.ts';\nconst a = await import('../owner/sub/api.ts');\n");
+  writeFileSync(join(root, 'plugins', 'owner', 'api.ts'), "import { S } from './service.ts';\nexport type X = S;\n");
+  const r = lint(root);
+  t.equal(r.code, 1);
+  t.match(r.out, /plugins\/user\/index\.ts: imports \.\.\/owner\/service\.ts \(of another plugin only its api\.ts\)/);
+  t.match(r.out, /plugins\/user\/index\.ts: imports \.\.\/owner\/sub\/api\.ts/);
+  t.match(r.out, /plugins\/owner\/api\.ts: imports \.\/service\.ts \(a plugin's api\.ts imports only sdk\/\)/);
+});
+
+t.test('a vendor example imports a built-in\'s contract as @media-core/plugins/<name>/api only', async (t) => {
+  const root = t.testdir({ examples: { vendor: {} } });
+  writeFileSync(join(root, 'examples', 'vendor', 'index.ts'), "import { sessionsRef } from '@media-core/plugins/sessions/api';\n");
+  t.equal(lint(root).code, 0);
+  writeFileSync(join(root, 'examples', 'vendor', 'index.ts'), "import { x } from '@media-core/plugins/sessions/registry.ts';\nimport y from '@media-core/plugins';\n");
+  const r = lint(root);
+  t.equal(r.code, 1);
+  t.match(r.out, /examples\/vendor\/index\.ts: imports @media-core\/plugins\/sessions\/registry\.ts \(of a built-in only/);
+  t.match(r.out, /examples\/vendor\/index\.ts: imports @media-core\/plugins \(of a built-in only/);
+});
+
 t.test('a vendor example imports the SDK by name, never a path out of its folder', async (t) => {
   const root = t.testdirName;
   mkdirSync(join(root, 'examples', 'vendor', 'node_modules', 'dep'), { recursive: true });

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BasicCredentials } from '../../../sdk/auth.ts';
+import type { BasicCredentials } from '../../../sdk/credentials.ts';
 import type { CorsPolicy } from '../../../sdk/fs-cors.ts';
 import type { FsServeHooks, PlaylistRewrites } from '../../../sdk/fs-hooks.ts';
 import type { MimeTable } from '../../../sdk/fs-mime.ts';

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { BasicCredentials } from '../../../sdk/auth.ts';
+import type { BasicCredentials } from '../../../sdk/credentials.ts';
 import type { ErrorBody } from '../../../sdk/errors.ts';
 import type { FsReaderModule } from '../../../sdk/fs.ts';
 import type { WireReport } from './tap-state.ts';

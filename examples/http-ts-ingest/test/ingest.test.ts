@@ -1,5 +1,6 @@
 import t from 'tap';
-import { definePlugin, ingestHooksRef, metricCollectorsRef, placeholdersRef } from '@media-core/sdk';
+import { definePlugin, ingestHooksRef, placeholdersRef } from '@media-core/sdk';
+import { metricCollectorsRef } from '@media-core/plugins/metrics/api';
 import { publisher, startIngest, until } from './helpers.ts';
 
 const live = async (kit: Awaited<ReturnType<typeof startIngest>>) => (await kit.request('GET', '/api/v3/httpts')).body as any[];

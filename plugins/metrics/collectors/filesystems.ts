@@ -1,4 +1,5 @@
-import type { FilesystemService, MetricCollector, MetricDescription, MetricValue } from '../../../sdk/index.ts';
+import type { FilesystemService } from '../../../sdk/index.ts';
+import type { MetricCollector, MetricDescription, MetricValue } from '../api.ts';
 
 const DESCRIPTIONS: readonly MetricDescription[] = [
   { name: 'filesystem_limit', description: 'Total size of the filesystem in bytes, negative if unlimited', labels: ['name'] },

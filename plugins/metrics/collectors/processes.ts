@@ -1,6 +1,5 @@
-import type {
-  MetricCollector, MetricDescription, MetricValue, ProcessesService, ProcessExecState, ProcessMetricsInfo, ProcessStreamProgress,
-} from '../../../sdk/index.ts';
+import type { ProcessesService, ProcessExecState, ProcessMetricsInfo, ProcessStreamProgress } from '../../../sdk/index.ts';
+import type { MetricCollector, MetricDescription, MetricValue } from '../api.ts';
 
 const STATES: readonly ProcessExecState[] = ['finished', 'starting', 'running', 'finishing', 'failed', 'killed'];
 const PROCESS_NAMES = ['frame', 'fps', 'speed', 'q', 'size', 'time', 'drop', 'dup', 'packet', 'bitrate', 'cpu', 'memory', 'uptime', 'cpu_limit', 'memory_limit'] as const;

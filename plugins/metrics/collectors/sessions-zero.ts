@@ -1,4 +1,4 @@
-import type { MetricCollector, MetricDescription, MetricValue } from '../../../sdk/index.ts';
+import type { MetricCollector, MetricDescription, MetricValue } from '../api.ts';
 
 /** The `session_*` names of reference 12.4, all labelled by `collector`. */
 export const SESSION_METRICS: readonly MetricDescription[] = [

@@ -1,6 +1,6 @@
 import { readFileSync, statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import type { MetricCollector, MetricDescription, MetricValue } from '../../../sdk/index.ts';
+import type { MetricCollector, MetricDescription, MetricValue } from '../api.ts';
 import {
   parseCfsQuota, parseCpuMax, parseMeminfo, parseMemoryLimit, parseNetDev, parseProcStat, type CpuTimes,
 } from './proc-parse.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PlaylistPlayState } from '../../../sdk/playout.ts';
+import type { PlaylistPlayState } from '../api.ts';
 import type { Playlist, PlaylistFormat, StoredItem } from './schema.ts';
 import { LOCAL_PROTOCOLS, resolveSource, type SourceRules } from './sources.ts';
 

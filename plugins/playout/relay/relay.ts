@@ -3,7 +3,7 @@
 // ends it loops the error-frame clip (encoded once to match the source) until the source delivers a
 // keyframe again. See README.md for the diagram.
 import type { Logger } from 'pino';
-import type { PlaylistPlayState, PlayoutStatus } from '../../../sdk/playout.ts';
+import type { PlaylistPlayState, PlayoutStatus } from '../api.ts';
 import { imageDecodes } from './clip.ts';
 import { Consumers } from './consumers.ts';
 import { RelayError } from './errors.ts';

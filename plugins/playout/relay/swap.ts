@@ -1,7 +1,7 @@
 // A stream switch (`PUT .../stream`): a second source run on the new URL is probed; its parameters must
 // match the current ones (else it is refused with the reason and the old source kept); once it delivers
 // a keyframe the relay splices over to it. This keeps the switch's state and the status's `swap` part.
-import type { PlayoutStatusSwap } from '../../../sdk/playout.ts';
+import type { PlayoutStatusSwap } from '../api.ts';
 import type { SourceRun } from './source.ts';
 
 export type SwitchResult = { ok: true } | { ok: false; reason: string };

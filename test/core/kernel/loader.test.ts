@@ -36,11 +36,11 @@ async function bootError(p: Promise<unknown>): Promise<{ code: string; message: 
 
 t.test('a plugin package is found from the config folder, with exports and a matching SDK range', async (t) => {
   const dir = t.testdir();
-  await fakePackage(dir, '@acme/hello', { exports: { '.': { import: './index.js' } }, peerDependencies: { '@media-core/sdk': '^3.0.0' } }, pluginJs('acme-hello'));
+  await fakePackage(dir, '@acme/hello', { exports: { '.': { import: './index.js' } }, peerDependencies: { '@media-core/sdk': '^4.0.0' } }, pluginJs('acme-hello'));
   await fakePackage(dir, 'main-only', { main: 'index.js' }, pluginJs('main-only', "sdkVersion: '>=1 <99',"));
   const loaded = await loadPlugins(['@acme/hello', 'main-only'], [], dir);
   t.same(loaded.map((p) => p.def.name), ['acme-hello', 'main-only']);
-  t.equal(SDK_VERSION, '3.2.0');
+  t.equal(SDK_VERSION, '4.0.0');
 });
 
 t.test('the service\'s own node_modules is the fallback for package names', async (t) => {
@@ -55,10 +55,10 @@ t.test('clear boot errors: missing package, wrong SDK range, duplicate name', as
   t.equal(missing.code, 'PLUGIN_NOT_FOUND');
   t.match(missing.message, /Unknown plugin '@acme\/nothing-here' in 'plugins\[0\]'; known plugins: .*\(no package '@acme\/nothing-here' in /);
 
-  await fakePackage(dir, 'too-new', { peerDependencies: { '@media-core/sdk': '^4.0.0' } }, pluginJs('too-new'));
+  await fakePackage(dir, 'too-new', { peerDependencies: { '@media-core/sdk': '^5.0.0' } }, pluginJs('too-new'));
   const range = await bootError(loadPlugins(['too-new'], [], dir));
   t.equal(range.code, 'PLUGIN_SDK_RANGE');
-  t.match(range.message, /Plugin 'too-new' \(package too-new@2\.3\.4 .*\) needs SDK @media-core\/sdk@\^4\.0\.0; this service has SDK 3\.2\.0/);
+  t.match(range.message, /Plugin 'too-new' \(package too-new@2\.3\.4 .*\) needs SDK @media-core\/sdk@\^5\.0\.0; this service has SDK 4\.0\.0/);
 
   await fakePackage(dir, 'def-range', {}, pluginJs('def-range', "sdkVersion: '~0.9.0',"));
   t.equal((await bootError(loadPlugins(['def-range'], [], dir))).code, 'PLUGIN_SDK_RANGE', 'the definition\'s sdkVersion is checked too');

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { EXPORTS, PrometheusExport } from '../../../plugins/metrics/prometheus.ts';
-import type { MetricValue } from '../../../sdk/index.ts';
+import type { MetricValue } from '../../../plugins/metrics/api.ts';
 import { PromClientOracle } from './fixtures/prom-client-oracle.ts';
 
 /*

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { PrometheusExport } from '../../../plugins/metrics/prometheus.ts';
-import type { MetricValue } from '../../../sdk/index.ts';
+import type { MetricValue } from '../../../plugins/metrics/api.ts';
 
 /*
  * Issue 29: /metrics went through prom-client's registry, which rebuilt a hash map of label

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { addProcess, nullProcess } from '../../core/process/helpers.ts';
-import { metricCollectorsRef, type MetricCollector } from '../../../sdk/index.ts';
+import { metricCollectorsRef, type MetricCollector } from '../../../plugins/metrics/api.ts';
 import { active, summary } from './helpers.ts';
 import { MEDIA, view } from './viewer.ts';
 

@@ -1,6 +1,7 @@
-import { createServiceRef } from './refs.ts';
+import { createServiceRef } from '../../sdk/index.ts';
 
 /*
+ * The metrics plugin's contract for other plugins (and vendors): collectors and the query.
  * Metrics: every plugin contributes its own figures through a collector; the `metrics` plugin
  * samples all collectors every `metrics.interval_sec`, answers `POST /api/v3/metrics` from the
  * history and renders `/metrics` for Prometheus. Names and labels follow reference 12.4.

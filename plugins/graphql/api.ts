@@ -1,6 +1,7 @@
-import { createServiceRef } from './refs.ts';
+import { createServiceRef } from '../../sdk/index.ts';
 
 /*
+ * The graphql plugin's contract for other plugins (and vendors): schema contributions.
  * The GraphQL API (`POST /api/graph/query`, reference 15) is composed, not central: the `graphql`
  * plugin owns the base schema (scalars Time, Any, Map, Uint64, MetricsResponseValue; enums; `ping`)
  * and every plugin that wants a field provides a contribution here. A plugin that is not loaded
@@ -13,19 +14,34 @@ export interface GraphqlContext {
   readonly auth?: { user: string; via: string };
 }
 
+/** A field's arguments, as graphql-js passes them (coerced to the SDL's types). */
+export type GraphqlArgs = Readonly<Record<string, unknown>>;
+
 /**
  * A field resolver: `(parent, args, context, info)` to the value (or a promise); `info` is
  * graphql-js' GraphQLResolveInfo for those who look at the selection. Throwing gives the caller
- * a GraphQL error for that field (status 200, `errors` in the body) and `null` there.
+ * a GraphQL error for that field (status 200, `errors` in the body) and `null` there. A resolver
+ * may name narrower types for its parameters (`args: { id: string }`): the SDL says what comes.
  */
-export type GraphqlResolver = (parent: any, args: any, context: GraphqlContext, info: any) => unknown;
+export type GraphqlResolver = {
+  resolve(parent: unknown, args: GraphqlArgs, context: GraphqlContext, info: unknown): unknown;
+}['resolve'];
+
+/** One parent that selected a batch-loaded field (`obj`), with the field's arguments (`params`). */
+export interface GraphqlLoaderQuery {
+  readonly obj: unknown;
+  readonly params: GraphqlArgs;
+}
 
 /**
  * A batch loader for a field of an object type: called once per request with every parent that
  * selected the field (`obj`) and its arguments (`params`); returns one value per query, in order.
- * Use it where resolving per parent would repeat the same work (a list of 1,000 processes).
+ * Use it where resolving per parent would repeat the same work (a list of 1,000 processes). Like
+ * a resolver it may name narrower types (`queries: readonly { obj: { n: number } }[]`).
  */
-export type GraphqlLoader = (queries: readonly { obj: any; params: any }[], context: GraphqlContext) => Promise<readonly unknown[]>;
+export type GraphqlLoader = {
+  load(queries: readonly GraphqlLoaderQuery[], context: GraphqlContext): Promise<readonly unknown[]>;
+}['load'];
 
 /** One plugin's part of the schema. */
 export interface GraphqlContribution {

@@ -1,6 +1,7 @@
-import { createServiceRef } from './refs.ts';
+import { createServiceRef } from '../../sdk/index.ts';
 
 /*
+ * The sessions plugin's contract for other plugins (and vendors): the session registry.
  * Sessions: who is watching or publishing, counted per collector (`hls`, `hlsingress`, `rtmp`,
  * `srt`, `ffmpeg`, `http`, a vendor's). A protocol plugin asks the registry for its named collector
  * and reports what happens (register, activate, bytes, close); how sessions are kept, timed out,

@@ -1,7 +1,7 @@
-import { createHooksRef, SyncWaterfallHook } from './hooks.ts';
-import { createServiceRef } from './refs.ts';
+import { createServiceRef } from '../../sdk/index.ts';
 
 /*
+ * The playout plugin's contract for other plugins (GraphQL `playoutStatus`, `playlistState`).
  * Playout: inputs written `playout:<url>` are read through a relay owned by the `playout` plugin,
  * which keeps the process's input continuous (an error frame while the source is gone). The REST
  * routes under /api/v3/process/{id}/playout/{inputid}/ and GraphQL `playoutStatus` are thin
@@ -85,21 +85,3 @@ export interface PlaylistPlayState {
   played: number;
   skipped: number;
 }
-
-/** What `GET /api/v3/process/{id}/state` adds to the reference's fields (`stateExtras.view`). */
-export interface ProcessStateExtras {
-  readonly id: string;
-  /** By input ID: where each `playlist:` input of the process is. */
-  playlist?: Record<string, PlaylistPlayState>;
-}
-
-/**
- * Fields the process engine adds to a process's state, called by the engine on each state read
- * (synchronous, no I/O); the playout plugin fills `playlist`.
- *
- * @example
- * ctx.hooks.tap(stateExtrasRef, 'view', (v) => { v.playlist = { in: where }; return v; });
- */
-export const stateExtrasRef = createHooksRef('process.state-extras', () => ({
-  view: new SyncWaterfallHook<[ProcessStateExtras]>(['view']),
-}));

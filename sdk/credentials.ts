@@ -1,4 +1,10 @@
 import type { FastifyRequest } from 'fastify';
+
+/*
+ * Credentials the core checks through plugins: HTTP Basic (the file door's writes) and the login
+ * validators (the login route, About). The core names no provider; whoever does authentication
+ * provides these refs.
+ */
 import { createServiceRef } from './refs.ts';
 
 /** Username and password to check a Basic credential against. */
@@ -8,7 +14,8 @@ export interface BasicCredentials {
 }
 
 /**
- * HTTP Basic auth as a service (provided by the `auth` plugin), e.g. for writes on `/memfs`.
+ * HTTP Basic auth as a service, e.g. for writes on `/memfs`: the core's file door checks a public
+ * mount's write credential with it; a plugin that does authentication provides it.
  *
  * @example
  * deps: { basicAuth: optional(basicAuthRef) },
@@ -39,7 +46,7 @@ export interface BasicClient {
 }
 
 /**
- * The Basic auth service (provided by the `auth` plugin).
+ * The Basic auth service (one provider: the plugin that does authentication; the core's file door uses it).
  *
  * @example
  * deps: { basicAuth: optional(basicAuthRef) }
@@ -55,7 +62,7 @@ export type LoginVerdict =
 
 /**
  * One way to log in at `POST /api/login`, besides the local username and password (which the
- * `auth` plugin checks itself). The auth plugin asks every validator; a validator that does not
+ * login route checks itself). The login asks every validator, and About lists their names; a validator that does not
  * recognise the request (e.g. no token of its issuer) returns `undefined`.
  *
  * @example
@@ -75,27 +82,9 @@ export interface LoginValidator {
 }
 
 /**
- * Login validators (many providers: one per identity-provider tenant, vendor SSO, ...); consumed by `auth`.
+ * Login validators (many providers: one per identity-provider tenant, vendor SSO, ...); consumed by the login route and About's `auths`.
  *
  * @example
  * provides: [loginValidatorsRef], setup(ctx) { ctx.provide(loginValidatorsRef, myValidator); }
  */
 export const loginValidatorsRef = createServiceRef<LoginValidator, true>('auth.login-validators', { multiple: true });
-
-/**
- * The `Bearer` credentials of a request, from every Authorization header (node keeps only the
- * first one in `request.headers`; the reference tries each). The scheme matches case-insensitively.
- *
- * @example
- * for (const token of bearerTokens(request)) { ... }
- */
-export function bearerTokens(request: FastifyRequest): string[] {
-  const raw = request.raw.rawHeaders;
-  const out: string[] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() !== 'authorization') continue;
-    const m = /^bearer\s+(\S+)\s*$/i.exec(raw[i + 1]!);
-    if (m) out.push(m[1]!);
-  }
-  return out;
-}
