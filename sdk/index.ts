@@ -48,6 +48,7 @@ export * from './sessions.ts';
 export * from './short-id.ts';
 export * from './mask.ts';
 export * from './module-url.ts';
+export * from './mpegts.ts';
 export * from './playout.ts';
 export * from './about.ts';
 export * from './graphql.ts';
