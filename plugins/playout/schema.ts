@@ -26,14 +26,10 @@ const Io = Type.Object({
 export const PlayoutStatusSchema = Type.Object({
   id: Type.String({ description: 'The input address as the process runs it (playout:...)' }),
   url: Type.String({ description: 'The source URL read now' }),
-  stream: Type.Integer(),
-  queue: Type.Integer(),
-  aqueue: Type.Integer(),
-  dup: Type.Integer(),
-  drop: Type.Integer(),
-  enc: Type.Integer(),
-  looping: Type.Boolean(),
-  duplicating: Type.Boolean(),
+  // the relay's counters (reference 5.9)
+  stream: Type.Integer(), queue: Type.Integer(), aqueue: Type.Integer(),
+  dup: Type.Integer(), drop: Type.Integer(), enc: Type.Integer(),
+  looping: Type.Boolean(), duplicating: Type.Boolean(),
   gop: Type.String(),
   debug: Type.Unknown(),
   input: Io,
