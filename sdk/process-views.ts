@@ -1,3 +1,5 @@
+import type { ProcessStreamProgress } from './process.ts';
+
 /*
  * The process API's objects as `GET /api/v3/process...` sends them (reference 5.3-5.8, wire
  * names), for plugins that show processes another way (GraphQL). The engine's TypeBox schemas
@@ -56,24 +58,15 @@ export interface ApiAVstream {
   readonly gop: string;
 }
 
-/** One stream of the current run (reference 5.6 `ProgressIO`); optional fields are absent when empty. */
-export interface ApiProgressIO {
-  readonly id: string;
-  readonly address: string;
-  readonly index: number;
-  readonly stream: number;
+/**
+ * One stream of the current run (reference 5.6 `ProgressIO`): the fields the engine's progress
+ * has (`ProcessStreamProgress`) and the rest; optional fields are absent when empty.
+ */
+export interface ApiProgressIO extends ProcessStreamProgress {
   readonly format: string;
-  readonly type: string;
   readonly codec: string;
   readonly coder: string;
-  readonly frame: number;
-  readonly fps: number;
-  readonly packet: number;
-  readonly pps: number;
-  readonly size_kb: number;
-  readonly bitrate_kbit: number;
   readonly pix_fmt?: string;
-  readonly q: number;
   readonly width?: number;
   readonly height?: number;
   readonly sampling_hz?: number;

@@ -112,3 +112,21 @@ export function parseRunBasic(given: BasicCredentials): { processId: string; tok
   if (cut < 0) return undefined;
   return { processId: given.password.slice(0, cut), token: given.password.slice(cut + 1) };
 }
+
+/**
+ * `read` of a run's grant, computed once per run: a run's fields never change after its spawn, so
+ * what a listener reads from them (the streams or paths they name) is kept with them and dropped
+ * with them.
+ *
+ * @example
+ * export const runPaths = perRun((grant) => grant.fields.filter((f) => f.text.includes(grant.token)).map((f) => f.text));
+ */
+export function perRun<T>(read: (grant: RunGrant) => T): (grant: RunGrant) => T {
+  const kept = new WeakMap<object, T>();
+  return (grant) => {
+    if (kept.has(grant.fields)) return kept.get(grant.fields)!;
+    const value = read(grant);
+    kept.set(grant.fields, value);
+    return value;
+  };
+}

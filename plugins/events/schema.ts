@@ -1,4 +1,4 @@
-import { ConfigErrorList, describe, globToRegExp, Int, List, MAX_TIMER_SECONDS, Str, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
+import { ConfigErrorList, type ConfigErrors, describe, globToRegExp, Int, List, MAX_TIMER_SECONDS, section, type Static, Str, Type } from '../../sdk/index.ts';
 
 /* The `events` section (this plugin's): beyond the reference, which has no event stream. */
 
@@ -16,25 +16,16 @@ export const EventsWebhook = describe(Type.Object({
 });
 export type EventsWebhook = Static<typeof EventsWebhook>;
 
-export const EventsConfig = describe(Type.Object({
-  history: Int(1000),
+export const EventsConfig = section({
+  history: [Int(1000), 'Events kept in memory for `Last-Event-ID` resumes (plugin `events`).'],
   // timers: node runs one longer than 2^31-1 ms at once, every millisecond
-  heartbeat_ms: Type.Integer({ default: 15000, maximum: 2_147_483_647 }),
-  client_buffer_kbytes: Int(256),
-  overflow_grace_ms: Type.Integer({ default: 5000, maximum: 2_147_483_647 }),
-  webhooks: Type.Array(EventsWebhook, { default: [] }),
-  webhook_queue: Int(1000),
-  webhook_retry_seconds: Type.Integer({ default: 300, maximum: MAX_TIMER_SECONDS }),
-  webhook_timeout_seconds: Type.Integer({ default: 10, maximum: 2_147_483 }),
-}, { default: {} }), {
-  history: 'Events kept in memory for `Last-Event-ID` resumes (plugin `events`).',
-  heartbeat_ms: 'Milliseconds between SSE heartbeat comments.',
-  client_buffer_kbytes: 'KiB an SSE client may have unread before it is dropped with `events.overflow`.',
-  overflow_grace_ms: 'Milliseconds a dropped client gets to read its last bytes before its socket is closed.',
-  webhooks: 'Webhook targets (env: JSON objects separated by `|`).',
-  webhook_queue: 'Events queued per webhook target; the oldest is dropped (and counted) beyond.',
-  webhook_retry_seconds: 'Seconds an event is retried (exponential backoff) before it counts as failed.',
-  webhook_timeout_seconds: 'Seconds a webhook request may take.',
+  heartbeat_ms: [Int(15000, { maximum: 2_147_483_647 }), 'Milliseconds between SSE heartbeat comments.'],
+  client_buffer_kbytes: [Int(256), 'KiB an SSE client may have unread before it is dropped with `events.overflow`.'],
+  overflow_grace_ms: [Int(5000, { maximum: 2_147_483_647 }), 'Milliseconds a dropped client gets to read its last bytes before its socket is closed.'],
+  webhooks: [Type.Array(EventsWebhook, { default: [] }), 'Webhook targets (env: JSON objects separated by `|`).'],
+  webhook_queue: [Int(1000), 'Events queued per webhook target; the oldest is dropped (and counted) beyond.'],
+  webhook_retry_seconds: [Int(300, { maximum: MAX_TIMER_SECONDS }), 'Seconds an event is retried (exponential backoff) before it counts as failed.'],
+  webhook_timeout_seconds: [Int(10, { maximum: MAX_TIMER_SECONDS }), 'Seconds a webhook request may take.'],
 });
 export type EventsConfig = Static<typeof EventsConfig>;
 

@@ -1,16 +1,14 @@
-import { Bool, ConfigErrorList, describe, Int, Str, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
+import { Bool, ConfigErrorList, type ConfigErrors, Int, section, type Static, Str } from '../../sdk/index.ts';
 
 /** `storage.memory` of the configuration, owned by this plugin (its schema lived in the SDK before 3.0.0). */
-export const MemoryStorageConfig = describe(Type.Object({
-  auth: Type.Object({ enable: Bool(true), username: Str('admin'), password: Str('') }, { default: {} }),
-  max_size_mbytes: Int(0),
-  purge: Bool(false),
-}, { default: {} }), {
-  'auth.enable': 'Require Basic auth for PUT/DELETE on `/memfs`.',
-  'auth.username': 'Basic auth user for `/memfs` writes.',
-  'auth.password': 'Basic auth password for `/memfs` writes (generated on first start).',
-  max_size_mbytes: 'Capacity of the memory filesystem in MiB (0 = unlimited); writes beyond get 507.',
-  purge: 'When full, drop the oldest files instead of refusing writes.',
+export const MemoryStorageConfig = section({
+  auth: section({
+    enable: [Bool(true), 'Require Basic auth for PUT/DELETE on `/memfs`.'],
+    username: [Str('admin'), 'Basic auth user for `/memfs` writes.'],
+    password: [Str(''), 'Basic auth password for `/memfs` writes (generated on first start).'],
+  }),
+  max_size_mbytes: [Int(0), 'Capacity of the memory filesystem in MiB (0 = unlimited); writes beyond get 507.'],
+  purge: [Bool(false), 'When full, drop the oldest files instead of refusing writes.'],
 });
 export type MemoryStorageConfig = Static<typeof MemoryStorageConfig>;
 

@@ -1,17 +1,12 @@
-import { Bool, ConfigErrorList, describe, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
+import { Bool, ConfigErrorList, type ConfigErrors, Int, section, type Static, Type } from '../../sdk/index.ts';
 
 /** The plugin's settings: the `metrics` section of the configuration, owned by this plugin (enable, enable_prometheus, range_sec, interval_sec). */
-export const MetricsConfig = describe(Type.Object({
-  enable: Bool(false),
-  enable_prometheus: Bool(false),
+export const MetricsConfig = section({
+  enable: [Bool(false), 'Keep a sampled history of the metrics (plugin `metrics`); current values answer either way.'],
+  enable_prometheus: [Bool(false), 'Serve `/metrics` in the Prometheus text format.'],
   // the history holds range_sec / interval_sec samples per series; the sampling timer takes interval_sec
-  range_sec: Type.Integer({ default: 300, maximum: 604_800 }),
-  interval_sec: Type.Integer({ default: 2, maximum: 86_400 }),
-}, { default: {} }), {
-  enable: 'Keep a sampled history of the metrics (plugin `metrics`); current values answer either way.',
-  enable_prometheus: 'Serve `/metrics` in the Prometheus text format.',
-  range_sec: 'Seconds of metrics kept (at most a week, 604800).',
-  interval_sec: 'Seconds between metric samples (at most a day, 86400).',
+  range_sec: [Int(300, { maximum: 604_800 }), 'Seconds of metrics kept (at most a week, 604800).'],
+  interval_sec: [Int(2, { maximum: 86_400 }), 'Seconds between metric samples (at most a day, 86400).'],
 });
 export type MetricsConfig = Static<typeof MetricsConfig>;
 

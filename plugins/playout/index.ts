@@ -1,6 +1,6 @@
 import { childrenRef, definePlugin, eventsRef, optional, processHooksRef, processesRef, stateExtrasRef } from '../../sdk/index.ts';
 import { playoutRef } from './api.ts';
-import { PlayoutSettings, validatePlayout } from './schema.ts';
+import { PlayoutConfig, validatePlayout } from './schema.ts';
 import type { RelayFactory } from './relays.ts';
 import { openPlaylists } from './playlist/index.ts';
 
@@ -19,7 +19,7 @@ export default definePlugin({
   name: 'playout',
   configKey: 'playout',
   enableKey: 'playout.enable',
-  configSchema: PlayoutSettings,
+  configSchema: PlayoutConfig,
   validate: validatePlayout,
   reads: ['encoder', 'storage'],
   deps: { processes: processesRef, children: childrenRef, events: optional(eventsRef) },

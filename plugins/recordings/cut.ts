@@ -1,5 +1,5 @@
 import type { FilesystemService } from '../../sdk/index.ts';
-import { SYNC, TS, patAt, pidAt, primaryOfPmt, ptsAt, randomAccessAt, streamTypesOfPmt, unitStartAt, unwrap } from './ts.ts';
+import { TS_PACKET as TS, TS_SYNC as SYNC, tsPesStamps, tsPid, tsPmt, tsPrimary, tsPat, tsRandomAccess, tsUnitStart, tsUnwrap, type TsStream } from '../../sdk/index.ts';
 import type { Segment } from './segments.ts';
 
 /*
@@ -16,25 +16,25 @@ export function scanSegment(buf: Buffer, segStart: number): { head: Buffer[]; fr
   const head: Buffer[] = [];
   const frames: Frame[] = [];
   let pmtPid = -1;
-  let primary: { pid: number; video: boolean } | undefined;
+  let primary: TsStream | undefined;
   let first: number | undefined;
   let last = 0;
   for (let o = 0; o + TS <= buf.length; o += TS) {
     if (buf[o] !== SYNC) continue;
-    const pid = pidAt(buf, o);
+    const pid = tsPid(buf, o);
     if (pid === 0 || pid === pmtPid) {
-      if (pid === 0) pmtPid = patAt(buf, o)[0] ?? pmtPid;
-      else primary = primaryOfPmt(buf, o) ?? primary;
+      if (pid === 0) pmtPid = tsPat(buf, o)[0] ?? pmtPid;
+      else primary = tsPrimary(tsPmt(buf, o)?.streams ?? []) ?? primary;
       if (frames.length === 0) head.push(buf.subarray(o, o + TS));
       continue;
     }
-    if (pid !== primary?.pid || !unitStartAt(buf, o)) continue;
-    const raw = ptsAt(buf, o);
+    if (pid !== primary?.pid || !tsUnitStart(buf, o)) continue;
+    const raw = (tsPesStamps(buf, o)?.pts ?? -1);
     if (raw < 0) continue;
-    const pts = first === undefined ? raw : unwrap(raw, last);
+    const pts = first === undefined ? raw : tsUnwrap(raw, last);
     first ??= pts;
     last = pts;
-    frames.push({ at: o, wall: segStart + (pts - first) / 90, key: !primary.video || randomAccessAt(buf, o) });
+    frames.push({ at: o, wall: segStart + (pts - first) / 90, key: primary.kind !== 'video' || tsRandomAccess(buf, o) });
   }
   return { head, frames };
 }
@@ -87,6 +87,6 @@ export async function tsCut(fs: FilesystemService, segs: readonly Segment[], sta
       if (to !== undefined) return;
     }
   }
-  const aac = head.some((p) => pidAt(p, 0) !== 0 && streamTypesOfPmt(p, 0).includes(0x0f));
+  const aac = head.some((p) => tsPid(p, 0) !== 0 && tsPmt(p)?.streams.some((s) => s.streamType === 0x0f));
   return { start: Math.round(from.wall), aac, body: body() };
 }

@@ -1,7 +1,7 @@
 import {
   childrenRef, definePlugin, eventsRef, filesystemsRef, optional, streamTableRef,
 } from '../../sdk/index.ts';
-import { RecordingsConfig, validateRecordings } from './schema.ts';
+import { RecordingsConfig } from './schema.ts';
 
 /**
  * Recordings: streams of the stream table written as keyframe-aligned MPEG-TS segments into any
@@ -14,7 +14,6 @@ export default definePlugin({
   configKey: 'recordings',
   enableKey: 'recordings.enable',
   configSchema: RecordingsConfig,
-  validate: validateRecordings,
   reads: ['encoder'],
   deps: { streams: streamTableRef, filesystems: filesystemsRef, children: childrenRef, events: optional(eventsRef) },
   async setup(ctx) {

@@ -1,27 +1,15 @@
-import { Bool, ConfigErrorList, describe, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
+import { Bool, Int, section, type Static, Type } from '../../sdk/index.ts';
 
 /** The `recordings` section of the configuration, owned by this plugin (beyond the reference). */
-export const RecordingsConfig = describe(Type.Object({
-  enable: Bool(false),
-  max_recordings: Type.Integer({ default: 64, minimum: 1, maximum: 10_000 }),
-  max_segment_mbytes: Type.Integer({ default: 64, minimum: 1, maximum: 4096 }),
-  max_index_entries: Type.Integer({ default: 50_000, minimum: 10, maximum: 10_000_000 }),
-  max_get_seconds: Type.Integer({ default: 600, minimum: 1, maximum: 86_400 }),
-  retention_interval_seconds: Type.Integer({ default: 60, minimum: 1, maximum: 60 }),
-}, { default: {} }), {
-  enable: 'Record streams of the stream table into any filesystem (plugin `recordings`, `/api/v3/recordings`).',
-  max_recordings: 'Recordings that may exist at once; more are refused with 429.',
-  max_segment_mbytes: 'MiB one segment may hold (kept in memory until it is stored); beyond, it is closed and the source skipped to the next keyframe.',
-  max_index_entries: 'Segments kept in the index of one recording; the oldest are deleted beyond.',
-  max_get_seconds: 'Longest cut `GET /api/v3/recordings/{name}/get` returns, in seconds.',
-  retention_interval_seconds: 'Seconds between two retention checks (at most 60).',
+export const RecordingsConfig = section({
+  enable: [Bool(false), 'Record streams of the stream table into any filesystem (plugin `recordings`, `/api/v3/recordings`).'],
+  max_recordings: [Int(64, { minimum: 1, maximum: 10_000 }), 'Recordings that may exist at once; more are refused with 429.'],
+  max_segment_mbytes: [Int(64, { minimum: 1, maximum: 4096 }), 'MiB one segment may hold (kept in memory until it is stored); beyond, it is closed and the source skipped to the next keyframe.'],
+  max_index_entries: [Int(50_000, { minimum: 10, maximum: 10_000_000 }), 'Segments kept in the index of one recording; the oldest are deleted beyond.'],
+  max_get_seconds: [Int(600, { minimum: 1, maximum: 86_400 }), 'Longest cut `GET /api/v3/recordings/{name}/get` returns, in seconds.'],
+  retention_interval_seconds: [Int(60, { minimum: 1, maximum: 60 }), 'Seconds between two retention checks (at most 60).'],
 });
 export type RecordingsConfig = Static<typeof RecordingsConfig>;
-
-/** Rules a schema cannot state; none beyond the bounds. */
-export function validateRecordings(_s: RecordingsConfig): ConfigErrors {
-  return new ConfigErrorList().map;
-}
 
 const NAME = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$';
 

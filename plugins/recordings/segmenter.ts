@@ -1,4 +1,4 @@
-import { SYNC, TS, patAt, pidAt, primaryOfPmt, ptsAt, randomAccessAt, unitStartAt, unwrap } from './ts.ts';
+import { TS_PACKET as TS, TS_SYNC as SYNC, tsPesStamps, tsPid, tsPmt, tsPrimary, tsPat, tsRandomAccess, tsUnitStart, tsUnwrap, type TsStream } from '../../sdk/index.ts';
 
 /*
  * Cuts a live MPEG-TS packet stream into segments (pure: no I/O, no timers). A segment starts at a
@@ -40,7 +40,7 @@ export class Segmenter {
   #pat: Buffer | undefined;
   #pmt: Buffer | undefined;
   #pmtPid = -1;
-  #primary: { pid: number; video: boolean } | undefined;
+  #primary: TsStream | undefined;
   #span: { wall: number; pts: number } | undefined;
   #last: number | undefined;
   #frameTicks = 3600;
@@ -61,10 +61,10 @@ export class Segmenter {
     this.#from = this.#open ? 0 : -1;
     for (let o = 0; o + TS <= chunk.length; o += TS) {
       if (chunk[o] !== SYNC) continue;
-      const pid = pidAt(chunk, o);
+      const pid = tsPid(chunk, o);
       if (pid === 0) this.#onPat(chunk, o);
       else if (pid === this.#pmtPid) this.#onPmt(chunk, o);
-      else if (pid === this.#primary?.pid && unitStartAt(chunk, o)) this.#onPrimary(chunk, o);
+      else if (pid === this.#primary?.pid && tsUnitStart(chunk, o)) this.#onPrimary(chunk, o);
       if (this.#open && this.#open.bytes + (o + TS - this.#from) > this.#o.maxBytes) {
         this.#close(chunk, o, undefined);
         this.#o.onSkip?.(`a segment reached ${this.#o.maxBytes} bytes before a keyframe`);
@@ -82,23 +82,23 @@ export class Segmenter {
   }
 
   #onPat(chunk: Buffer, o: number): void {
-    const pmts = patAt(chunk, o);
+    const pmts = tsPat(chunk, o);
     if (pmts.length === 0) return;
     this.#pmtPid = pmts[0]!;
     this.#pat = Buffer.from(chunk.subarray(o, o + TS));
   }
 
   #onPmt(chunk: Buffer, o: number): void {
-    const primary = primaryOfPmt(chunk, o);
+    const primary = tsPrimary(tsPmt(chunk, o)?.streams ?? []);
     if (!primary) return;
     this.#pmt = Buffer.from(chunk.subarray(o, o + TS));
     this.#primary = primary;
   }
 
   #onPrimary(chunk: Buffer, o: number): void {
-    const raw = ptsAt(chunk, o);
+    const raw = (tsPesStamps(chunk, o)?.pts ?? -1);
     if (raw < 0) return;
-    const pts = this.#last === undefined ? raw : unwrap(raw, this.#last);
+    const pts = this.#last === undefined ? raw : tsUnwrap(raw, this.#last);
     if (this.#last !== undefined && Math.abs(pts - this.#last) > JUMP_MS * 90) {
       if (this.#open) this.#close(chunk, o, undefined);
       this.end();
@@ -106,7 +106,7 @@ export class Segmenter {
     }
     if (this.#last !== undefined && pts > this.#last && pts - this.#last < 90_000) this.#frameTicks = pts - this.#last;
     this.#last = pts;
-    const key = !this.#primary!.video || randomAccessAt(chunk, o);
+    const key = this.#primary!.kind !== 'video' || tsRandomAccess(chunk, o);
     const open = this.#open;
     if (open) open.maxPts = Math.max(open.maxPts, pts);
     if (!key) return;

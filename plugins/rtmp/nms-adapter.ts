@@ -1,20 +1,23 @@
+import { parse as parseQuery } from 'node:querystring';
 import type { FlvPacket } from '../../sdk/index.ts';
-import { loadNms, type NmsRtmp, type NmsRtmpClass } from './nms-load.ts';
+import { loadNms, type NmsAmf, type NmsParserTag } from './nms-load.ts';
+import { ChunkReader, OUT_CHUNK_SIZE, WireRefusal, writeMessage, MAX_COMMAND_MESSAGE, type InMessage } from './wire-chunks.ts';
+import { HANDSHAKE_SIZE, serverHandshake } from './wire-handshake.ts';
+
+export { MAX_CHUNK_STREAMS, MAX_COMMAND_MESSAGE } from './wire-chunks.ts';
 
 /*
- * The only file that drives node-media-server (loaded by nms-load.ts). It uses the RTMP wire
- * layer alone (handshake, chunk stream, AMF commands, FLV tag parsing): sessions, stream
- * registry, listeners and checks are ours (session.ts, the core stream table, server.ts), because the package's
- * server classes keep module-level state, exit the process on a busy port and broadcast a
- * refused publisher's media (research rtmp-srt.md 2.6). Replacing the package with an own wire
- * implementation means rewriting this file only.
+ * The RTMP wire layer of one connection: handshake (wire-handshake.ts), chunk stream with its
+ * bounds (wire-chunks.ts) and the commands a publisher or player sends (connect, createStream,
+ * publish, play), answered as node-media-server 4.4.3 answered them. From that package only its
+ * AMF0 codec and FLV tag classifier are used, as plain functions (nms-load.ts): sessions, stream
+ * registry, listeners and checks are ours too (session.ts, the core stream table, server.ts).
  *
- * This file is also the fault boundary (README "Fault boundary"): every call into the package
- * runs inside `#guarded`, so whatever it throws on hostile bytes (and whatever our callbacks,
- * which it calls synchronously, throw) becomes a string that ends one connection. Bounds that a
- * try/catch cannot give (memory, a parser that stops making progress) are checked before the
- * package acts: message sizes and chunk stream counts before it allocates, the chunk size
- * before it is used.
+ * This file is also the fault boundary (README "Fault boundary"): every byte a client sends is
+ * parsed inside `guarded`, so whatever the parser throws on hostile bytes (and whatever our
+ * callbacks throw) becomes a string that ends one connection. Bounds that a try/catch cannot give
+ * (memory, a parser that stops making progress) are checked before anything is allocated: message
+ * sizes, chunk stream counts and unfinished bytes, the chunk size before it is used.
  */
 
 /** What a client asked for in `publish` or `play`. */
@@ -32,8 +35,8 @@ export interface WireRequest {
  * chunk encoding (made once, shared by every RTMP reader), `body` the FLV tag body, a reference to
  * the message's own buffer (the parser gets a fresh buffer for the next media message; no copy).
  */
-/** The largest body the chunk encoding carries in one chunk (node-media-server's output chunk size). */
-const ONE_CHUNK = 0xffff;
+/** The largest body the chunk encoding carries in one chunk (the output chunk size). */
+const ONE_CHUNK = OUT_CHUNK_SIZE;
 
 export type MediaPacket = FlvPacket & { wire: Buffer };
 
@@ -68,17 +71,10 @@ export interface RtmpWireLayer {
   wireOf(packet: FlvPacket): Buffer;
 }
 
-/** Commands and data messages are a few hundred bytes in every known client (connect, publish, onMetaData). */
-export const MAX_COMMAND_MESSAGE = 64 * 1024;
-/** Clients use chunk streams 2 to 8; the protocol allows 65,599, each with its own buffer. */
-export const MAX_CHUNK_STREAMS = 64;
-
 const KINDS: Record<number, FlvPacket['kind']> = { 0: 'audio-header', 1: 'frame', 2: 'video-header', 3: 'keyframe', 4: 'frame', 5: 'metadata', 6: 'frame' };
 
-const EMPTY = Buffer.alloc(0);
-
-/** A bound of ours, as opposed to whatever the package throws. */
-class WireRefusal extends Error {}
+/** The chunk stream a media or data message is sent on (as node-media-server's `createMessage`). */
+const CHANNEL: Record<number, number> = { 8: 4, 9: 5, 18: 6 };
 
 function describe(err: unknown): string {
   if (err instanceof WireRefusal) return err.message;
@@ -86,106 +82,149 @@ function describe(err: unknown): string {
   return `parser failed (${text.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 160)})`;
 }
 
-function firstValues(q: Record<string, string | string[]>): Record<string, string> {
+function firstValues(q: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(q ?? {})) out[k] = String(Array.isArray(v) ? (v[0] ?? '') : v);
   return out;
 }
 
-/**
- * Replaces the package's buffer allocation and wraps its message dispatch, on this one instance.
- * `allocUnsafe`: the parser writes every byte before reading it, and the pages of a large
- * message are then committed as its bytes arrive, not when a header announces 16 MiB.
- */
-function bound(rtmp: NmsRtmp, limits: WireLimits): void {
-  rtmp.packetAlloc = () => {
-    const p = rtmp.parserPacket;
-    const { length, type } = p.header;
-    const max = type === 8 || type === 9 ? limits.maxMediaMessage : MAX_COMMAND_MESSAGE;
-    if (length > max) throw new WireRefusal(`message of type ${type} with ${length} bytes (at most ${max})`);
-    if (rtmp.inPackets.size > MAX_CHUNK_STREAMS) throw new WireRefusal(`more than ${MAX_CHUNK_STREAMS} chunk streams`);
-    if (type === 8 || type === 9) {
-      // a media message gets a buffer of its own, kept by the stream as the packet's body
-      p.payload = Buffer.allocUnsafe(length + 16).fill(0, length);
-      p.capacity = length;
-      return;
-    }
-    if (p.payload.length >= length + 16) return;
-    let held = 0;
-    for (const other of rtmp.inPackets.values()) if (other !== p) held += other.capacity;
-    if (held + length > 2 * limits.maxMediaMessage) throw new WireRefusal(`more than ${2 * limits.maxMediaMessage} bytes of unfinished messages`);
-    // as the package: 1 KiB of room, so frames a little larger than the last do not reallocate;
-    // zeroed past the end, because the tag parser peeks at fixed offsets of short messages
-    p.payload = Buffer.allocUnsafe(length + 1024).fill(0, length);
-    p.capacity = length + 1024 - 16;
-  };
-  const handle = rtmp.packetHandler.bind(rtmp);
-  rtmp.packetHandler = () => {
-    const { type, length } = rtmp.parserPacket.header;
-    // protocol control messages carry a 4-byte value (Set Peer Bandwidth 5)
-    if (type >= 1 && type <= 6 && type !== 4 && length < 4) throw new WireRefusal(`protocol control message ${type} with ${length} bytes`);
-    handle();
-    // a large buffer is not kept for the next message of its chunk stream (everything the
-    // callbacks keep is copied): what a connection holds between messages stays small
-    const done = rtmp.parserPacket;
-    // a media message's buffer is now its packet's body: never reused
-    if (done.capacity > MAX_COMMAND_MESSAGE || type === 8 || type === 9) {
-      done.payload = EMPTY;
-      done.capacity = 0;
-    }
-    const size = rtmp.inChunkSize;
-    // 0 stalls the parser for good (its chunk arithmetic turns into NaN); the top bit is reserved
-    if (!(size >= 1 && size <= 0x7fffffff)) throw new WireRefusal(`Set Chunk Size ${size}`);
-  };
+/** The chunks of a media or data packet (its codec type picks the chunk stream), stream 0. */
+function mediaMessage(p: { codec_type: number; size: number; data: Buffer; dts: number }): Buffer {
+  return writeMessage({ cid: CHANNEL[p.codec_type] ?? 0, type: p.codec_type, streamId: 0, timestamp: p.dts, body: p.data, size: p.size });
 }
 
-/** The RTMP chunks of a packet that came from another format (a converter). */
-function encode(Rtmp: NmsRtmpClass, p: FlvPacket): Buffer {
-  return Rtmp.createMessage({ codec_type: p.type, codec_id: p.codec, flags: 0, size: p.body.length, data: p.body, dts: p.timestamp });
+/** A protocol control message of the server (chunk stream 2): its fixed bytes with the value at 12. */
+function control(hex: string, value: number): Buffer {
+  const b = Buffer.from(hex, 'hex');
+  b.writeUInt32BE(value, 12);
+  return b;
 }
 
-/** Loads the package's RTMP layer. */
+/** What the server sends on `connect` before its answer: window size, peer bandwidth (dynamic), chunk size. */
+const CONNECT_CONTROL = [
+  control('02000000000004050000000000000000', 5_000_000),
+  control('0200000000000506000000000000000002', 5_000_000),
+  control('02000000000004010000000000000000', OUT_CHUNK_SIZE),
+];
+
+/** One connection's protocol state: handshake, then chunks, then the commands they carry. */
+class Connection {
+  #phase: 'c0' | 'c1' | 'c2' | 'chunks' = 'c0';
+  #hs = Buffer.alloc(HANDSHAKE_SIZE);
+  #hsBytes = 0;
+  readonly #reader: ChunkReader;
+  #app: unknown;
+  #host = '';
+  #objectEncoding: unknown = 0;
+  #streams = 0;
+  /** The message stream of `publish`/`play`; until then a status goes to stream 1. */
+  #streamId: number | undefined;
+  readonly events: WireEvents;
+  readonly amf: NmsAmf;
+  readonly parserTag: NmsParserTag;
+
+  constructor(events: WireEvents, limits: WireLimits, amf: NmsAmf, parserTag: NmsParserTag) {
+    this.events = events;
+    this.amf = amf;
+    this.parserTag = parserTag;
+    this.#reader = new ChunkReader(limits.maxMediaMessage, (m) => this.#message(m));
+  }
+
+  feed(data: Buffer): void {
+    let i = 0;
+    while (i < data.length && this.#phase !== 'chunks') {
+      if (this.#phase === 'c0') { this.#phase = 'c1'; i++; continue; }
+      const n = Math.min(HANDSHAKE_SIZE - this.#hsBytes, data.length - i);
+      data.copy(this.#hs, this.#hsBytes, i, i + n);
+      this.#hsBytes += n;
+      i += n;
+      if (this.#hsBytes < HANDSHAKE_SIZE) return;
+      this.#hsBytes = 0;
+      if (this.#phase === 'c1') { this.#phase = 'c2'; this.events.output(serverHandshake(this.#hs)); } else this.#phase = 'chunks';
+    }
+    if (i < data.length) this.#reader.feed(i === 0 ? data : data.subarray(i));
+  }
+
+  #message(m: InMessage): void {
+    if (m.type === 17 || m.type === 20) return this.#invoke(m.type === 17 ? m.payload.subarray(1, m.length) : m.payload.subarray(0, m.length), m.streamId);
+    if (m.type !== 8 && m.type !== 9 && m.type !== 15 && m.type !== 18) return;
+    const p = this.parserTag(m.type, m.clock, m.length, m.payload);
+    const kind = KINDS[p.flags];
+    if (!kind) return;
+    const type = p.codec_type === 8 || p.codec_type === 9 ? p.codec_type : 18;
+    const wire = mediaMessage(p);
+    this.events.packet({ kind, type, codec: p.codec_id, timestamp: p.dts, body: bodyOf(p.data, p.size, type, wire), wire });
+  }
+
+  #invoke(body: Buffer, streamId: number): void {
+    const cmd = this.amf.decodeAmf0Cmd(body) as { cmd?: unknown; transId?: unknown; cmdObj?: Record<string, unknown>; streamName?: string };
+    if (cmd.cmd === 'connect') {
+      const url = new URL(cmd.cmdObj!.tcUrl as string);
+      this.#app = cmd.cmdObj!.app;
+      this.#host = url.hostname;
+      this.#objectEncoding = cmd.cmdObj!.objectEncoding != null ? cmd.cmdObj!.objectEncoding : 0;
+      for (const b of CONNECT_CONTROL) this.events.output(Buffer.from(b));
+      this.#send(0, { cmd: '_result', transId: cmd.transId, cmdObj: { fmsVer: 'FMS/3,0,1,123', capabilities: 31 }, info: { level: 'status', code: 'NetConnection.Connect.Success', description: 'Connection succeeded.', objectEncoding: this.#objectEncoding } });
+    } else if (cmd.cmd === 'createStream') {
+      this.#send(0, { cmd: '_result', transId: cmd.transId, cmdObj: null, info: ++this.#streams });
+    } else if (cmd.cmd === 'publish' || cmd.cmd === 'play') {
+      this.#start(cmd.cmd, cmd.streamName as string, streamId);
+    }
+  }
+
+  #start(mode: 'publish' | 'play', streamName: string, streamId: number): void {
+    const [name, query] = streamName.split('?');
+    this.#streamId = streamId;
+    const req: WireRequest | undefined = typeof this.#app === 'string' ? { app: this.#app, name: String(name), query: firstValues(parseQuery(query ?? '')) } : undefined;
+    if (mode === 'publish') {
+      this.status('status', 'NetStream.Publish.Start', `/${String(this.#app)}/${name} is now published.`);
+    } else {
+      const begin = Buffer.from('020000000000060400000000000000000000', 'hex');
+      begin.writeUInt32BE(streamId, 14);
+      this.events.output(begin);
+      this.status('status', 'NetStream.Play.Reset', 'Playing and resetting stream.');
+      this.status('status', 'NetStream.Play.Start', 'Started playing stream.');
+      const access = this.amf.encodeAmf0Data({ cmd: '|RtmpSampleAccess', bool1: false, bool2: false });
+      this.events.output(writeMessage({ cid: 6, type: 18, streamId: 0, timestamp: 0, body: access, size: access.length }));
+    }
+    // publish/play before connect (or a connect without app)
+    if (!req) throw new WireRefusal('publish or play without the app of a connect');
+    if (mode === 'publish') this.events.publish(req); else this.events.play(req);
+  }
+
+  #send(streamId: number, opt: Record<string, unknown>): void {
+    const body = this.amf.encodeAmf0Cmd(opt);
+    this.events.output(writeMessage({ cid: 3, type: 20, streamId, timestamp: 0, body, size: body.length }));
+  }
+
+  status(level: string, code: string, description: string): void {
+    this.#send(this.#streamId ?? 1, { cmd: 'onStatus', transId: 0, cmdObj: null, info: { level, code, description } });
+  }
+}
+
+/** Loads the wire layer (node-media-server's AMF0 codec and tag classifier with it). */
 export function loadWireLayer(): RtmpWireLayer {
-  const { Rtmp, amf } = loadNms();
-
+  const { amf, parserTag } = loadNms();
   return {
     createWire(events, limits) {
-      const rtmp = new Rtmp();
-      bound(rtmp, limits);
-      let req: WireRequest | undefined;
+      const conn = new Connection(events, limits, amf, parserTag);
       let broken: string | null = null;
-      const guarded = (fn: () => string | null | void): string | null => {
+      const guarded = (fn: () => void): string | null => {
         if (broken) return broken;
         try {
-          return fn() ?? null;
+          fn();
+          return null;
         } catch (err) {
           broken = describe(err);
           return broken;
         }
       };
-      rtmp.onOutputCallback = (b) => events.output(b);
-      rtmp.onConnectCallback = (r) => {
-        // publish/play before connect (or a connect without app): the package passes undefined
-        if (typeof r.app !== 'string') throw new WireRefusal('publish or play without the app of a connect');
-        req = { app: r.app, name: String(r.name), query: firstValues(r.query) };
-      };
-      rtmp.onPushCallback = () => events.publish(req!);
-      rtmp.onPlayCallback = () => events.play(req!);
-      rtmp.onPacketCallback = (p) => {
-        const kind = KINDS[p.flags];
-        if (!kind) return;
-        // media: the parser's buffer becomes the body (packetHandler above lets it go); data
-        // messages share the parser's buffer, so their body is copied (a few hundred bytes)
-        const type = p.codec_type === 8 || p.codec_type === 9 ? p.codec_type : 18;
-        const wire = Rtmp.createMessage(p);
-        events.packet({ kind, type, codec: p.codec_id, timestamp: p.dts, body: bodyOf(p.data, p.size, type, wire), wire });
-      };
       return {
-        feed: (data) => guarded(() => rtmp.parserData(data)),
-        status: (level, code, description) => guarded(() => rtmp.sendStatusMessage(rtmp.streamId ?? 1, level, code, description)),
+        feed: (data) => guarded(() => conn.feed(data)),
+        status: (level, code, description) => guarded(() => conn.status(level, code, description)),
       };
     },
-    wireOf: (packet) => (packet.wire ??= encode(Rtmp, packet)),
+    wireOf: (packet) => (packet.wire ??= mediaMessage({ codec_type: packet.type, size: packet.body.length, data: packet.body, dts: packet.timestamp })),
     decodeMetadata(body) {
       try {
         if (body.length > MAX_COMMAND_MESSAGE) return undefined;

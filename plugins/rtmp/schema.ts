@@ -1,30 +1,18 @@
-import { Bool, ConfigErrorList, describe, Formatted, Str, type ConfigErrors, type KernelConfig, type Static, Type } from '../../sdk/index.ts';
+import { Bool, ConfigErrorList, type ConfigErrors, Formatted, Int, type KernelConfig, section, type Static, Str, Type } from '../../sdk/index.ts';
 
 /** The `rtmp` section of the configuration, owned by this plugin (its schema lived in the SDK before 3.0.0). */
-export const RtmpConfig = describe(Type.Object({
-  enable: Bool(false),
-  enable_tls: Bool(false),
-  address: Formatted('listen-address', ':1935'),
-  address_tls: Formatted('listen-address', ':1936'),
-  app: Str('/'),
-  token: Str(''),
-  handshake_timeout_seconds: Type.Integer({ default: 10, minimum: 1, maximum: 3600 }),
-  idle_timeout_seconds: Type.Integer({ default: 30, minimum: 1, maximum: 3600 }),
-  max_connections: Type.Integer({ default: 1000, minimum: 1 }),
-  max_connections_per_address: Type.Integer({ default: 100, minimum: 1 }),
-  max_message_size_kbytes: Type.Integer({ default: 8192, minimum: 64, maximum: 16384 }),
-}, { default: {} }), {
-  enable: 'Run the RTMP server (plugin `rtmp`).',
-  enable_tls: 'Run RTMPS too (needs tls.enable).',
-  address: 'RTMP listen address.',
-  address_tls: 'RTMPS listen address.',
-  app: 'RTMP app path streams are published under.',
-  token: 'Token publishers and players must give.',
-  handshake_timeout_seconds: 'Seconds an RTMP connection has from accept to a started publish or play (handshake, connect, publish/play); then it is closed. RTMPS has as long again for its TLS handshake first.',
-  idle_timeout_seconds: 'Seconds without a byte in either direction before an RTMP(S) connection is closed (publishing, playing or not yet either).',
-  max_connections: 'Most RTMP and RTMPS connections open at once; more are closed at accept.',
-  max_connections_per_address: 'Most RTMP and RTMPS connections open at once from one client address (IPv6: one /64); more are closed at accept. The service\'s own address (127.0.0.1, ::1: its processes) counts only toward the total.',
-  max_message_size_kbytes: 'Largest RTMP audio or video message in KiB (a keyframe); a connection that announces a larger one is closed. Bounds what one connection can make the server buffer (twice this).',
+export const RtmpConfig = section({
+  enable: [Bool(false), 'Run the RTMP server (plugin `rtmp`).'],
+  enable_tls: [Bool(false), 'Run RTMPS too (needs tls.enable).'],
+  address: [Formatted('listen-address', ':1935'), 'RTMP listen address.'],
+  address_tls: [Formatted('listen-address', ':1936'), 'RTMPS listen address.'],
+  app: [Str('/'), 'RTMP app path streams are published under.'],
+  token: [Str(''), 'Token publishers and players must give.'],
+  handshake_timeout_seconds: [Int(10, { minimum: 1, maximum: 3600 }), 'Seconds an RTMP connection has from accept to a started publish or play (handshake, connect, publish/play); then it is closed. RTMPS has as long again for its TLS handshake first.'],
+  idle_timeout_seconds: [Int(30, { minimum: 1, maximum: 3600 }), 'Seconds without a byte in either direction before an RTMP(S) connection is closed (publishing, playing or not yet either).'],
+  max_connections: [Int(1000, { minimum: 1 }), 'Most RTMP and RTMPS connections open at once; more are closed at accept.'],
+  max_connections_per_address: [Int(100, { minimum: 1 }), 'Most RTMP and RTMPS connections open at once from one client address (IPv6: one /64); more are closed at accept. The service\'s own address (127.0.0.1, ::1: its processes) counts only toward the total.'],
+  max_message_size_kbytes: [Int(8192, { minimum: 64, maximum: 16384 }), 'Largest RTMP audio or video message in KiB (a keyframe); a connection that announces a larger one is closed. Bounds what one connection can make the server buffer (twice this).'],
 });
 export type RtmpConfig = Static<typeof RtmpConfig>;
 

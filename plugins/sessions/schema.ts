@@ -1,23 +1,15 @@
-import { Bool, ConfigErrorList, describe, Int, List, MAX_TIMER_SECONDS, Type, validCidr, type ConfigErrors, type Static } from '../../sdk/index.ts';
+import { Bool, ConfigErrorList, type ConfigErrors, Int, List, MAX_TIMER_SECONDS, section, type Static, Type, validCidr } from '../../sdk/index.ts';
 
 /** The `sessions` section of the configuration, owned by this plugin. */
-export const SessionsConfig = describe(Type.Object({
-  enable: Bool(true),
-  ip_ignorelist: List(['127.0.0.1/32', '::1/128']),
-  session_timeout_sec: Type.Integer({ default: 30, maximum: MAX_TIMER_SECONDS }),
-  persist: Bool(false),
+export const SessionsConfig = section({
+  enable: [Bool(true), 'Track viewer and publisher sessions (plugin `sessions`).'],
+  ip_ignorelist: [List(['127.0.0.1/32', '::1/128']), 'CIDRs whose sessions are not counted.'],
+  session_timeout_sec: [Int(30, { maximum: MAX_TIMER_SECONDS }), 'Seconds without traffic after which a session ends.'],
+  persist: [Bool(false), 'Keep session totals across restarts.'],
   // a timer: node runs a longer one at once, every millisecond
-  persist_interval_sec: Type.Integer({ default: 300, maximum: 2_147_483 }),
-  max_bitrate_mbit: Int(0),
-  max_sessions: Int(0),
-}, { default: {} }), {
-  enable: 'Track viewer and publisher sessions (plugin `sessions`).',
-  ip_ignorelist: 'CIDRs whose sessions are not counted.',
-  session_timeout_sec: 'Seconds without traffic after which a session ends.',
-  persist: 'Keep session totals across restarts.',
-  persist_interval_sec: 'Seconds between writes of session totals (0 = only at stop).',
-  max_bitrate_mbit: 'Refuse new sessions above this total bitrate (0 = unlimited).',
-  max_sessions: 'Refuse new sessions above this count (0 = unlimited).',
+  persist_interval_sec: [Int(300, { maximum: MAX_TIMER_SECONDS }), 'Seconds between writes of session totals (0 = only at stop).'],
+  max_bitrate_mbit: [Int(0), 'Refuse new sessions above this total bitrate (0 = unlimited).'],
+  max_sessions: [Int(0), 'Refuse new sessions above this count (0 = unlimited).'],
 });
 export type SessionsConfig = Static<typeof SessionsConfig>;
 

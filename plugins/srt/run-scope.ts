@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RunCredentials, RunGrant } from '../../sdk/index.ts';
+import { perRun, type RunCredentials, type RunGrant } from '../../sdk/index.ts';
 import { parseStreamId } from './streamid.ts';
 
 /*
@@ -27,15 +27,8 @@ export function runPassphrase(token: string): string {
 /** Where a streamid value ends in a field: the next query parameter, a tee separator, an option's end. */
 const END = /[&|\]\s]/;
 
-// one parse per bound command (a run's fields never change after its spawn)
-const parsed = new WeakMap<object, string[]>();
-
-/** The `<mode> <resource>` pairs a run's command names with its token. */
-export function runSrtGrants(grant: RunGrant): string[] {
-  let grants = parsed.get(grant.fields);
-  if (!grants) parsed.set(grant.fields, grants = parseGrants(grant));
-  return grants;
-}
+/** The `<mode> <resource>` pairs a run's command names with its token (one parse per run). */
+export const runSrtGrants = perRun(parseGrants);
 
 function parseGrants(grant: RunGrant): string[] {
   const out = new Set<string>();

@@ -1,32 +1,19 @@
-import { Bool, ConfigErrorList, describe, Formatted, List, Str, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
+import { Bool, ConfigErrorList, type ConfigErrors, Formatted, Int, List, section, type Static, Str } from '../../sdk/index.ts';
 
 /** The plugin's settings: the `srt` section of the configuration, owned by this plugin (enable, address, passphrase, token, log, bounds). */
-export const SrtConfig = describe(Type.Object({
-  enable: Bool(false),
-  address: Formatted('listen-address', ':6000'),
-  passphrase: Str(''),
-  token: Str(''),
-  log: Type.Object({ enable: Bool(false), topics: List() }, { default: {} }),
-  handshake_timeout_seconds: Type.Integer({ default: 5, minimum: 1, maximum: 3600 }),
-  idle_timeout_seconds: Type.Integer({ default: 10, minimum: 1, maximum: 3600 }),
+export const SrtConfig = section({
+  enable: [Bool(false), 'Run the SRT server (plugin `srt`).'],
+  address: [Formatted('listen-address', ':6000'), 'SRT listen address (UDP).'],
+  passphrase: [Str(''), 'SRT encryption passphrase.'],
+  token: [Str(''), 'Token publishers and players must give.'],
+  log: section({ enable: [Bool(false), 'Log SRT events.'], topics: [List(), 'SRT log topics.'] }),
+  handshake_timeout_seconds: [Int(5, { minimum: 1, maximum: 3600 }), 'Seconds an accepted SRT connection has to be admitted by the ingest hooks and, when it publishes, to send its first media; then it is closed.'],
+  idle_timeout_seconds: [Int(10, { minimum: 1, maximum: 3600 }), 'Seconds of silence from an SRT peer (not even keep-alives) before its connection is broken; a publisher that sends no media for as long is closed too.'],
   // libsrt keeps about 0.65 MiB per accepted connection (its buffers) and does not give it back
-  max_connections: Type.Integer({ default: 300, minimum: 1 }),
-  max_connections_per_address: Type.Integer({ default: 20, minimum: 1 }),
-  fail_delay_ms: Type.Integer({ default: 1000, minimum: 0, maximum: 3_600_000 }),
-  fail_delay_max_ms: Type.Integer({ default: 30_000, minimum: 0, maximum: 86_400_000 }),
-}, { default: {} }), {
-  enable: 'Run the SRT server (plugin `srt`).',
-  address: 'SRT listen address (UDP).',
-  passphrase: 'SRT encryption passphrase.',
-  token: 'Token publishers and players must give.',
-  handshake_timeout_seconds: 'Seconds an accepted SRT connection has to be admitted by the ingest hooks and, when it publishes, to send its first media; then it is closed.',
-  idle_timeout_seconds: 'Seconds of silence from an SRT peer (not even keep-alives) before its connection is broken; a publisher that sends no media for as long is closed too.',
-  max_connections: 'Most SRT connections open at once; more are refused in the handshake (reject 1402). Each costs libsrt about 0.65 MiB, kept for reuse: 300 is about 200 MiB in the SRT host process.',
-  max_connections_per_address: 'Most SRT connections open at once from one client address (IPv6: one /64); more are refused in the handshake (reject 1402). The service\'s own address (127.0.0.1, ::1: its processes) counts only toward the total.',
-  fail_delay_ms: 'After a wrong SRT token or passphrase, the client address is refused (reject 1402) for this long, doubling with each further failure (0 = never). The service\'s own address is never locked out.',
-  fail_delay_max_ms: 'Longest lockout of a client address after repeated wrong SRT tokens or passphrases.',
-  'log.enable': 'Log SRT events.',
-  'log.topics': 'SRT log topics.',
+  max_connections: [Int(300, { minimum: 1 }), 'Most SRT connections open at once; more are refused in the handshake (reject 1402). Each costs libsrt about 0.65 MiB, kept for reuse: 300 is about 200 MiB in the SRT host process.'],
+  max_connections_per_address: [Int(20, { minimum: 1 }), 'Most SRT connections open at once from one client address (IPv6: one /64); more are refused in the handshake (reject 1402). The service\'s own address (127.0.0.1, ::1: its processes) counts only toward the total.'],
+  fail_delay_ms: [Int(1000, { minimum: 0, maximum: 3_600_000 }), 'After a wrong SRT token or passphrase, the client address is refused (reject 1402) for this long, doubling with each further failure (0 = never). The service\'s own address is never locked out.'],
+  fail_delay_max_ms: [Int(30_000, { minimum: 0, maximum: 86_400_000 }), 'Longest lockout of a client address after repeated wrong SRT tokens or passphrases.'],
 });
 export type SrtConfig = Static<typeof SrtConfig>;
 

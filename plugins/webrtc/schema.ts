@@ -1,30 +1,18 @@
-import { Bool, ConfigErrorList, describe, Formatted, Str, Type, type ConfigErrors, type Static } from '../../sdk/index.ts';
+import { Bool, ConfigErrorList, type ConfigErrors, Formatted, Int, Port, section, type Static, Str, Type } from '../../sdk/index.ts';
 
 /** The plugin's settings: the `webrtc` section of the configuration, owned by this plugin. */
-export const WebrtcConfig = describe(Type.Object({
-  enable: Bool(false),
-  token: Str(''),
-  bind_address: Formatted('bind-ip', ''),
-  udp_port_min: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
-  udp_port_max: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
-  public_addresses: Type.Array(Formatted('ip'), { default: [] }),
-  ice_servers: Type.Array(Formatted('ice-server'), { default: [] }),
-  max_sessions: Type.Integer({ default: 200, minimum: 1, maximum: 100_000 }),
-  max_publishers: Type.Integer({ default: 20, minimum: 0, maximum: 10_000 }),
-  connect_timeout_seconds: Type.Integer({ default: 10, minimum: 1, maximum: 300 }),
-  audio_bitrate_kbit: Type.Integer({ default: 96, minimum: 8, maximum: 510 }),
-}, { default: {} }), {
-  enable: 'Run WebRTC: WHEP playback of every stream of the stream table, WHIP ingest into it, and the player page `/webrtc/<stream>` (plugin `webrtc`).',
-  token: 'Token WHEP viewers and WHIP publishers must give (`Authorization: Bearer <token>` or `?token=`); empty: none.',
-  bind_address: 'Address the ICE agent binds its UDP ports to; empty: every interface (its host candidates are the machine\'s addresses).',
-  udp_port_min: 'Lowest UDP port of WebRTC media (ICE); 0 with `udp_port_max` 0: any port the system gives. Open this range in the firewall.',
-  udp_port_max: 'Highest UDP port of WebRTC media (ICE).',
-  public_addresses: 'Addresses added as host candidates to every answer, for a service behind a 1:1 NAT (its public IPv4 or IPv6).',
-  ice_servers: 'STUN and TURN servers for the service\'s side of ICE: `stun:host:port`, `turn:user:password@host:port`; none are needed on a LAN.',
-  max_sessions: 'Most WebRTC sessions (viewers and publishers) at once; more are refused with 503.',
-  max_publishers: 'Most streams published over WHIP at once; more are refused with 503.',
-  connect_timeout_seconds: 'A session whose media has not connected after this many seconds is ended.',
-  audio_bitrate_kbit: 'Bitrate of the Opus audio made for WebRTC viewers from a stream\'s AAC or MP3 (kbit/s).',
+export const WebrtcConfig = section({
+  enable: [Bool(false), 'Run WebRTC: WHEP playback of every stream of the stream table, WHIP ingest into it, and the player page `/webrtc/<stream>` (plugin `webrtc`).'],
+  token: [Str(''), 'Token WHEP viewers and WHIP publishers must give (`Authorization: Bearer <token>` or `?token=`); empty: none.'],
+  bind_address: [Formatted('bind-ip', ''), 'Address the ICE agent binds its UDP ports to; empty: every interface (its host candidates are the machine\'s addresses).'],
+  udp_port_min: [Port(0), 'Lowest UDP port of WebRTC media (ICE); 0 with `udp_port_max` 0: any port the system gives. Open this range in the firewall.'],
+  udp_port_max: [Port(0), 'Highest UDP port of WebRTC media (ICE).'],
+  public_addresses: [Type.Array(Formatted('ip'), { default: [] }), 'Addresses added as host candidates to every answer, for a service behind a 1:1 NAT (its public IPv4 or IPv6).'],
+  ice_servers: [Type.Array(Formatted('ice-server'), { default: [] }), 'STUN and TURN servers for the service\'s side of ICE: `stun:host:port`, `turn:user:password@host:port`; none are needed on a LAN.'],
+  max_sessions: [Int(200, { minimum: 1, maximum: 100_000 }), 'Most WebRTC sessions (viewers and publishers) at once; more are refused with 503.'],
+  max_publishers: [Int(20, { minimum: 0, maximum: 10_000 }), 'Most streams published over WHIP at once; more are refused with 503.'],
+  connect_timeout_seconds: [Int(10, { minimum: 1, maximum: 300 }), 'A session whose media has not connected after this many seconds is ended.'],
+  audio_bitrate_kbit: [Int(96, { minimum: 8, maximum: 510 }), 'Bitrate of the Opus audio made for WebRTC viewers from a stream\'s AAC or MP3 (kbit/s).'],
 });
 export type WebrtcConfig = Static<typeof WebrtcConfig>;
 

@@ -6,7 +6,10 @@ import { Formatted, MAX_TIMER_SECONDS } from './formats.ts';
 
 const Str = (d: string) => Type.String({ default: d });
 const Bool = (d: boolean) => Type.Boolean({ default: d });
-const Int = (d: number) => Type.Integer({ default: d });
+/** An integer key with its default and its bounds, if any. */
+const Int = (d: number, bounds: { minimum?: number; maximum?: number } = {}) => Type.Integer({ default: d, ...bounds });
+/** A port key (0 to 65535). */
+const Port = (d: number) => Int(d, { minimum: 0, maximum: 65535 });
 const List = (d: string[] = []) => Type.Array(Type.String(), { default: d });
 const AllowBlock = () => Type.Object({ allow: List(), block: List() }, { default: {} });
 
@@ -167,4 +170,4 @@ export const StorageConfig = describe(Type.Object({
 });
 export type StorageConfig = Static<typeof StorageConfig>;
 
-export { Str, Bool, Int, List, AllowBlock };
+export { Str, Bool, Int, Port, List, AllowBlock };

@@ -31,6 +31,9 @@ export const AVstreamSchema = Type.Object({
 });
 export type AVstream = Static<typeof AVstreamSchema>;
 
+/** What a stream is, in the progress and the probe alike: media type, codec, coder. */
+const MediaCodec = { type: Type.String(), codec: Type.String(), coder: Type.String() };
+
 /** One stream of one input or output file. The optional fields are omitted when empty or 0. */
 export const ProgressIOSchema = Type.Object({
   id: Type.String(),
@@ -38,9 +41,7 @@ export const ProgressIOSchema = Type.Object({
   index: U64,
   stream: U64,
   format: Type.String(),
-  type: Type.String(),
-  codec: Type.String(),
-  coder: Type.String(),
+  ...MediaCodec,
   frame: U64,
   keyframe: U64,
   framerate: FramerateSchema,
@@ -114,9 +115,7 @@ export const ProbeIOSchema = Type.Object({
   index: U64,
   stream: U64,
   language: Type.String(),
-  type: Type.String(),
-  codec: Type.String(),
-  coder: Type.String(),
+  ...MediaCodec,
   bitrate_kbps: Type.Number(),
   duration_sec: Type.Number(),
   fps: Type.Number(),
@@ -154,26 +153,16 @@ export type SkillsProtocol = Static<typeof SkillsProtocolSchema>;
 
 /** `decoders`/`encoders` are null when ffmpeg cannot decode/encode the codec (reference 5.10). */
 export const SkillsCodecSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
+  ...IdName.properties,
   encoders: Type.Union([Type.Array(Type.String()), Type.Null()]),
   decoders: Type.Union([Type.Array(Type.String()), Type.Null()]),
 });
 export type SkillsCodec = Static<typeof SkillsCodecSchema>;
 
-export const SkillsHWDeviceSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  extra: Type.String(),
-  media: Type.String(),
-});
+export const SkillsHWDeviceSchema = Type.Object({ ...IdName.properties, extra: Type.String(), media: Type.String() });
 export type SkillsHWDevice = Static<typeof SkillsHWDeviceSchema>;
 
-export const SkillsDeviceSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  devices: Type.Array(SkillsHWDeviceSchema),
-});
+export const SkillsDeviceSchema = Type.Object({ ...IdName.properties, devices: Type.Array(SkillsHWDeviceSchema) });
 export type SkillsDevice = Static<typeof SkillsDeviceSchema>;
 
 export const SkillsSchema = Type.Object({

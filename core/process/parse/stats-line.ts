@@ -51,6 +51,36 @@ function keyIs(line: string, ks: number, eq: number, name: string): boolean {
 /** Reads numbers from a line; `end` is where the last read stopped. Reused, so it allocates nothing. */
 class NumberReader {
   end = 0;
+  /** What `#decimal` read: its digits as one integer, the power of ten to divide it by, how many digits. */
+  #units = 0;
+  #scale = 1;
+  #digits = 0;
+
+  /** Reads `digits[.digits]` at `i` into `#units`, `#scale` and `#digits`; returns where it stopped. */
+  #decimal(s: string, i: number): number {
+    let units = 0;
+    let scale = 1;
+    let digits = 0;
+    let c = s.charCodeAt(i);
+    while (isDigit(c)) {
+      units = units * 10 + (c - 48);
+      digits++;
+      c = s.charCodeAt(++i);
+    }
+    if (c === DOT) {
+      c = s.charCodeAt(++i);
+      while (isDigit(c)) {
+        units = units * 10 + (c - 48);
+        scale *= 10;
+        digits++;
+        c = s.charCodeAt(++i);
+      }
+    }
+    this.#units = units;
+    this.#scale = scale;
+    this.#digits = digits;
+    return i;
+  }
 
   /** A decimal like `-1.0`, `0.999`, `25`, `1.2e+03`; NaN when there is no digit (`N/A`). */
   float(s: string, i: number): number {
@@ -59,28 +89,12 @@ class NumberReader {
       neg = true;
       i++;
     }
-    let mantissa = 0;
-    let scale = 1;
-    let digits = 0;
-    let c = s.charCodeAt(i);
-    while (isDigit(c)) {
-      mantissa = mantissa * 10 + (c - 48);
-      digits++;
-      c = s.charCodeAt(++i);
-    }
-    if (c === DOT) {
-      c = s.charCodeAt(++i);
-      while (isDigit(c)) {
-        mantissa = mantissa * 10 + (c - 48);
-        scale *= 10;
-        digits++;
-        c = s.charCodeAt(++i);
-      }
-    }
+    i = this.#decimal(s, i);
+    const c = s.charCodeAt(i);
     this.end = i;
-    if (digits === 0) return NaN;
+    if (this.#digits === 0) return NaN;
     // One division by a power of ten rounds exactly like parseFloat for the short values ffmpeg prints.
-    let value = mantissa / scale;
+    let value = this.#units / this.#scale;
     if ((c === 101 || c === 69) /* e E */) {
       let j = i + 1;
       let expNeg = false;
@@ -115,25 +129,10 @@ class NumberReader {
     const m = this.float(s, this.end + 1);
     if (Number.isNaN(m) || s.charCodeAt(this.end) !== COLON) return NaN;
     // Seconds with their fraction as one integer, so 00:03:58.44 gives exactly 238.44.
-    let i2 = this.end + 1;
-    let units = 0;
-    let scale = 1;
-    let c = s.charCodeAt(i2);
-    if (!isDigit(c)) return NaN;
-    while (isDigit(c)) {
-      units = units * 10 + (c - 48);
-      c = s.charCodeAt(++i2);
-    }
-    if (c === DOT) {
-      c = s.charCodeAt(++i2);
-      while (isDigit(c)) {
-        units = units * 10 + (c - 48);
-        scale *= 10;
-        c = s.charCodeAt(++i2);
-      }
-    }
-    this.end = i2;
-    return ((h * 3600 + m * 60) * scale + units) / scale;
+    if (!isDigit(s.charCodeAt(this.end + 1))) return NaN;
+    this.end = this.#decimal(s, this.end + 1);
+    const scale = this.#scale;
+    return ((h * 3600 + m * 60) * scale + this.#units) / scale;
   }
 }
 

@@ -1,7 +1,8 @@
 /** MPEG-TS constants and the few field codecs both directions share (33-bit values kept out of 32-bit bit operations). */
+import { TS_WRAP as WRAP33, tsReadStamp, tsWriteStamp } from '../../../sdk/index.ts';
 
-export const TS_PACKET = 188;
-export const TS_SYNC = 0x47;
+/** 2^33 (`WRAP33`): the PTS/DTS/PCR base modulus. */
+export { TS_PACKET, TS_SYNC, TS_WRAP as WRAP33 } from '../../../sdk/index.ts';
 export const PID_PAT = 0;
 export const PID_PMT = 0x1000;
 export const PID_VIDEO = 0x100;
@@ -12,9 +13,6 @@ export const ST_MPEG2_AUDIO = 0x04;
 export const ST_AAC_ADTS = 0x0f;
 export const ST_H264 = 0x1b;
 
-/** 2^33: the PTS/DTS/PCR base modulus. */
-export const WRAP33 = 8589934592;
-const TWO30 = 1073741824;
 
 const CRC_TABLE = new Uint32Array(256);
 for (let i = 0; i < 256; i++) {
@@ -32,22 +30,11 @@ export function crc32(buf: Uint8Array, start: number, end: number): number {
 
 /** Writes a 5-byte PTS/DTS field (prefix 2 = PTS only, 3 = PTS of a pair, 1 = DTS). */
 export function writeTimestamp(buf: Buffer, at: number, prefix: number, ts: number): void {
-  const v = ((ts % WRAP33) + WRAP33) % WRAP33;
-  const hi = Math.floor(v / TWO30);
-  const lo = v % TWO30;
-  buf[at] = (prefix << 4) | (hi << 1) | 1;
-  buf[at + 1] = (lo >>> 22) & 0xff;
-  buf[at + 2] = (((lo >>> 15) & 0x7f) << 1) | 1;
-  buf[at + 3] = (lo >>> 7) & 0xff;
-  buf[at + 4] = ((lo & 0x7f) << 1) | 1;
+  tsWriteStamp(buf, at, ts, prefix);
 }
 
 /** Reads a 5-byte PTS/DTS field (markers not checked). */
-export function readTimestamp(buf: Uint8Array, at: number): number {
-  const hi = (buf[at] >> 1) & 7;
-  const lo = (buf[at + 1] << 22) | ((buf[at + 2] >> 1) << 15) | (buf[at + 3] << 7) | (buf[at + 4] >> 1);
-  return hi * TWO30 + lo;
-}
+export const readTimestamp = tsReadStamp;
 
 /** Writes a 6-byte PCR (base in 90 kHz, extension 0). */
 export function writePcr(buf: Buffer, at: number, base: number): void {
