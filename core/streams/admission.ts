@@ -96,6 +96,6 @@ export class Admission {
   }
 
   #failed = (err: Error): void => {
-    this.#log()?.error({ id: this.peer.id, protocol: this.peer.protocol, stream: this.peer.stream, err: err.message }, 'an ingest hook failed');
+    this.#log()?.error({ id: this.peer.id, protocol: this.peer.protocol, stream: this.peer.stream, err: err.message }, 'an ingest hook tap failed');
   };
 }

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { ingestHooksRef, type IngestRefusal, type StreamRefusal } from '../../../sdk/index.ts';
-import { Streams } from '../../../core/streams/table.ts';
+import { Streams, type StreamTableLog } from '../../../core/streams/table.ts';
 import { SrtRelay, type RelayTable } from '../../../plugins/srt/relay.ts';
 import { EventsLog } from '../../../plugins/srt/events-log.ts';
 import type { SrtNativeSocket } from '../../../plugins/srt/native.ts';
@@ -22,8 +22,8 @@ const refusal = (r: StreamRefusal): IngestRefusal => ({ reason: r.reason, kind: 
 type Hooks = ReturnType<typeof ingestHooksRef.create>;
 
 /** The relay's table: the core's stream table (admitting with `hooks`), with the relay's own delivery for its readers. */
-function linked(relay: () => SrtRelay, hooks: Hooks): RelayTable {
-  const streams = new Streams({ hooks, log: { warn: () => {}, error: () => {} } });
+function linked(relay: () => SrtRelay, hooks: Hooks, log: StreamTableLog): RelayTable {
+  const streams = new Streams({ hooks, log });
   const pubs = new Map<number, (chunk: Buffer) => void>();
   const ends = new Map<string, () => void>();
   return {
@@ -49,7 +49,7 @@ function linked(relay: () => SrtRelay, hooks: Hooks): RelayTable {
 }
 
 function newRelay({ hooks, ...opts }: Omit<ConstructorParameters<typeof SrtRelay>[0], 'table' | 'token' | 'events' | 'handshakeMs' | 'idleMs'> & { hooks: Hooks }): SrtRelay {
-  const relay: SrtRelay = new SrtRelay({ ...opts, token: '', events: new EventsLog({ enable: false, topics: [] }), handshakeMs: 5000, idleMs: 10_000, table: linked(() => relay, hooks) });
+  const relay: SrtRelay = new SrtRelay({ ...opts, token: '', events: new EventsLog({ enable: false, topics: [] }), handshakeMs: 5000, idleMs: 10_000, table: linked(() => relay, hooks, opts.log) });
   return relay;
 }
 
