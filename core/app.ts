@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, runCredentialsRef, serverRef, streamTableRef, tlsCertificatesRef, type ClientTraffic,
+  BootError, childrenRef, ingestHooksRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, runCredentialsRef, serverRef, streamTableRef, tlsCertificatesRef, type ClientTraffic,
   type FilesystemService, type HttpScope, type PluginDefinition,
 } from '../sdk/index.ts';
 import type { ConfigData } from './config/config-data.ts';
@@ -247,7 +247,8 @@ async function coreServices(k: Kernel, parts: ThreadParts, opts: BuildOptions): 
   services.provide(runCredentialsRef, new RunCredentialTable((err) => log.error({ err }, 'a run credential watcher failed')));
   // one table of live streams for every ingest protocol, kept across reloads (a kept publisher's
   // stream stays for the restarted readers); its publishers end with the service
-  const tableOpts = { converters: converterRegistry(), log: log.child({ component: 'streams' }) };
+  // it admits clients with this app's ingest hooks (a kept publisher's end reaches the app then running)
+  const tableOpts = { converters: converterRegistry(), log: log.child({ component: 'streams' }), hooks: k.hooks.get(ingestHooksRef) };
   const streams = await k.kept.keep('core', {
     key: 'streams', settings: {}, open: async () => new Streams(tableOpts), close: async (s) => s.close(),
   }, (fn) => lifecycle.onClose('streams', fn), log);

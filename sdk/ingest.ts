@@ -2,12 +2,15 @@ import { createHooksRef, AsyncSeriesBailHook, SyncHook } from './hooks.ts';
 
 /*
  * Ingest: streams that clients publish into the service and play back from it, whatever the
- * protocol. The RTMP and SRT plugins (and a vendor's ingest plugin) call these hooks; the sessions
- * plugin, access rules and a vendor's policy tap them without knowing the protocol.
+ * protocol. The stream table runs these hooks (`StreamTable.publish` and `read`, `sdk/streams.ts`:
+ * the table admits); the sessions plugin, access rules and a vendor's policy tap them without
+ * knowing the protocol. A protocol plugin never calls them itself.
  *
  * Order for one connection: `prePublish` (or `prePlay`) may refuse it; if nobody does and the
- * protocol's own checks pass, `onPublish` (`onPlay`) fires once it streams, and `onPublishEnd`
- * (`onPlayEnd`) exactly once when it ends, however it ends. A refused connection gets no `on*`.
+ * table's own rules pass, `onPublish` (`onPlay`) fires once it is accepted (or when the protocol
+ * announces it: WebRTC once its media connects), and `onPublishEnd` (`onPlayEnd`) exactly once
+ * when it ends, however it ends. A refused connection gets no `on*`. Publishers and readers inside
+ * the service (the cluster relay, recordings, WebRTC feeds) are `internal` and run no hook.
  */
 
 /** One publishing or playing connection, as every ingest protocol describes it. */
@@ -38,16 +41,42 @@ export interface IngestTraffic {
   txBytes: number;
 }
 
+/** The kinds of refusal; each protocol family answers each with one code (`refusalCode`). */
+export type IngestRefusalKind = 'unauthorized' | 'forbidden' | 'conflict' | 'not_found' | 'overloaded';
+
 /** Why a `pre*` tap refused a connection; the protocol turns it into its own refusal and logs it. */
 export interface IngestRefusal {
   /** Short reason for the log and, where the protocol can carry it, for the client. */
   reason: string;
   /** Kind of refusal, for protocols that distinguish them (SRT reject codes). Default `forbidden`. */
-  kind?: 'unauthorized' | 'forbidden' | 'conflict' | 'not_found' | 'overloaded';
+  kind?: IngestRefusalKind;
 }
 
 /**
- * The ingest hooks (owned by the SDK; called by every ingest plugin).
+ * The one code of each refusal kind per protocol family: `http` (WHIP/WHEP, HTTP-TS, a vendor's
+ * HTTP ingest) answers the HTTP status; `srt` the access-control reject code (`SRT_REJX_*` of
+ * libsrt's `access_control.h`). RTMP has no refusal on its wire: the connection is closed and the
+ * kind is logged.
+ */
+export const REFUSAL_CODES: Readonly<Record<'http' | 'srt', Readonly<Record<IngestRefusalKind, number>>>> = {
+  http: { unauthorized: 401, forbidden: 403, not_found: 404, conflict: 409, overloaded: 503 },
+  srt: { unauthorized: 1401, forbidden: 1403, not_found: 1404, conflict: 1409, overloaded: 1402 },
+};
+
+/**
+ * The code a protocol family answers a refusal with (a tap's, or the stream table's): its kind
+ * (default `forbidden`) looked up in `REFUSAL_CODES`.
+ *
+ * @example
+ * const r = await ctx.deps.streams.publish(name, 'mpegts', peer);
+ * if (!r.ok) throw new ApiError(refusalCode(r, 'http'), r.reason, [r.reason], 'MY_REFUSED');
+ */
+export function refusalCode(r: { readonly kind?: IngestRefusalKind }, family: 'http' | 'srt'): number {
+  return REFUSAL_CODES[family][r.kind ?? 'forbidden'];
+}
+
+/**
+ * The ingest hooks (owned by the SDK; run by the stream table for every protocol).
  *
  * @example
  * ctx.hooks.tap(ingestHooksRef, 'prePublish', async (peer) =>
@@ -70,7 +99,8 @@ export const ingestHooksRef = createHooksRef('ingest', () => ({
 }));
 
 /**
- * Calls a `pre*` hook, turning a throwing tap into a refusal rather than a crash.
+ * Calls a `pre*` hook, turning a throwing tap into a refusal rather than a crash (the stream
+ * table's way; a protocol publishes and reads through the table instead).
  *
  * @example
  * const refusal = await askIngest(ctx.hooks.get(ingestHooksRef).prePublish, peer);

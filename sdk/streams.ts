@@ -1,5 +1,5 @@
 import { createServiceRef } from './refs.ts';
-import type { IngestPeer } from './ingest.ts';
+import type { IngestPeer, IngestRefusalKind } from './ingest.ts';
 
 /*
  * The stream table: every live stream of the service, whatever protocol publishes or reads it.
@@ -70,16 +70,25 @@ export interface StreamSink<F extends StreamFormat> {
   stop(reason: StreamStopReason): void;
 }
 
-/** Stable codes of a refused publish or read. */
+/**
+ * Stable codes of a refused publish or read: the table's rules, `STREAM_REFUSED` (a `prePublish` /
+ * `prePlay` tap said no, threw, or did not answer within `checkTimeoutMs`; its kind is the tap's)
+ * and `STREAM_GONE` (the client went away while it was admitted: `signal` aborted; nothing was
+ * claimed and no hook told, there is nobody to answer).
+ */
 export type StreamRefusalCode =
-  | 'STREAM_BUSY' | 'STREAM_NOT_FOUND' | 'STREAM_LIMIT' | 'STREAM_FORMAT_UNAVAILABLE' | 'STREAM_BAD_NAME';
+  | 'STREAM_BUSY' | 'STREAM_NOT_FOUND' | 'STREAM_LIMIT' | 'STREAM_FORMAT_UNAVAILABLE' | 'STREAM_BAD_NAME'
+  | 'STREAM_REFUSED' | 'STREAM_GONE';
 
-/** Why the table refused; `kind` maps onto an ingest refusal kind for the protocol's answer. */
+/**
+ * Why the table refused. `kind` is what the protocol answers: `refusalCode(r, 'http' | 'srt')`
+ * (`sdk/ingest.ts`) gives the family's one code for it.
+ */
 export interface StreamRefusal {
   readonly ok: false;
   readonly code: StreamRefusalCode;
   readonly reason: string;
-  readonly kind: 'conflict' | 'not_found' | 'overloaded' | 'forbidden';
+  readonly kind: IngestRefusalKind;
 }
 
 /** What the table accepted. */
@@ -96,18 +105,63 @@ export interface StreamPublisher<F extends StreamFormat> {
   readonly name: string;
   /** Hands a packet to every reader (and to the converters, when a reader asks for another format). */
   push(packet: StreamPacket<F>): void;
-  /** The publisher is gone: the stream is unlisted, then every reader is stopped with `ended`. */
+  /**
+   * The publisher is gone: the stream is unlisted, then every reader is stopped with `ended`;
+   * `onPublishEnd` gets its traffic (once, and only when it was announced). Call it once the
+   * connection is gone, also after a refusal of the protocol's own.
+   */
   end(): void;
   /** Readers now, in every format. */
   readonly readers: number;
+  /** Tells the current app's hooks of this publisher (`onPublish`); see `StreamAdmission.announce`. */
+  announce(): void;
 }
 
 /** A reader's side of a stream. */
 export interface StreamReader {
   readonly name: string;
   readonly format: StreamFormat;
-  /** The reader left (its connection closed): it gets nothing more and no `stop`. */
+  /**
+   * The reader left (its connection closed): it gets nothing more and no `stop`; `onPlayEnd` gets
+   * its traffic (once, when it was announced). Call it when the connection is gone, also after
+   * the table's `stop` (the end hook waits for it, so it counts the last bytes).
+   */
   leave(): void;
+  /** Tells the current app's hooks of this reader (`onPlay`); see `StreamAdmission.announce`. */
+  announce(): void;
+}
+
+/**
+ * How a client's publish or read is admitted (`StreamTable.publish` / `read` without `internal`).
+ * `announce` on a handle: a protocol that announces `later` calls it once the peer streams (WebRTC:
+ * when its media connects), and every protocol calls it again after a config reload kept the
+ * connection, in its `onReady` (the new app's hooks learn of it; its bytes count from then on).
+ */
+export interface StreamAdmission {
+  /** Aborted when the client goes away while it is admitted: the answer is `STREAM_GONE`, nothing claimed. */
+  signal?: AbortSignal;
+  /** The `pre*` taps answer within this many ms, or the peer is refused (`STREAM_REFUSED`, `overloaded`). */
+  checkTimeoutMs?: number;
+  /** `accepted` (default): `onPublish` / `onPlay` when the table accepts; `later`: at the handle's `announce()`. */
+  announce?: 'accepted' | 'later';
+}
+
+/**
+ * A publisher or reader inside the service (the cluster relay, a recording, a WebRTC feed): it
+ * runs no ingest hook (no client to check or count: the client it serves was admitted on its own
+ * way) and no on-demand wait, and the table answers at once.
+ */
+export interface InternalAccess {
+  readonly internal: true;
+}
+
+/** A client's publish: its admission and the stream's bounds. */
+export interface PublishOptions extends StreamAdmission, PublishLimits {}
+
+/** A client's read: its admission, and how long it waits for a publisher started on demand. */
+export interface ReadOptions extends StreamAdmission {
+  /** Wait for a publisher a demand source starts (`whenPublished`): up to this many ms (default 15 s; 0: no wait). */
+  demandWaitMs?: number;
 }
 
 /** Bounds a publisher sets for its stream (protocol or plugin settings). */
@@ -138,31 +192,42 @@ export interface StreamInfo {
 }
 
 /**
- * The stream table (provided by the core).
+ * The stream table (provided by the core). It admits: a client's publish or read runs the ingest
+ * hooks (`sdk/ingest.ts`: `prePublish` / `prePlay`, then `onPublish` / `onPlay` once accepted and
+ * the end hook once with its traffic), waits for a publisher started on demand, and answers every
+ * refusal as a `StreamRefusal` whose kind `refusalCode` turns into the protocol family's code. A
+ * protocol plugin is its wire and these two calls. An `internal` publisher or reader skips all of
+ * that and is answered at once (`InternalAccess`).
  *
  * @example
- * const pub = ctx.deps.streams.publish(streamName(path), 'mpegts', peer, { maxStreamsOfProtocol: 10 });
- * if (!pub.ok) return refuse(pub.reason);
+ * const pub = await ctx.deps.streams.publish(streamName(path), 'mpegts', peer, { maxStreamsOfProtocol: 10 });
+ * if (!pub.ok) throw new ApiError(refusalCode(pub, 'http'), pub.reason, [pub.reason], 'MY_REFUSED');
  * body.on('data', (chunk: Buffer) => pub.handle.push(chunk));
- * body.on('end', () => pub.handle.end());
+ * body.on('close', () => pub.handle.end());
  *
- * const r = ctx.deps.streams.read('live/abc', 'mpegts', peer, {
+ * const r = await ctx.deps.streams.read('live/abc', 'mpegts', peer, {
  *   send: (batch) => { for (const b of batch) res.write(b); return res.writableLength < 4e6; },
  *   stop: () => res.end(),
  * });
  * if (r.ok) res.once('close', () => r.handle.leave());
  */
 export interface StreamTable {
-  /** Makes `peer` the publisher of `name`; refused when the name is taken or a limit is reached. */
-  publish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, limits?: PublishLimits): StreamResult<StreamPublisher<F>>;
   /**
-   * Adds a reader of `name` in `format`. It starts where a decoder can: FLV with the metadata, the
-   * codec headers and the packets since the last keyframe (one batch); MPEG-TS with the cached
-   * PAT and PMT, then the stream from its next video random access point (at once without video).
-   * Refused when nothing publishes the name, the stream's reader limit is reached, or no
-   * converter serves `format`.
+   * Makes `peer` the publisher of `name`. Refused when the name is bad or taken or a limit is
+   * reached (checked before the hooks, and again after them), or when a `prePublish` tap says no.
    */
-  read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>): StreamResult<StreamReader>;
+  publish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, opts: PublishLimits & InternalAccess): StreamResult<StreamPublisher<F>>;
+  publish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, opts?: PublishOptions): Promise<StreamResult<StreamPublisher<F>>>;
+  /**
+   * Adds a reader of `name` in `format`, after the `prePlay` taps and, for a name nothing
+   * publishes, the wait for a publisher a demand source starts. It starts where a decoder can: FLV
+   * with the metadata, the codec headers and the packets since the last keyframe (one batch);
+   * MPEG-TS with the cached PAT and PMT, then the stream from its next video random access point
+   * (at once without video). Refused when nothing publishes the name, the stream's reader limit
+   * is reached, or no converter serves `format`.
+   */
+  read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>, opts: InternalAccess): StreamResult<StreamReader>;
+  read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>, opts?: ReadOptions): Promise<StreamResult<StreamReader>>;
   /** The live stream of a name. */
   get(name: string): StreamInfo | undefined;
   /** Every live stream, or those whose publisher speaks `protocol` (or one of a list, e.g. `['rtmp', 'rtmps']`). */

@@ -1,4 +1,4 @@
-import type { StreamRefusal } from '../../sdk/index.ts';
+import type { IngestRefusal, StreamRefusal } from '../../sdk/index.ts';
 
 /** The table's refusals, with stable codes (`StreamRefusalCode`). */
 export const streamRefusals = {
@@ -11,4 +11,8 @@ export const streamRefusals = {
     ({ ok: false, code: 'STREAM_LIMIT', kind: 'overloaded', reason: `stream ${name} has ${max} readers already` }),
   format: (name: string, from: string, to: string, why = 'format not available'): StreamRefusal =>
     ({ ok: false, code: 'STREAM_FORMAT_UNAVAILABLE', kind: 'not_found', reason: `${why}: ${name} is ${from}, ${to} was asked` }),
+  /** A `prePublish` / `prePlay` tap said no (its kind, `forbidden` by default). */
+  refused: (r: IngestRefusal): StreamRefusal => ({ ok: false, code: 'STREAM_REFUSED', kind: r.kind ?? 'forbidden', reason: r.reason }),
+  /** The client went away while it was admitted. */
+  gone: (): StreamRefusal => ({ ok: false, code: 'STREAM_GONE', kind: 'not_found', reason: 'the client went away while it was admitted' }),
 };

@@ -1,15 +1,17 @@
 import type {
-  IngestPeer, PublishLimits, StreamDemandSource, StreamFormat, StreamInfo, StreamPacket, StreamPublisher, StreamReader, StreamResult, StreamSink,
-  StreamTable,
+  InternalAccess, IngestPeer, PublishLimits, PublishOptions, ReadOptions, StreamDemandSource, StreamFormat, StreamInfo, StreamPacket, StreamPublisher,
+  StreamReader, StreamResult, StreamSink, StreamTable,
 } from '../../sdk/index.ts';
+import { Admission, type AdmissionLog, type IngestHooks } from './admission.ts';
 import { LiveStream } from './stream.ts';
 import { FlvView } from './flv-view.ts';
 import { conversionKey, type ConverterRegistry, type StreamConverter } from './converters.ts';
 import { streamRefusals } from './errors.ts';
+import type { StreamRefusal } from '../../sdk/index.ts';
 import type { ViewReader } from './reader.ts';
 
-/** What the table reports: a converter failed, a change listener threw. */
-export interface StreamTableLog {
+/** What the table reports: a converter failed, a change listener or an ingest tap threw. */
+export interface StreamTableLog extends AdmissionLog {
   warn(fields: object, msg: string): void;
 }
 
@@ -17,7 +19,14 @@ export interface StreamTableOptions {
   /** The format converters (remux); a missing one refuses readers of that format. */
   converters?: ConverterRegistry;
   log?: StreamTableLog;
+  /** The app's ingest hooks, which admit clients (none: clients are admitted without taps). */
+  hooks?: IngestHooks;
 }
+
+/** A client's or an internal caller's options. */
+type AnyPublish = PublishOptions | (PublishLimits & InternalAccess);
+type AnyRead = ReadOptions | InternalAccess;
+const isInternal = (o: AnyPublish | AnyRead | undefined): o is InternalAccess => (o as Partial<InternalAccess> | undefined)?.internal === true;
 
 /** How long a reader waits for a publisher started on demand (`whenPublished`), ms. */
 export const DEMAND_WAIT_MS = 15_000;
@@ -34,35 +43,71 @@ function nameProblem(name: string): string | undefined {
 /**
  * The stream table of one app (core/app.ts provides it as `streamTableRef`): live streams by
  * name, one publisher each, readers in any format a converter serves. No protocol and no HTTP
- * here: the protocol plugins publish and read through it.
+ * here: the protocol plugins publish and read through it, and it admits them (the ingest hooks,
+ * the on-demand wait: `admission.ts`); an `internal` caller is answered at once, without hooks.
  */
 export class Streams implements StreamTable {
   readonly #streams = new Map<string, LiveStream>();
-  #converters: ConverterRegistry;
+  #converters: ConverterRegistry = {};
   #log: StreamTableLog | undefined;
+  #hooks: IngestHooks | undefined;
   readonly #listeners = new Set<(names: readonly string[]) => void>();
   readonly #demand = new Set<StreamDemandSource>();
 
   constructor(opts: StreamTableOptions = {}) {
-    this.#converters = opts.converters ?? {};
-    this.#log = opts.log;
+    this.rebind(opts);
   }
 
   /**
-   * The next app's converters and log (the service keeps the table across reloads); streams and
-   * readers already live keep the converters they were made with.
+   * The next app's converters, log and ingest hooks (the service keeps the table across reloads);
+   * streams and readers already live keep the converters they were made with, and their end hooks
+   * go to the app that runs when they end.
    */
   rebind(opts: StreamTableOptions): void {
     this.#converters = opts.converters ?? {};
     this.#log = opts.log;
+    this.#hooks = opts.hooks;
   }
 
-  publish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, limits: PublishLimits = {}): StreamResult<StreamPublisher<F>> {
+  #admission(role: 'publish' | 'play', peer: IngestPeer): Admission {
+    return new Admission(role, peer, () => this.#hooks, () => this.#log);
+  }
+
+  publish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, opts: PublishLimits & InternalAccess): StreamResult<StreamPublisher<F>>;
+  publish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, opts?: PublishOptions): Promise<StreamResult<StreamPublisher<F>>>;
+  publish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, opts?: AnyPublish): StreamResult<StreamPublisher<F>> | Promise<StreamResult<StreamPublisher<F>>> {
+    if (isInternal(opts)) return this.#publish(name, format, peer, opts, undefined);
+    return this.#admitPublish(name, format, peer, opts ?? {});
+  }
+
+  /** A client's publish: the table's rules, `prePublish`, the rules again, then `onPublish` (unless announced later). */
+  async #admitPublish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, opts: PublishOptions): Promise<StreamResult<StreamPublisher<F>>> {
+    const early = this.#publishProblem(name, peer, opts);
+    if (early) return early;
+    const admission = this.#admission('publish', peer);
+    const refusal = await admission.check(opts.checkTimeoutMs);
+    if (refusal) return refusal;
+    if (opts.signal?.aborted) return streamRefusals.gone();
+    const r = this.#publish(name, format, peer, opts, admission);
+    if (r.ok && opts.announce !== 'later') admission.announce();
+    return r;
+  }
+
+  #publishProblem(name: string, peer: IngestPeer, limits: PublishLimits): StreamRefusal | undefined {
     const bad = nameProblem(name);
     if (bad) return streamRefusals.badName(bad);
     if (this.#streams.has(name)) return streamRefusals.busy(name);
     const max = limits.maxStreamsOfProtocol;
     if (max !== undefined && this.list(peer.protocol).length >= max) return streamRefusals.tooManyStreams(peer.protocol, max);
+    return undefined;
+  }
+
+  #publish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, opts: PublishLimits, admission: Admission | undefined): StreamResult<StreamPublisher<F>> {
+    const problem = this.#publishProblem(name, peer, opts);
+    if (problem) return problem;
+    const limits: PublishLimits = {};
+    if (opts.maxReaders !== undefined) limits.maxReaders = opts.maxReaders;
+    if (opts.maxStreamsOfProtocol !== undefined) limits.maxStreamsOfProtocol = opts.maxStreamsOfProtocol;
     const s = new LiveStream(name, format, peer, limits);
     s.onConverterError = (to, err) => this.#log?.warn({ stream: name, from: format, to, err: String(err) }, 'stream conversion failed; its readers were dropped');
     this.#streams.set(name, s);
@@ -70,8 +115,9 @@ export class Streams implements StreamTable {
     const handle: StreamPublisher<F> = {
       name,
       push: (packet: StreamPacket<F>) => s.push(packet),
-      end: () => this.#end(s),
+      end: () => { this.#end(s); admission?.end(); },
       get readers() { return s.readerCount; },
+      announce: () => admission?.announce(),
     };
     return { ok: true, handle };
   }
@@ -84,7 +130,30 @@ export class Streams implements StreamTable {
     this.#changed();
   }
 
-  read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>): StreamResult<StreamReader> {
+  read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>, opts: InternalAccess): StreamResult<StreamReader>;
+  read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>, opts?: ReadOptions): Promise<StreamResult<StreamReader>>;
+  read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>, opts?: AnyRead): StreamResult<StreamReader> | Promise<StreamResult<StreamReader>> {
+    if (isInternal(opts)) return this.#read(name, format, peer, sink, undefined);
+    return this.#admitRead(name, format, peer, sink, opts ?? {});
+  }
+
+  /** A client's read: `prePlay`, the wait for an on-demand publisher, the table's rules, then `onPlay` (unless announced later). */
+  async #admitRead<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>, opts: ReadOptions): Promise<StreamResult<StreamReader>> {
+    const admission = this.#admission('play', peer);
+    const refusal = await admission.check(opts.checkTimeoutMs);
+    if (refusal) return refusal;
+    if (opts.signal?.aborted) return streamRefusals.gone();
+    // a stream published on demand (an on-demand process) is started for this reader, who waits for it
+    if (!this.#streams.has(name) && opts.demandWaitMs !== 0) {
+      await this.whenPublished(name, opts.demandWaitMs, peer.remote);
+      if (opts.signal?.aborted) return streamRefusals.gone();
+    }
+    const r = this.#read(name, format, peer, sink, admission);
+    if (r.ok && opts.announce !== 'later') admission.announce();
+    return r;
+  }
+
+  #read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>, admission: Admission | undefined): StreamResult<StreamReader> {
     const s = this.#streams.get(name);
     if (!s) return streamRefusals.notFound(name);
     const max = s.limits.maxReaders;
@@ -99,7 +168,8 @@ export class Streams implements StreamTable {
     if (view === 'failed') return streamRefusals.format(name, s.format, format, 'conversion failed');
     const reader: ViewReader<StreamFormat> = { peer, sink: sink as StreamSink<StreamFormat>, started: false };
     view.join(reader);
-    return { ok: true, handle: { name, format, leave: () => { view.leave(reader); } } };
+    const leave = () => { view.leave(reader); admission?.end(); };
+    return { ok: true, handle: { name, format, leave, announce: () => admission?.announce() } };
   }
 
   #converter(from: StreamFormat, to: StreamFormat): StreamConverter<StreamFormat, StreamFormat> {

@@ -1,4 +1,4 @@
-import { ApiError, type IngestRefusal } from '@media-core/sdk';
+import { ApiError, refusalCode, type IngestRefusal } from '@media-core/sdk';
 
 /** Errors of the HTTP MPEG-TS ingest, with stable codes. */
 export const httptsErrors = {
@@ -13,9 +13,5 @@ export const httptsErrors = {
   /** A read without the key the placeholder hands out. */
   badKey: () => new ApiError(403, 'Forbidden', ['reading needs the key of the {httpts} placeholder'], 'HTTPTS_BAD_KEY'),
   /** A `prePublish`/`prePlay` tap (this plugin's token rule, session limits, a vendor policy) said no. */
-  refused: (r: IngestRefusal) => new ApiError(REFUSAL_STATUS[r.kind ?? 'forbidden'], r.reason, [r.reason], 'HTTPTS_REFUSED'),
-};
-
-const REFUSAL_STATUS: Record<NonNullable<IngestRefusal['kind']>, number> = {
-  unauthorized: 401, forbidden: 403, conflict: 409, not_found: 404, overloaded: 503,
+  refused: (r: IngestRefusal) => new ApiError(refusalCode(r, 'http'), r.reason, [r.reason], 'HTTPTS_REFUSED'),
 };

@@ -40,6 +40,11 @@ export default definePlugin({
       peer.protocol === 'httpts' && cfg.token !== '' && peer.token !== cfg.token
         ? { reason: 'invalid or missing token', kind: 'unauthorized' as const }
         : undefined);
+    // and the sessions registry's limits (`sessions.max_sessions`, `max_bitrate_mbit`) for a new reader
+    ctx.hooks.tap(ingestHooksRef, 'prePlay', async (peer) => {
+      const why = peer.protocol === 'httpts' ? ctx.deps.sessions?.collector('httpts').admission() : undefined;
+      return why ? { reason: why, kind: 'overloaded' as const } : undefined;
+    });
 
     const { server } = ctx.deps;
     ctx.deps.placeholders.register({
@@ -50,7 +55,7 @@ export default definePlugin({
     });
     ctx.provide(metricCollectorsRef, httpTsMetrics(streams));
     ctx.provide(graphqlSchemaRef, httpTsGraphql(streams));
-    await httpTsRoutes(ctx.http, { cfg, streams, publishers, hooks: ctx.hooks.get(ingestHooksRef), sessions: ctx.deps.sessions, key, log: ctx.log });
+    await httpTsRoutes(ctx.http, { cfg, streams, publishers, key, log: ctx.log });
     // publishers are cut before the processes reading them are stopped by the engine's shutdown
     ctx.onShutdown(() => { for (const p of [...publishers]) p.end(); });
   },

@@ -1,9 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  askIngest, tellIngest, streamName, NETWORK, PUBLIC, ingestHooksRef, type HttpScope, type StreamPublisher, type StreamRefusal, type StreamTable,
-} from '@media-core/sdk';
-import type { SessionsService } from '@media-core/plugins/sessions/api';
+import { streamName, NETWORK, PUBLIC, type HttpScope, type StreamPublisher, type StreamRefusal, type StreamTable } from '@media-core/sdk';
 import { acceptRawBodies, clientAddress, ignoreContentType } from '@media-core/sdk/toolkit';
 import { atBoundary, BodyLost, reasonOf, type BoundaryLog } from './boundary.ts';
 import { httptsErrors } from './errors.ts';
@@ -12,17 +9,15 @@ import { streamViews } from './views.ts';
 import { TsPackets } from './ts-packets.ts';
 import type { HttpTsConfig } from './schema.ts';
 
-/** The ingest hooks as the app holds them. */
-export type IngestHooks = Readonly<ReturnType<typeof ingestHooksRef.create>>;
-
 export interface RouteDeps {
   cfg: HttpTsConfig;
-  /** The service's stream table: this plugin publishes and reads there (names as in the URL). */
+  /**
+   * The service's stream table: this plugin publishes and reads there (names as in the URL), and
+   * it admits each client (the ingest hooks: this plugin's token and session rules, a vendor's).
+   */
   streams: StreamTable;
   /** This plugin's live publishers (ended at shutdown). */
   publishers: Set<StreamPublisher<'mpegts'>>;
-  hooks: IngestHooks;
-  sessions: SessionsService | undefined;
   /** The key `{httpts}` puts into the URLs it hands to processes; reads without it are refused. */
   key: string;
   log: BoundaryLog;
@@ -62,9 +57,8 @@ export async function httpTsRoutes(http: HttpScope, d: RouteDeps): Promise<void>
     try {
       if (request.query.key !== d.key) throw httptsErrors.badKey();
       if (!names.test(peer.stream)) throw httptsErrors.badName(peer.stream);
-      const refusal = (await askIngest(d.hooks.prePlay, peer)) ?? admission(d.sessions);
-      if (refusal) throw httptsErrors.refused(refusal);
-      return reply.type('video/mp2t').send(play(d, peer, reply.raw));
+      const out = await play(d, peer, reply.raw);
+      return reply.type('video/mp2t').send(out);
     } catch (err) {
       throw atBoundary(d.log, 'play', peer, err);
     }
@@ -73,26 +67,21 @@ export async function httpTsRoutes(http: HttpScope, d: RouteDeps): Promise<void>
   http.get('/api/v3/httpts', async () => streamViews(d.streams));
 }
 
-const hookFailed = (d: RouteDeps) => (err: Error) => d.log.warn({ err }, 'an ingest hook tap failed');
-
-/** A refusal of the stream table as this plugin's error. */
+/** A refusal of the stream table (its rules, or an ingest tap's) as this plugin's error. */
 function tableError(r: StreamRefusal, name: string, max: number) {
   if (r.code === 'STREAM_BUSY') return httptsErrors.busy(name);
   if (r.code === 'STREAM_LIMIT') return httptsErrors.full(max);
   if (r.code === 'STREAM_NOT_FOUND') return httptsErrors.notLive(name);
-  return httptsErrors.refused({ reason: r.reason, kind: r.kind });
+  return httptsErrors.refused(r);
 }
 
 /** One publisher: its body goes to the stream table, whole TS packets, until it ends or breaks off. */
 async function publish(d: RouteDeps, peer: CountedPeer, body: IncomingMessage, res: ServerResponse): Promise<{ name: string; bytes: number }> {
-  const refusal = await askIngest(d.hooks.prePublish, peer);
-  if (refusal) throw httptsErrors.refused(refusal);
-  const opened = d.streams.publish(streamName(peer.stream), 'mpegts', peer, { maxStreamsOfProtocol: d.cfg.max_streams });
+  const opened = await d.streams.publish(streamName(peer.stream), 'mpegts', peer, { maxStreamsOfProtocol: d.cfg.max_streams });
   if (!opened.ok) throw tableError(opened, peer.stream, d.cfg.max_streams);
   const stream = opened.handle;
   d.publishers.add(stream);
   const packets = new TsPackets();
-  tellIngest(d.hooks.onPublish, hookFailed(d), peer);
   // a connection closed under an unfinished body (the core's idle cut answers 408 first, which
   // takes the request off node's list: its body would wait for ever) ends the body too
   const cut = () => { if (!body.complete) body.destroy(new BodyLost(bodyLostReason(undefined, res))); };
@@ -119,7 +108,6 @@ async function publish(d: RouteDeps, peer: CountedPeer, body: IncomingMessage, r
     res.off('close', cut);
     d.publishers.delete(stream);
     stream.end();
-    tellIngest(d.hooks.onPublishEnd, hookFailed(d), peer, peer.traffic());
   }
   return { name: peer.stream, bytes: peer.counts.rxBytes };
 }
@@ -135,19 +123,12 @@ function bodyLostReason(err: unknown, res: ServerResponse): string {
  * is cut (its socket destroyed: the queued bytes go at once, and the process reconnects); so is
  * one whose write throws (the table drops it).
  */
-function play(d: RouteDeps, peer: CountedPeer, res: ServerResponse): PassThrough {
+async function play(d: RouteDeps, peer: CountedPeer, res: ServerResponse): Promise<PassThrough> {
   const out = new PassThrough();
   const limit = d.cfg.reader_buffer_kbytes * 1024;
   const where = { remote: peer.remote, protocol: 'httpts', stream: peer.stream };
-  let ended = false;
   let slow = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    out.end();
-    tellIngest(d.hooks.onPlayEnd, hookFailed(d), peer, peer.traffic());
-  };
-  const read = d.streams.read(streamName(peer.stream), 'mpegts', peer, {
+  const read = await d.streams.read(streamName(peer.stream), 'mpegts', peer, {
     send: (batch) => {
       if (out.writableLength > limit) {
         d.log.warn(where, `httpts connection closed: the reader is more than ${d.cfg.reader_buffer_kbytes} KiB behind (reader_buffer_kbytes)`);
@@ -166,18 +147,11 @@ function play(d: RouteDeps, peer: CountedPeer, res: ServerResponse): PassThrough
         if (!slow) d.log.warn(where, 'httpts connection failed: its write failed');
         res.destroy();
       }
-      end();
+      out.end();
     },
   });
   if (!read.ok) throw tableError(read, peer.stream, d.cfg.max_streams);
-  tellIngest(d.hooks.onPlay, hookFailed(d), peer);
-  // the reading process went away: stop queueing for it
-  res.once('close', () => { read.handle.leave(); end(); });
+  // the reading process went away: stop queueing for it (the table tells the end hook)
+  res.once('close', () => { read.handle.leave(); out.end(); });
   return out;
-}
-
-/** The sessions registry's limits (`sessions.max_sessions`, `max_bitrate_mbit`) for a new reader. */
-function admission(sessions: SessionsService | undefined) {
-  const why = sessions?.collector('httpts').admission();
-  return why ? { reason: why, kind: 'overloaded' as const } : undefined;
 }

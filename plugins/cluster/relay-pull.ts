@@ -72,7 +72,8 @@ export class RelayPull {
   #answer(res: IncomingMessage): void {
     const o = this.#o;
     if (res.statusCode !== 200) { res.resume(); this.#end(`node ${o.from.node} answered ${res.statusCode}`); return; }
-    const pub = o.streams.publish(o.name, 'mpegts', this.#peer());
+    // internal: the relay is the service's own publisher (its readers were admitted where they read)
+    const pub = o.streams.publish(o.name, 'mpegts', this.#peer(), { internal: true });
     if (!pub.ok) { res.resume(); this.#end(`not published here: ${pub.reason}`); return; }
     this.#pub = pub.handle;
     this.#idleSince = performance.now();

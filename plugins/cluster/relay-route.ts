@@ -57,6 +57,7 @@ export function relayRoute(http: HttpScope, o: RelayRouteOptions): void {
       id: `cluster-out-${++seq}`, protocol: RELAY_PROTOCOL, stream: name, params: { node: from },
       remote: `${request.socket.remoteAddress ?? ''}:${request.socket.remotePort ?? 0}`, traffic: () => ({ rxBytes: 0, txBytes: tx }),
     };
+    // internal: another node's relay, admitted there (its clients ran that node's hooks)
     const r = o.streams.read(name, 'mpegts', peer, {
       send: (batch) => {
         if (!res.headersSent) res.writeHead(200, { 'content-type': 'video/mp2t', 'cache-control': 'no-store' });
@@ -68,7 +69,7 @@ export function relayRoute(http: HttpScope, o: RelayRouteOptions): void {
         o.log.warn({ stream: name, node: from }, 'cluster: a slow relay was dropped');
         res.destroy();
       },
-    });
+    }, { internal: true });
     if (!r.ok) {
       res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify(relayErrors.notFound(name).toBody()));

@@ -78,7 +78,7 @@ export class Recorder {
     const r = this.#d.streams.read(this.cfg.stream, 'mpegts', peer, {
       send: (batch) => { for (const b of batch) seg.push(b); return true; },
       stop: (reason) => { if (this.#segmenter === seg) this.#detached(reason); },
-    });
+    }, { internal: true }); // the service's own reader: no client to admit or count
     if (!r.ok) {
       this.#d.log.warn({ recording: this.cfg.name, reason: r.reason }, 'cannot read the stream');
       return;

@@ -1,4 +1,4 @@
-import { definePlugin, ingestHooksRef, placeholdersRef, runCredentialsRef, streamTableRef, tlsCertificatesRef } from '../../sdk/index.ts';
+import { definePlugin, placeholdersRef, runCredentialsRef, streamTableRef, tlsCertificatesRef } from '../../sdk/index.ts';
 import { RtmpSettings, validateRtmp } from './schema.ts';
 import { rtmpServiceRef } from './ref.ts';
 import { rtmpRoutes } from './routes.ts';
@@ -22,12 +22,12 @@ export default definePlugin({
     const cfg = ctx.config;
     if (!cfg.enable) return;
     const { startRtmp, listenerSettings } = await import('./service.ts');
-    const opts = { config: cfg, hooks: ctx.hooks.get(ingestHooksRef), tls: ctx.deps.tls, streams: ctx.deps.streams, runs: ctx.deps.runs, log: ctx.log };
+    const opts = { config: cfg, tls: ctx.deps.tls, streams: ctx.deps.streams, runs: ctx.deps.runs, log: ctx.log };
     // listening in setup: a busy port stops the boot with a message naming the key. A reload that
     // leaves the listener settings as they are keeps the listeners and every connection
     const rtmp = await ctx.keep({ key: 'server', settings: listenerSettings(cfg), open: () => startRtmp(opts), close: (r) => r.close() });
     rtmp.bind(opts);
-    // the kept connections, to this app's hooks once every plugin tapped them
+    // the kept connections, to this app's hooks (through the table) once every plugin tapped them
     ctx.onReady(() => rtmp.announce());
     ctx.provide(rtmpServiceRef, rtmp);
     ctx.deps.placeholders.register(rtmpPlaceholder(cfg, () => rtmp.ports().rtmp));

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { ingestHooksRef, RunCredentials, StreamTable, TlsCertificates } from '../../sdk/index.ts';
+import type { RunCredentials, StreamTable, TlsCertificates } from '../../sdk/index.ts';
 import { BootError } from '../../sdk/index.ts';
 import { loadWireLayer } from './nms-adapter.ts';
 import { RtmpSession, type SessionDeps } from './session.ts';
@@ -20,9 +20,8 @@ const RTMP_PROTOCOLS = ['rtmp', 'rtmps'];
 
 export interface RtmpStartOptions {
   config: RtmpSettings;
-  hooks: Readonly<ReturnType<typeof ingestHooksRef.create>>;
   tls: TlsCertificates;
-  /** The app's stream table (`streamTableRef`). */
+  /** The app's stream table (`streamTableRef`): it admits every publish and play (the ingest hooks). */
   streams: StreamTable;
   /** The children's run credentials (`runCredentialsRef`): a run's token stands in for `rtmp.token`. */
   runs?: RunCredentials;
@@ -34,12 +33,12 @@ export interface RtmpStartOptions {
  * while `listenerSettings` are unchanged (`ctx.keep`); `bind` hands it to the next app.
  */
 export interface RunningRtmp extends RtmpService {
-  /** This app's hooks, services, logger and settings: new connections use them at once. */
+  /** This app's services, logger and settings: new connections use them at once. */
   bind(o: RtmpStartOptions): void;
   /**
    * Once every plugin of the app is mounted (`onReady`: every hook tapped): the live connections
-   * are checked again (token, app: a refused one is ended) and announced to the hooks
-   * (`onPublish` / `onPlay`, their bytes counted from now on). None on a new server.
+   * are checked again (token, app: a refused one is ended) and announced to the hooks through
+   * the table (`announce`: `onPublish` / `onPlay`, their bytes counted from now on). None on a new server.
    */
   announce(): void;
   /** Stops the listeners and every connection (their end hooks fire). */
@@ -57,7 +56,7 @@ export function listenerSettings(c: RtmpSettings): Record<string, unknown> {
 function sessionDeps(o: RtmpStartOptions): Omit<SessionDeps, 'protocol' | 'wire' | 'nextId'> {
   const c = o.config;
   return {
-    streams: o.streams, hooks: o.hooks, log: o.log, token: c.token, runs: o.runs, app: c.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
+    streams: o.streams, log: o.log, token: c.token, runs: o.runs, app: c.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
     limits: { maxMediaMessage: c.max_message_size_kbytes * 1024 },
     handshakeTimeout: c.handshake_timeout_seconds, idleTimeout: c.idle_timeout_seconds,
   };

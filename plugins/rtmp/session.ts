@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import {
-  askIngest, tellIngest, streamName, type FlvPacket, type IngestPeer, type ingestHooksRef, type IngestRefusal, type StreamPublisher,
-  type RunCredentials, type StreamReader, type StreamStopReason, type StreamTable,
+  streamName, type FlvPacket, type IngestPeer, type IngestRefusal, type StreamPublisher, type RunCredentials, type StreamReader, type StreamRefusal,
+  type StreamStopReason, type StreamTable,
 } from '../../sdk/index.ts';
 import type { RtmpWire, RtmpWireLayer, WireRequest, MediaPacket, WireLimits } from './nms-adapter.ts';
 import { PlayerOutput } from './player-output.ts';
@@ -10,16 +10,13 @@ import { remoteOf } from './server.ts';
 import { requestedStream, shownRequest, resolveTarget, checkToken, checkApp, type NameRefusal, type StreamTarget } from './names.ts';
 import { runMayStream } from './run-scope.ts';
 
-type IngestHooks = ReturnType<typeof ingestHooksRef.create>;
-
 /** What every connection of one listener shares. */
 export interface SessionDeps {
   wire: RtmpWireLayer;
-  /** The app's stream table: RTMP publishes and plays through it (names without the leading `/`). */
+  /** The app's stream table: RTMP publishes and plays through it (names without the leading `/`); it runs the ingest hooks. */
   streams: StreamTable;
   /** A new connection id, unique within this service (`rtmp-17`). */
   nextId: () => string;
-  hooks: Readonly<IngestHooks>;
   log: Logger;
   /** `rtmp` or `rtmps`. */
   protocol: string;
@@ -37,14 +34,14 @@ export interface SessionDeps {
 }
 
 /**
- * One RTMP connection: its protocol state, its checks and its bytes. While a publish or play is
- * being checked (token, app, the async `ingest.pre*` taps) the connection is held: nothing is
- * registered or broadcast, the socket is paused and packets already parsed are kept aside; on
- * refusal they are dropped with the socket, never reaching a player.
+ * One RTMP connection: its protocol state, its own checks (name, token, app) and its bytes; the
+ * stream table admits it (the ingest hooks, "name busy", the on-demand wait). While the table
+ * admits a publish or play the connection is held: the socket is paused and packets already
+ * parsed are kept aside; on refusal they are dropped with the socket, never reaching a player.
  *
  * Whatever goes wrong on one connection (the parser, our own code in its callbacks or after an
  * await, a timeout) ends up in `#fail`: one log line, the socket destroyed, and the close
- * handler runs the end hooks exactly once.
+ * handler ends its publisher or reader in the table (which tells the end hooks, once).
  */
 export class RtmpSession {
   readonly id: string;
@@ -68,8 +65,8 @@ export class RtmpSession {
   #tx = 0;
   /** The request of the accepted publish or play (checked again after a reload). */
   #req?: WireRequest;
-  /** Bytes already reported to the hooks of an earlier app (a reload kept the connection). */
-  #counted = { rx: 0, tx: 0 };
+  /** Aborted when the connection closes: an admission under way then claims nothing. */
+  readonly #gone = new AbortController();
 
   constructor(socket: Socket, deps: SessionDeps) {
     this.#socket = socket;
@@ -84,7 +81,7 @@ export class RtmpSession {
     }, deps.limits);
     socket.on('data', (d: Buffer) => this.#data(d));
     socket.on('error', (err) => deps.log.debug({ id: this.id, err: err.message }, 'rtmp connection error'));
-    socket.on('close', () => this.#closed());
+    socket.on('close', () => { this.#gone.abort(); this.#closed(); });
     this.#startTimer = setTimeout(() => this.#fail(`no publish or play within ${deps.handshakeTimeout} s (rtmp.handshake_timeout_seconds)`), deps.handshakeTimeout * 1000);
     socket.setTimeout(deps.idleTimeout * 1000);
     socket.on('timeout', () => this.#fail(`idle for ${deps.idleTimeout} s (rtmp.idle_timeout_seconds)`));
@@ -166,15 +163,15 @@ export class RtmpSession {
     };
   }
 
-  /** The bytes since the current app's hooks learned of the connection. */
+  /** The connection's bytes (the table counts an app's share from its announce). */
   #traffic(): { rxBytes: number; txBytes: number } {
-    return { rxBytes: this.#rx - this.#counted.rx, txBytes: this.#txBytes() - this.#counted.tx };
+    return { rxBytes: this.#rx, txBytes: this.#txBytes() };
   }
 
   /**
    * A reload kept the connection and re-bound the deps to the new app: a publish or play is checked
    * again (name, token, app: one the new settings refuse ends, logged as refused) and announced
-   * to the new app's hooks, its bytes counted from now on; the new timeouts apply.
+   * to the new app's hooks through the table, its bytes counted from now on; the new timeouts apply.
    */
   rebound(): void {
     if (this.#socket.destroyed) return;
@@ -183,16 +180,20 @@ export class RtmpSession {
     if (!mode || !this.#req || !this.#peer) return;
     // a refusal here destroys the socket: the end hooks go to the new app, which ignores a peer it never met
     if (!this.#target(this.#req, mode)) return;
-    this.#counted = { rx: this.#rx, tx: this.#txBytes() };
-    tellIngest(mode === 'publish' ? this.#deps.hooks.onPublish : this.#deps.hooks.onPlay, this.#hookError, this.#peer);
+    (this.#publisher ?? this.#reader)?.announce();
   }
 
-  /** Holds the connection while `check` runs; 'gone' if it was closed meanwhile. */
-  async #hold(check: () => Promise<IngestRefusal | undefined>): Promise<IngestRefusal | undefined | 'gone'> {
+  /** Holds the connection while the table admits it: nothing is read from the socket meanwhile. */
+  #hold(): AbortSignal {
     this.#state = 'checking';
     this.#socket.pause();
-    const refusal = await check();
-    return this.#socket.destroyed ? 'gone' : refusal;
+    return this.#gone.signal;
+  }
+
+  /** A refusal of the table: logged, unless the connection went away meanwhile (nobody to refuse). */
+  #refused(mode: string, path: string, r: StreamRefusal): void {
+    if (r.code === 'STREAM_GONE' || this.#socket.destroyed) return;
+    this.#refuse(mode, path, r);
   }
 
   /** A publish or play was accepted: no start deadline any more. */
@@ -209,17 +210,11 @@ export class RtmpSession {
     const t = this.#target(req, 'publish');
     if (!t) return;
     const peer = this.#makePeer(t);
-    const name = streamName(t.path);
-    if (this.#deps.streams.get(name)) return this.#refuse('publish', t.path, { reason: 'already publishing', kind: 'conflict' });
-    const r = await this.#hold(() => askIngest(this.#deps.hooks.prePublish, peer));
-    if (r === 'gone') return;
-    if (r) return this.#refuse('publish', t.path, r);
-    const pub = this.#deps.streams.publish(name, 'flv', peer);
-    if (!pub.ok) return this.#refuse('publish', t.path, { reason: pub.code === 'STREAM_BUSY' ? 'already publishing' : pub.reason, kind: pub.kind });
+    const pub = await this.#deps.streams.publish(streamName(t.path), 'flv', peer, { signal: this.#hold() });
+    if (!pub.ok) return this.#refused('publish', t.path, pub);
     this.#publisher = pub.handle;
     this.#req = req;
     this.#started('publishing', t.path, peer);
-    tellIngest(this.#deps.hooks.onPublish, this.#hookError, peer);
     const held = this.#held;
     this.#held = [];
     for (const p of held) this.#forward(p);
@@ -231,27 +226,19 @@ export class RtmpSession {
     const t = this.#target(req, 'play');
     if (!t) return;
     const peer = this.#makePeer(t);
-    const r = await this.#hold(() => askIngest(this.#deps.hooks.prePlay, peer));
-    if (r === 'gone') return;
-    if (r) return this.#refuse('play', t.path, r);
-    // a stream published on demand (an on-demand process) is started for this player, who waits for it
-    const name = streamName(t.path);
-    if (!this.#deps.streams.get(name) && (await this.#hold(async () => { await this.#deps.streams.whenPublished(name, undefined, peer.remote); return undefined; })) === 'gone') return;
-    const output = new PlayerOutput(this.#socket, this.#deps.maxPlayerBacklog, this.#deps.wire.wireOf);
-    // the start batch comes at once: the player is marked playing before it can arrive
-    this.#output = output;
+    // the start batch comes with the table's accept: the output is there before it can arrive
+    this.#output = new PlayerOutput(this.#socket, this.#deps.maxPlayerBacklog, this.#deps.wire.wireOf);
     this.#path = t.path;
-    this.#state = 'playing';
-    const read = this.#deps.streams.read(name, 'flv', peer, { send: (b) => this.#send(b), stop: (why) => this.#stop(why) });
+    const sink = { send: (b: readonly FlvPacket[]) => this.#send(b), stop: (why: StreamStopReason) => this.#stop(why) };
+    // a stream published on demand (an on-demand process) is started for this player, who waits for it there
+    const read = await this.#deps.streams.read(streamName(t.path), 'flv', peer, sink, { signal: this.#hold() });
     if (!read.ok) {
       this.#output = undefined;
-      this.#state = 'checking';
-      return this.#refuse('play', t.path, { reason: read.code === 'STREAM_NOT_FOUND' ? 'stream not found' : read.reason, kind: read.kind });
+      return this.#refused('play', t.path, read);
     }
     this.#reader = read.handle;
     this.#req = req;
     this.#started('playing', t.path, peer);
-    tellIngest(this.#deps.hooks.onPlay, this.#hookError, peer);
     this.#socket.resume();
   }
 
@@ -287,24 +274,19 @@ export class RtmpSession {
     this.#socket.destroy();
   }
 
-  #hookError = (err: Error): void => { this.#deps.log.error({ id: this.id, err: err.message }, 'an ingest hook failed'); };
-
-  /** Exactly once per connection: the end hooks of what it was doing. */
+  /** Exactly once per connection: its publisher ends or its reader leaves (the table tells the end hooks). */
   #closed(): void {
     clearTimeout(this.#startTimer);
     const was = this.#state;
     this.#state = 'closed';
     this.#held = [];
-    const peer = this.#peer;
     const traffic = this.#traffic();
     if (was === 'publishing' && this.#publisher) {
       this.#publisher.end();
       this.#deps.log.info({ id: this.id, stream: this.#path, ...traffic }, 'rtmp publish ended');
-      tellIngest(this.#deps.hooks.onPublishEnd, this.#hookError, peer!, traffic);
     } else if (was === 'playing' && this.#reader) {
       this.#reader.leave();
       this.#deps.log.info({ id: this.id, stream: this.#path, ...traffic }, 'rtmp play ended');
-      tellIngest(this.#deps.hooks.onPlayEnd, this.#hookError, peer!, traffic);
     }
   }
 }

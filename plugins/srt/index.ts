@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { childrenRef, definePlugin, ingestHooksRef, placeholdersRef, processHooksRef, runCredentialsRef, streamTableRef } from '../../sdk/index.ts';
+import { childrenRef, definePlugin, placeholdersRef, processHooksRef, runCredentialsRef, streamTableRef } from '../../sdk/index.ts';
 import { SrtConfig, validateSrt } from './schema.ts';
 import { addonPath } from './native.ts';
 import { FIX } from './errors.ts';
@@ -29,7 +29,7 @@ export default definePlugin({
     const [{ startSrt, hostSettings }, { srtRoutes }, { srtPlaceholder }, { runPusher }] = await Promise.all([
       import('./service.ts'), import('./routes.ts'), import('./placeholder.ts'), import('./run-scope.ts'),
     ]);
-    const opts = { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, hooks: ctx.hooks.get(ingestHooksRef), streams: ctx.deps.streams };
+    const opts = { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, streams: ctx.deps.streams };
     // a reload that leaves every setting the host takes at its start as it is keeps the host and
     // its connections; at close the host ends every connection (the end hooks fire) and exits
     const srt = await ctx.keep({ key: 'host', settings: hostSettings(cfg), open: () => startSrt(cfg, opts), close: (s) => s.host.close() });

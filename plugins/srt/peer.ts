@@ -17,8 +17,6 @@ export class SrtPeer implements IngestPeer, ChannelSink {
   received = 0;
   /** True once the service's stream table took it (as publisher or reader). */
   claimed = false;
-  /** True once onPublish/onPlay fired, so the matching end fires exactly once. */
-  announced = false;
 
   constructor(sock: number, stream: string, mode: SrtMode, remote: string, token: string | undefined, params: Record<string, string>) {
     this.id = `srt-${sock}`;

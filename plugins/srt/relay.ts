@@ -1,4 +1,4 @@
-import { askIngest, tellIngest, type ingestHooksRef, type IngestRefusal } from '../../sdk/ingest.ts';
+import { refusalCode, type IngestRefusal } from '../../sdk/ingest.ts';
 import { deliverChunk } from './channel.ts';
 import { SrtPeer } from './peer.ts';
 import { parseStreamId } from './streamid.ts';
@@ -9,14 +9,11 @@ import type { EventsLog, TopicLog } from './events-log.ts';
 import { RefusalLog, hostOf, type SrtLog } from './refusal-log.ts';
 import { MediaWatch } from './media-watch.ts';
 
-type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
-
 export interface RelayOptions {
   log: SrtLog;
-  hooks: IngestHooks;
   token: string;
   events: EventsLog;
-  /** `srt.handshake_timeout_seconds` in ms: for the ingest hooks, and for a publisher's first media. */
+  /** `srt.handshake_timeout_seconds` in ms: for a publisher's first media (the table's checks take it too, host.ts). */
   handshakeMs: number;
   /** `srt.idle_timeout_seconds` in ms: a publisher without media for as long is closed. */
   idleMs: number;
@@ -28,14 +25,15 @@ export interface RelayOptions {
 
 /**
  * The service's stream table as the relay uses it (over IPC in the host, host/entry.ts). The
- * table decides "name busy" and "not found", starts readers right and fans out; the relay sends.
+ * table admits (the ingest hooks, "name busy", "not found", the on-demand wait), starts readers
+ * right and fans out; the relay sends.
  */
 export interface RelayTable {
   /** Publish (`publish`) or read (`request`) the peer's stream; a refusal, or undefined when it was taken. */
   claim(peer: SrtPeer): Promise<IngestRefusal | undefined>;
   /** A publisher's chunk, for the table. */
   media(sock: number, chunk: Buffer): void;
-  /** A claimed peer ended. */
+  /** A peer whose claim was asked ended (a claim under way then takes nothing; a taken one ends with its traffic). */
   release(peer: SrtPeer): void;
 }
 
@@ -50,8 +48,8 @@ export interface SrtChannels {
 }
 
 /**
- * The SRT server's logic over the addon's events: streamid parsing, the ingest hooks, claims on
- * the service's stream table (one publisher per name, readers of any protocol's streams), sending
+ * The SRT server's logic over the addon's events: streamid parsing, claims on the service's
+ * stream table (which admits: the ingest hooks, one publisher per name, readers of any protocol's streams), sending
  * the table's chunks to subscribers, timeouts, and this host's part of the listing. No sockets
  * here: `native` does the I/O; no stream table either: the service's (`RelayTable`).
  */
@@ -60,13 +58,11 @@ export class SrtRelay {
   #peers = new Map<number, SrtPeer>();
   #table: RelayTable;
   #log: SrtLog;
-  #hooks: IngestHooks;
   #token: string;
   #runs: (token: string) => ReadonlySet<string> | undefined;
   #closed = false;
   #events: EventsLog;
   #refusals: RefusalLog;
-  #handshakeMs: number;
   /** The publishers' media timeouts and liveness probes. */
   #media: MediaWatch;
   #sweep: NodeJS.Timeout;
@@ -74,11 +70,9 @@ export class SrtRelay {
   constructor(opts: RelayOptions) {
     this.#log = opts.log;
     this.#events = opts.events;
-    this.#hooks = opts.hooks;
     this.#token = opts.token;
     this.#runs = opts.runs ?? (() => undefined);
     this.#refusals = new RefusalLog(opts.log);
-    this.#handshakeMs = opts.handshakeMs;
     this.#table = opts.table;
     this.#media = new MediaWatch({
       handshakeMs: opts.handshakeMs, idleMs: opts.idleMs,
@@ -164,35 +158,22 @@ export class SrtRelay {
     if (!run && this.#token && token !== this.#token) return this.#refuse(sock, remote, resource, 'UNAUTHORIZED: wrong or missing token');
     const peer = new SrtPeer(sock, resource, mode, remote, token, params);
     this.#peers.set(sock, peer);
-    const veto = await this.#ask(mode === 'publish' ? this.#hooks.prePublish : this.#hooks.prePlay, peer);
-    if (!this.#peers.has(sock)) return; // gone while the hooks ran
-    if (veto === 'timeout') return this.#refuse(sock, remote, resource, `TIMEOUT: the ingest hooks did not answer within ${this.#handshakeMs / 1000} s`);
-    if (veto) return this.#refuse(sock, remote, resource, `${(veto.kind ?? 'forbidden').toUpperCase()}: ${veto.reason}`);
-    // the table: one publisher per name, readers only of live names (any protocol's)
+    // the table admits: the ingest hooks, one publisher per name, readers only of live names (any protocol's)
     const taken = await this.#table.claim(peer);
     if (!this.#peers.has(sock)) {
       if (!taken) this.#table.release(peer);
       return;
     }
-    if (taken) return this.#refuse(sock, remote, resource, `${taken.kind === 'not_found' ? 'NOTFOUND' : (taken.kind ?? 'forbidden').toUpperCase()}: ${taken.reason}`);
+    if (taken) return this.#refuse(sock, remote, resource, `${rejectName(refusalCode(taken, 'srt'))}: ${taken.reason}`);
     peer.claimed = true;
     if (mode === 'publish') {
       this.#media.add(sock);
-      this.#announce(peer, 'onPublish');
       this.#events.add('connection:new', `publish ${resource} from ${remote}`, sock);
       this.#log.info({ id: peer.id, stream: resource, peer: remote }, 'SRT publisher started');
     } else {
-      this.#announce(peer, 'onPlay');
       this.#events.add('connection:new', `request ${resource} from ${remote}`, sock);
       this.#log.info({ id: peer.id, stream: resource, peer: remote }, 'SRT subscriber started');
     }
-  }
-
-  /** The pre hooks, or `'timeout'` when they take longer than the handshake timeout. */
-  #ask(hook: IngestHooks['prePublish'], peer: SrtPeer): Promise<Awaited<ReturnType<typeof askIngest>> | 'timeout'> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), this.#handshakeMs); });
-    return Promise.race([askIngest(hook, peer), late]).finally(() => clearTimeout(timer));
   }
 
   #sweepMedia(): void {
@@ -226,11 +207,6 @@ export class SrtRelay {
     this.#end(sock, why);
   }
 
-  #announce(peer: SrtPeer, hook: 'onPublish' | 'onPlay'): void {
-    peer.announced = true;
-    tellIngest(this.#hooks[hook], (err) => this.#log.error({ err }, `ingest ${hook} tap failed`), peer);
-  }
-
   #refuse(sock: number, remote: string, stream: string | undefined, reason: string): void {
     this.#refusals.warn(hostOf(remote), { peer: remote, stream: stream ?? '(no resource)', reason }, 'SRT connection refused');
     this.#events.add('connection:refuse', `${reason}: ${stream ?? '(no resource)'} from ${remote}`);
@@ -238,20 +214,19 @@ export class SrtRelay {
     this.#native?.close(sock);
   }
 
-  /** A connection ended (closed, broken, or closed by us): the table ends its stream or its reading. */
+  /**
+   * A connection ended (closed, broken, or closed by us): the table ends its stream or its reading
+   * (and tells the end hooks), or drops its claim under way.
+   */
   #end(sock: number, why: string): void {
     const peer = this.#peers.get(sock);
     if (!peer) return;
     this.#peers.delete(sock);
     this.#media.delete(sock);
-    if (peer.claimed) this.#table.release(peer);
+    this.#table.release(peer);
     this.#log.info({ id: peer.id, stream: peer.stream, why, ...peer.traffic(), dropped: peer.dropped }, `SRT ${peer.mode === 'publish' ? 'publisher' : 'subscriber'} ended`);
     this.#events.add('connection:close', `${peer.mode} ${peer.stream}: ${why}`, sock);
     this.#events.forget(sock);
-    if (peer.announced) {
-      const hook = peer.mode === 'publish' ? this.#hooks.onPublishEnd : this.#hooks.onPlayEnd;
-      tellIngest(hook, (err) => this.#log.error({ err }, 'ingest end tap failed'), peer, peer.traffic());
-    }
   }
 
   /**
@@ -270,7 +245,7 @@ export class SrtRelay {
     return out;
   }
 
-  /** Ends every connection (fires the end hooks) and ignores the addon from now on. */
+  /** Ends every connection (the table fires the end hooks) and ignores the addon from now on. */
   close(): void {
     for (const sock of [...this.#peers.keys()]) {
       const peer = this.#peers.get(sock);

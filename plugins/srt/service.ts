@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import type { Logger } from 'pino';
-import type { ChildrenService, ingestHooksRef, StreamTable } from '../../sdk/index.ts';
+import type { ChildrenService, StreamTable } from '../../sdk/index.ts';
 import { bindAddress } from './schema.ts';
 import { srtErrors } from './errors.ts';
 import type { SrtConfig } from './schema.ts';
@@ -29,7 +29,7 @@ export function hostSettings(cfg: SrtConfig): Record<string, unknown> {
  * how to install it).
  */
 export async function startSrt(cfg: SrtConfig, opts: {
-  addonPath: string; log: Logger; children: ChildrenService; hooks: Readonly<ReturnType<(typeof ingestHooksRef)['create']>>; streams: StreamTable;
+  addonPath: string; log: Logger; children: ChildrenService; streams: StreamTable;
 }): Promise<SrtListening> {
   const want = bindAddress(cfg.address);
   let ip = want.host;
@@ -39,7 +39,7 @@ export async function startSrt(cfg: SrtConfig, opts: {
     throw srtErrors.bind(cfg.address, (err as Error).message);
   }
   const host = new SrtHost({
-    children: opts.children, log: opts.log, hooks: opts.hooks, streams: opts.streams,
+    children: opts.children, log: opts.log, streams: opts.streams,
     opts: {
       addonPath: opts.addonPath, host: ip, port: want.port, passphrase: cfg.passphrase, token: cfg.token,
       logEnable: cfg.log.enable, logTopics: [...cfg.log.topics],

@@ -133,7 +133,7 @@ export class Feeds {
         return stdin.writableLength < MAX_QUEUED;
       },
       stop: () => { f.reader = undefined; this.#end(f, true); },
-    });
+    }, { internal: true }); // one feed for every viewer: each viewer is admitted on its own (service.ts)
     if (!r.ok) { child.kill('SIGKILL'); return false; }
     f.reader = r.handle;
     return true;

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
-  ApiError, askIngest, tellIngest, type ChildrenService, type IngestPeer, type IngestRefusal, type ingestHooksRef, type StreamPublisher, type StreamTable,
+  ApiError, askIngest, refusalCode, tellIngest, type ChildrenService, type IngestPeer, type IngestRefusal, type ingestHooksRef, type StreamPublisher, type StreamTable,
 } from '../../sdk/index.ts';
 import { Feeds } from './feeds.ts';
 import { HostLink } from './host-link.ts';
@@ -64,8 +64,7 @@ export function hostSettings(cfg: WebrtcConfig, ffmpeg: string): Record<string, 
 /** One session as `GET /api/v3/webrtc` lists it. */
 export interface SessionView { id: string; kind: 'whep' | 'whip'; stream: string; remote: string; since: number; connected: boolean; rx_bytes: number; tx_bytes: number }
 
-const STATUS: Record<NonNullable<IngestRefusal['kind']>, number> = { unauthorized: 401, forbidden: 403, conflict: 409, not_found: 404, overloaded: 503 };
-const refused = (r: IngestRefusal) => new ApiError(STATUS[r.kind ?? 'forbidden'], r.reason, [r.reason], 'WEBRTC_REFUSED');
+const refused = (r: IngestRefusal) => new ApiError(refusalCode(r, 'http'), r.reason, [r.reason], 'WEBRTC_REFUSED');
 
 export interface WebrtcDeps { children: ChildrenService; ffmpeg: string; log: Logger; streams: StreamTable; hooks: IngestHooks }
 
@@ -121,8 +120,9 @@ export class WebrtcService {
         continue;
       }
       if (!p.told) continue;
+      if (p.publisher) { p.publisher.announce(); continue; }
       p.base = { rx: p.rx, tx: p.tx };
-      tellIngest(this.#d.hooks[p.kind === 'whep' ? 'onPlay' : 'onPublish'], (err) => this.#d.log.error({ err }, 'ingest tap failed'), p);
+      tellIngest(this.#d.hooks.onPlay, (err) => this.#d.log.error({ err }, 'ingest tap failed'), p);
     }
   }
 
@@ -133,7 +133,9 @@ export class WebrtcService {
     p.connected = true;
     if (p.told) return;
     p.told = true;
-    tellIngest(this.#d.hooks[p.kind === 'whep' ? 'onPlay' : 'onPublish'], (err) => this.#d.log.error({ err }, 'ingest tap failed'), p);
+    // a WHIP publisher's hooks are the table's (announced once its media connects)
+    if (p.publisher) p.publisher.announce();
+    else tellIngest(this.#d.hooks.onPlay, (err) => this.#d.log.error({ err }, 'ingest tap failed'), p);
   }
 
   /** A session is gone (ended here or in the host): its feed hold, ingest and stream go with it. */
@@ -143,8 +145,9 @@ export class WebrtcService {
     this.#peers.delete(id);
     if (p.kind === 'whep') this.#feeds.release(p.stream);
     if (p.ingest && p.ingest.exitCode === null && p.ingest.signalCode === null) p.ingest.kill('SIGKILL');
+    // the table tells a publisher's end hook (when its media had connected)
     p.publisher?.end();
-    if (p.told) tellIngest(this.#d.hooks[p.kind === 'whep' ? 'onPlayEnd' : 'onPublishEnd'], (err) => this.#d.log.error({ err }, 'ingest end tap failed'), p, p.traffic());
+    if (p.told && p.kind === 'whep') tellIngest(this.#d.hooks.onPlayEnd, (err) => this.#d.log.error({ err }, 'ingest end tap failed'), p, p.traffic());
   }
 
   #checkRoom(): void {
@@ -172,10 +175,9 @@ export class WebrtcService {
     const publishers = [...this.#peers.values()].filter((p) => p.kind === 'whip').length;
     if (publishers >= this.#cfg.max_publishers) throw new ApiError(503, 'Too many WHIP publishers', [`at most ${this.#cfg.max_publishers} (webrtc.max_publishers)`], 'WEBRTC_LIMIT');
     const p = new WebrtcPeer('whip', stream, c);
-    const refusal = await askIngest(this.#d.hooks.prePublish, p);
-    if (refusal) throw refused(refusal);
-    const r = this.#d.streams.publish(stream, 'mpegts', p);
-    if (!r.ok) throw refused({ reason: r.reason, kind: r.kind });
+    // the table admits (prePublish, "name busy"); onPublish waits for the media to connect
+    const r = await this.#d.streams.publish(stream, 'mpegts', p, { announce: 'later' });
+    if (!r.ok) throw refused(r);
     p.publisher = r.handle;
     this.#peers.set(p.id, p);
     const m = await this.#answer(p, this.link.ask({ t: 'publish', id: p.id, offer }));

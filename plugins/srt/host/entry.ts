@@ -1,19 +1,19 @@
 import { Socket } from 'node:net';
-import { ingestHooksRef, type IngestPeer, type IngestRefusal } from '../../../sdk/ingest.ts';
+import type { IngestPeer, IngestRefusal } from '../../../sdk/ingest.ts';
 import { loadAddon, versionString, type SrtNativeSocket } from '../native.ts';
 import { SrtRelay, type RelayTable } from '../relay.ts';
 import { DELIVER, PipeDrops, PUBLISHED, readFrames, writeFrame } from './media-pipe.ts';
 import { EventsLog } from '../events-log.ts';
 import type { SrtLog } from '../refusal-log.ts';
-import type { AskHook, FromHost, HostOptions, LogLevel, PeerData, TellHook, ToHost } from './protocol.ts';
+import type { FromHost, HostOptions, LogLevel, PeerData, ToHost } from './protocol.ts';
 import type { SrtRun } from '../run-scope.ts';
 
 /*
  * The SRT host process: libsrt (through the addon) and the relay run here, apart from the
  * service, so that a fault inside libsrt (a crash on a malformed packet, found by the fuzz suite
  * in libsrt 1.5.1) ends this process and its SRT connections, never the service. The service
- * (host.ts) starts it through the children service (confined like every child), answers the
- * ingest hooks, holds the stream table (publishers' chunks go there over the media pipe, fd 4,
+ * (host.ts) starts it through the children service (confined like every child), admits its
+ * connections in the stream table (the ingest hooks run there), holds the stream table (publishers' chunks go there over the media pipe, fd 4,
  * and the table's chunks come back for the subscribers), takes the log lines and the traffic
  * counts, and starts it again after a fault.
  */
@@ -40,12 +40,12 @@ function plain(fields: object): Record<string, unknown> {
 const line = (level: LogLevel) => (fields: object, msg: string) => send({ t: 'log', level, fields: plain(fields), msg });
 const log: SrtLog = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
 
-const asks = new Map<number, (refusal: IngestRefusal | undefined) => void>();
 const claims = new Map<number, (refusal: IngestRefusal | undefined) => void>();
 /** Media to and from the service (fd 4 of the stdio the service gave). */
 const media = new Socket({ fd: 4, readable: true, writable: true });
 media.on('error', (err) => log.warn({ err: err.message }, 'the SRT host media pipe failed'));
 let seq = 0;
+/** The claimed connections, whose traffic the service's hooks poll. */
 const live = new Map<string, IngestPeer>();
 let native: SrtNativeSocket | undefined;
 let relay: SrtRelay | undefined;
@@ -63,39 +63,23 @@ function data(peer: IngestPeer): PeerData {
   return d;
 }
 
-/** The ingest hooks of this process: each asks or tells the service, whose plugins tap the real ones. */
-function parentHooks() {
-  const hooks = ingestHooksRef.create();
-  const ask = (hook: AskHook) => (peer: IngestPeer) => new Promise<IngestRefusal | undefined>((resolve) => {
-    const n = ++seq;
-    asks.set(n, resolve);
-    send({ t: 'ask', seq: n, hook, peer: data(peer) });
-  });
-  hooks.prePublish.tapPromise('service', ask('prePublish'));
-  hooks.prePlay.tapPromise('service', ask('prePlay'));
-  const tell = (hook: TellHook, start: boolean) => (peer: IngestPeer) => {
-    if (start) live.set(peer.id, peer);
-    else live.delete(peer.id);
-    send({ t: 'tell', hook, peer: data(peer) });
-  };
-  hooks.onPublish.tap('service', tell('onPublish', true));
-  hooks.onPlay.tap('service', tell('onPlay', true));
-  hooks.onPublishEnd.tap('service', tell('onPublishEnd', false));
-  hooks.onPlayEnd.tap('service', tell('onPlayEnd', false));
-  return hooks;
-}
-
 const drops = new PipeDrops('SRT host -> service', (f, m) => log.warn(f, m));
 
 /** The service's stream table, as the relay reaches it: claims over IPC, chunks over the media pipe. */
 const table: RelayTable = {
   claim: (peer) => new Promise((resolve) => {
     const n = ++seq;
-    claims.set(n, resolve);
+    claims.set(n, (refusal) => {
+      if (!refusal) live.set(peer.id, peer);
+      resolve(refusal);
+    });
     send({ t: 'claim', seq: n, mode: peer.mode, sock: peer.sock, peer: data(peer) });
   }),
   media: (sock, chunk) => { drops.note(writeFrame(media, PUBLISHED, [sock], chunk), chunk.length); },
-  release: (peer) => send({ t: 'release', id: peer.id }),
+  release: (peer) => {
+    live.delete(peer.id);
+    send({ t: 'release', id: peer.id, traffic: peer.traffic() });
+  },
 };
 readFrames(media, (kind, socks, chunk) => { if (kind === DELIVER) relay?.deliver(socks, chunk); }, (why) => log.error({ why }, 'the SRT host media pipe broke'));
 
@@ -109,7 +93,7 @@ function start(o: HostOptions): void {
   }
   const events = new EventsLog({ enable: o.logEnable, topics: o.logTopics });
   relay = new SrtRelay({
-    log, hooks: parentHooks(), token: o.token, events, handshakeMs: o.handshakeMs, idleMs: o.idleMs, table, runs: (token) => runs.get(token),
+    log, token: o.token, events, handshakeMs: o.handshakeMs, idleMs: o.idleMs, table, runs: (token) => runs.get(token),
   });
   native = new addon.SrtServer({
     host: o.host, port: o.port, latencyMs: LATENCY_MS, passphrase: o.passphrase, token: o.token, queue: EVENT_QUEUE,
@@ -137,7 +121,6 @@ function stop(): void {
 
 process.on('message', (m: ToHost) => {
   if (m.t === 'start') start(m.opts);
-  else if (m.t === 'answer') { asks.get(m.seq)?.(m.refusal); asks.delete(m.seq); }
   else if (m.t === 'claimed') { claims.get(m.seq)?.(m.refusal); claims.delete(m.seq); }
   else if (m.t === 'kick') relay?.kick(m.sock, m.why);
   else if (m.t === 'names') native?.setPublishers(m.names, m.readable);

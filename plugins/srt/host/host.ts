@@ -2,17 +2,13 @@ import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import {
-  askIngest, endIpcChild, tellIngest, type ChildrenService, type IngestPeer, type IngestTraffic, type ingestHooksRef, type StreamTable,
-} from '../../../sdk/index.ts';
+import { endIpcChild, type ChildrenService, type IngestPeer, type IngestTraffic, type StreamTable } from '../../../sdk/index.ts';
 import type { SrtChannels } from '../relay.ts';
 import type { ClaimMode, FromHost, HostOptions, PeerData, ToHost } from './protocol.ts';
 import { HostStreams } from './table-link.ts';
 import { PUBLISHED, readFrames } from './media-pipe.ts';
 import type { SrtRun } from '../run-scope.ts';
 import { siblingModule } from '../../../sdk/module-url.ts';
-
-type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
 
 const ENTRY = fileURLToPath(siblingModule('./entry.ts', import.meta.url));
 /** First wait before the host is started again after a fault; doubles up to the maximum. */
@@ -23,7 +19,7 @@ const STABLE_MS = 30_000;
 /** How long `list()` waits for the host before answering an empty listing. */
 const LIST_MS = 2000;
 
-/** An ingest peer of the host, as the service's hook taps see it (traffic: the last count sent). */
+/** An ingest peer of the host, as the stream table and its hook taps see it (traffic: the last count sent). */
 class PeerProxy implements IngestPeer {
   readonly protocol = 'srt';
   readonly id: string;
@@ -32,10 +28,6 @@ class PeerProxy implements IngestPeer {
   readonly token?: string;
   readonly params: Readonly<Record<string, string>>;
   counts: IngestTraffic;
-  /** The counts already reported to the hooks of an earlier app (a reload kept the connection). */
-  base: IngestTraffic = { rxBytes: 0, txBytes: 0 };
-  /** Announced by onPublish (else onPlay): which end hook it gets. */
-  publisher = false;
 
   constructor(d: PeerData) {
     this.id = d.id;
@@ -47,7 +39,7 @@ class PeerProxy implements IngestPeer {
   }
 
   traffic(): IngestTraffic {
-    return { rxBytes: this.counts.rxBytes - this.base.rxBytes, txBytes: this.counts.txBytes - this.base.txBytes };
+    return { ...this.counts };
   }
 }
 
@@ -57,24 +49,22 @@ const EMPTY: SrtChannels = { publisher: {}, subscriber: {}, connections: {}, log
 export interface SrtHostOptions {
   children: ChildrenService;
   log: Logger;
-  hooks: IngestHooks;
-  /** The service's stream table: SRT publishes and reads there. */
+  /** The service's stream table: SRT publishes and reads there, admitted by it (the ingest hooks). */
   streams: StreamTable;
   opts: HostOptions;
 }
 
 /**
- * The service's side of the SRT host process: starts it, answers its ingest hook calls with the
- * service's taps, claims its connections' streams in the stream table and carries their media
+ * The service's side of the SRT host process: starts it, claims its connections' streams in the
+ * stream table (which admits them: the ingest hooks) and carries their media
  * (the media pipe), writes its log lines into the service's log, and when it ends by a fault (a
  * crash inside libsrt), ends its connections' sessions and streams and starts it again on the same port.
  */
 export class SrtHost {
   #o: SrtHostOptions;
   #child: ChildProcess | undefined;
+  /** Peers whose claim was asked, by id: their traffic counts come from the host. */
   #peers = new Map<string, PeerProxy>();
-  /** Peers the table knows (claimed), by id: the same objects the hooks get once announced. */
-  #claimed = new Map<string, PeerProxy>();
   readonly #streams: HostStreams;
   readonly #unwatch: () => void;
   #lists = new Map<number, (v: SrtChannels) => void>();
@@ -93,7 +83,7 @@ export class SrtHost {
 
   constructor(o: SrtHostOptions) {
     this.#o = o;
-    this.#streams = new HostStreams(o.streams, (sock, why) => this.#send({ t: 'kick', sock, why }), (f, m) => o.log.warn(f, m));
+    this.#streams = new HostStreams(o.streams, o.opts.handshakeMs, (sock, why) => this.#send({ t: 'kick', sock, why }), (f, m) => o.log.warn(f, m));
     // the addon refuses requests for names nothing publishes, and second publishers, in the handshake
     this.#unwatch = o.streams.onChange((names) => this.#names(names));
   }
@@ -164,12 +154,10 @@ export class SrtHost {
   #message(m: FromHost): void {
     // the host is a child like any other: what it sends is checked, not trusted
     if (m.t === 'log') this.#o.log[LEVELS.has(m.level) ? m.level : 'warn'](m.fields ?? {}, String(m.msg));
-    else if (m.t === 'ask') void this.#ask(m.seq, m.hook, m.peer);
-    else if (m.t === 'tell') this.#tell(m.hook, m.peer);
     else if (m.t === 'traffic') for (const [id, rx, tx] of m.rows) { const p = this.#peers.get(id); if (p) p.counts = { rxBytes: rx, txBytes: tx }; }
     else if (m.t === 'listed') { this.#lists.get(m.seq)?.(m.value); this.#lists.delete(m.seq); }
     else if (m.t === 'claim') void this.#claim(m.seq, m.mode, m.sock, m.peer);
-    else if (m.t === 'release') { this.#streams.release(m.id); this.#claimed.delete(m.id); }
+    else if (m.t === 'release') this.#release(m.id, m.traffic);
     else if (m.t === 'runsSet') { this.#runAcks.get(m.seq)?.(); this.#runAcks.delete(m.seq); }
   }
 
@@ -188,51 +176,36 @@ export class SrtHost {
     });
   }
 
-  async #ask(seq: number, hook: 'prePublish' | 'prePlay', d: PeerData): Promise<void> {
-    const refusal = await askIngest(this.#o.hooks[hook], new PeerProxy(d));
-    this.#send({ t: 'answer', seq, ...(refusal ? { refusal } : {}) });
-  }
-
   /**
-   * Publish or read in the table (a reader of a name an on-demand process publishes waits for it
-   * first); a throwing table (a bug) refuses that connection only.
+   * Publish or read in the table, which admits (the ingest hooks; a reader of a name an on-demand
+   * process publishes waits for it first); a throwing table (a bug) refuses that connection only.
    */
   async #claim(seq: number, mode: ClaimMode, sock: number, d: PeerData): Promise<void> {
     const peer = new PeerProxy(d);
+    this.#peers.set(d.id, peer);
     let refusal;
     try {
       refusal = await this.#streams.claim(mode, sock, peer);
     } catch (err) {
       refusal = { reason: `stream table failed: ${(err as Error).message}`, kind: 'forbidden' as const };
     }
-    if (!refusal) this.#claimed.set(d.id, peer);
-    this.#send({ t: 'claimed', seq, ...(refusal ? { refusal } : {}) });
+    if (refusal) this.#peers.delete(d.id);
+    this.#send({ t: 'claimed', seq, ...(refusal ? { refusal: { reason: refusal.reason, kind: refusal.kind } } : {}) });
   }
 
-  #tell(hook: 'onPublish' | 'onPlay' | 'onPublishEnd' | 'onPlayEnd', d: PeerData): void {
-    const onError = (err: Error) => this.#o.log.error({ err }, `ingest ${hook} tap failed`);
-    if (hook === 'onPublish' || hook === 'onPlay') {
-      const p = this.#claimed.get(d.id) ?? new PeerProxy(d);
-      p.publisher = hook === 'onPublish';
-      this.#peers.set(d.id, p);
-      tellIngest(this.#o.hooks[hook], onError, p);
-      return;
-    }
-    const p = this.#peers.get(d.id) ?? new PeerProxy(d);
-    this.#peers.delete(d.id);
-    p.counts = d.traffic;
-    tellIngest(this.#o.hooks[hook], onError, p, p.traffic());
+  /** A connection of the host ended: with its last count, its claim ends (the table tells the end hook). */
+  #release(id: string, traffic: IngestTraffic): void {
+    const p = this.#peers.get(id);
+    if (p) p.counts = traffic;
+    this.#peers.delete(id);
+    this.#streams.release(id);
   }
 
-  /** The host ended: its connections' sessions end here; unless the service stops, it starts again. */
+  /** The host ended: its connections' claims end here (and their sessions); unless the service stops, it starts again. */
   #ended(code: number | null, signal: NodeJS.Signals | null, stderr: string): void {
-    for (const p of this.#peers.values()) {
-      tellIngest(this.#o.hooks[p.publisher ? 'onPublishEnd' : 'onPlayEnd'], (err) => this.#o.log.error({ err }, 'ingest end tap failed'), p, p.traffic());
-    }
     this.#peers.clear();
     this.#streams.attach(undefined);
     this.#streams.releaseAll();
-    this.#claimed.clear();
     for (const resolve of this.#lists.values()) resolve(EMPTY);
     this.#lists.clear();
     for (const done of this.#runAcks.values()) done();
@@ -256,20 +229,17 @@ export class SrtHost {
   }
 
   /**
-   * A reload kept the host (its settings are unchanged): the next app's hooks, logger and
-   * children service from now on. `announce` then tells that app's hooks of the live connections.
+   * A reload kept the host (its settings are unchanged): the next app's logger and children
+   * service from now on (the table is the core's, re-bound to the new app's hooks already).
+   * `announce` then tells that app's hooks of the live connections.
    */
-  rebind(o: Pick<SrtHostOptions, 'hooks' | 'log' | 'children'>): void {
+  rebind(o: Pick<SrtHostOptions, 'log' | 'children'>): void {
     this.#o = { ...this.#o, ...o };
   }
 
-  /** The live connections to the current hooks (`onPublish` / `onPlay`), their bytes counted from now on. */
+  /** The live connections to the current hooks, through the table (`onPublish` / `onPlay`), their bytes counted from now on. */
   announce(): void {
-    const onError = (err: Error) => this.#o.log.error({ err }, 'ingest tap failed');
-    for (const p of this.#peers.values()) {
-      p.base = { ...p.counts };
-      tellIngest(this.#o.hooks[p.publisher ? 'onPublish' : 'onPlay'], onError, p);
-    }
+    this.#streams.announce();
   }
 
   /** GET /api/v3/srt: the streams from the table, each connection's log and statistics from the host. */

@@ -4,7 +4,7 @@ import type { SrtRun } from '../run-scope.ts';
 
 /*
  * The messages between the service and its SRT host process (host/entry.ts), over node's IPC
- * channel: hook calls, claims on the service's stream table, traffic counts, log lines, the
+ * channel: claims on the service's stream table (which runs the ingest hooks), traffic counts, log lines, the
  * listing. Media never crosses it: it goes over a pipe of its own (media-pipe.ts), publishers'
  * chunks to the service's stream table, the table's chunks to the host's subscribers.
  */
@@ -38,15 +38,11 @@ export interface PeerData {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-export type AskHook = 'prePublish' | 'prePlay';
-export type TellHook = 'onPublish' | 'onPlay' | 'onPublishEnd' | 'onPlayEnd';
-
-/** Publish or read in the service's stream table (after the `pre*` hooks said yes). */
+/** Publish or read in the service's stream table (which admits: the `pre*` hooks, then the table's rules). */
 export type ClaimMode = 'publish' | 'request';
 
 export type ToHost =
   | { t: 'start'; opts: HostOptions }
-  | { t: 'answer'; seq: number; refusal?: IngestRefusal }
   | { t: 'claimed'; seq: number; refusal?: IngestRefusal }
   /** The table stopped serving a subscriber (its publisher ended, or it was dropped). */
   | { t: 'kick'; sock: number; why: string }
@@ -63,11 +59,12 @@ export type FromHost =
   | { t: 'listening'; port: number; libsrt: string }
   | { t: 'failed'; stage: 'addon' | 'bind'; message: string }
   | { t: 'log'; level: LogLevel; fields: Record<string, unknown>; msg: string }
-  | { t: 'ask'; seq: number; hook: AskHook; peer: PeerData }
-  | { t: 'tell'; hook: TellHook; peer: PeerData }
   | { t: 'claim'; seq: number; mode: ClaimMode; sock: number; peer: PeerData }
-  /** A claimed connection ended: its publisher handle ends, or its reader leaves. */
-  | { t: 'release'; id: string }
+  /**
+   * A connection whose claim was asked ended: its publisher handle ends, or its reader leaves (the
+   * end hook gets `traffic`, its last count); a claim under way takes nothing.
+   */
+  | { t: 'release'; id: string; traffic: IngestTraffic }
   | { t: 'traffic'; rows: Array<[id: string, rx: number, tx: number]> }
   | { t: 'listed'; seq: number; value: SrtChannels }
   /** The host holds the runs of `runs` `seq`: a child told of them may connect. */

@@ -1,20 +1,11 @@
 import type { Socket } from 'node:net';
-import {
-  streamName, type IngestPeer, type IngestRefusal, type StreamPublisher, type StreamReader, type StreamRefusal, type StreamTable,
-} from '../../../sdk/index.ts';
+import { streamName, type IngestPeer, type StreamPublisher, type StreamReader, type StreamRefusal, type StreamTable } from '../../../sdk/index.ts';
 import type { SrtChannels } from '../relay.ts';
 import { DELIVER, PipeDrops, writeFrame } from './media-pipe.ts';
 import type { ClaimMode } from './protocol.ts';
 
 /** One claimed connection of the host: its socket id and its table handle. */
 type Claim = { sock: number; peer: IngestPeer } & ({ publisher: StreamPublisher<'mpegts'> } | { reader: StreamReader });
-
-/** SRT's words for the table's refusals (the reject reasons the addon logs too). */
-function refusal(r: StreamRefusal): IngestRefusal {
-  if (r.code === 'STREAM_BUSY') return { reason: 'already publishing', kind: 'conflict' };
-  if (r.code === 'STREAM_NOT_FOUND') return { reason: 'nothing publishes this stream', kind: 'not_found' };
-  return { reason: r.reason, kind: r.kind };
-}
 
 /**
  * The service's side of the SRT host's streams: its claims on the stream table (publishers and
@@ -23,7 +14,11 @@ function refusal(r: StreamRefusal): IngestRefusal {
  */
 export class HostStreams {
   readonly #table: StreamTable;
+  /** How long the ingest checks may take (`srt.handshake_timeout_seconds`). */
+  readonly #checkMs: number;
   readonly #claims = new Map<string, Claim>();
+  /** Claims under way, by connection id: a release aborts one (the table then takes nothing). */
+  readonly #pending = new Map<string, AbortController>();
   readonly #bySock = new Map<number, StreamPublisher<'mpegts'>>();
   /** This tick's chunks for the host: each Buffer once, with the subscribers it goes to. */
   #outbox = new Map<Buffer, number[]>();
@@ -32,8 +27,9 @@ export class HostStreams {
   /** Chunks the host's pipe could not take (it is stuck): counted and logged. */
   readonly drops: PipeDrops;
 
-  constructor(table: StreamTable, kick: (sock: number, why: string) => void, warn: (fields: Record<string, unknown>, msg: string) => void) {
+  constructor(table: StreamTable, checkMs: number, kick: (sock: number, why: string) => void, warn: (fields: Record<string, unknown>, msg: string) => void) {
     this.#table = table;
+    this.#checkMs = checkMs;
     this.#kick = kick;
     this.drops = new PipeDrops('service -> SRT host', warn);
   }
@@ -44,35 +40,39 @@ export class HostStreams {
   }
 
   /**
-   * Publish or read in the table; a refusal in SRT's words. A reader of a name nothing publishes
-   * waits for a publisher a demand source (an on-demand process) starts (`whenPublished`).
+   * Publish or read in the table, which admits (the ingest hooks within the handshake timeout; a
+   * reader of a name nothing publishes waits for a publisher a demand source starts); its refusal.
+   * A release meanwhile, or the host's end, aborts it: the table takes nothing.
    */
-  async claim(mode: ClaimMode, sock: number, peer: IngestPeer): Promise<IngestRefusal | undefined> {
+  async claim(mode: ClaimMode, sock: number, peer: IngestPeer): Promise<StreamRefusal | undefined> {
     const name = streamName(peer.stream);
-    if (mode === 'publish') {
-      const r = this.#table.publish(name, 'mpegts', peer);
-      if (!r.ok) return refusal(r);
-      this.#claims.set(peer.id, { sock, peer, publisher: r.handle });
-      this.#bySock.set(sock, r.handle);
+    const gone = new AbortController();
+    this.#pending.set(peer.id, gone);
+    const opts = { signal: gone.signal, checkTimeoutMs: this.#checkMs };
+    try {
+      if (mode === 'publish') {
+        const r = await this.#table.publish(name, 'mpegts', peer, opts);
+        if (!r.ok) return r;
+        this.#claims.set(peer.id, { sock, peer, publisher: r.handle });
+        this.#bySock.set(sock, r.handle);
+        return undefined;
+      }
+      const r = await this.#table.read(name, 'mpegts', peer, {
+        send: (batch) => this.#queue(sock, batch),
+        // the host closes the connection; its release leaves, which tells the end hook
+        stop: (why) => this.#kick(sock, why === 'ended' ? 'publisher gone' : 'dropped by the stream'),
+      }, opts);
+      if (!r.ok) return r;
+      this.#claims.set(peer.id, { sock, peer, reader: r.handle });
       return undefined;
+    } finally {
+      this.#pending.delete(peer.id);
     }
-    if (!this.#table.get(name)) {
-      const pipe = this.#pipe;
-      await this.#table.whenPublished(name, undefined, peer.remote);
-      // the host that asked ended meanwhile: its socket ids mean nothing to the next one
-      if (this.#pipe !== pipe) return { reason: 'the SRT host restarted', kind: 'not_found' };
-    }
-    const r = this.#table.read(name, 'mpegts', peer, {
-      send: (batch) => this.#queue(sock, batch),
-      stop: (why) => {
-        // the table forgot it already: the host closes the connection, whose release finds nothing
-        this.#claims.delete(peer.id);
-        this.#kick(sock, why === 'ended' ? 'publisher gone' : 'dropped by the stream');
-      },
-    });
-    if (!r.ok) return refusal(r);
-    this.#claims.set(peer.id, { sock, peer, reader: r.handle });
-    return undefined;
+  }
+
+  /** After a reload kept the host: its claims to the new app's hooks (bytes counted from now on). */
+  announce(): void {
+    for (const c of this.#claims.values()) ('publisher' in c ? c.publisher : c.reader).announce();
   }
 
   /** A publisher's chunk from the host. */
@@ -99,8 +99,9 @@ export class HostStreams {
     for (const [chunk, socks] of out) this.drops.note(writeFrame(pipe, DELIVER, socks, chunk), chunk.length);
   };
 
-  /** A claimed connection ended in the host. */
+  /** A connection ended in the host: its claim under way is aborted, its claim ends. */
   release(id: string): void {
+    this.#pending.get(id)?.abort();
     const c = this.#claims.get(id);
     if (!c) return;
     this.#claims.delete(id);
@@ -114,7 +115,7 @@ export class HostStreams {
 
   /** The host ended: every stream it published ends, every reading it had stops. */
   releaseAll(): void {
-    for (const id of [...this.#claims.keys()]) this.release(id);
+    for (const id of [...this.#pending.keys(), ...this.#claims.keys()]) this.release(id);
     this.#outbox.clear();
   }
 

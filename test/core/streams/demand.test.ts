@@ -45,7 +45,7 @@ t.test('whenPublished: a source that starts a publisher, one that does not', asy
     demand: (name) => {
       asked.push(name);
       if (name !== 'cam') return false;
-      setTimeout(() => { const r = table.publish('cam', 'mpegts', peer); if (r.ok) t.teardown(() => r.handle.end()); }, 20);
+      setTimeout(() => { const r = table.publish('cam', 'mpegts', peer, { internal: true }); if (r.ok) t.teardown(() => r.handle.end()); }, 20);
       return true;
     },
   });

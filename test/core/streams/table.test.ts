@@ -41,7 +41,7 @@ const flv = (kind: FlvPacket['kind'], i = 0): FlvPacket =>
 const tick = () => new Promise((r) => process.nextTick(r));
 
 function published<F extends StreamFormat>(table: Streams, name: string, format: F, protocol = 'rtmp') {
-  const r = table.publish(name, format, peer(protocol));
+  const r = table.publish(name, format, peer(protocol), { internal: true });
   if (!r.ok) throw new Error(r.reason);
   return r.handle;
 }
@@ -49,32 +49,32 @@ function published<F extends StreamFormat>(table: Streams, name: string, format:
 t.test('one publisher per name; names are checked; per-protocol stream limit', async (t) => {
   const table = new Streams();
   const pub = published(table, 'live/a', 'flv');
-  t.match(table.publish('live/a', 'mpegts', peer('srt')), { ok: false, code: 'STREAM_BUSY', kind: 'conflict' }, 'a second publisher, any protocol, is refused');
-  t.match(table.publish('/live/b', 'flv', peer()), { ok: false, code: 'STREAM_BAD_NAME' }, 'a leading / is not a table name');
-  t.match(table.publish('', 'flv', peer()), { ok: false, code: 'STREAM_BAD_NAME' });
+  t.match(table.publish('live/a', 'mpegts', peer('srt'), { internal: true }), { ok: false, code: 'STREAM_BUSY', kind: 'conflict' }, 'a second publisher, any protocol, is refused');
+  t.match(table.publish('/live/b', 'flv', peer(), { internal: true }), { ok: false, code: 'STREAM_BAD_NAME' }, 'a leading / is not a table name');
+  t.match(table.publish('', 'flv', peer(), { internal: true }), { ok: false, code: 'STREAM_BAD_NAME' });
   published(table, 'x', 'mpegts', 'httpts');
-  t.match(table.publish('y', 'mpegts', peer('httpts'), { maxStreamsOfProtocol: 1 }), { ok: false, code: 'STREAM_LIMIT' }, 'max streams of the protocol');
-  t.ok(table.publish('y', 'mpegts', peer('srt'), { maxStreamsOfProtocol: 1 }).ok, 'other protocols\' streams do not count');
-  t.match(table.read('nobody', 'flv', peer(), new Sink<'flv'>()), { ok: false, code: 'STREAM_NOT_FOUND', kind: 'not_found' });
+  t.match(table.publish('y', 'mpegts', peer('httpts'), { internal: true, maxStreamsOfProtocol: 1 }), { ok: false, code: 'STREAM_LIMIT' }, 'max streams of the protocol');
+  t.ok(table.publish('y', 'mpegts', peer('srt'), { internal: true, maxStreamsOfProtocol: 1 }).ok, 'other protocols\' streams do not count');
+  t.match(table.read('nobody', 'flv', peer(), new Sink<'flv'>(), { internal: true }), { ok: false, code: 'STREAM_NOT_FOUND', kind: 'not_found' });
   t.same(table.list('httpts').map((s) => s.name), ['x']);
   t.same(table.list(['rtmp', 'rtmps']).map((s) => s.name), ['live/a']);
   pub.end();
-  t.ok(table.publish('live/a', 'flv', peer()).ok, 'the name is free once its publisher ended');
+  t.ok(table.publish('live/a', 'flv', peer(), { internal: true }).ok, 'the name is free once its publisher ended');
 });
 
 t.test('reader limit of a stream', async (t) => {
   const table = new Streams();
-  const r = table.publish('s', 'flv', peer(), { maxReaders: 1 });
+  const r = table.publish('s', 'flv', peer(), { internal: true, maxReaders: 1 });
   t.ok(r.ok);
-  t.ok(table.read('s', 'flv', peer(), new Sink<'flv'>()).ok);
-  t.match(table.read('s', 'flv', peer(), new Sink<'flv'>()), { ok: false, code: 'STREAM_LIMIT', kind: 'overloaded' });
+  t.ok(table.read('s', 'flv', peer(), new Sink<'flv'>(), { internal: true }).ok);
+  t.match(table.read('s', 'flv', peer(), new Sink<'flv'>(), { internal: true }), { ok: false, code: 'STREAM_LIMIT', kind: 'overloaded' });
 });
 
 t.test('flv: a late reader starts with metadata, headers and the GOP; packets go per tick, shared', async (t) => {
   const table = new Streams();
   const pub = published(table, 's', 'flv');
   const early = new Sink<'flv'>();
-  t.ok(table.read('s', 'flv', peer(), early).ok);
+  t.ok(table.read('s', 'flv', peer(), early, { internal: true }).ok);
   const meta = flv('metadata'), vh = flv('video-header'), ah = flv('audio-header');
   const before = flv('frame', 1), key = flv('keyframe', 2), f3 = flv('frame', 3);
   for (const p of [meta, vh, ah, before, key, f3]) pub.push(p);
@@ -83,7 +83,7 @@ t.test('flv: a late reader starts with metadata, headers and the GOP; packets go
   t.equal(early.batches.length, 2, 'one batch per tick');
   t.ok(early.batches[1]!.every((p, i) => p === [meta, vh, ah, before, key, f3][i]), 'the publisher\'s own packets, in order');
   const late = new Sink<'flv'>();
-  t.ok(table.read('s', 'flv', peer(), late).ok);
+  t.ok(table.read('s', 'flv', peer(), late, { internal: true }).ok);
   t.same(late.batches.length, 1, 'the start comes at once');
   t.ok([meta, vh, ah, key, f3].every((p, i) => late.batches[0]![i] === p) && late.batches[0]!.length === 5,
     'metadata, video and audio headers (video is track #0), then the GOP from the keyframe (the frame before it left out)');
@@ -100,14 +100,14 @@ t.test('mpegts: a reader starts with PAT/PMT at the next video random access poi
   const chunks: Buffer[] = [];
   for (let o = 0; o + 7 * TS_PACKET <= TS.length; o += 7 * TS_PACKET) chunks.push(TS.subarray(o, o + 7 * TS_PACKET));
   const first = new Sink<'mpegts'>();
-  t.ok(table.read('s', 'mpegts', peer(), first).ok);
+  t.ok(table.read('s', 'mpegts', peer(), first, { internal: true }).ok);
   pub.push(chunks[0]!);
   t.equal(first.packets[0], chunks[0], 'a reader there before the first PAT gets the stream from its start');
   // feed past the first random access point, then a new reader joins
   let i = 1;
   for (; i < chunks.length / 3; i++) pub.push(chunks[i]!);
   const late = new Sink<'mpegts'>();
-  t.ok(table.read('s', 'mpegts', peer(), late).ok);
+  t.ok(table.read('s', 'mpegts', peer(), late, { internal: true }).ok);
   t.equal(late.batches.length, 0, 'a late reader waits');
   for (; i < chunks.length && late.batches.length === 0; i++) pub.push(chunks[i]!);
   t.equal(late.batches.length, 1, 'it starts at a random access point');
@@ -124,7 +124,7 @@ t.test('a slow or throwing reader is dropped, never the publisher or the others'
   const table = new Streams();
   const pub = published(table, 's', 'mpegts', 'httpts');
   const slow = new Sink<'mpegts'>(), broken = new Sink<'mpegts'>(), good = new Sink<'mpegts'>();
-  for (const s of [slow, broken, good]) t.ok(table.read('s', 'mpegts', peer(), s).ok);
+  for (const s of [slow, broken, good]) t.ok(table.read('s', 'mpegts', peer(), s, { internal: true }).ok);
   slow.fail = 'refuse';
   broken.fail = 'throw';
   t.doesNotThrow(() => pub.push(Buffer.alloc(TS_PACKET)), 'the publisher\'s push does not throw');
@@ -140,10 +140,10 @@ t.test('the publisher\'s end stops every reader, of every format, and unlists th
   table.onChange((n) => names.push([...n]));
   const pub = published(table, 's', 'mpegts', 'srt');
   const ts = new Sink<'mpegts'>(), fl = new Sink<'flv'>();
-  t.ok(table.read('s', 'mpegts', peer(), ts).ok);
-  t.ok(table.read('s', 'flv', peer(), fl).ok);
+  t.ok(table.read('s', 'mpegts', peer(), ts, { internal: true }).ok);
+  t.ok(table.read('s', 'flv', peer(), fl, { internal: true }).ok);
   const left = new Sink<'mpegts'>();
-  const r = table.read('s', 'mpegts', peer(), left);
+  const r = table.read('s', 'mpegts', peer(), left, { internal: true });
   if (r.ok) r.handle.leave();
   pub.end();
   t.same([ts.stopped, fl.stopped, left.stopped], [['ended'], ['ended'], []], 'readers stopped once; one that left is not told');
@@ -173,9 +173,9 @@ t.test('cross-format: one converter per stream and format, shared; its failure e
   const table = new Streams({ converters: { 'mpegts->flv': () => new StandInTsToFlv(() => converters++) } });
   const pub = published(table, 's', 'mpegts', 'srt');
   const a = new Sink<'flv'>(), b = new Sink<'flv'>(), ts = new Sink<'mpegts'>();
-  t.ok(table.read('s', 'flv', peer(), a).ok);
-  t.ok(table.read('s', 'flv', peer(), b).ok);
-  t.ok(table.read('s', 'mpegts', peer(), ts).ok);
+  t.ok(table.read('s', 'flv', peer(), a, { internal: true }).ok);
+  t.ok(table.read('s', 'flv', peer(), b, { internal: true }).ok);
+  t.ok(table.read('s', 'mpegts', peer(), ts, { internal: true }).ok);
   t.equal(converters, 1, 'one converter for both flv readers');
   pub.push(Buffer.alloc(TS_PACKET, 1));
   await tick();
@@ -188,12 +188,12 @@ t.test('cross-format: one converter per stream and format, shared; its failure e
   t.same(ts.stopped, [], 'the publisher\'s own format goes on');
   pub.push(Buffer.alloc(TS_PACKET, 2));
   t.equal(ts.packets.length, 3);
-  t.match(table.read('s', 'flv', peer(), new Sink<'flv'>()), { ok: false, code: 'STREAM_FORMAT_UNAVAILABLE' }, 'the failed format is refused from then on');
+  t.match(table.read('s', 'flv', peer(), new Sink<'flv'>(), { internal: true }), { ok: false, code: 'STREAM_FORMAT_UNAVAILABLE' }, 'the failed format is refused from then on');
 });
 
 t.test('no converter: a reader of another format is refused with "format not available"', async (t) => {
   const table = new Streams();
   published(table, 's', 'flv');
-  const r = table.read('s', 'mpegts', peer('srt'), new Sink<'mpegts'>());
+  const r = table.read('s', 'mpegts', peer('srt'), new Sink<'mpegts'>(), { internal: true });
   t.match(r, { ok: false, code: 'STREAM_FORMAT_UNAVAILABLE', reason: /format not available/ });
 });

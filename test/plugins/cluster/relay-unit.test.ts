@@ -72,7 +72,7 @@ t.test('a relay pulls what another node announces, within its bounds, and never 
   });
   relay.open();
   t.teardown(() => { relay.close(); streams.close(); });
-  const local = streams.publish('busy', 'mpegts', peer('busy'));
+  const local = streams.publish('busy', 'mpegts', peer('busy'), { internal: true });
   t.ok(local.ok);
 
   t.same(relay.waiting().sort(), ['gone', 'good', 'short', 'slow', 'third'], 'waiting: what others announce and nothing publishes here (never its own names)');
@@ -83,7 +83,7 @@ t.test('a relay pulls what another node announces, within its bounds, and never 
   t.ok(await streams.whenPublished('good', 5000), 'a reader of an announced name waits for the relay and gets it');
   t.equal(streams.get('good')?.publisher.protocol, 'cluster', 'published by a peer of protocol cluster');
   t.match(other.seen[0], { url: '/api/v3/cluster/stream?name=good', headers: { 'x-core-cluster-hop': 'b', 'x-test-to': 'a' } }, 'pulled with the node headers');
-  const r = streams.read('good', 'mpegts', peer('player'), sink());
+  const r = streams.read('good', 'mpegts', peer('player'), sink(), { internal: true });
   t.ok(r.ok, 'a player reads it');
   t.same(relay.running(), ['good'], 'running: the relayed names');
   t.same(relay.served(), ['busy'], 'announced: live streams not published by a relay, never the relayed ones');
@@ -101,7 +101,7 @@ t.test('a relay pulls what another node announces, within its bounds, and never 
 
   const s = sink();
   t.ok(await streams.whenPublished('short', 5000), 'a stream that ends on the other node');
-  const rs = streams.read('short', 'mpegts', peer('p2'), s);
+  const rs = streams.read('short', 'mpegts', peer('p2'), s, { internal: true });
   t.ok(rs.ok);
   await waitFor(() => s.stopped, { timeout: 5000, what: 'the reader stopped' });
   t.equal(s.stopped, 'ended', 'ends here when it ended there');

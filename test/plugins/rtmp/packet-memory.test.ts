@@ -16,7 +16,7 @@ t.test('an RTMP packet\'s body is a view of its wire: one buffer per packet', as
   await waitFor(() => table.get('live/mem') !== undefined, { what: 'the stream published', timeout: 30_000 });
   const seen: FlvPacket[] = [];
   const peer: IngestPeer = { id: 'test-1', protocol: 'test', stream: 'live/mem', remote: '127.0.0.1:1', params: {}, traffic: () => ({ rxBytes: 0, txBytes: 0 }) };
-  const r = table.read('live/mem', 'flv', peer, { send: (batch) => { for (const p of batch) if (seen.length < 200) seen.push(p); return true; }, stop: () => {} });
+  const r = table.read('live/mem', 'flv', peer, { send: (batch) => { for (const p of batch) if (seen.length < 200) seen.push(p); return true; }, stop: () => {} }, { internal: true });
   t.ok(r.ok, 'a reader attached');
   t.teardown(() => { if (r.ok) r.handle.leave(); });
   await waitFor(() => seen.length >= 100, { what: '100 packets', timeout: 30_000 });

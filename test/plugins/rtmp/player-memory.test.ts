@@ -61,14 +61,14 @@ t.test('stalled players: packets shared, queued as references, bounded, released
   const cap = 4 * 1024 * KB;
   const ps = await pairs(t, 6, cap);
   const table = new Streams();
-  const pub = table.publish('live/mem', 'flv', peer('pub'));
+  const pub = table.publish('live/mem', 'flv', peer('pub'), { internal: true });
   if (!pub.ok) throw new Error(pub.reason);
   const ch = pub.handle;
   const dropped = new Set<string>();
   const readers = ps.map((p, i) => table.read('live/mem', 'flv', peer(`p${i}`), {
     send: (b) => { const ok = p.output.send(b); if (!ok) { dropped.add(`p${i}`); p.server.destroy(); } return ok; },
     stop: () => p.server.end(),
-  }));
+  }, { internal: true }));
   const pushed: FlvPacket[] = [];
   // 64 KiB packets until every socket is full (the kernel's buffers too) and each holds a queue
   for (let i = 0; i < 4000 && ps.some((p) => p.output.queued < 512 * KB); i++) {

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { ingestHooksRef, type IngestRefusal, type StreamRefusal } from '../../../sdk/index.ts';
-import { Streams } from '../../../core/streams/table.ts';
+import { Streams, type StreamTableLog } from '../../../core/streams/table.ts';
 import { SrtRelay, type RelayTable } from '../../../plugins/srt/relay.ts';
 import { EventsLog } from '../../../plugins/srt/events-log.ts';
 import type { SrtNativeSocket } from '../../../plugins/srt/native.ts';
@@ -19,21 +19,23 @@ import { waitFor } from '../../helpers/wait.ts';
 
 const refusal = (r: StreamRefusal): IngestRefusal => ({ reason: r.reason, kind: r.kind });
 
-/** The relay's table: the core's stream table, with the relay's own delivery for its readers. */
-function linked(relay: () => SrtRelay): RelayTable {
-  const streams = new Streams();
+type Hooks = ReturnType<typeof ingestHooksRef.create>;
+
+/** The relay's table: the core's stream table (admitting with `hooks`), with the relay's own delivery for its readers. */
+function linked(relay: () => SrtRelay, hooks: Hooks, log: StreamTableLog): RelayTable {
+  const streams = new Streams({ hooks, log });
   const pubs = new Map<number, (chunk: Buffer) => void>();
   const ends = new Map<string, () => void>();
   return {
     claim: async (peer) => {
       if (peer.mode === 'publish') {
-        const r = streams.publish(peer.stream, 'mpegts', peer);
+        const r = await streams.publish(peer.stream, 'mpegts', peer);
         if (!r.ok) return refusal(r);
         pubs.set(peer.sock, (c) => r.handle.push(c));
         ends.set(peer.id, () => r.handle.end());
         return undefined;
       }
-      const r = streams.read(peer.stream, 'mpegts', peer, {
+      const r = await streams.read(peer.stream, 'mpegts', peer, {
         send: (batch) => { for (const c of batch) relay().deliver([peer.sock], c); return true; },
         stop: () => relay().kick(peer.sock, 'publisher gone'),
       });
@@ -46,8 +48,8 @@ function linked(relay: () => SrtRelay): RelayTable {
   };
 }
 
-function newRelay(opts: Omit<ConstructorParameters<typeof SrtRelay>[0], 'table' | 'token' | 'events' | 'handshakeMs' | 'idleMs'>): SrtRelay {
-  const relay: SrtRelay = new SrtRelay({ ...opts, token: '', events: new EventsLog({ enable: false, topics: [] }), handshakeMs: 5000, idleMs: 10_000, table: linked(() => relay) });
+function newRelay({ hooks, ...opts }: Omit<ConstructorParameters<typeof SrtRelay>[0], 'table' | 'token' | 'events' | 'handshakeMs' | 'idleMs'> & { hooks: Hooks }): SrtRelay {
+  const relay: SrtRelay = new SrtRelay({ ...opts, token: '', events: new EventsLog({ enable: false, topics: [] }), handshakeMs: 5000, idleMs: 10_000, table: linked(() => relay, hooks, opts.log) });
   return relay;
 }
 

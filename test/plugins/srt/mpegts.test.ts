@@ -31,7 +31,7 @@ t.test('random access points: one per GOP on the video PID', async (t) => {
 t.test('a subscriber joining mid-GOP starts with PAT, PMT and a keyframe; bytes are fanned out', async (t) => {
   // the start rule is the stream table's (core/streams/ts-view.ts); the host sends what it decides
   const table = new Streams();
-  const pub = table.publish('x', 'mpegts', peer(99));
+  const pub = table.publish('x', 'mpegts', peer(99), { internal: true });
   if (!pub.ok) throw new Error(pub.reason);
   const got = new Map<number, Buffer[]>([[1, []], [2, []]]);
   const subs = new Map([[1, sub(1)], [2, sub(2)]]);
@@ -40,7 +40,7 @@ t.test('a subscriber joining mid-GOP starts with PAT, PMT and a keyframe; bytes 
   let off = 0;
   for (; off < chunk * 4; off += chunk) pub.handle.push(TS.subarray(off, off + chunk));
   for (const [sock, s] of subs) {
-    table.read('x', 'mpegts', peer(sock), { send: (batch) => { for (const b of batch) deliverChunk(s, b, send); return true; }, stop: () => {} });
+    table.read('x', 'mpegts', peer(sock), { send: (batch) => { for (const b of batch) deliverChunk(s, b, send); return true; }, stop: () => {} }, { internal: true });
   }
   for (; off < TS.length; off += chunk) pub.handle.push(TS.subarray(off, Math.min(off + chunk, TS.length)));
   const a = Buffer.concat(got.get(1)!);
