@@ -9,7 +9,7 @@ import { buildApp, type App } from './app.ts';
 import { loadConfig, resolveConfigPath, type LoadedConfig } from './config/load.ts';
 import { applyErrors } from './config/apply-checks.ts';
 import { heldPorts } from './config/held-ports.ts';
-import type { KeptPorts } from './config/listeners.ts';
+import { listenersOf, type KeptPorts } from './config/listeners.ts';
 import { releaseMemoryAfterReload } from './reload-memory.ts';
 import { KeptResources } from './kernel/keep.ts';
 import { ConfigStore } from './config/store.ts';
@@ -208,6 +208,8 @@ export class CoreService {
     this.#resources.park();
     await this.app.close();
     try {
+      // a kept listener whose port the new config gives to another listener goes before anything binds
+      await this.#resources.displace(listenersOf(loaded.active, this.#kept()), log);
       this.app = await this.#build(loaded);
       await this.#listen(ports.http, ports.https);
     } catch (err) {

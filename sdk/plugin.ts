@@ -105,6 +105,20 @@ export interface KeepOptions<T> {
   open(): Promise<T>;
   /** Ends the resource and everything it holds (its sessions' end hooks fire). */
   close(resource: T): Promise<void>;
+  /**
+   * The ports the resource holds, each with the config key of its address: a reload whose config
+   * gives one of them to another key's listener (the API moved onto RTMP's port) closes the resource
+   * first, whatever its settings.
+   */
+  holds?(resource: T): readonly KeptPort[];
+}
+
+/** A port a kept resource holds (`KeepOptions.holds`). */
+export interface KeptPort {
+  /** The config key of its address (`rtmp.address`). */
+  readonly key: string;
+  readonly proto: 'tcp' | 'udp';
+  readonly port: number;
 }
 
 /** A plugin definition; pure data, no side effects at import time. */

@@ -152,6 +152,7 @@ export async function keepListener(kept: KeptResources, config: ConfigData, boun
   const settings: KeptListenerSettings = { host, port, reusePort: servingThreadCount(config.http.threads) > 0 };
   const listener = await kept.keep('core', {
     key: 'http', settings, open: async () => new KeptListener(bounds), close: (l) => l.close(),
+    holds: (l) => { const a = l.server.address(); return a && typeof a === 'object' ? [{ key: 'address', proto: 'tcp', port: a.port }] : []; },
   }, onClose, log);
   listener.rebound(bounds);
   return listener;

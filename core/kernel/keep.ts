@@ -1,12 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
-import type { KeepOptions } from '../../sdk/index.ts';
+import type { KeepOptions, KeptPort } from '../../sdk/index.ts';
 
 interface Entry {
   owner: string;
   settings: unknown;
   value: unknown;
   close: (value: unknown) => Promise<void>;
+  holds?: (value: unknown) => readonly KeptPort[];
   /** Claimed by the running (or the building) app; unclaimed ones are parked by a reload. */
   claimed: boolean;
 }
@@ -39,6 +40,27 @@ export class KeptResources {
     await this.#closeUnclaimed(log);
   }
 
+  /**
+   * Before the next app is built: a parked resource holding a port that the next config gives to a
+   * listener of another key is closed (its settings may be unchanged: RTMP on port 0 kept the port
+   * the API now moves onto).
+   */
+  async displace(wanted: readonly KeptPort[], log?: Logger): Promise<void> {
+    for (const [key, e] of [...this.#entries]) {
+      if (e.claimed || !e.holds) continue;
+      const held = e.holds(e.value);
+      const taken = held.some((h) => h.port !== 0 && wanted.some((w) => w.key !== h.key && w.proto === h.proto && w.port === h.port));
+      if (!taken) continue;
+      this.#entries.delete(key);
+      log?.info({ kept: key }, 'a kept listener gives its port to another listener of the new config');
+      try {
+        await e.close(e.value);
+      } catch (err) {
+        log?.error({ err, kept: key }, 'closing a kept resource failed');
+      }
+    }
+  }
+
   /** Keys kept now (claimed or parked), for tests and logs. */
   keys(): string[] {
     return [...this.#entries.keys()];
@@ -63,7 +85,10 @@ export class KeptResources {
         await had.close(had.value);
       }
       const value = await this.#open(o, log);
-      entry = { owner, settings: structuredClone(o.settings), value, close: o.close as (v: unknown) => Promise<void>, claimed: true };
+      entry = {
+        owner, settings: structuredClone(o.settings), value, close: o.close as (v: unknown) => Promise<void>,
+        holds: o.holds as ((v: unknown) => readonly KeptPort[]) | undefined, claimed: true,
+      };
       this.#entries.set(full, entry);
     }
     onClose(async () => {

@@ -25,7 +25,13 @@ export default definePlugin({
     const opts = { config: cfg, tls: ctx.deps.tls, streams: ctx.deps.streams, runs: ctx.deps.runs, log: ctx.log };
     // listening in setup: a busy port stops the boot with a message naming the key. A reload that
     // leaves the listener settings as they are keeps the listeners and every connection
-    const rtmp = await ctx.keep({ key: 'server', settings: listenerSettings(cfg), open: () => startRtmp(opts), close: (r) => r.close() });
+    const rtmp = await ctx.keep({
+      key: 'server', settings: listenerSettings(cfg), open: () => startRtmp(opts), close: (r) => r.close(),
+      holds: (r) => {
+        const { rtmp: port, rtmps } = r.ports();
+        return [{ key: 'rtmp.address', proto: 'tcp', port }, ...(rtmps ? [{ key: 'rtmp.address_tls', proto: 'tcp' as const, port: rtmps }] : [])];
+      },
+    });
     rtmp.bind(opts);
     // the kept connections, to this app's hooks (through the table) once every plugin tapped them
     ctx.onReady(() => rtmp.announce());

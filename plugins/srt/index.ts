@@ -32,7 +32,10 @@ export default definePlugin({
     const opts = { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, streams: ctx.deps.streams };
     // a reload that leaves every setting the host takes at its start as it is keeps the host and
     // its connections; at close the host ends every connection (the end hooks fire) and exits
-    const srt = await ctx.keep({ key: 'host', settings: hostSettings(cfg), open: () => startSrt(cfg, opts), close: (s) => s.host.close() });
+    const srt = await ctx.keep({
+      key: 'host', settings: hostSettings(cfg), open: () => startSrt(cfg, opts), close: (s) => s.host.close(),
+      holds: (s) => [{ key: 'srt.address', proto: 'udp', port: s.host.port }],
+    });
     srt.host.rebind(opts);
     ctx.onReady(() => srt.host.announce());
     ctx.deps.placeholders.register(srtPlaceholder({ host: srt.bindHost, port: () => srt.host.port, token: cfg.token, passphrase: cfg.passphrase }));
