@@ -1,0 +1,234 @@
+import t, { type Test } from 'tap';
+import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DuplicateWatch } from '../plugins/cluster/failover-kit.ts';
+import { natsMissing } from '../plugins/cluster/nats.ts';
+import { camera, egressProcess, ingestProcess, settingsLoad, settingsSave } from './clients.ts';
+import {
+  agreed, channelNode, journeyFfmpegs, killNode, startClusterJourney, startNode, stopNode, view,
+  type ClusterJourney, type ClusterNode,
+} from './cluster-kit.ts';
+import { rtmpUrl, srtUrl, tracks, tracksOnceLive, waitFor } from './kit.ts';
+
+/*
+ * Issue 44.6, the cluster's journey: three nodes, each the journey's service (the CLI, every
+ * built-in plugin on, auth and tokens) with the cluster plugin, on one real nats-server. A channel
+ * made on one node as restreamer-ui makes it (its ingest with the tee, its two egress processes,
+ * its metadata) runs on exactly one node; its HLS is served by every node, its publication is read
+ * on the others (the relay), a camera on one node is read on another, and every node answers the
+ * process list and state alike. Its node stopped with SIGTERM, then another killed with SIGKILL:
+ * the channel runs again elsewhere with its config and metadata, the nodes rejoin when started
+ * again, and after a restart of the nats-server the cluster heals. The process table is sampled
+ * every 100 ms from start to end: no process of the channel ever runs twice.
+ */
+
+const missing = natsMissing();
+const CHANNEL = randomUUID();
+const INGEST = `restreamer-ui:ingest:${CHANNEL}`;
+const EGRESS = { rtmp: `restreamer-ui:egress:rtmp:${CHANNEL}`, srt: `restreamer-ui:egress:srt:${CHANNEL}` };
+const FILES = { rtmp: `egress-${CHANNEL}.flv`, srt: `egress-${CHANNEL}.ts` };
+const IDS = [INGEST, EGRESS.rtmp, EGRESS.srt];
+/** What only each process's own ffmpeg has on its command line. */
+const MARKERS = { [INGEST]: `/${CHANNEL}.m3u8`, [EGRESS.rtmp]: FILES.rtmp, [EGRESS.srt]: FILES.srt };
+const META = { name: 'Cluster channel', meta: { author: { name: 'journey' } }, control: { hls: { segmentDuration: 2 } } };
+const BOTH = ['video', 'audio'];
+const enc = encodeURIComponent;
+
+/** The journey's state between its steps: the node the channel runs on. */
+interface Run { cj: ClusterJourney; owner: ClusterNode }
+
+t.test('a channel on a three-node cluster, driven as its clients drive it, through a stop, a crash and a NATS restart', { skip: missing ?? false }, async (t) => {
+  const cj = await startClusterJourney(t, ['a', 'b', 'c']);
+  const watch = new DuplicateWatch(() => journeyFfmpegs(MARKERS));
+  t.teardown(() => {
+    watch.stop();
+    // a killed node's ffmpegs die with it; should one not, it goes here
+    for (const f of journeyFfmpegs(MARKERS)) { try { process.kill(f.pid, 'SIGKILL'); } catch { /* gone */ } }
+  });
+  const run: Run = { cj, owner: cj.nodes[0]! };
+  await t.test('every node shows the cluster: three nodes, one leader, no process yet', (t) => formed(t, cj));
+  await t.test('restreamer-ui makes a channel on a: it runs on exactly one node', (t) => create(t, run));
+  await t.test('its HLS is served by every node', (t) => hlsEverywhere(t, run));
+  await t.test('its publication is read on the other nodes, a camera on one node on another', (t) => relays(t, run));
+  await t.test('every node answers the process list and state alike', (t) => sameAnswers(t, cj));
+  await t.test('restreamer-ui saves its Settings on the channel\'s node', (t) => saveSettings(t, run.owner));
+  await t.test('the channel\'s node stopped (SIGTERM): the channel runs on another, config and metadata kept', (t) => handover(t, run, 'stop'));
+  await t.test('the stopped node started again: it rejoins with its saved config', (t) => rejoin(t, run, 'stopped'));
+  await t.test('the channel\'s node killed (SIGKILL): the channel runs on another', (t) => handover(t, run, 'kill'));
+  await t.test('the killed node started again: it rejoins', (t) => rejoin(t, run, 'killed'));
+  await t.test('nats-server restarted: the cluster heals and the channel runs once', (t) => natsRestart(t, run));
+  watch.stop();
+  t.ok(watch.samples > 100, `the process table was sampled ${watch.samples} times`);
+  t.same(watch.duplicates, [], 'no process of the channel ever ran twice');
+});
+
+async function formed(t: Test, cj: ClusterJourney): Promise<void> {
+  const leader = await agreed(cj);
+  for (const n of cj.nodes) {
+    const { res, body } = await view(n);
+    t.equal(res.status, 200, `GET /api/v3/cluster on ${n.id}`);
+    t.match(body, { node_id: n.id, leader, assignments: [], health: { nats: 'connected' } }, `${n.id}: itself, the leader ${leader}, connected`);
+    t.same(body.nodes.map((x) => x.id).sort(), ['a', 'b', 'c'], `${n.id} sees the three nodes`);
+    const self = body.nodes.find((x) => x.id === n.id)!;
+    t.match(self.api_address, new RegExp(`^http://\\S+:${n.j.ports.http}$`), `${n.id} announces its API address`);
+    const list = await n.j.run.req('GET', `/api/v3/process?idpattern=${enc('restreamer-ui:*')}&filter=config,state,metadata`);
+    t.same([list.status, list.body], [200, []], `${n.id}: no channel yet`);
+  }
+}
+
+async function create(t: Test, run: Run): Promise<void> {
+  const [a, b] = run.cj.nodes as [ClusterNode, ClusterNode];
+  const add = await a.j.run.req('POST', '/api/v3/process', { body: ingestProcess(CHANNEL) });
+  t.equal(add.status, 200, `POST /api/v3/process on a: the ingest (${add.text.slice(0, 300)})`);
+  t.equal(add.body.id, INGEST);
+  const meta = await a.j.run.req('PUT', `/api/v3/process/${enc(INGEST)}/metadata/restreamer-ui`, { body: META });
+  t.same([meta.status, meta.body], [200, META], 'PUT its metadata on a');
+  for (const kind of ['rtmp', 'srt'] as const) {
+    const r = await b.j.run.req('POST', '/api/v3/process', { body: egressProcess(CHANNEL, kind, FILES[kind]) });
+    t.equal(r.status, 200, `POST /api/v3/process on b: the ${kind} egress (${r.text.slice(0, 200)})`);
+  }
+  run.owner = await channelNode(run.cj, MARKERS, 'the channel\'s three ffmpegs, once each, on one node');
+  t.pass(`the ingest and its two egress processes run once each, all on ${run.owner.id}`);
+  await assignedTo(t, run);
+  await egressWrites(t, run.owner);
+}
+
+/** Every running node's `GET /api/v3/cluster` assigns the channel to its owner (each reads `core_assign` once a tick). */
+async function assignedTo(t: Test, run: Run): Promise<void> {
+  for (const n of run.cj.up()) {
+    const mine = async () => (await view(n)).body.assignments.filter((x) => IDS.includes(x.process_id)).map((x) => x.node_id);
+    const assigned = await waitFor(async () => ((await mine()).join() === [run.owner.id, run.owner.id, run.owner.id].join() ? mine() : undefined),
+      { timeout: 10_000, what: `${n.id} assigning the channel to ${run.owner.id}` }).catch(() => mine());
+    t.same(assigned, [run.owner.id, run.owner.id, run.owner.id], `GET /api/v3/cluster on ${n.id} assigns the channel to ${run.owner.id}`);
+  }
+}
+
+/** The egress processes on `owner` write their files there, video #0 and audio #1. */
+async function egressWrites(t: Test, owner: ClusterNode): Promise<void> {
+  for (const kind of ['rtmp', 'srt'] as const) {
+    const file = join(owner.j.dir, 'disk', FILES[kind]);
+    await waitFor(async () => (await stat(file)).size > 30_000, { timeout: 40_000, what: `the ${kind} egress writing on ${owner.id}` });
+    t.same(await tracks(t, file), BOTH, `the ${kind} egress on ${owner.id} reads the publication of its own node: video #0, audio #1`);
+  }
+}
+
+/** The channel's playlist as a player gets it from `n` (the sessions plugin answers a variant with a session id first). */
+async function playlist(n: ClusterNode): Promise<string> {
+  return waitFor(async () => {
+    let r = await n.j.run.req('GET', `/memfs/${CHANNEL}.m3u8`, { token: '' });
+    const session = /^(\S+\.m3u8\?session=\S+)$/m.exec(r.text)?.[1];
+    if (r.status === 200 && session) r = await n.j.run.req('GET', `/memfs/${session}`, { token: '' });
+    return r.status === 200 && new RegExp(`${CHANNEL}_\\d{4}\\.ts`).test(r.text) ? r.text : undefined;
+  }, { timeout: 40_000, what: `the channel's HLS playlist on ${n.id}` });
+}
+
+async function hlsEverywhere(t: Test, run: Run): Promise<void> {
+  for (const n of run.cj.up()) {
+    const segment = new RegExp(`${CHANNEL}_\\d{4}\\.ts`).exec(await playlist(n))![0];
+    const seg = await fetch(`${n.j.run.url}/memfs/${segment}`);
+    t.equal(seg.status, 200, `GET /memfs/${segment} on ${n.id}${n === run.owner ? ' (the owner)' : ''}`);
+    t.equal(seg.headers.get('content-type'), 'video/MP2T', 'an MPEG-TS segment');
+    await seg.arrayBuffer();
+  }
+  const other = run.cj.up().find((n) => n !== run.owner)!;
+  t.same(await tracks(t, `${other.j.run.url}/memfs/${CHANNEL}.m3u8`), BOTH, `played over HLS from ${other.id}: video #0, audio #1`);
+}
+
+async function relays(t: Test, run: Run): Promise<void> {
+  const [x, y] = run.cj.up().filter((n) => n !== run.owner) as [ClusterNode, ClusterNode];
+  t.same(await tracksOnceLive(t, rtmpUrl(x.j, `${CHANNEL}.stream`)), BOTH, `the channel read over RTMP on ${x.id}: video #0, audio #1`);
+  t.same(await tracksOnceLive(t, srtUrl(y.j, CHANNEL)), BOTH, `the channel read over SRT on ${y.id}: video #0, audio #1`);
+  const name = `live/cam-${CHANNEL.slice(0, 8)}`;
+  const cam = camera(t, rtmpUrl(x.j, name));
+  t.same(await tracksOnceLive(t, srtUrl(y.j, name)), BOTH, `a camera publishing over RTMP on ${x.id} is read over SRT on ${y.id}`);
+  t.same(await tracksOnceLive(t, rtmpUrl(run.owner.j, name)), BOTH, `and over RTMP on ${run.owner.id}`);
+  await cam.stop();
+}
+
+/** The channel's processes as `n` lists them, without what changes from one moment to the next. */
+async function listed(n: ClusterNode): Promise<unknown[]> {
+  const r = await n.j.run.req('GET', `/api/v3/process?idpattern=${enc('restreamer-ui:*')}&filter=config,state,metadata`);
+  if (r.status !== 200) throw new Error(`GET /api/v3/process on ${n.id}: ${r.status} ${r.text}`);
+  return (r.body as { id: string; reference: string; config: unknown; metadata: unknown; state: { exec: string; order: string; command: string[] } }[])
+    .map((p) => ({ id: p.id, reference: p.reference, config: p.config, metadata: p.metadata, exec: p.state.exec, order: p.state.order, command: p.state.command }))
+    .sort((p, q) => (p.id < q.id ? -1 : 1));
+}
+
+/** Every running node lists the channel alike, running, and answers its state alike (its owner's). */
+async function sameAnswers(t: Test, cj: ClusterJourney): Promise<void> {
+  const alike = (all: unknown[][]) => all.every((l) => l.length === 3 && l.every((p) => (p as { exec: string }).exec === 'running'))
+    && all.every((l) => JSON.stringify(l) === JSON.stringify(all[0]));
+  const lists = await waitFor(async () => {
+    const all = await Promise.all(cj.up().map(listed));
+    return alike(all) ? all : undefined;
+  }, { timeout: 30_000, what: 'the same running channel listed by every node' }).catch(() => Promise.all(cj.up().map(listed)));
+  // when they differ: each list against the first shows how
+  for (const [i, n] of cj.up().entries()) t.same(lists[i], lists[0], `GET /api/v3/process on ${n.id} lists the channel as ${cj.up()[0]!.id} does`);
+  t.same(lists[0]!.map((p) => (p as { id: string }).id), [...IDS].sort(), `the same three processes on ${cj.up().map((n) => n.id).join(', ')}`);
+  t.ok(lists[0]!.every((p) => (p as { exec: string }).exec === 'running'), 'running');
+  t.match(lists[0]!.find((p) => (p as { id: string }).id === INGEST), { reference: CHANNEL, metadata: { 'restreamer-ui': META }, order: 'start' }, 'with the channel\'s reference and metadata');
+  for (const id of IDS) {
+    const states = await Promise.all(cj.up().map(async (n) => (await n.j.run.req('GET', `/api/v3/process/${enc(id)}/state`))));
+    t.same(states.map((s) => s.status), states.map(() => 200), `GET /api/v3/process/${id}/state on every node`);
+    t.same(new Set(states.map((s) => JSON.stringify([s.body.exec, s.body.order, s.body.command]))).size, 1, 'the same exec, order and command line from every node');
+  }
+}
+
+async function saveSettings(t: Test, n: ClusterNode): Promise<void> {
+  const form = settingsLoad((await n.j.run.req('GET', '/api/v3/config')).body.config);
+  form.name = `journey-${n.id}-saved`;
+  const put = await n.j.run.req('PUT', '/api/v3/config', { body: settingsSave(form) });
+  t.equal(put.status, 200, `the Settings save on ${n.id} is stored (${put.text.slice(0, 300)})`);
+  t.equal((await n.j.run.req('GET', '/api/v3/config')).body.config.name, form.name, 'GET /api/v3/config shows it');
+}
+
+/** The channel's node leaves (`stop`: SIGTERM, `kill`: SIGKILL); the channel runs again on another, as it was. */
+async function handover(t: Test, run: Run, how: 'stop' | 'kill'): Promise<void> {
+  const gone = run.owner;
+  const pid = gone.j.run.child.pid;
+  const before = await listed(run.cj.up().find((n) => n !== gone)!);
+  if (how === 'stop') {
+    t.equal(await stopNode(gone), 0, `${gone.id} exits with 0 on SIGTERM`);
+    t.same(journeyFfmpegs(MARKERS).filter((f) => f.ppid === pid), [], `${gone.id} stopped its ffmpegs on the way out`);
+  } else {
+    await killNode(gone);
+    t.pass(`${gone.id} killed`);
+  }
+  run.owner = await channelNode(run.cj, MARKERS, `the channel running again after ${gone.id} left`, 60_000);
+  t.not(run.owner.id, gone.id, `the channel's three processes run again, once each, all on ${run.owner.id}`);
+  await agreed(run.cj);
+  await assignedTo(t, run);
+  await sameAnswers(t, run.cj);
+  const after = await listed(run.owner);
+  const kept = (l: unknown[]) => l.map((p) => { const { id, reference, config, metadata } = p as Record<string, unknown>; return { id, reference, config, metadata }; });
+  t.same(kept(after), kept(before), 'every process\'s config and metadata as before');
+  await egressWrites(t, run.owner);
+  const other = run.cj.up().find((n) => n !== run.owner)!;
+  t.ok(await playlist(other), `the HLS served by ${other.id} again`);
+}
+
+async function rejoin(t: Test, run: Run, was: 'stopped' | 'killed'): Promise<void> {
+  const back = run.cj.nodes.find((n) => !n.up)!;
+  await startNode(back);
+  await agreed(run.cj);
+  t.pass(`${back.id}, ${was} before, is a node of the cluster again`);
+  if (was === 'stopped') {
+    t.equal((await back.j.run.req('GET', '/api/v3/config')).body.config.name, `journey-${back.id}-saved`, 'the Settings it saved before are its config');
+  }
+  const list = await listed(back);
+  t.same(list.map((p) => (p as { id: string }).id), [...IDS].sort(), `${back.id} lists the channel`);
+  t.match(list.find((p) => (p as { id: string }).id === INGEST), { metadata: { 'restreamer-ui': META } }, 'with its metadata');
+  t.equal(await channelNode(run.cj, MARKERS, 'the channel running once'), run.owner, `the channel stays on ${run.owner.id}`);
+}
+
+async function natsRestart(t: Test, run: Run): Promise<void> {
+  await run.cj.nats.servers[0]!.restart();
+  t.pass('nats-server stopped (SIGTERM) and started again on its store');
+  const leader = await agreed(run.cj);
+  t.pass(`every node connected again, one leader (${leader})`);
+  run.owner = await channelNode(run.cj, MARKERS, 'the channel running once after the NATS restart', 60_000);
+  t.pass(`the channel runs once, on ${run.owner.id}`);
+  await sameAnswers(t, run.cj);
+  for (const n of run.cj.up()) t.ok(await playlist(n), `its HLS served by ${n.id}`);
+}
