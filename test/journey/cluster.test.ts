@@ -4,12 +4,14 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuplicateWatch } from '../plugins/cluster/failover-kit.ts';
 import { natsMissing } from '../plugins/cluster/nats.ts';
-import { camera, egressProcess, ingestProcess, settingsLoad, settingsSave } from './clients.ts';
+import { SseClient } from '../plugins/events/sse-client.ts';
+import { ndcViewer } from '../plugins/webrtc/helpers.ts';
+import { camera, egressProcess, ingestProcess, pythonConfigBody, settingsLoad, settingsSave } from './clients.ts';
 import {
   agreed, channelNode, journeyFfmpegs, killNode, startClusterJourney, startNode, stopNode, view,
   type ClusterJourney, type ClusterNode,
 } from './cluster-kit.ts';
-import { rtmpUrl, srtUrl, tracks, tracksOnceLive, waitFor } from './kit.ts';
+import { ADMIN, rtmpUrl, srtUrl, tracks, tracksOnceLive, waitFor, WEBRTC_TOKEN } from './kit.ts';
 
 /*
  * Issue 44.6, the cluster's journey: three nodes, each the journey's service (the CLI, every
@@ -52,7 +54,9 @@ t.test('a channel on a three-node cluster, driven as its clients drive it, throu
   await t.test('its HLS is served by every node', (t) => hlsEverywhere(t, run));
   await t.test('its publication is read on the other nodes, a camera on one node on another', (t) => relays(t, run));
   await t.test('every node answers the process list and state alike', (t) => sameAnswers(t, cj));
-  await t.test('restreamer-ui saves its Settings on the channel\'s node', (t) => saveSettings(t, run.owner));
+  await t.test('the channel stopped and started again from two other nodes', (t) => commands(t, run));
+  await t.test('restreamer-ui saves its Settings on every node', async (t) => { for (const n of cj.nodes) await saveSettings(t, n); });
+  await t.test('the Python client updates the config of the channel\'s node and reloads it', (t) => pythonReload(t, run));
   await t.test('the channel\'s node stopped (SIGTERM): the channel runs on another, config and metadata kept', (t) => handover(t, run, 'stop'));
   await t.test('the stopped node started again: it rejoins with its saved config', (t) => rejoin(t, run, 'stopped'));
   await t.test('the channel\'s node killed (SIGKILL): the channel runs on another', (t) => handover(t, run, 'kill'));
@@ -79,6 +83,7 @@ async function formed(t: Test, cj: ClusterJourney): Promise<void> {
 
 async function create(t: Test, run: Run): Promise<void> {
   const [a, b] = run.cj.nodes as [ClusterNode, ClusterNode];
+  const since = Date.now();
   const add = await a.j.run.req('POST', '/api/v3/process', { body: ingestProcess(CHANNEL) });
   t.equal(add.status, 200, `POST /api/v3/process on a: the ingest (${add.text.slice(0, 300)})`);
   t.equal(add.body.id, INGEST);
@@ -91,7 +96,7 @@ async function create(t: Test, run: Run): Promise<void> {
   run.owner = await channelNode(run.cj, MARKERS, 'the channel\'s three ffmpegs, once each, on one node');
   t.pass(`the ingest and its two egress processes run once each, all on ${run.owner.id}`);
   await assignedTo(t, run);
-  await egressWrites(t, run.owner);
+  await egressWrites(t, run.owner, since);
 }
 
 /** Every running node's `GET /api/v3/cluster` assigns the channel to its owner (each reads `core_assign` once a tick). */
@@ -104,11 +109,12 @@ async function assignedTo(t: Test, run: Run): Promise<void> {
   }
 }
 
-/** The egress processes on `owner` write their files there, video #0 and audio #1. */
-async function egressWrites(t: Test, owner: ClusterNode): Promise<void> {
+/** The egress processes on `owner` write their files there (since `since`, ms), video #0 and audio #1. */
+async function egressWrites(t: Test, owner: ClusterNode, since: number): Promise<void> {
   for (const kind of ['rtmp', 'srt'] as const) {
     const file = join(owner.j.dir, 'disk', FILES[kind]);
-    await waitFor(async () => (await stat(file)).size > 30_000, { timeout: 40_000, what: `the ${kind} egress writing on ${owner.id}` });
+    await waitFor(async () => { const s = await stat(file); return s.mtimeMs > since && s.size > 30_000; },
+      { timeout: 40_000, what: `the ${kind} egress writing on ${owner.id}` });
     t.same(await tracks(t, file), BOTH, `the ${kind} egress on ${owner.id} reads the publication of its own node: video #0, audio #1`);
   }
 }
@@ -139,6 +145,11 @@ async function relays(t: Test, run: Run): Promise<void> {
   const [x, y] = run.cj.up().filter((n) => n !== run.owner) as [ClusterNode, ClusterNode];
   t.same(await tracksOnceLive(t, rtmpUrl(x.j, `${CHANNEL}.stream`)), BOTH, `the channel read over RTMP on ${x.id}: video #0, audio #1`);
   t.same(await tracksOnceLive(t, srtUrl(y.j, CHANNEL)), BOTH, `the channel read over SRT on ${y.id}: video #0, audio #1`);
+  const viewer = await ndcViewer(t, x.j.run.url, `${CHANNEL}.stream`, WEBRTC_TOKEN);
+  t.equal(viewer.status, 201, `WHEP of the channel on ${x.id}: 201 with the answer`);
+  await waitFor(() => viewer.video >= 20 && viewer.audio >= 20, { timeout: 30_000, what: `WHEP video and audio on ${x.id}` });
+  t.pass(`a WHEP viewer on ${x.id} gets the channel's video and audio`);
+  viewer.close();
   const name = `live/cam-${CHANNEL.slice(0, 8)}`;
   const cam = camera(t, rtmpUrl(x.j, name));
   t.same(await tracksOnceLive(t, srtUrl(y.j, name)), BOTH, `a camera publishing over RTMP on ${x.id} is read over SRT on ${y.id}`);
@@ -155,10 +166,16 @@ async function listed(n: ClusterNode): Promise<unknown[]> {
     .sort((p, q) => (p.id < q.id ? -1 : 1));
 }
 
+/** JSON with every object's keys sorted: the answers of two nodes may order keys differently (a proxied one is the owner's JSON). */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x)
+    ? Object.fromEntries(Object.entries(x).sort(([p], [q]) => (p < q ? -1 : 1))) : x));
+}
+
 /** Every running node lists the channel alike, running, and answers its state alike (its owner's). */
 async function sameAnswers(t: Test, cj: ClusterJourney): Promise<void> {
   const alike = (all: unknown[][]) => all.every((l) => l.length === 3 && l.every((p) => (p as { exec: string }).exec === 'running'))
-    && all.every((l) => JSON.stringify(l) === JSON.stringify(all[0]));
+    && all.every((l) => canonical(l) === canonical(all[0]));
   const lists = await waitFor(async () => {
     const all = await Promise.all(cj.up().map(listed));
     return alike(all) ? all : undefined;
@@ -171,8 +188,42 @@ async function sameAnswers(t: Test, cj: ClusterJourney): Promise<void> {
   for (const id of IDS) {
     const states = await Promise.all(cj.up().map(async (n) => (await n.j.run.req('GET', `/api/v3/process/${enc(id)}/state`))));
     t.same(states.map((s) => s.status), states.map(() => 200), `GET /api/v3/process/${id}/state on every node`);
-    t.same(new Set(states.map((s) => JSON.stringify([s.body.exec, s.body.order, s.body.command]))).size, 1, 'the same exec, order and command line from every node');
+    t.same(new Set(states.map((s) => canonical([s.body.exec, s.body.order, s.body.command]))).size, 1, 'the same exec, order and command line from every node');
   }
+}
+
+/** restreamer-ui's stop and start buttons, on two nodes that do not run the channel. */
+async function commands(t: Test, run: Run): Promise<void> {
+  const [x, y] = run.cj.up().filter((n) => n !== run.owner) as [ClusterNode, ClusterNode];
+  const stop = await x.j.run.req('PUT', `/api/v3/process/${enc(INGEST)}/command`, { body: { command: 'stop' } });
+  t.same([stop.status, stop.body], [200, 'OK'], `PUT .../command stop on ${x.id}`);
+  await waitFor(() => journeyFfmpegs({ [INGEST]: MARKERS[INGEST]! }).length === 0, { timeout: 20_000, what: 'the ingest\'s ffmpeg gone' });
+  t.pass(`the ingest's ffmpeg on ${run.owner.id} ended`);
+  const states = await waitFor(async () => {
+    const all = await Promise.all(run.cj.up().map(async (n) => (await n.j.run.req('GET', `/api/v3/process/${enc(INGEST)}/state`)).body));
+    return all.every((s) => s.order === 'stop' && s.exec === 'finished') ? all : undefined;
+  }, { timeout: 20_000, what: 'every node answering the ingest stopped' }).catch(() => []);
+  t.equal(states.length, 3, 'every node answers its state: order stop, exec finished');
+  const start = await y.j.run.req('PUT', `/api/v3/process/${enc(INGEST)}/command`, { body: { command: 'start' } });
+  t.same([start.status, start.body], [200, 'OK'], `PUT .../command start on ${y.id}`);
+  const owner = await channelNode(run.cj, MARKERS, 'the channel running again, together');
+  t.equal(owner, run.owner, `the ingest runs again with its egress processes on ${run.owner.id}`);
+  await sameAnswers(t, run.cj);
+}
+
+/** The Python client's first step on the channel's node: a partial config PUT, then a reload of the service. */
+async function pythonReload(t: Test, run: Run): Promise<void> {
+  const n = run.owner;
+  const put = await n.j.run.req('PUT', '/api/v3/config', { body: pythonConfigBody(ADMIN.username, ADMIN.password) });
+  t.equal(put.status, 200, `the partial PUT /api/v3/config on ${n.id} (${put.text.slice(0, 300)})`);
+  const reload = await n.j.run.req('GET', '/api/v3/config/reload');
+  t.same([reload.status, reload.body], [200, 'OK'], 'GET /api/v3/config/reload');
+  n.j.run.token = await waitFor(() => n.j.run.login().catch(() => undefined), { timeout: 30_000, what: `${n.id} reloaded` });
+  t.equal((await n.j.run.req('GET', '/api/v3/config')).body.config.name, `journey-${n.id}-saved`, 'the reloaded service runs the stored config');
+  await agreed(run.cj);
+  run.owner = await channelNode(run.cj, MARKERS, 'the channel running once after the reload', 60_000);
+  t.pass(`the channel runs once, on ${run.owner.id}`);
+  await sameAnswers(t, run.cj);
 }
 
 async function saveSettings(t: Test, n: ClusterNode): Promise<void> {
@@ -187,6 +238,7 @@ async function saveSettings(t: Test, n: ClusterNode): Promise<void> {
 async function handover(t: Test, run: Run, how: 'stop' | 'kill'): Promise<void> {
   const gone = run.owner;
   const pid = gone.j.run.child.pid;
+  const since = Date.now();
   const before = await listed(run.cj.up().find((n) => n !== gone)!);
   if (how === 'stop') {
     t.equal(await stopNode(gone), 0, `${gone.id} exits with 0 on SIGTERM`);
@@ -203,9 +255,23 @@ async function handover(t: Test, run: Run, how: 'stop' | 'kill'): Promise<void> 
   const after = await listed(run.owner);
   const kept = (l: unknown[]) => l.map((p) => { const { id, reference, config, metadata } = p as Record<string, unknown>; return { id, reference, config, metadata }; });
   t.same(kept(after), kept(before), 'every process\'s config and metadata as before');
-  await egressWrites(t, run.owner);
+  await clusterEvents(t, run.owner, gone);
+  await egressWrites(t, run.owner, since);
   const other = run.cj.up().find((n) => n !== run.owner)!;
   t.ok(await playlist(other), `the HLS served by ${other.id} again`);
+}
+
+/** The events stream of the new owner tells what happened: the node left, the channel's processes owned there. */
+async function clusterEvents(t: Test, owner: ClusterNode, gone: ClusterNode): Promise<void> {
+  const sse = await SseClient.open(`${owner.j.run.url}/api/v3/events?last_event_id=0&types=cluster.*`, { authorization: `Bearer ${owner.j.run.token}` });
+  t.teardown(() => sse.close());
+  t.equal(sse.status, 200, `GET /api/v3/events on ${owner.id}`);
+  await sse.next((e) => e.type === 'cluster.node.left' && e.subject.node === gone.id, `cluster.node.left of ${gone.id}`, 10_000);
+  t.pass(`cluster.node.left of ${gone.id}`);
+  for (const id of IDS) {
+    await sse.next((e) => e.type === 'cluster.process.owned' && e.subject.process === id && e.subject.node === owner.id, `cluster.process.owned of ${id}`, 10_000);
+  }
+  t.pass(`cluster.process.owned of the channel's three processes by ${owner.id}`);
 }
 
 async function rejoin(t: Test, run: Run, was: 'stopped' | 'killed'): Promise<void> {
@@ -223,12 +289,31 @@ async function rejoin(t: Test, run: Run, was: 'stopped' | 'killed'): Promise<voi
 }
 
 async function natsRestart(t: Test, run: Run): Promise<void> {
-  await run.cj.nats.servers[0]!.restart();
-  t.pass('nats-server stopped (SIGTERM) and started again on its store');
+  await run.cj.nats.servers[0]!.restart(() => outage(t, run));
+  t.pass('nats-server started again on its store');
   const leader = await agreed(run.cj);
   t.pass(`every node connected again, one leader (${leader})`);
   run.owner = await channelNode(run.cj, MARKERS, 'the channel running once after the NATS restart', 60_000);
   t.pass(`the channel runs once, on ${run.owner.id}`);
   await sameAnswers(t, run.cj);
   for (const n of run.cj.up()) t.ok(await playlist(n), `its HLS served by ${n.id}`);
+}
+
+/** While nats-server is down (longer than a ttl: every lease and announcement expires there). */
+async function outage(t: Test, run: Run): Promise<void> {
+  const down = Date.now();
+  for (const n of run.cj.up()) {
+    await waitFor(async () => (await view(n)).body.health.nats === 'disconnected', { timeout: 10_000, what: `${n.id} seeing NATS gone` });
+  }
+  t.pass('nats-server stopped (SIGTERM): every node\'s GET /api/v3/cluster says health.nats disconnected');
+  const t0 = Date.now();
+  const put = await run.owner.j.run.req('PUT', `/api/v3/process/${enc(INGEST)}/metadata/restreamer-ui`, { body: { ...META, name: 'changed' } });
+  t.same([put.status, put.body.code], [503, 503], `a change on ${run.owner.id} meanwhile: 503 in ${Date.now() - t0} ms (${put.text.slice(0, 200)})`);
+  t.match(put.body, { message: String, details: Array }, 'with the Error body');
+  await waitFor(() => journeyFfmpegs(MARKERS).length === 0, { timeout: 10_000, what: 'the channel\'s ffmpegs ending at their lease deadline' });
+  t.pass('on_quorum_loss stop: the channel\'s ffmpegs ended at their lease deadline');
+  const list = await run.owner.j.run.req('GET', `/api/v3/process?idpattern=${enc('restreamer-ui:*')}`);
+  t.same([list.status, list.body.map?.((p: { id: string }) => p.id).sort()], [200, [...IDS].sort()], 'the process list still answers');
+  // down for longer than ttl_sec (4 s): the server drops every lease and announcement when it comes back
+  await new Promise((r) => setTimeout(r, Math.max(0, 5000 - (Date.now() - down))));
 }

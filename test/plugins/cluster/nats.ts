@@ -24,10 +24,11 @@ export interface NatsServer {
   pause(): void;
   resume(): void;
   /**
-   * Stops the server as an operator does (SIGTERM, waits for the exit) and starts it again on the
-   * same config and JetStream store (its data kept); resolves once JetStream answers there again.
+   * Stops the server as an operator does (SIGTERM, waits for the exit), runs `whileDown` (the
+   * outage), and starts it again on the same config and JetStream store (its data kept); resolves
+   * once JetStream answers there again.
    */
-  restart(): Promise<void>;
+  restart(whileDown?: () => Promise<void>): Promise<void>;
 }
 
 export interface NatsCluster { servers: NatsServer[]; stop(): Promise<void> }
@@ -90,10 +91,14 @@ export async function startNatsCluster(n: number): Promise<NatsCluster> {
         name, url, child: spawnNats(conf),
         pause: () => server.child.kill('SIGSTOP'),
         resume: () => server.child.kill('SIGCONT'),
-        restart: async () => {
+        restart: async (whileDown) => {
           const old = server.child;
           if (old.exitCode === null && old.signalCode === null) await new Promise((r) => { old.once('exit', r); old.kill('SIGTERM'); });
-          server.child = spawnNats(conf);
+          try {
+            await whileDown?.();
+          } finally {
+            server.child = spawnNats(conf);
+          }
           await waitFor(() => jetStreamReady(url), { timeout: 30_000, interval: 250, what: `JetStream on ${name} again` });
         },
       };
