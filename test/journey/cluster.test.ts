@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuplicateWatch } from '../plugins/cluster/failover-kit.ts';
@@ -244,8 +245,13 @@ async function handover(t: Test, run: Run, how: 'stop' | 'kill'): Promise<void> 
     t.equal(await stopNode(gone), 0, `${gone.id} exits with 0 on SIGTERM`);
     t.same(journeyFfmpegs(MARKERS).filter((f) => f.ppid === pid), [], `${gone.id} stopped its ffmpegs on the way out`);
   } else {
+    const pids = journeyFfmpegs(MARKERS).filter((f) => f.ppid === pid).map((f) => f.pid);
     await killNode(gone);
-    t.pass(`${gone.id} killed`);
+    // a zombie (state Z, not reaped yet) is dead too
+    const alive = (p: number) => { try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${p}/stat`, 'utf8')); } catch { return false; } };
+    // before its leases can expire (ttl_sec 4): the confined children die with the service
+    await waitFor(() => !pids.some(alive), { timeout: 4000, what: `the ffmpegs of ${gone.id} gone with it` });
+    t.equal(pids.length, 3, `${gone.id} killed: its three ffmpegs died with it`);
   }
   run.owner = await channelNode(run.cj, MARKERS, `the channel running again after ${gone.id} left`, 60_000);
   t.not(run.owner.id, gone.id, `the channel's three processes run again, once each, all on ${run.owner.id}`);
