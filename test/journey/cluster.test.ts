@@ -59,9 +59,9 @@ t.test('a channel on a three-node cluster, driven as its clients drive it, throu
   await t.test('restreamer-ui saves its Settings on every node', async (t) => { for (const n of cj.nodes) await saveSettings(t, n); });
   await t.test('the Python client updates the config of the channel\'s node and reloads it', (t) => pythonReload(t, run));
   await t.test('the channel\'s node stopped (SIGTERM): the channel runs on another, config and metadata kept', (t) => handover(t, run, 'stop'));
-  await t.test('the stopped node started again: it rejoins with its saved config', (t) => rejoin(t, run, 'stopped'));
+  await t.test('the stopped node started again: it rejoins with its saved config', (t) => rejoin(t, run));
   await t.test('the channel\'s node killed (SIGKILL): the channel runs on another', (t) => handover(t, run, 'kill'));
-  await t.test('the killed node started again: it rejoins', (t) => rejoin(t, run, 'killed'));
+  await t.test('an egress removed while the killed node is away: it rejoins without it', (t) => removedWhileAway(t, run));
   await t.test('nats-server restarted: the cluster heals and the channel runs once', (t) => natsRestart(t, run));
   watch.stop();
   t.ok(watch.samples > 100, `the process table was sampled ${watch.samples} times`);
@@ -187,10 +187,18 @@ async function sameAnswers(t: Test, cj: ClusterJourney): Promise<void> {
   t.ok(lists[0]!.every((p) => (p as { exec: string }).exec === 'running'), 'running');
   t.match(lists[0]!.find((p) => (p as { id: string }).id === INGEST), { reference: CHANNEL, metadata: { 'restreamer-ui': META }, order: 'start' }, 'with the channel\'s reference and metadata');
   for (const id of IDS) {
-    const states = await Promise.all(cj.up().map(async (n) => (await n.j.run.req('GET', `/api/v3/process/${enc(id)}/state`))));
-    t.same(states.map((s) => s.status), states.map(() => 200), `GET /api/v3/process/${id}/state on every node`);
-    t.same(new Set(states.map((s) => canonical([s.body.exec, s.body.order, s.body.command]))).size, 1, 'the same exec, order and command line from every node');
+    await sameFromEvery(t, cj, `/api/v3/process/${enc(id)}/state`, (b) => [b.exec, b.order, b.command], 'exec, order and command line');
+    await sameFromEvery(t, cj, `/api/v3/process/${enc(id)}/report`, (b) => [b.created_at, b.prelude], 'run\'s report (its start and prelude)');
   }
+}
+
+/** `path` answers 200 on every running node, the same `part` of the body (polled: an egress may be between two runs). */
+async function sameFromEvery(t: Test, cj: ClusterJourney, path: string, part: (body: any) => unknown, what: string): Promise<void> {
+  const ask = () => Promise.all(cj.up().map((n) => n.j.run.req('GET', path)));
+  const alike = (rs: { status: number; body: unknown }[]) => rs.every((r) => r.status === 200) && new Set(rs.map((r) => canonical(part(r.body)))).size === 1;
+  const answers = await waitFor(async () => { const rs = await ask(); return alike(rs) ? rs : undefined; }, { timeout: 15_000, what: `the same ${what}` }).catch(ask);
+  t.same(answers.map((r) => r.status), answers.map(() => 200), `GET ${path} on every node`);
+  for (const r of answers.slice(1)) t.same(part(r.body), part(answers[0]!.body), `the same ${what} from every node`);
 }
 
 /** restreamer-ui's stop and start buttons, on two nodes that do not run the channel. */
@@ -280,18 +288,44 @@ async function clusterEvents(t: Test, owner: ClusterNode, gone: ClusterNode): Pr
   t.pass(`cluster.process.owned of the channel's three processes by ${owner.id}`);
 }
 
-async function rejoin(t: Test, run: Run, was: 'stopped' | 'killed'): Promise<void> {
+async function rejoin(t: Test, run: Run): Promise<void> {
   const back = run.cj.nodes.find((n) => !n.up)!;
   await startNode(back);
   await agreed(run.cj);
-  t.pass(`${back.id}, ${was} before, is a node of the cluster again`);
-  if (was === 'stopped') {
-    t.equal((await back.j.run.req('GET', '/api/v3/config')).body.config.name, `journey-${back.id}-saved`, 'the Settings it saved before are its config');
-  }
+  t.pass(`${back.id}, stopped before, is a node of the cluster again`);
+  t.equal((await back.j.run.req('GET', '/api/v3/config')).body.config.name, `journey-${back.id}-saved`, 'the Settings it saved before are its config');
   const list = await listed(back);
   t.same(list.map((p) => (p as { id: string }).id), [...IDS].sort(), `${back.id} lists the channel`);
   t.match(list.find((p) => (p as { id: string }).id === INGEST), { metadata: { 'restreamer-ui': META } }, 'with its metadata');
   t.equal(await channelNode(run.cj, MARKERS, 'the channel running once'), run.owner, `the channel stays on ${run.owner.id}`);
+}
+
+/**
+ * restreamer-ui removes the SRT egress while the killed node (which ran it) is away; started again,
+ * that node drops it from its own db (never resurrected, never run), then the egress is added again.
+ */
+async function removedWhileAway(t: Test, run: Run): Promise<void> {
+  const back = run.cj.nodes.find((n) => !n.up)!;
+  const del = await run.owner.j.run.req('DELETE', `/api/v3/process/${enc(EGRESS.srt)}`);
+  t.same([del.status, del.body], [200, 'OK'], `DELETE the SRT egress on ${run.owner.id} while ${back.id} is away`);
+  const rest = { [INGEST]: MARKERS[INGEST]!, [EGRESS.rtmp]: MARKERS[EGRESS.rtmp]! };
+  await channelNode(run.cj, rest, 'the ingest and the RTMP egress alone');
+  await startNode(back);
+  await agreed(run.cj);
+  t.pass(`${back.id}, killed before, is a node of the cluster again`);
+  const gone = await waitFor(async () => {
+    const ids = (await listed(back)).map((p) => (p as { id: string }).id);
+    return ids.includes(EGRESS.srt) ? undefined : ids;
+  }, { timeout: 20_000, what: `${back.id} dropping the deleted egress` }).catch(async () => (await listed(back)).map((p) => (p as { id: string }).id));
+  t.same(gone, [EGRESS.rtmp, INGEST].sort(), `${back.id} lists the channel without the egress deleted while it was away`);
+  for (const n of run.cj.up()) {
+    const r = await n.j.run.req('GET', `/api/v3/process/${enc(EGRESS.srt)}/state`);
+    t.equal(r.status, 404, `GET its state on ${n.id}: 404`);
+  }
+  t.equal(await channelNode(run.cj, rest, 'the channel running once'), run.owner, `the channel stays on ${run.owner.id}, the deleted egress nowhere`);
+  const add = await back.j.run.req('POST', '/api/v3/process', { body: egressProcess(CHANNEL, 'srt', FILES.srt) });
+  t.equal(add.status, 200, `the SRT egress added again on ${back.id}`);
+  t.equal(await channelNode(run.cj, MARKERS, 'the channel with its SRT egress again'), run.owner, `it joins its channel on ${run.owner.id}`);
 }
 
 async function natsRestart(t: Test, run: Run): Promise<void> {
