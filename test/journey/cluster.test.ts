@@ -20,10 +20,13 @@ import { ADMIN, rtmpUrl, srtUrl, tracks, tracksOnceLive, waitFor, WEBRTC_TOKEN }
  * made on one node as restreamer-ui makes it (its ingest with the tee, its two egress processes,
  * its metadata) runs on exactly one node; its HLS is served by every node, its publication is read
  * on the others (the relay), a camera on one node is read on another, and every node answers the
- * process list and state alike. Its node stopped with SIGTERM, then another killed with SIGKILL:
- * the channel runs again elsewhere with its config and metadata, the nodes rejoin when started
- * again, and after a restart of the nats-server the cluster heals. The process table is sampled
- * every 100 ms from start to end: no process of the channel ever runs twice.
+ * process list, state and report alike. It is stopped and started from two other nodes,
+ * restreamer-ui saves its Settings on every node, the Python client updates and reloads the
+ * channel's node. Its node stopped with SIGTERM, then another killed with SIGKILL: the channel runs
+ * again elsewhere with its config and metadata, the nodes rejoin when started again (an egress
+ * deleted while one was away stays deleted), and after nats-server was down longer than a ttl the
+ * cluster heals. The process table is sampled every 100 ms from start to end: no process of the
+ * channel ever runs twice.
  */
 
 const missing = natsMissing();
@@ -337,6 +340,8 @@ async function natsRestart(t: Test, run: Run): Promise<void> {
   run.owner = await channelNode(run.cj, MARKERS, 'the channel running once after the NATS restart', 60_000);
   t.pass(`the channel runs once, on ${run.owner.id}`);
   await sameAnswers(t, run.cj);
+  const meta = await run.owner.j.run.req('GET', `/api/v3/process/${enc(INGEST)}/metadata/restreamer-ui`);
+  t.same([meta.status, meta.body], [200, META], 'the change refused during the outage changed nothing');
   for (const n of run.cj.up()) t.ok(await playlist(n), `its HLS served by ${n.id}`);
 }
 
