@@ -67,12 +67,15 @@ export class LeaderLease {
         if (!isWrongRevision(err)) throw err;
       }
     }
-    this.#other = undefined;
     if (this.#rev === undefined) {
       const e = await kv.get(LEADER_KEY);
       const id = e && e.operation === 'PUT' ? (e.json<{ id?: string }>().id ?? null) : null;
+      // replaced only once read: a view asked during the read still names the leader last seen
+      // (a failed read keeps it, until a ttl has passed since it was seen)
+      this.#other = id && id !== this.#id ? { id, seenAt: performance.now() } : undefined;
       if (id === this.#id) this.#rev = e!.revision;
-      else if (id) this.#other = { id, seenAt: performance.now() };
+    } else {
+      this.#other = undefined;
     }
     return this.#transition();
   }

@@ -51,14 +51,16 @@ export function ingestProcess(channel: string): Obj {
 /**
  * An egress process as restreamer-ui makes one (to YouTube, Twitch, another RTMP or SRT server):
  * it reads the channel's publication and maps `0:0` as video and `0:1` as audio, copying both.
- * Here it writes to a file on disk, which ffprobe then reads.
+ * Here it writes to a file on disk, which ffprobe then reads; `-y` lets it write that file again
+ * when it starts again (after a restart, a reload or on another node), as a stream target takes
+ * a new publication.
  */
 export function egressProcess(channel: string, kind: 'rtmp' | 'srt', file: string): Obj {
   const input = kind === 'rtmp' ? `{rtmp,name=${channel}.stream}` : `{srt,name=${channel},mode=request}`;
   return {
     id: `restreamer-ui:egress:${kind}:${channel}`, reference: channel, type: 'ffmpeg', autostart: true,
     reconnect: true, reconnect_delay_seconds: 1, stale_timeout_seconds: 30,
-    options: ['-err_detect', 'ignore_err'],
+    options: ['-err_detect', 'ignore_err', '-y'],
     input: [{ id: 'input_0', address: input, options: [] }],
     output: [{
       id: 'output_0', address: `{diskfs}/${file}`,

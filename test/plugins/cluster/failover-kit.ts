@@ -70,17 +70,25 @@ export interface Ffmpeg { pid: number; ppid: number; id: string }
 
 /** The ffmpegs of this run (by the token in their command line), with the process id each carries. */
 export function ffmpegs(token: string): Ffmpeg[] {
-  const out: Ffmpeg[] = [];
   const prefix = `comment=${token}.`;
+  return ffmpegsWhere((argv) => argv.find((a) => a.startsWith(prefix))?.slice(prefix.length));
+}
+
+/**
+ * Every ffmpeg on the machine whose command line `idOf` gives a process id for, with that id and
+ * the node that started it (only ffmpeg itself: never the confinement's wrapper or init around it).
+ */
+export function ffmpegsWhere(idOf: (argv: string[]) => string | undefined): Ffmpeg[] {
+  const out: Ffmpeg[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const arg = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').find((a) => a.startsWith(prefix));
-      if (arg === undefined) continue;
+      const id = idOf(readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0'));
+      if (id === undefined || readFileSync(`/proc/${name}/comm`, 'utf8').trim() !== 'ffmpeg') continue;
       // the node that started it (above the confinement's wrapper and init, when there are)
       const ppid = starterOf(Number(name));
       if (ppid === undefined) continue;
-      out.push({ pid: Number(name), ppid, id: arg.slice(prefix.length) });
+      out.push({ pid: Number(name), ppid, id });
     } catch {
       // gone meanwhile
     }
@@ -119,11 +127,13 @@ export class DuplicateWatch {
   samples = 0;
   duplicates: string[] = [];
 
-  constructor(token: string) {
+  /** `of`: this run's token, or what finds this run's ffmpegs (e.g. `ffmpegsWhere`). */
+  constructor(of: string | (() => Ffmpeg[])) {
+    const find = typeof of === 'string' ? () => ffmpegs(of) : of;
     this.#timer = setInterval(() => {
       this.samples++;
       const seen = new Map<string, number>();
-      for (const f of ffmpegs(token)) seen.set(f.id, (seen.get(f.id) ?? 0) + 1);
+      for (const f of find()) seen.set(f.id, (seen.get(f.id) ?? 0) + 1);
       for (const [id, n] of seen) if (n > 1) this.duplicates.push(`${id} ×${n} at sample ${this.samples}`);
     }, 100);
   }

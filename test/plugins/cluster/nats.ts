@@ -23,6 +23,12 @@ export interface NatsServer {
   /** Pauses the server (SIGSTOP): its clients and routes see silence, as in a partition. */
   pause(): void;
   resume(): void;
+  /**
+   * Stops the server as an operator does (SIGTERM, waits for the exit), runs `whileDown` (the
+   * outage), and starts it again on the same config and JetStream store (its data kept); resolves
+   * once JetStream answers there again.
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
 }
 
 export interface NatsCluster { servers: NatsServer[]; stop(): Promise<void> }
@@ -80,12 +86,23 @@ export async function startNatsCluster(n: number): Promise<NatsCluster> {
       const conf = join(dir, `${name}.conf`);
       const routes = routePorts.filter((_, j) => j !== i);
       await writeFile(conf, confOf(name, clientPorts[i], routePorts[i], routes, join(dir, name)));
-      const child = spawn('nats-server', ['-c', conf], { stdio: ['ignore', 'ignore', 'ignore'] });
-      servers.push({
-        name, url: `nats://127.0.0.1:${clientPorts[i]}`, child,
-        pause: () => child.kill('SIGSTOP'),
-        resume: () => child.kill('SIGCONT'),
-      });
+      const url = `nats://127.0.0.1:${clientPorts[i]}`;
+      const server: NatsServer = {
+        name, url, child: spawnNats(conf),
+        pause: () => server.child.kill('SIGSTOP'),
+        resume: () => server.child.kill('SIGCONT'),
+        restart: async (whileDown) => {
+          const old = server.child;
+          if (old.exitCode === null && old.signalCode === null) await new Promise((r) => { old.once('exit', r); old.kill('SIGTERM'); });
+          try {
+            await whileDown?.();
+          } finally {
+            server.child = spawnNats(conf);
+          }
+          await waitFor(() => jetStreamReady(url), { timeout: 30_000, interval: 250, what: `JetStream on ${name} again` });
+        },
+      };
+      servers.push(server);
     }
     for (const s of servers) await waitFor(() => jetStreamReady(s.url), { timeout: 30_000, interval: 250, what: `JetStream on ${s.name}` });
     // every server answering is not yet every peer known to the meta leader: a stream with n
@@ -96,6 +113,10 @@ export async function startNatsCluster(n: number): Promise<NatsCluster> {
     await stop();
     throw err;
   }
+}
+
+function spawnNats(conf: string): ChildProcess {
+  return spawn('nats-server', ['-c', conf], { stdio: ['ignore', 'ignore', 'ignore'] });
 }
 
 /** True once a stream with `replicas` replicas can be created (it is deleted again). */
