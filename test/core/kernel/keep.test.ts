@@ -73,3 +73,22 @@ t.test('a key kept twice by one app is an error', async (t) => {
   await t.rejects(kept.keep('p', { key: 'k', settings: {}, ...resource([], 'b') }, a.onClose), /kept twice/);
   await a.close();
 });
+
+t.test('a parked resource whose port the next config gives to another key is closed before the next app; its own key keeps it', async (t) => {
+  const kept = new KeptResources();
+  const log: string[] = [];
+  const a = app();
+  const holds = () => [{ key: 'rtmp.address', proto: 'tcp' as const, port: 41935 }];
+  await kept.keep('rtmp', { key: 'server', settings: { address: ':0' }, ...resource(log, 'a'), holds }, a.onClose);
+  kept.park();
+  await a.close();
+  await kept.displace([{ key: 'rtmp.address', proto: 'tcp', port: 41935 }, { key: 'srt.address', proto: 'udp', port: 41935 }]);
+  t.same(log, ['open a'], 'the same key, or the same port over another protocol: kept');
+  await kept.displace([{ key: 'address', proto: 'tcp', port: 41935 }]);
+  t.same(log, ['open a', 'close a'], 'the API moving onto its port: closed');
+  const b = app();
+  await kept.keep('rtmp', { key: 'server', settings: { address: ':0' }, ...resource(log, 'b'), holds }, b.onClose);
+  await kept.settle();
+  t.same(log, ['open a', 'close a', 'open b'], 'the next app opens a new one');
+  await b.close();
+});
