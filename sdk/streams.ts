@@ -164,6 +164,14 @@ export interface ReadOptions extends StreamAdmission {
   demandWaitMs?: number;
 }
 
+/** A viewer admitted by `StreamTable.admit`: its hooks, not a read. */
+export interface StreamAudience {
+  /** `onPlay` to the app that runs now (again after a reload kept the viewer: bytes count from then). */
+  announce(): void;
+  /** The viewer is gone: `onPlayEnd` once with its traffic (when it was announced). */
+  leave(): void;
+}
+
 /** Bounds a publisher sets for its stream (protocol or plugin settings). */
 export interface PublishLimits {
   /** At most this many streams whose publisher has this peer's protocol (a plugin's `max_streams`). */
@@ -228,6 +236,13 @@ export interface StreamTable {
    */
   read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>, opts: InternalAccess): StreamResult<StreamReader>;
   read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>, opts?: ReadOptions): Promise<StreamResult<StreamReader>>;
+  /**
+   * Admits a viewer that a reader of the plugin's own serves (one internal read fanned out to many
+   * viewers, as WebRTC's feed): the `prePlay` taps, then `onPlay` at the handle's `announce()` and
+   * `onPlayEnd` once with the peer's traffic at `leave()`, exactly as for a reader. It reads
+   * nothing and is not listed as a reader (the plugin's internal reader is).
+   */
+  admit(peer: IngestPeer, opts?: StreamAdmission): Promise<StreamResult<StreamAudience>>;
   /** The live stream of a name. */
   get(name: string): StreamInfo | undefined;
   /** Every live stream, or those whose publisher speaks `protocol` (or one of a list, e.g. `['rtmp', 'rtmps']`). */

@@ -1,6 +1,6 @@
 import type {
   InternalAccess, IngestPeer, PublishLimits, PublishOptions, ReadOptions, StreamDemandSource, StreamFormat, StreamInfo, StreamPacket, StreamPublisher,
-  StreamReader, StreamResult, StreamSink, StreamTable,
+  StreamAdmission, StreamAudience, StreamReader, StreamResult, StreamSink, StreamTable,
 } from '../../sdk/index.ts';
 import { Admission, type AdmissionLog, type IngestHooks } from './admission.ts';
 import { LiveStream } from './stream.ts';
@@ -151,6 +151,15 @@ export class Streams implements StreamTable {
     const r = this.#read(name, format, peer, sink, admission);
     if (r.ok && opts.announce !== 'later') admission.announce();
     return r;
+  }
+
+  async admit(peer: IngestPeer, opts: StreamAdmission = {}): Promise<StreamResult<StreamAudience>> {
+    const admission = this.#admission('play', peer);
+    const refusal = await admission.check(opts.checkTimeoutMs);
+    if (refusal) return refusal;
+    if (opts.signal?.aborted) return streamRefusals.gone();
+    if (opts.announce !== 'later') admission.announce();
+    return { ok: true, handle: { announce: () => admission.announce(), leave: () => admission.end() } };
   }
 
   #read<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, sink: StreamSink<F>, admission: Admission | undefined): StreamResult<StreamReader> {

@@ -1,4 +1,4 @@
-import { childrenRef, definePlugin, ingestHooksRef, streamTableRef } from '../../sdk/index.ts';
+import { childrenRef, definePlugin, streamTableRef } from '../../sdk/index.ts';
 import { validateWebrtc, WebrtcConfig } from './schema.ts';
 
 /**
@@ -21,7 +21,7 @@ export default definePlugin({
     if (!cfg.enable) return;
     // imported when enabled: the core reads every built-in's definition, loaded or not
     const [{ WebrtcService, hostSettings }, { webrtcRoutes }] = await Promise.all([import('./service.ts'), import('./routes.ts')]);
-    const d = { children: ctx.deps.children, ffmpeg: ctx.sections.encoder.binary, log: ctx.log, streams: ctx.deps.streams, hooks: ctx.hooks.get(ingestHooksRef) };
+    const d = { children: ctx.deps.children, ffmpeg: ctx.sections.encoder.binary, log: ctx.log, streams: ctx.deps.streams };
     // a reload that leaves the host's settings as they are keeps the host and its sessions
     const svc = await ctx.keep({
       key: 'host', settings: hostSettings(cfg, d.ffmpeg), close: (s) => s.close(),

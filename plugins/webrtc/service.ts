@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
-  ApiError, askIngest, refusalCode, tellIngest, type ChildrenService, type IngestPeer, type IngestRefusal, type ingestHooksRef, type StreamPublisher, type StreamTable,
+  ApiError, refusalCode, type ChildrenService, type IngestPeer, type IngestRefusal, type StreamAudience, type StreamPublisher, type StreamTable,
 } from '../../sdk/index.ts';
 import { Feeds } from './feeds.ts';
 import { HostLink } from './host-link.ts';
@@ -11,7 +11,6 @@ import type { WebrtcConfig } from './schema.ts';
 import { startIngest } from './whip.ts';
 
 type Answered = Extract<FromHost, { t: 'answered' }>;
-type IngestHooks = Readonly<ReturnType<(typeof ingestHooksRef)['create']>>;
 
 /** Who asked, as the route knows it. */
 export interface Caller { remote: string; token?: string; params: Record<string, string> }
@@ -29,9 +28,11 @@ class WebrtcPeer implements IngestPeer {
   rx = 0;
   tx = 0;
   connected = false;
-  /** onPlay/onPublish fired (at connect): the matching end fires once. */
+  /** Its media connected once: the table was told (`announce`), the end hook fires with the end. */
   told = false;
   publisher?: StreamPublisher<'mpegts'>;
+  /** A viewer's admission by the table (its hooks; the feed reads for every viewer). */
+  audience?: StreamAudience;
   ingest?: ChildProcess;
 
   constructor(kind: 'whep' | 'whip', stream: string, c: Caller) {
@@ -43,11 +44,8 @@ class WebrtcPeer implements IngestPeer {
     this.params = c.params;
   }
 
-  /** Bytes already reported to the hooks of an earlier app (a reload kept the session). */
-  base = { rx: 0, tx: 0 };
-
   traffic() {
-    return { rxBytes: this.rx - this.base.rx, txBytes: this.tx - this.base.tx };
+    return { rxBytes: this.rx, txBytes: this.tx };
   }
 }
 
@@ -66,7 +64,7 @@ export interface SessionView { id: string; kind: 'whep' | 'whip'; stream: string
 
 const refused = (r: IngestRefusal) => new ApiError(refusalCode(r, 'http'), r.reason, [r.reason], 'WEBRTC_REFUSED');
 
-export interface WebrtcDeps { children: ChildrenService; ffmpeg: string; log: Logger; streams: StreamTable; hooks: IngestHooks }
+export interface WebrtcDeps { children: ChildrenService; ffmpeg: string; log: Logger; streams: StreamTable }
 
 /**
  * WebRTC sessions of the service: WHEP viewers of any stream of the stream table (through its feed)
@@ -101,8 +99,8 @@ export class WebrtcService {
     return this.link.start();
   }
 
-  /** A reload kept the service: the next app's settings (token, max_publishers), hooks and logger. */
-  rebind(cfg: WebrtcConfig, d: Pick<WebrtcDeps, 'hooks' | 'log'>): void {
+  /** A reload kept the service: the next app's settings (token, max_publishers) and logger (the table has its hooks). */
+  rebind(cfg: WebrtcConfig, d: Pick<WebrtcDeps, 'log'>): void {
     this.#cfg = cfg;
     this.#d = { ...this.#d, ...d };
   }
@@ -120,9 +118,7 @@ export class WebrtcService {
         continue;
       }
       if (!p.told) continue;
-      if (p.publisher) { p.publisher.announce(); continue; }
-      p.base = { rx: p.rx, tx: p.tx };
-      tellIngest(this.#d.hooks.onPlay, (err) => this.#d.log.error({ err }, 'ingest tap failed'), p);
+      (p.publisher ?? p.audience)?.announce();
     }
   }
 
@@ -133,9 +129,8 @@ export class WebrtcService {
     p.connected = true;
     if (p.told) return;
     p.told = true;
-    // a WHIP publisher's hooks are the table's (announced once its media connects)
-    if (p.publisher) p.publisher.announce();
-    else tellIngest(this.#d.hooks.onPlay, (err) => this.#d.log.error({ err }, 'ingest tap failed'), p);
+    // the hooks are the table's, for publishers and viewers alike (announced once the media connects)
+    (p.publisher ?? p.audience)?.announce();
   }
 
   /** A session is gone (ended here or in the host): its feed hold, ingest and stream go with it. */
@@ -145,9 +140,9 @@ export class WebrtcService {
     this.#peers.delete(id);
     if (p.kind === 'whep') this.#feeds.release(p.stream);
     if (p.ingest && p.ingest.exitCode === null && p.ingest.signalCode === null) p.ingest.kill('SIGKILL');
-    // the table tells a publisher's end hook (when its media had connected)
+    // the table tells the end hook (when the media had connected)
     p.publisher?.end();
-    if (p.told && p.kind === 'whep') tellIngest(this.#d.hooks.onPlayEnd, (err) => this.#d.log.error({ err }, 'ingest end tap failed'), p, p.traffic());
+    p.audience?.leave();
   }
 
   #checkRoom(): void {
@@ -158,11 +153,14 @@ export class WebrtcService {
   async play(stream: string, offer: string, c: Caller): Promise<{ id: string; sdp: string }> {
     this.#checkRoom();
     const p = new WebrtcPeer('whep', stream, c);
-    const refusal = await askIngest(this.#d.hooks.prePlay, p);
-    if (refusal) throw refused(refusal);
+    // the table admits (prePlay); onPlay waits for the media to connect
+    const a = await this.#d.streams.admit(p, { announce: 'later' });
+    if (!a.ok) throw refused(a);
+    p.audience = a.handle;
     this.#peers.set(p.id, p);
     if (!(await this.#feeds.acquire(stream, c.remote))) {
       this.#peers.delete(p.id);
+      a.handle.leave();
       throw new ApiError(404, 'Stream not found', [`nothing publishes '${stream}'`], 'STREAM_NOT_FOUND');
     }
     const m = await this.#answer(p, this.link.ask({ t: 'play', id: p.id, feed: stream, offer }));

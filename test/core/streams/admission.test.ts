@@ -100,3 +100,27 @@ t.test('announce later, and again after a reload: bytes from then on, to the app
   t.same(a.seen, ['prePublish s', 'onPublish s'], 'the first app: the announce');
   t.same(b.seen, ['onPublish s', 'onPublishEnd s 30'], 'the app after the reload: the re-announce and the end, bytes since');
 });
+
+t.test('a viewer a plugin serves from its own reader (admit): prePlay, onPlay at announce, onPlayEnd once at leave; not a reader', async (t) => {
+  const { hooks, seen } = recorded();
+  const table = new Streams({ hooks });
+  const pub = table.publish('s', 'mpegts', peer(), { internal: true });
+  if (!pub.ok) throw new Error(pub.reason);
+  const traffic = { rxBytes: 0, txBytes: 3 };
+  const a = await table.admit(peer(traffic), { announce: 'later' });
+  if (!a.ok) throw new Error(a.reason);
+  t.same(seen, ['prePlay s'], 'checked; not told before its media connects');
+  t.equal(table.get('s')?.readers.length, 0, 'no reader of the table');
+  a.handle.announce();
+  traffic.txBytes = 9;
+  a.handle.leave();
+  a.handle.leave();
+  t.same(seen, ['prePlay s', 'onPlay s', 'onPlayEnd s 9'], 'each once');
+  const never = await table.admit(peer(), { announce: 'later' });
+  if (never.ok) never.handle.leave();
+  t.same(seen.slice(3), ['prePlay s'], 'one that left before it was announced ends with no hook');
+  hooks.prePlay.tapPromise('no', async () => ({ reason: 'nope', kind: 'forbidden' }));
+  const no = await table.admit(peer());
+  t.match(no, { ok: false, code: 'STREAM_REFUSED', kind: 'forbidden' });
+  pub.handle.end();
+});
