@@ -19,6 +19,8 @@ import { Lifecycle } from './kernel/lifecycle.ts';
 import { KeptResources } from './kernel/keep.ts';
 import { CORE_SERVICES, isBootPlan, planBoot, type BootPlan } from './kernel/plan.ts';
 import { StateService } from './kernel/state.ts';
+import { eventCatalogue } from './kernel/event-types.ts';
+import { currentBuild } from './config/build.ts';
 import { createServer } from './http/server.ts';
 import { keepListener, type KeptListener } from './http/kept-listener.ts';
 import { SerializerCache } from './http/serializer-cache.ts';
@@ -178,6 +180,7 @@ async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
   const meter = new ThreadTrafficMeter(http.server, toTraffic, { skip: isServingThreadSocket, atClose: true });
   const kernel: Kernel = {
     config, configStore, log, ring: logRing, http, hooks, services, lifecycle, state, retained, env, plugins: [], kept: opts.kept ?? new KeptResources(),
+    eventTypes: eventCatalogue([...currentBuild().builtIns.map((b) => b.def), ...plan.order.map((p) => p.def)]),
     server: {
       port: () => port,
       host: () => { const { host } = parseAddress(config.address); return host === '0.0.0.0' || host === '::' ? 'localhost' : host; },

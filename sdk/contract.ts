@@ -35,4 +35,3 @@ export * from './tls.ts';
 export * from './file-door.ts';
 export * from './about.ts';
 export * from './events.ts';
-export * from './event-types.ts';

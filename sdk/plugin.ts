@@ -26,6 +26,7 @@ export function thaw<T>(value: T): Thawed<T> {
 /** The sections named in `reads`, typed and frozen; reading any other one throws. */
 export type ReadSections<R extends readonly SectionName[]> = { readonly [K in R[number]]: DeepReadonly<KernelConfig[K]> };
 import type { PluginState } from './state.ts';
+import type { EventTypeDeclaration } from './events.ts';
 
 /** The room a plugin gets in `setup`: its config, deps, logger, HTTP scope, hooks. */
 export interface PluginContext<C, D extends DepsMap, R extends readonly SectionName[] = readonly SectionName[]> {
@@ -160,6 +161,12 @@ export interface PluginDefinition<
    * cannot claim the same name; `config` is the kernel's.
    */
   readonly rootState?: readonly string[];
+  /**
+   * The event types this plugin emits (`eventsRef`): the catalogue (`GET /api/v3/events/types`,
+   * the table in CONTRIBUTING.md) lists them under the plugin's name, whether it is loaded or not
+   * for a built-in. A type two plugins emit (`fs.full`) is declared by both.
+   */
+  readonly events?: readonly EventTypeDeclaration[];
   setup(ctx: PluginContext<S extends TSchema ? Static<S> : undefined, D, R>): void | Promise<void>;
 }
 
