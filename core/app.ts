@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, runCredentialsRef, serverRef, streamTableRef, tlsCertificatesRef, type ClientTraffic,
+  BootError, childrenRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, runCredentialsRef, serverRef, streamTableRef, tlsCertificatesRef,
   type FilesystemService, type HttpScope, type PluginDefinition,
 } from '../sdk/index.ts';
+import type { ClientTraffic } from '../sdk/server.ts';
 import type { ConfigData } from './config/config-data.ts';
 import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
 import { ConfigStore } from './config/store.ts';

@@ -10,7 +10,7 @@ import type { ConfigErrors } from './config/checks.ts';
 export type SectionName = Exclude<keyof KernelConfig, 'plugins'>;
 
 /** A value and everything below it read-only (the type of `ctx.sections`). */
-export type DeepReadonly<T> = T extends (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+type DeepReadonly<T> = T extends (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 type Thawed<T> = T extends readonly (infer E)[] ? Thawed<E>[] : T extends object ? { -readonly [K in keyof T]: Thawed<T[K]> } : T;
 
 /**

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BootError, eventsRef, type DepsMap, type EventsService, type HttpScope, type PluginContext, type ServiceRef } from '../../sdk/index.ts';
+import { BootError, eventsRef, type EventsService, type HttpScope, type PluginContext, type ServiceRef } from '../../sdk/index.ts';
+import type { DepsMap } from '../../sdk/refs.ts';
 import type { Kernel } from './kernel.ts';
 import { getPath } from '../config/schema-walk.ts';
 import { vendorConfig, type LoadedPlugin } from './loader.ts';
