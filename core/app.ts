@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
-  BootError, childrenRef, ingestHooksRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, runCredentialsRef, serverRef, streamTableRef, tlsCertificatesRef, type ClientTraffic,
+  BootError, childrenRef, ingestHooksRef, isBootError, MimeTable, filesystemsRef, fileDoorRef, placeholdersRef, runCredentialsRef, serverRef, streamTableRef, tlsCertificatesRef,
   type FilesystemService, type HttpScope, type PluginDefinition,
 } from '../sdk/index.ts';
+import type { ClientTraffic } from '../sdk/server.ts';
 import type { ConfigData } from './config/config-data.ts';
 import { acmeChallengeRoutes, certificateService } from './tls/provide.ts';
 import { ConfigStore } from './config/store.ts';
@@ -19,6 +20,8 @@ import { Lifecycle } from './kernel/lifecycle.ts';
 import { KeptResources } from './kernel/keep.ts';
 import { CORE_SERVICES, isBootPlan, planBoot, type BootPlan } from './kernel/plan.ts';
 import { StateService } from './kernel/state.ts';
+import { eventCatalogue } from './kernel/event-types.ts';
+import { currentBuild } from './config/build.ts';
 import { createServer } from './http/server.ts';
 import { keepListener, type KeptListener } from './http/kept-listener.ts';
 import { SerializerCache } from './http/serializer-cache.ts';
@@ -178,6 +181,7 @@ async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
   const meter = new ThreadTrafficMeter(http.server, toTraffic, { skip: isServingThreadSocket, atClose: true });
   const kernel: Kernel = {
     config, configStore, log, ring: logRing, http, hooks, services, lifecycle, state, retained, env, plugins: [], kept: opts.kept ?? new KeptResources(),
+    eventTypes: eventCatalogue([...currentBuild().builtIns.map((b) => b.def), ...plan.order.map((p) => p.def)]),
     server: {
       port: () => port,
       host: () => { const { host } = parseAddress(config.address); return host === '0.0.0.0' || host === '::' ? 'localhost' : host; },

@@ -1,8 +1,10 @@
-// Writes the event catalogue into CONTRIBUTING.md between its markers, from the SDK's declarations
-// (sdk/event-types.ts) (run: node scripts/events-catalogue.ts; `--check` exits 1 when it is stale).
+// Writes the event catalogue into CONTRIBUTING.md between its markers, from the emitters' declarations
+// (each plugin's `events`, the core's in core/kernel/event-types.ts, put together for this build by
+// app/build.ts) (run: node scripts/events-catalogue.ts; `--check` exits 1 when it is stale).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BUILTIN_EVENT_TYPES, type EventTypeSpec } from '../sdk/index.ts';
+import type { EventTypeSpec } from '../sdk/index.ts';
+import { BUILTIN_EVENT_TYPES } from '../app/build.ts';
 
 export const BEGIN = '<!-- events:begin -->';
 export const END = '<!-- events:end -->';

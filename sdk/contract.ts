@@ -9,30 +9,50 @@
  */
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export * from './version.ts';
-export * from './refs.ts';
-export * from './hooks.ts';
-export * from './errors.ts';
-export * from './http.ts';
+// the kernel's own helper types of these files (DepsMap, HookSet, ...) are the core's: not listed
+export { createServiceRef, optional, type AnyServiceRef, type ServiceRef } from './refs.ts';
+export {
+  SyncHook, SyncBailHook, SyncWaterfallHook, AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook, AsyncParallelHook,
+  createHooksRef, type PluginHooks,
+} from './hooks.ts';
+export { ApiError, BootError, httpErrors, isApiError, isBootError } from './errors.ts';
+export {
+  httpHooksRef, NETWORK, OPTIONAL_AUTH, PUBLIC, type AuthorizeInput, type ForwardInput, type HttpScope, type PeerVouch, type RequestAuth,
+} from './http.ts';
 export * from './plugin.ts';
-export * from './state.ts';
-export * from './server.ts';
+export type { PluginState, StateDocument } from './state.ts';
+export { serverRef, type ServerInfo } from './server.ts';
 export * from './config/index.ts';
-export * from './config/checks.ts';
-export * from './config/formats.ts';
-export * from './config/describe.ts';
+export { ConfigErrorList, isFile, validCidr, type ConfigErrors } from './config/checks.ts';
+export { Formatted, MAX_TIMER_SECONDS } from './config/formats.ts';
+export { describe, section } from './config/describe.ts';
 export * from './fs.ts';
 export * from './fs-hooks.ts';
 export * from './placeholders.ts';
-export * from './run-credentials.ts';
+export {
+  perRun, runCredentialsRef, runUserinfo, type PlaceholderRun, type RunCredential, type RunCredentials, type RunField, type RunGrant,
+} from './run-credentials.ts';
 export * from './credentials.ts';
-export * from './process.ts';
+export {
+  type ProcessExecState, type ProcessOrder, type ProcessInfo, type ProcessProgressInfo, type ProcessStateCounts,
+  type ProcessStreamProgress, type ProcessMetricsInfo, type ProcessesService, processesRef, type ProcessPreStart,
+  type ProcessStateCause, type ProcessClock, processClockRef, type ProcessChangeEvent, type ProcessPreSave,
+  type ProcessCommandView, processHooksRef, stateExtrasRef
+} from './process.ts';
 export * from './process-views.ts';
 export * from './process-replica.ts';
 export * from './children.ts';
-export * from './ingest.ts';
-export * from './streams.ts';
+export {
+  type IngestPeer, type IngestTraffic, type IngestRefusal, refusalCode, ingestHooksRef, askIngest, tellIngest
+} from './ingest.ts';
+export {
+  type StreamFormat, type FlvPacket, type StreamPacket, type StreamStopReason, type StreamSink,
+  type StreamRefusalCode, type StreamRefusal, type StreamResult, type StreamPublisher, type StreamReader,
+  type StreamAdmission, type InternalAccess, type PublishOptions, type ReadOptions, type StreamAudience,
+  type PublishLimits, type StreamInfo, type StreamTable, type StreamDemandSource, TsCutter, streamName,
+  streamTableRef
+} from './streams.ts';
 export * from './tls.ts';
 export * from './file-door.ts';
 export * from './about.ts';
 export * from './events.ts';
-export * from './event-types.ts';

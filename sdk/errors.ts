@@ -16,7 +16,7 @@ const REASONS: Record<number, string> = {
  * @example
  * reasonPhrase(507) // 'Insufficient Storage'
  */
-export function reasonPhrase(status: number): string {
+function reasonPhrase(status: number): string {
   return REASONS[status] ?? 'Error';
 }
 

@@ -1,10 +1,11 @@
 import { createServiceRef } from './refs.ts';
 
 /*
- * Events: what operators react to (a process failed, a publisher left, memfs is full), as one
- * stream with ids. The `events` plugin keeps a bounded history, serves it as Server-Sent Events at
- * `GET /api/v3/events` and posts it to webhooks. Emitters depend on `optional(eventsRef)`, so they
- * work without the plugin: `ctx.deps.events?.emit(...)`.
+ * Events: what operators react to (a process failed, a publisher left, a filesystem is full), as
+ * one stream with ids. The provider of `eventsRef` keeps a bounded history and hands it to
+ * subscribers. Emitters depend on `optional(eventsRef)`, so they work without a provider:
+ * `ctx.deps.events?.emit(...)`. Each emitter declares the types it emits in its definition
+ * (`definePlugin({ events: [...] })`); the catalogue is made from those declarations.
  *
  * Ids: `id` counts from 1 per run of the program (a config reload keeps counting, the history
  * survives it); `boot` names the run. The SSE `id:` line is `<boot>-<id>`: a client that resumes
@@ -30,8 +31,14 @@ export interface CoreEvent {
   readonly payload: Readonly<Record<string, unknown>>;
 }
 
-/** The declaration of an event type: the catalogue is generated from these. */
-export interface EventTypeSpec {
+/**
+ * An event type as its emitter declares it (`definePlugin({ events: [...] })`): the catalogue
+ * (`GET /api/v3/events/types`) is made from these, each listed under its plugin's name.
+ *
+ * @example
+ * events: [{ type: 'vendor.overheat', description: 'The card is too hot.', subject: ['card'], payload: { celsius: 'temperature' } }],
+ */
+export interface EventTypeDeclaration {
   /** Dotted, lower case, e.g. `vendor.transcoder.overheat`. */
   readonly type: string;
   /** One sentence: when it is emitted. */
@@ -40,7 +47,11 @@ export interface EventTypeSpec {
   readonly subject: readonly string[];
   /** Payload fields and what they mean. */
   readonly payload: Readonly<Record<string, string>>;
-  /** Who emits it (plugin name). */
+}
+
+/** An event type of the catalogue: its declaration and who emits it. */
+export interface EventTypeSpec extends EventTypeDeclaration {
+  /** Who emits it (the plugin names, `, `-separated when several declared it). */
   readonly emitter: string;
 }
 
@@ -60,13 +71,12 @@ export interface EventSubscription {
 }
 
 /**
- * The event bus (provided by the `events` plugin).
+ * The event bus (one provider, optional: without one nothing is recorded).
  *
  * @example
+ * events: [{ type: 'vendor.overheat', description: 'The card is too hot.', subject: ['card'], payload: { celsius: 'temperature' } }],
  * deps: { events: optional(eventsRef) },
  * setup(ctx) {
- *   ctx.deps.events?.declare([{ type: 'vendor.overheat', description: 'The card is too hot.',
- *     subject: ['card'], payload: { celsius: 'temperature' }, emitter: ctx.name }]);
  *   ctx.deps.events?.emit('vendor.overheat', { card: '0' }, { celsius: 91 });
  * }
  */
@@ -83,21 +93,25 @@ export interface EventsService {
    * first. `fromId` undefined: new events only. Throws an `ApiError` (400) on a malformed filter.
    */
   subscribe(filter: EventFilter, fromId: string | undefined, onEvent: (e: CoreEvent) => void): EventSubscription;
-  /** Adds types to the catalogue (`GET /api/v3/events/types`); a type declared twice keeps the first. */
+  /**
+   * Adds types to the catalogue (`GET /api/v3/events/types`); a type declared twice keeps the
+   * first. The core declares the `events` of every plugin definition when the bus is provided;
+   * call it only for types known at run time.
+   */
   declare(specs: readonly EventTypeSpec[]): void;
   /** Every declared type. */
   types(): EventTypeSpec[];
 }
 
 /**
- * The event bus's ref (single provider: the `events` plugin; depend on it with `optional`).
+ * The event bus's ref (single provider, absent when no plugin provides it: depend on it with `optional`).
  *
  * @example
- * deps: { events: optional(eventsRef) } // ctx.deps.events is undefined without the events plugin
+ * deps: { events: optional(eventsRef) } // ctx.deps.events is undefined without a provider
  */
 export const eventsRef = createServiceRef<EventsService>('events');
 
-/** What a filesystem plugin reports: refused writes (507) and purges. */
+/** What a filesystem plugin reports: refused writes (507) and purges (declare `fs.full` and `fs.purge` in its `events`). */
 export interface FilesystemEvents {
   /** A write was refused; a 507 emits `fs.full` unless the last write was refused too. */
   refused(path: string, err: unknown): void;
@@ -109,7 +123,7 @@ export interface FilesystemEvents {
 
 /**
  * `fs.full` (edge-triggered: once per run of refusals) and `fs.purge` for one filesystem; every
- * call is a no-op without the events plugin.
+ * call is a no-op without an events provider.
  *
  * @example
  * const fsEvents = filesystemEvents(ctx.deps.events, 'mem');

@@ -152,6 +152,7 @@ export interface FileDoorMiss {
   path: string;
 }
 
+// the core's door sets it (registered: the SDK and the core may be separate copies)
 const MISS = Symbol.for('core.files.miss');
 
 /**
@@ -165,14 +166,4 @@ const MISS = Symbol.for('core.files.miss');
  */
 export function fileDoorMiss(req: object): FileDoorMiss | undefined {
   return (req as Record<symbol, FileDoorMiss | undefined>)[MISS];
-}
-
-/**
- * Marks a request as a door miss (the core's door does, before it leaves the request to the router).
- *
- * @example
- * markFileDoorMiss(req, { mount: '/memfs', path: '/live/x.m3u8' });
- */
-export function markFileDoorMiss(req: object, miss: FileDoorMiss): void {
-  (req as Record<symbol, FileDoorMiss>)[MISS] = miss;
 }

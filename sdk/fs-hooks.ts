@@ -2,10 +2,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createHooksRef, SyncBailHook, SyncHook, SyncWaterfallHook } from './hooks.ts';
 
 /*
- * File-serving hooks, called by the core's file door for every public mount (memfs, disk, a
- * vendor's) for GET/HEAD and uploads. The sessions plugin taps them to count HLS viewers and
- * uploads (through a door tap module, `fileDoorRef`, so its taps run in every serving thread too);
- * a vendor may tap them for its own policy. All are synchronous: the door calls them on its hot
+ * File-serving hooks, called by the core's file door for every public mount (each filesystem
+ * provider's) for GET/HEAD and uploads. A plugin taps them to count viewers and uploads (through
+ * a door tap module, `fileDoorRef`, so its taps run in every serving thread too) or for its own
+ * policy. All are synchronous: the door calls them on its hot
  * path, where a promise per request would cost more than the whole answer.
  *
  * Cost rule for the mounts: `onServed` and `onWritten` are accounting hooks and run on every hit
@@ -83,69 +83,3 @@ export const fsServeHooksRef = createHooksRef('fs.serve', () => ({
 
 /** The hook set as a mount holds it. */
 export type FsServeHooks = ReturnType<typeof fsServeHooksRef.create>;
-
-/**
- * True when some tap needs to see GET/HEAD requests of a mount (else the mount skips the hooks).
- *
- * @example
- * if (fsServeTapped(hooks)) return slowPath(request, reply); // someone counts or may refuse
- */
-export function fsServeTapped(hooks: FsServeHooks | undefined): hooks is FsServeHooks {
-  return hooks !== undefined && (hooks.preServe.isUsed() || hooks.onServed.isUsed() || hooks.transformPlaylist.isUsed());
-}
-
-/**
- * Runs `transformPlaylist` for a mount, remembering per file version its text and the Buffers of
- * the bodies the taps returned: a viewer reloads the same playlist version several times, and a
- * tap that hands back the same string (the sessions plugin keeps its rewrite per viewer) then
- * costs a map lookup instead of a decode and an encode. One per mount.
- *
- * @example
- * const rewrites = new PlaylistRewrites();
- * const body = rewrites.apply(hooks, request, path, file.data) ?? file.data;
- */
-export class PlaylistRewrites {
-  readonly #text = new WeakMap<Buffer, string>();
-  readonly #bodies = new WeakMap<Buffer, Map<string, Buffer>>();
-
-  /**
-   * The body after `transformPlaylist`, or undefined when no tap changed it (or none is tapped,
-   * or the path is no `.m3u8`).
-   */
-  apply(hooks: FsServeHooks, request: FsServeRequest, path: string, data: Buffer): Buffer | undefined {
-    if (!path.endsWith('.m3u8') || !hooks.transformPlaylist.isUsed()) return undefined;
-    let text = this.#text.get(data);
-    if (text === undefined) {
-      text = data.toString('utf8');
-      this.#text.set(data, text);
-    }
-    const out = hooks.transformPlaylist.call(text, request);
-    if (out === text) return undefined;
-    let bodies = this.#bodies.get(data);
-    if (!bodies) {
-      bodies = new Map();
-      this.#bodies.set(data, bodies);
-    }
-    let buf = bodies.get(out);
-    if (!buf) {
-      // a Buffer of its own (not a slice of the shared pool), like the files memfs serves
-      buf = Buffer.allocUnsafeSlow(Buffer.byteLength(out, 'utf8'));
-      buf.write(out, 'utf8');
-      // bounded: per-request bodies (fresh ids in every answer) must not pile up
-      if (bodies.size >= 256) bodies.clear();
-      bodies.set(out, buf);
-    }
-    return buf;
-  }
-}
-
-/**
- * Bytes a finished response put on the wire: its header block (node keeps it as `_header`) plus the body.
- *
- * @example
- * res.on('finish', () => hooks.onServed.call({ ...event, bytes: responseBytes(res, body.length) }));
- */
-export function responseBytes(res: object, body: number): number {
-  const header = (res as { _header?: unknown })._header;
-  return (typeof header === 'string' ? header.length : 0) + body;
-}

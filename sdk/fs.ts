@@ -194,6 +194,6 @@ export type FsReaderFactory = (init: unknown) => FsReader;
  * @example
  * provides: [filesystemsRef],
  * setup(ctx) { ctx.provide(filesystemsRef, { name: 'vfs', aliases: ['vendorfs'], type: 'mem', mount: '/vfs', ... }); }
- * // elsewhere: deps: { filesystems: filesystemsRef } and findFilesystem(ctx.deps.filesystems, 'memfs')
+ * // elsewhere: deps: { filesystems: filesystemsRef } and findFilesystem(ctx.deps.filesystems, 'vfs')
  */
 export const filesystemsRef = createServiceRef<FilesystemService, true>('filesystems', { multiple: true });

@@ -10,7 +10,7 @@ import type { ConfigErrors } from './config/checks.ts';
 export type SectionName = Exclude<keyof KernelConfig, 'plugins'>;
 
 /** A value and everything below it read-only (the type of `ctx.sections`). */
-export type DeepReadonly<T> = T extends (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+type DeepReadonly<T> = T extends (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 type Thawed<T> = T extends readonly (infer E)[] ? Thawed<E>[] : T extends object ? { -readonly [K in keyof T]: Thawed<T[K]> } : T;
 
 /**
@@ -26,6 +26,7 @@ export function thaw<T>(value: T): Thawed<T> {
 /** The sections named in `reads`, typed and frozen; reading any other one throws. */
 export type ReadSections<R extends readonly SectionName[]> = { readonly [K in R[number]]: DeepReadonly<KernelConfig[K]> };
 import type { PluginState } from './state.ts';
+import type { EventTypeDeclaration } from './events.ts';
 
 /** The room a plugin gets in `setup`: its config, deps, logger, HTTP scope, hooks. */
 export interface PluginContext<C, D extends DepsMap, R extends readonly SectionName[] = readonly SectionName[]> {
@@ -110,15 +111,7 @@ export interface KeepOptions<T> {
    * gives one of them to another key's listener (the API moved onto RTMP's port) closes the resource
    * first, whatever its settings.
    */
-  holds?(resource: T): readonly KeptPort[];
-}
-
-/** A port a kept resource holds (`KeepOptions.holds`). */
-export interface KeptPort {
-  /** The config key of its address (`rtmp.address`). */
-  readonly key: string;
-  readonly proto: 'tcp' | 'udp';
-  readonly port: number;
+  holds?(resource: T): ReadonlyArray<{ readonly key: string; readonly proto: 'tcp' | 'udp'; readonly port: number }>;
 }
 
 /** A plugin definition; pure data, no side effects at import time. */
@@ -174,6 +167,12 @@ export interface PluginDefinition<
    * cannot claim the same name; `config` is the kernel's.
    */
   readonly rootState?: readonly string[];
+  /**
+   * The event types this plugin emits (`eventsRef`): the catalogue (`GET /api/v3/events/types`,
+   * the table in CONTRIBUTING.md) lists them under the plugin's name, whether it is loaded or not
+   * for a built-in. A type two plugins emit (`fs.full`) is declared by both.
+   */
+  readonly events?: readonly EventTypeDeclaration[];
   setup(ctx: PluginContext<S extends TSchema ? Static<S> : undefined, D, R>): void | Promise<void>;
 }
 

@@ -8,7 +8,7 @@ import type { ProcessStreamProgress } from './process.ts';
  */
 
 /** One input or output of a process config (reference 5.4); `cleanup` on outputs only. */
-export interface ApiProcessConfigIO {
+interface ApiProcessConfigIO {
   readonly id: string;
   readonly address: string;
   readonly options: readonly string[];
@@ -37,7 +37,7 @@ export interface ApiProcessConfig {
 }
 
 /** One side of an avstream (reference 5.6). */
-export interface ApiAVstreamIO {
+interface ApiAVstreamIO {
   readonly state: string;
   readonly packet: number;
   readonly time: number;
@@ -109,7 +109,7 @@ export interface ApiProcessState {
 }
 
 /** The demand state of an on-demand process (`state.ondemand`). */
-export interface ApiDemandState {
+interface ApiDemandState {
   /** True while it waits for a reader (order `start`, not running for demand). */
   readonly waiting: boolean;
   /** Readers now: HLS viewers seen within the idle time plus stream readers. */
@@ -148,7 +148,7 @@ export interface ApiProcess {
 }
 
 /** One stream a probe found (reference 5.8 `ProbeIO`). */
-export interface ApiProbeIO {
+interface ApiProbeIO {
   readonly url: string;
   readonly format: string;
   readonly index: number;

@@ -8,7 +8,7 @@ export type ProcessExecState = 'finished' | 'starting' | 'running' | 'finishing'
 export type ProcessOrder = 'start' | 'stop';
 
 /** One input or output of a process, as configured (placeholders unresolved). */
-export interface ProcessIOInfo {
+interface ProcessIOInfo {
   id: string;
   address: string;
   options: readonly string[];
@@ -191,7 +191,7 @@ export type ProcessStateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 's
  * An on-demand process (config `ondemand.enable`) started for a reader or stopped after its last
  * reader left (`onDemand`).
  */
-export interface ProcessDemandEvent {
+interface ProcessDemandEvent {
   id: string;
   reference: string;
   /** `start`: a reader asked while it waited; `stop`: no reader for its idle time. */
@@ -203,7 +203,7 @@ export interface ProcessDemandEvent {
 }
 
 /** A scheduled process waits for its next start (`onSchedule`). */
-export interface ProcessScheduleEvent {
+interface ProcessScheduleEvent {
   id: string;
   reference: string;
   /** The next start, RFC 3339 in UTC. */
@@ -240,7 +240,7 @@ export interface ProcessChangeEvent {
 }
 
 /** New progress figures of a running process (`onProgress`, about twice a second). */
-export interface ProcessProgressEvent {
+interface ProcessProgressEvent {
   id: string;
   reference: string;
   progress: ProcessProgressInfo;
@@ -276,7 +276,7 @@ export interface ProcessCommandView {
 }
 
 /** A process was deleted; its files marked `purge_on_delete` are gone already (`onDelete`). */
-export interface ProcessDeleteEvent {
+interface ProcessDeleteEvent {
   id: string;
   reference: string;
 }

@@ -1,5 +1,6 @@
 import pino from 'pino';
-import { fsServeHooksRef, PlaylistRewrites, responseBytes, type FsServeRequest } from '../../sdk/index.ts';
+import { fsServeHooksRef, type FsServeRequest } from '../../sdk/index.ts';
+import { PlaylistRewrites, responseBytes } from '../../core/http/files/serve-hooks.ts';
 import { HlsViewers } from '../../plugins/sessions/hls-viewers.ts';
 import { SessionRegistry } from '../../plugins/sessions/registry.ts';
 import { DoorTapModules } from '../../core/http/files/tap-modules.ts';

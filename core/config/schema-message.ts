@@ -1,6 +1,6 @@
 import { FormatRegistry } from '@sinclair/typebox';
 import type { ValueError } from '@sinclair/typebox/value';
-import { CONFIG_FORMATS, formatMessage } from '../../sdk/index.ts';
+import { CONFIG_FORMATS, formatMessage } from '../../sdk/config/formats.ts';
 
 // the SDK registers its formats with the TypeBox it resolves; an installed core may resolve its own
 // copy (the checks below run with that one), so they are registered here too

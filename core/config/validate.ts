@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
-import { MAX_SERVING_THREADS, isDir, isFile, validCidr, type ConfigErrors } from '../../sdk/index.ts';
+import { isFile, validCidr, type ConfigErrors } from '../../sdk/index.ts';
+import { MAX_SERVING_THREADS } from '../../sdk/config/thread-limits.ts';
+import { isDir } from './fs-checks.ts';
 import { schemaErrorMessage } from './schema-message.ts';
 import type { ConfigData } from './config-data.ts';
 import { getPath } from './schema-walk.ts';

@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { httpErrors, isLoopback, type ApiError, type ApiConfig, type RouteAccess } from '../../sdk/index.ts';
+import { httpErrors, isLoopback, type ApiError } from '../../sdk/index.ts';
+import type { RouteAccess } from '../../sdk/http.ts';
+import type { ApiConfig } from '../../sdk/config/sections-a.ts';
 import { THREAD_PEER_HEADER, isServingThreadSocket } from './threads/module.ts';
 import { AccessList, CidrSet, resolveClientAddress } from './client-address.ts';
 import { takeThreadPeer, type ThreadPeer } from './threads/peer-header.ts';

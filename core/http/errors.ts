@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, isApiError, reasonPhrase } from '../../sdk/index.ts';
+import { ApiError, isApiError } from '../../sdk/index.ts';
 
 /** Turns any error into the interface's Error body; unexpected ones are 500 and logged. */
 export function toApiError(err: FastifyError | Error, log?: Logger): ApiError {
@@ -23,7 +23,7 @@ export function toApiError(err: FastifyError | Error, log?: Logger): ApiError {
   }
   if (err instanceof SyntaxError) return new ApiError(400, 'Invalid JSON', [err.message], 'INVALID_JSON');
   const status = fe.statusCode;
-  if (status && status >= 400 && status < 500) return new ApiError(status, reasonPhrase(status), [fe.message], fe.code ?? `HTTP_${status}`);
+  if (status && status >= 400 && status < 500) return new ApiError(status, undefined, [fe.message], fe.code ?? `HTTP_${status}`);
   log?.error({ err }, 'unexpected error');
   return new ApiError(500, 'Internal Server Error', [scrubPaths(err.message)], 'INTERNAL');
 }

@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, fileDoorMiss, httpHooksRef, isStreamedBody, normalizeIp, type ApiConfig, type HttpScope, type RouteAccess } from '../../sdk/index.ts';
+import { ApiError, fileDoorMiss, httpHooksRef, isStreamedBody, normalizeIp, type HttpScope } from '../../sdk/index.ts';
+import type { RouteAccess } from '../../sdk/http.ts';
+import type { ApiConfig } from '../../sdk/config/sections-a.ts';
 import type { HookRegistry } from '../kernel/hook-registry.ts';
 import { FrontDoorAccess } from './access.ts';
 import { errorHandler, sendError, toApiError } from './errors.ts';

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BootError, type DepsMap, type HttpScope, type PluginContext, type ServiceRef } from '../../sdk/index.ts';
+import { BootError, eventsRef, type EventsService, type HttpScope, type PluginContext, type ServiceRef } from '../../sdk/index.ts';
+import type { DepsMap } from '../../sdk/refs.ts';
 import type { Kernel } from './kernel.ts';
 import { getPath } from '../config/schema-walk.ts';
 import { vendorConfig, type LoadedPlugin } from './loader.ts';
@@ -34,6 +35,8 @@ export async function mountPlugin(k: Kernel, p: LoadedPlugin): Promise<void> {
             throw new Error(`provides '${ref.id}' without declaring it in 'provides'`);
           }
           k.services.provide(ref, impl);
+          // the catalogue goes in before any consumer mounts, so emitters' types come first
+          if (ref.id === eventsRef.id) (impl as EventsService).declare(k.eventTypes);
         },
         onClose: (fn) => life.onClose(def.name, fn),
         retain: <T>(key: string, create: () => T): T => {

@@ -1,4 +1,4 @@
-import type { HookSet, HooksRef, PluginHooks, TapFn } from '../../sdk/index.ts';
+import type { HookSet, HooksRef, PluginHooks, TapFn } from '../../sdk/hooks.ts';
 
 /** One frozen instance of each hook set per app. */
 export class HookRegistry {

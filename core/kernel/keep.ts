@@ -1,6 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
-import type { KeepOptions, KeptPort } from '../../sdk/index.ts';
+import type { KeepOptions } from '../../sdk/index.ts';
+
+/** A port a kept resource holds, with the config key of its address (`KeepOptions.holds`). */
+export type KeptPort = NonNullable<ReturnType<NonNullable<KeepOptions<unknown>['holds']>>>[number];
 
 interface Entry {
   owner: string;

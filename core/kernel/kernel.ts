@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ConfigErrors, HttpScope, ServerInfo } from '../../sdk/index.ts';
+import type { ConfigErrors, EventTypeSpec, HttpScope, ServerInfo } from '../../sdk/index.ts';
 import type { ConfigData } from '../config/config-data.ts';
 import type { ConfigStore } from '../config/store.ts';
 import type { LogRing } from '../log/ring.ts';
@@ -28,6 +28,11 @@ export interface Kernel {
   readonly retained: Map<string, unknown>;
   /** Resources kept across reloads while their settings are unchanged (`ctx.keep`). */
   readonly kept: KeptResources;
+  /**
+   * The event catalogue of this build and the loaded plugins (`core/kernel/event-types.ts`),
+   * declared to the events bus when a plugin provides `eventsRef`.
+   */
+  readonly eventTypes: readonly EventTypeSpec[];
   /** Names of the loaded plugins, in mount order. */
   readonly plugins: string[];
   readonly env: NodeJS.ProcessEnv;

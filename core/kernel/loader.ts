@@ -1,11 +1,14 @@
 import { realpathSync } from 'node:fs';
 import { relative, resolve, isAbsolute } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BootError, SDK_NAME, SDK_VERSION, type PluginDefinition, type PluginEntry } from '../../sdk/index.ts';
+import { BootError, SDK_VERSION, type PluginDefinition, type PluginEntry } from '../../sdk/index.ts';
 import { currentBuild } from '../config/build.ts';
 import type { LoadedPlugin } from '../config/plugin-entries.ts';
 import { findPluginPackage } from './resolve-package.ts';
 import { satisfies } from './semver-range.ts';
+
+/** The SDK's package name: a plugin package's `peerDependencies` entry on it carries its range. */
+export const SDK_NAME = '@media-core/sdk';
 
 export { pluginCode, withEntrySettings, vendorConfigErrors, vendorConfig, type LoadedPlugin } from '../config/plugin-entries.ts';
 

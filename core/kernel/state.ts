@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { PluginState, StateDocumentOptions } from '../../sdk/index.ts';
+import type { PluginState, StateDocumentOptions } from '../../sdk/state.ts';
 import { JsonDocument } from '../store/json-document.ts';
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;

@@ -1,4 +1,6 @@
-import { ConfigErrorList, EncoderConfig, findExecutable, type ConfigErrors } from '../../sdk/index.ts';
+import { ConfigErrorList, type ConfigErrors } from '../../sdk/index.ts';
+import { EncoderConfig } from '../../sdk/config/sections-b.ts';
+import { findExecutable } from '../config/fs-checks.ts';
 
 /**
  * The process engine's section `encoder` (alias `ffmpeg`, kept identical by the core). The schema

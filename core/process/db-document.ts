@@ -1,4 +1,5 @@
-import { ApiError, BootError, type StateDocument, type StateDocumentOptions } from '../../sdk/index.ts';
+import { ApiError, BootError, type StateDocument } from '../../sdk/index.ts';
+import type { StateDocumentOptions } from '../../sdk/state.ts';
 import { FragmentCache, NotStorable } from './db-text.ts';
 import { tracked } from './db-tracked.ts';
 

@@ -26,6 +26,7 @@ import { explainUnresolved } from './unresolved.ts';
 import { DemandHub } from './demand/hub.ts';
 import { Slate } from './demand/slate.ts';
 import { accessList, diskRootOf } from './validate.ts';
+import { PROCESS_EVENT_TYPES } from './events.ts';
 
 /**
  * The process engine, a required plugin written against the SDK alone (the worked example of
@@ -46,6 +47,7 @@ export const processPlugin = definePlugin({
   },
   provides: [processesRef, processReplicaRef],
   rootState: ['db'],
+  events: PROCESS_EVENT_TYPES,
   async setup(ctx) {
     const enc = ctx.config;
     const { log } = ctx;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { BootError, writeFileAtomic, type StateDocument, type StateDocumentOptions } from '../../sdk/index.ts';
+import { BootError, writeFileAtomic, type StateDocument } from '../../sdk/index.ts';
+import type { StateDocumentOptions } from '../../sdk/state.ts';
 import { removeStaleTemps } from './stale-temps.ts';
 
 /** A commit waiting for its write: how to undo it, and the error once a write failed. */

@@ -1,5 +1,6 @@
 import { aboutRef, definePlugin, eventsRef, filesystemsRef, optional, processesRef, processReplicaRef, serverRef, streamTableRef } from '../../sdk/index.ts';
 import { ClusterConfig, validateCluster } from './schema.ts';
+import { CLUSTER_EVENTS } from './events.ts';
 
 /**
  * Cluster (issue 20): several nodes as one service on NATS JetStream. Each node announces
@@ -20,6 +21,7 @@ export default definePlugin({
     about: aboutRef, processes: processesRef, replica: processReplicaRef, server: serverRef, events: optional(eventsRef), filesystems: filesystemsRef,
     streams: streamTableRef,
   },
+  events: CLUSTER_EVENTS,
   async setup(ctx) {
     const { ClusterNode } = await import('./node.ts');
     const { clusterRoutes } = await import('./routes.ts');

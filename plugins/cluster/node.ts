@@ -21,7 +21,7 @@ export interface NodeDeps {
   streams?(): string[];
   /** An announcement (or a node's removal) arrived: the relay compares the names the others serve. */
   onNodes?(): void;
-  /** Cluster events (`cluster.*` in sdk/event-types.ts); none without the events plugin. */
+  /** Cluster events (`cluster.*`, declared in events.ts); none without the events plugin. */
   emit?(type: string, subject: Record<string, string>, payload?: Record<string, unknown>): void;
 }
 

@@ -20,6 +20,9 @@ export default definePlugin({
   reads: ['storage', 'db'],
   deps: { placeholders: placeholdersRef, events: optional(eventsRef) },
   provides: [filesystemsRef],
+  events: [{ type: 'fs.full', subject: ['filesystem', 'path'], description: 'A write was refused with 507 (first refusal after a successful write).', payload: {
+    code: 'the error code, e.g. `MEMFS_FULL`, `DISKFS_FILE_TOO_BIG`',
+  } }],
   async setup(ctx) {
     const cfg = ctx.config;
     const dir = resolve(cfg.dir);

@@ -1,10 +1,12 @@
-import { BUILTIN_EVENT_TYPES, definePlugin, eventsRef } from '../../sdk/index.ts';
+import { definePlugin, eventsRef } from '../../sdk/index.ts';
+import { OWN_EVENTS } from './declared.ts';
 import type { Retained } from './bus.ts';
 import { EventsPluginConfig, validateEvents } from './schema.ts';
 import type { ResumePoints } from './webhooks.ts';
 
 /**
- * Events: one stream of what operators react to. Provides `eventsRef` (emit, subscribe, declare),
+ * Events: one stream of what operators react to. Provides `eventsRef` (emit, subscribe, declare;
+ * the core declares every plugin's `events` to it as it is provided),
  * turns the process and ingest hooks into events, serves `GET /api/v3/events` as Server-Sent
  * Events (resumable from a bounded history that survives config reloads) and posts events to the
  * configured webhooks.
@@ -15,6 +17,7 @@ export default definePlugin({
   configSchema: EventsPluginConfig,
   validate: validateEvents,
   provides: [eventsRef],
+  events: OWN_EVENTS,
   async setup(ctx) {
     const cfg = ctx.config;
     // imported when mounted: the core reads every built-in's definition, loaded or not
@@ -25,7 +28,6 @@ export default definePlugin({
     if (kept.ring.capacity !== cfg.history) kept.ring = new EventRing(cfg.history, kept.ring);
     kept.apps++;
     const bus = new EventBus(kept, ctx.log);
-    bus.declare(BUILTIN_EVENT_TYPES);
     ctx.provide(eventsRef, bus);
     tapEmitters(ctx.hooks, bus);
 

@@ -18,6 +18,14 @@ export default definePlugin({
     placeholders: placeholdersRef, server: serverRef, events: optional(eventsRef),
   },
   provides: [filesystemsRef],
+  events: [
+    { type: 'fs.full', subject: ['filesystem', 'path'], description: 'A write was refused with 507 (first refusal after a successful write).', payload: {
+      code: 'the error code, e.g. `MEMFS_FULL`',
+    } },
+    { type: 'fs.purge', subject: ['filesystem', 'path'], description: 'The oldest files were dropped to make room (`storage.memory.purge`).', payload: {
+      files: 'files dropped', bytes: 'bytes freed',
+    } },
+  ],
   setup(ctx) {
     const cfg = ctx.config;
     const mime = MimeTable.load(ctx.sections.storage.mimetypes_file);

@@ -24,6 +24,14 @@ export default definePlugin({
   reads: ['encoder', 'storage'],
   deps: { processes: processesRef, children: childrenRef, events: optional(eventsRef) },
   provides: [playoutRef],
+  events: [
+    { type: 'playlist.item.started', subject: ['process', 'playlist'], description: 'A `playlist:` input started an item (its first keyframe reached the process).', payload: {
+      item: 'the item\'s source', index: 'its index in the playlist',
+    } },
+    { type: 'playlist.item.skipped', subject: ['process', 'playlist'], description: 'A `playlist:` item could not be read and was skipped (the error frame covers the gap).', payload: {
+      item: 'the item\'s source', reason: 'why (ffmpeg\'s last line, a missing file)',
+    } },
+  ],
   async setup(ctx) {
     const cfg = ctx.config;
     const { processes } = ctx.deps;

@@ -16,6 +16,17 @@ export default definePlugin({
   configSchema: RecordingsConfig,
   reads: ['encoder'],
   deps: { streams: streamTableRef, filesystems: filesystemsRef, children: childrenRef, events: optional(eventsRef) },
+  events: [
+    { type: 'recording.started', subject: ['recording', 'stream'], description: 'A recording started reading its stream (published, or the recording was created while it was).', payload: {
+      filesystem: 'where its segments go',
+    } },
+    { type: 'recording.stopped', subject: ['recording', 'stream'], description: 'A recording stopped reading: the publisher left (a gap in the index), or it was changed, deleted or shut down.', payload: {
+      reason: '`ended`, `dropped`, `stopped`, `changed`, `deleted` or `shutdown`',
+    } },
+    { type: 'recording.segment.failed', subject: ['recording', 'stream'], description: 'A segment was not stored (the filesystem refused it, too many waited, or it outgrew `max_segment_mbytes`).', payload: {
+      reason: 'the message', file: 'the segment\'s path, when it had one',
+    } },
+  ],
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;

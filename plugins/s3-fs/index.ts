@@ -15,6 +15,13 @@ export default definePlugin({
   reads: ['storage'],
   deps: { placeholders: placeholdersRef, server: serverRef, events: optional(eventsRef) },
   provides: [filesystemsRef, metricCollectorsRef],
+  events: [
+    { type: 'fs.lost', subject: ['filesystem', 'path'], description: 'A write to an S3 filesystem could not be stored (refused by S3, buffer full, or the service stopped first).', payload: {
+      bytes: 'size of the lost file', reason: 'why',
+    } },
+    { type: 'fs.down', subject: ['filesystem'], description: 'An S3 filesystem failed a call: writes are buffered and retried.', payload: {} },
+    { type: 'fs.up', subject: ['filesystem'], description: 'An S3 filesystem takes calls again after a failure.', payload: {} },
+  ],
   async setup(ctx) {
     if (ctx.config.length === 0) return;
     let start: typeof import('./start.ts').startS3;

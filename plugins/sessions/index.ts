@@ -19,6 +19,9 @@ export default definePlugin({
   reads: ['db'],
   deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), server: serverRef, door: fileDoorRef, streams: streamTableRef },
   provides: [sessionsRef, metricCollectorsRef],
+  events: [{ type: 'session.limit', subject: ['collector'], description: 'A collector started refusing new sessions (first refusal after an admission).', payload: {
+    reason: '`Number of sessions exceeded` or `Bitrate limit exceeded`',
+  } }],
   async setup(ctx) {
     const cfg = ctx.config;
     const { sessionRoutes } = await import('./routes.ts');

@@ -4,9 +4,10 @@ import { EncoderConfig, DebugConfig, ServiceConfig, RouterConfig, PluginEntry } 
 import { HttpConfig } from './sections-http.ts';
 import { Formatted } from './formats.ts';
 
-export * from './sections-a.ts';
-export * from './sections-b.ts';
-export * from './sections-http.ts';
+// what a plugin names (builders, the sections it shares); the kernel's own section schemas and
+// their types are imported by the core from their files
+export { Str, Bool, Int, Port, List, IdpTenant, IdpConfig, ApiAuthConfig, DiskStorageConfig, S3StorageConfig } from './sections-a.ts';
+export { PluginEntry } from './sections-b.ts';
 
 /**
  * The kernel's sections of the configuration (layout version 3 of the reference, section 6.2, plus

@@ -6,7 +6,6 @@ import { MAX_TIMER_SECONDS } from './formats.ts';
 
 import { AUTO_MAX_THREADS, MAX_SERVING_THREADS } from './thread-limits.ts';
 
-export { AUTO_MAX_THREADS, MAX_SERVING_THREADS };
 
 export const HttpConfig = describe(Type.Object({
   threads: Type.Integer({ default: -1 }),

@@ -6,6 +6,7 @@ import * as everything from '../../sdk/index.ts';
 import * as contract from '../../sdk/contract.ts';
 import * as toolkit from '../../sdk/toolkit.ts';
 import { toApiError } from '../../core/http/errors.ts';
+import { SDK_NAME } from '../../core/kernel/loader.ts';
 
 const SDK = fileURLToPath(new URL('../../sdk/', import.meta.url));
 const ROOT = join(SDK, '..');
@@ -13,7 +14,7 @@ const json = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as Record<string
 
 t.test('sdk/package.json: the name and version the code exports, and the entries', async (t) => {
   const pkg = json(join(SDK, 'package.json'));
-  t.equal(pkg.name, everything.SDK_NAME);
+  t.equal(pkg.name, SDK_NAME);
   t.equal(pkg.version, everything.SDK_VERSION);
   t.same(Object.keys(pkg.exports).sort(), ['.', './package.json', './toolkit'], 'the test kit is its own package (@media-core/testkit)');
   for (const [entry, target] of Object.entries(pkg.exports) as [string, string | Record<string, string>][]) {

@@ -92,3 +92,8 @@ definePlugin({ name: 'bad-dep', deps: { clock: 'types.clock' }, setup() {} });
 definePlugin({ name: 'bad-validate', configSchema: Settings, validate: (s) => (s.port.length ? {} : {}), setup() {} });
 // @ts-expect-error a name is required
 definePlugin({ setup() {} });
+
+// `events` declares the types a plugin emits: listed under its name, so a declaration has no emitter
+definePlugin({ name: 'emits', events: [{ type: 'vendor.hot', description: 'Too hot.', subject: ['card'], payload: { celsius: 'temperature' } }], setup() {} });
+// @ts-expect-error a declaration says when it is emitted
+definePlugin({ name: 'bad-events', events: [{ type: 'vendor.hot', subject: [], payload: {} }], setup() {} });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import {
-  ApiError, MimeTable, CorsPolicy, PlaylistRewrites, fsServeHooksRef, markStreamedBody, normalizeIp, openFsNode,
+  ApiError, MimeTable, CorsPolicy, fsServeHooksRef, markStreamedBody, normalizeIp, openFsNode,
   type BasicAuthService, type FilesystemService, type RunCredentials, type FsNode, type FsOpenHint, type FsServeHooks, type FsWriteResult,
 } from '../../../sdk/index.ts';
 import { resolveClientAddress, type CidrSet } from '../client-address.ts';
@@ -9,6 +9,7 @@ import { takeThreadPeer } from '../threads/peer-header.ts';
 import { THREAD_PEER_HEADER, isServingThreadSocket } from '../threads/module.ts';
 import { FileDoor } from './door.ts';
 import { answerRead } from './read.ts';
+import { PlaylistRewrites } from './serve-hooks.ts';
 import { answerWrite } from './write.ts';
 import { runWriteVerdict } from './run-writes.ts';
 import type { PendingUploads } from './pending.ts';

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { fsServeTapped, responseBytes, type FsServeRequest } from '../../../sdk/fs-hooks.ts';
+import type { FsServeRequest } from '../../../sdk/fs-hooks.ts';
+import { fsServeTapped, markFileDoorMiss, responseBytes } from './serve-hooks.ts';
 import type { FsFile, FsNode } from '../../../sdk/fs.ts';
 import { isApiError } from '../../../sdk/errors.ts';
 import { refusal, sendThrown } from './answer-error.ts';
 import { sendFile } from './send.ts';
-import { markFileDoorMiss } from '../../../sdk/file-door.ts';
 import type { DoorEnv, DoorMount, Maybe } from './types.ts';
 
 /*

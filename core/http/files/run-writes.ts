@@ -1,4 +1,5 @@
-import { ApiError, parseBasicAuthorization, parseRunBasic, type RunCredentials, type RunGrant } from '../../../sdk/index.ts';
+import { ApiError, parseBasicAuthorization, type RunCredentials, type RunGrant } from '../../../sdk/index.ts';
+import { parseRunBasic } from '../../../sdk/run-credentials.ts';
 
 /*
  * Writes by a run's credential (issue 43.4): a child the engine started writes to a public mount

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 // the SDK's files one by one, not its index: this module runs in every serving thread (memory per thread)
 import { normalizeIp } from '../../../sdk/client-address.ts';
 import { CorsPolicy } from '../../../sdk/fs-cors.ts';
-import { fsServeHooksRef, PlaylistRewrites, type FsServeHooks } from '../../../sdk/fs-hooks.ts';
+import { fsServeHooksRef, type FsServeHooks } from '../../../sdk/fs-hooks.ts';
+import { PlaylistRewrites } from './serve-hooks.ts';
 import { receiveMessageOnPort } from 'node:worker_threads';
 import { MimeTable } from '../../../sdk/fs-mime.ts';
 import type { FsFile, FsNode, FsReader, FsReaderFactory } from '../../../sdk/fs.ts';

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BasicCredentials } from '../../../sdk/credentials.ts';
 import type { CorsPolicy } from '../../../sdk/fs-cors.ts';
-import type { FsServeHooks, PlaylistRewrites } from '../../../sdk/fs-hooks.ts';
+import type { FsServeHooks } from '../../../sdk/fs-hooks.ts';
+import type { PlaylistRewrites } from './serve-hooks.ts';
 import type { MimeTable } from '../../../sdk/fs-mime.ts';
 import type { FsNode, FsWriteResult } from '../../../sdk/fs.ts';
 
