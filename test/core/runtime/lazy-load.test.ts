@@ -26,6 +26,8 @@ const imported = (pkg: string) => resolved.some((u) => u.includes(`/node_modules
 
 t.test('issue 46.4: the process list and a process by id need no validator compiler; jose waits for auth', async (t) => {
   const app = await startApp(t);
+  // the ES facade of node:http loads undici (fetch, WebSocket) for nothing: core/runtime/builtin.ts
+  t.notOk((process as unknown as { moduleLoadList: string[] }).moduleLoadList.some((m) => m.includes('undici')), 'no undici after boot');
   const list = await app.request('GET', '/api/v3/process?filter=state&reference=x&idpattern=a*');
   t.equal(list.status, 200, 'a list with a query answers');
   t.equal((await app.request('GET', '/api/v3/process/nope')).status, 404, 'a process by id answers');
