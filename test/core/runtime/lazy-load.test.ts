@@ -33,6 +33,7 @@ t.test('issue 46.4: the process list and a process by id need no validator compi
   t.equal((await app.request('GET', '/api/v3/process/nope')).status, 404, 'a process by id answers');
   t.notOk(loaded('@fastify/ajv-compiler'), 'their query and :id are plain strings: no ajv loaded for them');
   t.notOk(imported('jose'), 'no jose with auth off (the auth plugin is set up all the same)');
+  t.notOk(loaded('mime-types'), 'no mime-types before a static folder serves a file');
 });
 
 t.test('validators are compiled at a route\'s first request, not at boot', async (t) => {
