@@ -14,7 +14,8 @@ const api = nodeModule as unknown as CompileCacheApi;
  * entry passes `node_modules/.cache/` of the installation, which the install step writes like
  * the built JavaScript): children cannot write there, and neither can another user, as they
  * could a shared temporary folder. An entry whose source changed is compiled again (V8 checks
- * the source's hash); a folder that cannot be written leaves the start as it was; the operator's
+ * the source's hash), and `scripts/build.mjs` empties the folder whenever it rebuilt something, so
+ * it holds the current build only; a folder that cannot be written leaves the start as it was; the operator's
  * `NODE_COMPILE_CACHE` (another folder) or `NODE_DISABLE_COMPILE_CACHE=1` win. Call it before the
  * service's modules are imported; `flushCompiled()` once it runs writes what was compiled.
  */
