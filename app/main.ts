@@ -6,8 +6,9 @@
  * cache (core/runtime/compile-cache.ts), kept with the installation.
  */
 import '../core/runtime/relaunch.ts';
+import { fileURLToPath } from 'node:url';
 import { enableCompiledCache, flushCompiled } from '../core/runtime/compile-cache.ts';
 
-enableCompiledCache(new URL('../node_modules/.cache/media-core/compiled', import.meta.url).pathname);
+enableCompiledCache(fileURLToPath(new URL('../node_modules/.cache/media-core/compiled', import.meta.url)));
 await import('./cli.ts');
 flushCompiled();
