@@ -2,8 +2,13 @@
  * The service's entry (`node app/main.js`, `npm start`). First the runtime flags: the core's
  * relaunch.ts replaces this process with one that has them (core/runtime/README.md) before anything
  * else is even parsed; the service itself (cli.ts) is imported only after, so the first process
- * does not load the module graph it would throw away.
+ * does not load the module graph it would throw away. Its modules come through Node's compile
+ * cache (core/runtime/compile-cache.ts), kept with the installation.
  */
 import '../core/runtime/relaunch.ts';
+import { fileURLToPath } from 'node:url';
+import { enableCompiledCache, flushCompiled } from '../core/runtime/compile-cache.ts';
 
+enableCompiledCache(fileURLToPath(new URL('../node_modules/.cache/media-core/compiled', import.meta.url)));
 await import('./cli.ts');
+flushCompiled();

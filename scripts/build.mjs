@@ -101,6 +101,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const t0 = performance.now();
   const r = await build(root);
   if (r.built || r.removed) {
+    // the service's compile cache (core/runtime/compile-cache.ts) keeps an entry per source text it
+    // saw: emptied when the code changed, so it holds the current build only (the next start fills it)
+    rmSync(join(root, 'node_modules/.cache/media-core/compiled'), { recursive: true, force: true });
     console.error(`build: ${r.built} file(s) compiled to JavaScript, ${r.removed} removed, in ${Math.round(performance.now() - t0)} ms`);
   }
 }

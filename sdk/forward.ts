@@ -1,10 +1,16 @@
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type * as Http from 'node:http';
+import type { ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type * as Https from 'node:https';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { DEFAULT_DRAIN, lingerClose, requestHasBody, type DrainBounds } from './linger-close.ts';
 
+// node:http and node:https as `require` gives them: their ES facade (an `import { request }`) loads
+// undici at every start for nothing (issue 46.4; the core's runtime/builtin.ts says more)
+const builtin = (process as unknown as { getBuiltinModule(id: string): unknown }).getBuiltinModule.bind(process);
+const { Agent: HttpAgent, request: httpRequest } = builtin('node:http') as typeof Http;
+const { Agent: HttpsAgent, request: httpsRequest } = builtin('node:https') as typeof Https;
 /*
  * The one forwarder of the service: a serving thread passing a request to main, a cluster node
  * passing one to the node that owns the process. Plain node:http (no fastify), loaded by worker
@@ -100,8 +106,8 @@ export class HttpForwarder {
   readonly #maxSockets: number;
   readonly #drain: DrainBounds;
   readonly #halfOpenMs: number;
-  #http: HttpAgent | undefined;
-  #https: HttpsAgent | undefined;
+  #http: Http.Agent | undefined;
+  #https: Https.Agent | undefined;
   /** Joined upgrade connections (the client's socket), destroyed by `close`. */
   readonly #tunnels = new Set<Duplex>();
 
@@ -199,7 +205,7 @@ export class HttpForwarder {
     return up;
   }
 
-  #agent(https: boolean): HttpAgent {
+  #agent(https: boolean): Http.Agent {
     if (https) return (this.#https ??= new HttpsAgent({ keepAlive: true, maxSockets: this.#maxSockets }));
     return (this.#http ??= new HttpAgent({ keepAlive: true, maxSockets: this.#maxSockets }));
   }

@@ -16,21 +16,34 @@ function packageVersion(): string {
 
 /**
  * The build's own identity: package version and, in a git checkout, commit, branch and commit
- * date. Read by `git` in the background (two runs in parallel, the event loop free meanwhile):
- * the synchronous runs it replaced were three, and the first answer of `GET /api` waited for
- * them (issue 29). Start it early; every later call gets the same promise.
+ * date. Read by one run of `git` in the background (the event loop free meanwhile): the
+ * synchronous runs it replaced were three, and the first answer of `GET /api` waited for them
+ * (issue 29); the two parallel runs that followed cost the start-up a fork each (issue 46.4).
+ * Start it early; every later call gets the same promise.
  */
 export function loadBuildInfo(): Promise<BuildInfo> {
   loading ??= cached ? Promise.resolve(cached) : (async () => {
     const git = (...args: string[]) => new Promise<string>((resolve) => {
       execFile('git', args, { ...GIT, cwd: root() }, (err, out) => resolve(err ? '' : String(out).trim()));
     });
-    const [log, branch] = await Promise.all([git('log', '-1', '--format=%H%n%cI'), git('rev-parse', '--abbrev-ref', 'HEAD')]);
-    const [commit = '', date = ''] = log.split('\n');
-    cached ??= { commit, branch, date, version: packageVersion() };
+    cached ??= { ...fromLog(await git(...LOG)), version: packageVersion() };
     return cached;
   })();
   return loading;
+}
+
+/** Commit, commit date and the ref names of HEAD, in one run (short names whatever `log.decorate` says). */
+const LOG = ['log', '-1', '--decorate=short', '--format=%H%n%cI%n%D'];
+
+/**
+ * What `git log` printed: the branch is the one HEAD points to (`HEAD -> name` among the ref
+ * names), else `HEAD` as `git rev-parse --abbrev-ref HEAD` prints for a detached HEAD; all empty
+ * when git failed (not a checkout, no git, no commit yet).
+ */
+export function fromLog(out: string): { commit: string; branch: string; date: string } {
+  const [commit = '', date = '', refs = ''] = out.split('\n');
+  if (!commit) return { commit: '', branch: '', date: '' };
+  return { commit, date, branch: /^HEAD -> ([^,]+)/.exec(refs)?.[1] ?? 'HEAD' };
 }
 
 /** The build's identity now: what `loadBuildInfo` read, or read at once when it has not finished. */
@@ -39,8 +52,7 @@ export function buildInfo(): BuildInfo {
   const git = (...args: string[]) => {
     try { return execFileSync('git', args, { ...GIT, cwd: root(), stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return ''; }
   };
-  const [commit = '', date = ''] = git('log', '-1', '--format=%H%n%cI').split('\n');
-  cached = { commit, branch: git('rev-parse', '--abbrev-ref', 'HEAD'), date, version: packageVersion() };
+  cached = { ...fromLog(git(...LOG)), version: packageVersion() };
   return cached;
 }
 

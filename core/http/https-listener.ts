@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:https';
+import type { Server } from 'node:https';
+import { https } from '../runtime/builtin.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -127,7 +128,7 @@ export class HttpsListener {
     const address = config.tls.address;
     const { host, port } = listenAddress(address, config);
     // the same bounds as the HTTP listener (core/http/server.ts); bodies are the app's (fastify routing)
-    const server = createServer({ ...pair, ...serverOptions(this.#cap!.bounds) }, (req, res) => this.#handle(req, res));
+    const server = https.createServer({ ...pair, ...serverOptions(this.#cap!.bounds) }, (req, res) => this.#handle(req, res));
     server.prependListener('connection', (socket) => { this.#cap?.admit(socket); });
     server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { http } from '../runtime/builtin.ts';
 import type { Logger } from 'pino';
 import type { ConfigData } from '../config/config-data.ts';
 import type { KeptResources } from '../kernel/keep.ts';
@@ -41,7 +42,7 @@ export class KeptListener {
   #open = false;
 
   constructor(bounds: ListenerBounds) {
-    this.server = createServer(serverOptions(bounds), (req, res) => this.#handler?.(req, res));
+    this.server = http.createServer(serverOptions(bounds), (req, res) => this.#handler?.(req, res));
     // what fastify sets on a server it makes itself (a serverFactory's server gets none of it)
     this.server.keepAliveTimeout = KEEP_ALIVE_MS;
     this.server.requestTimeout = 0;

@@ -34,7 +34,10 @@ function beneath(folder: string, p: string): boolean {
 export function moduleProblem(args: readonly string[], modules: string): string | undefined {
   for (const raw of args) {
     if (SCRIPT_OPTION.test(raw)) return `the option '${raw}' reads a filtergraph from a file, which cannot be checked: write the graph in the option instead`;
-    const arg = unquote(raw);
+    // without a quote or an escape the argument is as ffmpeg reads it; and a module filter's name
+    // is in it, or FILTER cannot match (most arguments: every stored process is checked at start)
+    const arg = raw.includes('\\') || raw.includes("'") ? unquote(raw) : raw;
+    if (!arg.includes('ladspa') && !arg.includes('lv2') && !arg.includes('frei0r')) continue;
     const m = FILTER.exec(arg);
     if (!m) continue;
     if (!modules) {

@@ -7,7 +7,6 @@ import {
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
 import { EncoderSection, validateEncoder } from './config-schema.ts';
-import { resolveProcess } from './command.ts';
 import { dbHandle } from './db-document.ts';
 import { ProcessManager } from './manager.ts';
 import { stateCounts } from './process-entry.ts';
@@ -22,7 +21,7 @@ import { processesService } from './service.ts';
 import { realClock } from './schedule.ts';
 import { ProcessViews } from './views.ts';
 import { PidDir, reapOrphans, UsageSampler } from './supervisor/index.ts';
-import { explainUnresolved } from './unresolved.ts';
+import { engineResolver } from './resolve-memo.ts';
 import { DemandHub } from './demand/hub.ts';
 import { Slate } from './demand/slate.ts';
 import { accessList, diskRootOf } from './validate.ts';
@@ -108,10 +107,7 @@ export const processPlugin = definePlugin({
         binary: enc.binary, spawn: (binary, args, opts) => spawn(binary, args, opts), programDepth: ctx.deps.children.confinement.programDepth ?? 0, sampler, pidFiles: new PidDir(runDir, log),
         hooks, log, cpus: availableParallelism(), now: Date.now, clock, demand: demand.env,
         runs: ctx.deps.runs,
-        resolve: (c, run) => {
-          const r = resolveProcess(c, { registry, validator, lookup: manager.lookup, run });
-          return typeof r === 'string' ? explainUnresolved(c, registry, r) : r;
-        },
+        resolve: engineResolver(registry, validator, (id) => manager.lookup(id)),
         monitor: () => createRunMonitor(logLimits), stateEntries,
       },
     });

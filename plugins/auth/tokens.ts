@@ -1,6 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
 import type { TokenClaims } from './schema.ts';
+
+/** jose (46 modules) loads with the first token issued or checked: the plugin is set up with auth off too (issue 46.4). */
+let jose: Promise<typeof import('jose')> | undefined;
+const loadJose = () => (jose ??= import('jose'));
 
 const ISSUER = 'datarhei-core';
 /** Lifetimes of reference 3.2, in seconds. */
@@ -28,6 +31,7 @@ export class TokenIssuer {
 
   async issue(subject: string, use: TokenUse): Promise<string> {
     const exi = use === 'access' ? ACCESS_TTL : REFRESH_TTL;
+    const { SignJWT } = await loadJose();
     const iat = Math.floor(Date.now() / 1000);
     return new SignJWT({ usefor: use, exi })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -46,6 +50,7 @@ export class TokenIssuer {
    */
   async verify(token: string, use: TokenUse): Promise<string | undefined> {
     if (token.length > MAX_TOKEN_LENGTH) return undefined;
+    const { jwtVerify } = await loadJose();
     try {
       const { payload } = await jwtVerify(token, this.#key, {
         algorithms: ['HS256'],

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:https';
+import type { Server } from 'node:https';
+import { https } from '../../runtime/builtin.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WorkerTls } from './messages.ts';
@@ -49,7 +50,7 @@ export class ThreadTlsListener {
       return;
     }
     void this.close();
-    const server = createServer({ ...pair, ...serverOptions(this.#cap.bounds) }, this.#handle);
+    const server = https.createServer({ ...pair, ...serverOptions(this.#cap.bounds) }, this.#handle);
     server.prependListener('connection', (socket) => { this.#cap.admit(socket); });
     server.on('clientError', answerClientError);
     if (this.#continue) server.on('checkContinue', this.#continue);

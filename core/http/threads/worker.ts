@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { http } from '../../runtime/builtin.ts';
 import type { Duplex } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Forwarder } from './forward.ts';
@@ -82,7 +83,7 @@ const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => 
   stats.forwarded++;
   forwarder.tunnel(req, socket, head);
 };
-const server = createServer(serverOptions(init.bounds), onRequest);
+const server = http.createServer(serverOptions(init.bounds), onRequest);
 cap.attach(server);
 server.on('clientError', answerClientError);
 server.on('checkContinue', onContinue);

@@ -10,8 +10,12 @@ export interface ChildrenOptions {
   mechanism: Mechanism;
   /** `encoder.confinement.require`: refuse to start children unconfined. */
   require: boolean;
-  /** The service's secrets: config file, `db.dir`, TLS files. */
-  hidden: readonly string[];
+  /**
+   * The service's secrets: config file, `db.dir`, TLS files (and, run as root, what only root may
+   * read). A function is called once, at the first confined spawn: a start with no child to run
+   * does not walk the filesystem for them (issue 46.4).
+   */
+  hidden: readonly string[] | (() => readonly string[]);
   /** The disk filesystem's root and `encoder.confinement.writable`. */
   writable: readonly string[];
   /** Where the private temporary folders are made (inside `db.dir`, so hidden from every other child). */
@@ -46,18 +50,23 @@ const listDir: Lister = (dir) => {
 export class Children implements ChildrenService {
   readonly confinement: Confinement;
   readonly #opts: ChildrenOptions;
-  readonly #hidden: string[];
+  #hidden: string[] | undefined;
   readonly #writable: string[];
   readonly #env: Record<string, string>;
 
   constructor(opts: ChildrenOptions) {
     this.#opts = opts;
     this.confinement = { mechanism: opts.mechanism.mechanism, detail: opts.mechanism.detail, programDepth: opts.mechanism.ns ? 2 : 0 };
-    this.#hidden = opts.hidden.map(realPath);
+    if (typeof opts.hidden !== 'function') this.#hidden = opts.hidden.map(realPath);
     this.#writable = opts.writable.map(realPath);
     const m = opts.modules;
     // module filters search only the operator's folder (core/process/modules.ts); HOME is never set
     this.#env = m ? { LADSPA_PATH: m, LV2_PATH: m, FREI0R_PATH: m } : {};
+  }
+
+  #hiddenPaths(): string[] {
+    const h = this.#opts.hidden;
+    return (this.#hidden ??= (typeof h === 'function' ? h() : h).map(realPath));
   }
 
   /** Removes private folders a killed service left behind; call once per OS process, before any child. */
@@ -80,7 +89,7 @@ export class Children implements ChildrenService {
     try {
       // computed at each spawn: a file the service made for this child just now (a playout clip's
       // image in its temporary folder) is readable even in a folder on the way to a secret
-      const rules = pathRules({ hidden: this.#hidden, writable: [...this.#writable, tmp] }, listDir);
+      const rules = pathRules({ hidden: this.#hiddenPaths(), writable: [...this.#writable, tmp] }, listDir);
       const argv = ['--ppid', String(process.pid), ...(this.#opts.mechanism.ns ? ['--ns'] : []), ...ruleArgs(rules), '--', file, ...args];
       child = spawn(wrapper, argv, { ...base, env: { ...o.env, ...this.#env, TMPDIR: tmp } });
     } catch (err) {

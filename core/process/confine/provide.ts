@@ -36,7 +36,9 @@ export function childrenService(config: ConfigData, configPath: string, env: Nod
   const writable = [config.storage.disk.dir, ...conf.writable].map(realPath);
   const modules = conf.modules ? realPath(conf.modules) : '';
   const secrets = [configPath, db, config.tls.cert_file, config.tls.key_file].filter((p) => p).map(realPath);
-  const hidden = [...secrets, ...rootOnly(retained, [...writable, modules, realPath(process.cwd()), CODE, realPath(process.execPath)])];
+  // what only root may read is looked for at the first child's start, not at the service's (issue 46.4)
+  const keep = [...writable, modules, realPath(process.cwd()), CODE, realPath(process.execPath)];
+  const hidden = () => [...secrets, ...rootOnly(retained, keep)];
   const children = new Children({
     mechanism, require: conf.require, hidden, writable, tmpBase: resolve(db, 'run', 'tmp'), modules,
   });

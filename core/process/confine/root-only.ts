@@ -6,8 +6,8 @@ import { join } from 'node:path';
  * without capabilities, but file modes still let uid 0 read what it owns (`/etc/shadow` is root's,
  * mode 0640). So the entries that an ordinary user could not read (a file without the read bit for
  * others, a folder without the search bit for others) are added to what children may not read.
- * Found once at start in the folders where such files live, a few levels deep, with a bound on the
- * entries looked at; a folder on the way to something the service needs (a storage root, its own
+ * Found once, at the first child's start (not the service's: issue 46.4), in the folders where such
+ * files live, a few levels deep, with a bound on the entries looked at; a folder on the way to something the service needs (a storage root, its own
  * code, the encoder, the module folder) is opened up instead of hidden.
  */
 

@@ -13,16 +13,20 @@ export interface ProcessLogOptions {
   now?: () => number;
 }
 
-/** Fixed-size ring of the newest lines; two parallel arrays so adding a line allocates nothing. */
+/**
+ * Fixed-size ring of the newest lines; two parallel arrays so adding a line allocates nothing. They
+ * are made at the first line: a stored process that never ran holds none (issue 46.4: 1,000 of
+ * them at start).
+ */
 class LineRing {
-  readonly #lines: string[];
-  readonly #times: Float64Array;
+  readonly #capacity: number;
+  #lines: string[] | undefined;
+  #times: Float64Array | undefined;
   #next = 0;
   #size = 0;
 
   constructor(capacity: number) {
-    this.#lines = new Array<string>(capacity).fill('');
-    this.#times = new Float64Array(capacity);
+    this.#capacity = capacity;
   }
 
   get size(): number {
@@ -30,31 +34,33 @@ class LineRing {
   }
 
   push(line: string, time: number): void {
-    const cap = this.#lines.length;
+    const cap = this.#capacity;
     if (!cap) return;
-    this.#lines[this.#next] = line;
-    this.#times[this.#next] = time;
+    const lines = (this.#lines ??= new Array<string>(cap).fill(''));
+    const times = (this.#times ??= new Float64Array(cap));
+    lines[this.#next] = line;
+    times[this.#next] = time;
     this.#next = (this.#next + 1) % cap;
     if (this.#size < cap) this.#size++;
   }
 
   /** Oldest first. */
   forEach(fn: (line: string, time: number) => void): void {
-    const cap = this.#lines.length;
+    const cap = this.#capacity;
     for (let i = 0; i < this.#size; i++) {
       const k = (this.#next - this.#size + i + cap) % cap;
-      fn(this.#lines[k]!, this.#times[k]!);
+      fn(this.#lines![k]!, this.#times![k]!);
     }
   }
 
   newest(): string {
     if (!this.#size) return '';
-    const cap = this.#lines.length;
-    return this.#lines[(this.#next - 1 + cap) % cap]!;
+    const cap = this.#capacity;
+    return this.#lines![(this.#next - 1 + cap) % cap]!;
   }
 
   clear(): void {
-    this.#lines.fill('');
+    this.#lines?.fill('');
     this.#next = 0;
     this.#size = 0;
   }

@@ -1,11 +1,12 @@
 import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanEnv } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 /*
  * Plain JavaScript at run time (issue 29): scripts/build.mjs strips the types of core/, sdk/ and
@@ -104,6 +105,13 @@ t.test('the built service loads no TypeScript and runs with its V8 flags (same P
   t.equal(q.status, 200, 'GraphQL (loaded at its first query) answers');
   t.equal((await fetch(`${url}/api/v3/process`)).status, 200);
   t.equal(readFileSync(log, 'utf8'), '', 'no .ts module loaded: no type stripper in the service');
+  // issue 46.4: the modules' compiled code kept with the installation (core/runtime/compile-cache.ts)
+  const cache = join(ROOT, 'node_modules/.cache/media-core/compiled');
+  const entries = await waitFor(() => {
+    const n = existsSync(cache) ? readdirSync(cache).flatMap((d) => readdirSync(join(cache, d))).length : 0;
+    return n > 100 ? n : undefined;
+  }, { what: 'the compile cache written once the service runs' });
+  t.ok(entries > 100, `the compile cache holds the service's modules (${entries} entries)`);
   child.kill('SIGTERM');
   const code = await new Promise((res) => child.once('exit', res));
   t.equal(code, 0, 'SIGTERM reaches the relaunched service (the same process)');
