@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { storedProcess } from '../process/server.ts';
 
 /**
- * API memory and start-up (issue 29): the real service (core/main.js as built, or core/main.ts of a tree without a build step; a temp config with the default
+ * API memory and start-up (issue 29): the real service (app/main.js as built, or app/main.ts of a tree without a build step; a temp config with the default
  * plugins, http.threads 0) in a child process.
  *  - memory: 50 stored processes, metrics history and Prometheus on; RSS idle, then after 2,000
  *    and 6,000 API requests, a mix of
@@ -31,9 +31,9 @@ const ONLY = process.argv[4] ?? '';
 /** The built JavaScript as `npm start` runs it (issue 29), or the sources of a checkout that has no build step (a "before" tree). */
 const MAIN = (() => {
   const build = fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url));
-  if (!existsSync(build)) return fileURLToPath(new URL('../../core/main.ts', import.meta.url));
+  if (!existsSync(build)) return fileURLToPath(new URL('../../app/main.ts', import.meta.url));
   if (spawnSync(process.execPath, [build], { stdio: 'inherit' }).status !== 0) throw new Error('build failed');
-  return fileURLToPath(new URL('../../core/main.js', import.meta.url));
+  return fileURLToPath(new URL('../../app/main.js', import.meta.url));
 })();
 const MIX = ['/api/v3/config', '/api/v3/process', '/metrics', '/api/v3/metrics'];
 const mb = (bytes: number) => (bytes / 1048576).toFixed(1);

@@ -9,7 +9,7 @@ import { buildCheckout, startDeployed, type Deployed, type Inspected, type Memor
 /**
  * What a process's life leaves behind (issue 46 point 5): create/delete pairs (`POST` then
  * `DELETE /api/v3/process`, autostart off, so no ffmpeg runs) against the service as deployed
- * (deployed.ts: built, `core/main.js`, its relaunch), then 30 s idle.
+ * (deployed.ts: built, `app/main.js`, its relaunch), then 30 s idle.
  *  - Rounds of `round` pairs alternate a large process config (a 4 KB `reference`, two inputs, two
  *    outputs, options, a cleanup rule) and a small one (a 1-character reference, one input and
  *    output); 4 clients with keep-alive connections, each doing pairs one after the other.
@@ -141,7 +141,7 @@ function report(sides: Side[], load: number[], uptimes: string[]): string {
   const lines = [
     `# Process create/delete: what a process's life leaves behind (${date})`, '',
     `${PAIRS} create/delete pairs per service (autostart off: no ffmpeg), rounds of ${ROUND} alternating a large config (4 KB reference, 2 inputs, 2 outputs, cleanup) and a small one (1-character reference), ${CLIENTS} keep-alive clients.`,
-    `Each service started as \`npm start\` starts it: built, \`node core/main.js\` with its relaunch (\`bench/process/deployed.ts\`), the default config (default plugins, \`http.threads\` default). ${sides.length > 1 ? 'Both run side by side; the order alternates per round.' : ''}`,
+    `Each service started as \`npm start\` starts it: built, \`node app/main.js\` with its relaunch (\`bench/process/deployed.ts\`), the default config (default plugins, \`http.threads\` default). ${sides.length > 1 ? 'Both run side by side; the order alternates per round.' : ''}`,
     ...sides.map((s) => `- ${s.name}: \`${s.root === HERE.replace(/\/$/, '') || s.root === HERE ? 'this checkout' : s.root}\` at ${gitHead(s.root)}`),
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${f1(totalmem() / 2 ** 30)} GiB; shared with other work.`,
     `Load average (1 min) at the start, after each round and after the idle: ${load.map((l) => l.toFixed(2)).join(', ')}.`,

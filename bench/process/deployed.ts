@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 /**
  * A checkout's service started as `npm start` starts it (scripts/start.sh): its sources built to
- * JavaScript by its `scripts/build.mjs`, then `<runtime> core/main.js --config <file>` with the
+ * JavaScript by its `scripts/build.mjs`, then `<runtime> app/main.js --config <file>` with the
  * runtime `scripts/node.sh` picks, the `CORE_*` and `MALLOC_ARENA_MAX` variables removed so the
  * service relaunches itself with its own flags (core/runtime/relaunch.ts). One flag is added:
  * `--inspect-port=127.0.0.1:0`, which opens nothing by itself; `inspect()` then turns the inspector
@@ -44,7 +44,8 @@ export function buildCheckout(root: string): string {
   const build = join(root, 'scripts/build.mjs');
   if (!existsSync(build)) throw new Error(`${root} has no scripts/build.mjs`);
   if (spawnSync(process.execPath, [build], { stdio: 'inherit' }).status !== 0) throw new Error(`build failed in ${root}`);
-  return join(root, 'core/main.js');
+  // the entry moved to the composition package (issue 45.3); an older tree still has core/main.js
+  return existsSync(join(root, 'app/main.ts')) ? join(root, 'app/main.js') : join(root, 'core/main.js');
 }
 
 /** The runtime the checkout's `scripts/node.sh` picks (this one when it has none). */

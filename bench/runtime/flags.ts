@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { median, needWrk, wrk } from '../memfs/wrk.ts';
 
 /**
- * Evidence for the runtime flags (issue 29, point 5): the built service (core/main.js, run
+ * Evidence for the runtime flags (issue 29, point 5): the built service (app/main.js, run
  * `node scripts/build.mjs` first) started with each V8 flag set in turn, alternating rounds: idle
  * RSS, small-playlist req/s (wrk, 32 connections), API req/s (`GET /api/v3/process`, 8
  * connections), RSS after the load and 10 s later.
@@ -39,7 +39,7 @@ async function start(dir: string, flags: string[]): Promise<{ child: ChildProces
     address: '127.0.0.1:0', update_check: false, db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') }, memory: { auth: { enable: false } } },
     http: { threads: 0 }, api: { auth: { enable: false } },
   }));
-  const child = spawn(process.execPath, [...flags, join(ROOT, 'core/main.js'), '--config', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...flags, join(ROOT, 'app/main.js'), '--config', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const base = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start: ${out}`)), 20_000);
@@ -89,7 +89,7 @@ for (let r = 0; r < rounds; r++) {
 const med = (rows: Row[], k: keyof Row) => median(rows.map((x) => x[k]));
 const lines = [
   `# Runtime flags: ${new Date().toISOString().slice(0, 10)}`, '',
-  `Built service (core/main.js), default plugins, http.threads 0; ${rounds} alternating rounds, medians; wrk ${seconds} s per figure.`,
+  `Built service (app/main.js), default plugins, http.threads 0; ${rounds} alternating rounds, medians; wrk ${seconds} s per figure.`,
   `Load average (1 min) before and after each round: ${load.map((l) => l.toFixed(2)).join(', ')}.`, '',
   '| flags | idle RSS MB | playlist req/s | API req/s | RSS after load MB | RSS 10 s later MB |', '|---|---|---|---|---|---|',
   ...[...results].map(([name, rows]) => `| ${name} (\`${SETS[name]!.join(' ')}\`) | ${med(rows, 'idle').toFixed(1)} | ${Math.round(med(rows, 'playlist'))} | ${Math.round(med(rows, 'api'))} | ${med(rows, 'after').toFixed(1)} | ${med(rows, 'later').toFixed(1)} |`),

@@ -9,7 +9,7 @@ import { loaderArgs } from './loader.ts';
 
 /**
  * The runtime's own cost, measured from the outside on the process `npm start` ends up running
- * (`node core/main.ts`, plus `--import tsx` on a Node without type stripping): time from spawn to
+ * (`node app/main.ts`, plus `--import tsx` on a Node without type stripping): time from spawn to
  * listening, idle RSS with the default plugins, and RSS and req/s while autocannon (100
  * connections) reads a memfs playlist. Run it once per runtime:
  *   node --import tsx bench/runtime/run.ts [seconds of load, default 10]   (Node 20: before)
@@ -18,7 +18,7 @@ import { loaderArgs } from './loader.ts';
  */
 
 const SECONDS = Number(process.argv[2] ?? 10);
-const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../app/main.ts', import.meta.url));
 const PLAYLIST = Buffer.from('#EXTM3U\n#EXT-X-VERSION:3\n'.padEnd(400, '#'));
 
 function rssMb(pid: number, field = 'VmRSS'): number {
