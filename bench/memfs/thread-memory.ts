@@ -61,7 +61,7 @@ function entry(): string[] {
   const build = join(ROOT, 'scripts/build.mjs');
   if (!existsSync(build)) return [...loaderArgs(), join(ROOT, 'core/main.ts')];
   execFileSync(process.execPath, [build], { stdio: 'inherit' });
-  return [join(ROOT, 'core/main.js')];
+  return [join(ROOT, 'app/main.js')];
 }
 
 /** Starts the service with a temp config; resolves with the child and its base URL (from its start-up line). */

@@ -34,9 +34,9 @@ function entry(root: string): string {
   if (existsSync(join(root, 'scripts/build.mjs'))) {
     const b = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
     if (b.status !== 0) throw new Error(`build failed in ${root}`);
-    return join(root, 'core/main.js');
+    return existsSync(join(root, 'app/main.ts')) ? join(root, 'app/main.js') : join(root, 'core/main.js');
   }
-  return join(root, 'core/main.ts');
+  return existsSync(join(root, 'app/main.ts')) ? join(root, 'app/main.ts') : join(root, 'core/main.ts');
 }
 
 function memory(pid: number): { rss: number; pss: number } {
