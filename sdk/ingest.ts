@@ -57,6 +57,9 @@ export interface IngestRefusal {
  * HTTP ingest) answers the HTTP status; `srt` the access-control reject code (`SRT_REJX_*` of
  * libsrt's `access_control.h`). RTMP has no refusal on its wire: the connection is closed and the
  * kind is logged.
+ *
+ * @example
+ * REFUSAL_CODES.srt.conflict; // 1409: a second publisher of a busy streamid
  */
 export const REFUSAL_CODES: Readonly<Record<'http' | 'srt', Readonly<Record<IngestRefusalKind, number>>>> = {
   http: { unauthorized: 401, forbidden: 403, not_found: 404, conflict: 409, overloaded: 503 },
