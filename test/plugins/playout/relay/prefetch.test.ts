@@ -72,7 +72,9 @@ t.test('items started ahead: joins do not wait for ffmpeg, the channel keeps the
   t.equal(ahead.joins.waits.length, ITEMS - 1, `${ITEMS - 1} joins`);
   const wall = (ahead.joins.lastEnd - ahead.joins.firstAt) / 1000;
   // on the clock: the aims keep time (a little ahead at most: items read with -re may end early), never behind
-  t.ok(wall > ITEMS * SECONDS - 0.8 && wall < ITEMS * SECONDS + 0.15, `${ITEMS} items of ${SECONDS} s took ${wall.toFixed(2)} s of wall clock: not behind`);
+  // (the bound behind is loose: three suites on two cores made ffmpeg itself lag 0.2 s; a join's
+  // start-up not started ahead costs about 0.2 s each, 1.5 s over the 8 joins, test 7 below)
+  t.ok(wall > ITEMS * SECONDS - 0.8 && wall < ITEMS * SECONDS + 0.6, `${ITEMS} items of ${SECONDS} s took ${wall.toFixed(2)} s of wall clock: not behind`);
   const v = dtsSteps(probePackets(ahead.file), 'video');
   t.ok(v.maxGap <= 0.042 && v.minStep > 0, `one continuous video timeline (largest step ${v.maxGap.toFixed(3)} s)`);
   t.ok(ahead.pids.length >= 2, 'two item runs at once near a join');
