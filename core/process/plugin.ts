@@ -77,13 +77,9 @@ export const processPlugin = definePlugin({
     const demand = new DemandHub({
       entries: () => manager.values(), get: (id) => manager.get(id), filesystems: () => ctx.deps.filesystems,
       streams: ctx.deps.streams, door: ctx.deps.door, slate: new Slate(enc.binary, (b, a, o) => spawn(b, a, o)), clock, log,
-      idleSeconds: enc.ondemand.idle_seconds,
-      budget: {
-        maxStartsPerClient: enc.ondemand.max_starts_per_client, windowSeconds: enc.ondemand.client_window_seconds, maxRunning: enc.ondemand.max_running,
-      },
+      idleSeconds: enc.ondemand.idle_seconds, budget: demandBudget(enc.ondemand),
     });
     await demand.open();
-
     const manager: ProcessManager = new ProcessManager({
       db,
       storable: dbText.storable,
@@ -131,6 +127,11 @@ export const processPlugin = definePlugin({
   },
 });
 
+
+/** The on-demand start budget of `encoder.ondemand` (demand/budget.ts). */
+function demandBudget(o: { max_starts_per_client: number; client_window_seconds: number; max_running: number }) {
+  return { maxStartsPerClient: o.max_starts_per_client, windowSeconds: o.client_window_seconds, maxRunning: o.max_running };
+}
 
 /** Restore at ready, start at listen, stop at shutdown (the engine's part of the service's life). */
 function lifecycle(ctx: { onReady(fn: () => Promise<void>): void; onListen(fn: () => Promise<void>): void; onShutdown(fn: () => Promise<void>): void }, o: {
