@@ -93,3 +93,12 @@ function readComm(pid: number): string | undefined {
     return undefined;
   }
 }
+
+/** A TCP port free on 127.0.0.1 now (bound and released: a config that names a port needs one). */
+export async function freeTcp(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { createServer } from 'node:net';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { cleanEnv, request, testThreads, type RequestOpts, type TestLike, type TestResponse } from '../helpers/app.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { deepMerge } from '../../core/config/schema-walk.ts';
+import { freeTcp } from '../helpers/net-proc.ts';
 
 /*
  * The journey suite's service: the real CLI (`app/main.ts`) as its own OS process, every built-in
@@ -25,13 +25,6 @@ export const WEBRTC_TOKEN = 'journey-webrtc-token';
 
 export interface Ports { http: number; rtmp: number; srt: number; /** The first of 20 loopback ports for the playout relays. */ playout: number }
 
-export async function freeTcp(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 export async function freeUdp(): Promise<number> {
   const s = createSocket('udp4');

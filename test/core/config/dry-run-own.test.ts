@@ -1,7 +1,6 @@
 import '../../../app/install.ts'; // this service's built-ins, installed into the core
 import t, { type Test } from 'tap';
 import { createSocket } from 'node:dgram';
-import { createServer } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { startApp, type TestApp } from '../../helpers/app.ts';
 import { makeChain } from '../../helpers/certs.ts';
@@ -12,6 +11,7 @@ import { streamTableRef, type StreamTable } from '../../../sdk/index.ts';
 import { applyErrors } from '../../../core/config/apply-checks.ts';
 import { heldPorts } from '../../../core/config/held-ports.ts';
 import { withDefaults } from '../../../core/config/load.ts';
+import { freeTcp } from '../../helpers/net-proc.ts';
 
 /*
  * Issue 44.1: checking a new config (PUT /api/v3/config, and the reload's own check) never binds a
@@ -21,13 +21,6 @@ import { withDefaults } from '../../../core/config/load.ts';
  * not tried at all; one that moves to a host on its own port tries only the host.
  */
 
-async function freeTcp(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function freeUdp(): Promise<number> {
   const s = createSocket('udp4');

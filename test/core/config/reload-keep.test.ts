@@ -1,10 +1,11 @@
 import t, { type Test } from 'tap';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { startApp, type TestApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { play, publish, type Ff } from '../../plugins/rtmp/helpers.ts';
 import { rtmpServiceRef, type RtmpService } from '../../../plugins/rtmp/ref.ts';
 import { streamTableRef, type StreamTable } from '../../../sdk/index.ts';
+import { freeTcp } from '../../helpers/net-proc.ts';
 
 /*
  * Issue 44.1: a config reload keeps every connection whose listener is unchanged (`ctx.keep`).
@@ -14,13 +15,6 @@ import { streamTableRef, type StreamTable } from '../../../sdk/index.ts';
  * announced to the new app's hooks, and are checked again against the new settings.
  */
 
-async function freeTcp(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** Whether a TCP connect to the port is refused. */
 function refused(port: number): Promise<boolean> {
