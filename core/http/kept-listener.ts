@@ -49,14 +49,17 @@ export class KeptListener {
     this.server.setTimeout(0);
     // an app being built has its listeners on the server already (the door, fastify's router, whose
     // routes are not compiled before it is ready): its requests are answered 503 until `activate`
+    // every request passes here: no copy of the arguments on the way through
     const emit = this.server.emit;
-    this.server.emit = ((name: string | symbol, ...args: unknown[]): boolean => {
-      if (!this.#open && (name === 'request' || name === 'checkContinue')) {
-        unavailable(args[0] as IncomingMessage, args[1] as ServerResponse);
+    const gate = (): boolean => this.#open;
+    this.server.emit = function gatedEmit(this: Server, name: string | symbol, a?: unknown, b?: unknown): boolean {
+      if ((name === 'request' || name === 'checkContinue') && !gate()) {
+        unavailable(a as IncomingMessage, b as ServerResponse);
         return true;
       }
-      return Reflect.apply(emit, this.server, [name, ...args]) as boolean;
-    }) as Server['emit'];
+      // eslint-disable-next-line prefer-rest-params
+      return emit.apply(this, arguments as unknown as Parameters<Server['emit']>);
+    } as Server['emit'];
   }
 
   /** fastify's `serverFactory` for the next app: its handler answers once the app is ready (`activate`). */
