@@ -7,6 +7,7 @@ import { runCli, type Cli } from '../../helpers/cli.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { publish } from '../rtmp/helpers.ts';
 import { probe } from './helpers.ts';
+import { JOIN_MS } from '../../../plugins/recordings/segments.ts';
 
 /*
  * The service as its own OS process: SIGTERM while a stream is recorded stores the open segment
@@ -36,7 +37,7 @@ t.test('a restart keeps the recording, its index and its files', async (t) => {
   one.child.kill('SIGTERM');
   t.equal(await one.exited, 0, 'stopped cleanly');
   await pub.done;
-  const before = JSON.parse(await readFile(join(dir, 'db', 'plugins', 'recordings', 'index-cam.json'), 'utf8')).segments as Array<{ file: string; start: number }>;
+  const before = JSON.parse(await readFile(join(dir, 'db', 'plugins', 'recordings', 'index-cam.json'), 'utf8')).segments as Array<{ file: string; start: number; duration: number }>;
   t.ok(before.length >= 4, `the index on disk holds the segments, the open one too (${before.length})`);
 
   const two = await start(t, dir);
@@ -49,9 +50,18 @@ t.test('a restart keeps the recording, its index and its files', async (t) => {
   const res = await fetch(`${two.url}/api/v3/recordings/cam/get?start=${before[0]!.start}&duration=2&format=ts`);
   t.equal(res.status, 200, 'a cut after the restart');
 
+  // the first span's end is stamped from its media clock, which may run ahead of the wall clock by the
+  // publisher's start-up lag: the next publish starts once the join window after that end has passed
+  const lastEnd = before.at(-1)!.start + before.at(-1)!.duration;
+  await waitFor(() => Date.now() > lastEnd + JOIN_MS + 200, { timeout: 30_000, what: 'the join window to pass' });
   const again = publish(t, `${two.rtmp}/live/cam`, { seconds: 3 });
   t.equal(await again.done, 0, 'published again');
-  await waitFor(async () => { const r = await get(two.url); return !r.recording && r.storing === 0 && r.spans.length === 2; }, { what: 'a second span' });
+  let seen: unknown;
+  await waitFor(async () => { const r = seen = await get(two.url); return !r.recording && r.storing === 0 && r.spans.length === 2; }, { what: 'a second span' })
+    .catch(async (err: Error) => {
+      const log = ((await request(two.url, 'GET', '/api/v3/log')).body as string[]).slice(-40);
+      throw new Error(`${err.message}; last view ${JSON.stringify(seen)}; end of the first span ${lastEnd}; log:\n${log.join('\n')}`);
+    });
   t.pass('the next publish is recorded');
   two.child.kill('SIGTERM');
   t.equal(await two.exited, 0, 'stopped cleanly again');
