@@ -53,8 +53,15 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(status: number, message?: string, details?: string[], errorCode?: string, headers?: Record<string, string>) {
-    super(message ?? reasonPhrase(status));
-    Object.defineProperty(this, API_ERROR, { value: true });
+    // a 4xx is an answer, not a fault: no stack is captured for it (the Basic challenge of every
+    // upload makes one, and capturing a stack was most of its cost); a 5xx keeps its stack
+    const limit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
+    try {
+      super(message ?? reasonPhrase(status));
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = 'ApiError';
     this.status = status;
     this.details = details ?? [this.message];
@@ -66,6 +73,8 @@ export class ApiError extends Error {
     return { code: this.status, message: this.message, details: this.details };
   }
 }
+// the brand lives on the prototype: set once, not per error
+Object.defineProperty(ApiError.prototype, API_ERROR, { value: true });
 
 /**
  * True for an `ApiError` from any copy of the SDK; use it instead of `instanceof ApiError`.

@@ -10,6 +10,7 @@ import { join } from 'node:path';
  * service relaunches itself with its own flags (core/runtime/relaunch.ts). One flag is added:
  * `--inspect-port=127.0.0.1:0`, which opens nothing by itself; `inspect()` then turns the inspector
  * on with SIGUSR1 (after the figures that must not include it were read) to measure the heap.
+ * `BENCH_NODE_ARGS` adds flags to the runtime (e.g. `--cpu-prof --cpu-prof-dir=DIR`; the relaunch keeps them).
  */
 
 export interface Memory {
@@ -34,6 +35,8 @@ export interface Deployed {
   memory(): Memory;
   /** Heap figures through the inspector (turned on here; it stays on until `stop`). */
   inspect(): Promise<Inspected>;
+  /** A CPU profile of the main thread over `ms`, written to `file` (`.cpuprofile`; the inspector stays on). */
+  profile(ms: number, file: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -71,7 +74,8 @@ export async function startDeployed(root: string, main: string, dir: string, con
   }));
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('CORE_') || k === 'MALLOC_ARENA_MAX' || k === 'NODE_OPTIONS') delete env[k];
-  const child = spawn(runtimeOf(root), ['--inspect-port=127.0.0.1:0', main, '--config', configPath], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(runtimeOf(root), ['--inspect-port=127.0.0.1:0', ...extra, main, '--config', configPath], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => {
     err += d.toString();
@@ -95,6 +99,7 @@ export async function startDeployed(root: string, main: string, dir: string, con
     pid, url,
     memory: () => memoryOf(pid),
     inspect: () => inspect(pid, root, () => err),
+    profile: (ms, file) => profile(pid, () => err, ms, file),
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
@@ -132,33 +137,61 @@ function probe(trimModule: string): string {
   })()`;
 }
 
-async function inspect(pid: number, root: string, stderr: () => string): Promise<Inspected> {
-  const seen = stderr().length;
-  process.kill(pid, 'SIGUSR1');
+/** Opens the service's inspector (SIGUSR1 the first time) and runs `use` on its socket. */
+async function withInspector<T>(pid: number, stderr: () => string, use: (call: (method: string, params?: unknown) => Promise<unknown>) => Promise<T>): Promise<T> {
+  const seen = /Debugger listening on (ws:\/\/\S+)/g;
+  let ws = [...stderr().matchAll(seen)].at(-1)?.[1];
+  if (!ws) process.kill(pid, 'SIGUSR1');
   const deadline = Date.now() + 10_000;
-  let ws: string | undefined;
   while (!ws && Date.now() < deadline) {
-    ws = /Debugger listening on (ws:\/\/\S+)/.exec(stderr().slice(seen))?.[1];
+    ws = /Debugger listening on (ws:\/\/\S+)/.exec(stderr())?.[1];
     if (!ws) await new Promise((r) => setTimeout(r, 50));
   }
   if (!ws) throw new Error('the inspector did not open');
   const socket = new WebSocket(ws);
   await new Promise((resolve, reject) => { socket.onopen = resolve; socket.onerror = reject; });
+  let next = 1;
+  const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  socket.onmessage = (m) => {
+    const d = JSON.parse(String(m.data)) as { id?: number; result?: unknown; error?: { message: string } };
+    const w = d.id === undefined ? undefined : waiting.get(d.id);
+    if (!w) return;
+    waiting.delete(d.id!);
+    if (d.error) w.reject(new Error(d.error.message));
+    else w.resolve(d.result);
+  };
+  const call = (method: string, params?: unknown) => new Promise<unknown>((resolve, reject) => {
+    const id = next++;
+    waiting.set(id, { resolve, reject });
+    socket.send(JSON.stringify({ id, method, params }));
+  });
   try {
-    const answer = new Promise<string>((resolve, reject) => {
-      socket.onmessage = (m) => {
-        const d = JSON.parse(String(m.data)) as { id?: number; result?: { result?: { value?: string } } };
-        if (d.id !== 1) return;
-        const value = d.result?.result?.value;
-        if (typeof value === 'string') resolve(value);
-        else reject(new Error(`evaluation failed: ${String(m.data).slice(0, 500)}`));
-      };
-    });
-    const trim = join(root, 'core/runtime/trim/build/malloc-trim.node');
-    socket.send(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: probe(trim), returnByValue: true, awaitPromise: true } }));
-    const r = JSON.parse(await answer) as Omit<Inspected, 'afterTrim'>;
-    return { ...r, afterTrim: memoryOf(pid) };
+    return await use(call);
   } finally {
     socket.close();
   }
+}
+
+async function inspect(pid: number, root: string, stderr: () => string): Promise<Inspected> {
+  return withInspector(pid, stderr, async (call) => {
+    const trim = join(root, 'core/runtime/trim/build/malloc-trim.node');
+    const res = await call('Runtime.evaluate', { expression: probe(trim), returnByValue: true, awaitPromise: true }) as { result?: { value?: unknown } };
+    const value = res.result?.value;
+    if (typeof value !== 'string') throw new Error(`evaluation failed: ${JSON.stringify(res).slice(0, 500)}`);
+    const r = JSON.parse(value) as Omit<Inspected, 'afterTrim'>;
+    return { ...r, afterTrim: memoryOf(pid) };
+  });
+}
+
+/** A CPU profile of the main thread over `ms` (V8's sampling profiler through the inspector), written to `file`. */
+async function profile(pid: number, stderr: () => string, ms: number, file: string): Promise<void> {
+  await withInspector(pid, stderr, async (call) => {
+    await call('Profiler.enable');
+    await call('Profiler.setSamplingInterval', { interval: 1000 });
+    await call('Profiler.start');
+    await new Promise((r) => setTimeout(r, ms));
+    const { profile: p } = await call('Profiler.stop') as { profile: unknown };
+    await call('Profiler.disable');
+    await writeFile(file, JSON.stringify(p));
+  });
 }

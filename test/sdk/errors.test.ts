@@ -1,0 +1,21 @@
+import t from 'tap';
+import { ApiError, isApiError } from '../../sdk/errors.ts';
+
+/*
+ * ApiError: a 4xx is an answer (the Basic challenge of every upload makes one), so no stack is
+ * captured for it; a 5xx keeps its stack. The brand works for both and the limit is restored.
+ */
+
+t.test('a 4xx captures no stack, a 5xx does; the brand and the stack limit hold', async (t) => {
+  const limit = Error.stackTraceLimit;
+  const answer = new ApiError(401, 'Unauthorized', ['Unauthorized'], 'AUTH_BASIC_UNAUTHORIZED');
+  t.equal(answer.stack, 'ApiError: Unauthorized', 'no frames under a 4xx');
+  t.ok(isApiError(answer), 'branded');
+  t.same(answer.toBody(), { code: 401, message: 'Unauthorized', details: ['Unauthorized'] });
+  const fault = (function here() { return new ApiError(500, 'Internal Server Error'); })();
+  t.match(fault.stack, /\n\s+at here /, 'a 5xx has its frames');
+  t.ok(isApiError(fault), 'branded too');
+  t.equal(Error.stackTraceLimit, limit, 'the limit is restored');
+  t.notOk(isApiError(new Error('x')), 'a plain Error is not one');
+  t.notOk(Object.keys(answer).some((k) => k.startsWith('Symbol')), 'no own brand key per error');
+});
