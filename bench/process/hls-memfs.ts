@@ -5,6 +5,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildCheckout, startDeployed, type Deployed } from './deployed.ts';
+import { startFloor, type Floor } from './hls-floor.ts';
 
 /**
  * The everyday path (issue 46.1): N processes run by the service, each reading a looped H.264/AAC
@@ -15,8 +16,9 @@ import { buildCheckout, startDeployed, type Deployed } from './deployed.ts';
  * `app/main.js`, its relaunch, default plugins); its CPU is utime + stime of the main process
  * (all its threads) over the window, read from /proc, after a warm-up. Rounds alternate the
  * outputs (null, hls, hls, null, ...) for each count, so load on the box hits both alike; the
- * medians are the figures.
- * Run: `node bench/process/hls-memfs.ts [--counts 20,100] [--rounds 4] [--window 30] [--warm 10] [--prof DIR] [--write [tag]]`.
+ * medians are the figures. `--modes` picks the outputs (default `null,hls,floor`; `persistent` is HLS with
+ * `-http_persistent 1`); `floor` is the same ffmpegs writing to a bare `node:http` server (hls-floor.ts).
+ * Run: `node bench/process/hls-memfs.ts [--counts 20,100] [--rounds 4] [--window 30] [--warm 10] [--modes null,hls,floor] [--prof DIR] [--write [tag]]`.
  * `--write` writes bench/results/hls-memfs-<date>[-tag].md. `--prof DIR`: one more round of each output and
  * count after the measured ones, with a CPU profile of its window (`DIR/hls-memfs-<count>-<output>.cpuprofile`,
  * read with bench/memfs/cpu-prof-top.ts); those rounds are not in the figures. Needs ffmpeg with libx264.
@@ -37,7 +39,8 @@ const PROF = opt('prof', '');
 const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
 const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-type Mode = 'null' | 'hls';
+type Mode = 'null' | 'hls' | 'persistent' | 'floor';
+const MODES = opt('modes', 'null,hls,floor').split(',') as Mode[];
 
 function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -54,13 +57,15 @@ function makeSample(file: string): void {
   if (r.status !== 0) throw new Error('ffmpeg could not make the sample');
 }
 
+/** restreamer-ui's HLS output, as far as the server sees it (`persistent`: one keep-alive connection per output). */
+const hlsOptions = (id: string, persistent = false): string[] => [
+  '-c', 'copy', '-f', 'hls', '-start_number', '0', '-hls_time', '2', '-hls_list_size', '6', '-hls_flags', 'append_list+delete_segments',
+  '-hls_segment_filename', `{memfs}/bench/${id}_%04d.ts`, ...(persistent ? ['-http_persistent', '1'] : []), '-method', 'PUT',
+];
+
 function processConfig(id: string, mode: Mode) {
-  const output = mode === 'hls'
-    ? {
-      id: 'out', address: `{memfs}/bench/${id}.m3u8`,
-      options: ['-c', 'copy', '-f', 'hls', '-start_number', '0', '-hls_time', '2', '-hls_list_size', '6', '-hls_flags', 'append_list+delete_segments',
-        '-hls_segment_filename', `{memfs}/bench/${id}_%04d.ts`, '-method', 'PUT'],
-    }
+  const output = mode === 'hls' || mode === 'persistent'
+    ? { id: 'out', address: `{memfs}/bench/${id}.m3u8`, options: hlsOptions(id, mode === 'persistent') }
     : { id: 'out', address: '-', options: ['-c', 'copy', '-f', 'null'] };
   return {
     id, type: 'ffmpeg', reference: id, autostart: true, reconnect: true, reconnect_delay_seconds: 5, stale_timeout_seconds: 30,
@@ -78,6 +83,7 @@ async function api(url: string, method: string, path: string, body?: unknown): P
 
 /** Runs `count` processes of `mode`; the service's CPU (% of a core) over the window, and the processes running at its end. */
 async function round(svc: Deployed, count: number, mode: Mode, prof?: string): Promise<{ cpu: number; running: number }> {
+  if (mode === 'floor') return floorRound(count);
   const ids = Array.from({ length: count }, (_, i) => `bench-${mode}-${i}`);
   for (const id of ids) await api(svc.url, 'POST', '/api/v3/process', processConfig(id, mode));
   try {
@@ -91,6 +97,25 @@ async function round(svc: Deployed, count: number, mode: Mode, prof?: string): P
     return { cpu, running: list.filter((p) => p.state?.exec === 'running').length };
   } finally {
     for (const id of ids) await api(svc.url, 'DELETE', `/api/v3/process/${id}`).catch(() => undefined);
+    await sleep(3000);
+  }
+}
+
+let floor: Floor | undefined;
+let sample = '';
+
+/** The same ffmpegs writing to the bare server; its CPU over the window. */
+async function floorRound(count: number): Promise<{ cpu: number; running: number }> {
+  floor ??= await startFloor();
+  const stop = floor.run(count, sample, (name) => hlsOptions(name));
+  try {
+    await sleep(WARM_S * 1000);
+    const c0 = cpuSeconds(floor.pid);
+    const t0 = Date.now();
+    await sleep(WINDOW_S * 1000);
+    return { cpu: (cpuSeconds(floor.pid) - c0) / ((Date.now() - t0) / 1000) * 100, running: count };
+  } finally {
+    await stop();
     await sleep(3000);
   }
 }
@@ -110,14 +135,15 @@ async function main(): Promise<void> {
   const notes: string[] = [];
   const load0 = uptime();
   try {
-    makeSample(join(dir, 'disk', 'sample.ts'));
+    sample = join(dir, 'disk', 'sample.ts');
+    makeSample(sample);
     await sleep(2000);
     const i0 = cpuSeconds(svc.pid);
     await sleep(10_000);
     const idle = (cpuSeconds(svc.pid) - i0) / 10 * 100;
     for (const count of COUNTS) {
       for (let r = 0; r < ROUNDS; r++) {
-        for (const mode of (r % 2 ? ['hls', 'null'] : ['null', 'hls']) as Mode[]) {
+        for (const mode of r % 2 ? [...MODES].reverse() : MODES) {
           const { cpu, running } = await round(svc, count, mode);
           const key = `${count}/${mode}`;
           results.set(key, [...(results.get(key) ?? []), cpu]);
@@ -128,7 +154,7 @@ async function main(): Promise<void> {
     }
     if (PROF) {
       await mkdir(PROF, { recursive: true });
-      for (const count of COUNTS) for (const mode of ['null', 'hls'] as Mode[]) await round(svc, count, mode, PROF);
+      for (const count of COUNTS) for (const mode of MODES.filter((m) => m !== 'floor')) await round(svc, count, mode, PROF);
     }
     const md = report(idle, results, load0, uptime(), notes);
     console.log(md);
@@ -138,10 +164,15 @@ async function main(): Promise<void> {
       console.log(`wrote ${file}`);
     }
   } finally {
+    floor?.stop();
     await svc.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+const LABEL: Record<Mode, string> = {
+  null: 'null muxer', hls: 'HLS into memfs', persistent: 'HLS, `-http_persistent 1`', floor: 'floor: bare node:http, the same ffmpegs',
+};
 
 function report(idle: number, results: Map<string, number[]>, load0: string, load1: string, notes: string[]): string {
   const lines = [
@@ -149,18 +180,24 @@ function report(idle: number, results: Map<string, number[]>, load0: string, loa
     `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. Commit: ${head()}.`,
     `uptime before: \`${load0}\`; after: \`${load1}\`.`,
     `The service as deployed (\`app/main.js\`, default plugins, log level warn). Each process: \`-re -stream_loop -1 -i {diskfs}/sample.ts\``,
-    `(320x240 25 fps H.264 300 kbit/s + AAC), \`-c copy\` to \`-f null\` or to HLS in memfs (PUT, 2 s segments, list of 6, delete_segments).`,
-    `${WARM_S} s of warm-up, ${WINDOW_S} s measured, ${ROUNDS} rounds per output, alternating; the main process's CPU (utime + stime, all threads).`, '',
+    `(320x240 25 fps H.264 300 kbit/s + AAC), \`-c copy\` to \`-f null\` or to HLS in memfs (PUT, 2 s segments, list of 6, delete_segments;`,
+    `its run credential in the URL: ffmpeg asks each upload twice, the first time without it, on a new connection each time).`,
+    `The floor: the same ffmpegs started by the bench, writing to a bare \`node:http\` server that does only what memfs does (bench/process/hls-floor.ts).`,
+    `${WARM_S} s of warm-up, ${WINDOW_S} s measured, ${ROUNDS} rounds per output, alternating; the server's CPU (utime + stime, all threads).`, '',
     `Idle before any process: ${idle.toFixed(2)} % of a core.`, '',
-    '| processes | null muxer (% of a core, median) | HLS into memfs (median) | HLS adds per process | rounds (null / hls) |', '|---:|---:|---:|---:|---|',
+    `| processes | output | % of a core (median) | over the null muxer, per process | rounds |`, '|---:|---|---:|---:|---|',
   ];
   for (const count of COUNTS) {
-    const n = results.get(`${count}/null`) ?? [];
-    const h = results.get(`${count}/hls`) ?? [];
-    const per = (median(h) - median(n)) / count;
-    lines.push(`| ${count} | ${median(n).toFixed(2)} | ${median(h).toFixed(2)} | ${per.toFixed(3)} % | ${n.map((x) => x.toFixed(2)).join(' ')} / ${h.map((x) => x.toFixed(2)).join(' ')} |`);
+    const base = median(results.get(`${count}/null`) ?? [NaN]);
+    for (const mode of MODES) {
+      const xs = results.get(`${count}/${mode}`) ?? [];
+      const m = median(xs);
+      const per = mode === 'null' ? '' : `${((m - (mode === 'floor' ? 0 : base)) / count).toFixed(3)} %`;
+      lines.push(`| ${count} | ${LABEL[mode]} | ${m.toFixed(2)} | ${per} | ${xs.map((x) => x.toFixed(2)).join(' ')} |`);
+    }
   }
-  lines.push('', 'Aim (issue 46.1): HLS adds at most 0.04 % of a core per process over the null muxer (the reference: 0.058 %).', '');
+  lines.push('', 'The floor row is per process over an idle bare server. Aim (issue 46.1): HLS adds at most 0.04 % of a core per process',
+    'over the null muxer (the reference: 0.058 %).', '');
   if (notes.length) lines.push('Notes:', '', ...notes.map((n) => `- ${n}`), '');
   return lines.join('\n');
 }
