@@ -24,7 +24,7 @@ const TAIL: Array<[string, string]> = [
   ['docs/first-steps.md', 'a newcomer\'s first page: publish a stream, play it over HLS and WebRTC, record it, restream it (requests the tests run)'],
   ['sample-config/', 'configuration examples for typical deployments'],
   ['test/', 'tap tests, mirroring the source tree; in-process through the test kit, or the real service on port 0; `test/journey/` drives the whole service as its clients do'],
-  ['bench/', 'benchmarks (see `bench/README.md`); results in `bench/results/`'],
+  ['bench/', 'benchmarks (see `bench/README.md`, whose first table has the measured figures with their commands); results in `bench/results/`'],
   ['deploy/', 'systemd unit and Dockerfile'],
   ['scripts/', 'start, test, runtime selection, native addon build, generated docs'],
 ];

@@ -1,0 +1,117 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildCheckout, startDeployed } from '../process/deployed.ts';
+
+/**
+ * The whole service idle (issue 46.2): started as `npm start` runs it (`deployed.ts`) with every
+ * plugin on (RTMP, SRT, WebRTC, sessions, metrics, playout, recordings, memfs with credentials,
+ * auth), no process and no client. After `--settle` seconds, over `--window` seconds: RSS and Pss
+ * (RSS without the pages shared with other processes, e.g. the runtime's binary, from
+ * /proc/<pid>/smaps_rollup) and CPU (utime + stime) of the main process and of every process under
+ * it (its helper hosts: the SRT host, the WebRTC host; ffmpeg runs none here).
+ * Run: `node bench/rss/whole.ts [--settle 10] [--window 30] [--write [tag]]`; writes
+ * bench/results/whole-idle-<date>[-tag].md.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const args = process.argv.slice(2);
+const opt = (name: string, def: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] && !args[i + 1]!.startsWith('--') ? args[i + 1]! : def;
+};
+const SETTLE_S = Number(opt('settle', '10'));
+const WINDOW_S = Number(opt('window', '30'));
+const WRITE = args.includes('--write');
+const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
+const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Proc { pid: number; name: string; rssMb: number; pssMb: number; cpuS: number }
+
+function children(pid: number): number[] {
+  const out: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const list = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+    for (const c of list ? list.split(' ') : []) out.push(Number(c));
+  }
+  return out;
+}
+
+function tree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try { out.push(...children(out[i]!)); } catch { /* gone */ }
+  }
+  return out;
+}
+
+function read(pid: number): Proc | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const roll = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(roll)?.[1] ?? NaN);
+    const script = cmd.find((a) => /\.(js|ts)$/.test(a));
+    const name = script ? script.replace(ROOT, '') : (cmd[0] ?? '?').split('/').pop()!;
+    return { pid, name, rssMb: kb('Rss') / 1024, pssMb: kb('Pss') / 1024, cpuS: (Number(f[11]) + Number(f[12])) / TICK };
+  } catch {
+    return undefined;
+  }
+}
+
+const snapshot = (root: number) => tree(root).map(read).filter((p): p is Proc => p !== undefined);
+const uptime = () => spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
+const head = () => spawnSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).stdout.trim().slice(0, 100);
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-whole-'));
+  const svc = await startDeployed(ROOT, buildCheckout(ROOT), dir, {
+    api: { auth: { enable: true, username: 'admin', password: 'secret', jwt: { secret: 'bench-jwt-secret-0123456789abcdef' } } },
+    storage: { memory: { auth: { enable: true, username: 'mem', password: 'memsecret' } } },
+    rtmp: { enable: true, address: '127.0.0.1:0' }, srt: { enable: true, address: '127.0.0.1:0' },
+    webrtc: { enable: true, bind_address: '127.0.0.1' }, sessions: { enable: true }, metrics: { enable: true, enable_prometheus: true },
+    playout: { enable: true, min_port: 41000, max_port: 41020 }, recordings: { enable: true }, log: { level: 'warn' },
+  });
+  const load0 = uptime();
+  try {
+    await sleep(SETTLE_S * 1000);
+    const a = snapshot(svc.pid);
+    const t0 = Date.now();
+    await sleep(WINDOW_S * 1000);
+    const b = snapshot(svc.pid);
+    const secs = (Date.now() - t0) / 1000;
+    const rows = b.map((p) => {
+      const before = a.find((x) => x.pid === p.pid);
+      return { ...p, cpu: before ? (p.cpuS - before.cpuS) / secs * 100 : NaN };
+    });
+    const sum = (k: 'rssMb' | 'pssMb' | 'cpu') => rows.reduce((s, r) => s + r[k], 0);
+    const lines = [
+      `# The whole service idle, every plugin on (issue 46.2), ${new Date().toISOString()}`, '',
+      `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. Commit: ${head()}.`,
+      `uptime before: \`${load0}\`; after: \`${uptime()}\`.`,
+      `Started as \`npm start\` runs it; RTMP, SRT, WebRTC, sessions, metrics, playout, recordings, memfs with credentials, API auth on;`,
+      `no process, no client. Figures ${SETTLE_S} s after the banner; CPU over the next ${WINDOW_S} s.`, '',
+      '| process | pid | RSS (MB) | Pss (MB) | CPU (% of a core) |', '|---|---:|---:|---:|---:|',
+      ...rows.map((r, i) => `| ${i === 0 ? 'main' : 'helper'}: ${r.name} | ${r.pid} | ${r.rssMb.toFixed(1)} | ${r.pssMb.toFixed(1)} | ${r.cpu.toFixed(2)} |`),
+      `| **all** | | **${sum('rssMb').toFixed(1)}** | **${sum('pssMb').toFixed(1)}** | **${sum('cpu').toFixed(2)}** |`, '',
+      'Aim (issue 46.2): under 120 MB for the whole service, each helper under 15 MB, idle CPU 0.0 %.', '',
+    ];
+    const md = lines.join('\n');
+    console.log(md);
+    if (WRITE) {
+      const file = join(ROOT, 'bench/results', `whole-idle-${new Date().toISOString().slice(0, 10)}${TAG}.md`);
+      await writeFile(file, md);
+      console.log(`wrote ${file}`);
+    }
+  } finally {
+    await svc.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
