@@ -1,10 +1,39 @@
-/** H.264 helpers: the AVCDecoderConfigurationRecord and Annex B start-code splitting. */
+/*
+ * H.264 (ISO/IEC 14496-10 and -15) helpers: the AVCDecoderConfigurationRecord that FLV and MP4
+ * carry as the video sequence header, and Annex B start-code splitting. Pure functions, used by
+ * the core's FLV <-> MPEG-TS remux and by packagers of the stream table's packets.
+ */
 
+/**
+ * nal_unit_type of an IDR slice (a keyframe's picture).
+ *
+ * @example
+ * if ((nal[0]! & 0x1f) === NAL_IDR) key = true;
+ */
 export const NAL_IDR = 5;
+/**
+ * nal_unit_type of a sequence parameter set.
+ *
+ * @example
+ * if ((nal[0]! & 0x1f) === NAL_SPS) sps.push(nal);
+ */
 export const NAL_SPS = 7;
+/**
+ * nal_unit_type of a picture parameter set.
+ *
+ * @example
+ * if ((nal[0]! & 0x1f) === NAL_PPS) pps.push(nal);
+ */
 export const NAL_PPS = 8;
+/**
+ * nal_unit_type of an access unit delimiter.
+ *
+ * @example
+ * if ((nal[0]! & 0x1f) === NAL_AUD) continue;
+ */
 export const NAL_AUD = 9;
 
+/** The parts of an AVCDecoderConfigurationRecord a muxer needs. */
 export interface AvcConfig {
   /** Bytes of each NAL length prefix in the AVCC frames (1, 2 or 4). */
   lengthSize: number;
@@ -12,7 +41,13 @@ export interface AvcConfig {
   pps: Buffer[];
 }
 
-/** Parses an AVCDecoderConfigurationRecord at b[at..]; undefined when malformed. */
+/**
+ * Parses an AVCDecoderConfigurationRecord at b[at..]; undefined when malformed (version not 1, a
+ * 3-byte length size, no SPS or no PPS, a list running past the end).
+ *
+ * @example
+ * const avc = parseAvcConfig(tag.body, 5); // an FLV video sequence header: 5 bytes before the record
+ */
 export function parseAvcConfig(b: Buffer, at: number): AvcConfig | undefined {
   if (b.length < at + 7 || b[at] !== 1) return undefined;
   const lengthSize = (b[at + 4] & 3) + 1;
@@ -40,7 +75,12 @@ function readList(b: Buffer, p: number, count: number): { list: Buffer[]; next: 
   return { list, next: p };
 }
 
-/** An AVCDecoderConfigurationRecord (4-byte NAL lengths) of SPS and PPS lists (at most 31 and 255). */
+/**
+ * An AVCDecoderConfigurationRecord (4-byte NAL lengths) of SPS and PPS lists (at most 31 and 255).
+ *
+ * @example
+ * const record = buildAvcConfig([sps], [pps]);
+ */
 export function buildAvcConfig(sps: Buffer[], pps: Buffer[]): Buffer {
   let size = 7;
   for (const s of sps) size += 2 + s.length;
@@ -63,6 +103,9 @@ export function buildAvcConfig(sps: Buffer[], pps: Buffer[]): Buffer {
 /**
  * Splits the Annex B bytes b[start, end) into NAL units: their bounds go into `starts`/`ends`
  * (reused arrays; trailing zero bytes trimmed); returns how many.
+ *
+ * @example
+ * const n = splitAnnexB(pes, 0, pes.length, starts, ends);
  */
 export function splitAnnexB(b: Uint8Array, start: number, end: number, starts: number[], ends: number[]): number {
   let n = 0;
