@@ -132,3 +132,104 @@ function close(b: Uint8Array, from: number, to: number, starts: number[], ends: 
   ends[n] = to;
   return n + 1;
 }
+
+/** The picture size an SPS declares, cropping applied. */
+export interface AvcSize { width: number; height: number }
+
+/** Reads Exp-Golomb coded fields from an RBSP (emulation prevention bytes already removed). */
+class BitReader {
+  private bit = 0;
+  private readonly b: Buffer;
+  constructor(b: Buffer) { this.b = b; }
+  u(n: number): number {
+    let v = 0;
+    for (let i = 0; i < n; i++) {
+      const byte = this.bit >> 3;
+      if (byte >= this.b.length) throw new RangeError('SPS overrun');
+      v = v * 2 + ((this.b[byte]! >> (7 - (this.bit & 7))) & 1);
+      this.bit++;
+    }
+    return v;
+  }
+  ue(): number {
+    let zeros = 0;
+    while (this.u(1) === 0) if (++zeros > 31) throw new RangeError('SPS Exp-Golomb code too long');
+    return 2 ** zeros - 1 + this.u(zeros);
+  }
+  se(): number {
+    const k = this.ue();
+    return k & 1 ? (k + 1) / 2 : -k / 2;
+  }
+}
+
+const HIGH_PROFILES = new Set([100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135]);
+
+function skipScalingLists(r: BitReader, chroma: number): void {
+  if (r.u(1) === 0) return;
+  for (let i = 0; i < (chroma === 3 ? 12 : 8); i++) {
+    if (r.u(1) === 0) continue;
+    let last = 8;
+    let next = 8;
+    for (let j = 0; j < (i < 6 ? 16 : 64); j++) {
+      if (next !== 0) next = (last + r.se() + 256) % 256;
+      if (next !== 0) last = next;
+    }
+  }
+}
+
+function skipPicOrder(r: BitReader): void {
+  const type = r.ue();
+  if (type === 0) r.ue();
+  else if (type === 1) {
+    r.u(1);
+    r.se();
+    r.se();
+    for (let n = r.ue(), i = 0; i < n; i++) r.se();
+  }
+}
+
+/**
+ * The width and height an SPS NAL unit (header byte included) declares, frame cropping applied;
+ * undefined when it is not an SPS or runs short.
+ *
+ * @example
+ * const size = avcSize(parseAvcConfig(record, 0)!.sps[0]!); // { width: 1280, height: 720 }
+ */
+export function avcSize(sps: Buffer): AvcSize | undefined {
+  if (sps.length < 4 || (sps[0]! & 0x1f) !== NAL_SPS) return undefined;
+  const rbsp: number[] = [];
+  for (let i = 1; i < sps.length; i++) {
+    if (i >= 3 && sps[i] === 3 && sps[i - 1] === 0 && sps[i - 2] === 0) continue;
+    rbsp.push(sps[i]!);
+  }
+  const r = new BitReader(Buffer.from(rbsp));
+  try {
+    const profile = r.u(8);
+    r.u(16);
+    r.ue();
+    let chroma = 1;
+    if (HIGH_PROFILES.has(profile)) {
+      chroma = r.ue();
+      if (chroma === 3) r.u(1);
+      r.ue();
+      r.ue();
+      r.u(1);
+      skipScalingLists(r, chroma);
+    }
+    r.ue();
+    skipPicOrder(r);
+    r.ue();
+    r.u(1);
+    const mbWidth = r.ue() + 1;
+    const mapHeight = r.ue() + 1;
+    const frameOnly = r.u(1);
+    if (!frameOnly) r.u(1);
+    r.u(1);
+    const crop = r.u(1) ? [r.ue(), r.ue(), r.ue(), r.ue()] : [0, 0, 0, 0];
+    const cropX = chroma === 0 || chroma === 3 ? 1 : 2;
+    const cropY = (chroma === 1 ? 2 : 1) * (2 - frameOnly);
+    return { width: mbWidth * 16 - cropX * (crop[0]! + crop[1]!), height: (2 - frameOnly) * mapHeight * 16 - cropY * (crop[2]! + crop[3]!) };
+  } catch {
+    return undefined;
+  }
+}
