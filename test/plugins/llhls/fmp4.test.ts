@@ -66,6 +66,14 @@ t.test('parts of ~300 ms, segments cut at keyframes', { skip: noFfmpeg }, async 
   // a part is cut at the first packet at or past its target: at most a frame longer
   for (const f of fragments.slice(0, -1)) t.ok(f.duration > 0 && f.duration <= 0.3 + 1 / FPS + 1e-6, `fragment ${f.sequence}: ${f.duration} s`);
   t.same(fragments.filter((f) => f.independent).map((f) => f.start), [0, 1, 2], 'independent fragments start at the keyframes');
+  // the video trun's sample flags (ffprobe's key flags come from the H.264 parser, not from them)
+  for (const f of fragments) {
+    const trun = f.data.indexOf('trun', 0, 'latin1') - 4;
+    const count = f.data.readUInt32BE(trun + 12);
+    const flags = Array.from({ length: count }, (_, i) => f.data.readUInt32BE(trun + 20 + i * 16 + 8));
+    const want = flags.map((_, i) => (i === 0 && f.independent ? 0x02000000 : 0x01010000));
+    t.same(flags, want, `fragment ${f.sequence}: sync only at its keyframe`);
+  }
 });
 
 function header(type: 8 | 9, body: number[]): FlvPacket {
@@ -104,4 +112,6 @@ t.test('a changed sequence header mid-stream is a new init, not muxed silently',
   t.equal(back.kind, 'new-init', 'a change after a sample is a new init');
   if (back.kind === 'new-init') t.equal(back.last?.independent, true, 'its last fragment holds that keyframe');
   t.same(initSegment(m.tracks()), m.init());
+  const track = m.tracks()[0]!;
+  t.same(track.kind === 'video' && [track.width, track.height, track.codec], [320, 180, 'avc1.4d000c'], 'the SPS size, cropped (180 of 192 rows), and the RFC 6381 codec of the record (profile 0x4d as changed)');
 });
