@@ -1,5 +1,4 @@
-import { parseAsc, writeAdts, type AacConfig } from './aac.ts';
-import { NAL_AUD, NAL_IDR, NAL_SPS, parseAvcConfig, type AvcConfig } from './h264.ts';
+import { NAL_AUD, NAL_IDR, NAL_SPS, parseAsc, parseAvcConfig, writeAdts, type AacConfig, type AvcConfig } from '../../../sdk/index.ts';
 import { PID_AUDIO, PID_VIDEO, ST_AAC_ADTS, ST_H264, ST_MPEG1_AUDIO, WRAP33 } from './ts-common.ts';
 import { TsWriter, type TsStream } from './ts-writer.ts';
 import { FLV_AUDIO_AAC, FLV_AUDIO_MP3, FLV_VIDEO_AVC, type FlvTag } from './types.ts';

@@ -1,5 +1,4 @@
-import { AAC_RATES, buildAsc, sameAac, type AacConfig } from './aac.ts';
-import { NAL_AUD, NAL_IDR, NAL_PPS, NAL_SPS, buildAvcConfig, splitAnnexB } from './h264.ts';
+import { AAC_RATES, NAL_AUD, NAL_IDR, NAL_PPS, NAL_SPS, buildAsc, buildAvcConfig, sameAac, splitAnnexB, type AacConfig } from '../../../sdk/index.ts';
 import { WRAP33 } from './ts-common.ts';
 import { TsDemux, type PesUnit } from './ts-demux.ts';
 import type { FlvTag } from './types.ts';
