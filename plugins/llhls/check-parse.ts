@@ -32,8 +32,10 @@ export interface ParsedPlaylist {
   first: string;
   tags: Map<string, Tag[]>;
   segments: ParsedSegment[];
-  /** Parts after the last segment (the one being written). */
+  /** Parts after the last segment (the one being written), with its date and discontinuity. */
   openParts: ParsedPart[];
+  openPdt: ParsedSegment['pdt'];
+  openDiscontinuity: boolean;
   /** Line of the first segment or part (header tags belong before it). */
   firstMediaLine: number;
   hints: (Tag & { attrs: Map<string, string> })[];
@@ -88,6 +90,7 @@ function tagLine(p: ParsedPlaylist, pending: Pending, line: number, text: string
     list.push({ line, value });
     p.tags.set(name, list);
   } else if (name === 'EXTINF') {
+    if (pending.extinf) p.violations.push({ line: pending.extinf.line, rule: 'syntax', message: 'EXTINF without a URI after it' });
     pending.extinf = { line, value };
   } else if (name === 'EXT-X-PART') {
     const part = parsePart(p, line, value);
@@ -122,7 +125,7 @@ function uriLine(p: ParsedPlaylist, pending: Pending, line: number, text: string
 export function parsePlaylist(text: string): ParsedPlaylist {
   const lines = text.split('\n');
   const p: ParsedPlaylist = {
-    first: (lines[0] ?? '').replace(/\r$/, ''), tags: new Map(), segments: [], openParts: [],
+    first: (lines[0] ?? '').replace(/\r$/, ''), tags: new Map(), segments: [], openParts: [], openPdt: undefined, openDiscontinuity: false,
     firstMediaLine: 0, hints: [], lastMediaLine: 0, violations: [],
   };
   let pending = fresh();
@@ -133,6 +136,8 @@ export function parsePlaylist(text: string): ParsedPlaylist {
     else pending = uriLine(p, pending, i + 1, text);
   }
   p.openParts = pending.parts;
+  p.openPdt = pending.pdt;
+  p.openDiscontinuity = pending.discontinuity;
   if (pending.extinf) p.violations.push({ line: pending.extinf.line, rule: 'syntax', message: 'EXTINF without a URI after it' });
   return p;
 }

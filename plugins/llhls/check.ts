@@ -154,9 +154,10 @@ function checkSkip(p: ParsedPlaylist, canSkipUntil: number | undefined, out: Vio
 }
 
 function checkDates(p: ParsedPlaylist, tol: number, out: Violation[]): void {
-  for (let i = 1; i < p.segments.length; i++) {
-    const prev = p.segments[i - 1]!;
-    const s = p.segments[i]!;
+  const all = p.openParts.length > 0 ? [...p.segments, { duration: 0, pdt: p.openPdt, discontinuity: p.openDiscontinuity }] : p.segments;
+  for (let i = 1; i < all.length; i++) {
+    const prev = all[i - 1]!;
+    const s = all[i]!;
     if (!s.pdt || !prev.pdt || s.discontinuity) continue;
     const expected = prev.pdt.ms + prev.duration * 1000;
     if (Math.abs(s.pdt.ms - expected) > tol * 1000) {
