@@ -1,0 +1,21 @@
+import { ApiError } from '../../sdk/index.ts';
+
+/**
+ * Errors of the LL-HLS packager, with stable codes. A blocking playlist reload (RFC 8216bis 6.2.5.2)
+ * that cannot be served is refused with 400 at once; one that waits too long is 503.
+ */
+export const llhlsErrors = {
+  /** `_HLS_msn` or `_HLS_part` is not a non-negative integer. */
+  malformed: (name: string, value: string) => new ApiError(400, 'Bad Request',
+    [`${name} must be a non-negative integer, not ${JSON.stringify(value.slice(0, 40))}`], 'LLHLS_MALFORMED_ASK'),
+  /** `_HLS_part` without `_HLS_msn`. */
+  partWithoutMsn: () => new ApiError(400, 'Bad Request', ['_HLS_part needs _HLS_msn'], 'LLHLS_PART_WITHOUT_MSN'),
+  /** An ask more than two segments (or the Advance Part Limit of parts) past the live edge. */
+  tooFarAhead: (detail: string) => new ApiError(400, 'Bad Request', [detail], 'LLHLS_TOO_FAR_AHEAD'),
+  /** `_HLS_skip` other than `YES` or `v2`. */
+  badSkip: (value: string) => new ApiError(400, 'Bad Request',
+    [`_HLS_skip must be YES or v2, not ${JSON.stringify(value.slice(0, 40))}`], 'LLHLS_BAD_SKIP'),
+  /** The asked segment or part did not come within three target durations. */
+  reloadTimeout: (msn: number, part: number | undefined) => new ApiError(503, 'Service Unavailable',
+    [`segment ${msn}${part === undefined ? '' : ` part ${part}`} did not come in time`], 'LLHLS_RELOAD_TIMEOUT'),
+};
