@@ -162,6 +162,9 @@ class BitReader {
   }
 }
 
+/** The largest picture side H.264's levels allow (level 6.2: 139,264 macroblocks, 8192 x 4320 and the like). */
+const MAX_SIDE = 16_384;
+
 const HIGH_PROFILES = new Set([100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135]);
 
 function skipScalingLists(r: BitReader, chroma: number): void {
@@ -190,7 +193,8 @@ function skipPicOrder(r: BitReader): void {
 
 /**
  * The width and height an SPS NAL unit (header byte included) declares, frame cropping applied;
- * undefined when it is not an SPS or runs short.
+ * undefined when it is not an SPS, runs short, or declares no picture (cropped to nothing, or a side
+ * over 16,384).
  *
  * @example
  * const size = avcSize(parseAvcConfig(record, 0)!.sps[0]!); // { width: 1280, height: 720 }
@@ -228,7 +232,10 @@ export function avcSize(sps: Buffer): AvcSize | undefined {
     const crop = r.u(1) ? [r.ue(), r.ue(), r.ue(), r.ue()] : [0, 0, 0, 0];
     const cropX = chroma === 0 || chroma === 3 ? 1 : 2;
     const cropY = (chroma === 1 ? 2 : 1) * (2 - frameOnly);
-    return { width: mbWidth * 16 - cropX * (crop[0]! + crop[1]!), height: (2 - frameOnly) * mapHeight * 16 - cropY * (crop[2]! + crop[3]!) };
+    const width = mbWidth * 16 - cropX * (crop[0]! + crop[1]!);
+    const height = (2 - frameOnly) * mapHeight * 16 - cropY * (crop[2]! + crop[3]!);
+    // a crop as large as the picture, or a size no H.264 level allows, is a broken header
+    return width > 0 && height > 0 && width <= MAX_SIDE && height <= MAX_SIDE ? { width, height } : undefined;
   } catch {
     return undefined;
   }

@@ -1,7 +1,8 @@
 import { ApiError } from '../../sdk/index.ts';
 
 /**
- * Errors of the LL-HLS packager, with stable codes. A blocking playlist reload (RFC 8216bis 6.2.5.2)
+ * Errors of the LL-HLS packager, with stable codes: the muxer's (`Fmp4Error`: a sequence header it
+ * cannot package) and the playlist's (`llhlsErrors`, answers to clients). A blocking playlist reload (RFC 8216bis 6.2.5.2)
  * that cannot be served is refused with 400 at once; one that waits too long is 503.
  */
 export const llhlsErrors = {
@@ -19,3 +20,22 @@ export const llhlsErrors = {
   reloadTimeout: (msn: number, part: number | undefined) => new ApiError(503, 'Service Unavailable',
     [`segment ${msn}${part === undefined ? '' : ` part ${part}`} did not come in time`], 'LLHLS_RELOAD_TIMEOUT'),
 };
+
+/** Stable codes of the muxer's errors. */
+export type Fmp4ErrorCode =
+  /** A video sequence header whose AVCDecoderConfigurationRecord or SPS does not parse. */
+  | 'LLHLS_BAD_AVC_CONFIG'
+  /** An audio sequence header whose AudioSpecificConfig does not parse (or is not one ADTS can say). */
+  | 'LLHLS_BAD_AAC_CONFIG'
+  /** A sequence header of a codec the muxer does not package (not H.264 or AAC; Enhanced RTMP). */
+  | 'LLHLS_UNSUPPORTED_CODEC';
+
+/** A muxer error; `code` is stable, for logs, tests and the packager's decisions. */
+export class Fmp4Error extends Error {
+  readonly code: Fmp4ErrorCode;
+  constructor(code: Fmp4ErrorCode, message: string) {
+    super(message);
+    this.code = code;
+    this.name = 'Fmp4Error';
+  }
+}

@@ -1,31 +1,13 @@
 /*
  * The tracks of the fMP4 muxer, read from the stream table's sequence headers (FLV video and audio
- * header packets), and the muxer's errors with their stable codes.
+ * header packets); a header that does not parse is an `Fmp4Error` (errors.ts).
  */
 import { AAC_RATES, avcSize, parseAsc, parseAvcConfig, type FlvPacket } from '../../sdk/index.ts';
+import { Fmp4Error } from './errors.ts';
 
 /** FLV codec ids the muxer takes. */
 export const FLV_H264 = 7;
 export const FLV_AAC = 10;
-
-/** Stable codes of the muxer's errors. */
-export type Fmp4ErrorCode =
-  /** A video sequence header whose AVCDecoderConfigurationRecord or SPS does not parse. */
-  | 'LLHLS_BAD_AVC_CONFIG'
-  /** An audio sequence header whose AudioSpecificConfig does not parse (or is not one ADTS can say). */
-  | 'LLHLS_BAD_AAC_CONFIG'
-  /** A sequence header of a codec the muxer does not package (not H.264 or AAC; Enhanced RTMP). */
-  | 'LLHLS_UNSUPPORTED_CODEC';
-
-/** A muxer error; `code` is stable, for logs, tests and the packager's decisions. */
-export class Fmp4Error extends Error {
-  readonly code: Fmp4ErrorCode;
-  constructor(code: Fmp4ErrorCode, message: string) {
-    super(message);
-    this.code = code;
-    this.name = 'Fmp4Error';
-  }
-}
 
 interface TrackBase {
   /** track_ID in the init segment and the fragments: 1 for video, 2 for audio. */

@@ -24,7 +24,8 @@ import { writeInit } from './fmp4-boxes.ts';
 import { writeFragment, type Fmp4Run, type Fmp4Sample } from './fmp4-fragment.ts';
 import { FLV_AAC, audioTrack, sameTrack, videoTrack, type Fmp4Track } from './fmp4-track.ts';
 
-export { Fmp4Error, type Fmp4ErrorCode, type Fmp4Track, type Fmp4VideoTrack, type Fmp4AudioTrack } from './fmp4-track.ts';
+export { Fmp4Error, type Fmp4ErrorCode } from './errors.ts';
+export type { Fmp4Track, Fmp4VideoTrack, Fmp4AudioTrack } from './fmp4-track.ts';
 
 /** What a push did. */
 export type Fmp4PushResult =
