@@ -56,6 +56,8 @@ export interface FsOpenHint {
   head?: boolean;
   /** Asked by the file door for the public mount (a filesystem may serve a view there: rewritten playlists, a cache). */
   door?: boolean;
+  /** The door's request's raw query string without `?`, when it has one (a view by query: LL-HLS's `_HLS_msn`). */
+  query?: string;
 }
 
 /** Options of a streamed write. */

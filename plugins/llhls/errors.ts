@@ -16,6 +16,13 @@ export const llhlsErrors = {
   /** `_HLS_skip` other than `YES` or `v2`. */
   badSkip: (value: string) => new ApiError(400, 'Bad Request',
     [`_HLS_skip must be YES or v2, not ${JSON.stringify(value.slice(0, 40))}`], 'LLHLS_BAD_SKIP'),
+  /** A playlist request without the right `?token=` (`llhls.token`). */
+  token: () => new ApiError(401, 'Unauthorized', ['the playlist needs the right token (?token=)'], 'LLHLS_TOKEN'),
+  /** More streams than `llhls.max_streams` would be packaged at once. */
+  limit: (max: number) => new ApiError(503, 'Service Unavailable',
+    [`${max} streams are packaged already (llhls.max_streams)`], 'LLHLS_LIMIT'),
+  /** A write or delete of the `llhls` filesystem: it holds what the packager makes, nothing else. */
+  readOnly: () => new ApiError(403, 'Forbidden', ['the llhls filesystem is read-only'], 'LLHLS_READ_ONLY'),
   /** The asked segment or part did not come within three target durations. */
   reloadTimeout: (msn: number, part: number | undefined) => new ApiError(503, 'Service Unavailable',
     [`segment ${msn}${part === undefined ? '' : ` part ${part}`} did not come in time`], 'LLHLS_RELOAD_TIMEOUT'),

@@ -61,7 +61,8 @@ export function roundedDuration(seconds: number): number {
 export class Rendition {
   readonly partTarget: number;
   readonly window: number;
-  readonly initUri: string;
+  /** URI of the initialization section (a new one after a track changed). */
+  initUri: string;
   /** Segments of the window, oldest first. */
   readonly segments: Segment[] = [];
   /** The segment being written. */
@@ -134,12 +135,16 @@ export class Rendition {
     };
     this.segments.push(done);
     this.#target = Math.max(this.#target, roundedDuration(duration));
-    while (this.segments.length > this.window) {
-      const gone = this.segments.shift()!;
-      if (gone.discontinuity) this.discontinuitySequence++;
-    }
+    while (this.segments.length > this.window) this.dropOldest();
     this.open = { msn: open.msn + 1, programDateTime: undefined, discontinuity: false, parts: [] };
     return done;
+  }
+
+  /** The oldest segment leaves the window (a discontinuity before it is counted); undefined when none. */
+  dropOldest(): Segment | undefined {
+    const gone = this.segments.shift();
+    if (gone?.discontinuity) this.discontinuitySequence++;
+    return gone;
   }
 
   /** The stream ended: no more parts, no hint; a started segment is dropped. */

@@ -22,6 +22,7 @@ export const RTMP_TOKEN = 'journey-rtmp-token';
 export const SRT_TOKEN = 'journey-srt-token';
 export const SRT_PASS = 'journey-srt-passphrase';
 export const WEBRTC_TOKEN = 'journey-webrtc-token';
+export const LLHLS_TOKEN = 'journey-llhls-token';
 
 export interface Ports { http: number; rtmp: number; srt: number; /** The first of 20 loopback ports for the playout relays. */ playout: number }
 
@@ -43,7 +44,7 @@ export function journeyConfig(dir: string, ports: Ports, extra: Record<string, u
     storage: { disk: { dir: join(dir, 'disk') }, memory: { auth: { enable: true, ...MEMFS } } },
     rtmp: { enable: true, address: `:${ports.rtmp}`, token: RTMP_TOKEN },
     srt: { enable: true, address: `:${ports.srt}`, token: SRT_TOKEN, passphrase: SRT_PASS },
-    webrtc: { enable: true, bind_address: '127.0.0.1', token: WEBRTC_TOKEN },
+    webrtc: { enable: true, bind_address: '127.0.0.1', token: WEBRTC_TOKEN }, llhls: { enable: true, token: LLHLS_TOKEN },
     sessions: { enable: true, ip_ignorelist: [] },
     metrics: { enable: true, enable_prometheus: true, interval_sec: 1, range_sec: 60 },
     playout: { enable: true, min_port: ports.playout, max_port: ports.playout + 20 }, recordings: { enable: true },
@@ -136,6 +137,8 @@ export async function startJourney(t: TestLike, extra: (dir: string) => Record<s
 }
 
 export const rtmpUrl = (j: Journey, name: string) => `rtmp://127.0.0.1:${j.ports.rtmp}/${name}?token=${RTMP_TOKEN}`;
+/** The LL-HLS playlist of a stream (plugin `llhls`), with its token. */
+export const llhlsUrl = (j: Journey, name: string, file = 'index.m3u8') => `${j.run.url}/hls/${name}/${file}?token=${LLHLS_TOKEN}`;
 
 /** An SRT caller URL (ffmpeg) for `name` in `mode` (`request` or `publish`), with the token and passphrase. */
 export const srtUrl = (j: Journey, name: string, mode: 'request' | 'publish' = 'request') =>

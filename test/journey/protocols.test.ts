@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { launchChromium, noBrowser } from '../helpers/browser.ts';
 import { SseClient } from '../plugins/events/sse-client.ts';
 import { ndcViewer } from '../plugins/webrtc/helpers.ts';
-import { rtmpUrl, SOURCE, srtUrl, startJourney, tracks, tracksOnceLive, waitFor, WEBRTC_TOKEN, type Journey } from './kit.ts';
+import { llhlsUrl, rtmpUrl, SOURCE, srtUrl, startJourney, tracks, tracksOnceLive, waitFor, WEBRTC_TOKEN, type Journey } from './kit.ts';
 
 /*
  * Issue 44.6 and 44.2: on one service with every plugin on (auth, tokens on RTMP, SRT and WebRTC,
@@ -11,7 +11,8 @@ import { rtmpUrl, SOURCE, srtUrl, startJourney, tracks, tracksOnceLive, waitFor,
  * other protocol, and each reader sees the tracks as the publisher sent them: video #0, audio #1
  * (ffprobe), which is what restreamer-ui's egress processes map with `-map 0:0`/`-map 0:1`.
  * WHEP viewers (node-datachannel) get video and audio of each. The WHIP publisher is Chromium
- * (fake camera and microphone): skipped, saying why, where it is not installed.
+ * (fake camera and microphone): skipped, saying why, where it is not installed. Each is also
+ * played as LL-HLS (plugin `llhls`, with its token).
  */
 
 const BOTH = ['video', 'audio'];
@@ -47,6 +48,8 @@ t.test('published over RTMP, SRT and WHIP, read over every protocol: video #0, a
     await listed(j, 'live/by-rtmp');
     t.same(await tracksOnceLive(t, srtUrl(j, 'live/by-rtmp')), BOTH, 'read over SRT');
     t.same(await tracks(t, rtmpUrl(j, 'live/by-rtmp')), BOTH, 'read over RTMP (a late reader)');
+    t.same(await tracks(t, llhlsUrl(j, 'live/by-rtmp')), BOTH, 'read over LL-HLS (its token)');
+    t.equal((await fetch(llhlsUrl(j, 'live/by-rtmp').replace(/\?.*/, ''))).status, 401, 'LL-HLS without the token: 401');
     await whep(t, j, 'live/by-rtmp');
   });
 
@@ -56,6 +59,7 @@ t.test('published over RTMP, SRT and WHIP, read over every protocol: video #0, a
     t.same(await tracksOnceLive(t, rtmpUrl(j, 'live/by-srt')), BOTH, 'read over RTMP');
     t.same(await tracks(t, srtUrl(j, 'live/by-srt')), BOTH, 'read over SRT');
     t.same(await tracks(t, rtmpUrl(j, 'live/by-srt')), BOTH, 'read over RTMP again (a late reader)');
+    t.same(await tracks(t, llhlsUrl(j, 'live/by-srt')), BOTH, 'read over LL-HLS');
     await whep(t, j, 'live/by-srt');
   });
 
@@ -64,6 +68,7 @@ t.test('published over RTMP, SRT and WHIP, read over every protocol: video #0, a
     t.same(await tracksOnceLive(t, rtmpUrl(j, 'live/by-whip')), BOTH, 'read over RTMP');
     t.same(await tracks(t, srtUrl(j, 'live/by-whip')), BOTH, 'read over SRT');
     t.same(await tracks(t, rtmpUrl(j, 'live/by-whip')), BOTH, 'read over RTMP again (a late reader)');
+    t.same(await tracks(t, llhlsUrl(j, 'live/by-whip')), BOTH, 'read over LL-HLS');
   });
 
   await t.test('every publication is seen by sessions and events', async (t) => {

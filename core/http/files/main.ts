@@ -53,7 +53,8 @@ export interface MainDoorOptions {
 export function mainMount(fs: FilesystemService, mime: MimeTable, pending: PendingUploads): DoorMount | undefined {
   const pm = fs.publicMount;
   if (!pm) return undefined;
-  const open = (path: string, head: boolean) => openFsNode(fs, path, head ? HEAD_HINT : GET_HINT);
+  const open = (path: string, head: boolean, query?: string) =>
+    openFsNode(fs, path, query ? { head, door: true, query } : head ? HEAD_HINT : GET_HINT);
   const again = (path: string, head: boolean, x: FsNode | undefined): Maybe<FsNode | undefined> => {
     const key = `${fs.name}:${path}`;
     return x !== undefined || !pending.has(key) ? x : pending.settled(key).then(() => open(path, head));
@@ -61,8 +62,8 @@ export function mainMount(fs: FilesystemService, mime: MimeTable, pending: Pendi
   return {
     name: fs.name, prefix: fs.mount === '/' ? '' : fs.mount, defaultType: pm.defaultType, mime: fs.mime ?? mime,
     defaultFile: fs.defaultFile, writes: pm.writes, reserved: new Set(pm.reserved ?? []), preflight: pm.preflight ?? true,
-    open: (path, head) => {
-      const n = open(path, head);
+    open: (path, head, query) => {
+      const n = open(path, head, query);
       // the hot path: a file in memory, found at once (no key, no closure)
       if (n === undefined) return again(path, head, n);
       return n instanceof Promise ? n.then((x) => again(path, head, x)) : n;

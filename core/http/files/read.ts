@@ -29,8 +29,8 @@ export function corsHead(env: DoorEnv, req: IncomingMessage): string[] {
 }
 
 /** What a GET of `path` serves: the file, a link, or for a folder its default file. */
-function lookup(m: DoorMount, path: string, head: boolean): Maybe<FsNode | undefined> {
-  const first = m.open(path, head);
+function lookup(m: DoorMount, path: string, head: boolean, query: string): Maybe<FsNode | undefined> {
+  const first = m.open(path, head, query);
   return isPromise(first) ? first.then((n) => folderIndex(m, path, head, n)) : folderIndex(m, path, head, first);
 }
 
@@ -58,7 +58,7 @@ function failed(env: DoorEnv, req: IncomingMessage, res: ServerResponse, path: s
 export function answerRead(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: ServerResponse, path: string, query: string): Maybe<boolean> {
   let found: Maybe<FsNode | undefined>;
   try {
-    found = lookup(m, path, req.method === 'HEAD');
+    found = lookup(m, path, req.method === 'HEAD', query);
   } catch (err) {
     return failed(env, req, res, path, err);
   }

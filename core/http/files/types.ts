@@ -33,9 +33,10 @@ export interface DoorMount {
   uploadMax?: number;
   /**
    * What `path` names here. `undefined` is a miss: main answers 404, a thread passes the request
-   * to main (which may know more: a link, an upload in progress).
+   * to main (which may know more: a link, an upload in progress). `query`: the request's raw
+   * query string, given to a filesystem that serves a view by it (LL-HLS's blocking reloads).
    */
-  open(path: string, head: boolean): Maybe<FsNode | undefined>;
+  open(path: string, head: boolean, query?: string): Maybe<FsNode | undefined>;
 }
 
 /** Where an upload accepted by the door goes. */

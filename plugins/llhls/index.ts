@@ -1,0 +1,40 @@
+import { definePlugin, filesystemsRef, streamTableRef } from '../../sdk/index.ts';
+import { LlhlsConfig, validateLlhls } from './schema.ts';
+import { LlhlsStore } from './store.ts';
+
+/**
+ * Low-Latency HLS (RFC 8216bis) of every stream of the stream table, packaged by the service
+ * itself (CMAF/fMP4, no ffmpeg): `/hls/<stream>/index.m3u8` (LL) and `plain.m3u8`, served by the
+ * core's file door from the `llhls` filesystem. Opt-in (`llhls.enable`).
+ */
+export default definePlugin({
+  name: 'llhls',
+  configKey: 'llhls',
+  enableKey: 'llhls.enable',
+  configSchema: LlhlsConfig,
+  validate: validateLlhls,
+  deps: { streams: streamTableRef },
+  provides: [filesystemsRef],
+  setup(ctx) {
+    const cfg = ctx.config;
+    if (!cfg.enable) return;
+    const target = cfg.target_duration_seconds;
+    const store = new LlhlsStore({ streams: ctx.deps.streams, log: ctx.log }, {
+      targetDuration: target,
+      partTarget: cfg.part_target_ms / 1000,
+      windowSegments: Math.max(3, Math.ceil(cfg.window_seconds / target)),
+      maxStreamBytes: cfg.max_stream_mbytes * 1024 * 1024,
+      maxStreams: cfg.max_streams,
+      idleMs: cfg.idle_seconds * 1000,
+      startWaitMs: Math.max(10_000, 4000 * target),
+      token: cfg.token,
+    });
+    ctx.provide(filesystemsRef, store);
+    const timer = setInterval(() => store.sweep(), Math.min(5000, cfg.idle_seconds * 500));
+    timer.unref();
+    ctx.onClose(() => {
+      clearInterval(timer);
+      store.close();
+    });
+  },
+});

@@ -1,0 +1,238 @@
+/*
+ * One stream's LL-HLS packager: the stream table's FLV packets in (as an internal reader's
+ * batches), the files of one rendition out (init section, parts, segments) and the `Rendition`
+ * the playlists are rendered from. Pure but for the clock it is given: no I/O, no timers.
+ *
+ * Cutting (media time, the FLV timestamps of the track that drives: video when the stream has it,
+ * else audio):
+ * - a segment ends at the first keyframe (any audio frame, without video) at least the target
+ *   duration (less half a frame) after its start; that keyframe starts the next one;
+ * - a part ends before the frame that would take it past the part target, so every part is at
+ *   most `PART-TARGET` (the last part of a segment may be shorter).
+ * Audio the muxer cannot package (not AAC, or a header that does not parse) is left out: the
+ * stream plays as video only (`audioSkipped` says why); video it cannot package throws.
+ * A sequence header that changes a track starts a new init section (`<epoch>-init<n>.mp4`): the
+ * open segment is closed and the segments of the old init leave the playlist, the next one comes
+ * after an `EXT-X-DISCONTINUITY`.
+ *
+ * Names are `<epoch>-<msn>.<part>.m4s` (parts), `<epoch>-<msn>.m4s` (segments): the epoch is the
+ * packager's own, so a name never comes back with other bytes (parts and segments are immutable
+ * for a CDN). Memory: the segments of the window (at most `maxBytes` in all: the oldest leave
+ * first), the parts of the newest `PART_SEGMENTS` segments, and the init.
+ */
+import type { FlvPacket } from '../../sdk/index.ts';
+import { Fmp4Error, Fmp4Muxer, type Fmp4Fragment } from './fmp4.ts';
+import { Rendition, type Segment } from './playlist.ts';
+
+export interface PackagerOptions {
+  /** Seconds a segment aims at (cut at the first keyframe after it). */
+  targetDuration: number;
+  /** Seconds a part lasts at most. */
+  partTarget: number;
+  /** Complete segments kept in the playlist. */
+  windowSegments: number;
+  /** Bytes of segments kept at most (the oldest leave first; at least one is kept). */
+  maxBytes: number;
+  /** Prefix of every file name: unique per packager. */
+  epoch: string;
+  /** Wall clock in ms (`EXT-X-PROGRAM-DATE-TIME`). */
+  now(): number;
+}
+
+/** A file of the rendition: its bytes and when it was made. */
+export interface PackagedFile {
+  data: Buffer;
+  mtimeMs: number;
+}
+
+/** Segments whose parts stay fetchable (the playlist lists parts of the last three target durations). */
+const PART_SEGMENTS = 4;
+
+/** Packages one stream (see the file's head). */
+export class Packager {
+  readonly rendition: Rendition;
+  /** Bumped on every change of the rendition (a part, a segment, the end): playlist validators. */
+  version = 0;
+  /** Why the stream's audio is left out (a header the muxer refused), if it is. */
+  audioSkipped: string | undefined;
+  #files = new Map<string, PackagedFile>();
+  #muxer = new Fmp4Muxer();
+  #opts: PackagerOptions;
+  #init = 0;
+  #segStart: number | undefined;
+  #partStart: number | undefined;
+  #last = 0;
+  #interval = 0;
+  #anchor: { wall: number; media: number } | undefined;
+  #openParts: Buffer[] = [];
+  #bytes = 0;
+  #listeners = new Set<() => void>();
+
+  constructor(opts: PackagerOptions) {
+    this.#opts = opts;
+    this.rendition = new Rendition({
+      targetDuration: opts.targetDuration, partTarget: opts.partTarget, window: opts.windowSegments, initUri: this.#initName(),
+    });
+  }
+
+  /** A file by its name, if it is held. */
+  file(name: string): PackagedFile | undefined {
+    return this.#files.get(name);
+  }
+
+  /** Bytes held (segments, parts, init). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Calls `fn` after every change; returns the removal. */
+  onChange(fn: () => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  /** Packages a batch of the stream's packets. Throws an `Fmp4Error` for a header it cannot package. */
+  push(batch: readonly FlvPacket[]): void {
+    let changed = false;
+    for (const p of batch) changed = this.#packet(p) || changed;
+    if (changed) this.#changed();
+  }
+
+  /** The stream ended: the last samples become the last part and segment; the playlist ends. */
+  end(): void {
+    if (this.rendition.ended) return;
+    const last = this.#muxer.end();
+    if (last) this.#part(last);
+    if (this.rendition.open.parts.length > 0) this.#closeSegment();
+    this.rendition.end();
+    this.#changed();
+  }
+
+  #packet(p: FlvPacket): boolean {
+    let r;
+    try {
+      r = this.#muxer.push(p);
+    } catch (err) {
+      // audio the muxer cannot package (Opus, MP3, a bad config): the stream plays without it
+      if (p.type !== 8 || !(err instanceof Fmp4Error)) throw err;
+      this.audioSkipped = err.code;
+      return false;
+    }
+    if (r.kind === 'new-init') {
+      this.#newInit(r.last);
+      return true;
+    }
+    if (r.kind === 'header') this.#putInit();
+    if (r.kind !== 'sample') return false;
+    const video = this.#muxer.tracks()[0]?.kind === 'video';
+    if (p.type !== (video ? 9 : 8)) return false;
+    return this.#cut(p.timestamp, !video || p.kind === 'keyframe');
+  }
+
+  /** A frame of the driving track came at `t` (ms): ends a part, or a segment, before it when due. */
+  #cut(t: number, key: boolean): boolean {
+    if (this.#segStart === undefined || this.#partStart === undefined) {
+      this.#segStart = this.#partStart = this.#last = t;
+      return false;
+    }
+    if (t > this.#last) this.#interval = t - this.#last;
+    this.#last = t;
+    const o = this.#opts;
+    if (key && t - this.#segStart >= o.targetDuration * 1000 - this.#interval / 2) {
+      const f = this.#muxer.flush();
+      if (f) this.#part(f);
+      this.#closeSegment();
+      this.#segStart = this.#partStart = t;
+      return true;
+    }
+    if (t - this.#partStart + this.#interval > o.partTarget * 1000 + 0.5 || t - this.#partStart >= o.partTarget * 1000) {
+      const f = this.#muxer.flush();
+      if (f) this.#part(f);
+      this.#partStart = t;
+      return f !== undefined;
+    }
+    return false;
+  }
+
+  #part(f: Fmp4Fragment): void {
+    const r = this.rendition;
+    const name = `${this.#opts.epoch}-${r.open.msn}.${r.open.parts.length}.m4s`;
+    this.#put(name, f.data);
+    this.#openParts.push(f.data);
+    this.#anchor ??= { wall: this.#opts.now(), media: f.start * 1000 };
+    const pdt = Math.round(this.#anchor.wall + f.start * 1000 - this.#anchor.media);
+    r.addPart({ duration: f.duration, uri: name, independent: f.independent }, pdt);
+    r.setHint(`${this.#opts.epoch}-${r.open.msn}.${r.open.parts.length}.m4s`);
+  }
+
+  #closeSegment(): void {
+    const r = this.rendition;
+    if (r.open.parts.length === 0) return;
+    const name = `${this.#opts.epoch}-${r.open.msn}.m4s`;
+    this.#put(name, Buffer.concat(this.#openParts));
+    this.#openParts = [];
+    r.closeSegment({ uri: name });
+    r.setHint(`${this.#opts.epoch}-${r.open.msn}.0.m4s`);
+    this.#forget();
+  }
+
+  /** Segments past the window or the byte bound go, and the parts of all but the newest segments. */
+  #forget(): void {
+    const r = this.rendition;
+    while (r.segments.length > 1 && this.#bytes > this.#opts.maxBytes) this.#dropSegment(r.dropOldest()!);
+    const first = r.mediaSequence;
+    const partsFrom = r.open.msn - PART_SEGMENTS;
+    const epoch = this.#opts.epoch.length + 1;
+    for (const name of this.#files.keys()) {
+      const dot = name.indexOf('.', epoch);
+      // NaN for the init: kept
+      const msn = Number(name.slice(epoch, dot));
+      if (msn < first || (msn < partsFrom && name.indexOf('.', dot + 1) > 0)) this.#drop(name);
+    }
+  }
+
+  #dropSegment(s: Segment): void {
+    this.#drop(s.uri);
+    for (const p of s.parts) this.#drop(p.uri);
+  }
+
+  #newInit(last: Fmp4Fragment | undefined): void {
+    if (last) this.#part(last);
+    this.#closeSegment();
+    const r = this.rendition;
+    while (r.segments.length > 0) this.#dropSegment(r.dropOldest()!);
+    this.#drop(this.#initName());
+    this.#init++;
+    r.initUri = this.#initName();
+    r.markDiscontinuity();
+    this.#segStart = this.#partStart = undefined;
+    this.#putInit();
+  }
+
+  #initName(): string {
+    return `${this.#opts.epoch}-init${this.#init}.mp4`;
+  }
+
+  #putInit(): void {
+    const init = this.#muxer.init();
+    if (init) this.#put(this.#initName(), init);
+  }
+
+  #put(name: string, data: Buffer): void {
+    this.#drop(name);
+    this.#files.set(name, { data, mtimeMs: this.#opts.now() });
+    this.#bytes += data.length;
+  }
+
+  #drop(name: string): void {
+    const f = this.#files.get(name);
+    if (!f) return;
+    this.#files.delete(name);
+    this.#bytes -= f.data.length;
+  }
+
+  #changed(): void {
+    this.version++;
+    for (const fn of [...this.#listeners]) fn();
+  }
+}

@@ -1,0 +1,266 @@
+/*
+ * The LL-HLS filesystem `llhls`: what the core's file door serves at `/hls`. A path is
+ * `/<stream>/<file>` (the stream's table name may hold slashes: `/live/abc/index.m3u8`):
+ * - `index.m3u8`: the low-latency playlist, with blocking reload (`_HLS_msn`, `_HLS_part`) and
+ *   delta updates (`_HLS_skip`); `plain.m3u8`: the same segments without LL tags;
+ * - `<epoch>-init<n>.mp4`, `<epoch>-<msn>.<part>.m4s`, `<epoch>-<msn>.m4s`: the init section, the
+ *   parts and the segments (immutable); a request for the hinted part waits for it.
+ * Packaging a stream starts with the first request of one of its playlists (when it is live) and
+ * stops `idleMs` after the last request of any of its files. No I/O here but the stream table;
+ * the plugin's `index.ts` runs the sweep timer.
+ */
+import { randomBytes } from 'node:crypto';
+import { safeEqual, type FilesystemService, type FsFile, type FsFileInfo, type FsNode, type FsOpenHint, type FsPublicMount,
+  type FsWriteResult, type StreamReader, type StreamTable } from '../../sdk/index.ts';
+import { llhlsErrors } from './errors.ts';
+import { Packager, type PackagedFile } from './packager.ts';
+import { decideReload, isReady, type Skip } from './playlist-reload.ts';
+import { renderMedia, renderPlain } from './playlist-render.ts';
+
+/** The store's bounds and the packagers' settings (from the config section). */
+export interface LlhlsSettings {
+  targetDuration: number;
+  partTarget: number;
+  windowSegments: number;
+  /** Bytes of segments one stream keeps at most. */
+  maxStreamBytes: number;
+  /** Streams packaged at once; a request for one more is refused 503. */
+  maxStreams: number;
+  /** Packaging stops this long after the last request of a stream's files. */
+  idleMs: number;
+  /** How long a first playlist request waits for the first segment. */
+  startWaitMs: number;
+  /** The token a playlist request must carry (`?token=`); empty: none. */
+  token: string;
+}
+
+interface LlhlsDeps {
+  streams: StreamTable;
+  log: { warn(obj: object, msg: string): void };
+  now?: () => number;
+}
+
+interface Entry {
+  name: string;
+  /** Random: the prefix of every file name of its packager, so names cannot be guessed. */
+  epoch: string;
+  packager: Packager;
+  reader: StreamReader | undefined;
+  used: number;
+  /** Rendered playlists of the packager's current version, by kind. */
+  rendered: Map<string, FsFile>;
+  renderedAt: number;
+}
+
+const IMMUTABLE = Object.freeze(['cache-control', 'public, max-age=31536000, immutable']);
+const NO_CACHE = Object.freeze(['cache-control', 'no-cache']);
+const PLAYLIST = 'application/vnd.apple.mpegurl';
+const PLAYLISTS = new Set(['index.m3u8', 'plain.m3u8']);
+
+/** The `llhls` filesystem: packagers by stream, served read-only at `/hls`. */
+export class LlhlsStore implements FilesystemService {
+  readonly name = 'llhls';
+  readonly type = 'llhls';
+  readonly mount = '/hls';
+  readonly publicMount: FsPublicMount = { defaultType: 'application/octet-stream', preflight: true };
+  #entries = new Map<string, Entry>();
+  #s: LlhlsSettings;
+  #d: LlhlsDeps;
+  #now: () => number;
+  #seq = 0;
+
+  constructor(deps: LlhlsDeps, settings: LlhlsSettings) {
+    this.#d = deps;
+    this.#s = settings;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  /** Streams being packaged now. */
+  get packaged(): number {
+    return this.#entries.size;
+  }
+
+  open(path: string, hint?: FsOpenHint): FsNode | undefined | Promise<FsNode | undefined> {
+    const slash = path.lastIndexOf('/');
+    if (slash <= 0) return undefined;
+    const name = path.slice(1, slash);
+    const file = path.slice(slash + 1);
+    if (PLAYLISTS.has(file)) return this.#playlist(name, file, hint?.query ?? '');
+    const e = this.#entries.get(name);
+    if (!e) return undefined;
+    e.used = this.#now();
+    const f = e.packager.file(file);
+    if (f) return fileNode(path, file, f);
+    if (file !== e.packager.rendition.hint) return undefined;
+    // the preload hint: answered once the part exists
+    const p = e.packager;
+    return this.#until(e, () => p.file(file) !== undefined || p.rendition.ended, this.#s.targetDuration * 3000)
+      .then(() => { const got = p.file(file); return got ? fileNode(path, file, got) : undefined; });
+  }
+
+  async #playlist(name: string, file: string, query: string): Promise<FsNode | undefined> {
+    const q = new URLSearchParams(query);
+    if (this.#s.token !== '' && !safeEqual(q.get('token') ?? '', this.#s.token)) throw llhlsErrors.token();
+    const e = this.#entry(name);
+    if (!e) return undefined;
+    e.used = this.#now();
+    const r = e.packager.rendition;
+    await this.#until(e, () => r.segments.length > 0 || r.ended, this.#s.startWaitMs);
+    if (file === 'plain.m3u8') return { kind: 'file', path: `/${name}/${file}`, file: this.#rendered(e, 'plain', false, NO_CACHE) };
+    const ask = { msn: q.get('_HLS_msn') ?? undefined, part: q.get('_HLS_part') ?? undefined, skip: q.get('_HLS_skip') ?? undefined };
+    const d = decideReload(r, ask);
+    if (d.kind === 'refuse') throw d.error;
+    if (d.kind === 'wait' && !(await this.#until(e, () => isReady(r, d.msn, d.part), d.timeoutMs))) {
+      throw llhlsErrors.reloadTimeout(d.msn, d.part);
+    }
+    // a blocking answer names a state that never changes: a CDN may keep it
+    const cache = ask.msn === undefined ? NO_CACHE : ['cache-control', `public, max-age=${6 * r.targetDuration}`];
+    return { kind: 'file', path: `/${name}/${file}`, file: this.#rendered(e, 'll', d.skip, cache) };
+  }
+
+  /** The playlist text of the packager's current version (rendered once per version and kind). */
+  #rendered(e: Entry, kind: 'll' | 'plain', skip: Skip, cache: readonly string[]): FsFile {
+    const p = e.packager;
+    if (e.renderedAt !== p.version) {
+      e.rendered.clear();
+      e.renderedAt = p.version;
+    }
+    const key = `${kind}.${skip || ''}.${cache[1]}`;
+    let f = e.rendered.get(key);
+    if (!f) {
+      const data = Buffer.from(kind === 'plain' ? renderPlain(p.rendition) : renderMedia(p.rendition, { skip }));
+      f = { data, size: data.length, mtimeMs: this.#now(), etag: `"${e.epoch}.${p.version}.${kind}${skip || ''}"`, mime: PLAYLIST, headers: cache };
+      e.rendered.set(key, f);
+    }
+    return f;
+  }
+
+  /** The packager of `name`, started when the stream is live and none runs (or the last one ended). */
+  #entry(name: string): Entry | undefined {
+    const e = this.#entries.get(name);
+    const live = this.#d.streams.get(name) !== undefined;
+    if (e && (!e.packager.rendition.ended || !live)) return e;
+    if (e) this.#stop(e);
+    if (!live) return undefined;
+    if (this.#entries.size >= this.#s.maxStreams) this.sweep();
+    if (this.#entries.size >= this.#s.maxStreams) throw llhlsErrors.limit(this.#s.maxStreams);
+    return this.#start(name);
+  }
+
+  #start(name: string): Entry | undefined {
+    const s = this.#s;
+    const epoch = randomBytes(8).toString('hex');
+    const packager = new Packager({
+      targetDuration: s.targetDuration, partTarget: s.partTarget, windowSegments: s.windowSegments,
+      maxBytes: s.maxStreamBytes, epoch, now: this.#now,
+    });
+    const e: Entry = { name, epoch, packager, reader: undefined, used: this.#now(), rendered: new Map(), renderedAt: -1 };
+    const id = `llhls-${++this.#seq}`;
+    const peer = { id, protocol: 'llhls', stream: name, remote: '', params: {}, traffic: () => ({ rxBytes: 0, txBytes: 0 }) };
+    const r = this.#d.streams.read(name, 'flv', peer, {
+      send: (batch) => {
+        try {
+          packager.push(batch);
+          return true;
+        } catch (err) {
+          this.#d.log.warn({ stream: name, err }, 'cannot package the stream');
+          packager.end();
+          return false;
+        }
+      },
+      stop: () => packager.end(),
+    }, { internal: true }); // the service's own reader: each viewer's requests are the door's
+    if (!r.ok) return undefined;
+    e.reader = r.handle;
+    this.#entries.set(name, e);
+    return e;
+  }
+
+  /** Resolves true once `ready()` holds (checked after each change), false after `ms`. */
+  #until(e: Entry, ready: () => boolean, ms: number): Promise<boolean> {
+    if (ready()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (v: boolean) => { off(); clearTimeout(timer); resolve(v); };
+      const off = e.packager.onChange(() => { if (ready()) done(true); });
+      const timer = setTimeout(() => done(ready()), ms);
+    });
+  }
+
+  #stop(e: Entry): void {
+    if (this.#entries.get(e.name) === e) this.#entries.delete(e.name);
+    e.reader?.leave();
+    e.reader = undefined;
+    e.packager.end();
+  }
+
+  /** Stops the packagers nobody asked for within `idleMs`. */
+  sweep(): void {
+    const before = this.#now() - this.#s.idleMs;
+    for (const e of [...this.#entries.values()]) if (e.used < before) this.#stop(e);
+  }
+
+  /** Stops every packager. */
+  close(): void {
+    for (const e of [...this.#entries.values()]) this.#stop(e);
+  }
+
+  async list(): Promise<FsFileInfo[]> {
+    const out: FsFileInfo[] = [];
+    for (const e of this.#entries.values()) {
+      for (const uri of filesOf(e.packager)) {
+        const f = e.packager.file(uri);
+        if (f) out.push({ name: `/${e.name}/${uri}`, size_bytes: f.data.length, last_modified: Math.floor(f.mtimeMs / 1000) });
+      }
+    }
+    return out;
+  }
+
+  async stat(path: string): Promise<FsFileInfo | undefined> {
+    return (await this.list()).find((f) => f.name === path);
+  }
+
+  async readFile(path: string): Promise<Buffer | undefined> {
+    const slash = path.lastIndexOf('/');
+    return this.#entries.get(path.slice(1, slash))?.packager.file(path.slice(slash + 1))?.data;
+  }
+
+  writeFile(): Promise<FsWriteResult> {
+    return Promise.reject(llhlsErrors.readOnly());
+  }
+
+  deleteFile(): Promise<boolean> {
+    return Promise.reject(llhlsErrors.readOnly());
+  }
+
+  usage(): { used: number; limit: number; files?: number } {
+    let used = 0;
+    for (const e of this.#entries.values()) used += e.packager.bytes;
+    return { used, limit: 0 };
+  }
+}
+
+/** The names of a packager's files: the init, the segments and the parts of its playlist. */
+function filesOf(p: Packager): string[] {
+  const r = p.rendition;
+  const out = [r.initUri];
+  for (const s of r.segments) out.push(...s.parts.map((x) => x.uri), s.uri);
+  out.push(...r.open.parts.map((x) => x.uri));
+  return out;
+}
+
+/** Per packaged file, its answer (made once: a part is fetched by every viewer). */
+const nodes = new WeakMap<PackagedFile, FsNode>();
+
+function fileNode(path: string, name: string, f: PackagedFile): FsNode {
+  let node = nodes.get(f);
+  if (!node) {
+    const file: FsFile = {
+      data: f.data, size: f.data.length, mtimeMs: f.mtimeMs, etag: `"${name}"`,
+      mime: name.endsWith('.mp4') ? 'video/mp4' : 'video/iso.segment', headers: IMMUTABLE,
+    };
+    node = { kind: 'file', path, file };
+    nodes.set(f, node);
+  }
+  return node;
+}
+
