@@ -56,8 +56,10 @@ export interface FsOpenHint {
   head?: boolean;
   /** Asked by the file door for the public mount (a filesystem may serve a view there: rewritten playlists, a cache). */
   door?: boolean;
-  /** The door's request's raw query string without `?`, when it has one (a view by query: LL-HLS's `_HLS_msn`). */
+  /** For a mount that `asks`: the request's raw query string without `?` (LL-HLS's `_HLS_msn`). */
   query?: string;
+  /** For a mount that `asks`: the client's address as the door resolved it (normalized, no port). */
+  remote?: string;
 }
 
 /** Options of a streamed write. */
@@ -148,6 +150,11 @@ export interface FsPublicMount {
   reserved?: readonly string[];
   /** Answer CORS preflights (`OPTIONS`) below the mount (default true). */
   preflight?: boolean;
+  /**
+   * `open` serves a view by request: the door gives it the query and the client in its hint
+   * (`FsOpenHint.query`, `remote`). Such a mount is served by main alone.
+   */
+  asks?: boolean;
 }
 
 /** One change of a copied store, stamped with an increasing sequence. */

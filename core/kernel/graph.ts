@@ -8,8 +8,10 @@ export interface GraphNode {
 }
 
 /**
- * Orders plugins so that providers come before consumers (ties broken by config order).
- * Fails on a missing provider, two providers of a single-provider ref, and cycles (with the path).
+ * Orders plugins so that providers come before consumers (ties broken by config order); the
+ * providers of a "many" ref come first unless that would close a cycle (`withSoftEdges`).
+ * Fails on a missing provider, two providers of a single-provider ref, and cycles of single or
+ * optional refs (with the path).
  */
 export function orderPlugins<N extends GraphNode>(nodes: N[], coreProvided: ReadonlySet<string>): N[] {
   const providers = new Map<string, number[]>();
@@ -29,16 +31,18 @@ export function orderPlugins<N extends GraphNode>(nodes: N[], coreProvided: Read
       throw new BootError(`Service '${id}' is provided by more than one plugin: ${list.map((i) => `'${nodes[i]!.name}'`).join(', ')}`);
     }
   }
-  const edges: number[][] = nodes.map(() => []);
+  const hard: number[][] = nodes.map(() => []);
+  const soft: number[][] = nodes.map(() => []);
   nodes.forEach((n, i) => {
     for (const ref of n.deps) {
       const list = (providers.get(ref.id) ?? []).filter((p) => p !== i);
       if (list.length === 0 && !ref.multiple && !ref.optional && !coreProvided.has(ref.id)) {
         throw new BootError(`Plugin '${n.name}' needs service '${ref.id}', which no loaded plugin provides`);
       }
-      edges[i]!.push(...list);
+      (ref.multiple ? soft : hard)[i]!.push(...list);
     }
   });
+  const edges = withSoftEdges(hard, soft);
   const cycle = findCycle(edges);
   if (cycle) throw new BootError(`Plugin dependency cycle: ${cycle.map((i) => nodes[i]!.name).join(' -> ')}`);
   const done = new Set<number>();
@@ -49,6 +53,30 @@ export function orderPlugins<N extends GraphNode>(nodes: N[], coreProvided: Read
     order.push(nodes[next]!);
   }
   return order;
+}
+
+/**
+ * The ordering edges: every hard one (a single or optional ref), and each soft one (a "many" ref,
+ * whose list is live: a provider mounted later still joins it) unless it would close a cycle, so
+ * a plugin that provides a filesystem may use a service of a plugin that lists filesystems.
+ */
+function withSoftEdges(hard: number[][], soft: number[][]): number[][] {
+  const edges = hard.map((l) => [...l]);
+  const reaches = (from: number, to: number): boolean => {
+    const seen = new Set<number>();
+    const todo = [from];
+    while (todo.length > 0) {
+      const n = todo.pop()!;
+      if (n === to) return true;
+      if (seen.has(n)) continue;
+      seen.add(n);
+      todo.push(...edges[n]!);
+    }
+    return false;
+  };
+  if (findCycle(edges)) return edges;
+  soft.forEach((list, i) => { for (const d of list) if (!reaches(d, i)) edges[i]!.push(d); });
+  return edges;
 }
 
 /** A cycle as a path of node indexes (first node repeated at the end), or undefined. */

@@ -1,4 +1,5 @@
-import { definePlugin, filesystemsRef, streamTableRef } from '../../sdk/index.ts';
+import { definePlugin, filesystemsRef, optional, streamTableRef } from '../../sdk/index.ts';
+import { recordingsRef } from '../recordings/api.ts';
 import { LlhlsConfig, validateLlhls } from './schema.ts';
 import { LlhlsStore } from './store.ts';
 
@@ -13,13 +14,13 @@ export default definePlugin({
   enableKey: 'llhls.enable',
   configSchema: LlhlsConfig,
   validate: validateLlhls,
-  deps: { streams: streamTableRef },
+  deps: { streams: streamTableRef, recordings: optional(recordingsRef) },
   provides: [filesystemsRef],
   setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;
     const target = cfg.target_duration_seconds;
-    const store = new LlhlsStore({ streams: ctx.deps.streams, log: ctx.log }, {
+    const store = new LlhlsStore({ streams: ctx.deps.streams, recordings: ctx.deps.recordings, log: ctx.log }, {
       targetDuration: target,
       partTarget: cfg.part_target_ms / 1000,
       windowSegments: Math.max(3, Math.ceil(cfg.window_seconds / target)),
@@ -28,6 +29,7 @@ export default definePlugin({
       idleMs: cfg.idle_seconds * 1000,
       startWaitMs: Math.max(10_000, 4000 * target),
       token: cfg.token,
+      dvrWindowMs: cfg.dvr_window_seconds * 1000,
     });
     ctx.provide(filesystemsRef, store);
     const timer = setInterval(() => store.sweep(), Math.min(5000, cfg.idle_seconds * 500));

@@ -9,6 +9,7 @@ export const LlhlsConfig = section({
   window_seconds: [Int(120, { minimum: 10, maximum: 3600 }), 'Seconds of segments a playlist keeps (a player may start this far back).'],
   max_stream_mbytes: [Int(64, { minimum: 1, maximum: 4096 }), 'MiB of segments one packaged stream keeps at most; beyond, the oldest leave the window first.'],
   max_streams: [Int(100, { minimum: 1, maximum: 10_000 }), 'Streams packaged at once; a request for one more is refused with 503 (`LLHLS_LIMIT`).'],
+  dvr_window_seconds: [Int(7200, { minimum: 60, maximum: 604_800 }), 'How far back `/hls/<stream>/dvr.m3u8` reaches into the stream\'s recording (plugin `recordings`), in seconds.'],
   idle_seconds: [Int(30, { minimum: 5, maximum: 3600 }), 'Packaging of a stream stops this many seconds after the last request of its files, and its memory is given back.'],
 });
 export type LlhlsConfig = Static<typeof LlhlsConfig>;

@@ -9,9 +9,10 @@
  * stops `idleMs` after the last request of any of its files. No I/O here but the stream table;
  * the plugin's `index.ts` runs the sweep timer.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { safeEqual, type FilesystemService, type FsFile, type FsFileInfo, type FsNode, type FsOpenHint, type FsPublicMount,
   type FsWriteResult, type StreamReader, type StreamTable } from '../../sdk/index.ts';
+import type { RecordingsService } from '../recordings/api.ts';
 import { llhlsErrors } from './errors.ts';
 import { Packager, type PackagedFile } from './packager.ts';
 import { decideReload, isReady, type Skip } from './playlist-reload.ts';
@@ -32,10 +33,14 @@ export interface LlhlsSettings {
   startWaitMs: number;
   /** The token a playlist request must carry (`?token=`); empty: none. */
   token: string;
+  /** How far back the DVR playlist (`dvr.m3u8`, from the recordings) reaches. */
+  dvrWindowMs: number;
 }
 
 interface LlhlsDeps {
   streams: StreamTable;
+  /** The recordings plugin's service, when it runs: the DVR playlist. */
+  recordings?: RecordingsService;
   log: { warn(obj: object, msg: string): void };
   now?: () => number;
 }
@@ -62,7 +67,7 @@ export class LlhlsStore implements FilesystemService {
   readonly name = 'llhls';
   readonly type = 'llhls';
   readonly mount = '/hls';
-  readonly publicMount: FsPublicMount = { defaultType: 'application/octet-stream', preflight: true };
+  readonly publicMount: FsPublicMount = { defaultType: 'application/octet-stream', preflight: true, asks: true };
   #entries = new Map<string, Entry>();
   #s: LlhlsSettings;
   #d: LlhlsDeps;
@@ -85,7 +90,8 @@ export class LlhlsStore implements FilesystemService {
     if (slash <= 0) return undefined;
     const name = path.slice(1, slash);
     const file = path.slice(slash + 1);
-    if (PLAYLISTS.has(file)) return this.#playlist(name, file, hint?.query ?? '');
+    if (file === 'dvr.m3u8') return this.#dvr(name, hint?.query ?? '');
+    if (PLAYLISTS.has(file)) return this.#playlist(name, file, hint?.query ?? '', hint?.remote);
     const e = this.#entries.get(name);
     if (!e) return undefined;
     e.used = this.#now();
@@ -98,10 +104,10 @@ export class LlhlsStore implements FilesystemService {
       .then(() => { const got = p.file(file); return got ? fileNode(path, file, got) : undefined; });
   }
 
-  async #playlist(name: string, file: string, query: string): Promise<FsNode | undefined> {
+  async #playlist(name: string, file: string, query: string, remote: string | undefined): Promise<FsNode | undefined> {
     const q = new URLSearchParams(query);
-    if (this.#s.token !== '' && !safeEqual(q.get('token') ?? '', this.#s.token)) throw llhlsErrors.token();
-    const e = this.#entry(name);
+    this.#checkToken(q);
+    const e = await this.#entry(name, remote);
     if (!e) return undefined;
     e.used = this.#now();
     const r = e.packager.rendition;
@@ -116,6 +122,26 @@ export class LlhlsStore implements FilesystemService {
     // a blocking answer names a state that never changes: a CDN may keep it
     const cache = ask.msn === undefined ? NO_CACHE : ['cache-control', `public, max-age=${6 * r.targetDuration}`];
     return { kind: 'file', path: `/${name}/${file}`, file: this.#rendered(e, 'll', d.skip, cache) };
+  }
+
+  /**
+   * The DVR playlist: the stream's recording (the `recordings` plugin) over the last
+   * `dvrWindowMs`, a sliding window of its segments by their public URLs, ended once it stops.
+   */
+  #dvr(name: string, query: string): FsNode | undefined {
+    this.#checkToken(new URLSearchParams(query));
+    const recs = this.#d.recordings;
+    const rec = recs?.ofStream(name)[0];
+    if (!recs || rec === undefined) return undefined;
+    const p = recs.playlist(rec, { kind: 'live', from: this.#now() - this.#s.dvrWindowMs });
+    if (!p.ok) return undefined;
+    const data = Buffer.from(p.text);
+    const file: FsFile = { data, size: data.length, mtimeMs: this.#now(), etag: `"dvr-${createHash('sha1').update(data).digest('base64url')}"`, mime: PLAYLIST, headers: NO_CACHE };
+    return { kind: 'file', path: `/${name}/dvr.m3u8`, file };
+  }
+
+  #checkToken(q: URLSearchParams): void {
+    if (this.#s.token !== '' && !safeEqual(q.get('token') ?? '', this.#s.token)) throw llhlsErrors.token();
   }
 
   /** The playlist text of the packager's current version (rendered once per version and kind). */
@@ -135,13 +161,20 @@ export class LlhlsStore implements FilesystemService {
     return f;
   }
 
-  /** The packager of `name`, started when the stream is live and none runs (or the last one ended). */
-  #entry(name: string): Entry | undefined {
+  /**
+   * The packager of `name`, started when the stream is live and none runs (or the last one ended).
+   * A stream nothing publishes is asked of the demand sources (an on-demand process starts for
+   * `remote`, within its budget) and waited for up to `startWaitMs`.
+   */
+  async #entry(name: string, remote: string | undefined): Promise<Entry | undefined> {
     const e = this.#entries.get(name);
-    const live = this.#d.streams.get(name) !== undefined;
+    const streams = this.#d.streams;
+    const live = streams.get(name) !== undefined;
     if (e && (!e.packager.rendition.ended || !live)) return e;
     if (e) this.#stop(e);
-    if (!live) return undefined;
+    if (!live && !(await streams.whenPublished(name, this.#s.startWaitMs, remote ?? ''))) return undefined;
+    const again = this.#entries.get(name);
+    if (again) return again;
     if (this.#entries.size >= this.#s.maxStreams) this.sweep();
     if (this.#entries.size >= this.#s.maxStreams) throw llhlsErrors.limit(this.#s.maxStreams);
     return this.#start(name);

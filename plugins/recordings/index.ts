@@ -2,6 +2,7 @@ import {
   childrenRef, definePlugin, eventsRef, filesystemsRef, optional, streamTableRef,
 } from '../../sdk/index.ts';
 import { RecordingsConfig } from './schema.ts';
+import { recordingsRef } from './api.ts';
 
 /**
  * Recordings: streams of the stream table written as keyframe-aligned MPEG-TS segments into any
@@ -16,6 +17,7 @@ export default definePlugin({
   configSchema: RecordingsConfig,
   reads: ['encoder'],
   deps: { streams: streamTableRef, filesystems: filesystemsRef, children: childrenRef, events: optional(eventsRef) },
+  provides: [recordingsRef],
   events: [
     { type: 'recording.started', subject: ['recording', 'stream'], description: 'A recording started reading its stream (published, or the recording was created while it was).', payload: {
       filesystem: 'where its segments go',
@@ -35,6 +37,7 @@ export default definePlugin({
       streams: ctx.deps.streams, filesystems: ctx.deps.filesystems, state: ctx.state, log: ctx.log, events: ctx.deps.events, config: cfg,
     });
     await recs.open();
+    ctx.provide(recordingsRef, recs);
     recordingRoutes(ctx.http, recs, { children: ctx.deps.children, ffmpeg: ctx.sections.encoder.binary, maxSeconds: cfg.max_get_seconds });
     let off: (() => void) | undefined;
     ctx.onReady(() => {

@@ -29,6 +29,9 @@ export interface CutOptions { children: ChildrenService; ffmpeg: string; maxSeco
 /** Cuts (`/get`) served at once; more get 429 until one ends. */
 export const MAX_CUTS = 4;
 
+/** The status of each reason a recorded playlist is refused. */
+const PLAYLIST_STATUS = { RECORDING_NOT_FOUND: 404, RECORDING_NO_MEDIA: 404, RECORDING_NOT_PUBLIC: 409, RECORDING_PLAYLIST_TOO_LONG: 400 } as const;
+
 export function recordingRoutes(http: HttpScope, recs: Recordings, cut: CutOptions): void {
   let cutsRunning = 0;
   http.get(BASE, { schema: { summary: 'Every recording', tags: TAGS, response: { 200: Type.Array(RecordingView) } } },
@@ -61,6 +64,17 @@ export function recordingRoutes(http: HttpScope, recs: Recordings, cut: CutOptio
   }, async (req, reply) => {
     await recs.delete(req.params.name, req.query.keep_files === 'true');
     return reply.code(204).send();
+  });
+
+  http.get(`${BASE}/:name/playlist.m3u8`, {
+    schema: { summary: 'An HLS VOD playlist of the recorded segments in [start, end] (their public URLs)', tags: TAGS, params: NameParams, querystring: SpansQuery },
+  }, async (req, reply) => {
+    const q = req.query;
+    const from = q.start === undefined ? undefined : parseTime(q.start, 'start');
+    const to = q.end === undefined ? undefined : parseTime(q.end, 'end');
+    const p = recs.playlist(req.params.name, { kind: 'vod', from, to });
+    if (!p.ok) throw new ApiError(PLAYLIST_STATUS[p.code], p.code === 'RECORDING_NOT_FOUND' ? 'Unknown recording' : 'Not Found', [p.reason], p.code);
+    return reply.type('application/vnd.apple.mpegurl').header('cache-control', 'no-cache').send(p.text);
   });
 
   http.get(`${BASE}/:name/get`, {

@@ -28,6 +28,10 @@ const end = (s: Segment | Span) => s.start + s.duration;
 export class SegmentIndex {
   readonly list: Segment[];
   #bytes = 0;
+  /** Segments removed since this index was made: `list[i]` is the `dropped + i`-th (a playlist's media sequence). */
+  dropped = 0;
+  /** Gaps (playlist discontinuities) that left with removed segments. */
+  droppedGaps = 0;
 
   /** Takes `list` as its own (sorted here). */
   constructor(list: Segment[]) {
@@ -53,8 +57,11 @@ export class SegmentIndex {
     for (let i = this.list.length - 1; i >= 0; i--) {
       const s = this.list[i]!;
       if (!files.has(s.file)) continue;
+      const next = this.list[i + 1];
+      if (next && next.start > end(s) + JOIN_MS) this.droppedGaps++;
       this.list.splice(i, 1);
       this.#bytes -= s.bytes;
+      this.dropped++;
     }
   }
 

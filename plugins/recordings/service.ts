@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
 import {
-  ApiError, findFilesystem, type CoreEvent, type EventsService, type EventSubscription, type FilesystemService, type PluginState, type StateDocument, type StreamTable,
+  ApiError, findFilesystem, streamName, type CoreEvent, type EventsService, type EventSubscription, type FilesystemService, type PluginState, type StateDocument, type StreamTable,
 } from '../../sdk/index.ts';
 import { Recorder, type IndexData } from './recorder.ts';
 import type { RecordingConfig, RecordingSettings, RecordingsConfig, RecordingView } from './schema.ts';
 import type { Span } from './segments.ts';
 import { tsCut, type TsCut } from './cut.ts';
+import type { RecordedPlaylist, RecordedPlaylistAsk, RecordingsService } from './api.ts';
+import { recordedPlaylist } from './playlist.ts';
 
 export interface RecordingsDeps {
   streams: StreamTable;
@@ -40,7 +42,7 @@ function cleanPrefix(p: string): string {
 }
 
 /** The recordings: their stored settings, one `Recorder` each, retention, cuts. */
-export class Recordings {
+export class Recordings implements RecordingsService {
   readonly #d: RecordingsDeps;
   readonly #now: () => number;
   #doc!: StateDocument<{ recordings: RecordingConfig[] }>;
@@ -182,6 +184,19 @@ export class Recordings {
     };
     if (range) v.spans = r.index.spans(range.start, range.end).map(spanView);
     return v;
+  }
+
+  /** Names of the recordings of `stream` (its table name), recording ones first. */
+  ofStream(stream: string): string[] {
+    const mine = [...this.#recs.values()].filter((r) => streamName(r.cfg.stream) === streamName(stream));
+    return mine.sort((a, b) => Number(b.recording) - Number(a.recording) || a.cfg.name.localeCompare(b.cfg.name)).map((r) => r.cfg.name);
+  }
+
+  /** The HLS playlist of a recording's segments (`RecordingsService.playlist`). */
+  playlist(name: string, ask: RecordedPlaylistAsk): RecordedPlaylist {
+    const r = this.#recs.get(name);
+    if (!r) return { ok: false, code: 'RECORDING_NOT_FOUND', reason: `no recording '${name}'` };
+    return recordedPlaylist(r.index, findFilesystem(this.#d.filesystems, r.cfg.filesystem), r.recording, ask);
   }
 
   list(): RecordingView[] {

@@ -4,7 +4,7 @@ import { readdir, stat, writeFile } from 'node:fs/promises';
 import { s3Entry, s3Unavailable, startS3, type S3Target } from '../helpers/s3.ts';
 import { SseClient } from '../plugins/events/sse-client.ts';
 import { egressProcess, ingestProcess, pythonConfigBody, settingsLoad, settingsSave } from './clients.ts';
-import { ADMIN, rtmpUrl, srtUrl, startJourney, tracks, waitFor, type Journey } from './kit.ts';
+import { ADMIN, llhlsUrl, rtmpUrl, srtUrl, startJourney, tracks, waitFor, type Journey } from './kit.ts';
 
 /*
  * Issue 44.6: the whole service as operators run it. One service (the CLI) with every built-in
@@ -157,6 +157,11 @@ async function recording(t: Test, j: Journey): Promise<void> {
   const file = join(j.dir, 'cut.ts');
   await writeFile(file, Buffer.from(await cut.arrayBuffer()));
   t.same(await tracks(t, file), BOTH, 'the cut holds video #0 and audio #1');
+  const vod = await j.run.req('GET', '/api/v3/recordings/channel/playlist.m3u8');
+  t.equal(vod.status, 200, 'GET /api/v3/recordings/channel/playlist.m3u8: the recorded time as an HLS VOD playlist');
+  t.match(vod.text, /#EXT-X-PLAYLIST-TYPE:VOD\n/);
+  t.same(await tracks(t, llhlsUrl(j, `${CHANNEL}.stream`, 'dvr.m3u8')), BOTH, 'the DVR playlist (LL-HLS) plays the recording: video #0, audio #1');
+  t.same(await tracks(t, llhlsUrl(j, `${CHANNEL}.stream`)), BOTH, 'and the channel plays as LL-HLS');
 }
 
 async function observers(t: Test, j: Journey): Promise<void> {

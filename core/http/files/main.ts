@@ -13,7 +13,7 @@ import { PlaylistRewrites } from './serve-hooks.ts';
 import { answerWrite } from './write.ts';
 import { runWriteVerdict } from './run-writes.ts';
 import type { PendingUploads } from './pending.ts';
-import type { DoorEnv, DoorMount, DoorStore, Maybe } from './types.ts';
+import type { DoorAsk, DoorEnv, DoorMount, DoorStore, Maybe } from './types.ts';
 
 /*
  * The door on the main thread: its mounts come from the filesystem registry (every provider with
@@ -53,8 +53,8 @@ export interface MainDoorOptions {
 export function mainMount(fs: FilesystemService, mime: MimeTable, pending: PendingUploads): DoorMount | undefined {
   const pm = fs.publicMount;
   if (!pm) return undefined;
-  const open = (path: string, head: boolean, query?: string) =>
-    openFsNode(fs, path, query ? { head, door: true, query } : head ? HEAD_HINT : GET_HINT);
+  const open = (path: string, head: boolean, ask?: DoorAsk) =>
+    openFsNode(fs, path, ask ? { head, door: true, query: ask.query, remote: ask.remote } : head ? HEAD_HINT : GET_HINT);
   const again = (path: string, head: boolean, x: FsNode | undefined): Maybe<FsNode | undefined> => {
     const key = `${fs.name}:${path}`;
     return x !== undefined || !pending.has(key) ? x : pending.settled(key).then(() => open(path, head));
@@ -62,8 +62,9 @@ export function mainMount(fs: FilesystemService, mime: MimeTable, pending: Pendi
   return {
     name: fs.name, prefix: fs.mount === '/' ? '' : fs.mount, defaultType: pm.defaultType, mime: fs.mime ?? mime,
     defaultFile: fs.defaultFile, writes: pm.writes, reserved: new Set(pm.reserved ?? []), preflight: pm.preflight ?? true,
-    open: (path, head, query) => {
-      const n = open(path, head, query);
+    asks: pm.asks === true,
+    open: (path, head, ask) => {
+      const n = open(path, head, ask);
       // the hot path: a file in memory, found at once (no key, no closure)
       if (n === undefined) return again(path, head, n);
       return n instanceof Promise ? n.then((x) => again(path, head, x)) : n;

@@ -5,7 +5,7 @@ import type { FsFile, FsNode } from '../../../sdk/fs.ts';
 import { isApiError } from '../../../sdk/errors.ts';
 import { refusal, sendThrown } from './answer-error.ts';
 import { sendFile } from './send.ts';
-import type { DoorEnv, DoorMount, Maybe } from './types.ts';
+import type { DoorAsk, DoorEnv, DoorMount, Maybe } from './types.ts';
 
 /*
  * The read answer of the door: GET and HEAD of a mount's file, the same on main and in every
@@ -29,8 +29,8 @@ export function corsHead(env: DoorEnv, req: IncomingMessage): string[] {
 }
 
 /** What a GET of `path` serves: the file, a link, or for a folder its default file. */
-function lookup(m: DoorMount, path: string, head: boolean, query: string): Maybe<FsNode | undefined> {
-  const first = m.open(path, head, query);
+function lookup(m: DoorMount, path: string, head: boolean, ask: DoorAsk | undefined): Maybe<FsNode | undefined> {
+  const first = m.open(path, head, ask);
   return isPromise(first) ? first.then((n) => folderIndex(m, path, head, n)) : folderIndex(m, path, head, first);
 }
 
@@ -58,7 +58,9 @@ function failed(env: DoorEnv, req: IncomingMessage, res: ServerResponse, path: s
 export function answerRead(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: ServerResponse, path: string, query: string): Maybe<boolean> {
   let found: Maybe<FsNode | undefined>;
   try {
-    found = lookup(m, path, req.method === 'HEAD', query);
+    // only a mount that serves a view by request gets the query and the client (no object per read else)
+    const ask = m.asks ? { query, remote: env.clientOf(req) ?? '' } : undefined;
+    found = lookup(m, path, req.method === 'HEAD', ask);
   } catch (err) {
     return failed(env, req, res, path, err);
   }

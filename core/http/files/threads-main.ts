@@ -56,13 +56,15 @@ export function startDoorThreads(o: DoorThreadsOptions): { broadcast(m: ToDoor):
     const pm = fs.publicMount;
     if (!pm) continue;
     byName.set(fs.name, fs);
-    fs.changes?.useSharedMemory?.(true);
+    // a view by request is main's alone: a thread has neither its query rules nor its state
+    const source = pm.asks ? undefined : fs.changes ? 'copy' : fs.reader ? 'reader' : undefined;
+    if (source === 'copy') fs.changes!.useSharedMemory?.(true);
     mounts.push({
       name: fs.name, prefix: fs.mount === '/' ? '' : fs.mount, defaultType: pm.defaultType, defaultFile: fs.defaultFile,
       writes: pm.writes, reserved: [...(pm.reserved ?? [])], preflight: pm.preflight ?? true,
       // beyond the store's limit main refuses before the body is sent (its early 507)
       uploadMax: Math.min(THREAD_UPLOAD_MAX, fs.usage().limit > 0 ? fs.usage().limit : THREAD_UPLOAD_MAX),
-      source: fs.changes ? { kind: 'copy' } : fs.reader ? { kind: 'reader', module: fs.reader } : { kind: 'main' },
+      source: source === 'copy' ? { kind: 'copy' } : source === 'reader' ? { kind: 'reader', module: fs.reader! } : { kind: 'main' },
     });
   }
   let broadcast: ((m: unknown) => void) | undefined;

@@ -29,14 +29,24 @@ export interface DoorMount {
   /** First path segments left to the router (a catch-all mount). */
   reserved: ReadonlySet<string>;
   preflight: boolean;
+  /** Its filesystem serves a view by request (`FsPublicMount.asks`): `open` gets the query and the client. */
+  asks?: boolean;
   /** A thread: the largest upload it receives for this mount (larger ones go to main). */
   uploadMax?: number;
   /**
    * What `path` names here. `undefined` is a miss: main answers 404, a thread passes the request
-   * to main (which may know more: a link, an upload in progress). `query`: the request's raw
-   * query string, given to a filesystem that serves a view by it (LL-HLS's blocking reloads).
+   * to main (which may know more: a link, an upload in progress). `ask`: the request's raw query
+   * and its client, given to a mount that `asks` (LL-HLS's blocking reloads, its on-demand starts).
    */
-  open(path: string, head: boolean, query?: string): Maybe<FsNode | undefined>;
+  open(path: string, head: boolean, ask?: DoorAsk): Maybe<FsNode | undefined>;
+}
+
+/** What a mount that `asks` learns of a read besides its path. */
+export interface DoorAsk {
+  /** The raw query string without `?` (`''` when none). */
+  query: string;
+  /** The client as the door resolved it (normalized, no port). */
+  remote: string;
 }
 
 /** Where an upload accepted by the door goes. */

@@ -26,3 +26,12 @@ t.test('two providers of a single-provider ref fail', async (t) => {
 t.test('a cycle is printed as a path', async (t) => {
   t.throws(() => orderPlugins([node('x', [a], [b]), node('y', [b], [a])], new Set()), /Plugin dependency cycle: (x -> y -> x|y -> x -> y)/);
 });
+
+t.test('a "many" ref orders its providers first unless that closes a cycle (its list is live)', async (t) => {
+  const opt = { id: 'a', multiple: false, optional: true } as unknown as AnyServiceRef;
+  // `fs` provides a filesystem (many) and uses `rec`'s service; `rec` lists the filesystems
+  const order = orderPlugins([node('fs', [opt], [many]), node('rec', [many], [a]), node('disk', [], [many])], new Set());
+  t.same(order.map((n) => n.name), ['disk', 'rec', 'fs'], 'the single ref orders; the many ref keeps the providers it can');
+  t.throws(() => orderPlugins([node('x', [a], [many]), node('y', [many, b], [a]), node('z', [a], [b])], new Set()),
+    /Plugin dependency cycle/, 'a cycle of single refs still fails');
+});

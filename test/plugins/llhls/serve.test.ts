@@ -5,6 +5,8 @@ import { streamTableRef, type StreamTable } from '../../../sdk/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg, play, startRtmpApp } from '../rtmp/helpers.ts';
 import { ffmpeg as srtFfmpeg, srtUrl, startSrtApp } from '../srt/srt-helpers.ts';
+import { state, waitState } from '../../core/process/helpers.ts';
+import { ownFfmpegs, rtmpProcess } from '../../core/process/ondemand/helpers.ts';
 
 /*
  * LL-HLS of the stream table as clients get it (plugins/llhls): a stream published over RTMP
@@ -14,7 +16,7 @@ import { ffmpeg as srtFfmpeg, srtUrl, startSrtApp } from '../srt/srt-helpers.ts'
  * Error body, ffmpeg plays both playlists, the end of the publish ends the playlist, and the
  * packager stops reading once nobody asks.
  */
-const LLHLS = { enable: true, target_duration_seconds: 1, part_target_ms: 200, idle_seconds: 5 };
+const LLHLS = { enable: true, target_duration_seconds: 1, part_target_ms: 200, idle_seconds: 60 };
 const SOURCE = ['-re', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
   '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '25', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '32k'];
 
@@ -107,7 +109,11 @@ t.test('RTMP in, LL-HLS out: blocking reloads, the hinted part, bad asks, plain 
   t.ok(delta.text.length < long.length, 'and is shorter');
 
   t.equal(await pub.done, 0, 'published');
-  const ended: string = await waitFor(async () => { const r = await get(`${base}/index.m3u8`); return r.text.includes('#EXT-X-ENDLIST') ? r.text : undefined; }, { what: 'the end' });
+  let seen: Got | undefined;
+  const ended: string = await waitFor(async () => {
+    const r = seen = await get(`${base}/index.m3u8`);
+    return r.text.includes('#EXT-X-ENDLIST') ? r.text : undefined;
+  }, { timeout: 20_000, what: 'the end' }).catch((err: Error) => { throw new Error(`${err.message}; last answer ${seen?.status}: ${seen?.text.slice(-400)}`); });
   t.same(checkPlaylist(ended), [], 'the ended playlist is valid');
   const lastPart = [...ended.matchAll(/#EXT-X-PART:[^\n]*URI="([^"]+)"/g)].at(-1)![1]!;
   t.equal((await get(`${base}/${lastPart}`)).status, 200, 'its parts stay until nobody asks');
@@ -115,7 +121,7 @@ t.test('RTMP in, LL-HLS out: blocking reloads, the hinted part, bad asks, plain 
 });
 
 t.test('packaging starts on the first request and stops when nobody asks', async (t) => {
-  const app = await startRtmpApp(t, {}, { llhls: LLHLS });
+  const app = await startRtmpApp(t, {}, { llhls: { ...LLHLS, idle_seconds: 5 } });
   const streams = app.service.app.kernel.services.resolve(streamTableRef) as StreamTable;
   const readers = () => streams.get('live/idle')?.readers.filter((r) => r.peer.protocol === 'llhls').length ?? -1;
   ffmpeg(t, ['-loglevel', 'warning', ...SOURCE, '-t', '40', '-f', 'flv', `${app.base}/live/idle`]);
@@ -145,6 +151,22 @@ t.test('a token guards the playlists; a part needs no token, only its random nam
   const part = /#EXT-X-PART:[^\n]*URI="([^"]+)"/.exec(text)![1]!;
   t.match(part, /^[0-9a-f]{16}-\d+\.\d+\.m4s$/, 'random 64-bit names');
   t.equal((await get(`${base}/${part}`)).status, 200, 'a part by its name');
+});
+
+t.test('a playlist request starts an on-demand process and waits for its stream; its budget applies', async (t) => {
+  const app = await startRtmpApp(t, {}, { llhls: LLHLS, encoder: { ondemand: { max_starts_per_client: 1 } } });
+  for (const id of ['od1', 'od2']) {
+    t.equal((await app.request('POST', '/api/v3/process', { body: rtmpProcess(id, `live/${id}`) })).status, 200);
+    await waitState(app, id, (s) => s.ondemand?.waiting === true, 'waiting');
+  }
+  t.same(ownFfmpegs('live/od1'), [], 'nothing runs before a viewer asks');
+  const first = await get(`${app.url}/hls/live/od1/index.m3u8`);
+  t.equal(first.status, 200, 'the first request is answered once the process publishes');
+  t.same(checkPlaylist(first.text), [], 'with a valid playlist');
+  t.match(first.text, /#EXTINF/, 'and a segment');
+  const over = await get(`${app.url}/hls/live/od2/index.m3u8`);
+  t.equal(over.status, 404, 'this client\'s one start is spent: a second stream is not started');
+  t.equal((await state(app, 'od2')).ondemand.waiting, true, 'it still waits');
 });
 
 t.test('SRT in, LL-HLS out', async (t) => {

@@ -1,0 +1,77 @@
+/*
+ * Recorded segments as an HLS media playlist (RFC 8216bis): MPEG-TS segments by their public
+ * URLs, `EXT-X-PROGRAM-DATE-TIME` on the first and after every gap (a player seeks by clock
+ * time), `EXT-X-DISCONTINUITY` at every gap (segments more than `JOIN_MS` apart: another
+ * publish, other timestamps). Pure.
+ */
+import type { FilesystemService } from '../../sdk/index.ts';
+import type { RecordedPlaylist, RecordedPlaylistAsk } from './api.ts';
+import { JOIN_MS, type Segment, type SegmentIndex } from './segments.ts';
+
+/** Segments one playlist names at most (a longer range is refused: ask for a narrower one). */
+export const MAX_PLAYLIST_SEGMENTS = 20_000;
+
+export interface RecordedRender {
+  /** `EXT-X-MEDIA-SEQUENCE`: the number of the first segment. */
+  firstMsn: number;
+  /** `EXT-X-DISCONTINUITY-SEQUENCE`. */
+  discontinuitySequence: number;
+  /** `vod`: `EXT-X-PLAYLIST-TYPE:VOD` and the end; `live`: the end only when `ended`. */
+  kind: 'vod' | 'live';
+  ended: boolean;
+  /** The public URL of a segment's file. */
+  url(file: string): string;
+}
+
+const seconds = (ms: number) => String(Number((ms / 1000).toFixed(3)));
+
+/** The playlist text of `segs` (sorted by start, not empty). */
+export function renderRecorded(segs: readonly Segment[], o: RecordedRender): string {
+  let target = 1;
+  for (const s of segs) target = Math.max(target, Math.round(s.duration / 1000));
+  const out = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, `#EXT-X-MEDIA-SEQUENCE:${o.firstMsn}`];
+  if (o.discontinuitySequence > 0) out.push(`#EXT-X-DISCONTINUITY-SEQUENCE:${o.discontinuitySequence}`);
+  if (o.kind === 'vod') out.push('#EXT-X-PLAYLIST-TYPE:VOD');
+  let prevEnd: number | undefined;
+  for (const s of segs) {
+    const gap = prevEnd !== undefined && s.start > prevEnd + JOIN_MS;
+    if (gap) out.push('#EXT-X-DISCONTINUITY');
+    if (prevEnd === undefined || gap) out.push(`#EXT-X-PROGRAM-DATE-TIME:${new Date(s.start).toISOString()}`);
+    out.push(`#EXTINF:${seconds(s.duration)},`, o.url(s.file));
+    prevEnd = s.start + s.duration;
+  }
+  if (o.kind === 'vod' || o.ended) out.push('#EXT-X-ENDLIST');
+  return out.join('\n') + '\n';
+}
+
+/** Gaps (discontinuities) among the first `n` segments of `segs`. */
+export function gapsBefore(segs: readonly Segment[], n: number): number {
+  let gaps = 0;
+  for (let i = 1; i < n && i < segs.length; i++) if (segs[i]!.start > segs[i - 1]!.start + segs[i - 1]!.duration + JOIN_MS) gaps++;
+  return gaps;
+}
+
+/**
+ * The playlist of `index`'s segments in the asked range, named by their URLs on `fs`'s public
+ * mount; `recording`: the recorder still records (a live playlist goes on).
+ */
+export function recordedPlaylist(index: SegmentIndex, fs: FilesystemService | undefined, recording: boolean, ask: RecordedPlaylistAsk): RecordedPlaylist {
+  if (!fs?.publicMount) return { ok: false, code: 'RECORDING_NOT_PUBLIC', reason: 'its filesystem has no public mount' };
+  const from = ask.from ?? -Infinity;
+  const to = ask.to ?? Infinity;
+  const list = index.list;
+  let first = 0;
+  while (first < list.length && list[first]!.start + list[first]!.duration <= from) first++;
+  let last = first;
+  while (last < list.length && list[last]!.start < to) last++;
+  if (last === first) return { ok: false, code: 'RECORDING_NO_MEDIA', reason: 'nothing was recorded in this range' };
+  if (last - first > MAX_PLAYLIST_SEGMENTS) {
+    return { ok: false, code: 'RECORDING_PLAYLIST_TOO_LONG', reason: `more than ${MAX_PLAYLIST_SEGMENTS} segments: ask for a narrower range` };
+  }
+  const prefix = fs.mount === '/' ? '' : fs.mount;
+  const text = renderRecorded(list.slice(first, last), {
+    firstMsn: index.dropped + first, discontinuitySequence: index.droppedGaps + gapsBefore(list, first + 1), kind: ask.kind, ended: !recording,
+    url: (file) => encodeURI(prefix + file),
+  });
+  return { ok: true, text, segments: last - first };
+}
