@@ -1,0 +1,212 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildCheckout, startDeployed, type Deployed } from '../process/deployed.ts';
+
+/**
+ * LL-HLS packaged by the service (issue 47.3, 47.6): N streams published into the stream table by
+ * N processes of the service (`-re -stream_loop -1` of a 320x240 25 fps H.264 300 kbit/s + AAC
+ * file, copied to `{rtmp,name=bench/sN}`), each played in one of three ways, in alternating rounds:
+ * - `publish`: nobody plays (the baseline);
+ * - `llhls`: the service packages each (`/hls/bench/sN/index.m3u8`, the plugin's defaults: 2 s
+ *   segments, 300 ms parts, a 120 s window), one poller per stream asking its playlist every 2 s;
+ * - `hls`: one more ffmpeg process per stream reads it (`{rtmp,name=...}`) and writes HLS into
+ *   memfs, as restreamer-ui's channels do, polled the same way (`/memfs/bench/sN.m3u8`).
+ * The cost per stream of a way is the CPU of the service's whole tree (main + its ffmpegs + its
+ * helper hosts; utime + stime from /proc) over the window, less the baseline's, divided by N; RSS
+ * is the main process's after the warm-up (for `llhls`: once its windows are full).
+ * The service is started as deployed (`deployed.ts`).
+ * Run: `node bench/llhls/streams.ts [--streams 100] [--rounds 2] [--window 30] [--warm 20] [--fill 130] [--write [tag]]`
+ * (`--fill`: the warm-up of an `llhls` round, seconds). `--write` writes bench/results/llhls-streams-<date>[-tag].md.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const args = process.argv.slice(2);
+const opt = (name: string, def: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] && !args[i + 1]!.startsWith('--') ? args[i + 1]! : def;
+};
+const STREAMS = Number(opt('streams', '100'));
+const ROUNDS = Number(opt('rounds', '2'));
+const WINDOW_S = Number(opt('window', '30'));
+const WARM_S = Number(opt('warm', '20'));
+const FILL_S = Number(opt('fill', '130'));
+const WRITE = args.includes('--write');
+const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
+const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+type Way = 'publish' | 'llhls' | 'hls';
+const WAYS: Way[] = ['publish', 'llhls', 'hls'];
+
+/** Pids of `root` and every process under it. */
+function tree(root: number): number[] {
+  const out = [root];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      for (const task of readdirSync(`/proc/${out[i]}/task`)) {
+        const list = readFileSync(`/proc/${out[i]}/task/${task}/children`, 'utf8').trim();
+        for (const c of list ? list.split(' ') : []) out.push(Number(c));
+      }
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+function cpuOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICK;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of the tree by pid (a process that left between two readings counts from its last). */
+const cpuTree = (root: number) => new Map(tree(root).map((p) => [p, cpuOf(p)] as const));
+
+function cpuPercent(a: Map<number, number>, b: Map<number, number>, secs: number): number {
+  let sum = 0;
+  for (const [pid, s] of b) sum += s - (a.get(pid) ?? 0);
+  return sum / secs * 100;
+}
+
+function makeSample(file: string): void {
+  const r = spawnSync('ffmpeg', [
+    '-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440',
+    '-t', '10', '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '300k', '-g', '50', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '64k', file,
+  ], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('ffmpeg could not make the sample');
+}
+
+const publisher = (i: number) => ({
+  id: `pub-${i}`, reference: 'bench', autostart: true, reconnect: true, reconnect_delay_seconds: 2,
+  input: [{ id: 'in', address: '{diskfs}/sample.ts', options: ['-re', '-stream_loop', '-1'] }],
+  output: [{ id: 'out', address: `{rtmp,name=bench/s${i}}`, options: ['-c', 'copy', '-f', 'flv'] }],
+});
+
+const hlsWriter = (i: number) => ({
+  id: `hls-${i}`, reference: 'bench', autostart: true, reconnect: true, reconnect_delay_seconds: 2,
+  input: [{ id: 'in', address: `{rtmp,name=bench/s${i}}`, options: [] }],
+  output: [{ id: 'out', address: `{memfs}/bench/s${i}.m3u8`, options: [
+    '-c', 'copy', '-f', 'hls', '-start_number', '0', '-hls_time', '2', '-hls_list_size', '6', '-hls_flags', 'append_list+delete_segments',
+    '-hls_segment_filename', `{memfs}/bench/s${i}_%04d.ts`, '-method', 'PUT',
+  ] }],
+});
+
+async function api(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const r = await fetch(url + path, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+  return r.headers.get('content-type')?.includes('json') ? r.json() : r.text();
+}
+
+/** Asks each stream's playlist every 2 s until stopped; counts the answers that were not 200. */
+function poll(url: string, path: (i: number) => string): { stop(): void; failed(): number } {
+  let failed = 0;
+  const timers = Array.from({ length: STREAMS }, (_, i) => setInterval(() => {
+    fetch(url + path(i)).then(async (r) => { await r.arrayBuffer(); if (r.status !== 200) { failed++; if (process.env.BENCH_DEBUG) console.log(path(i), r.status); } }, (e: unknown) => { failed++; if (process.env.BENCH_DEBUG) console.log(path(i), e); });
+  }, 2000 + (i % 20)));
+  return { stop: () => { for (const t of timers) clearInterval(t); }, failed: () => failed };
+}
+
+interface Sample { way: Way; cpu: number; rss: number; failed: number }
+
+async function round(svc: Deployed, way: Way): Promise<Sample> {
+  const path = way === 'llhls' ? (i: number) => `/hls/bench/s${i}/index.m3u8` : (i: number) => `/memfs/bench/s${i}.m3u8`;
+  if (way === 'hls') for (let i = 0; i < STREAMS; i++) await api(svc.url, 'POST', '/api/v3/process', hlsWriter(i));
+  const poller = way === 'publish' ? undefined : poll(svc.url, path);
+  try {
+    await sleep((way === 'llhls' ? FILL_S : WARM_S) * 1000);
+    const failedBefore = poller?.failed() ?? 0;
+    const a = cpuTree(svc.pid);
+    const t0 = Date.now();
+    await sleep(WINDOW_S * 1000);
+    const cpu = cpuPercent(a, cpuTree(svc.pid), (Date.now() - t0) / 1000);
+    return { way, cpu, rss: svc.memory().rss, failed: (poller?.failed() ?? 0) - failedBefore };
+  } finally {
+    poller?.stop();
+    if (way === 'hls') for (let i = 0; i < STREAMS; i++) await api(svc.url, 'DELETE', `/api/v3/process/hls-${i}`).catch(() => undefined);
+    // the packagers stop `idle_seconds` after the last request; the memfs files of the writers stay (small)
+    await sleep(way === 'llhls' ? 15_000 : 5000);
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const uptime = () => spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
+const head = () => spawnSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).stdout.trim().slice(0, 100);
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-llhls-'));
+  const svc = await startDeployed(ROOT, buildCheckout(ROOT), dir, {
+    log: { level: 'warn' }, rtmp: { enable: true, address: `127.0.0.1:${await freePort()}` },
+    llhls: { enable: true, idle_seconds: 5, max_streams: Math.max(100, STREAMS) },
+    storage: { disk: { dir: join(dir, 'disk') }, memory: { max_size_mbytes: 0 } }, sessions: { enable: false },
+  });
+  const samples: Sample[] = [];
+  const load0 = uptime();
+  try {
+    makeSample(join(dir, 'disk', 'sample.ts'));
+    for (let i = 0; i < STREAMS; i++) await api(svc.url, 'POST', '/api/v3/process', publisher(i));
+    if (process.env.BENCH_DEBUG) {
+      await sleep(5000);
+      console.log(JSON.stringify(await api(svc.url, 'GET', '/api/v3/process/pub-0/state')).slice(0, 600));
+      console.log(JSON.stringify(await api(svc.url, 'GET', '/api/v3/process/pub-0/report')).slice(0, 1500));
+    }
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const way of r % 2 ? [...WAYS].reverse() : WAYS) {
+        const s = await round(svc, way);
+        samples.push(s);
+        console.log(`${way}: ${s.cpu.toFixed(2)} % of a core, RSS ${s.rss.toFixed(1)} MB, ${s.failed} failed polls`);
+      }
+    }
+    const md = report(samples, load0, uptime());
+    console.log(md);
+    if (WRITE) {
+      const file = join(ROOT, 'bench/results', `llhls-streams-${new Date().toISOString().slice(0, 10)}${TAG}.md`);
+      await writeFile(file, md);
+      console.log(`wrote ${file}`);
+    }
+  } finally {
+    await svc.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function report(samples: Sample[], load0: string, load1: string): string {
+  const of = (way: Way) => samples.filter((s) => s.way === way);
+  const base = median(of('publish').map((s) => s.cpu));
+  const lines = [
+    `# LL-HLS packaged by the service vs one ffmpeg writing HLS into memfs per stream (issue 47), ${new Date().toISOString()}`, '',
+    `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. Commit: ${head()}.`,
+    `uptime before: \`${load0}\`; after: \`${load1}\`.`,
+    `${STREAMS} streams published by processes of the service (a looped 320x240 25 fps H.264 300 kbit/s + AAC file, copied to RTMP).`,
+    `CPU: the service's whole tree (main, its ffmpegs, its helper hosts) over ${WINDOW_S} s after ${WARM_S} s of warm-up (${FILL_S} s for`,
+    `\`llhls\`, so its 120 s windows are full); ${ROUNDS} rounds, alternating; medians. RSS: the main process at the window's end.`, '',
+    '| way | tree CPU, % of a core | per stream over the baseline | main RSS (MB) | failed polls | rounds (CPU) |', '|---|---:|---:|---:|---:|---|',
+  ];
+  for (const way of WAYS) {
+    const xs = of(way);
+    const m = median(xs.map((s) => s.cpu));
+    const per = way === 'publish' ? '' : `${((m - base) / STREAMS).toFixed(3)} %`;
+    lines.push(`| ${way} | ${m.toFixed(2)} | ${per} | ${median(xs.map((s) => s.rss)).toFixed(1)} | ${xs.reduce((n, s) => n + s.failed, 0)} | ${xs.map((s) => s.cpu.toFixed(2)).join(' ')} |`);
+  }
+  lines.push('', 'Aim (issue 47.6): a packaged stream costs at most a tenth of one ffmpeg writing HLS into memfs.', '');
+  return lines.join('\n');
+}
+
+await main();
