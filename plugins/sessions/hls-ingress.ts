@@ -48,7 +48,7 @@ function guessOwner(segment: string, ingress: Collector): string | undefined {
   const name = segment.slice(slash + 1);
   let only: string | undefined;
   let count = 0;
-  for (const id of ingress.activeIds()) {
+  for (const id of ingress.ids()) {
     if (!id.startsWith(dir) || id.indexOf('/', dir.length) >= 0) continue;
     if (name.startsWith(baseName(id))) return id;
     only = id;

@@ -24,7 +24,7 @@ export function sessionMetrics(registry: SessionRegistry): MetricCollector {
         const h = c.history.totals();
         const r = c.rates();
         const labels = { collector: name };
-        const values: number[] = [h.sessions, c.settings.maxSessions, c.activeCount(), h.rx, h.tx, r.rx, r.tx, c.settings.maxTxBitrate, 0];
+        const values: number[] = [h.sessions, c.settings.maxSessions, c.countActive(), h.rx, h.tx, r.rx, r.tx, c.settings.maxTxBitrate, 0];
         NAMES.forEach(([n], i) => out.push({ name: n, labels, value: values[i]! }));
       }
       return out;
