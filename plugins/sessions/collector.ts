@@ -30,10 +30,7 @@ interface Live {
 
 const kbit = (bps: number) => Math.round((bps / 1024) * 1000) / 1000;
 
-/**
- * One named collector: live sessions with their bytes and rates, the history of closed ones,
- * and the collector-wide rates. `tick` (once a second, from the registry) closes idle sessions.
- */
+/** One named collector: live sessions with their bytes and rates, the history of closed ones. */
 export class Collector implements SessionCollector {
   readonly name: string;
   readonly settings: CollectorSettings;

@@ -69,17 +69,11 @@ export class History {
     return { sessions: Object.fromEntries(this.#entries) };
   }
 
-  totals(): Sum {
+  /** Sessions and bytes over the references starting with `prefix` (`''`: all). */
+  totals(prefix = ''): Sum {
     const all = new Map<string, Sum>();
-    for (const e of this.#entries.values()) bump(all, '', e);
+    for (const e of this.#entries.values()) if (e.reference.startsWith(prefix)) bump(all, '', e);
     return all.get('') ?? { sessions: 0, rx: 0, tx: 0 };
-  }
-
-  /** Historic session count over references starting with `prefix`. */
-  totalWithPrefix(prefix: string): number {
-    let n = 0;
-    for (const e of this.#entries.values()) if (e.reference.startsWith(prefix)) n += e.total_sessions;
-    return n;
   }
 
   /** The `summary` part of a SessionSummary (reference 5.14): by peer (and its locations), location, reference, totals. */

@@ -8,9 +8,7 @@ export function tapHlsWritten(hooks: PluginHooks, ingress: Collector, filesystem
   hooks.tap(fsServeHooksRef, 'onWritten', (ev: FsWrittenEvent) => {
     const path = mountPath(ev);
     if (path.endsWith('.m3u8')) {
-      if (!ingress.has(path)) {
-        ingress.register(path, { reference: baseName(path), location: path, peer: 'unknown', extra: String(ev.headers['user-agent'] ?? '') }, true);
-      }
+      ingress.register(path, { reference: baseName(path), location: path, peer: 'unknown', extra: String(ev.headers['user-agent'] ?? '') }, true);
       ingress.ingress(path, ev.bytes);
       learnSegments(filesystems, ev, segmentOwner);
       return;

@@ -5,12 +5,7 @@ import { sessionsRef } from './api.ts';
 import { SessionsConfig, validateSessions } from './schema.ts';
 import type { History } from './history.ts';
 
-/**
- * Sessions: who watches and who publishes, per collector (`hls`, `hlsingress`, `rtmp`, `srt`,
- * `ffmpeg`, `http`, a vendor's), from the file-serving, ingest and process hooks and the sockets.
- * `GET /api/v3/session`, `GET /api/v3/session/active`, the `sessionsRef` registry, the
- * `session_*` metrics, and the history in `<db.dir>/sessions/<collector>.json` when `sessions.persist` is on.
- */
+/** Sessions: who watches and who publishes, per collector (README). */
 export default definePlugin({
   name: 'sessions',
   configKey: 'sessions',

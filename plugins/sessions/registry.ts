@@ -63,7 +63,7 @@ export class SessionRegistry implements SessionsService {
 
   count(collector: string, prefix: string): { current: number; total: number } {
     const c = this.#collectors.get(collector);
-    return c ? { current: c.countActive(prefix), total: c.history.totalWithPrefix(prefix) } : { current: 0, total: 0 };
+    return c ? { current: c.countActive(prefix), total: c.history.totals(prefix).sessions } : { current: 0, total: 0 };
   }
 
   /** The `SessionSummary` of a collector; an empty one for an unknown name (reference 4.11). */
@@ -80,10 +80,7 @@ export class SessionRegistry implements SessionsService {
     };
   }
 
-  /**
-   * Starts the tick (after `beforeTick`, e.g. polling ingest traffic; before `afterTick`, e.g.
-   * publishing the admission state) and the periodic history writes.
-   */
+  /** Starts the periodic history writes and the tick, between `beforeTick` and `afterTick`. */
   start(beforeTick?: () => void, afterTick?: () => void): void {
     const tick = setInterval(() => {
       beforeTick?.();
