@@ -10,7 +10,7 @@ export function tapHlsWritten(hooks: PluginHooks, ingress: Collector, filesystem
     if (path.endsWith('.m3u8')) {
       ingress.register(path, { reference: baseName(path), location: path, peer: 'unknown', extra: String(ev.headers['user-agent'] ?? '') }, true);
       ingress.ingress(path, ev.bytes);
-      learnSegments(filesystems, ev, segmentOwner);
+      learnSegments(filesystems, ev, path, segmentOwner);
       return;
     }
     const owner = segmentOwner.get(path) ?? guessOwner(path, ingress);
@@ -19,10 +19,9 @@ export function tapHlsWritten(hooks: PluginHooks, ingress: Collector, filesystem
 }
 
 /** Remembers which playlist references which segment, so segment uploads count for their playlist. */
-function learnSegments(filesystems: readonly FilesystemService[], ev: FsWrittenEvent, owners: Map<string, string>): void {
+function learnSegments(filesystems: readonly FilesystemService[], ev: FsWrittenEvent, playlist: string, owners: Map<string, string>): void {
   const fs = filesystems.find((f) => f.mount === ev.mount);
   if (!fs) return;
-  const playlist = mountPath(ev);
   const dir = playlist.slice(0, playlist.lastIndexOf('/') + 1);
   void fs.readFile(ev.path).then((data) => {
     if (!data) return;
@@ -31,7 +30,7 @@ function learnSegments(filesystems: readonly FilesystemService[], ev: FsWrittenE
       const uri = line.trim();
       if (!uri || uri.startsWith('#') || uri.includes('://')) continue;
       const bare = uri.split('?')[0]!;
-      owners.set(bare.startsWith('/') ? (ev.mount === '/' ? bare : ev.mount + bare) : dir + bare, playlist);
+      owners.set(bare.startsWith('/') ? mountPath({ mount: ev.mount, path: bare }) : dir + bare, playlist);
     }
   }, () => {});
 }
