@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
@@ -33,6 +33,54 @@ export function normalizeIp(ip: string): string {
  */
 export function isLoopback(ip: string): boolean {
   return ip === '::1' || /^127\./.test(ip);
+}
+
+/** Addresses a CidrSet remembers its answer for. */
+const MEMO_MAX = 4096;
+
+/**
+ * A set of CIDRs (v4 and v6) to match addresses against (normalized ones: see `normalizeIp`).
+ * Entries that do not parse are skipped (check config values with `validCidr`); answers are
+ * remembered, for a bounded number of addresses.
+ *
+ * @example
+ * const trusted = new CidrSet(['10.0.0.0/8', '::1/128']);
+ * trusted.has('10.1.2.3'); // true
+ */
+export class CidrSet {
+  readonly #list = new BlockList();
+  readonly #memo = new Map<string, boolean>();
+  /** How many entries parsed. */
+  readonly size: number;
+
+  constructor(cidrs: readonly string[]) {
+    let n = 0;
+    for (const cidr of cidrs) {
+      const [net, bits] = cidr.split('/');
+      const ip = normalizeIp(net ?? '');
+      const family = isIP(ip);
+      if (family === 0) continue;
+      const max = family === 4 ? 32 : 128;
+      this.#list.addSubnet(ip, bits === undefined ? max : Math.min(Number(bits), max), family === 4 ? 'ipv4' : 'ipv6');
+      n++;
+    }
+    this.size = n;
+  }
+
+  /** True when `ip` is in one of the CIDRs. */
+  has(ip: string): boolean {
+    // most lists are empty (no trusted proxies); node's check builds an address object per call
+    if (this.size === 0) return false;
+    let v = this.#memo.get(ip);
+    if (v === undefined) {
+      const family = isIP(ip);
+      v = family !== 0 && this.#list.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+      // bounded: a client's address comes back with each of its connections and requests
+      if (this.#memo.size >= MEMO_MAX) this.#memo.clear();
+      this.#memo.set(ip, v);
+    }
+    return v;
+  }
 }
 
 /**

@@ -3,7 +3,8 @@ import { httpErrors, isLoopback, type ApiError } from '../../sdk/index.ts';
 import type { RouteAccess } from '../../sdk/http.ts';
 import type { ApiConfig } from '../../sdk/config/sections-a.ts';
 import { THREAD_PEER_HEADER, isServingThreadSocket } from './threads/module.ts';
-import { AccessList, CidrSet, resolveClientAddress } from './client-address.ts';
+import { AccessList, resolveClientAddress } from './client-address.ts';
+import { CidrSet } from '../../sdk/client-address.ts';
 import { takeThreadPeer, type ThreadPeer } from './threads/peer-header.ts';
 
 /** The front door's refusals; bodies as the reference (1.1) and the former auth plugin answered. */

@@ -1,52 +1,13 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 // the SDK's file itself, not its index: the serving threads load this module too
-import { normalizeIp } from '../../sdk/client-address.ts';
+import { CidrSet, normalizeIp } from '../../sdk/client-address.ts';
 
 /** What the address rules read of a request: its socket's peer and its headers (fastify's or node's). */
 export interface ClientRequestLike {
   socket: { remoteAddress?: string };
   headers: IncomingHttpHeaders;
 }
-
-/** A set of CIDRs (v4 and v6) to match addresses against. */
-export class CidrSet {
-  readonly #list = new BlockList();
-  readonly #memo = new Map<string, boolean>();
-  readonly size: number;
-
-  constructor(cidrs: readonly string[]) {
-    let n = 0;
-    for (const cidr of cidrs) {
-      const [net, bits] = cidr.split('/');
-      const ip = normalizeIp(net ?? '');
-      const family = isIP(ip);
-      // the config validation already refused bad CIDRs; skip rather than crash if one slips through
-      if (family === 0) continue;
-      const max = family === 4 ? 32 : 128;
-      this.#list.addSubnet(ip, bits === undefined ? max : Math.min(Number(bits), max), family === 4 ? 'ipv4' : 'ipv6');
-      n++;
-    }
-    this.size = n;
-  }
-
-  has(ip: string): boolean {
-    // most lists are empty (no trusted proxies); node's check builds an address object per call
-    if (this.size === 0) return false;
-    let v = this.#memo.get(ip);
-    if (v === undefined) {
-      const family = isIP(ip);
-      v = family !== 0 && this.#list.check(ip, family === 4 ? 'ipv4' : 'ipv6');
-      // bounded: a client's address comes back with each of its connections and requests
-      if (this.#memo.size >= MEMO_MAX) this.#memo.clear();
-      this.#memo.set(ip, v);
-    }
-    return v;
-  }
-}
-
-/** Addresses a CidrSet remembers its answer for. */
-const MEMO_MAX = 4096;
 
 /** One `allow`/`block` pair of CIDR lists (reference 1.1): block wins, an empty allow list allows all. */
 export class AccessList {

@@ -2,10 +2,9 @@ import type { Server as HttpServer } from 'node:http';
 import type { Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 // the SDK's files themselves, not its index: the serving threads load this module too
-import { addressKey, normalizeIp } from '../../sdk/client-address.ts';
+import { addressKey, CidrSet, normalizeIp } from '../../sdk/client-address.ts';
 import { isServingThreadSocket } from './threads/module.ts';
 import type { HttpConfig } from '../../sdk/config/sections-http.ts';
-import { CidrSet } from './client-address.ts';
 
 /**
  * What every HTTP listener (main's API port, main's HTTPS listener, each serving thread's HTTP and

@@ -1,12 +1,8 @@
 import { createServiceRef } from '../../sdk/index.ts';
 
 /*
- * The sessions plugin's contract for other plugins (and vendors): the session registry.
- * Sessions: who is watching or publishing, counted per collector (`hls`, `hlsingress`, `rtmp`,
- * `srt`, `ffmpeg`, `http`, a vendor's). A protocol plugin asks the registry for its named collector
- * and reports what happens (register, activate, bytes, close); how sessions are kept, timed out,
- * limited, summarised and persisted is the registry's business (the `sessions` plugin,
- * reference 12.1).
+ * The sessions plugin's contract for other plugins (and vendors): the session registry. A protocol
+ * plugin reports to its named collector; keeping, timing out, limiting and persisting is the registry's.
  */
 
 /** What a session is about (reference 5.14). */

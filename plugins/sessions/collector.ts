@@ -1,6 +1,6 @@
 import type { SessionCollector, SessionInfo, SessionView } from './api.ts';
-import { Rate, Top } from './rate.ts';
-import { History } from './history.ts';
+import { Rate } from './rate.ts';
+import type { History } from './history.ts';
 import type { IgnoreList } from './ignore-list.ts';
 import { BITRATE_EXCEEDED, NUMBER_EXCEEDED } from './hls.ts';
 
@@ -24,27 +24,21 @@ interface Live {
   createdAt: number;
   active: boolean;
   lastMs: number;
-  rx: number;
-  tx: number;
-  rxRate: Rate;
-  txRate: Rate;
+  rx: Rate;
+  tx: Rate;
 }
 
 const kbit = (bps: number) => Math.round((bps / 1024) * 1000) / 1000;
 
-/**
- * One named collector: live sessions with their bytes and rates, the history of closed ones,
- * and the collector-wide rates. `tick` (once a second, from the registry) closes idle sessions.
- */
+/** One named collector: live sessions with their bytes and rates, the history of closed ones. */
 export class Collector implements SessionCollector {
   readonly name: string;
   readonly settings: CollectorSettings;
   readonly history: History;
   readonly #live = new Map<string, Live>();
-  readonly #rx = new Rate();
-  readonly #tx = new Rate();
-  readonly topTx = new Top();
-  readonly topRx = new Top();
+  readonly #all = { rx: new Rate(), tx: new Rate() };
+  /** The egress rate's top, for the admission check: follows a rise at once, decays by 5 % a second. */
+  topTx = 0;
 
   constructor(name: string, settings: CollectorSettings, history: History) {
     this.name = name;
@@ -56,7 +50,7 @@ export class Collector implements SessionCollector {
     if (this.#live.has(id)) return;
     const now = Date.now();
     this.#live.set(id, {
-      id, createdAt: Math.floor(now / 1000), active, lastMs: now, rx: 0, tx: 0, rxRate: new Rate(), txRate: new Rate(),
+      id, createdAt: Math.floor(now / 1000), active, lastMs: now, rx: new Rate(), tx: new Rate(),
       info: { reference: info.reference, location: info.location || 'unknown', peer: info.peer || 'unknown', extra: info.extra ?? '' },
     });
   }
@@ -70,30 +64,18 @@ export class Collector implements SessionCollector {
   }
 
   ingress(id: string, bytes: number): void {
-    const s = this.#live.get(id);
-    if (!s) return;
-    const now = Date.now();
-    s.lastMs = now;
-    s.rx += bytes;
-    s.rxRate.add(bytes, now);
-    this.#rx.add(bytes, now);
+    this.#count(id, bytes, 'rx');
   }
 
   egress(id: string, bytes: number): void {
-    const s = this.#live.get(id);
-    if (!s) return;
-    const now = Date.now();
-    s.lastMs = now;
-    s.tx += bytes;
-    s.txRate.add(bytes, now);
-    this.#tx.add(bytes, now);
+    this.#count(id, bytes, 'tx');
   }
 
   close(id: string): void {
     const s = this.#live.get(id);
     if (!s) return;
     this.#live.delete(id);
-    if (s.active) this.history.add(s.info, s.rx, s.tx);
+    if (s.active) this.history.add(s.info, s.rx.total, s.tx.total);
   }
 
   has(id: string): boolean {
@@ -108,11 +90,6 @@ export class Collector implements SessionCollector {
   /** The ids of the sessions held, pending ones included. */
   ids(): IterableIterator<string> {
     return this.#live.keys();
-  }
-
-  /** The ids of the active sessions, oldest first (no views built: a lookup on the upload path). */
-  *activeIds(): IterableIterator<string> {
-    for (const s of this.#live.values()) if (s.active) yield s.id;
   }
 
   collectable(ip: string): boolean {
@@ -133,22 +110,15 @@ export class Collector implements SessionCollector {
       if (!s.active) continue;
       out.push({
         id: s.id, reference: s.info.reference, created_at: s.createdAt, local: s.info.location, remote: s.info.peer,
-        extra: s.info.extra, bytes_rx: s.rx, bytes_tx: s.tx,
-        bandwidth_rx_kbit: kbit(s.rxRate.bitrate(now)), bandwidth_tx_kbit: kbit(s.txRate.bitrate(now)),
+        extra: s.info.extra, bytes_rx: s.rx.total, bytes_tx: s.tx.total,
+        bandwidth_rx_kbit: kbit(s.rx.bitrate(now)), bandwidth_tx_kbit: kbit(s.tx.bitrate(now)),
       });
     }
     return out.sort((a, b) => a.created_at - b.created_at);
   }
 
-  /** Active sessions only (pending ones are not viewers yet). */
-  activeCount(): number {
-    let n = 0;
-    for (const s of this.#live.values()) if (s.active) n++;
-    return n;
-  }
-
-  /** Active sessions whose reference starts with `prefix`. */
-  activeWithPrefix(prefix: string): number {
+  /** Active sessions (pending ones are not viewers yet) whose reference starts with `prefix`. */
+  countActive(prefix = ''): number {
     let n = 0;
     for (const s of this.#live.values()) if (s.active && s.info.reference.startsWith(prefix)) n++;
     return n;
@@ -156,27 +126,34 @@ export class Collector implements SessionCollector {
 
   /** Current rx of one session (HLS: the upload rate of a playlist), bit/s. */
   sessionRxBitrate(id: string): number {
-    return this.#live.get(id)?.rxRate.bitrate(Date.now()) ?? 0;
+    return this.#live.get(id)?.rx.bitrate(Date.now()) ?? 0;
   }
 
   rates(): { rx: number; tx: number } {
     const now = Date.now();
-    return { rx: this.#rx.bitrate(now), tx: this.#tx.bitrate(now) };
+    return { rx: this.#all.rx.bitrate(now), tx: this.#all.tx.bitrate(now) };
   }
 
-  /** Once a second: idle and never-activated sessions close, top rates move. */
+  /** Once a second: idle and never-activated sessions close, the top rate moves. */
   tick(now: number): void {
     for (const s of this.#live.values()) {
       const limit = s.active ? this.settings.idleMs : this.settings.pendingMs;
       if (now - s.lastMs >= limit) this.close(s.id);
     }
-    const r = this.rates();
-    this.topTx.update(r.tx);
-    this.topRx.update(r.rx);
+    this.topTx = Math.max(this.rates().tx, this.topTx * 0.95);
   }
 
   /** Closes every session (the collector stops); active ones go to the history. */
   closeAll(): void {
     for (const id of [...this.#live.keys()]) this.close(id);
+  }
+
+  /** Bytes of a session: its idle timer restarts. */
+  #count(id: string, bytes: number, way: 'rx' | 'tx'): void {
+    const s = this.#live.get(id);
+    if (!s) return;
+    s.lastMs = Date.now();
+    s[way].add(bytes, s.lastMs);
+    this.#all[way].add(bytes, s.lastMs);
   }
 }

@@ -5,9 +5,8 @@ import type { Collector } from './collector.ts';
 const NETWORK = /^(rtmps?|rtmpt|srt|udp|tcp|rtp|rtsps?|https?|icecast):\/\//i;
 
 /**
- * The `ffmpeg` collector: one session per running process (id = process id, reference = its
- * reference), egress = the growth of its output size while it writes to a network sink. The SDK's
- * progress carries no per-input byte counts, so ingress stays 0 (see README).
+ * The `ffmpeg` collector: a session per process running with a network output (id = process id),
+ * egress = the growth of its output size; no ingress (the progress has no per-input bytes).
  */
 export function tapFfmpeg(hooks: PluginHooks, processes: ProcessesService, ffmpeg: Collector): void {
   const sizes = new Map<string, number>();

@@ -1,4 +1,5 @@
 import type { SessionInfo } from './api.ts';
+import type { SessionSummary } from './schema.ts';
 
 /** One line of the history, as `<db.dir>/sessions/<collector>.json` keeps it (reference 10.2). */
 export interface HistoryEntry {
@@ -15,19 +16,27 @@ export interface HistoryFile {
   sessions: Record<string, HistoryEntry>;
 }
 
-export interface Traffic { sessions: number; traffic_rx_mb: number; traffic_tx_mb: number }
-export interface HistorySummary extends Traffic {
-  remote: Record<string, Traffic & { local: Record<string, Traffic> }>;
-  local: Record<string, Traffic>;
-  reference: Record<string, Traffic>;
-}
+/** Sessions and bytes summed over history entries. */
+interface Sum { sessions: number; rx: number; tx: number }
+type Traffic = SessionSummary['summary']['local'][string];
 
 const mb = (bytes: number) => Math.floor(bytes / 1024 / 1024);
+const traffic = (s: Sum): Traffic => ({ sessions: s.sessions, traffic_rx_mb: mb(s.rx), traffic_tx_mb: mb(s.tx) });
+const traffics = (m: Map<string, Sum>) => Object.fromEntries([...m].map(([k, s]) => [k, traffic(s)]));
+
+/** Adds `e` to the sum under `key`. */
+function bump(m: Map<string, Sum>, key: string, e: HistoryEntry): void {
+  const s = m.get(key) ?? { sessions: 0, rx: 0, tx: 0 };
+  s.sessions += e.total_sessions;
+  s.rx += e.total_rxbytes;
+  s.tx += e.total_txbytes;
+  m.set(key, s);
+}
 
 /** Closed sessions of one collector, aggregated by `location:peer:reference`. */
 export class History {
   readonly #entries = new Map<string, HistoryEntry>();
-  /** True when something changed since the last `markSaved`. */
+  /** True when something changed since the last write. */
   dirty = false;
 
   add(info: Required<SessionInfo>, rx: number, tx: number): void {
@@ -60,47 +69,27 @@ export class History {
     return { sessions: Object.fromEntries(this.#entries) };
   }
 
-  totals(): { sessions: number; rx: number; tx: number } {
-    let sessions = 0, rx = 0, tx = 0;
-    for (const e of this.#entries.values()) {
-      sessions += e.total_sessions;
-      rx += e.total_rxbytes;
-      tx += e.total_txbytes;
-    }
-    return { sessions, rx, tx };
+  /** Sessions and bytes over the references starting with `prefix` (`''`: all). */
+  totals(prefix = ''): Sum {
+    const all = new Map<string, Sum>();
+    for (const e of this.#entries.values()) if (e.reference.startsWith(prefix)) bump(all, '', e);
+    return all.get('') ?? { sessions: 0, rx: 0, tx: 0 };
   }
 
-  /** Historic session count over references starting with `prefix`. */
-  totalWithPrefix(prefix: string): number {
-    let n = 0;
-    for (const e of this.#entries.values()) if (e.reference.startsWith(prefix)) n += e.total_sessions;
-    return n;
-  }
-
-  /** The `summary` part of a SessionSummary (reference 5.14): by peer, location, reference, totals. */
-  summary(): HistorySummary {
-    const raw = { remote: new Map<string, [number, number, number, Map<string, [number, number, number]>]>(), local: new Map<string, [number, number, number]>(), reference: new Map<string, [number, number, number]>() };
-    const bump = (m: Map<string, [number, number, number]>, k: string, e: HistoryEntry) => {
-      const v = m.get(k) ?? [0, 0, 0];
-      v[0] += e.total_sessions; v[1] += e.total_rxbytes; v[2] += e.total_txbytes;
-      m.set(k, v);
-    };
+  /** The `summary` part of a SessionSummary (reference 5.14): by peer (and its locations), location, reference, totals. */
+  summary(): SessionSummary['summary'] {
+    const remote = new Map<string, Sum>(), byPeer = new Map<string, Map<string, Sum>>();
+    const local = new Map<string, Sum>(), reference = new Map<string, Sum>();
     for (const e of this.#entries.values()) {
-      const r = raw.remote.get(e.peer) ?? [0, 0, 0, new Map()];
-      r[0] += e.total_sessions; r[1] += e.total_rxbytes; r[2] += e.total_txbytes;
-      bump(r[3], e.location, e);
-      raw.remote.set(e.peer, r);
-      bump(raw.local, e.location, e);
-      bump(raw.reference, e.reference, e);
+      bump(remote, e.peer, e);
+      if (!byPeer.has(e.peer)) byPeer.set(e.peer, new Map());
+      bump(byPeer.get(e.peer)!, e.location, e);
+      bump(local, e.location, e);
+      bump(reference, e.reference, e);
     }
-    const t = ([s, rx, tx]: readonly number[]): Traffic => ({ sessions: s!, traffic_rx_mb: mb(rx!), traffic_tx_mb: mb(tx!) });
-    const obj = (m: Map<string, [number, number, number]>) => Object.fromEntries([...m].map(([k, v]) => [k, t(v)]));
-    const totals = this.totals();
     return {
-      remote: Object.fromEntries([...raw.remote].map(([k, v]) => [k, { ...t([v[0], v[1], v[2]]), local: obj(v[3]) }])),
-      local: obj(raw.local),
-      reference: obj(raw.reference),
-      ...t([totals.sessions, totals.rx, totals.tx]),
+      remote: Object.fromEntries([...remote].map(([peer, s]) => [peer, { ...traffic(s), local: traffics(byPeer.get(peer)!) }])),
+      local: traffics(local), reference: traffics(reference), ...traffic(this.totals()),
     };
   }
 }

@@ -8,11 +8,9 @@ export function tapHlsWritten(hooks: PluginHooks, ingress: Collector, filesystem
   hooks.tap(fsServeHooksRef, 'onWritten', (ev: FsWrittenEvent) => {
     const path = mountPath(ev);
     if (path.endsWith('.m3u8')) {
-      if (!ingress.has(path)) {
-        ingress.register(path, { reference: baseName(path), location: path, peer: 'unknown', extra: String(ev.headers['user-agent'] ?? '') }, true);
-      }
+      ingress.register(path, { reference: baseName(path), location: path, peer: 'unknown', extra: String(ev.headers['user-agent'] ?? '') }, true);
       ingress.ingress(path, ev.bytes);
-      learnSegments(filesystems, ev, segmentOwner);
+      learnSegments(filesystems, ev, path, segmentOwner);
       return;
     }
     const owner = segmentOwner.get(path) ?? guessOwner(path, ingress);
@@ -21,10 +19,9 @@ export function tapHlsWritten(hooks: PluginHooks, ingress: Collector, filesystem
 }
 
 /** Remembers which playlist references which segment, so segment uploads count for their playlist. */
-function learnSegments(filesystems: readonly FilesystemService[], ev: FsWrittenEvent, owners: Map<string, string>): void {
+function learnSegments(filesystems: readonly FilesystemService[], ev: FsWrittenEvent, playlist: string, owners: Map<string, string>): void {
   const fs = filesystems.find((f) => f.mount === ev.mount);
   if (!fs) return;
-  const playlist = mountPath(ev);
   const dir = playlist.slice(0, playlist.lastIndexOf('/') + 1);
   void fs.readFile(ev.path).then((data) => {
     if (!data) return;
@@ -33,7 +30,7 @@ function learnSegments(filesystems: readonly FilesystemService[], ev: FsWrittenE
       const uri = line.trim();
       if (!uri || uri.startsWith('#') || uri.includes('://')) continue;
       const bare = uri.split('?')[0]!;
-      owners.set(bare.startsWith('/') ? (ev.mount === '/' ? bare : ev.mount + bare) : dir + bare, playlist);
+      owners.set(bare.startsWith('/') ? mountPath({ mount: ev.mount, path: bare }) : dir + bare, playlist);
     }
   }, () => {});
 }
@@ -48,7 +45,7 @@ function guessOwner(segment: string, ingress: Collector): string | undefined {
   const name = segment.slice(slash + 1);
   let only: string | undefined;
   let count = 0;
-  for (const id of ingress.activeIds()) {
+  for (const id of ingress.ids()) {
     if (!id.startsWith(dir) || id.indexOf('/', dir.length) >= 0) continue;
     if (name.startsWith(baseName(id))) return id;
     only = id;

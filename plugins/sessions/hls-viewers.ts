@@ -11,11 +11,9 @@ const WAIT_TICKS = 3;
 const RECENT_IDS = 256;
 
 /**
- * The plugin's side of the HLS viewer rule (hls.ts, a door tap module): keeps the door's counter
- * at the sessions `hls` holds, tells the copies which ids it holds and what the bitrate limit
- * refuses, and applies their reports: viewers (the first registration wins: a copy that had not
- * heard of an id another registered may register it again), bytes per session, and the start of
- * a run of refusals (`onLimit`, the `session.limit` event).
+ * The plugin's side of the HLS viewer rule (hls.ts): keeps the door's counter at the sessions
+ * `hls` holds, tells the copies which ids it holds and what the bitrate limit refuses, and applies
+ * their reports (viewers, the first registration winning; bytes; `onLimit`, the `session.limit` event).
  */
 export class HlsViewers {
   readonly module: FileDoorTapModule;
@@ -45,7 +43,10 @@ export class HlsViewers {
 
   /** Once a second, after the collectors' tick: closed sessions leave the copies' lists, waiting bytes expire, the bitrate state is told. */
   tick(): void {
-    this.#syncKnown();
+    const drop = [...this.#known].filter((id) => !this.#hls.has(id));
+    for (const id of drop) this.#known.delete(id);
+    // sessions registered on the collector directly (a vendor through sessionsRef) count too
+    this.#held([...this.#hls.ids()].filter((id) => this.#learn(id)), drop, [...this.#waiting.keys()]);
     for (const [id, w] of this.#waiting) if (++w[2] >= WAIT_TICKS) this.#waiting.delete(id);
     this.#publishBitrate();
   }
@@ -57,19 +58,31 @@ export class HlsViewers {
       if (item.t === 'hello') this.#sayAll();
       else if (item.t === 'limit') this.#onLimit?.(item.reason);
       else {
-        const { id, reference, location, peer, extra } = item;
-        this.#hls.register(id, { reference, location, peer, extra });
-        if (!this.#known.has(id) && this.#hls.has(id)) {
-          this.#known.add(id);
-          add.push(id);
-        }
+        this.#hls.register(item.id, item);
+        if (this.#hls.has(item.id) && this.#learn(item.id)) add.push(item.id);
       }
     }
     // the places are sessions now: the door gives their reservations back after this returns
-    this.#channel?.counter.set(this.#hls.size());
-    if (add.length) this.#say({ t: 'known', add, drop: [] });
-    for (const id of add) this.#release(id);
+    this.#held(add, [], add);
     for (const [key, bytes] of r.sums) this.#egress(key.slice(1), bytes, key[0] !== PLAYLIST_BYTES);
+  }
+
+  /** True when `id` was not known yet (it is now). */
+  #learn(id: string): boolean {
+    return this.#known.size !== this.#known.add(id).size;
+  }
+
+  /** What main holds changed: the door's counter follows, the copies hear, the bytes that waited for `release` count. */
+  #held(add: string[], drop: string[], release: string[]): void {
+    this.#channel?.counter.set(this.#hls.size());
+    if (add.length || drop.length) this.#say({ t: 'known', add, drop });
+    for (const id of release) {
+      const w = this.#waiting.get(id);
+      if (!w || !this.#hls.has(id)) continue;
+      this.#waiting.delete(id);
+      if (w[1]) this.#hls.activate(id);
+      this.#hls.egress(id, w[0]);
+    }
   }
 
   #egress(id: string, bytes: number, segment: boolean): void {
@@ -86,36 +99,6 @@ export class HlsViewers {
     } else if (this.#waiting.size < MAX_WAITING) {
       this.#waiting.set(id, [bytes, segment, 0]);
     }
-  }
-
-  #syncKnown(): void {
-    const add: string[] = [];
-    const drop: string[] = [];
-    for (const id of this.#known) {
-      if (!this.#hls.has(id)) {
-        this.#known.delete(id);
-        drop.push(id);
-      }
-    }
-    // sessions registered on the collector directly (a vendor through sessionsRef) count too
-    for (const id of this.#hls.ids()) {
-      if (!this.#known.has(id)) {
-        this.#known.add(id);
-        add.push(id);
-      }
-    }
-    this.#channel?.counter.set(this.#hls.size());
-    if (add.length || drop.length) this.#say({ t: 'known', add, drop });
-    for (const id of this.#waiting.keys()) this.#release(id);
-  }
-
-  /** Counts the bytes that waited for `id`'s registration. */
-  #release(id: string): void {
-    const w = this.#waiting.get(id);
-    if (!w || !this.#hls.has(id)) return;
-    this.#waiting.delete(id);
-    if (w[1]) this.#hls.activate(id);
-    this.#hls.egress(id, w[0]);
   }
 
   /** Reference 11.6: egress top * 1.15 + 2 * the playlist's upload rate >= max_bitrate_mbit. */

@@ -5,17 +5,11 @@ import { IgnoreList } from './ignore-list.ts';
 import { newSessionId, validSessionId } from './session-id.ts';
 import { sessionRefusals } from './errors.ts';
 import { anonymizeIp } from './anonymize.ts';
-import { rewritePlaylist } from './playlist.ts';
+import { rewritePlaylist, SEGMENT } from './playlist.ts';
 
 /*
- * The HLS viewer rule (reference 11.6), written once: a file door tap module the core runs next to
- * every copy of the door, main's and each serving thread's. A playlist fetched without `session`
- * is answered with a one-line master naming a fresh session id; the playlist fetched with that id
- * admits the viewer (or refuses it with 509 over a limit) and gets its segment lines tagged, so
- * every request of one viewer counts for one session however many segments it fetches. A copy
- * decides alone, from the door's shared counter and recent ids and from what the plugin's main
- * side broadcasts (hls-viewers.ts); it reports viewers and bytes, which main counts.
- * Imports SDK files one by one: this module is loaded in every thread.
+ * The HLS viewer rule (reference 11.6; README "HLS viewers on every copy"), a file door tap module
+ * the core runs next to every copy of the door. Imports SDK files one by one: threads load it.
  */
 
 export const NUMBER_EXCEEDED = 'Number of sessions exceeded';
@@ -30,9 +24,8 @@ export interface HlsInit {
 export type HlsItem = ({ t: 'viewer'; id: string } & Required<SessionInfo>) | { t: 'limit'; reason: string } | { t: 'hello' };
 
 /**
- * Main's broadcasts. `known`: session ids main registered (`add`) or closed (`drop`); `full`: the
- * playlists (mount paths) whose upload rate puts a new viewer over `max_bitrate_mbit`, the whole
- * list each time it changes. The egress alone over it blocks the door's counter (every copy at once).
+ * Main's broadcasts: `known`, session ids main registered (`add`) or closed (`drop`); `full`, every
+ * playlist (mount path) whose upload rate puts a new viewer over `max_bitrate_mbit`, on each change.
  */
 export type HlsNews = { t: 'known'; add: string[]; drop: string[] } | { t: 'full'; locations: string[] };
 
@@ -59,11 +52,7 @@ export default function hlsViewers(ctx: FileDoorTapContext): FileDoorTaps {
   ctx.report({ t: 'hello' } satisfies HlsItem, true);
 
   const preServe = (req: FsServeRequest): FsServeRefusal | undefined => {
-    if (!req.path.endsWith('.m3u8')) return undefined;
-    if (!ignore.collectable(req.remote)) {
-      req.note = IGNORED;
-      return undefined;
-    }
+    if (!req.path.endsWith('.m3u8') || !ignore.collectable(req.remote)) return undefined;
     const id = sessionParam(req.query);
     // a viewer another copy registered a moment ago (main's `known` may still be on its way)
     if (id !== undefined && (known.has(id) || (validSessionId(id) && recent.has(id)))) {
@@ -109,12 +98,8 @@ export default function hlsViewers(ctx: FileDoorTapContext): FileDoorTaps {
   return { preServe, transformPlaylist: sessionPlaylists(), onServed };
 }
 
-/** What `preServe` leaves for the later hooks of a playlist request. */
-export type Note = { kind: 'ignored' } | { kind: 'session'; id: string } | { kind: 'new' };
-export const IGNORED: Note = { kind: 'ignored' };
-
-/** Segment files (MPEG-TS, fMP4, audio, subtitles): counted for the session in their query. */
-export const SEGMENT = /\.(ts|m4s|mp4|aac|m4a|vtt)$/;
+/** What `preServe` leaves for the later hooks of a counted playlist request. */
+type Note = { kind: 'session'; id: string } | { kind: 'new' };
 
 /** The path as the client sees it: `/memfs/live/x.m3u8`, or `/live/x.m3u8` on the disk mount. */
 export const mountPath = (req: { mount: string; path: string }): string => (req.mount === '/' ? req.path : req.mount + req.path);
@@ -124,11 +109,10 @@ export const baseName = (p: string): string => p.slice(p.lastIndexOf('/') + 1).r
 
 /** The `session` query value, without parsing the whole query on the hot path. */
 export function sessionParam(query: string): string | undefined {
-  let at = query.startsWith('session=') ? 0 : query.indexOf('&session=') + 1;
-  if (at <= 0 && !query.startsWith('session=')) return undefined;
-  at += 8;
+  const at = query.startsWith('session=') ? 8 : query.indexOf('&session=') + 9;
+  if (at === 8 && !query.startsWith('session=')) return undefined;
   const end = query.indexOf('&', at);
-  const raw = end < 0 ? query.slice(at) : query.slice(at, end);
+  const raw = query.slice(at, end < 0 ? undefined : end);
   // ids are plain base57; anything escaped goes through the full parser (and fails the id check)
   return raw.includes('%') || raw.includes('+') ? new URLSearchParams(query).get('session') ?? undefined : raw;
 }
@@ -148,15 +132,14 @@ export function viewerInfo(req: FsServeRequest): Required<SessionInfo> {
 }
 
 /**
- * The `transformPlaylist` tap: a master with a fresh id for a new viewer, the session's tags for
- * a known one. A viewer reloads the same playlist version several times per segment: its rewrite
- * is kept per session and reused while the body is the same (a string compare against a rewrite).
+ * The `transformPlaylist` tap. A viewer reloads one playlist version several times per segment:
+ * its rewrite is kept per session and reused while the body is the same.
  */
 export function sessionPlaylists(): (body: string, req: FsServeRequest) => string {
   const rewritten = new Map<string, { body: string; out: string }>();
   return (body, req) => {
     const note = req.note as Note | undefined;
-    if (!note || note.kind === 'ignored') return body;
+    if (!note) return body;
     if (note.kind === 'new') return rewritePlaylist(body, req.path, req.query, undefined, newSessionId);
     const key = `${note.id}${req.path}`;
     const hit = rewritten.get(key);

@@ -4,11 +4,9 @@ import type { Collector } from './collector.ts';
 const ID = 'HTTP';
 
 /**
- * The `http` collector (reference 12.1): all HTTP traffic of the API listener, headers included,
- * as one session `HTTP` (location and peer `any`), from client addresses not on the ignore list.
- * The bytes come from the core (`ServerInfo.onTraffic`: the sockets' own counters of every loop
- * that serves the listener, about once a second and when a connection closes), so nothing runs
- * per request and every byte counts once.
+ * The `http` collector (reference 12.1): the API listener's traffic, headers included, from client
+ * addresses not on the ignore list, as one session `HTTP`. The bytes are the sockets' own counts,
+ * from the core (`ServerInfo.onTraffic`): nothing runs per request.
  */
 export function trackHttp(server: ServerInfo, http: Collector): void {
   const add = (rx: number, tx: number) => {

@@ -1,37 +1,21 @@
-import { BlockList, isIP } from 'node:net';
-import { normalizeIp } from '../../sdk/client-address.ts';
+import { isIP } from 'node:net';
+import { CidrSet, normalizeIp } from '../../sdk/client-address.ts';
 
 /**
  * `sessions.ip_ignorelist`: addresses whose traffic is not counted. An address that does not
  * parse is not counted either (reference 12.1). An empty list ignores nobody, loopback included.
  */
 export class IgnoreList {
-  readonly #list = new BlockList();
-  readonly #memo = new Map<string, boolean>();
+  readonly #cidrs: CidrSet;
 
   constructor(cidrs: readonly string[]) {
-    for (const cidr of cidrs) {
-      const [net, bits] = cidr.split('/');
-      const ip = normalizeIp(net ?? '');
-      const family = isIP(ip);
-      if (family === 0) continue; // refused by validate already
-      const max = family === 4 ? 32 : 128;
-      this.#list.addSubnet(ip, bits === undefined ? max : Math.min(Number(bits), max), family === 4 ? 'ipv4' : 'ipv6');
-    }
+    this.#cidrs = new CidrSet(cidrs);
   }
 
   /** True when traffic from `ip` (with or without port, brackets, `::ffff:`) is counted. */
   collectable(ip: string): boolean {
-    let v = this.#memo.get(ip);
-    if (v === undefined) {
-      // viewers come back every few seconds: remember the answer, bounded
-      const bare = normalizeIp(stripPort(ip));
-      const family = isIP(bare);
-      v = family !== 0 && !this.#list.check(bare, family === 4 ? 'ipv4' : 'ipv6');
-      if (this.#memo.size > 4096) this.#memo.clear();
-      this.#memo.set(ip, v);
-    }
-    return v;
+    const bare = normalizeIp(stripPort(ip));
+    return isIP(bare) !== 0 && !this.#cidrs.has(bare);
   }
 }
 

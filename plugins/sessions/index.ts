@@ -1,38 +1,33 @@
 import { resolve } from 'node:path';
-import { definePlugin, optional, eventsRef, fileDoorRef, filesystemsRef, processesRef, serverRef, streamTableRef } from '../../sdk/index.ts';
+import { definePlugin, optional, eventsRef, fileDoorRef, filesystemsRef, processesRef, serverRef } from '../../sdk/index.ts';
 import { metricCollectorsRef } from '../metrics/api.ts';
 import { sessionsRef } from './api.ts';
-import { SessionsPluginConfig, validateSessions } from './schema.ts';
+import { SessionsConfig, validateSessions } from './schema.ts';
 import type { History } from './history.ts';
 
-/**
- * Sessions: who watches and who publishes, per collector (`hls`, `hlsingress`, `rtmp`, `srt`,
- * `ffmpeg`, `http`, a vendor's), from the file-serving, ingest and process hooks and the sockets.
- * `GET /api/v3/session`, `GET /api/v3/session/active`, the `sessionsRef` registry, the
- * `session_*` metrics, and the history in `<db.dir>/sessions/<collector>.json` when `sessions.persist` is on.
- */
+/** Sessions: who watches and who publishes, per collector (README). */
 export default definePlugin({
   name: 'sessions',
   configKey: 'sessions',
-  configSchema: SessionsPluginConfig,
+  configSchema: SessionsConfig,
   validate: validateSessions,
   reads: ['db'],
-  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), server: serverRef, door: fileDoorRef, streams: streamTableRef },
+  deps: { processes: processesRef, filesystems: filesystemsRef, events: optional(eventsRef), server: serverRef, door: fileDoorRef },
   provides: [sessionsRef, metricCollectorsRef],
   events: [{ type: 'session.limit', subject: ['collector'], description: 'A collector started refusing new sessions (first refusal after an admission).', payload: {
     reason: '`Number of sessions exceeded` or `Bitrate limit exceeded`',
   } }],
   async setup(ctx) {
     const cfg = ctx.config;
-    const { sessionRoutes } = await import('./routes.ts');
+    // imported at setup: the core reads every built-in's definition, loaded or not
+    const [{ sessionRoutes }, { SessionRegistry }] = await Promise.all([import('./routes.ts'), import('./registry.ts')]);
     if (!cfg.enable) {
-      // the routes still answer, with empty summaries (reference 12.1)
-      sessionRoutes(ctx.http, undefined);
+      // the routes still answer, with empty summaries (reference 12.1): a registry without collectors
+      sessionRoutes(ctx.http, new SessionRegistry(cfg, undefined, ctx.log));
       return;
     }
-    // imported when enabled: the core reads every built-in's definition, loaded or not
-    const [{ SessionRegistry }, { tapHlsWritten }, { HlsViewers }, { tapIngest }, { tapFfmpeg }, { trackHttp }, { sessionMetrics }] = await Promise.all([
-      import('./registry.ts'), import('./hls-ingress.ts'), import('./hls-viewers.ts'), import('./ingest.ts'), import('./ffmpeg.ts'), import('./http.ts'), import('./metrics.ts'),
+    const [{ tapHlsWritten }, { HlsViewers }, { tapIngest }, { tapFfmpeg }, { trackHttp }, { sessionMetrics }] = await Promise.all([
+      import('./hls-ingress.ts'), import('./hls-viewers.ts'), import('./ingest.ts'), import('./ffmpeg.ts'), import('./http.ts'), import('./metrics.ts'),
     ]);
     const dir = cfg.persist ? resolve(ctx.sections.db.dir, 'sessions') : undefined;
     const registry = new SessionRegistry(cfg, dir, ctx.log, ctx.retain('histories', () => new Map<string, History>()));
@@ -48,7 +43,7 @@ export default definePlugin({
     ctx.onClose(() => channel.close());
     // uploads are stored on main
     tapHlsWritten(ctx.hooks, ingress, ctx.deps.filesystems);
-    const pollIngest = tapIngest(ctx.hooks, registry, ctx.deps.streams);
+    const pollIngest = tapIngest(ctx.hooks, registry);
     tapFfmpeg(ctx.hooks, ctx.deps.processes, registry.collector('ffmpeg'));
     trackHttp(ctx.deps.server, registry.collector('http'));
 

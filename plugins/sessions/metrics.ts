@@ -17,17 +17,12 @@ const NAMES: Array<[string, string]> = [
 export function sessionMetrics(registry: SessionRegistry): MetricCollector {
   return {
     describe: (): MetricDescription[] => NAMES.map(([name, description]) => ({ name, description, labels: ['collector'] })),
-    collect(): MetricValue[] {
-      const out: MetricValue[] = [];
-      for (const name of registry.names()) {
-        const c = registry.get(name)!;
-        const h = c.history.totals();
-        const r = c.rates();
-        const labels = { collector: name };
-        const values: number[] = [h.sessions, c.settings.maxSessions, c.activeCount(), h.rx, h.tx, r.rx, r.tx, c.settings.maxTxBitrate, 0];
-        NAMES.forEach(([n], i) => out.push({ name: n, labels, value: values[i]! }));
-      }
-      return out;
-    },
+    collect: (): MetricValue[] => registry.names().flatMap((name) => {
+      const c = registry.get(name)!;
+      const h = c.history.totals();
+      const r = c.rates();
+      const values = [h.sessions, c.settings.maxSessions, c.countActive(), h.rx, h.tx, r.rx, r.tx, c.settings.maxTxBitrate, 0];
+      return NAMES.map(([n], i) => ({ name: n, labels: { collector: name }, value: values[i]! }));
+    }),
   };
 }

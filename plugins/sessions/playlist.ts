@@ -1,16 +1,11 @@
-/**
- * The session-tagged playlists of reference 11.6, as pure text functions.
- *
- * - With a session: every URI ending in `.m3u8` gets a fresh `session` (a master playlist's
- *   variants; a line naming the playlist itself becomes a comment), every segment URI (`.ts`,
- *   fMP4 `.m4s`/`.mp4`, audio) and every `URI="..."` of `#EXT-X-MAP`/`#EXT-X-KEY`-like tags gets
- *   the current one.
- * - Without one: a master playlist gets fresh sessions on its variants; a media playlist is
- *   replaced by a one-line master naming itself with a fresh session, so the client comes back
- *   with an id before it fetches any segment.
- */
-const SEGMENT = /\.(ts|m4s|mp4|aac|m4a|vtt)$/;
+/** Segment files (MPEG-TS, fMP4, audio, subtitles): tagged with the session, counted for the one in their query. */
+export const SEGMENT = /\.(ts|m4s|mp4|aac|m4a|vtt)$/;
 
+/**
+ * A playlist as a viewer gets it (reference 11.6): variants get fresh ids (a line naming the playlist
+ * itself becomes a comment); with `session`, segment URIs and `URI="..."` attributes naming segments
+ * are tagged with it; without, a media playlist becomes a one-line master naming itself with a fresh id.
+ */
 export function rewritePlaylist(body: string, path: string, query: string, session: string | undefined, fresh: () => string): string {
   const name = path.slice(path.lastIndexOf('/') + 1);
   if (session === undefined && !body.includes('#EXT-X-STREAM-INF')) {
@@ -25,7 +20,9 @@ export function rewritePlaylist(body: string, path: string, query: string, sessi
     const trimmed = line.trim();
     if (trimmed === '') continue;
     if (trimmed.startsWith('#')) {
-      if (session !== undefined && trimmed.includes('URI="')) lines[i] = line.replace(/URI="([^"]*)"/g, (_m, uri: string) => `URI="${tagged(uri, session, SEGMENT)}"`);
+      if (session !== undefined && trimmed.includes('URI="')) {
+        lines[i] = line.replace(/URI="([^"]*)"/g, (m, uri: string) => (SEGMENT.test(uri.split('?')[0]!) ? `URI="${withSession(uri, session)}"` : m));
+      }
       continue;
     }
     const bare = trimmed.split('?')[0]!;
@@ -37,10 +34,6 @@ export function rewritePlaylist(body: string, path: string, query: string, sessi
     }
   }
   return lines.join('\n');
-}
-
-function tagged(uri: string, session: string, ext: RegExp): string {
-  return ext.test(uri.split('?')[0]!) ? withSession(uri, session) : uri;
 }
 
 /** The URI with `session=<id>` set among its query parameters (re-encoded, keys sorted). */

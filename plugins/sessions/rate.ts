@@ -1,11 +1,9 @@
-/**
- * Bit rates as the reference measures them: the average over the last 10 s in 1 s buckets
- * (`Rate`), and the "top" rate the admission check uses, which follows a rise at once and decays
- * by 5 % per second (`Top`). Both cost a few array operations per call.
- */
+/** Bit rates as the reference measures them: the average over the last 10 s in 1 s buckets. */
 const WINDOW = 10;
 
 export class Rate {
+  /** Every byte counted, the window's and before. */
+  total = 0;
   readonly #bytes = new Float64Array(WINDOW);
   readonly #second = new Float64Array(WINDOW).fill(-1);
 
@@ -17,6 +15,7 @@ export class Rate {
       this.#bytes[i] = 0;
     }
     this.#bytes[i]! += bytes;
+    this.total += bytes;
   }
 
   /** bit/s averaged over the last 10 s (the current second included). */
@@ -25,14 +24,5 @@ export class Rate {
     let sum = 0;
     for (let i = 0; i < WINDOW; i++) if (s - this.#second[i]! < WINDOW) sum += this.#bytes[i]!;
     return (sum * 8) / WINDOW;
-  }
-}
-
-export class Top {
-  value = 0;
-
-  /** Called once per second with the current rate. */
-  update(current: number): void {
-    this.value = Math.max(current, this.value * 0.95);
   }
 }

@@ -2,28 +2,20 @@ import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { writeFileAtomic } from '../../sdk/index.ts';
-import { type CollectorOptions, type SessionsService } from './api.ts';
-import type { SessionsConfig } from './schema.ts';
+import type { CollectorOptions, SessionsService } from './api.ts';
+import type { SessionsConfig, SessionSummary } from './schema.ts';
 import { Collector } from './collector.ts';
-import { History, type HistorySummary } from './history.ts';
+import { History } from './history.ts';
 import { IgnoreList } from './ignore-list.ts';
 
 /** Collectors whose egress counts for the bitrate admission check (reference 11.6). */
 const EGRESS = ['hls', 'rtmp', 'srt', 'ffmpeg'];
 const mbit = (bps: number) => Math.round((bps / 1024 / 1024) * 1000) / 1000;
 
-export interface SessionSummary {
-  active: {
-    list: ReturnType<Collector['active']>; sessions: number; bandwidth_rx_mbit: number; bandwidth_tx_mbit: number;
-    max_sessions: number; max_bandwidth_rx_mbit: number; max_bandwidth_tx_mbit: number;
-  };
-  summary: HistorySummary;
-}
-
 /**
- * The session registry: named collectors, one 1 s tick closing idle sessions, the histories
- * (kept across config reloads), and the history files `<persistDir>/<collector>.json` (written atomically every `persist_interval_sec` and at
- * stop, read when a collector is created) when `persistDir` is set.
+ * The session registry: named collectors, one 1 s tick closing idle sessions, the histories (kept
+ * across config reloads), and with `persistDir` the files `<persistDir>/<collector>.json` (read
+ * when a collector is created, written atomically every `persist_interval_sec` and at stop).
  */
 export class SessionRegistry implements SessionsService {
   readonly #collectors = new Map<string, Collector>();
@@ -71,7 +63,7 @@ export class SessionRegistry implements SessionsService {
 
   count(collector: string, prefix: string): { current: number; total: number } {
     const c = this.#collectors.get(collector);
-    return c ? { current: c.activeWithPrefix(prefix), total: c.history.totalWithPrefix(prefix) } : { current: 0, total: 0 };
+    return c ? { current: c.countActive(prefix), total: c.history.totals(prefix).sessions } : { current: 0, total: 0 };
   }
 
   /** The `SessionSummary` of a collector; an empty one for an unknown name (reference 4.11). */
@@ -88,16 +80,13 @@ export class SessionRegistry implements SessionsService {
     };
   }
 
-  /**
-   * Starts the tick (after `beforeTick`, e.g. polling ingest traffic; before `afterTick`, e.g.
-   * publishing the admission state) and the periodic history writes.
-   */
-  start(beforeTick?: () => void, afterTick?: (now: number) => void): void {
+  /** Starts the periodic history writes and the tick, between `beforeTick` and `afterTick`. */
+  start(beforeTick?: () => void, afterTick?: () => void): void {
     const tick = setInterval(() => {
       beforeTick?.();
       const now = Date.now();
       for (const c of this.#collectors.values()) c.tick(now);
-      afterTick?.(now);
+      afterTick?.();
     }, 1000);
     tick.unref();
     this.#timers.push(tick);
@@ -134,30 +123,24 @@ export class SessionRegistry implements SessionsService {
   }
 
   #egressTop(): number {
-    let sum = 0;
-    for (const n of EGRESS) sum += this.#collectors.get(n)?.topTx.value ?? 0;
-    return sum;
+    return EGRESS.reduce((sum, n) => sum + (this.#collectors.get(n)?.topTx ?? 0), 0);
   }
 
+  /** The history of `name`: the one kept across reloads, or read from its file. */
   #history(name: string): History {
-    let h = this.#histories.get(name);
-    if (!h) {
-      h = this.#loadHistory(name);
-      this.#histories.set(name, h);
-    }
-    return h;
-  }
-
-  #loadHistory(name: string): History {
+    const kept = this.#histories.get(name);
+    if (kept) return kept;
     const h = new History();
     const dir = this.#persistDir;
-    if (!dir) return h;
-    mkdirSync(dir, { recursive: true });
-    try {
-      h.load(JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn({ err, collector: name }, 'unreadable sessions history; starting empty');
+    if (dir) {
+      mkdirSync(dir, { recursive: true });
+      try {
+        h.load(JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn({ err, collector: name }, 'unreadable sessions history; starting empty');
+      }
     }
+    this.#histories.set(name, h);
     return h;
   }
 }

@@ -13,12 +13,8 @@ export const SessionsConfig = section({
 });
 export type SessionsConfig = Static<typeof SessionsConfig>;
 
-/** The plugin's settings: the `sessions` section (enable, ip_ignorelist, timeouts, limits, persist). */
-export const SessionsPluginConfig = SessionsConfig;
-export type SessionsPluginConfig = SessionsConfig;
-
 /** Rules a schema cannot state; keys relative to `sessions`. */
-export function validateSessions(s: SessionsPluginConfig): ConfigErrors {
+export function validateSessions(s: SessionsConfig): ConfigErrors {
   const errs = new ConfigErrorList();
   if (s.session_timeout_sec < 1) errs.add('session_timeout_sec', 'must be at least 1');
   if (s.persist_interval_sec < 0) errs.add('persist_interval_sec', 'must not be negative');
@@ -56,6 +52,7 @@ export const SessionSummarySchema = Type.Object({
     ...Traffic,
   }),
 });
+export type SessionSummary = Static<typeof SessionSummarySchema>;
 
 export const SessionsSummarySchema = Type.Record(Type.String(), SessionSummarySchema);
 export const SessionsActiveSchema = Type.Record(Type.String(), Type.Array(SessionSchema));

@@ -7,7 +7,7 @@ import type { ConfigData } from '../../config/config-data.ts';
 import type { HookRegistry } from '../../kernel/hook-registry.ts';
 import type { ServiceContainer } from '../../kernel/container.ts';
 import { bodyDeadlinesOf } from '../server.ts';
-import { CidrSet } from '../client-address.ts';
+import { CidrSet } from '../../../sdk/client-address.ts';
 import { installDoor } from './install.ts';
 import { apiFiles, mainDoor, type ApiFiles } from './main.ts';
 import type { FileDoor } from './door.ts';

@@ -4,7 +4,8 @@ import {
   ApiError, MimeTable, CorsPolicy, fsServeHooksRef, markStreamedBody, normalizeIp, openFsNode,
   type BasicAuthService, type FilesystemService, type RunCredentials, type FsNode, type FsOpenHint, type FsServeHooks, type FsWriteResult,
 } from '../../../sdk/index.ts';
-import { resolveClientAddress, type CidrSet } from '../client-address.ts';
+import { resolveClientAddress } from '../client-address.ts';
+import type { CidrSet } from '../../../sdk/client-address.ts';
 import { takeThreadPeer } from '../threads/peer-header.ts';
 import { THREAD_PEER_HEADER, isServingThreadSocket } from '../threads/module.ts';
 import { FileDoor } from './door.ts';
