@@ -10,7 +10,8 @@
  *   each track is held back until the next one of that track arrives (or `end()`): `flush()`
  *   cuts every sample but those. To cut a segment at a keyframe, push the keyframe, then flush:
  *   the keyframe is held and starts the next fragment. Each track's timeline has no gaps:
- *   fragment n+1's tfdt is fragment n's tfdt plus its durations.
+ *   fragment n+1's tfdt is fragment n's tfdt plus its durations. `flush(cutMs)` also lets go of a
+ *   held AAC frame that starts before the cut (its duration is a frame's), so audio reaches the cut.
  * - Audio decode times run at 1024 samples per AAC frame from the first frame; when the FLV
  *   timestamp drifts more than half a frame from that clock (a gap, a jump) the clock follows it.
  * - A sequence header that changes a track, or adds one, once samples were taken is a new init:
@@ -55,6 +56,8 @@ interface TrackState {
   ready: Fmp4Sample[];
   held: Fmp4Sample | undefined;
   lastDuration: number;
+  /** Audio: the decode time the next frame continues at after a held frame was let go at a cut. */
+  next?: number;
 }
 
 /** The init segment (ftyp + moov) of `tracks`. */
@@ -89,8 +92,20 @@ export class Fmp4Muxer {
     return IGNORED;
   }
 
-  /** A fragment of every sample whose duration is known; undefined when there is none. */
-  flush(): Fmp4Fragment | undefined {
+  /**
+   * A fragment of every sample whose duration is known; undefined when there is none. With
+   * `cutMs` (the FLV time of the video frame the cut is before), an AAC frame held back that
+   * starts before it goes too, with a frame's duration: the fragment's audio then reaches the cut as its
+   * video does (a player's buffer holds the whole segment, not up to a frame less).
+   */
+  flush(cutMs?: number): Fmp4Fragment | undefined {
+    const a = this.audio;
+    if (cutMs !== undefined && this.video && a?.held && a.held.dts < Math.round((cutMs * a.track.timescale) / 1000)) {
+      a.next = a.held.dts + AAC_FRAME;
+      a.held.duration = AAC_FRAME;
+      a.ready.push(a.held);
+      a.held = undefined;
+    }
     const runs: Fmp4Run[] = [];
     for (const s of [this.video, this.audio]) {
       if (s && s.ready.length > 0) runs.push({ track: s.track, samples: s.ready });
@@ -154,7 +169,8 @@ export class Fmp4Muxer {
     if (!s || p.codec !== FLV_AAC || b.length < 3 || b[1] !== 1) return IGNORED;
     const rate = s.track.timescale;
     const stamp = Math.round((p.timestamp * rate) / 1000);
-    const expected = s.held ? s.held.dts + AAC_FRAME : stamp;
+    const expected = s.held ? s.held.dts + AAC_FRAME : s.next ?? stamp;
+    s.next = undefined;
     const dts = Math.abs(stamp - expected) <= AAC_FRAME / 2 ? expected : stamp;
     add(s, { data: b.subarray(2), dts, duration: 0, cto: 0, sync: true });
     this.taken = true;

@@ -139,14 +139,14 @@ export class Packager {
     this.#last = t;
     const o = this.#opts;
     if (key && t - this.#segStart >= o.targetDuration * 1000 - this.#interval / 2) {
-      const f = this.#muxer.flush();
+      const f = this.#muxer.flush(t);
       if (f) this.#part(f);
       this.#closeSegment();
       this.#segStart = this.#partStart = t;
       return true;
     }
     if (t - this.#partStart + this.#interval > o.partTarget * 1000 + 0.5 || t - this.#partStart >= o.partTarget * 1000) {
-      const f = this.#muxer.flush();
+      const f = this.#muxer.flush(t);
       if (f) this.#part(f);
       this.#partStart = t;
       return f !== undefined;

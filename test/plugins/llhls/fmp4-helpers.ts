@@ -82,3 +82,21 @@ export function writeMp4(file: string, init: Buffer, fragments: Array<{ data: Bu
   writeFileSync(file, Buffer.concat([init, ...fragments.map((f) => f.data)]));
   return file;
 }
+
+/** Each track's decode-time span in a movie fragment, seconds (`timescales` by track id), read from its tfdt and trun. */
+export function trackSpans(fragment: Buffer, timescales: Record<number, number>): Map<number, { start: number; end: number }> {
+  const out = new Map<number, { start: number; end: number }>();
+  for (let at = fragment.indexOf('traf', 0, 'latin1') - 4; at >= 0; at = fragment.indexOf('traf', at + 8, 'latin1') - 4) {
+    const id = fragment.readUInt32BE(at + 8 + 12);
+    const base = Number(fragment.readBigUInt64BE(at + 8 + 16 + 12));
+    const trun = at + 8 + 16 + 20;
+    const count = fragment.readUInt32BE(trun + 12);
+    const bytes = (fragment.readUInt32BE(trun + 8) & 0x800) !== 0 ? 16 : 12;
+    let ticks = 0;
+    for (let i = 0; i < count; i++) ticks += fragment.readUInt32BE(trun + 20 + i * bytes);
+    const scale = timescales[id]!;
+    out.set(id, { start: base / scale, end: (base + ticks) / scale });
+    if (fragment.indexOf('traf', at + 8, 'latin1') < 0) break;
+  }
+  return out;
+}

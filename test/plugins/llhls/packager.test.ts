@@ -7,7 +7,7 @@ import type { FlvPacket } from '../../../sdk/index.ts';
 import { checkPlaylist, checkUpdate } from '../../../plugins/llhls/check.ts';
 import { Packager, type PackagerOptions } from '../../../plugins/llhls/packager.ts';
 import { renderMedia, renderPlain } from '../../../plugins/llhls/playlist-render.ts';
-import { decode, flvPackets, makeFlv, noFfmpeg, probeStreams, writeMp4 } from './fmp4-helpers.ts';
+import { decode, flvPackets, makeFlv, noFfmpeg, probeStreams, trackSpans, writeMp4 } from './fmp4-helpers.ts';
 
 /*
  * The packager (plugins/llhls/packager.ts) on FLV files made by ffmpeg (25 fps, a keyframe every
@@ -69,6 +69,22 @@ for (const kind of ['av', 'video', 'audio'] as const) {
     t.same(probeStreams(mp4).map((s) => s.codec_type), want, 'with the source\'s streams');
   });
 }
+
+t.test('each part\'s audio reaches as far as its video (a player\'s buffer holds the whole segment)', { skip: noFfmpeg }, async (t) => {
+  const p = packager();
+  feed(t, p, flvPackets(makeFlv(dir, 'av')));
+  const r = p.rendition;
+  const parts = [...r.segments.flatMap((s) => s.parts), ...r.open.parts];
+  t.ok(parts.length > 10, `parts (${parts.length})`);
+  let worst = Infinity;
+  for (const part of parts) {
+    const spans = trackSpans(p.file(part.uri)!.data, { 1: 90_000, 2: 44_100 });
+    const video = spans.get(1)!;
+    const audio = spans.get(2)!;
+    worst = Math.min(worst, audio.end - video.end);
+  }
+  t.ok(worst >= -0.001, `audio ends at or after the video in every part (worst ${(worst * 1000).toFixed(1)} ms)`);
+});
 
 t.test('the window and the byte bound hold what the playlist names, no more', { skip: noFfmpeg }, async (t) => {
   const packets = flvPackets(makeFlv(dir, 'av'));
