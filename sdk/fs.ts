@@ -152,7 +152,8 @@ export interface FsPublicMount {
   preflight?: boolean;
   /**
    * `open` serves a view by request: the door gives it the query and the client in its hint
-   * (`FsOpenHint.query`, `remote`). Such a mount is served by main alone.
+   * (`FsOpenHint.query`, `remote`). Such a view is main's alone: the serving threads answer only
+   * the files of the store's `changes` feed (when it has one) and pass the rest to main.
    */
   asks?: boolean;
 }

@@ -37,6 +37,8 @@ export interface PackagerOptions {
   epoch: string;
   /** Wall clock in ms (`EXT-X-PROGRAM-DATE-TIME`). */
   now(): number;
+  /** Told of every file made (with it) and let go (undefined), in order. */
+  onFile?(name: string, file: PackagedFile | undefined): void;
 }
 
 /** A file of the rendition: its bytes and when it was made. */
@@ -73,6 +75,11 @@ export class Packager {
     this.rendition = new Rendition({
       targetDuration: opts.targetDuration, partTarget: opts.partTarget, window: opts.windowSegments, initUri: this.#initName(),
     });
+  }
+
+  /** Every file held, by name. */
+  entries(): IterableIterator<[string, PackagedFile]> {
+    return this.#files.entries();
   }
 
   /** A file by its name, if it is held. */
@@ -220,8 +227,10 @@ export class Packager {
 
   #put(name: string, data: Buffer): void {
     this.#drop(name);
-    this.#files.set(name, { data, mtimeMs: this.#opts.now() });
+    const file = { data, mtimeMs: this.#opts.now() };
+    this.#files.set(name, file);
     this.#bytes += data.length;
+    this.#opts.onFile?.(name, file);
   }
 
   #drop(name: string): void {
@@ -229,6 +238,12 @@ export class Packager {
     if (!f) return;
     this.#files.delete(name);
     this.#bytes -= f.data.length;
+    this.#opts.onFile?.(name, undefined);
+  }
+
+  /** Lets every file go (the packager is dropped): `onFile` hears of each. */
+  clear(): void {
+    for (const name of [...this.#files.keys()]) this.#drop(name);
   }
 
   #changed(): void {

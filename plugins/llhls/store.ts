@@ -10,7 +10,7 @@
  * the plugin's `index.ts` runs the sweep timer.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { safeEqual, type FilesystemService, type FsFile, type FsFileInfo, type FsNode, type FsOpenHint, type FsPublicMount,
+import { safeEqual, type FilesystemService, type FsChange, type FsChangeFeed, type FsFile, type FsFileInfo, type FsNode, type FsOpenHint, type FsPublicMount,
   type FsWriteResult, type StreamReader, type StreamTable } from '../../sdk/index.ts';
 import type { RecordingsService } from '../recordings/api.ts';
 import { llhlsErrors } from './errors.ts';
@@ -73,6 +73,25 @@ export class LlhlsStore implements FilesystemService {
   #d: LlhlsDeps;
   #now: () => number;
   #seq = 0;
+  #changeSeq = 0;
+  #subscribers = new Set<(c: FsChange) => void>();
+  /**
+   * The files of every packager (inits, parts, segments: not the playlists, which are views) for
+   * the serving threads' copies: they answer those themselves and pass the rest to main.
+   */
+  readonly changes: FsChangeFeed = {
+    snapshot: () => {
+      const files: Array<[string, FsFile]> = [];
+      for (const e of this.#entries.values()) {
+        for (const [name, f] of e.packager.entries()) files.push([`/${e.name}/${name}`, fileNode(`/${e.name}/${name}`, name, f).file]);
+      }
+      return { seq: this.#changeSeq, files };
+    },
+    subscribe: (fn) => {
+      this.#subscribers.add(fn);
+      return () => { this.#subscribers.delete(fn); };
+    },
+  };
 
   constructor(deps: LlhlsDeps, settings: LlhlsSettings) {
     this.#d = deps;
@@ -185,7 +204,7 @@ export class LlhlsStore implements FilesystemService {
     const epoch = randomBytes(8).toString('hex');
     const packager = new Packager({
       targetDuration: s.targetDuration, partTarget: s.partTarget, windowSegments: s.windowSegments,
-      maxBytes: s.maxStreamBytes, epoch, now: this.#now,
+      maxBytes: s.maxStreamBytes, epoch, now: this.#now, onFile: (file, f) => this.#changed(name, file, f),
     });
     const e: Entry = { name, epoch, packager, reader: undefined, used: this.#now(), rendered: new Map(), renderedAt: -1 };
     const id = `llhls-${++this.#seq}`;
@@ -224,6 +243,15 @@ export class LlhlsStore implements FilesystemService {
     e.reader?.leave();
     e.reader = undefined;
     e.packager.end();
+    e.packager.clear();
+  }
+
+  /** A packager made or let go of a file: the threads' copies hear of it. */
+  #changed(stream: string, name: string, f: PackagedFile | undefined): void {
+    if (this.#subscribers.size === 0) return;
+    const path = `/${stream}/${name}`;
+    const change: FsChange = { seq: ++this.#changeSeq, path, file: f ? fileNode(path, name, f).file : undefined };
+    for (const fn of this.#subscribers) fn(change);
   }
 
   /** Stops the packagers nobody asked for within `idleMs`. */
@@ -282,9 +310,10 @@ function filesOf(p: Packager): string[] {
 }
 
 /** Per packaged file, its answer (made once: a part is fetched by every viewer). */
-const nodes = new WeakMap<PackagedFile, FsNode>();
+type FileNode = Extract<FsNode, { kind: 'file' }>;
+const nodes = new WeakMap<PackagedFile, FileNode>();
 
-function fileNode(path: string, name: string, f: PackagedFile): FsNode {
+function fileNode(path: string, name: string, f: PackagedFile): FileNode {
   let node = nodes.get(f);
   if (!node) {
     const file: FsFile = {

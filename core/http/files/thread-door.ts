@@ -26,7 +26,7 @@ export interface ThreadDoor {
 }
 
 const fileOf = (w: WireFile): FsFile => ({
-  data: Buffer.from(w.data), size: w.size, mtimeMs: w.mtimeMs, etag: w.etag, mime: w.mime, lastModified: w.lastModified,
+  data: Buffer.from(w.data), size: w.size, mtimeMs: w.mtimeMs, etag: w.etag, mime: w.mime, lastModified: w.lastModified, headers: w.headers,
 });
 
 /**

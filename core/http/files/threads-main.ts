@@ -29,6 +29,7 @@ export interface DoorThreadsOptions {
 
 const wireFile = (f: FsFile): WireFile => ({
   data: f.data!.buffer as SharedArrayBuffer, size: f.size, mtimeMs: f.mtimeMs, etag: f.etag, mime: f.mime, lastModified: f.lastModified,
+  headers: f.headers,
 });
 
 /** A body in a SharedArrayBuffer of its own (the copies share it); copied once when it is not. */
@@ -56,8 +57,9 @@ export function startDoorThreads(o: DoorThreadsOptions): { broadcast(m: ToDoor):
     const pm = fs.publicMount;
     if (!pm) continue;
     byName.set(fs.name, fs);
-    // a view by request is main's alone: a thread has neither its query rules nor its state
-    const source = pm.asks ? undefined : fs.changes ? 'copy' : fs.reader ? 'reader' : undefined;
+    // a view by request is main's alone (a thread has neither its query rules nor its state); the
+    // files a store feeds are copied all the same, and a thread passes what its copy lacks to main
+    const source = fs.changes ? 'copy' : pm.asks ? undefined : fs.reader ? 'reader' : undefined;
     if (source === 'copy') fs.changes!.useSharedMemory?.(true);
     mounts.push({
       name: fs.name, prefix: fs.mount === '/' ? '' : fs.mount, defaultType: pm.defaultType, defaultFile: fs.defaultFile,

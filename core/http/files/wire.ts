@@ -16,6 +16,8 @@ export interface WireFile {
   etag: string;
   mime?: string;
   lastModified?: string;
+  /** Its own response headers (`FsFile.headers`: a `cache-control`), as a flat list. */
+  headers?: readonly string[];
 }
 
 /** A mount as a thread serves it, and where its files come from. */
