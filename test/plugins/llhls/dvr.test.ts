@@ -7,18 +7,18 @@ import { ffmpeg, play, startRtmpApp } from '../rtmp/helpers.ts';
  * Recorded time as HLS (issue 47.4): a stream recorded by the `recordings` plugin (1 s segments on
  * the disk filesystem) plays as a VOD playlist of any recorded range
  * (`/api/v3/recordings/{name}/playlist.m3u8`), and as the DVR playlist of the LL-HLS plugin
- * (`/hls/<stream>/dvr.m3u8`): a sliding window back into the recording that a player starts at its
+ * (`/hls/<stream>/dvr.m3u8`): a sliding window back into the recording (over a minute here) that a player starts at its
  * oldest segment, ended once the recording stops; both name the files by their public URLs.
  */
 const SOURCE = ['-re', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
   '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '25', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '32k'];
 
 t.test('a recorded range as a VOD playlist, the DVR window as a live one', async (t) => {
-  const app = await startRtmpApp(t, {}, { recordings: { enable: true }, llhls: { enable: true, token: 'tok', dvr_window_seconds: 60 } });
+  const app = await startRtmpApp(t, {}, { recordings: { enable: true }, llhls: { enable: true, token: 'tok', dvr_window_seconds: 120 } });
   t.equal((await app.request('PUT', '/api/v3/recordings/cam', { body: { stream: 'live/cam', segment_seconds: 1 } })).status, 201);
   t.equal((await fetch(`${app.url}/hls/live/cam/dvr.m3u8?token=tok`)).status, 404, 'nothing recorded yet: 404');
-  const pub = ffmpeg(t, ['-loglevel', 'warning', ...SOURCE, '-t', '16', '-f', 'flv', `${app.base}/live/cam`]);
-  await waitFor(async () => (await app.request('GET', '/api/v3/recordings/cam')).body.segments >= 8, { timeout: 30_000, what: 'eight segments' });
+  const pub = ffmpeg(t, ['-loglevel', 'warning', ...SOURCE, '-t', '72', '-f', 'flv', `${app.base}/live/cam`], 120_000);
+  await waitFor(async () => (await app.request('GET', '/api/v3/recordings/cam')).body.segments >= 64, { timeout: 100_000, interval: 1000, what: '64 segments' });
 
   const dvr = await fetch(`${app.url}/hls/live/cam/dvr.m3u8?token=tok`);
   const live = await dvr.text();
@@ -28,8 +28,10 @@ t.test('a recorded range as a VOD playlist, the DVR window as a live one', async
   t.notMatch(live, /#EXT-X-ENDLIST/, 'live: not ended');
   t.match(live, /#EXT-X-PROGRAM-DATE-TIME:/, 'seekable by clock time');
   t.match(live, /^\/recordings\/cam\/\d{4}-\d{2}-\d{2}\/\d+\.ts$/m, 'segments by their public URLs');
+  const oldest = Date.parse(/#EXT-X-PROGRAM-DATE-TIME:(\S+)/.exec(live)![1]!);
+  t.ok(Date.now() - oldest >= 60_000, `the window reaches ${Math.round((Date.now() - oldest) / 1000)} s back (the test seeks back 60 s or more)`);
   t.equal((await fetch(`${app.url}/hls/live/cam/dvr.m3u8`)).status, 401, 'the token guards it');
-  // a player that starts at the oldest segment of the window (seconds behind the live edge)
+  // a player that starts at the oldest segment of the window (a minute behind the live edge)
   const back = play(t, `${app.url}/hls/live/cam/dvr.m3u8?token=tok`, { frames: 150, extra: ['-live_start_index', '0'], timeoutMs: 30_000 });
   t.equal(await back.done, 0, `ffmpeg plays the DVR window from its start (${back.stderr().slice(-300)})`);
   t.ok(back.frames().length >= 150, `frames decoded (${back.frames().length})`);
