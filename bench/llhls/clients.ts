@@ -42,10 +42,15 @@ function cpuSeconds(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / TICK;
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+/**
+ * Keep-alive agents, each from its own loopback address: the service holds at most
+ * `http.max_connections_per_address` (256) connections of one address, and the clients are many
+ * viewers, not one (2 sockets each: 50 clients per address).
+ */
+const agents = Array.from({ length: Math.ceil(CLIENTS / 50) + 1 }, (_, i) => new Agent({ keepAlive: true, maxSockets: Infinity, localAddress: `127.0.${1 + (i >> 8)}.${(i % 250) + 2}` }));
 
-/** A GET; resolves with the status and the body (null on a socket error). */
-function get(url: string): Promise<{ status: number; body: Buffer } | null> {
+/** A GET through `agent`; resolves with the status and the body (null on a socket error). */
+function getVia(url: string, agent: Agent): Promise<{ status: number; body: Buffer } | null> {
   return new Promise((resolve) => {
     const req = request(url, { agent }, (res) => {
       const chunks: Buffer[] = [];
@@ -63,7 +68,8 @@ interface Tally { parts: number; failed: number; gaps: number[]; counting: boole
 const HINT = /#EXT-X-PRELOAD-HINT:TYPE=PART,URI="([^"]+)"/;
 
 /** One client at the live edge, until `t.stopped`. */
-async function client(base: string, t: Tally): Promise<void> {
+async function client(base: string, t: Tally, agent: Agent): Promise<void> {
+  const get = (url: string) => getVia(url, agent);
   let text = (await get(`${base}/index.m3u8`))?.body.toString() ?? '';
   let last = Date.now();
   while (!t.stopped) {
@@ -121,8 +127,8 @@ async function main(): Promise<void> {
       output: [{ id: 'out', address: '{rtmp,name=bench/ll}', options: ['-c', 'copy', '-f', 'flv'] }],
     }) });
     const base = `${svc.url}/hls/bench/ll`;
-    for (let i = 0; i < 200 && (await get(`${base}/index.m3u8`))?.status !== 200; i++) await sleep(250);
-    const runs = Array.from({ length: CLIENTS }, () => client(base, t));
+    for (let i = 0; i < 200 && (await getVia(`${base}/index.m3u8`, agents[0]!))?.status !== 200; i++) await sleep(250);
+    const runs = Array.from({ length: CLIENTS }, (_, i) => client(base, t, agents[Math.floor(i / 50)]!));
     await sleep(WARM_S * 1000);
     t.counting = true;
     const c0 = cpuSeconds(svc.pid);
@@ -153,7 +159,7 @@ async function main(): Promise<void> {
     }
   } finally {
     t.stopped = true;
-    agent.destroy();
+    for (const a of agents) a.destroy();
     await svc.stop();
     await rm(dir, { recursive: true, force: true });
   }

@@ -19,7 +19,7 @@ import { buildCheckout, startDeployed, type Deployed } from '../process/deployed
  * helper hosts; utime + stime from /proc) over the window, less the baseline's, divided by N; RSS
  * is the main process's after the warm-up (for `llhls`: once its windows are full).
  * The service is started as deployed (`deployed.ts`).
- * Run: `node bench/llhls/streams.ts [--streams 100] [--rounds 2] [--window 30] [--warm 20] [--fill 130] [--write [tag]]`
+ * Run: `node bench/llhls/streams.ts [--streams 100] [--rounds 2] [--window 30] [--warm 20] [--fill 130] [--ll-window 120] [--prof DIR] [--write [tag]]`
  * (`--fill`: the warm-up of an `llhls` round, seconds). `--write` writes bench/results/llhls-streams-<date>[-tag].md.
  */
 
@@ -36,6 +36,10 @@ const WARM_S = Number(opt('warm', '20'));
 const FILL_S = Number(opt('fill', '130'));
 const WRITE = args.includes('--write');
 const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
+/** A folder: the main thread's CPU profile of each `llhls` window goes there (read with bench/memfs/cpu-prof-top.ts). */
+const PROF = opt('prof', '');
+/** `llhls.window_seconds` (the plugin's default: 120). */
+const LL_WINDOW = Number(opt('ll-window', '120'));
 const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Way = 'publish' | 'llhls' | 'hls';
@@ -112,7 +116,7 @@ function poll(url: string, path: (i: number) => string): { stop(): void; failed(
   return { stop: () => { for (const t of timers) clearInterval(t); }, failed: () => failed };
 }
 
-interface Sample { way: Way; cpu: number; rss: number; failed: number }
+interface Sample { way: Way; cpu: number; main: number; rss: number; failed: number }
 
 async function round(svc: Deployed, way: Way): Promise<Sample> {
   const path = way === 'llhls' ? (i: number) => `/hls/bench/s${i}/index.m3u8` : (i: number) => `/memfs/bench/s${i}.m3u8`;
@@ -123,9 +127,13 @@ async function round(svc: Deployed, way: Way): Promise<Sample> {
     const failedBefore = poller?.failed() ?? 0;
     const a = cpuTree(svc.pid);
     const t0 = Date.now();
-    await sleep(WINDOW_S * 1000);
-    const cpu = cpuPercent(a, cpuTree(svc.pid), (Date.now() - t0) / 1000);
-    return { way, cpu, rss: svc.memory().rss, failed: (poller?.failed() ?? 0) - failedBefore };
+    if (PROF && way === 'llhls') await svc.profile(WINDOW_S * 1000, join(PROF, `llhls-streams-${STREAMS}-${Date.now()}.cpuprofile`));
+    else await sleep(WINDOW_S * 1000);
+    const b = cpuTree(svc.pid);
+    const secs = (Date.now() - t0) / 1000;
+    const cpu = cpuPercent(a, b, secs);
+    const main = ((b.get(svc.pid) ?? 0) - (a.get(svc.pid) ?? 0)) / secs * 100;
+    return { way, cpu, main, rss: svc.memory().rss, failed: (poller?.failed() ?? 0) - failedBefore };
   } finally {
     poller?.stop();
     if (way === 'hls') for (let i = 0; i < STREAMS; i++) await api(svc.url, 'DELETE', `/api/v3/process/hls-${i}`).catch(() => undefined);
@@ -154,7 +162,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-llhls-'));
   const svc = await startDeployed(ROOT, buildCheckout(ROOT), dir, {
     log: { level: 'warn' }, rtmp: { enable: true, address: `127.0.0.1:${await freePort()}` },
-    llhls: { enable: true, idle_seconds: 5, max_streams: Math.max(100, STREAMS) },
+    llhls: { enable: true, idle_seconds: 5, max_streams: Math.max(100, STREAMS), window_seconds: LL_WINDOW },
     storage: { disk: { dir: join(dir, 'disk') }, memory: { max_size_mbytes: 0 } }, sessions: { enable: false },
   });
   const samples: Sample[] = [];
@@ -171,7 +179,7 @@ async function main(): Promise<void> {
       for (const way of r % 2 ? [...WAYS].reverse() : WAYS) {
         const s = await round(svc, way);
         samples.push(s);
-        console.log(`${way}: ${s.cpu.toFixed(2)} % of a core, RSS ${s.rss.toFixed(1)} MB, ${s.failed} failed polls`);
+        console.log(`${way}: ${s.cpu.toFixed(2)} % of a core (main ${s.main.toFixed(2)}), RSS ${s.rss.toFixed(1)} MB, ${s.failed} failed polls`);
       }
     }
     const md = report(samples, load0, uptime());
@@ -190,20 +198,24 @@ async function main(): Promise<void> {
 function report(samples: Sample[], load0: string, load1: string): string {
   const of = (way: Way) => samples.filter((s) => s.way === way);
   const base = median(of('publish').map((s) => s.cpu));
+  const baseMain = median(of('publish').map((s) => s.main));
   const lines = [
     `# LL-HLS packaged by the service vs one ffmpeg writing HLS into memfs per stream (issue 47), ${new Date().toISOString()}`, '',
     `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. Commit: ${head()}.`,
     `uptime before: \`${load0}\`; after: \`${load1}\`.`,
     `${STREAMS} streams published by processes of the service (a looped 320x240 25 fps H.264 300 kbit/s + AAC file, copied to RTMP).`,
     `CPU: the service's whole tree (main, its ffmpegs, its helper hosts) over ${WINDOW_S} s after ${WARM_S} s of warm-up (${FILL_S} s for`,
-    `\`llhls\`, so its 120 s windows are full); ${ROUNDS} rounds, alternating; medians. RSS: the main process at the window's end.`, '',
-    '| way | tree CPU, % of a core | per stream over the baseline | main RSS (MB) | failed polls | rounds (CPU) |', '|---|---:|---:|---:|---:|---|',
+    `\`llhls\`, so its ${LL_WINDOW} s windows are full); ${ROUNDS} rounds, alternating; medians. RSS: the main process at the window's end.`, '',
+    '| way | tree CPU, % of a core | per stream over the baseline | main process CPU | per stream over the baseline | main RSS (MB) | failed polls | rounds (tree CPU) |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const way of WAYS) {
     const xs = of(way);
     const m = median(xs.map((s) => s.cpu));
     const per = way === 'publish' ? '' : `${((m - base) / STREAMS).toFixed(3)} %`;
-    lines.push(`| ${way} | ${m.toFixed(2)} | ${per} | ${median(xs.map((s) => s.rss)).toFixed(1)} | ${xs.reduce((n, s) => n + s.failed, 0)} | ${xs.map((s) => s.cpu.toFixed(2)).join(' ')} |`);
+    const mm = median(xs.map((s) => s.main));
+    const perMain = way === 'publish' ? '' : `${((mm - baseMain) / STREAMS).toFixed(3)} %`;
+    lines.push(`| ${way} | ${m.toFixed(2)} | ${per} | ${mm.toFixed(2)} | ${perMain} | ${median(xs.map((s) => s.rss)).toFixed(1)} | ${xs.reduce((n, s) => n + s.failed, 0)} | ${xs.map((s) => s.cpu.toFixed(2)).join(' ')} |`);
   }
   lines.push('', 'Aim (issue 47.6): a packaged stream costs at most a tenth of one ffmpeg writing HLS into memfs.', '');
   return lines.join('\n');

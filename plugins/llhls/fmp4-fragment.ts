@@ -6,9 +6,13 @@
  */
 import type { Fmp4Track } from './fmp4-track.ts';
 
-/** One sample: its bytes, decode time and duration in the track's timescale, composition offset. */
+/**
+ * One sample: its bytes (`body` from `start` on: the FLV tag body, not copied until the fragment is
+ * written), decode time and duration in the track's timescale, composition offset.
+ */
 export interface Fmp4Sample {
-  data: Buffer;
+  body: Buffer;
+  start: number;
   dts: number;
   duration: number;
   /** Composition time offset (PTS - DTS) in the track's timescale; 0 for audio. */
@@ -52,7 +56,7 @@ function writeTraf(w: Writer, r: Fmp4Run, dataOffset: number): void {
   w.full(20 + r.samples.length * sampleBytes(r), 'trun', 1, video ? TRUN_VIDEO : TRUN_AUDIO);
   w.u32(r.samples.length).u32(dataOffset);
   for (const s of r.samples) {
-    w.u32(s.duration).u32(s.data.length).u32(s.sync ? FLAGS_SYNC : FLAGS_NON_SYNC);
+    w.u32(s.duration).u32(s.body.length - s.start).u32(s.sync ? FLAGS_SYNC : FLAGS_NON_SYNC);
     if (video) w.i32(s.cto);
   }
 }
@@ -63,7 +67,7 @@ export function writeFragment(sequence: number, runs: readonly Fmp4Run[]): Buffe
   let mdatSize = 8;
   for (const r of runs) {
     moofSize += trafSize(r);
-    for (const s of r.samples) mdatSize += s.data.length;
+    for (const s of r.samples) mdatSize += s.body.length - s.start;
   }
   const w = new Writer(Buffer.allocUnsafe(moofSize + mdatSize));
   w.head(moofSize, 'moof');
@@ -71,11 +75,11 @@ export function writeFragment(sequence: number, runs: readonly Fmp4Run[]): Buffe
   let dataOffset = moofSize + 8;
   for (const r of runs) {
     writeTraf(w, r, dataOffset);
-    for (const s of r.samples) dataOffset += s.data.length;
+    for (const s of r.samples) dataOffset += s.body.length - s.start;
   }
   w.head(mdatSize, 'mdat');
   for (const r of runs) {
-    for (const s of r.samples) { s.data.copy(w.b, w.at); w.at += s.data.length; }
+    for (const s of r.samples) w.at += s.body.copy(w.b, w.at, s.start);
   }
   return w.b;
 }

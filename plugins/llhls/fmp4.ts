@@ -73,6 +73,11 @@ export class Fmp4Muxer {
   private taken = false;
   private waitKey = true;
 
+  /** The stream has a video track (it drives the cuts). */
+  get hasVideo(): boolean {
+    return this.video !== undefined;
+  }
+
   /** The current tracks, video first. */
   tracks(): Fmp4Track[] {
     return [this.video, this.audio].flatMap((s) => (s ? [s.track] : []));
@@ -158,7 +163,7 @@ export class Fmp4Muxer {
     if (this.waitKey && !sync) return IGNORED;
     this.waitKey = false;
     const dts = p.timestamp * 90;
-    add(s, { data: b.subarray(5), dts, duration: 0, cto: b.readIntBE(2, 3) * 90, sync });
+    add(s, { body: b, start: 5, dts, duration: 0, cto: b.readIntBE(2, 3) * 90, sync });
     this.taken = true;
     return SAMPLE;
   }
@@ -172,7 +177,7 @@ export class Fmp4Muxer {
     const expected = s.held ? s.held.dts + AAC_FRAME : s.next ?? stamp;
     s.next = undefined;
     const dts = Math.abs(stamp - expected) <= AAC_FRAME / 2 ? expected : stamp;
-    add(s, { data: b.subarray(2), dts, duration: 0, cto: 0, sync: true });
+    add(s, { body: b, start: 2, dts, duration: 0, cto: 0, sync: true });
     this.taken = true;
     return SAMPLE;
   }

@@ -11,6 +11,8 @@
  *   most `PART-TARGET` (the last part of a segment may be shorter).
  * Audio the muxer cannot package (not AAC, or a header that does not parse) is left out: the
  * stream plays as video only (`audioSkipped` says why); video it cannot package throws.
+ * A timestamp that jumps (back more than 1 s, ahead more than 10 s) starts a new timeline: the
+ * open segment ends and the next starts at a keyframe after an `EXT-X-DISCONTINUITY`.
  * A sequence header that changes a track starts a new init section (`<epoch>-init<n>.mp4`): the
  * open segment is closed and the segments of the old init leave the playlist, the next one comes
  * after an `EXT-X-DISCONTINUITY`.
@@ -47,6 +49,11 @@ export interface PackagedFile {
   mtimeMs: number;
 }
 
+/** A frame this far before its track's last one starts a new timeline (ms). */
+const JUMP_BACK_MS = 1000;
+/** A frame this far after its track's last one (a gap longer than any stall worth freezing on) does too. */
+const JUMP_AHEAD_MS = 10_000;
+
 /** Segments whose parts stay fetchable (the playlist lists parts of the last three target durations). */
 const PART_SEGMENTS = 4;
 
@@ -69,6 +76,9 @@ export class Packager {
   #openParts: Buffer[] = [];
   #bytes = 0;
   #listeners = new Set<() => void>();
+  /** The last frame timestamp of video and audio. */
+  #lastOf: [number | undefined, number | undefined] = [undefined, undefined];
+  #headers: [FlvPacket | undefined, FlvPacket | undefined] = [undefined, undefined];
 
   constructor(opts: PackagerOptions) {
     this.#opts = opts;
@@ -116,6 +126,8 @@ export class Packager {
   }
 
   #packet(p: FlvPacket): boolean {
+    const jumped = (p.kind === 'frame' || p.kind === 'keyframe') && this.#jumped(p);
+    if (jumped) this.#restart();
     let r;
     try {
       r = this.#muxer.push(p);
@@ -126,14 +138,51 @@ export class Packager {
       return false;
     }
     if (r.kind === 'new-init') {
+      this.#keepHeader(p);
       this.#newInit(r.last);
       return true;
     }
+    if (r.kind === 'header' || r.kind === 'ignored') this.#keepHeader(p);
     if (r.kind === 'header') this.#putInit();
-    if (r.kind !== 'sample') return false;
-    const video = this.#muxer.tracks()[0]?.kind === 'video';
-    if (p.type !== (video ? 9 : 8)) return false;
-    return this.#cut(p.timestamp, !video || p.kind === 'keyframe');
+    if (r.kind !== 'sample') return jumped;
+    const video = this.#muxer.hasVideo;
+    if (p.type !== (video ? 9 : 8)) return jumped;
+    return this.#cut(p.timestamp, !video || p.kind === 'keyframe') || jumped;
+  }
+
+  /**
+   * The frame's timestamp jumps from its track's last: back more than `JUMP_BACK_MS` (a publisher
+   * that restarted its clock, the 32-bit wrap after 49 days) or on more than `JUMP_AHEAD_MS`.
+   */
+  #jumped(p: FlvPacket): boolean {
+    const last = this.#lastOf[p.type === 9 ? 0 : 1];
+    this.#lastOf[p.type === 9 ? 0 : 1] = p.timestamp;
+    return last !== undefined && (p.timestamp < last - JUMP_BACK_MS || p.timestamp > last + JUMP_AHEAD_MS);
+  }
+
+  /**
+   * A new timeline after a jump: what was taken ends the open segment, a fresh muxer takes the
+   * stream's headers again (the same init), and the next segment, from the next keyframe, comes
+   * after an `EXT-X-DISCONTINUITY` with its own program date time.
+   */
+  #restart(): void {
+    const last = this.#muxer.end();
+    if (last) this.#part(last);
+    this.#closeSegment();
+    this.#muxer = new Fmp4Muxer();
+    for (const h of this.#headers) if (h) this.#muxer.push(h);
+    this.rendition.markDiscontinuity();
+    this.#segStart = this.#partStart = undefined;
+    this.#anchor = undefined;
+    this.#interval = 0;
+    // the other track's first frame on the new clock is no jump of its own
+    this.#lastOf = [undefined, undefined];
+  }
+
+  /** The last sequence header of each track (a restart gives them to the new muxer). */
+  #keepHeader(p: FlvPacket): void {
+    if (p.kind === 'video-header') this.#headers[0] = p;
+    else if (p.kind === 'audio-header') this.#headers[1] = p;
   }
 
   /** A frame of the driving track came at `t` (ms): ends a part, or a segment, before it when due. */

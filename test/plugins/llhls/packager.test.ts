@@ -148,3 +148,24 @@ t.test('audio the muxer cannot package is left out: the stream plays as video', 
   t.same(probeStreams(mp4).map((s) => s.codec_type), ['video'], 'video only');
   t.equal(decode(mp4).errors, '', 'and it decodes');
 });
+
+for (const [what, shift] of [['back to 0 (a publisher that restarted its clock)', (span: number) => -span + 40], ['ahead by a minute', () => 60_000]] as const) {
+  t.test(`a timestamp that jumps ${what} starts a new timeline after a discontinuity, and it plays`, { skip: noFfmpeg }, async (t) => {
+    const packets = flvPackets(makeFlv(dir, 'av'));
+    const span = packets.at(-1)!.timestamp + 40;
+    const p = packager();
+    feed(t, p, packets, 10_000);
+    const before = p.rendition.segments.length;
+    const after = feed(t, p, packets.filter((x) => !x.kind.endsWith('header')), 10_000 + span + shift(span));
+    p.end();
+    const r = p.rendition;
+    t.ok(after.length > 0 && r.segments.length >= before + 2, `it goes on (${before} then ${r.segments.length} segments)`);
+    t.equal(r.segments.filter((s) => s.discontinuity).length, 1, 'one discontinuity');
+    const jump = r.segments.find((s) => s.discontinuity)!;
+    t.ok(jump.independent, 'the new timeline starts at a keyframe');
+    for (const s of r.segments) t.ok(s.duration < 1.5, `segment ${s.msn} lasts its GOP (${s.duration.toFixed(3)} s): no frame stretched over the jump`);
+    t.same(checkPlaylist(renderMedia(r)), [], 'valid');
+    const tail = writeMp4(join(dir, `jump-${shift(span)}.mp4`), p.file(r.initUri)!.data, r.segments.filter((s) => s.msn >= jump.msn).map((s) => p.file(s.uri)!));
+    t.equal(decode(tail).errors, '', 'the new timeline decodes');
+  });
+}
