@@ -61,15 +61,18 @@ function writeTraf(w: Writer, r: Fmp4Run, dataOffset: number): void {
   }
 }
 
-/** moof + mdat of `runs` (each with at least one sample), fragment sequence number `sequence`. */
-export function writeFragment(sequence: number, runs: readonly Fmp4Run[]): Buffer {
+/**
+ * moof + mdat of `runs` (each with at least one sample), fragment sequence number `sequence`,
+ * written into a Buffer of exactly its size from `alloc` (a fresh one by default).
+ */
+export function writeFragment(sequence: number, runs: readonly Fmp4Run[], alloc: (size: number) => Buffer = Buffer.allocUnsafe): Buffer {
   let moofSize = 8 + 16;
   let mdatSize = 8;
   for (const r of runs) {
     moofSize += trafSize(r);
     for (const s of r.samples) mdatSize += s.body.length - s.start;
   }
-  const w = new Writer(Buffer.allocUnsafe(moofSize + mdatSize));
+  const w = new Writer(alloc(moofSize + mdatSize));
   w.head(moofSize, 'moof');
   w.full(16, 'mfhd', 0, 0).u32(sequence);
   let dataOffset = moofSize + 8;

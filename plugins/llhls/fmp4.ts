@@ -72,6 +72,12 @@ export class Fmp4Muxer {
   private sequence = 0;
   private taken = false;
   private waitKey = true;
+  readonly #alloc: ((size: number) => Buffer) | undefined;
+
+  /** `alloc`: where fragments are written (a Buffer of exactly the size asked; a fresh one by default). */
+  constructor(alloc?: (size: number) => Buffer) {
+    this.#alloc = alloc;
+  }
 
   /** The stream has a video track (it drives the cuts). */
   get hasVideo(): boolean {
@@ -122,7 +128,7 @@ export class Fmp4Muxer {
     for (const s of main.samples) ticks += s.duration;
     const first = this.video?.ready[0];
     const fragment: Fmp4Fragment = {
-      data: writeFragment(++this.sequence, runs),
+      data: writeFragment(++this.sequence, runs, this.#alloc),
       sequence: this.sequence,
       start: main.samples[0]!.dts / scale,
       duration: ticks / scale,

@@ -65,7 +65,7 @@ export class Packager {
   /** Why the stream's audio is left out (a header the muxer refused), if it is. */
   audioSkipped: string | undefined;
   #files = new Map<string, PackagedFile>();
-  #muxer = new Fmp4Muxer();
+  #muxer: Fmp4Muxer;
   #opts: PackagerOptions;
   #init = 0;
   #segStart: number | undefined;
@@ -73,7 +73,24 @@ export class Packager {
   #last = 0;
   #interval = 0;
   #anchor: { wall: number; media: number } | undefined;
-  #openParts: Buffer[] = [];
+  /** The open segment's bytes so far (its parts, back to back) and room for more. */
+  #slab: Buffer | undefined;
+  #slabUsed = 0;
+  #lastSegmentBytes = 64 * 1024;
+  /** Where the muxer writes a part: the open segment's slab, so the segment is its parts with no copy. */
+  #alloc = (size: number): Buffer => {
+    const slab = this.#slab;
+    if (!slab || this.#slabUsed + size > slab.length) {
+      const used = slab ? this.#slabUsed : 0;
+      const next = Buffer.allocUnsafeSlow(Math.max(used + size, Math.ceil(this.#lastSegmentBytes * 1.25), (slab?.length ?? 0) * 2));
+      // the parts made so far keep their own views of the old slab
+      if (slab) slab.copy(next, 0, 0, used);
+      this.#slab = next;
+    }
+    const at = this.#slabUsed;
+    this.#slabUsed += size;
+    return this.#slab!.subarray(at, at + size);
+  };
   #bytes = 0;
   #listeners = new Set<() => void>();
   /** The last frame timestamp of video and audio. */
@@ -82,6 +99,7 @@ export class Packager {
 
   constructor(opts: PackagerOptions) {
     this.#opts = opts;
+    this.#muxer = new Fmp4Muxer(this.#alloc);
     this.rendition = new Rendition({
       targetDuration: opts.targetDuration, partTarget: opts.partTarget, window: opts.windowSegments, initUri: this.#initName(),
     });
@@ -169,7 +187,7 @@ export class Packager {
     const last = this.#muxer.end();
     if (last) this.#part(last);
     this.#closeSegment();
-    this.#muxer = new Fmp4Muxer();
+    this.#muxer = new Fmp4Muxer(this.#alloc);
     for (const h of this.#headers) if (h) this.#muxer.push(h);
     this.rendition.markDiscontinuity();
     this.#segStart = this.#partStart = undefined;
@@ -214,7 +232,6 @@ export class Packager {
     const r = this.rendition;
     const name = `${this.#opts.epoch}-${r.open.msn}.${r.open.parts.length}.m4s`;
     this.#put(name, f.data);
-    this.#openParts.push(f.data);
     this.#anchor ??= { wall: this.#opts.now(), media: f.start * 1000 };
     const pdt = Math.round(this.#anchor.wall + f.start * 1000 - this.#anchor.media);
     r.addPart({ duration: f.duration, uri: name, independent: f.independent }, pdt);
@@ -225,11 +242,26 @@ export class Packager {
     const r = this.rendition;
     if (r.open.parts.length === 0) return;
     const name = `${this.#opts.epoch}-${r.open.msn}.m4s`;
-    this.#put(name, Buffer.concat(this.#openParts));
-    this.#openParts = [];
+    this.#put(name, this.#segmentBytes());
     r.closeSegment({ uri: name });
     r.setHint(`${this.#opts.epoch}-${r.open.msn}.0.m4s`);
     this.#forget();
+  }
+
+  /**
+   * The open segment's bytes, and a new slab for the next: the slab itself when it is nearly full,
+   * else an exact copy (the room left would be held as long as the segment).
+   */
+  #segmentBytes(): Buffer {
+    const used = this.#slabUsed;
+    const slab = this.#slab!;
+    this.#slab = undefined;
+    this.#slabUsed = 0;
+    this.#lastSegmentBytes = used;
+    if (slab.length - used <= (used >> 3) + 4096) return slab.subarray(0, used);
+    const exact = Buffer.allocUnsafeSlow(used);
+    slab.copy(exact, 0, 0, used);
+    return exact;
   }
 
   /** Segments past the window or the byte bound go, and the parts of all but the newest segments. */
