@@ -67,20 +67,32 @@ interface Tally { parts: number; failed: number; gaps: number[]; counting: boole
 
 const HINT = /#EXT-X-PRELOAD-HINT:TYPE=PART,URI="([^"]+)"/;
 
-/** One client at the live edge, until `t.stopped`. */
+/**
+ * One client at the live edge, until `t.stopped`. A first answer that is a master playlist (the
+ * sessions plugin names the playlist again with a session id) is followed, as a player does.
+ */
 async function client(base: string, t: Tally, agent: Agent): Promise<void> {
   const get = (url: string) => getVia(url, agent);
-  let text = (await get(`${base}/index.m3u8`))?.body.toString() ?? '';
+  let playlist = `${base}/index.m3u8`;
+  const load = async (): Promise<string> => {
+    const text = (await get(playlist))?.body.toString() ?? '';
+    const variant = text.includes('#EXT-X-STREAM-INF') ? text.split('\n').find((l) => l.trim() !== '' && !l.startsWith('#')) : undefined;
+    if (!variant) return text;
+    playlist = `${base}/${variant.trim()}`;
+    return (await get(playlist))?.body.toString() ?? '';
+  };
+  let text = await load();
   let last = Date.now();
   while (!t.stopped) {
     const hint = HINT.exec(text)?.[1];
-    const m = hint ? /-(\d+)\.(\d+)\.m4s$/.exec(hint) : null;
+    const m = hint ? /-(\d+)\.(\d+)\.m4s/.exec(hint) : null;
     if (!hint || !m) {
       await sleep(500);
-      text = (await get(`${base}/index.m3u8`))?.body.toString() ?? '';
+      text = await load();
       continue;
     }
-    const [part, list] = await Promise.all([get(`${base}/${hint}`), get(`${base}/index.m3u8?_HLS_msn=${m[1]}&_HLS_part=${m[2]}`)]);
+    const sep = playlist.includes('?') ? '&' : '?';
+    const [part, list] = await Promise.all([get(`${base}/${hint}`), get(`${playlist}${sep}_HLS_msn=${m[1]}&_HLS_part=${m[2]}`)]);
     const now = Date.now();
     if (part?.status === 200 && t.counting) {
       t.parts++;
@@ -89,7 +101,7 @@ async function client(base: string, t: Tally, agent: Agent): Promise<void> {
     if (part?.status !== 200 && t.counting) t.failed++;
     if (list?.status !== 200 && t.counting) t.failed++;
     last = now;
-    text = list?.status === 200 ? list.body.toString() : (await get(`${base}/index.m3u8`))?.body.toString() ?? '';
+    text = list?.status === 200 ? list.body.toString() : await load();
   }
 }
 
