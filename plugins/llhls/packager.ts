@@ -8,7 +8,9 @@
  * - a segment ends at the first keyframe (any audio frame, without video) at least the target
  *   duration (less half a frame) after its start; that keyframe starts the next one;
  * - a part ends before the frame that would take it past the part target, so every part is at
- *   most `PART-TARGET` (the last part of a segment may be shorter).
+ *   most `PART-TARGET` (the last part of a segment may be shorter);
+ * - a segment with no keyframe to end it is closed anyway at 3 target durations, or once it holds
+ *   half of `maxBytes`: the next one starts mid-GOP (not independent), and memory stays bounded.
  * Audio the muxer cannot package (not AAC, or a header that does not parse) is left out: the
  * stream plays as video only (`audioSkipped` says why); video it cannot package throws.
  * A timestamp that jumps (back more than 1 s, ahead more than 10 s) starts a new timeline: the
@@ -53,6 +55,9 @@ export interface PackagedFile {
 const JUMP_BACK_MS = 1000;
 /** A frame this far after its track's last one (a gap longer than any stall worth freezing on) does too. */
 const JUMP_AHEAD_MS = 10_000;
+
+/** A segment without a keyframe to end it is closed at this many target durations. */
+const MAX_SEGMENT_TARGETS = 3;
 
 /** Segments whose parts stay fetchable (the playlist lists parts of the last three target durations). */
 const PART_SEGMENTS = 4;
@@ -212,7 +217,11 @@ export class Packager {
     if (t > this.#last) this.#interval = t - this.#last;
     this.#last = t;
     const o = this.#opts;
-    if (key && t - this.#segStart >= o.targetDuration * 1000 - this.#interval / 2) {
+    const age = t - this.#segStart;
+    // a publisher that sends no keyframe (or one very rarely), or absurd bytes, still gets its
+    // segment closed: what one stream holds stays bounded (the next one starts mid-GOP)
+    const overdue = age >= MAX_SEGMENT_TARGETS * o.targetDuration * 1000 || this.#slabUsed >= o.maxBytes / 2;
+    if ((key && age >= o.targetDuration * 1000 - this.#interval / 2) || overdue) {
       const f = this.#muxer.flush(t);
       if (f) this.#part(f);
       this.#closeSegment();
@@ -230,12 +239,16 @@ export class Packager {
 
   #part(f: Fmp4Fragment): void {
     const r = this.rendition;
-    const name = `${this.#opts.epoch}-${r.open.msn}.${r.open.parts.length}.m4s`;
+    const name = this.#partName(r.open.msn, r.open.parts.length);
     this.#put(name, f.data);
     this.#anchor ??= { wall: this.#opts.now(), media: f.start * 1000 };
     const pdt = Math.round(this.#anchor.wall + f.start * 1000 - this.#anchor.media);
     r.addPart({ duration: f.duration, uri: name, independent: f.independent }, pdt);
-    r.setHint(`${this.#opts.epoch}-${r.open.msn}.${r.open.parts.length}.m4s`);
+    r.setHint(this.#partName(r.open.msn, r.open.parts.length));
+  }
+
+  #partName(msn: number, part: number): string {
+    return `${this.#opts.epoch}-${msn}.${part}.m4s`;
   }
 
   #closeSegment(): void {
@@ -244,7 +257,7 @@ export class Packager {
     const name = `${this.#opts.epoch}-${r.open.msn}.m4s`;
     this.#put(name, this.#segmentBytes());
     r.closeSegment({ uri: name });
-    r.setHint(`${this.#opts.epoch}-${r.open.msn}.0.m4s`);
+    r.setHint(this.#partName(r.open.msn, 0));
     this.#forget();
   }
 

@@ -75,6 +75,8 @@ export class LlhlsStore implements FilesystemService {
   #seq = 0;
   #changeSeq = 0;
   #subscribers = new Set<(c: FsChange) => void>();
+  /** The last DVR answer of each stream, while its text is the same. */
+  #dvrs = new Map<string, { text: string; node: FsNode }>();
   /**
    * The files of every packager (inits, parts, segments: not the playlists, which are views) for
    * the serving threads' copies: they answer those themselves and pass the rest to main.
@@ -154,9 +156,16 @@ export class LlhlsStore implements FilesystemService {
     if (!recs || rec === undefined) return undefined;
     const p = recs.playlist(rec, { kind: 'live', from: this.#now() - this.#s.dvrWindowMs });
     if (!p.ok) return undefined;
-    const data = Buffer.from(p.text);
-    const file: FsFile = { data, size: data.length, mtimeMs: this.#now(), etag: `"dvr-${createHash('sha1').update(data).digest('base64url')}"`, mime: PLAYLIST, headers: NO_CACHE };
-    return { kind: 'file', path: `/${name}/dvr.m3u8`, file };
+    // the recordings give the same text while the window names the same segments: its answer is kept
+    let kept = this.#dvrs.get(name);
+    if (kept?.text !== p.text) {
+      const data = Buffer.from(p.text);
+      const file: FsFile = { data, size: data.length, mtimeMs: this.#now(), etag: `"dvr-${createHash('sha1').update(data).digest('base64url')}"`, mime: PLAYLIST, headers: NO_CACHE };
+      kept = { text: p.text, node: { kind: 'file', path: `/${name}/dvr.m3u8`, file } };
+      if (this.#dvrs.size >= this.#s.maxStreams) this.#dvrs.clear();
+      this.#dvrs.set(name, kept);
+    }
+    return kept.node;
   }
 
   #checkToken(q: URLSearchParams): void {
@@ -267,22 +276,23 @@ export class LlhlsStore implements FilesystemService {
 
   async list(): Promise<FsFileInfo[]> {
     const out: FsFileInfo[] = [];
-    for (const e of this.#entries.values()) {
-      for (const uri of filesOf(e.packager)) {
-        const f = e.packager.file(uri);
-        if (f) out.push({ name: `/${e.name}/${uri}`, size_bytes: f.data.length, last_modified: Math.floor(f.mtimeMs / 1000) });
-      }
-    }
+    for (const e of this.#entries.values()) for (const [name, f] of e.packager.entries()) out.push(info(`/${e.name}/${name}`, f));
     return out;
   }
 
   async stat(path: string): Promise<FsFileInfo | undefined> {
-    return (await this.list()).find((f) => f.name === path);
+    const f = this.#file(path);
+    return f && info(path, f);
   }
 
   async readFile(path: string): Promise<Buffer | undefined> {
+    return this.#file(path)?.data;
+  }
+
+  /** A packaged file by its path (`/<stream>/<file>`), if it is held. */
+  #file(path: string): PackagedFile | undefined {
     const slash = path.lastIndexOf('/');
-    return this.#entries.get(path.slice(1, slash))?.packager.file(path.slice(slash + 1))?.data;
+    return this.#entries.get(path.slice(1, slash))?.packager.file(path.slice(slash + 1));
   }
 
   writeFile(): Promise<FsWriteResult> {
@@ -300,14 +310,7 @@ export class LlhlsStore implements FilesystemService {
   }
 }
 
-/** The names of a packager's files: the init, the segments and the parts of its playlist. */
-function filesOf(p: Packager): string[] {
-  const r = p.rendition;
-  const out = [r.initUri];
-  for (const s of r.segments) out.push(...s.parts.map((x) => x.uri), s.uri);
-  out.push(...r.open.parts.map((x) => x.uri));
-  return out;
-}
+const info = (name: string, f: PackagedFile): FsFileInfo => ({ name, size_bytes: f.data.length, last_modified: Math.floor(f.mtimeMs / 1000) });
 
 /** Per packaged file, its answer (made once: a part is fetched by every viewer). */
 type FileNode = Extract<FsNode, { kind: 'file' }>;

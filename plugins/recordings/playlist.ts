@@ -6,7 +6,7 @@
  */
 import type { FilesystemService } from '../../sdk/index.ts';
 import type { RecordedPlaylist, RecordedPlaylistAsk } from './api.ts';
-import { JOIN_MS, type Segment, type SegmentIndex } from './segments.ts';
+import { isGap, type Segment, type SegmentIndex } from './segments.ts';
 
 /** Segments one playlist names at most (a longer range is refused: ask for a narrower one). */
 export const MAX_PLAYLIST_SEGMENTS = 20_000;
@@ -32,13 +32,13 @@ export function renderRecorded(segs: readonly Segment[], o: RecordedRender): str
   const out = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, `#EXT-X-MEDIA-SEQUENCE:${o.firstMsn}`];
   if (o.discontinuitySequence > 0) out.push(`#EXT-X-DISCONTINUITY-SEQUENCE:${o.discontinuitySequence}`);
   if (o.kind === 'vod') out.push('#EXT-X-PLAYLIST-TYPE:VOD');
-  let prevEnd: number | undefined;
+  let prev: Segment | undefined;
   for (const s of segs) {
-    const gap = prevEnd !== undefined && s.start > prevEnd + JOIN_MS;
+    const gap = prev !== undefined && isGap(prev, s);
     if (gap) out.push('#EXT-X-DISCONTINUITY');
-    if (prevEnd === undefined || gap) out.push(`#EXT-X-PROGRAM-DATE-TIME:${new Date(s.start).toISOString()}`);
+    if (prev === undefined || gap) out.push(`#EXT-X-PROGRAM-DATE-TIME:${new Date(s.start).toISOString()}`);
     out.push(`#EXTINF:${seconds(s.duration)},`, o.url(s.file));
-    prevEnd = s.start + s.duration;
+    prev = s;
   }
   if (o.kind === 'vod' || o.ended) out.push('#EXT-X-ENDLIST');
   return out.join('\n') + '\n';
@@ -47,7 +47,7 @@ export function renderRecorded(segs: readonly Segment[], o: RecordedRender): str
 /** Gaps (discontinuities) among the first `n` segments of `segs`. */
 export function gapsBefore(segs: readonly Segment[], n: number): number {
   let gaps = 0;
-  for (let i = 1; i < n && i < segs.length; i++) if (segs[i]!.start > segs[i - 1]!.start + segs[i - 1]!.duration + JOIN_MS) gaps++;
+  for (let i = 1; i < n && i < segs.length; i++) if (isGap(segs[i - 1]!, segs[i]!)) gaps++;
   return gaps;
 }
 
@@ -68,10 +68,19 @@ export function recordedPlaylist(index: SegmentIndex, fs: FilesystemService | un
   if (last - first > MAX_PLAYLIST_SEGMENTS) {
     return { ok: false, code: 'RECORDING_PLAYLIST_TOO_LONG', reason: `more than ${MAX_PLAYLIST_SEGMENTS} segments: ask for a narrower range` };
   }
+  // the same segments, numbers and end give the same text: the last one is kept per index (DVR
+  // players ask again every segment or so)
+  const key = `${ask.kind}|${first}|${last}|${index.dropped}|${recording}|${fs.mount}`;
+  const kept = rendered.get(index);
+  if (kept?.key === key) return kept.result;
   const prefix = fs.mount === '/' ? '' : fs.mount;
   const text = renderRecorded(list.slice(first, last), {
     firstMsn: index.dropped + first, discontinuitySequence: index.droppedGaps + gapsBefore(list, first + 1), kind: ask.kind, ended: !recording,
     url: (file) => encodeURI(prefix + file),
   });
-  return { ok: true, text, segments: last - first };
+  const result: RecordedPlaylist = { ok: true, text, segments: last - first };
+  rendered.set(index, { key, result });
+  return result;
 }
+
+const rendered = new WeakMap<SegmentIndex, { key: string; result: RecordedPlaylist }>();

@@ -25,6 +25,9 @@ export const JOIN_MS = 1000;
 
 const end = (s: Segment | Span) => s.start + s.duration;
 
+/** `next` starts a new span after `prev` (a gap: another publish, other timestamps). */
+export const isGap = (prev: Segment | Span, next: Segment): boolean => next.start > end(prev) + JOIN_MS;
+
 export class SegmentIndex {
   readonly list: Segment[];
   #bytes = 0;
@@ -58,7 +61,7 @@ export class SegmentIndex {
       const s = this.list[i]!;
       if (!files.has(s.file)) continue;
       const next = this.list[i + 1];
-      if (next && next.start > end(s) + JOIN_MS) this.droppedGaps++;
+      if (next && isGap(s, next)) this.droppedGaps++;
       this.list.splice(i, 1);
       this.#bytes -= s.bytes;
       this.dropped++;
@@ -70,7 +73,7 @@ export class SegmentIndex {
     const out: Span[] = [];
     let cur: Span | undefined;
     for (const s of this.list) {
-      if (cur && s.start <= end(cur) + JOIN_MS) {
+      if (cur && !isGap(cur, s)) {
         cur.duration = Math.max(end(cur), end(s)) - cur.start;
         continue;
       }
@@ -94,7 +97,7 @@ export class SegmentIndex {
     for (let j = i + 1; j < this.list.length; j++) {
       const s = this.list[j]!;
       const prev = out[out.length - 1]!;
-      if (end(prev) >= stop || s.start > end(prev) + JOIN_MS) break;
+      if (end(prev) >= stop || isGap(prev, s)) break;
       out.push(s);
     }
     return out;

@@ -169,3 +169,27 @@ for (const [what, shift] of [['back to 0 (a publisher that restarted its clock)'
     t.equal(decode(tail).errors, '', 'the new timeline decodes');
   });
 }
+
+t.test('a publisher that sends one keyframe only still gets segments closed, and memory stays bounded', { skip: noFfmpeg }, async (t) => {
+  const packets = flvPackets(makeFlv(dir, 'av'));
+  const span = packets.at(-1)!.timestamp + 40;
+  let seen = false;
+  // the FLV marks no keyframe after the first (the muxer and the packager read the tag's kind)
+  const once = (round: number) => packets.filter((x) => round === 0 || !x.kind.endsWith('header')).map((x) => {
+    if (x.kind !== 'keyframe') return { ...x, timestamp: x.timestamp + round * span };
+    const first = !seen;
+    seen = true;
+    return { ...x, kind: first ? x.kind : 'frame' as const, timestamp: x.timestamp + round * span };
+  });
+  const p = packager({ windowSegments: 100 });
+  for (let round = 0; round < 4; round++) feed(t, p, once(round));
+  const r = p.rendition;
+  t.ok(r.segments.length >= 3, `segments closed without keyframes (${r.segments.length})`);
+  for (const s of r.segments) t.ok(s.duration <= 3.05, `segment ${s.msn} at most 3 target durations (${s.duration.toFixed(2)} s)`);
+  t.equal(r.segments.filter((s) => s.independent).length, 1, 'only the first starts with a keyframe');
+
+  const small = packager({ maxBytes: 100_000, windowSegments: 100 });
+  seen = false;
+  for (let round = 0; round < 4; round++) feed(t, small, once(round));
+  t.ok(small.bytes <= 100_000 * 1.6, `a stream's bytes stay near its bound (${small.bytes})`);
+});
