@@ -2,11 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildCheckout, startDeployed } from '../process/deployed.ts';
+import { api, freePort, head, makeSample, opt, ROOT, sleep, TAG, uptime, WRITE } from './common.ts';
 
 /**
  * Many LL-HLS clients on one stream (issue 47.6): the service as deployed (`deployed.ts`), one
@@ -22,19 +21,10 @@ import { buildCheckout, startDeployed } from '../process/deployed.ts';
  * `--write` writes bench/results/llhls-clients-<date>[-tag].md.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const args = process.argv.slice(2);
-const opt = (name: string, def: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] && !args[i + 1]!.startsWith('--') ? args[i + 1]! : def;
-};
 const CLIENTS = Number(opt('clients', '1000'));
 const WINDOW_S = Number(opt('window', '30'));
 const WARM_S = Number(opt('warm', '10'));
-const WRITE = args.includes('--write');
-const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
 const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -105,20 +95,10 @@ async function client(base: string, t: Tally, agent: Agent): Promise<void> {
   }
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
-const uptime = () => spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
-const head = () => spawnSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).stdout.trim().slice(0, 100);
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-llhls-clients-'));
@@ -129,15 +109,12 @@ async function main(): Promise<void> {
   const load0 = uptime();
   const t: Tally = { parts: 0, failed: 0, gaps: [], counting: false, stopped: false };
   try {
-    const r = spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi',
-      '-i', 'sine=frequency=440', '-t', '10', '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '300k', '-g', '50', '-pix_fmt', 'yuv420p',
-      '-c:a', 'aac', '-b:a', '64k', join(dir, 'disk', 'sample.ts')], { stdio: 'inherit' });
-    if (r.status !== 0) throw new Error('ffmpeg could not make the sample');
-    await fetch(`${svc.url}/api/v3/process`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({
+    makeSample(join(dir, 'disk', 'sample.ts'));
+    await api(svc.url, 'POST', '/api/v3/process', {
       id: 'pub', autostart: true, reconnect: true, reconnect_delay_seconds: 2,
       input: [{ id: 'in', address: '{diskfs}/sample.ts', options: ['-re', '-stream_loop', '-1'] }],
       output: [{ id: 'out', address: '{rtmp,name=bench/ll}', options: ['-c', 'copy', '-f', 'flv'] }],
-    }) });
+    });
     const base = `${svc.url}/hls/bench/ll`;
     for (let i = 0; i < 200 && (await getVia(`${base}/index.m3u8`, agents[0]!))?.status !== 200; i++) await sleep(250);
     const runs = Array.from({ length: CLIENTS }, (_, i) => client(base, t, agents[Math.floor(i / 50)]!));

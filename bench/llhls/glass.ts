@@ -2,12 +2,11 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer as netServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildCheckout, startDeployed } from '../process/deployed.ts';
+import { freePort, head, opt, ROOT, sleep, TAG, uptime, WRITE } from './common.ts';
 import { Child } from '../webrtc/ipc.ts';
 import { measureDelay, type DelayResult } from '../webrtc/whep-delay.ts';
 
@@ -23,27 +22,10 @@ import { measureDelay, type DelayResult } from '../webrtc/whep-delay.ts';
  * bench/results/llhls-glass-<date>[-tag].md. Aim (issue 47.6): p95 under 1.5 s with 200 ms parts on loopback.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const args = process.argv.slice(2);
-const opt = (name: string, def: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] && !args[i + 1]!.startsWith('--') ? args[i + 1]! : def;
-};
 const PART_MS = Number(opt('part', '200'));
 const WARM_S = Number(opt('warm', '10'));
 const WINDOW_S = Number(opt('window', '30'));
-const WRITE = args.includes('--write');
-const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
 const STREAM = 'live/glass';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const s = netServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** A page with a muted autoplaying <video> that hls.js (low-latency mode) feeds from `playlist`. */
 function playerPage(playlist: string): Promise<{ url: string; server: Server }> {
@@ -62,8 +44,6 @@ window.whep = {}; // the delay reader asks a WebRTC connection for its stats: no
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, server })));
 }
 
-const uptime = () => spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
-const head = () => spawnSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).stdout.trim().slice(0, 100);
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-llhls-glass-'));

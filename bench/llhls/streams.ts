@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildCheckout, startDeployed, type Deployed } from '../process/deployed.ts';
+import { api, freePort, head, makeSample, opt, ROOT, sleep, TAG, uptime, WRITE } from './common.ts';
 
 /**
  * LL-HLS packaged by the service (issue 47.3, 47.6): N streams published into the stream table by
@@ -23,25 +23,16 @@ import { buildCheckout, startDeployed, type Deployed } from '../process/deployed
  * (`--fill`: the warm-up of an `llhls` round, seconds). `--write` writes bench/results/llhls-streams-<date>[-tag].md.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const args = process.argv.slice(2);
-const opt = (name: string, def: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] && !args[i + 1]!.startsWith('--') ? args[i + 1]! : def;
-};
 const STREAMS = Number(opt('streams', '100'));
 const ROUNDS = Number(opt('rounds', '2'));
 const WINDOW_S = Number(opt('window', '30'));
 const WARM_S = Number(opt('warm', '20'));
 const FILL_S = Number(opt('fill', '130'));
-const WRITE = args.includes('--write');
-const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
 /** A folder: the main thread's CPU profile of each `llhls` window goes there (read with bench/memfs/cpu-prof-top.ts). */
 const PROF = opt('prof', '');
 /** `llhls.window_seconds` (the plugin's default: 120). */
 const LL_WINDOW = Number(opt('ll-window', '120'));
 const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Way = 'publish' | 'llhls' | 'hls';
 const WAYS: Way[] = ['publish', 'llhls', 'hls'];
 
@@ -78,14 +69,6 @@ function cpuPercent(a: Map<number, number>, b: Map<number, number>, secs: number
   return sum / secs * 100;
 }
 
-function makeSample(file: string): void {
-  const r = spawnSync('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440',
-    '-t', '10', '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '300k', '-g', '50', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '64k', file,
-  ], { stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('ffmpeg could not make the sample');
-}
-
 const publisher = (i: number) => ({
   id: `pub-${i}`, reference: 'bench', autostart: true, reconnect: true, reconnect_delay_seconds: 2,
   input: [{ id: 'in', address: '{diskfs}/sample.ts', options: ['-re', '-stream_loop', '-1'] }],
@@ -100,12 +83,6 @@ const hlsWriter = (i: number) => ({
     '-hls_segment_filename', `{memfs}/bench/s${i}_%04d.ts`, '-method', 'PUT',
   ] }],
 });
-
-async function api(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const r = await fetch(url + path, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-  return r.headers.get('content-type')?.includes('json') ? r.json() : r.text();
-}
 
 /** Asks each stream's playlist every 2 s until stopped; counts the answers that were not 200. */
 function poll(url: string, path: (i: number) => string): { stop(): void; failed(): number } {
@@ -146,17 +123,6 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
-const uptime = () => spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
-const head = () => spawnSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).stdout.trim().slice(0, 100);
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-llhls-'));

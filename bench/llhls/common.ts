@@ -1,0 +1,47 @@
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** What the LL-HLS benches (`streams.ts`, `clients.ts`, `glass.ts`) share: arguments, ports, the sample, the run's facts. */
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const args = process.argv.slice(2);
+
+/** `--name value`, or `def`. */
+export function opt(name: string, def: string): string {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] && !args[i + 1]!.startsWith('--') ? args[i + 1]! : def;
+}
+
+/** `--write [tag]`: whether to write the result file, and its name's suffix. */
+export const WRITE = args.includes('--write');
+export const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const uptime = () => spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
+export const head = () => spawnSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).stdout.trim().slice(0, 100);
+
+/** A loopback port nothing listens on now (the service's RTMP listener). */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** Ten seconds of 320x240 25 fps H.264 (300 kbit/s, a keyframe every 2 s) and AAC 64 kbit/s, in MPEG-TS, looped by the publishers. */
+export function makeSample(file: string): void {
+  const r = spawnSync('ffmpeg', [
+    '-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440',
+    '-t', '10', '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '300k', '-g', '50', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '64k', file,
+  ], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('ffmpeg could not make the sample');
+}
+
+/** A JSON request to the service's API; throws on an error status. */
+export async function api(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const r = await fetch(url + path, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+  return r.headers.get('content-type')?.includes('json') ? r.json() : r.text();
+}
