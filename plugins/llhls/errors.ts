@@ -18,6 +18,8 @@ export const llhlsErrors = {
     [`_HLS_skip must be YES or v2, not ${JSON.stringify(value.slice(0, 40))}`], 'LLHLS_BAD_SKIP'),
   /** A playlist request without the right `?token=` (`llhls.token`). */
   token: () => new ApiError(401, 'Unauthorized', ['the playlist needs the right token (?token=)'], 'LLHLS_TOKEN'),
+  /** A `prePlay` tap refused the viewer: its kind's status (`refusalCode(…, 'http')`), its reason. */
+  refused: (status: number, reason: string) => new ApiError(status, 'Refused', [reason], 'LLHLS_REFUSED'),
   /** More streams than `llhls.max_streams` would be packaged at once. */
   limit: (max: number) => new ApiError(503, 'Service Unavailable',
     [`${max} streams are packaged already (llhls.max_streams)`], 'LLHLS_LIMIT'),

@@ -2,6 +2,10 @@ import { definePlugin, filesystemsRef, optional, streamTableRef } from '../../sd
 import { recordingsRef } from '../recordings/api.ts';
 import { LlhlsConfig, validateLlhls } from './schema.ts';
 import { LlhlsStore } from './store.ts';
+import { Viewers } from './viewers.ts';
+
+/** Admitted viewers kept at once (a new one beyond runs the `prePlay` taps on each request). */
+const MAX_VIEWERS = 10_000;
 
 /**
  * Low-Latency HLS (RFC 8216bis) of every stream of the stream table, packaged by the service
@@ -20,7 +24,9 @@ export default definePlugin({
     const cfg = ctx.config;
     if (!cfg.enable) return;
     const target = cfg.target_duration_seconds;
-    const store = new LlhlsStore({ streams: ctx.deps.streams, recordings: ctx.deps.recordings, log: ctx.log }, {
+    // a viewer is kept while it reloads: at least three target durations (a plain player's pace)
+    const viewers = new Viewers(ctx.deps.streams, { keepMs: Math.max(cfg.idle_seconds * 1000, 3000 * target), max: MAX_VIEWERS, log: ctx.log });
+    const store = new LlhlsStore({ streams: ctx.deps.streams, recordings: ctx.deps.recordings, log: ctx.log, viewers }, {
       targetDuration: target,
       partTarget: cfg.part_target_ms / 1000,
       windowSegments: Math.max(3, Math.ceil(cfg.window_seconds / target)),
@@ -32,11 +38,12 @@ export default definePlugin({
       dvrWindowMs: cfg.dvr_window_seconds * 1000,
     });
     ctx.provide(filesystemsRef, store);
-    const timer = setInterval(() => store.sweep(), Math.min(5000, cfg.idle_seconds * 500));
+    const timer = setInterval(() => { store.sweep(); viewers.sweep(); }, Math.min(5000, cfg.idle_seconds * 500));
     timer.unref();
     ctx.onClose(() => {
       clearInterval(timer);
       store.close();
+      viewers.close();
     });
   },
 });

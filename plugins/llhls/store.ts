@@ -17,6 +17,7 @@ import { llhlsErrors } from './errors.ts';
 import { Packager, type PackagedFile } from './packager.ts';
 import { decideReload, isReady, type Skip } from './playlist-reload.ts';
 import { renderMedia, renderPlain } from './playlist-render.ts';
+import type { Viewers } from './viewers.ts';
 
 /** The store's bounds and the packagers' settings (from the config section). */
 export interface LlhlsSettings {
@@ -42,6 +43,8 @@ interface LlhlsDeps {
   /** The recordings plugin's service, when it runs: the DVR playlist. */
   recordings?: RecordingsService;
   log: { warn(obj: object, msg: string): void };
+  /** The viewers' admission (the `prePlay` taps), asked by every playlist request with a client. */
+  viewers?: Viewers;
   now?: () => number;
 }
 
@@ -111,7 +114,7 @@ export class LlhlsStore implements FilesystemService {
     if (slash <= 0) return undefined;
     const name = path.slice(1, slash);
     const file = path.slice(slash + 1);
-    if (file === 'dvr.m3u8') return this.#dvr(name, hint?.query ?? '');
+    if (file === 'dvr.m3u8') return this.#dvr(name, hint?.query ?? '', hint?.remote);
     if (PLAYLISTS.has(file)) return this.#playlist(name, file, hint?.query ?? '', hint?.remote);
     const e = this.#entries.get(name);
     if (!e) return undefined;
@@ -127,7 +130,7 @@ export class LlhlsStore implements FilesystemService {
 
   async #playlist(name: string, file: string, query: string, remote: string | undefined): Promise<FsNode | undefined> {
     const q = new URLSearchParams(query);
-    this.#checkToken(q);
+    await this.#admit(name, q, remote);
     const e = await this.#entry(name, remote);
     if (!e) return undefined;
     e.used = this.#now();
@@ -149,8 +152,8 @@ export class LlhlsStore implements FilesystemService {
    * The DVR playlist: the stream's recording (the `recordings` plugin) over the last
    * `dvrWindowMs`, a sliding window of its segments by their public URLs, ended once it stops.
    */
-  #dvr(name: string, query: string): FsNode | undefined {
-    this.#checkToken(new URLSearchParams(query));
+  async #dvr(name: string, query: string, remote: string | undefined): Promise<FsNode | undefined> {
+    await this.#admit(name, new URLSearchParams(query), remote);
     const recs = this.#d.recordings;
     const rec = recs?.ofStream(name)[0];
     if (!recs || rec === undefined) return undefined;
@@ -168,8 +171,10 @@ export class LlhlsStore implements FilesystemService {
     return kept.node;
   }
 
-  #checkToken(q: URLSearchParams): void {
+  /** A playlist request's token (`llhls.token`), then its client's admission (`prePlay`). */
+  async #admit(name: string, q: URLSearchParams, remote: string | undefined): Promise<void> {
     if (this.#s.token !== '' && !safeEqual(q.get('token') ?? '', this.#s.token)) throw llhlsErrors.token();
+    if (remote !== undefined) await this.#d.viewers?.admit(name, remote, q);
   }
 
   /** The playlist text of the packager's current version (rendered once per version and kind). */
