@@ -61,7 +61,7 @@ export function attributes(text: string): Map<string, string> | undefined {
 
 /** Tags of the header, kept with their lines for the rules. */
 const HEADER = new Set(['EXT-X-VERSION', 'EXT-X-TARGETDURATION', 'EXT-X-MEDIA-SEQUENCE', 'EXT-X-DISCONTINUITY-SEQUENCE',
-  'EXT-X-SERVER-CONTROL', 'EXT-X-PART-INF', 'EXT-X-SKIP', 'EXT-X-MAP', 'EXT-X-ENDLIST', 'EXT-X-PLAYLIST-TYPE']);
+  'EXT-X-SERVER-CONTROL', 'EXT-X-PART-INF', 'EXT-X-SKIP', 'EXT-X-MAP', 'EXT-X-ENDLIST', 'EXT-X-PLAYLIST-TYPE', 'EXT-X-RENDITION-REPORT']);
 
 interface Pending { parts: ParsedPart[]; discontinuity: boolean; pdt: ParsedSegment['pdt']; extinf: Tag | undefined }
 

@@ -153,6 +153,21 @@ function checkSkip(p: ParsedPlaylist, canSkipUntil: number | undefined, out: Vio
   }
 }
 
+/** Rendition reports: a URI, LAST-MSN a decimal integer, LAST-PART one when present; one per URI. */
+function checkReports(p: ParsedPlaylist, out: Violation[]): void {
+  const seen = new Set<string>();
+  for (const tag of p.tags.get('EXT-X-RENDITION-REPORT') ?? []) {
+    const a = attributes(tag.value) ?? new Map<string, string>();
+    const bad = (message: string) => out.push({ line: tag.line, rule: 'rendition-report', message });
+    const uri = a.get('URI');
+    if (!uri) bad('EXT-X-RENDITION-REPORT needs a URI');
+    else if (seen.has(uri)) bad(`a second EXT-X-RENDITION-REPORT of ${uri}`);
+    else seen.add(uri);
+    if (!/^\d+$/.test(a.get('LAST-MSN') ?? '')) bad('EXT-X-RENDITION-REPORT needs LAST-MSN, a decimal integer');
+    if (a.has('LAST-PART') && !/^\d+$/.test(a.get('LAST-PART')!)) bad('LAST-PART must be a decimal integer');
+  }
+}
+
 function checkDates(p: ParsedPlaylist, tol: number, out: Violation[]): void {
   const all = p.openParts.length > 0 ? [...p.segments, { duration: 0, pdt: p.openPdt, discontinuity: p.openDiscontinuity }] : p.segments;
   for (let i = 1; i < all.length; i++) {
@@ -188,6 +203,7 @@ export function checkPlaylist(text: string, opts: CheckOptions = {}): Violation[
   checkHints(p, out);
   checkSkip(p, canSkipUntil, out);
   checkDates(p, opts.dateTolerance ?? 0.25, out);
+  checkReports(p, out);
   return out.sort((a, b) => a.line - b.line);
 }
 

@@ -1,4 +1,5 @@
 import { definePlugin, filesystemsRef, optional, streamTableRef } from '../../sdk/index.ts';
+import { laddersRef } from '../ladders/api.ts';
 import { recordingsRef } from '../recordings/api.ts';
 import { LlhlsConfig, validateLlhls } from './schema.ts';
 import { LlhlsStore } from './store.ts';
@@ -18,7 +19,7 @@ export default definePlugin({
   enableKey: 'llhls.enable',
   configSchema: LlhlsConfig,
   validate: validateLlhls,
-  deps: { streams: streamTableRef, recordings: optional(recordingsRef) },
+  deps: { streams: streamTableRef, recordings: optional(recordingsRef), ladders: optional(laddersRef) },
   provides: [filesystemsRef],
   setup(ctx) {
     const cfg = ctx.config;
@@ -26,7 +27,7 @@ export default definePlugin({
     const target = cfg.target_duration_seconds;
     // a viewer is kept while it reloads: at least three target durations (a plain player's pace)
     const viewers = new Viewers(ctx.deps.streams, { keepMs: Math.max(cfg.idle_seconds * 1000, 3000 * target), max: MAX_VIEWERS, log: ctx.log });
-    const store = new LlhlsStore({ streams: ctx.deps.streams, recordings: ctx.deps.recordings, log: ctx.log, viewers }, {
+    const store = new LlhlsStore({ streams: ctx.deps.streams, recordings: ctx.deps.recordings, ladders: ctx.deps.ladders, log: ctx.log, viewers }, {
       targetDuration: target,
       partTarget: cfg.part_target_ms / 1000,
       windowSegments: Math.max(3, Math.ceil(cfg.window_seconds / target)),

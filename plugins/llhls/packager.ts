@@ -25,7 +25,7 @@
  * first), the parts of the newest `PART_SEGMENTS` segments, and the init.
  */
 import type { FlvPacket } from '../../sdk/index.ts';
-import { Fmp4Error, Fmp4Muxer, type Fmp4Fragment } from './fmp4.ts';
+import { Fmp4Error, Fmp4Muxer, type Fmp4Fragment, type Fmp4Track } from './fmp4.ts';
 import { Rendition, type Segment } from './playlist.ts';
 
 export interface PackagerOptions {
@@ -118,6 +118,11 @@ export class Packager {
   /** A file by its name, if it is held. */
   file(name: string): PackagedFile | undefined {
     return this.#files.get(name);
+  }
+
+  /** The tracks of the current init section (codecs, picture size), video first. */
+  tracks(): readonly Fmp4Track[] {
+    return this.#muxer.tracks();
   }
 
   /** Bytes held (segments, parts, init). */

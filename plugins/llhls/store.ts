@@ -9,11 +9,14 @@
  * stops `idleMs` after the last request of any of its files. No I/O here but the stream table;
  * the plugin's `index.ts` runs the sweep timer.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { safeEqual, type FilesystemService, type FsChange, type FsChangeFeed, type FsFile, type FsFileInfo, type FsNode, type FsOpenHint, type FsPublicMount,
   type FsWriteResult, type StreamReader, type StreamTable } from '../../sdk/index.ts';
+import type { LaddersService } from '../ladders/api.ts';
 import type { RecordingsService } from '../recordings/api.ts';
+import { digest, fileNode, info, NO_CACHE, playlistFile } from './answers.ts';
 import { llhlsErrors } from './errors.ts';
+import { bitrates, renderMultivariant, reportOf, variantOf, type Variant } from './multivariant.ts';
 import { Packager, type PackagedFile } from './packager.ts';
 import { decideReload, isReady, type Skip } from './playlist-reload.ts';
 import { renderMedia, renderPlain } from './playlist-render.ts';
@@ -42,6 +45,8 @@ interface LlhlsDeps {
   streams: StreamTable;
   /** The recordings plugin's service, when it runs: the DVR playlist. */
   recordings?: RecordingsService;
+  /** The ladders plugin's service, when it runs: the multivariant playlist's renditions. */
+  ladders?: LaddersService;
   log: { warn(obj: object, msg: string): void };
   /** The viewers' admission (the `prePlay` taps), asked by every playlist request with a client. */
   viewers?: Viewers;
@@ -60,9 +65,6 @@ interface Entry {
   renderedAt: number;
 }
 
-const IMMUTABLE = Object.freeze(['cache-control', 'public, max-age=31536000, immutable']);
-const NO_CACHE = Object.freeze(['cache-control', 'no-cache']);
-const PLAYLIST = 'application/vnd.apple.mpegurl';
 const PLAYLISTS = new Set(['index.m3u8', 'plain.m3u8']);
 
 /** The `llhls` filesystem: packagers by stream, served read-only at `/hls`. */
@@ -115,6 +117,7 @@ export class LlhlsStore implements FilesystemService {
     const name = path.slice(1, slash);
     const file = path.slice(slash + 1);
     if (file === 'dvr.m3u8') return this.#dvr(name, hint?.query ?? '', hint?.remote);
+    if (file === 'master.m3u8') return this.#master(name, hint?.query ?? '', hint?.remote);
     if (PLAYLISTS.has(file)) return this.#playlist(name, file, hint?.query ?? '', hint?.remote);
     const e = this.#entries.get(name);
     if (!e) return undefined;
@@ -136,7 +139,7 @@ export class LlhlsStore implements FilesystemService {
     e.used = this.#now();
     const r = e.packager.rendition;
     await this.#until(e, () => r.segments.length > 0 || r.ended, this.#s.startWaitMs);
-    if (file === 'plain.m3u8') return { kind: 'file', path: `/${name}/${file}`, file: this.#rendered(e, 'plain', false, NO_CACHE) };
+    if (file === 'plain.m3u8') return { kind: 'file', path: `/${name}/${file}`, file: this.#rendered(e, 'plain', false, NO_CACHE, '') };
     const ask = { msn: q.get('_HLS_msn') ?? undefined, part: q.get('_HLS_part') ?? undefined, skip: q.get('_HLS_skip') ?? undefined };
     const d = decideReload(r, ask);
     if (d.kind === 'refuse') throw d.error;
@@ -145,7 +148,66 @@ export class LlhlsStore implements FilesystemService {
     }
     // a blocking answer names a state that never changes: a CDN may keep it
     const cache = ask.msn === undefined ? NO_CACHE : ['cache-control', `public, max-age=${6 * r.targetDuration}`];
-    return { kind: 'file', path: `/${name}/${file}`, file: this.#rendered(e, 'll', d.skip, cache) };
+    return { kind: 'file', path: `/${name}/${file}`, file: this.#rendered(e, 'll', d.skip, cache, this.#reports(name)) };
+  }
+
+  /**
+   * The multivariant playlist of `name`: its ladder's renditions (the `ladders` plugin), else the
+   * stream itself. Asking for it is a demand of every rendition (an on-demand ladder starts): each
+   * is packaged and waited for until its first segment, so its codecs and bit rates are known.
+   */
+  async #master(name: string, query: string, remote: string | undefined): Promise<FsNode | undefined> {
+    const q = new URLSearchParams(query);
+    await this.#admit(name, q, remote);
+    const rungs = this.#d.ladders?.renditionsOf(name);
+    const names = rungs ? rungs.map((r) => r.name) : [name];
+    const entries = await Promise.all(names.map(async (n) => {
+      const e = await this.#entry(n, remote);
+      if (!e) return undefined;
+      e.used = this.#now();
+      const r = e.packager.rendition;
+      await this.#until(e, () => r.segments.length > 0 || r.ended, this.#s.startWaitMs);
+      return e;
+    }));
+    // the media playlists need the token as the multivariant one did
+    const token = this.#s.token !== '' ? `?token=${encodeURIComponent(q.get('token') ?? '')}` : '';
+    const variants: Variant[] = [];
+    entries.forEach((e, i) => {
+      const rung = rungs?.[i];
+      const p = e?.packager;
+      const v = p && variantOf(`${this.#relative(name, names[i]!)}index.m3u8${token}`, p.tracks(),
+        bitrates(p.rendition, (uri) => p.file(uri)?.data.length), rung && { bitrate: rung.videoBitrate + rung.audioBitrate, frameRate: rung.frameRate });
+      if (v) variants.push(v);
+    });
+    if (variants.length === 0) return undefined;
+    const data = Buffer.from(renderMultivariant(variants));
+    return { kind: 'file', path: `/${name}/master.m3u8`, file: playlistFile(data, `"mv-${digest(data)}"`, this.#now(), NO_CACHE) };
+  }
+
+  /** The folder of stream `to`'s files as a URI relative to stream `from`'s folder. */
+  #relative(from: string, to: string): string {
+    if (to === from) return '';
+    return to.startsWith(`${from}/`) ? `${to.slice(from.length + 1)}/` : `${this.mount}/${to}/`;
+  }
+
+  /**
+   * The rendition reports of the ladder siblings of rendition `name` that are packaged (they are
+   * kept packaged while one of them is watched, so a player switches without waiting).
+   */
+  #reports(name: string): string {
+    const slash = name.lastIndexOf('/');
+    const source = name.slice(0, slash);
+    const rungs = slash > 0 ? this.#d.ladders?.renditionsOf(source) : undefined;
+    if (!rungs?.some((r) => r.name === name)) return '';
+    let out = '';
+    for (const r of rungs) {
+      const e = r.name === name ? undefined : this.#entries.get(r.name);
+      if (!e) continue;
+      e.used = this.#now();
+      const line = reportOf(`../${this.#relative(source, r.name)}index.m3u8`, e.packager.rendition);
+      if (line) out += `${line}\n`;
+    }
+    return out;
   }
 
   /**
@@ -163,8 +225,7 @@ export class LlhlsStore implements FilesystemService {
     let kept = this.#dvrs.get(name);
     if (kept?.text !== p.text) {
       const data = Buffer.from(p.text);
-      const file: FsFile = { data, size: data.length, mtimeMs: this.#now(), etag: `"dvr-${createHash('sha1').update(data).digest('base64url')}"`, mime: PLAYLIST, headers: NO_CACHE };
-      kept = { text: p.text, node: { kind: 'file', path: `/${name}/dvr.m3u8`, file } };
+      kept = { text: p.text, node: { kind: 'file', path: `/${name}/dvr.m3u8`, file: playlistFile(data, `"dvr-${digest(data)}"`, this.#now(), NO_CACHE) } };
       if (this.#dvrs.size >= this.#s.maxStreams) this.#dvrs.clear();
       this.#dvrs.set(name, kept);
     }
@@ -177,18 +238,19 @@ export class LlhlsStore implements FilesystemService {
     if (remote !== undefined) await this.#d.viewers?.admit(name, remote, q);
   }
 
-  /** The playlist text of the packager's current version (rendered once per version and kind). */
-  #rendered(e: Entry, kind: 'll' | 'plain', skip: Skip, cache: readonly string[]): FsFile {
+  /** The playlist text of the packager's current version (rendered once per version, kind and reports). */
+  #rendered(e: Entry, kind: 'll' | 'plain', skip: Skip, cache: readonly string[], reports: string): FsFile {
     const p = e.packager;
     if (e.renderedAt !== p.version) {
       e.rendered.clear();
       e.renderedAt = p.version;
     }
-    const key = `${kind}.${skip || ''}.${cache[1]}`;
+    const key = `${kind}.${skip || ''}.${cache[1]}.${reports}`;
     let f = e.rendered.get(key);
     if (!f) {
-      const data = Buffer.from(kind === 'plain' ? renderPlain(p.rendition) : renderMedia(p.rendition, { skip }));
-      f = { data, size: data.length, mtimeMs: this.#now(), etag: `"${e.epoch}.${p.version}.${kind}${skip || ''}"`, mime: PLAYLIST, headers: cache };
+      const data = Buffer.from((kind === 'plain' ? renderPlain(p.rendition) : renderMedia(p.rendition, { skip })) + reports);
+      const tag = reports === '' ? '' : `.${digest(Buffer.from(reports)).slice(0, 8)}`;
+      f = playlistFile(data, `"${e.epoch}.${p.version}.${kind}${skip || ''}${tag}"`, this.#now(), cache);
       e.rendered.set(key, f);
     }
     return f;
@@ -314,23 +376,3 @@ export class LlhlsStore implements FilesystemService {
     return { used, limit: 0 };
   }
 }
-
-const info = (name: string, f: PackagedFile): FsFileInfo => ({ name, size_bytes: f.data.length, last_modified: Math.floor(f.mtimeMs / 1000) });
-
-/** Per packaged file, its answer (made once: a part is fetched by every viewer). */
-type FileNode = Extract<FsNode, { kind: 'file' }>;
-const nodes = new WeakMap<PackagedFile, FileNode>();
-
-function fileNode(path: string, name: string, f: PackagedFile): FileNode {
-  let node = nodes.get(f);
-  if (!node) {
-    const file: FsFile = {
-      data: f.data, size: f.data.length, mtimeMs: f.mtimeMs, etag: `"${name}"`,
-      mime: name.endsWith('.mp4') ? 'video/mp4' : 'video/iso.segment', headers: IMMUTABLE,
-    };
-    node = { kind: 'file', path, file };
-    nodes.set(f, node);
-  }
-  return node;
-}
-

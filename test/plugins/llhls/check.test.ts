@@ -25,6 +25,7 @@ const broken: Record<string, [line: number, rule: string, says: RegExp][]> = {
   'skip.m3u8': [[8, 'skip', /last 4.8 s, under CAN-SKIP-UNTIL 12/]],
   'program-date-time.m3u8': [[11, 'program-date-time', /3.000 s after the previous one, whose segment lasts 2 s/]],
   'program-date-time-open.m3u8': [[18, 'program-date-time', /2.800 s after the previous one, whose segment lasts 1.8 s/]],
+  'rendition-report.m3u8': [[23, 'rendition-report', /needs LAST-MSN, a decimal integer/]],
 };
 
 t.test('the valid fixture passes', async (t) => {
@@ -56,6 +57,11 @@ t.test('rules without a fixture of their own', async (t) => {
   t.same(rules(valid.replace('s10.m4s\n', '')), ['9:syntax'], 'EXTINF without its URI');
   t.same(rules(valid.replace('URI="s12.p1.m4s"', 'URI=')), ['20:syntax'], 'a part without URI');
   t.same(rules(valid.replace('SEQUENCE:10', 'SEQUENCE:x')), ['6:media-sequence']);
+  const report = '#EXT-X-RENDITION-REPORT:URI="../lo/index.m3u8",LAST-MSN=12,LAST-PART=1\n';
+  t.same(rules(valid + report), [], 'a rendition report');
+  t.same(rules(valid + report + report), ['23:rendition-report'], 'two reports of one rendition');
+  t.same(rules(valid + report.replace('LAST-PART=1', 'LAST-PART=x')), ['22:rendition-report'], 'LAST-PART not an integer');
+  t.same(rules(valid + '#EXT-X-RENDITION-REPORT:LAST-MSN=1\n'), ['22:rendition-report'], 'no URI');
 });
 
 t.test('between two answers: media and discontinuity sequences', async (t) => {
