@@ -28,6 +28,10 @@ export interface PlayStats {
   playing: boolean;
   /** every hls.js error event, fatal or not */
   errors: { fatal: boolean; type: string; details: string }[];
+  /** the picture's height now (`video.videoHeight`) */
+  height: number;
+  /** the heights of the levels hls.js switched to, in order (`LEVEL_SWITCHED`) */
+  switches: number[];
 }
 
 /** One playlist answer Chromium got. */
@@ -70,8 +74,8 @@ export async function hlsPage(browser: Browser, origin: string): Promise<HlsPage
 export async function startHls(page: Page, url: string): Promise<boolean> {
   return page.evaluate((url) => {
     interface HlsLike {
-      latency: number; targetLatency: number | null;
-      on(event: string, fn: (event: string, data: { fatal: boolean; type: string; details: string }) => void): void;
+      latency: number; targetLatency: number | null; levels: { height: number }[];
+      on(event: string, fn: (event: string, data: { fatal: boolean; type: string; details: string; level: number }) => void): void;
       loadSource(url: string): void; attachMedia(video: HTMLVideoElement): void;
     }
     interface HlsClass { new (config: Record<string, unknown>): HlsLike; isSupported(): boolean; Events: Record<string, string> }
@@ -85,7 +89,9 @@ export async function startHls(page: Page, url: string): Promise<boolean> {
     const errors: PlayStats['errors'] = [];
     let playing = false;
     let stalls = 0;
+    const switches: number[] = [];
     hls.on(Hls.Events.ERROR!, (_e, d) => { errors.push({ fatal: d.fatal, type: d.type, details: d.details }); });
+    hls.on(Hls.Events.LEVEL_SWITCHED!, (_e, d) => { switches.push(hls.levels[d.level]?.height ?? -1); });
     hls.on(Hls.Events.MANIFEST_PARSED!, () => { void video.play().catch(() => {}); });
     video.addEventListener('playing', () => { playing = true; });
     video.addEventListener('waiting', () => { if (playing) stalls++; });
@@ -96,6 +102,7 @@ export async function startHls(page: Page, url: string): Promise<boolean> {
       return {
         frames: q.totalVideoFrames, dropped: q.droppedVideoFrames, currentTime: video.currentTime,
         latency: hls.latency, targetLatency: hls.targetLatency ?? 0, stalls, playing, errors,
+        height: video.videoHeight, switches: [...switches],
       };
     };
     return true;

@@ -1,0 +1,61 @@
+import t from 'tap';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, noBrowser } from '../../helpers/browser.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { ffmpeg, startRtmpApp } from '../rtmp/helpers.ts';
+import { hlsPage, startHls, type PlayStats } from './hlsjs-page.ts';
+
+/*
+ * Players switch (issue 48.2, 48.5): hls.js in Debian's Chromium plays the multivariant playlist of
+ * a two-rendition ladder (`hi` 640x360 at 1.2 Mbit/s, `lo` 160x90 at 100 kbit/s; a stand-in of the
+ * ladders plugin whose renditions the test publishes over RTMP), switches down when the test
+ * throttles the page's network (Chromium's network emulation, 200 kbit/s) and up again when it
+ * lifts it. Keyframes every second in both, so a switch can happen at any segment.
+ */
+const fixedLadder = fileURLToPath(new URL('./fixtures/fixed-ladder.ts', import.meta.url));
+const LLHLS = { enable: true, target_duration_seconds: 1, part_target_ms: 200, idle_seconds: 60 };
+
+function source(size: string, kbps: number): string[] {
+  return ['-loglevel', 'warning', '-re', '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=25`, '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '25', '-b:v', `${kbps}k`, '-maxrate', `${kbps}k`, '-bufsize', `${kbps}k`,
+    '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '32k', '-t', '150', '-f', 'flv'];
+}
+
+t.test('hls.js switches down when the network is throttled and up when it is lifted', { skip: noBrowser() }, async (t) => {
+  const app = await startRtmpApp(t, {}, { llhls: LLHLS, plugins: ['*', fixedLadder] });
+  ffmpeg(t, [...source('640x360', 1200), `${app.base}/live/abr/hi`], 180_000);
+  ffmpeg(t, [...source('160x90', 100), `${app.base}/live/abr/lo`], 180_000);
+  await waitFor(() => app.rtmp.channels().length === 2 || undefined, { what: 'both renditions published', timeout: 20_000 });
+  const master = `${app.url}/hls/live/abr/master.m3u8`;
+  await waitFor(async () => (await (await fetch(master)).text()).includes('RESOLUTION=160x90') || undefined, { what: 'the multivariant playlist', timeout: 30_000 });
+
+  const browser = await launchChromium(t);
+  const hp = await hlsPage(browser, app.url);
+  t.teardown(() => hp.page.close().catch(() => {}));
+  const cdp = await hp.page.context().newCDPSession(hp.page);
+  const network = (kbps: number) => cdp.send('Network.emulateNetworkConditions', {
+    offline: false, latency: 0, downloadThroughput: kbps < 0 ? -1 : (kbps * 1000) / 8, uploadThroughput: -1,
+  });
+  await cdp.send('Network.enable');
+  t.ok(await startHls(hp.page, master), 'hls.js is supported');
+  const fatal = (s: PlayStats) => s.errors.filter((e) => e.fatal);
+  const until = (what: string, ok: (s: PlayStats) => boolean, timeout: number) => waitFor(async () => {
+    const s = await hp.stats();
+    if (fatal(s).length) throw new Error(`a fatal hls.js error: ${JSON.stringify(s.errors)}`);
+    return ok(s) ? s : undefined;
+  }, { timeout, interval: 500, what }).catch(async (err: Error) => { throw new Error(`${err.message} (last: ${JSON.stringify(await hp.stats())})`); });
+
+  const high = await until('playing the 360p rendition', (s) => s.playing && s.height === 360, 60_000);
+  t.pass(`playing 360p (switches ${high.switches.join(' ')})`);
+  await network(200);
+  const low = await until('switched down to 90p under 200 kbit/s', (s) => s.height === 90, 60_000);
+  t.pass(`switched down (switches ${low.switches.join(' ')})`);
+  await network(-1);
+  const again = await until('switched up to 360p once the network is free', (s) => s.height === 360, 90_000);
+  t.pass(`switched up again (switches ${again.switches.join(' ')})`);
+  const before = again.currentTime;
+  await new Promise((r) => setTimeout(r, 3000));
+  const after = await hp.stats();
+  t.ok(after.currentTime > before + 1, `playback goes on (${before.toFixed(1)} -> ${after.currentTime.toFixed(1)} s)`);
+  t.same(fatal(after), [], 'no fatal error');
+});
