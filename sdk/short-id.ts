@@ -32,3 +32,15 @@ export function shortId(): string {
   }
   return s;
 }
+
+const SHORT_ID = new RegExp(`^[${B57}]{22}$`);
+
+/**
+ * True for a string of the shape `shortId` makes (22 base57 letters).
+ *
+ * @example
+ * if (!isShortId(query.session)) return refuse(403);
+ */
+export function isShortId(s: string): boolean {
+  return SHORT_ID.test(s);
+}

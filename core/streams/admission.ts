@@ -1,4 +1,4 @@
-import { askIngest, tellIngest, type ingestHooksRef, type IngestPeer, type IngestTraffic, type StreamRefusal } from '../../sdk/index.ts';
+import { askIngest, IngestPeerBase, tellIngest, type ingestHooksRef, type IngestPeer, type IngestTraffic, type StreamRefusal } from '../../sdk/index.ts';
 import { streamRefusals } from './errors.ts';
 
 /** The ingest hooks of the app the table serves now (rebound by a reload). */
@@ -13,24 +13,13 @@ export interface AdmissionLog {
  * A client's peer as the hooks see it: the protocol's peer, its traffic counted from the last
  * announce to an app (a reload that kept the connection starts the count again for the new app).
  */
-class AdmittedPeer implements IngestPeer {
-  readonly id: string;
-  readonly protocol: string;
-  readonly stream: string;
-  readonly remote: string;
-  readonly token?: string;
-  readonly params: Readonly<Record<string, string>>;
+class AdmittedPeer extends IngestPeerBase {
   readonly #peer: IngestPeer;
   #base: IngestTraffic = { rxBytes: 0, txBytes: 0 };
 
   constructor(peer: IngestPeer) {
+    super(peer);
     this.#peer = peer;
-    this.id = peer.id;
-    this.protocol = peer.protocol;
-    this.stream = peer.stream;
-    this.remote = peer.remote;
-    if (peer.token !== undefined) this.token = peer.token;
-    this.params = peer.params;
   }
 
   traffic(): IngestTraffic {

@@ -1,4 +1,4 @@
-import { createServiceRef } from '../../sdk/index.ts';
+import { createServiceRef, type Static, Type } from '../../sdk/index.ts';
 
 /*
  * The sessions plugin's contract for other plugins (and vendors): the session registry. A protocol
@@ -17,19 +17,13 @@ export interface SessionInfo {
   extra?: string;
 }
 
-/** One active session as the API lists it (reference 5.14 `Session`). */
-export interface SessionView {
-  id: string;
-  reference: string;
-  created_at: number;
-  local: string;
-  remote: string;
-  extra: string;
-  bytes_rx: number;
-  bytes_tx: number;
-  bandwidth_rx_kbit: number;
-  bandwidth_tx_kbit: number;
-}
+/** One active session as the API lists it (reference 5.14 `Session`): its schema and its type. */
+export const SessionSchema = Type.Object({
+  id: Type.String(), reference: Type.String(), created_at: Type.Integer(), local: Type.String(), remote: Type.String(),
+  extra: Type.String(), bytes_rx: Type.Integer(), bytes_tx: Type.Integer(),
+  bandwidth_rx_kbit: Type.Number(), bandwidth_tx_kbit: Type.Number(),
+});
+export type SessionView = Static<typeof SessionSchema>;
 
 /** Limits and timing of a collector; unset values come from the `sessions` config section. */
 export interface CollectorOptions {

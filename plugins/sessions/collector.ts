@@ -1,7 +1,6 @@
 import type { SessionCollector, SessionInfo, SessionView } from './api.ts';
 import { Rate } from './rate.ts';
 import type { History } from './history.ts';
-import type { IgnoreList } from './ignore-list.ts';
 import { BITRATE_EXCEEDED, NUMBER_EXCEEDED } from './hls.ts';
 
 /** How one collector behaves (from `sessions.*` and the collector's own options). */
@@ -12,8 +11,8 @@ export interface CollectorSettings {
   maxSessions: number;
   /** bit/s, 0 = unlimited. */
   maxTxBitrate: number;
-  /** Undefined: every address counts (hlsingress). */
-  ignore: IgnoreList | undefined;
+  /** `sessions.ip_ignorelist`; undefined: every address counts (hlsingress). */
+  collectable: ((ip: string) => boolean) | undefined;
   /** The registry's bitrate admission check (reference 11.6), for collectors with limits. */
   bitrateFull?: (extraRx: number) => boolean;
 }
@@ -93,7 +92,7 @@ export class Collector implements SessionCollector {
   }
 
   collectable(ip: string): boolean {
-    return this.settings.ignore ? this.settings.ignore.collectable(ip) : true;
+    return this.settings.collectable?.(ip) ?? true;
   }
 
   admission(extraRxBitrate = 0): string | undefined {

@@ -11,11 +11,6 @@ export interface HistoryEntry {
   total_txbytes: number;
 }
 
-/** The persisted document. */
-export interface HistoryFile {
-  sessions: Record<string, HistoryEntry>;
-}
-
 /** Sessions and bytes summed over history entries. */
 interface Sum { sessions: number; rx: number; tx: number }
 type Traffic = SessionSummary['summary']['local'][string];
@@ -54,7 +49,7 @@ export class History {
 
   /** Takes a persisted file's entries (malformed ones are skipped). */
   load(file: unknown): void {
-    const sessions = (file as Partial<HistoryFile> | null)?.sessions;
+    const sessions = (file as { sessions?: Record<string, HistoryEntry> } | null)?.sessions;
     if (!sessions || typeof sessions !== 'object') return;
     for (const [key, e] of Object.entries(sessions)) {
       if (typeof e?.reference !== 'string' || !Number.isFinite(e.total_sessions)) continue;
@@ -65,7 +60,8 @@ export class History {
     }
   }
 
-  toFile(): HistoryFile {
+  /** The persisted document. */
+  toFile(): { sessions: Record<string, HistoryEntry> } {
     return { sessions: Object.fromEntries(this.#entries) };
   }
 

@@ -80,8 +80,7 @@ export class HlsViewers {
       const w = this.#waiting.get(id);
       if (!w || !this.#hls.has(id)) continue;
       this.#waiting.delete(id);
-      if (w[1]) this.#hls.activate(id);
-      this.#hls.egress(id, w[0]);
+      this.#egress(id, w[0], w[1]);
     }
   }
 

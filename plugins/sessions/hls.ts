@@ -1,8 +1,8 @@
 import type { FileDoorTapContext, FileDoorTaps } from '../../sdk/file-door.ts';
 import type { FsServeRefusal, FsServeRequest, FsServedEvent } from '../../sdk/fs-hooks.ts';
 import type { SessionInfo } from './api.ts';
-import { IgnoreList } from './ignore-list.ts';
-import { newSessionId, validSessionId } from './session-id.ts';
+import { collectableBy } from './ignore-list.ts';
+import { isShortId, shortId } from '../../sdk/short-id.ts';
 import { sessionRefusals } from './errors.ts';
 import { anonymizeIp } from './anonymize.ts';
 import { rewritePlaylist, SEGMENT } from './playlist.ts';
@@ -35,7 +35,7 @@ export const SEGMENT_BYTES = 's';
 
 /** The taps of one copy. */
 export default function hlsViewers(ctx: FileDoorTapContext): FileDoorTaps {
-  const ignore = new IgnoreList((ctx.init as HlsInit).ignore);
+  const collectable = collectableBy((ctx.init as HlsInit).ignore);
   const { counter, recent } = ctx;
   // the sessions main holds, as far as this copy heard, and the ones it registered itself
   const known = new Set<string>();
@@ -52,14 +52,14 @@ export default function hlsViewers(ctx: FileDoorTapContext): FileDoorTaps {
   ctx.report({ t: 'hello' } satisfies HlsItem, true);
 
   const preServe = (req: FsServeRequest): FsServeRefusal | undefined => {
-    if (!req.path.endsWith('.m3u8') || !ignore.collectable(req.remote)) return undefined;
+    if (!req.path.endsWith('.m3u8') || !collectable(req.remote)) return undefined;
     const id = sessionParam(req.query);
     // a viewer another copy registered a moment ago (main's `known` may still be on its way)
-    if (id !== undefined && (known.has(id) || (validSessionId(id) && recent.has(id)))) {
+    if (id !== undefined && (known.has(id) || (isShortId(id) && recent.has(id)))) {
       req.note = { kind: 'session', id } satisfies Note;
       return undefined;
     }
-    if (id !== undefined && !validSessionId(id)) return sessionRefusals.badId();
+    if (id !== undefined && !isShortId(id)) return sessionRefusals.badId();
     const why = counter.full() ? NUMBER_EXCEEDED
       : counter.blocked() || full.has(mountPath(req)) ? BITRATE_EXCEEDED
         : id !== undefined && !counter.reserve() ? NUMBER_EXCEEDED : undefined;
@@ -91,7 +91,7 @@ export default function hlsViewers(ctx: FileDoorTapContext): FileDoorTaps {
     const id = sessionParam(req.query);
     // an id this copy has not heard of may be one another copy registered a moment ago: main
     // knows (or drops the bytes); anything that cannot be an id is not sent
-    if (id === undefined || (!known.has(id) && !validSessionId(id)) || !ignore.collectable(req.remote)) return;
+    if (id === undefined || (!known.has(id) && !isShortId(id)) || !collectable(req.remote)) return;
     ctx.add(SEGMENT_BYTES + id, ev.bytes);
   };
 
@@ -140,12 +140,12 @@ export function sessionPlaylists(): (body: string, req: FsServeRequest) => strin
   return (body, req) => {
     const note = req.note as Note | undefined;
     if (!note) return body;
-    if (note.kind === 'new') return rewritePlaylist(body, req.path, req.query, undefined, newSessionId);
+    if (note.kind === 'new') return rewritePlaylist(body, req.path, req.query, undefined, shortId);
     const key = `${note.id}${req.path}`;
     const hit = rewritten.get(key);
     // a body that names other playlists gets fresh ids for them on every fetch: never reused
     if (hit?.body === body && !hit.out.includes('.m3u8')) return hit.out;
-    const out = rewritePlaylist(body, req.path, req.query, note.id, newSessionId);
+    const out = rewritePlaylist(body, req.path, req.query, note.id, shortId);
     if (rewritten.size >= 10_000) rewritten.clear();
     rewritten.set(key, { body, out });
     return out;

@@ -2,21 +2,16 @@ import { isIP } from 'node:net';
 import { CidrSet, normalizeIp } from '../../sdk/client-address.ts';
 
 /**
- * `sessions.ip_ignorelist`: addresses whose traffic is not counted. An address that does not
- * parse is not counted either (reference 12.1). An empty list ignores nobody, loopback included.
+ * `sessions.ip_ignorelist`: whether traffic from an address (with or without port, brackets,
+ * `::ffff:`) is counted. An address on the list or one that does not parse is not (reference
+ * 12.1). An empty list ignores nobody, loopback included.
  */
-export class IgnoreList {
-  readonly #cidrs: CidrSet;
-
-  constructor(cidrs: readonly string[]) {
-    this.#cidrs = new CidrSet(cidrs);
-  }
-
-  /** True when traffic from `ip` (with or without port, brackets, `::ffff:`) is counted. */
-  collectable(ip: string): boolean {
+export function collectableBy(ignore: readonly string[]): (ip: string) => boolean {
+  const cidrs = new CidrSet(ignore);
+  return (ip) => {
     const bare = normalizeIp(stripPort(ip));
-    return isIP(bare) !== 0 && !this.#cidrs.has(bare);
-  }
+    return isIP(bare) !== 0 && !cidrs.has(bare);
+  };
 }
 
 /** `1.2.3.4:5` -> `1.2.3.4`, `[::1]:5` -> `::1`; a bare address stays. */

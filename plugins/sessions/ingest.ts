@@ -1,8 +1,9 @@
 import { ingestHooksRef, type IngestPeer, type IngestTraffic, type PluginHooks } from '../../sdk/index.ts';
 import type { SessionRegistry } from './registry.ts';
+import type { Collector } from './collector.ts';
 import { baseName } from './hls.ts';
 
-interface Tracked { peer: IngestPeer; id: string; collector: string; rx: number; tx: number }
+interface Tracked { peer: IngestPeer; id: string; c: Collector; rx: number; tx: number }
 
 /** `rtmp`/`rtmps` count as `rtmp`; `srt` as `srt`; a vendor protocol gets its own collector. */
 const collectorOf = (protocol: string) => (protocol.startsWith('rtmp') ? 'rtmp' : protocol);
@@ -15,19 +16,17 @@ const collectorOf = (protocol: string) => (protocol.startsWith('rtmp') ? 'rtmp' 
 export function tapIngest(hooks: PluginHooks, registry: SessionRegistry): () => void {
   const live = new Map<string, Tracked>();
   const start = (kind: 'publish' | 'play') => (peer: IngestPeer) => {
-    const collector = collectorOf(peer.protocol);
-    const c = registry.collector(collector);
+    const c = registry.collector(collectorOf(peer.protocol));
     if (!c.collectable(peer.remote)) return;
     // a publisher is known by its stream, a player by its address (reference 12.1); the
     // connection id keeps two connections of one address apart
     const id = `${kind === 'publish' ? peer.stream : peer.remote}#${peer.id}`;
     c.register(id, { reference: baseName(peer.stream), location: `${kind}:${peer.stream}`, peer: peer.remote }, true);
-    live.set(peer.id, { peer, id, collector, rx: 0, tx: 0 });
+    live.set(peer.id, { peer, id, c, rx: 0, tx: 0 });
   };
   const poll = (t: Tracked, traffic = t.peer.traffic()) => {
-    const c = registry.collector(t.collector);
-    if (traffic.rxBytes > t.rx) c.ingress(t.id, traffic.rxBytes - t.rx);
-    if (traffic.txBytes > t.tx) c.egress(t.id, traffic.txBytes - t.tx);
+    if (traffic.rxBytes > t.rx) t.c.ingress(t.id, traffic.rxBytes - t.rx);
+    if (traffic.txBytes > t.tx) t.c.egress(t.id, traffic.txBytes - t.tx);
     t.rx = Math.max(t.rx, traffic.rxBytes);
     t.tx = Math.max(t.tx, traffic.txBytes);
   };
@@ -36,7 +35,7 @@ export function tapIngest(hooks: PluginHooks, registry: SessionRegistry): () => 
     if (!t) return;
     poll(t, traffic);
     live.delete(peer.id);
-    registry.collector(t.collector).close(t.id);
+    t.c.close(t.id);
   };
   hooks.tap(ingestHooksRef, 'onPublish', start('publish'));
   hooks.tap(ingestHooksRef, 'onPlay', start('play'));

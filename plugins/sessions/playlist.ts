@@ -9,10 +9,7 @@ export const SEGMENT = /\.(ts|m4s|mp4|aac|m4a|vtt)$/;
 export function rewritePlaylist(body: string, path: string, query: string, session: string | undefined, fresh: () => string): string {
   const name = path.slice(path.lastIndexOf('/') + 1);
   if (session === undefined && !body.includes('#EXT-X-STREAM-INF')) {
-    const params = new URLSearchParams(query);
-    params.set('session', fresh());
-    params.sort();
-    return `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-STREAM-INF:BANDWIDTH=1024\n${name}?${params.toString()}`;
+    return `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-STREAM-INF:BANDWIDTH=1024\n${withSession(`${name}?${query}`, fresh(), name.length)}`;
   }
   const lines = body.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -36,9 +33,8 @@ export function rewritePlaylist(body: string, path: string, query: string, sessi
   return lines.join('\n');
 }
 
-/** The URI with `session=<id>` set among its query parameters (re-encoded, keys sorted). */
-function withSession(uri: string, session: string): string {
-  const q = uri.indexOf('?');
+/** The URI with `session=<id>` set among its query parameters (re-encoded, keys sorted); its query starts after `q`. */
+function withSession(uri: string, session: string, q = uri.indexOf('?')): string {
   const params = new URLSearchParams(q < 0 ? '' : uri.slice(q + 1));
   params.set('session', session);
   params.sort();

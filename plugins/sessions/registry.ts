@@ -6,7 +6,7 @@ import type { CollectorOptions, SessionsService } from './api.ts';
 import type { SessionsConfig, SessionSummary } from './schema.ts';
 import { Collector } from './collector.ts';
 import { History } from './history.ts';
-import { IgnoreList } from './ignore-list.ts';
+import { collectableBy } from './ignore-list.ts';
 
 /** Collectors whose egress counts for the bitrate admission check (reference 11.6). */
 const EGRESS = ['hls', 'rtmp', 'srt', 'ffmpeg'];
@@ -20,7 +20,7 @@ const mbit = (bps: number) => Math.round((bps / 1024 / 1024) * 1000) / 1000;
 export class SessionRegistry implements SessionsService {
   readonly #collectors = new Map<string, Collector>();
   readonly #cfg: SessionsConfig;
-  readonly #ignore: IgnoreList;
+  readonly #collectable: (ip: string) => boolean;
   readonly #persistDir: string | undefined;
   readonly #log: Logger;
   readonly #histories: Map<string, History>;
@@ -30,7 +30,7 @@ export class SessionRegistry implements SessionsService {
   constructor(cfg: SessionsConfig, persistDir: string | undefined, log: Logger, histories = new Map<string, History>()) {
     this.#cfg = cfg;
     this.#histories = histories;
-    this.#ignore = new IgnoreList(cfg.ip_ignorelist);
+    this.#collectable = collectableBy(cfg.ip_ignorelist);
     this.#persistDir = persistDir;
     this.#log = log;
   }
@@ -46,7 +46,7 @@ export class SessionRegistry implements SessionsService {
       pendingMs: (opts.pendingTimeoutSec ?? 5) * 1000,
       maxSessions: limits ? cfg.max_sessions : 0,
       maxTxBitrate: limits ? maxTx : 0,
-      ignore: limits ? this.#ignore : undefined,
+      collectable: limits ? this.#collectable : undefined,
       bitrateFull: limits && maxTx > 0 ? (extraRx) => this.#egressTop() * 1.15 + 2 * extraRx >= maxTx : undefined,
     }, this.#history(name));
     this.#collectors.set(name, c);

@@ -1,3 +1,4 @@
+import { SessionSchema } from './api.ts';
 import { Bool, ConfigErrorList, type ConfigErrors, Int, List, MAX_TIMER_SECONDS, section, type Static, Type, validCidr } from '../../sdk/index.ts';
 
 /** The `sessions` section of the configuration, owned by this plugin. */
@@ -17,9 +18,7 @@ export type SessionsConfig = Static<typeof SessionsConfig>;
 export function validateSessions(s: SessionsConfig): ConfigErrors {
   const errs = new ConfigErrorList();
   if (s.session_timeout_sec < 1) errs.add('session_timeout_sec', 'must be at least 1');
-  if (s.persist_interval_sec < 0) errs.add('persist_interval_sec', 'must not be negative');
-  if (s.max_sessions < 0) errs.add('max_sessions', 'must not be negative');
-  if (s.max_bitrate_mbit < 0) errs.add('max_bitrate_mbit', 'must not be negative');
+  for (const key of ['persist_interval_sec', 'max_sessions', 'max_bitrate_mbit'] as const) if (s[key] < 0) errs.add(key, 'must not be negative');
   for (const ip of s.ip_ignorelist) {
     if (!validCidr(ip)) errs.add('ip_ignorelist', `'${ip}' is not a valid CIDR`);
   }
@@ -28,13 +27,6 @@ export function validateSessions(s: SessionsConfig): ConfigErrors {
 
 /** `?collectors=hls,rtmp` (reference 4.11). */
 export const CollectorsQuery = Type.Object({ collectors: Type.Optional(Type.String()) });
-
-/** `Session` (reference 5.14). */
-export const SessionSchema = Type.Object({
-  id: Type.String(), reference: Type.String(), created_at: Type.Integer(), local: Type.String(), remote: Type.String(),
-  extra: Type.String(), bytes_rx: Type.Integer(), bytes_tx: Type.Integer(),
-  bandwidth_rx_kbit: Type.Number(), bandwidth_tx_kbit: Type.Number(),
-});
 
 const Traffic = { sessions: Type.Integer(), traffic_rx_mb: Type.Integer(), traffic_tx_mb: Type.Integer() };
 const TrafficSchema = Type.Object(Traffic);

@@ -1,16 +1,11 @@
-import type { IngestPeer, IngestTraffic } from '../../sdk/ingest.ts';
+import type { IngestTraffic } from '../../sdk/ingest.ts';
+import { IngestPeerBase } from '../../sdk/ingest-peer.ts';
 import type { ChannelSink } from './channel.ts';
 import type { SrtMode } from './streamid.ts';
 
 /** One accepted SRT connection, as the ingest hooks see it. */
-export class SrtPeer implements IngestPeer, ChannelSink {
-  readonly id: string;
-  readonly protocol = 'srt';
+export class SrtPeer extends IngestPeerBase implements ChannelSink {
   readonly sock: number;
-  readonly stream: string;
-  readonly remote: string;
-  readonly token?: string;
-  readonly params: Readonly<Record<string, string>>;
   readonly mode: SrtMode;
   sent = 0;
   dropped = 0;
@@ -19,13 +14,9 @@ export class SrtPeer implements IngestPeer, ChannelSink {
   claimed = false;
 
   constructor(sock: number, stream: string, mode: SrtMode, remote: string, token: string | undefined, params: Record<string, string>) {
-    this.id = `srt-${sock}`;
+    super({ id: `srt-${sock}`, protocol: 'srt', stream, remote, token, params });
     this.sock = sock;
-    this.stream = stream;
     this.mode = mode;
-    this.remote = remote;
-    if (token !== undefined) this.token = token;
-    this.params = params;
   }
 
   traffic(): IngestTraffic {

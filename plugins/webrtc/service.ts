@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
-  ApiError, refusalCode, type ChildrenService, type IngestPeer, type IngestRefusal, type StreamAudience, type StreamPublisher, type StreamTable,
+  ApiError, IngestPeerBase, refusalCode, type ChildrenService, type IngestRefusal, type StreamAudience, type StreamPublisher, type StreamTable,
 } from '../../sdk/index.ts';
 import { Feeds } from './feeds.ts';
 import { HostLink } from './host-link.ts';
@@ -16,13 +16,7 @@ type Answered = Extract<FromHost, { t: 'answered' }>;
 export interface Caller { remote: string; token?: string; params: Record<string, string> }
 
 /** One WebRTC session: a viewer (WHEP) or a publisher (WHIP), an ingest peer for the hooks and sessions. */
-class WebrtcPeer implements IngestPeer {
-  readonly protocol = 'webrtc';
-  readonly id: string;
-  readonly stream: string;
-  readonly remote: string;
-  readonly token?: string;
-  readonly params: Readonly<Record<string, string>>;
+class WebrtcPeer extends IngestPeerBase {
   readonly kind: 'whep' | 'whip';
   readonly since = Date.now();
   rx = 0;
@@ -36,12 +30,8 @@ class WebrtcPeer implements IngestPeer {
   ingest?: ChildProcess;
 
   constructor(kind: 'whep' | 'whip', stream: string, c: Caller) {
-    this.id = `webrtc-${randomBytes(12).toString('hex')}`;
+    super({ ...c, id: `webrtc-${randomBytes(12).toString('hex')}`, protocol: 'webrtc', stream });
     this.kind = kind;
-    this.stream = stream;
-    this.remote = c.remote;
-    if (c.token !== undefined) this.token = c.token;
-    this.params = c.params;
   }
 
   traffic() {

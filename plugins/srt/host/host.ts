@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { endIpcChild, type ChildrenService, type IngestPeer, type IngestTraffic, type StreamTable } from '../../../sdk/index.ts';
+import { endIpcChild, IngestPeerBase, type ChildrenService, type IngestTraffic, type StreamTable } from '../../../sdk/index.ts';
 import type { SrtChannels } from '../relay.ts';
 import type { ClaimMode, FromHost, HostOptions, PeerData, ToHost } from './protocol.ts';
 import { HostStreams } from './table-link.ts';
@@ -20,21 +20,11 @@ const STABLE_MS = 30_000;
 const LIST_MS = 2000;
 
 /** An ingest peer of the host, as the stream table and its hook taps see it (traffic: the last count sent). */
-class PeerProxy implements IngestPeer {
-  readonly protocol = 'srt';
-  readonly id: string;
-  readonly stream: string;
-  readonly remote: string;
-  readonly token?: string;
-  readonly params: Readonly<Record<string, string>>;
+class PeerProxy extends IngestPeerBase {
   counts: IngestTraffic;
 
   constructor(d: PeerData) {
-    this.id = d.id;
-    this.stream = d.stream;
-    this.remote = d.remote;
-    if (d.token !== undefined) this.token = d.token;
-    this.params = d.params;
+    super({ ...d, protocol: 'srt' });
     this.counts = d.traffic;
   }
 

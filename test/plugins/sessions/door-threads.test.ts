@@ -4,7 +4,7 @@ import pino from 'pino';
 import { SessionRegistry } from '../../../plugins/sessions/registry.ts';
 import { HlsViewers } from '../../../plugins/sessions/hls-viewers.ts';
 import hlsViewers from '../../../plugins/sessions/hls.ts';
-import { newSessionId } from '../../../plugins/sessions/session-id.ts';
+import { shortId as newSessionId } from '../../../sdk/short-id.ts';
 import { fsServeHooksRef } from '../../../sdk/fs-hooks.ts';
 import { DoorTapModules } from '../../../core/http/files/tap-modules.ts';
 import type { WireReport } from '../../../core/http/files/tap-state.ts';

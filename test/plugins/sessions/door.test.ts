@@ -1,5 +1,5 @@
 import t from 'tap';
-import { newSessionId } from '../../../plugins/sessions/session-id.ts';
+import { shortId as newSessionId } from '../../../sdk/short-id.ts';
 import { sessionRefusals } from '../../../plugins/sessions/errors.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { MEDIA, fakeDoor, fetchPlaylist, get } from './door-fakes.ts';
