@@ -187,7 +187,8 @@ export class LlhlsStore implements FilesystemService {
   /** The folder of stream `to`'s files as a URI relative to stream `from`'s folder. */
   #relative(from: string, to: string): string {
     if (to === from) return '';
-    return to.startsWith(`${from}/`) ? `${to.slice(from.length + 1)}/` : `${this.mount}/${to}/`;
+    const path = (p: string) => p.split('/').map(encodeURIComponent).join('/');
+    return to.startsWith(`${from}/`) ? `${path(to.slice(from.length + 1))}/` : `${this.mount}/${path(to)}/`;
   }
 
   /**
