@@ -1,4 +1,5 @@
-import { childrenRef, definePlugin, streamTableRef } from '../../sdk/index.ts';
+import { childrenRef, definePlugin, optional, streamTableRef } from '../../sdk/index.ts';
+import { laddersRef } from '../ladders/api.ts';
 import { validateWebrtc, WebrtcConfig } from './schema.ts';
 
 /**
@@ -15,7 +16,7 @@ export default definePlugin({
   configSchema: WebrtcConfig,
   validate: validateWebrtc,
   reads: ['encoder'],
-  deps: { children: childrenRef, streams: streamTableRef },
+  deps: { children: childrenRef, streams: streamTableRef, ladders: optional(laddersRef) },
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;
@@ -34,6 +35,6 @@ export default definePlugin({
     });
     svc.rebind(cfg, d);
     ctx.onReady(() => svc.announce());
-    webrtcRoutes(ctx.http, svc, cfg.token, ctx.log);
+    webrtcRoutes(ctx.http, svc, cfg.token, ctx.log, ctx.deps.ladders);
   },
 });

@@ -1,7 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, clientAddress, isApiError, PUBLIC, streamName, Type, type HttpScope } from '../../sdk/index.ts';
+import type { LaddersService } from '../ladders/api.ts';
 import { playerPage } from './page.ts';
+import { renditionFor } from './rendition.ts';
 import type { Caller, WebrtcService } from './service.ts';
 
 /** Largest SDP body taken (a browser's offer is 3-8 KiB). */
@@ -60,7 +62,7 @@ function caller(req: FastifyRequest, token: string | undefined): Caller {
  * ends it; `PATCH` (trickle ICE) is not offered (405: the answer carries every candidate);
  * `GET /webrtc/<stream>` is the player page; `GET /api/v3/webrtc` lists the sessions.
  */
-export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string, log: RefusalLogger): void {
+export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string, log: RefusalLogger, ladders: LaddersService | undefined): void {
   http.addContentTypeParser(['application/sdp', 'application/trickle-ice-sdpfrag'], { parseAs: 'string', bodyLimit: MAX_SDP }, (_req, body, done) => done(null, body));
   const check = (req: FastifyRequest): string | undefined => {
     const given = tokenOf(req);
@@ -76,7 +78,7 @@ export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string,
     cors(reply);
     const m = /^(.+)\/(whep|whip)\/?$/.exec((req.params as Record<string, string>)['*'] ?? '');
     if (!m) throw new ApiError(404, 'Not Found', ['POST to /webrtc/<stream>/whep or /webrtc/<stream>/whip'], 'NOT_FOUND');
-    const stream = streamName(m[1]!);
+    let stream = streamName(m[1]!);
     const mode = m[2] === 'whep' ? 'play' : 'publish';
     let out;
     try {
@@ -88,6 +90,7 @@ export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string,
         throw new ApiError(400, 'Bad Request', ['the body must be an SDP offer (Content-Type: application/sdp)'], 'WEBRTC_OFFER');
       }
       const c = caller(req, given);
+      if (mode === 'play') stream = renditionFor(stream, (req.query as Record<string, unknown> | undefined)?.rendition, ladders);
       out = mode === 'play' ? await svc.play(stream, req.body, c) : await svc.publish(stream, req.body, c);
     } catch (err) {
       logRefusal(log, mode, stream, caller(req, undefined).remote, err);

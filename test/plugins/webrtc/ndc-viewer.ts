@@ -36,7 +36,8 @@ async function once(base: string, stream: string, token: string): Promise<object
     if (pc.gatheringState() === 'complete') { clearTimeout(done); resolve(); }
   });
   const auth = { authorization: `Bearer ${token}` };
-  const res = await fetch(`${base}/webrtc/${stream}/whep`, { method: 'POST', headers: { 'content-type': 'application/sdp', ...auth }, body: pc.localDescription()!.sdp });
+  const [name, query] = stream.split('?');
+  const res = await fetch(`${base}/webrtc/${name}/whep${query === undefined ? '' : `?${query}`}`, { method: 'POST', headers: { 'content-type': 'application/sdp', ...auth }, body: pc.localDescription()!.sdp });
   const answer = await res.text();
   if (res.status !== 201) return { status: res.status };
   const session = res.headers.get('location') ?? undefined;
