@@ -142,6 +142,13 @@ export interface ProcessesService {
    * stream switches) asks here, so there is one rule. A local file is given as its absolute path.
    */
   inputProblem(address: string): string | undefined;
+  /**
+   * The video codecs and their encoders of the encoder's skills (`GET /api/v3/skills`, detected on
+   * first use), for choosing an encoder: the toolkit's `pickEncoder(skills, 'auto', presentDevices())`
+   * takes a hardware one (`h264_nvenc`, `h264_qsv`, `h264_vaapi`) whose device is present, else
+   * `libx264`. Undefined when the encoder cannot be run.
+   */
+  encoderSkills(): Promise<{ codecs: { video: ReadonlyArray<{ id: string; encoders: readonly string[] | null }> } } | undefined>;
 }
 
 /**

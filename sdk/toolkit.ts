@@ -28,3 +28,4 @@ export * from './module-url.ts';
 export * from './mpegts.ts';
 export * from './h264.ts';
 export * from './aac.ts';
+export * from './encoders.ts';

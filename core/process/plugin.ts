@@ -118,7 +118,7 @@ export const processPlugin = definePlugin({
     // one set of views and one probe for the routes and the service (GraphQL answers from these too)
     const views = new ProcessViews((id) => manager.metadata(id));
     const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, spawn, ctx.deps.runs);
-    ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe, input: validator.input }));
+    ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe, input: validator.input, skills: () => skills.get() }));
     // the cluster's seam: changes go through its shared store, and only owned processes run here
     ctx.provide(processReplicaRef, {
       attach: (r) => manager.attach(r), records: () => manager.records(), apply: (r) => manager.apply(r),
