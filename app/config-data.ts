@@ -53,6 +53,7 @@ export const ConfigData = Type.Object({
   http: K.http,
   service: K.service,
   router: K.router,
+  resources: K.resources,
   llhls: llhlsSchema,
   recordings: recordingsSchema,
   webrtc: webrtcSchema,

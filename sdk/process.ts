@@ -142,6 +142,13 @@ export interface ProcessesService {
    * stream switches) asks here, so there is one rule. A local file is given as its absolute path.
    */
   inputProblem(address: string): string | undefined;
+  /**
+   * The video codecs and their encoders of the encoder's skills (`GET /api/v3/skills`, detected on
+   * first use), for choosing an encoder: the toolkit's `pickEncoder(skills, 'auto', presentDevices())`
+   * takes a hardware one (`h264_nvenc`, `h264_qsv`, `h264_vaapi`) whose device is present, else
+   * `libx264`. Undefined when the encoder cannot be run.
+   */
+  encoderSkills(): Promise<{ codecs: { video: ReadonlyArray<{ id: string; encoders: readonly string[] | null }> } } | undefined>;
 }
 
 /**
@@ -183,9 +190,46 @@ export interface ProcessStateEvent {
  * its limit), `prepare` (the definition did not resolve or a `preStart` tap vetoed), `spawn` (the
  * binary could not be started), `schedule` (a start at a time of its `scheduler`), `duration` (a
  * stop after `runtime_duration_seconds`; the order stays `start`), `demand` (an on-demand process
- * started for its first reader), `idle` (an on-demand process stopped after its last reader left).
+ * started for its first reader), `idle` (an on-demand process stopped after its last reader left),
+ * `budget` (a start that waited for the resource budget, `resources.*`, and did not get under it).
  */
-export type ProcessStateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration' | 'demand' | 'idle';
+export type ProcessStateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration' | 'demand' | 'idle' | 'budget';
+
+/**
+ * A start met the resource budget (`resources.max_cpu_usage` / `max_memory_usage`, `onBudget`):
+ * it waits for the machine to get under it, or it was refused.
+ */
+interface ProcessBudgetEvent {
+  id: string;
+  reference: string;
+  /** `wait`: a start the engine made waits (at most `resources.wait_seconds`); `refuse`: it does not start. */
+  action: 'wait' | 'refuse';
+  /** What started it: `start` (the command), `autostart`, `restart`, `reconnect`, `schedule`, `demand`. */
+  start: string;
+  /** Which limit and the figures, e.g. `memory 93.1 % + 0.0 % > 90 %`. */
+  reason: string;
+}
+
+/**
+ * The machine's usage as the resource budget sees it: the process engine samples /proc itself
+ * unless a plugin provides this (tests do, with `override`, to play a loaded machine).
+ */
+export interface MachineUsage {
+  /**
+   * The latest figures: CPU busy in percent of all cores (0-100) over the last interval, memory
+   * in use and in total (bytes); undefined while unknown (then nothing is refused).
+   */
+  sample(): { cpuPercent: number; memoryBytes: number; memoryTotalBytes: number } | undefined;
+}
+
+/**
+ * The machine usage the resource budget reads (optional: the engine samples /proc when nobody
+ * provides it).
+ *
+ * @example
+ * const kit = await createTestApp({ overrides: [override(machineUsageRef, { sample: () => busy })] });
+ */
+export const machineUsageRef = createServiceRef<MachineUsage>('machine-usage');
 
 /**
  * An on-demand process (config `ondemand.enable`) started for a reader or stopped after its last
@@ -304,6 +348,7 @@ export const processHooksRef = createHooksRef('process', () => ({
   onUpdate: new AsyncParallelHook<[ProcessChangeEvent]>(['event']),
   onSchedule: new AsyncParallelHook<[ProcessScheduleEvent]>(['event']),
   onDemand: new AsyncParallelHook<[ProcessDemandEvent]>(['event']),
+  onBudget: new AsyncParallelHook<[ProcessBudgetEvent]>(['event']),
 }));
 
 /**

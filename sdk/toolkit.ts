@@ -29,3 +29,4 @@ export * from './ingest-peer.ts';
 export * from './mpegts.ts';
 export * from './h264.ts';
 export * from './aac.ts';
+export * from './encoders.ts';

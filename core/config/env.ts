@@ -129,6 +129,11 @@ function parseValue(raw: string, schema: TSchema, sep: string, path: string): un
     if (!/^\s*-?\d+\s*$/.test(raw)) throw new Error(`'${raw}' is not an integer`);
     return Number(raw);
   }
+  if (type === 'number') {
+    const n = raw.trim() === '' ? Number.NaN : Number(raw);
+    if (!Number.isFinite(n)) throw new Error(`'${raw}' is not a number`);
+    return n;
+  }
   if (type === 'array') {
     const items = splitList(raw, sep);
     const itemType = (schema as { items?: TSchema }).items?.type;

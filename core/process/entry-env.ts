@@ -6,6 +6,7 @@ import type { Resolution } from './command.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
 import type { StateParts } from './json-write.ts';
 import type { DemandEnv } from './demand-runner.ts';
+import type { BudgetGate } from './resources/gate.ts';
 
 /* What a process entry (process-entry.ts) gets from the manager, and small helpers of its state. */
 
@@ -37,6 +38,8 @@ export interface EntryEnv {
   stateEntries?: Record<ExecState, number>;
   /** What on-demand processes need of the engine (demand/hub.ts); without it `ondemand` is ignored. */
   demand?: DemandEnv;
+  /** The resource budget (`resources.*`) every spawn is admitted by; without it every start goes ahead. */
+  budget?: BudgetGate;
 }
 
 export interface EntryTimes {

@@ -14,6 +14,8 @@ export const processErrors = {
   unknownCommand: () => new ApiError(400, 'Unknown command provided',
     ['Known commands are: start, stop, reload, restart'], 'PROCESS_UNKNOWN_COMMAND'),
   commandFailed: (reason: string) => new ApiError(400, 'Command failed', [reason], 'PROCESS_COMMAND_FAILED'),
+  overBudget: (reason: string) => new ApiError(503, 'Service Unavailable',
+    [`the machine is over the resource budget (${reason}); retry later`], 'PROCESS_OVER_BUDGET'),
   invalidKey: () => new ApiError(400, 'Invalid key', ['The key must not be of length 0'], 'PROCESS_METADATA_INVALID_KEY'),
 };
 

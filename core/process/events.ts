@@ -20,7 +20,7 @@ export const PROCESS_EVENT_TYPES: readonly EventTypeDeclaration[] = Object.freez
   spec('process.state', 'A process moved from one exec state to another.', {
     from: 'previous exec state', to: 'new exec state',
     reason: 'why, when the supervisor knows (stale, limit, veto, spawn error, `reconnect`, `schedule`, `duration`)',
-    cause: '`reconnect`, `stale`, `limit`, `prepare`, `spawn`, `schedule`, `duration`, `demand` or `idle` when the engine moved it itself',
+    cause: '`reconnect`, `stale`, `limit`, `prepare`, `spawn`, `schedule`, `duration`, `demand`, `idle` or `budget` when the engine moved it itself',
     last_logline: 'the last log line',
   }),
   spec('process.scheduled', 'A scheduled process waits for its next start (`scheduler`).', {
@@ -31,6 +31,12 @@ export const PROCESS_EVENT_TYPES: readonly EventTypeDeclaration[] = Object.freez
   }),
   spec('process.demand.stop', 'An on-demand process stopped: no reader for its idle time (`ondemand.idle_seconds`); it waits again.', {
     reason: '`idle`', readers: 'readers at the time (0)',
+  }),
+  spec('process.budget.wait', 'A start the engine made (at boot, autostart, restart, reconnect, schedule, demand) waits for the machine to get under the resource budget (`resources.max_cpu_usage` / `max_memory_usage`, at most `resources.wait_seconds`).', {
+    start: 'what started it: `start`, `reconnect`, `schedule` or `demand`', reason: 'the limit and the figures',
+  }),
+  spec('process.budget.refuse', 'A start was refused by the resource budget: the `start` command (503 `PROCESS_OVER_BUDGET`), or a start whose wait ran out (it ends `failed`, cause `budget`).', {
+    start: 'what started it: `start`, `reconnect`, `schedule` or `demand`', reason: 'the limit and the figures',
   }),
   spec('process.reconnect', 'The supervisor starts a process again after its run ended (`reconnect`).'),
   spec('process.stale', 'A process was killed for making no progress (`stale_timeout_seconds`).', { reason: 'the message' }),

@@ -248,6 +248,8 @@ export class ProcessManager {
         case 'start':
           // the cause may be fixed by now (a plugin back, a path inside the root again)
           if (!e.valid) this.#revalidate(e);
+          // a start that would spawn now meets the resource budget first (503, nothing changes)
+          if (!e.active && !e.onDemand && !e.config.scheduler && this.runs(id)) this.#o.entryEnv.budget?.command(e.budgetSubject());
           if (e.order !== 'start') {
             this.#checkMax(processErrors.commandFailed);
             await this.#setOrder(e, 'start');

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import {
-  childrenRef, definePlugin, fileDoorRef, filesystemsRef, optional, streamTableRef, placeholdersRef, runCredentialsRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
+  childrenRef, definePlugin, fileDoorRef, filesystemsRef, optional, streamTableRef, placeholdersRef, runCredentialsRef, processClockRef, machineUsageRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
   type ProcessChangeEvent,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
@@ -26,6 +26,9 @@ import { DemandHub } from './demand/hub.ts';
 import { Slate } from './demand/slate.ts';
 import { accessList, diskRootOf } from './validate.ts';
 import { PROCESS_EVENT_TYPES } from './events.ts';
+import { ResourceBudget } from './resources/budget.ts';
+import { BudgetGate } from './resources/gate.ts';
+import { ProcMachineUsage } from './resources/machine.ts';
 
 /**
  * The process engine, a required plugin written against the SDK alone (the worked example of
@@ -39,9 +42,9 @@ export const processPlugin = definePlugin({
   configKey: 'encoder',
   configSchema: EncoderSection,
   validate: (section) => validateEncoder(section),
-  reads: ['storage', 'db'],
+  reads: ['storage', 'db', 'resources'],
   deps: {
-    placeholders: placeholdersRef, runs: runCredentialsRef, filesystems: filesystemsRef, children: childrenRef, clock: optional(processClockRef),
+    placeholders: placeholdersRef, runs: runCredentialsRef, filesystems: filesystemsRef, children: childrenRef, clock: optional(processClockRef), machine: optional(machineUsageRef),
     door: optional(fileDoorRef), streams: optional(streamTableRef),
   },
   provides: [processesRef, processReplicaRef],
@@ -73,11 +76,15 @@ export const processPlugin = definePlugin({
     const stateEntries = stateCounts();
     const { notify, preSave } = hookCalls(hooks, log);
     const clock = ctx.deps.clock ?? realClock;
+    // the service's resource budget (`resources.*`): every spawn is admitted by it (resources/)
+    const res = ctx.sections.resources;
+    const budget = new ResourceBudget({ maxCpu: res.max_cpu_usage, maxMemory: res.max_memory_usage }, ctx.deps.machine ?? new ProcMachineUsage());
+    const gate = budget.enabled ? new BudgetGate(budget, res.wait_seconds, hooks, log) : undefined;
     // on-demand processes: what they produce, who asks for it, their waiting playlists (demand/)
     const demand = new DemandHub({
       entries: () => manager.values(), get: (id) => manager.get(id), filesystems: () => ctx.deps.filesystems,
       streams: ctx.deps.streams, door: ctx.deps.door, slate: new Slate(enc.binary, (b, a, o) => spawn(b, a, o)), clock, log,
-      idleSeconds: enc.ondemand.idle_seconds, budget: demandBudget(enc.ondemand),
+      idleSeconds: enc.ondemand.idle_seconds, budget: demandBudget(enc.ondemand), resources: gate,
     });
     await demand.open();
     const manager: ProcessManager = new ProcessManager({
@@ -104,14 +111,14 @@ export const processPlugin = definePlugin({
         hooks, log, cpus: availableParallelism(), now: Date.now, clock, demand: demand.env,
         runs: ctx.deps.runs,
         resolve: engineResolver(registry, validator, (id) => manager.lookup(id)),
-        monitor: () => createRunMonitor(logLimits), stateEntries,
+        monitor: () => createRunMonitor(logLimits), stateEntries, budget: gate,
       },
     });
 
     // one set of views and one probe for the routes and the service (GraphQL answers from these too)
     const views = new ProcessViews((id) => manager.metadata(id));
     const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, spawn, ctx.deps.runs);
-    ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe, input: validator.input }));
+    ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe, input: validator.input, skills: () => skills.get() }));
     // the cluster's seam: changes go through its shared store, and only owned processes run here
     ctx.provide(processReplicaRef, {
       attach: (r) => manager.attach(r), records: () => manager.records(), apply: (r) => manager.apply(r),
@@ -123,7 +130,7 @@ export const processPlugin = definePlugin({
     probeRoutes(ctx.http, probe);
     skillsRoutes(ctx.http, skills);
 
-    lifecycle(ctx, { manager, demand, db, closing, sampler, skills, log });
+    lifecycle(ctx, { manager, demand, db, closing, sampler, skills, log, budget });
   },
 });
 
@@ -136,9 +143,9 @@ function demandBudget(o: { max_starts_per_client: number; client_window_seconds:
 /** Restore at ready, start at listen, stop at shutdown (the engine's part of the service's life). */
 function lifecycle(ctx: { onReady(fn: () => Promise<void>): void; onListen(fn: () => Promise<void>): void; onShutdown(fn: () => Promise<void>): void }, o: {
   manager: ProcessManager; demand: DemandHub; db: { save(): Promise<unknown> }; closing: AbortController;
-  sampler: UsageSampler; skills: { settled(): Promise<unknown> }; log: Logger;
+  sampler: UsageSampler; skills: { settled(): Promise<unknown> }; log: Logger; budget: ResourceBudget;
 }): void {
-  const { manager, demand, db, closing, sampler, skills, log } = o;
+  const { manager, demand, db, closing, sampler, skills, log, budget } = o;
   ctx.onReady(async () => {
     manager.restore();
     demand.rebuild();
@@ -153,6 +160,7 @@ function lifecycle(ctx: { onReady(fn: () => Promise<void>): void; onListen(fn: (
     closing.abort();
     demand.close();
     await manager.shutdown();
+    budget.close();
     sampler.close();
     await skills.settled();
   });

@@ -63,6 +63,7 @@ export class ProcessEntry {
       spawn: env.spawn,
       programDepth: env.programDepth,
       prepare: () => this.#prepare(),
+      admit: env.budget ? (cause, signal) => env.budget!.admit(this.budgetSubject(), cause ?? 'start', signal) : undefined,
       reconnect: config.reconnect,
       reconnectDelaySeconds: config.reconnect_delay_seconds,
       staleTimeoutSeconds: config.stale_timeout_seconds,
@@ -102,6 +103,15 @@ export class ProcessEntry {
         .catch((err: unknown) => this.#env.log.warn({ err, process: this.id }, 'onDemand tap failed')),
     });
   }
+
+  /** The process as the resource budget sees it (resources/gate.ts): its own limits are what it asks for. */
+  budgetSubject() {
+    const l = this.config.limits;
+    return { id: this.id, reference: this.reference, request: { cpu: l.cpu_usage, memoryBytes: l.memory_mbytes * MIB }, note: (line: string) => this.monitor.note(line) };
+  }
+
+  /** Its child starts, runs or ends now. */
+  get active(): boolean { return ACTIVE_STATES.has(this.#exec); }
 
   /** Whether it runs on demand (config `ondemand.enable` and an engine that serves demand). */
   get onDemand(): boolean { return this.#demand !== undefined; }

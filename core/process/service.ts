@@ -11,6 +11,8 @@ export interface ServiceParts {
   probe(id: string): Promise<ApiProbe>;
   /** `encoder.access.input`, compiled once. */
   input: AccessList;
+  /** The encoder's skills (skills.ts), detected on first use. */
+  skills(): Promise<{ codecs: { video: Array<{ id: string; encoders: string[] | null }> } } | undefined>;
 }
 
 /**
@@ -35,5 +37,6 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
     },
     probe: (id) => p.probe(id),
     inputProblem: (address) => sourceProblem(p.input, address),
+    encoderSkills: () => p.skills(),
   };
 }

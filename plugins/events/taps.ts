@@ -22,6 +22,9 @@ export function tapEmitters(hooks: PluginHooks, bus: EventsService): void {
   hooks.tap(processHooksRef, 'onDemand', async (ev) => {
     bus.emit(`process.demand.${ev.action}`, proc(ev.id, ev.reference), { reason: ev.reason, readers: ev.readers });
   });
+  hooks.tap(processHooksRef, 'onBudget', async (ev) => {
+    bus.emit(`process.budget.${ev.action}`, proc(ev.id, ev.reference), { start: ev.start, reason: ev.reason });
+  });
   hooks.tap(processHooksRef, 'onAdd', async (ev) => { bus.emit('process.added', proc(ev.id, ev.reference)); });
   hooks.tap(processHooksRef, 'onUpdate', async (ev) => {
     bus.emit('process.updated', proc(ev.id, ev.reference), { previous_id: ev.previousId });

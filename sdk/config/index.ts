@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { LogConfig, DbConfig, HostConfig, ApiConfig, TlsConfig, StorageConfig } from './sections-a.ts';
-import { EncoderConfig, DebugConfig, ServiceConfig, RouterConfig, PluginEntry } from './sections-b.ts';
+import { EncoderConfig, ResourcesConfig, DebugConfig, ServiceConfig, RouterConfig, PluginEntry } from './sections-b.ts';
 import { HttpConfig } from './sections-http.ts';
 import { Formatted } from './formats.ts';
 
@@ -19,7 +19,8 @@ export { PluginEntry } from './sections-b.ts';
  *   checked by the `auth` plugin, api.auth.idp by `idp-login`: the front door reads both), tls,
  *   storage (storage.disk is checked by `disk-fs`: the kernel and the engine read its folder),
  *   debug, http, service, router, plugins;
- * - process engine: encoder (alias ffmpeg; core/process/config-schema.ts).
+ * - process engine: encoder (alias ffmpeg; core/process/config-schema.ts) and resources (the
+ *   resource budget of its starts, the reference successor's section; bounds in the schema).
  * `encoder` and `ffmpeg` hold the same settings (the loader keeps them identical).
  */
 export const KernelConfig = Type.Object({
@@ -37,6 +38,7 @@ export const KernelConfig = Type.Object({
   storage: StorageConfig,
   encoder: EncoderConfig,
   ffmpeg: EncoderConfig,
+  resources: ResourcesConfig,
   debug: DebugConfig,
   http: HttpConfig,
   service: ServiceConfig,

@@ -42,6 +42,26 @@ export const EncoderConfig = describe(Type.Object({
 });
 export type EncoderConfig = Static<typeof EncoderConfig>;
 
+/**
+ * The service's resource budget (the names and meaning of the reference's successor, datarhei Core
+ * v16.12+/v17: percent of the whole machine, 0 = no limit), enforced by the process engine when a
+ * process would start (core/process/README.md, "Resource budget").
+ */
+export const ResourcesConfig = describe(Type.Object({
+  max_cpu_usage: Type.Number({ default: 0, minimum: 0, maximum: 100 }),
+  max_memory_usage: Type.Number({ default: 0, minimum: 0, maximum: 100 }),
+  wait_seconds: Type.Integer({ default: 60, minimum: 0, maximum: 86_400 }),
+}, { default: {} }), {
+  max_cpu_usage: 'Most CPU the machine may be busy with, in percent of all its cores (0 = no limit), for a process to start: '
+    + 'a start above it (counting the process\'s own `limits.cpu_usage`) waits or is refused.',
+  max_memory_usage: 'Most memory the machine may use, in percent of its total (0 = no limit), for a process to start: '
+    + 'a start above it (counting the process\'s own `limits.memory_mbytes`) waits or is refused.',
+  wait_seconds: 'How long a start the engine makes itself (at boot, autostart, restart, reconnect, schedule) waits for the machine to be under '
+    + '`max_cpu_usage` / `max_memory_usage` before it ends `failed` (then `reconnect` retries it); 0 = no wait. '
+    + 'The `start` command is refused with 503 instead, and an on-demand start refuses its reader.',
+});
+export type ResourcesConfig = Static<typeof ResourcesConfig>;
+
 export const DebugConfig = describe(Type.Object({
   profiling: Bool(false),
   force_gc: Type.Integer({ default: 0, minimum: 0, maximum: MAX_TIMER_SECONDS }),

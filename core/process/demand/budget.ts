@@ -32,11 +32,17 @@ export interface BudgetMessage {
   full: number;
   /** Client keys at their budget, and until when (epoch ms). */
   blocked: Array<[key: string, until: number]>;
+  /** Seconds to wait while the machine is over the service's resource budget (`resources.*`), else 0. */
+  resources?: number;
 }
 
 /** The refusals' texts (the Error body; 429 Too Many Requests). */
 export const CLIENT_OVER = 'Too many on-demand processes started from this address; retry later';
 export const TOTAL_OVER = 'Too many on-demand processes run at once; retry later';
+export const RESOURCES_OVER = 'The machine is over the resource budget of the service; retry later';
+
+/** `Retry-After` of a refusal over the resource budget (the machine is sampled every second). */
+export const RESOURCES_RETRY_SECONDS = 5;
 
 /** Clients remembered at most (their starts within the window); beyond it the expired ones go first. */
 const MAX_CLIENTS = 100_000;

@@ -1,6 +1,6 @@
 import type { FileDoorTapContext, FileDoorTaps } from '../../../sdk/file-door.ts';
 import type { FsServeRefusal, FsServeRequest, FsServedEvent } from '../../../sdk/fs-hooks.ts';
-import { CLIENT_OVER, clientKey, TOTAL_OVER, type BudgetMessage } from './budget.ts';
+import { CLIENT_OVER, clientKey, RESOURCES_OVER, TOTAL_OVER, type BudgetMessage } from './budget.ts';
 
 /*
  * The on-demand half of the file door, a door tap module (sdk/file-door.ts): one copy next to
@@ -64,21 +64,26 @@ export class DemandMatcher {
 class BudgetView {
   #waiting = new Set<string>();
   #full = 0;
+  #resources = 0;
   #blocked = new Map<string, number>();
 
   load(m: BudgetMessage): void {
     this.#waiting = new Set(m.waiting);
     this.#full = m.full;
+    this.#resources = m.resources ?? 0;
     this.#blocked = new Map(m.blocked);
   }
 
   /** Whether any request could be refused now (else nothing is looked up per request). */
   get armed(): boolean {
-    return this.#waiting.size > 0 && (this.#full > 0 || this.#blocked.size > 0);
+    return this.#waiting.size > 0 && (this.#full > 0 || this.#resources > 0 || this.#blocked.size > 0);
   }
 
   refusal(id: string, remote: string): FsServeRefusal | undefined {
     if (!this.#waiting.has(id)) return undefined;
+    if (this.#resources > 0) {
+      return { status: 429, message: 'Too Many Requests', details: [RESOURCES_OVER], code: 'ONDEMAND_RESOURCES', retryAfter: this.#resources };
+    }
     if (this.#full > 0) return { status: 429, message: 'Too Many Requests', details: [TOTAL_OVER], code: 'ONDEMAND_LIMIT', retryAfter: this.#full };
     if (this.#blocked.size === 0) return undefined;
     const left = (this.#blocked.get(clientKey(remote)) ?? 0) - Date.now();

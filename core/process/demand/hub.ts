@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { siblingModule, type FileDoor, type FileDoorChannel, type FilesystemService, type ProcessClock, type StreamTable } from '../../../sdk/index.ts';
 import type { ProcessEntry } from '../process-entry.ts';
 import type { DemandEnv } from '../demand-runner.ts';
-import { DemandBudget, type BudgetLimits } from './budget.ts';
+import { DemandBudget, RESOURCES_RETRY_SECONDS, type BudgetLimits } from './budget.ts';
+import type { BudgetGate } from '../resources/gate.ts';
 import { demandKey, type DemandHit, type DemandTableMessage } from './door-tap.ts';
 import { WAITING_MARK, waitingPlaylist, type Slate } from './slate.ts';
 import { demandTargets, type DemandTargets, type HlsTarget } from './targets.ts';
@@ -27,6 +28,8 @@ export interface HubDeps {
   idleSeconds: number;
   /** `encoder.ondemand.max_starts_per_client`, `client_window_seconds`, `max_running` (budget.ts). */
   budget: Omit<BudgetLimits, 'fullRetrySeconds'>;
+  /** The service's resource budget (`resources.*`): a demand that would start a process over it is refused. */
+  resources?: BudgetGate;
 }
 
 /** The name of the slate clip next to a waiting playlist (`cam1.m3u8` -> `cam1.ondemand-slate.ts`). */
@@ -43,6 +46,7 @@ export class DemandHub {
   #table: DemandTableMessage = { t: 'table', playlists: [], segments: [] };
   #channel: FileDoorChannel | undefined;
   #offStreams: (() => void) | undefined;
+  #offResources: (() => void) | undefined;
   #rebuildQueued = false;
   /** The waiting stream names last told to the stream table (`demandChanged` only when they change). */
   #waitingKey = '';
@@ -68,6 +72,13 @@ export class DemandHub {
     this.#offStreams = this.#d.streams?.addDemandSource({
       demand: (name, from) => this.#streamDemand(name, from), waiting: () => this.#demandStreams('waiting'), running: () => this.#demandStreams('running'),
     });
+    // the door taps learn when the machine goes over the budget or back under it
+    this.#offResources = this.#d.resources?.budget.onChange(() => {
+      const over = this.#d.resources!.budget.over;
+      this.#d.log[over ? 'warn' : 'info']({ code: 'ONDEMAND_RESOURCES' },
+        over ? 'the machine is over the resource budget: on-demand processes do not start' : 'the machine is under the resource budget again');
+      this.#budgetChanged();
+    });
     if (!this.#d.door) return;
     const ch = await this.#d.door.tap({ name: 'process-ondemand', url: siblingModule('./door-tap.ts', import.meta.url) });
     this.#channel = ch;
@@ -83,6 +94,7 @@ export class DemandHub {
 
   close(): void {
     this.#offStreams?.();
+    this.#offResources?.();
     this.#channel?.close();
   }
 
@@ -128,7 +140,7 @@ export class DemandHub {
     if (!e?.onDemand) return;
     // a copy in a thread answered before it heard the budget was used up: nothing starts for it
     const starts = e.demandWaiting;
-    if (starts && this.#budget.check(remote, this.#running()) !== undefined) return;
+    if (starts && (this.#budget.check(remote, this.#running()) !== undefined || this.#overResources(e))) return;
     let seen = this.#viewers.get(id);
     if (!seen) this.#viewers.set(id, (seen = new Map()));
     seen.set(remote, this.#d.clock.now());
@@ -142,11 +154,16 @@ export class DemandHub {
     const e = id === undefined ? undefined : this.#d.get(id);
     if (!e) return false;
     const starts = e.demandWaiting;
-    if (starts && this.#budget.check(from, this.#running()) !== undefined) return false;
+    if (starts && (this.#budget.check(from, this.#running()) !== undefined || this.#overResources(e))) return false;
     const ok = e.demand('stream');
     if (ok && starts) this.#budget.charge(from);
     if (ok) this.#waitingChanged();
     return ok;
+  }
+
+  /** A demand would start `e` while the machine is over the resource budget: refused (event, log). */
+  #overResources(e: ProcessEntry): boolean {
+    return this.#d.resources?.demand(e.budgetSubject()) ?? false;
   }
 
   /** On-demand processes a demand started that run or start now. */
@@ -160,7 +177,7 @@ export class DemandHub {
   #budgetMessage() {
     const waiting: string[] = [];
     for (const id of this.#streamsOf.keys()) if (this.#d.get(id)?.demandWaiting) waiting.push(id);
-    return this.#budget.message(waiting, this.#running());
+    return { ...this.#budget.message(waiting, this.#running()), resources: this.#d.resources?.budget.over ? RESOURCES_RETRY_SECONDS : 0 };
   }
 
   /**

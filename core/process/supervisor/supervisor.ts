@@ -42,6 +42,10 @@ export class Supervisor {
   #cpu = 0;
   #mem = 0;
   #lastReason: string | undefined;
+  /** Calls off a start that waits for admission (`admit`), on stop and destroy. */
+  #admitting: AbortController | undefined;
+  /** Settles once a start that waits for admission went on (queued) or ended. */
+  #admission: Promise<void> | undefined;
 
   constructor(opts: SupervisorOptions) {
     this.#opts = opts;
@@ -76,6 +80,7 @@ export class Supervisor {
   stop(cause?: StateCause): Promise<void> {
     this.#wanted = false;
     this.#cancelReconnect();
+    this.#admitting?.abort();
     return this.#enqueue(() => this.#stopRun(cause));
   }
 
@@ -114,6 +119,7 @@ export class Supervisor {
     this.#destroyed ??= (async () => {
       this.#wanted = false;
       this.#cancelReconnect();
+      this.#admitting?.abort();
       await this.#enqueue(() => this.#stopRun());
       if (this.#ownSampler) this.#sampler.close();
     })();
@@ -128,7 +134,7 @@ export class Supervisor {
 
   /** `cause` is set when the supervisor starts on its own (a reconnect), for the state event. */
   async #startRun(cause?: StateCause): Promise<void> {
-    if (this.#destroyed || !this.#wanted || this.#run) return;
+    if (this.#destroyed || !this.#wanted || this.#run || this.#admitting || this.#admission) return;
     this.#cancelReconnect();
     this.#stopRequested = false;
     this.#killReason = undefined;
@@ -136,6 +142,11 @@ export class Supervisor {
     this.#attemptAt = this.#now();
     this.#transition('starting', cause, cause);
     this.#call('onRunStart', () => this.#opts.onRunStart?.());
+    if (this.#admitted(cause)) await this.#launch();
+  }
+
+  /** The rest of a start once admitted: prepare, then spawn. */
+  async #launch(): Promise<void> {
     let args: string[];
     try {
       args = await this.#opts.prepare();
@@ -172,7 +183,48 @@ export class Supervisor {
     this.#transition('running');
   }
 
+  /**
+   * Asks `admit` (the resource budget). At once: go ahead (true) or refused. A wait happens outside
+   * the command queue, so the start answers with `starting` and a stop is not held up: it calls
+   * the wait off; an admitted wait queues the rest of the start (`#launch`).
+   */
+  #admitted(cause: StateCause | undefined): boolean {
+    const ac = new AbortController();
+    const verdict = this.#opts.admit?.(cause, ac.signal);
+    if (verdict === undefined) return true;
+    if (typeof verdict === 'string') {
+      this.#refused(verdict);
+      return false;
+    }
+    this.#admitting = ac;
+    this.#admission = verdict.then((why) => {
+      this.#admitting = undefined;
+      this.#admission = undefined;
+      if (ac.signal.aborted || this.#destroyed || !this.#wanted) return this.#calledOff();
+      this.#enqueue(async () => {
+        if (this.#destroyed || !this.#wanted) return this.#calledOff();
+        if (why === undefined) return this.#launch();
+        this.#refused(why);
+      }).catch(() => {});
+    }, () => this.#calledOff());
+    return false;
+  }
+
+  #refused(why: string): void {
+    this.#endWithoutChild('failed', why, 'budget');
+    this.#maybeReconnect();
+  }
+
+  #calledOff(): void {
+    this.#transition('finishing');
+    this.#endWithoutChild('finished', undefined);
+  }
+
   async #stopRun(cause?: StateCause): Promise<void> {
+    if (this.#admission) {
+      this.#admitting?.abort();
+      await this.#admission;
+    }
     const run = this.#run;
     if (!run) return;
     this.#stopRequested = true;

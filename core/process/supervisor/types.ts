@@ -15,7 +15,7 @@ export interface Sampler {
 }
 
 /** Why the supervisor itself moved a process (the sdk's `ProcessStateCause`). */
-export type StateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration' | 'demand' | 'idle';
+export type StateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration' | 'demand' | 'idle' | 'budget';
 
 export interface RunEndInfo {
   exitCode: number | null;
@@ -39,6 +39,13 @@ export interface SupervisorOptions {
    * supervisor then goes to 'failed' with that message as `lastReason` and does NOT reconnect.
    */
   prepare(): Promise<string[]>;
+  /**
+   * Before every prepare and spawn (the resource budget): undefined to go ahead, or why not (the
+   * run then ends `failed`, cause `budget`, and reconnect rules apply), or a promise of either
+   * while the start waits (state `starting`; the command that started it has answered). `cause`
+   * says what started it (none: a start or restart asked for). A stop aborts `signal`: the run ends `finished`.
+   */
+  admit?(cause: StateCause | undefined, signal: AbortSignal): string | undefined | Promise<string | undefined>;
   reconnect: boolean;
   /** 0 = at once, but never more than one spawn per `minRespawnIntervalMs`. */
   reconnectDelaySeconds: number;

@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import type { MachineUsage } from '../../../sdk/index.ts';
+
+/*
+ * The machine's CPU and memory as the resource budget reads them (`resources.*`), from procfs:
+ * the first line of /proc/stat (jiffies of all cores) and /proc/meminfo (MemTotal, MemAvailable).
+ * The figures are the host's, as the reference's successor reads them without a cgroup limit.
+ */
+
+/** Jiffies of all cores from /proc/stat's `cpu ` line: busy (all but idle and iowait) and total. */
+export function parseProcStat(text: string): { busy: number; total: number } | undefined {
+  const line = /^cpu\s+([\d\s]+)$/m.exec(text);
+  if (!line) return undefined;
+  // user nice system idle iowait irq softirq steal (guest and guest_nice are inside user and nice)
+  const f = line[1]!.trim().split(/\s+/).map(Number).slice(0, 8);
+  if (f.length < 4 || f.some((n) => !Number.isFinite(n))) return undefined;
+  const total = f.reduce((a, b) => a + b, 0);
+  const idle = f[3]! + (f[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/** Bytes in use (MemTotal - MemAvailable) and in total from /proc/meminfo. */
+export function parseMeminfo(text: string): { used: number; total: number } | undefined {
+  const kb = (key: string) => {
+    const m = new RegExp(`^${key}:\\s+(\\d+) kB$`, 'm').exec(text);
+    return m ? Number(m[1]) * 1024 : undefined;
+  };
+  const total = kb('MemTotal');
+  // kernels before 3.14 have no MemAvailable: free + buffers + cached is its old estimate
+  const available = kb('MemAvailable') ?? ((kb('MemFree') ?? 0) + (kb('Buffers') ?? 0) + (kb('Cached') ?? 0));
+  if (!total) return undefined;
+  return { used: Math.max(0, total - available), total };
+}
+
+/** Reads procfs when asked, at most twice a second; CPU is the busy share since the previous read. */
+export class ProcMachineUsage implements MachineUsage {
+  readonly #procRoot: string;
+  #last: { busy: number; total: number } | undefined;
+  #lastAt = -Infinity;
+  #value: ReturnType<MachineUsage['sample']>;
+
+  constructor(procRoot = '/proc') {
+    this.#procRoot = procRoot;
+  }
+
+  sample(): ReturnType<MachineUsage['sample']> {
+    const now = performance.now();
+    if (now - this.#lastAt < 500) return this.#value;
+    this.#lastAt = now;
+    try {
+      const cpu = parseProcStat(readFileSync(`${this.#procRoot}/stat`, 'latin1'));
+      const mem = parseMeminfo(readFileSync(`${this.#procRoot}/meminfo`, 'latin1'));
+      if (!cpu || !mem) return (this.#value = undefined);
+      // the first read has nothing to compare with: the average since boot
+      const prev = this.#last ?? { busy: 0, total: 0 };
+      this.#last = cpu;
+      const span = cpu.total - prev.total;
+      const cpuPercent = span > 0 ? ((cpu.busy - prev.busy) / span) * 100 : (this.#value?.cpuPercent ?? 0);
+      this.#value = { cpuPercent, memoryBytes: mem.used, memoryTotalBytes: mem.total };
+    } catch {
+      this.#value = undefined;
+    }
+    return this.#value;
+  }
+}
