@@ -36,7 +36,7 @@ export * from './credentials.ts';
 export {
   type ProcessExecState, type ProcessOrder, type ProcessInfo, type ProcessProgressInfo, type ProcessStateCounts,
   type ProcessStreamProgress, type ProcessMetricsInfo, type ProcessesService, processesRef, type ProcessPreStart,
-  type ProcessStateCause, type ProcessClock, processClockRef, type MachineUsage, machineUsageRef, type ProcessChangeEvent, type ProcessPreSave,
+  type ProcessStateCause, type ProcessClock, processClockRef, type ProcessChangeEvent, type ProcessPreSave,
   type ProcessCommandView, processHooksRef, stateExtrasRef
 } from './process.ts';
 export * from './process-views.ts';

@@ -210,26 +210,6 @@ interface ProcessBudgetEvent {
   reason: string;
 }
 
-/**
- * The machine's usage as the resource budget sees it: the process engine samples /proc itself
- * unless a plugin provides this (tests do, with `override`, to play a loaded machine).
- */
-export interface MachineUsage {
-  /**
-   * The latest figures: CPU busy in percent of all cores (0-100) over the last interval, memory
-   * in use and in total (bytes); undefined while unknown (then nothing is refused).
-   */
-  sample(): { cpuPercent: number; memoryBytes: number; memoryTotalBytes: number } | undefined;
-}
-
-/**
- * The machine usage the resource budget reads (optional: the engine samples /proc when nobody
- * provides it).
- *
- * @example
- * const kit = await createTestApp({ overrides: [override(machineUsageRef, { sample: () => busy })] });
- */
-export const machineUsageRef = createServiceRef<MachineUsage>('machine-usage');
 
 /**
  * An on-demand process (config `ondemand.enable`) started for a reader or stopped after its last

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import {
-  childrenRef, definePlugin, fileDoorRef, filesystemsRef, optional, streamTableRef, placeholdersRef, runCredentialsRef, processClockRef, machineUsageRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
+  childrenRef, definePlugin, fileDoorRef, filesystemsRef, optional, streamTableRef, placeholdersRef, runCredentialsRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
   type ProcessChangeEvent,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
@@ -28,7 +28,7 @@ import { accessList, diskRootOf } from './validate.ts';
 import { PROCESS_EVENT_TYPES } from './events.ts';
 import { ResourceBudget } from './resources/budget.ts';
 import { BudgetGate } from './resources/gate.ts';
-import { ProcMachineUsage } from './resources/machine.ts';
+import { machineUsageRef, ProcMachineUsage } from './resources/machine.ts';
 
 /**
  * The process engine, a required plugin written against the SDK alone (the worked example of

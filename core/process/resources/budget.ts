@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { MachineUsage } from '../../../sdk/index.ts';
+import type { MachineUsage } from './machine.ts';
 
 /*
  * The service's resource budget (`resources.max_cpu_usage`, `resources.max_memory_usage`: percent

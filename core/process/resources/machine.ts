@@ -1,6 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { MachineUsage } from '../../../sdk/index.ts';
+import { createServiceRef } from '../../../sdk/index.ts';
+
+/**
+ * The machine's usage as the resource budget sees it: the process engine samples /proc itself
+ * unless a plugin provides this (tests do, with `override`, to play a loaded machine).
+ */
+export interface MachineUsage {
+  /**
+   * The latest figures: CPU busy in percent of all cores (0-100) over the last interval, memory
+   * in use and in total (bytes); undefined while unknown (then nothing is refused).
+   */
+  sample(): { cpuPercent: number; memoryBytes: number; memoryTotalBytes: number } | undefined;
+}
+
+/**
+ * The machine usage the resource budget reads (optional: the engine samples /proc when nobody
+ * provides it).
+ *
+ * @example
+ * const kit = await createTestApp({ overrides: [override(machineUsageRef, { sample: () => busy })] });
+ */
+export const machineUsageRef = createServiceRef<MachineUsage>('machine-usage');
 
 /*
  * The machine's CPU and memory as the resource budget reads them (`resources.*`), from procfs:

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
-import { eventsRef, machineUsageRef, type CoreEvent, type MachineUsage } from '../../../../sdk/index.ts';
+import { eventsRef, type CoreEvent } from '../../../../sdk/index.ts';
+import { machineUsageRef, type MachineUsage } from '../../../../core/process/resources/machine.ts';
 import { createTestApp, override, type TestApp } from '../../../../testkit/index.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { command, nullProcess, state, waitState } from '../helpers.ts';

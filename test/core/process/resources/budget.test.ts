@@ -2,9 +2,8 @@ import t from 'tap';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MachineUsage } from '../../../../sdk/index.ts';
 import { ResourceBudget } from '../../../../core/process/resources/budget.ts';
-import { parseMeminfo, parseProcStat, ProcMachineUsage } from '../../../../core/process/resources/machine.ts';
+import { parseMeminfo, parseProcStat, ProcMachineUsage, type MachineUsage } from '../../../../core/process/resources/machine.ts';
 
 /*
  * The resource budget's parts (`resources.max_cpu_usage` / `max_memory_usage`): procfs parsed from
