@@ -42,6 +42,7 @@ t.test('readers of the renditions start one ffmpeg; every rung at its size, keyf
   await waitFor(() => ffmpegPids('split=3').length === 1, { what: 'the ladder ffmpeg' });
   t.equal(ffmpegPids('split=3').length, 1, 'one ffmpeg makes every rung');
   await reading;
+  const left = performance.now();
 
   const facts = await Promise.all(files.map((f) => probe(f)));
   t.match(facts.map((f) => [f.width, f.height]), [[640, 360], [426, 240], [320, 180]], 'each rung at its size (aspect kept, even)');
@@ -57,6 +58,8 @@ t.test('readers of the renditions start one ffmpeg; every rung at its size, keyf
 
   // the readers left: 3 s idle, then it stops and waits again
   const back = await waitState(app, ID, (x) => x.ondemand?.waiting === true && x.exec === 'finished', 'waiting again', 25_000);
+  const idleMs = performance.now() - left;
+  t.ok(idleMs >= 1500 && idleMs < 15_000, `stopped ${Math.round(idleMs)} ms after the readers left (idle 3 s)`);
   t.equal(back.order, 'start', 'the order stays start');
   await waitFor(() => ffmpegPids('split=3').length === 0, { what: 'the ladder ffmpeg gone' });
   const st = await state(app, ID);
