@@ -149,6 +149,30 @@ export interface ProcessesService {
    * `libx264`. Undefined when the encoder cannot be run.
    */
   encoderSkills(): Promise<{ codecs: { video: ReadonlyArray<{ id: string; encoders: readonly string[] | null }> } } | undefined>;
+  /**
+   * Adds the process, or replaces the one with its id when the definition differs (as `POST` or
+   * `PUT /api/v3/process` would, with every check, `preSave` and the save to db.json before it
+   * resolves); an unchanged definition leaves the process (and its run) alone. Throws the API's
+   * ApiError (400) when the definition is refused. For plugins that own processes (`ladders`).
+   */
+  put(definition: ProcessDefinition): Promise<'added' | 'replaced' | 'unchanged'>;
+  /** Deletes the process as `DELETE /api/v3/process/{id}` does; false when there is none. */
+  remove(id: string): Promise<boolean>;
+}
+
+/** A process as a plugin defines it (`ProcessesService.put`): the API's ProcessConfig, every field given. */
+interface ProcessDefinition {
+  id: string;
+  reference: string;
+  input: readonly { id: string; address: string; options: readonly string[] }[];
+  output: readonly { id: string; address: string; options: readonly string[] }[];
+  options: readonly string[];
+  reconnect: boolean;
+  reconnect_delay_seconds: number;
+  autostart: boolean;
+  stale_timeout_seconds: number;
+  limits: { cpu_usage: number; memory_mbytes: number; waitfor_seconds: number };
+  ondemand?: { enable: boolean; idle_seconds: number };
 }
 
 /**

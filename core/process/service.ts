@@ -1,7 +1,9 @@
-import type { ApiProbe, ApiProcess, ProcessesService, ProcessProgressInfo, ProcessStateCounts } from '../../sdk/index.ts';
+import { isApiError, type ApiProbe, type ApiProcess, type ProcessesService, type ProcessProgressInfo, type ProcessStateCounts } from '../../sdk/index.ts';
+import { normalize } from './config-model.ts';
 import { parseParts } from './list-filter.ts';
 import type { ProcessManager } from './manager.ts';
 import type { ProcessViews } from './views.ts';
+import type { ProcessConfig } from './schema.ts';
 import { sourceProblem, type AccessList } from './validate.ts';
 
 /** What the service reads besides the manager: the routes' own views and probe. */
@@ -38,5 +40,26 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
     probe: (id) => p.probe(id),
     inputProblem: (address) => sourceProblem(p.input, address),
     encoderSkills: () => p.skills(),
+    put: async (def) => {
+      const body = structuredClone(def) as unknown as ProcessConfig;
+      const e = m.get(def.id);
+      if (!e) {
+        await m.add(body);
+        return 'added';
+      }
+      // the same normal form on both sides: a definition given again changes nothing, its run goes on
+      if (JSON.stringify(normalize(body)) === JSON.stringify(e.config)) return 'unchanged';
+      await m.update(def.id, body);
+      return 'replaced';
+    },
+    remove: async (id) => {
+      try {
+        await m.remove(id);
+        return true;
+      } catch (err) {
+        if (isApiError(err) && err.status === 404) return false;
+        throw err;
+      }
+    },
   };
 }

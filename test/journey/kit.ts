@@ -48,6 +48,8 @@ export function journeyConfig(dir: string, ports: Ports, extra: Record<string, u
     sessions: { enable: true, ip_ignorelist: [] },
     metrics: { enable: true, enable_prometheus: true, interval_sec: 1, range_sec: 60 },
     playout: { enable: true, min_port: ports.playout, max_port: ports.playout + 20 }, recordings: { enable: true },
+    // on, with a ladder no journey stream matches: it must change nothing of what the journeys see
+    ladders: { enable: true, ladders: [{ id: 'journey', pattern: 'abr/*', rungs: ['240p', 'audio'] }] },
   }, extra);
 }
 

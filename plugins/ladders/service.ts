@@ -1,0 +1,245 @@
+import type { Logger } from 'pino';
+import {
+  globMatcher, isApiError, type PluginState, type ProcessesService, type StateDocument, type StreamTable,
+} from '../../sdk/index.ts';
+import type { LadderRendition, LaddersService } from './api.ts';
+import { ladderProcess, ladderProcessId, LADDER_REFERENCE, streamOfProcess, type CommandOptions } from './command.ts';
+import { laddersErrors } from './errors.ts';
+import { knownSettings, renditionsFor, resolveLadder, type Ladder } from './presets.ts';
+import type { LadderEntry, LadderSettings, LaddersConfig, LadderView } from './schema.ts';
+
+export interface LaddersDeps {
+  processes: ProcessesService;
+  streams: StreamTable;
+  state: PluginState;
+  log: Logger;
+  config: LaddersConfig;
+  now?: () => number;
+}
+
+interface Stored { ladders: LadderEntry[] }
+
+/** A ladder with its pattern compiled once. */
+interface Held { ladder: Ladder; match?: (name: string) => boolean }
+
+/**
+ * The ladders (the config file's, read-only, then the API's, stored in `ladders.json`) and their
+ * processes in the engine: one per exact stream while its ladder exists, one per live stream a
+ * pattern matches (kept `linger_seconds` after the stream ended). `reconcile` makes the engine's
+ * ladder processes what the ladders say, one run at a time.
+ */
+export class Ladders implements LaddersService {
+  readonly #d: LaddersDeps;
+  readonly #now: () => number;
+  readonly #cmd: CommandOptions;
+  readonly #config: Held[];
+  readonly #api = new Map<string, Held>();
+  #doc!: StateDocument<Stored>;
+  /** Pattern processes: when their stream was last seen live (clock ms). */
+  readonly #seen = new Map<string, number>();
+  /** Why a ladder's process was refused by the engine, by ladder id. */
+  readonly #errors = new Map<string, string>();
+  #queue: Promise<unknown> = Promise.resolve();
+  #pending = false;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(d: LaddersDeps, configLadders: Ladder[]) {
+    this.#d = d;
+    this.#now = d.now ?? Date.now;
+    this.#cmd = { encoder: d.config.encoder, preset: d.config.preset, idleSeconds: d.config.idle_seconds };
+    this.#config = configLadders.map(held);
+  }
+
+  /** Opens the stored ladders (one that no longer resolves is logged and left out). */
+  async open(): Promise<void> {
+    this.#doc = await this.#d.state.open<Stored>('ladders', { init: () => ({ ladders: [] }) });
+    for (const e of this.#doc.data.ladders) {
+      try {
+        this.#api.set(e.id, held(resolveLadder(e.id, e, 'api')));
+      } catch (err) {
+        this.#d.log.warn({ ladder: e.id, err }, 'stored ladder is invalid; left out');
+      }
+    }
+    // processes of pattern ladders restored from db.json: their streams get the linger time to come back
+    const now = this.#now();
+    for (const p of this.#d.processes.list()) if (p.reference === LADDER_REFERENCE) this.#seen.set(p.id, now);
+  }
+
+  #all(): Held[] { return [...this.#config, ...this.#api.values()]; }
+
+  /** The ladder of `stream`: its exact one, else the first pattern matching it (never for a rendition). */
+  ladderFor(stream: string): Ladder | undefined {
+    const all = this.#all();
+    const exact = all.find((h) => h.ladder.stream === stream);
+    if (exact) return exact.ladder;
+    if (this.#isRendition(stream)) return undefined;
+    return all.find((h) => h.match?.(stream))?.ladder;
+  }
+
+  /** Whether `name` is `<S>/<rung>` of a ladder that is (or would be) for `S`. */
+  #isRendition(name: string): boolean {
+    const cut = name.lastIndexOf('/');
+    if (cut <= 0) return false;
+    const parent = name.slice(0, cut);
+    const rung = name.slice(cut + 1);
+    return this.#all().some((h) => (h.ladder.stream === parent || h.match?.(parent)) && h.ladder.rungs.some((r) => r.name === rung));
+  }
+
+  renditionsOf(stream: string): readonly LadderRendition[] | undefined {
+    const l = this.ladderFor(stream);
+    return l && renditionsFor(l, stream);
+  }
+
+  /** Runs `fn` after the changes before it. */
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Asks for a reconcile (coalesced: one waits at most). */
+  changed(): void {
+    if (this.#pending || this.#closed) return;
+    this.#pending = true;
+    void this.#serial(async () => {
+      this.#pending = false;
+      await this.#reconcile();
+    }).catch((err: unknown) => this.#d.log.error({ err }, 'ladders: reconcile failed'));
+  }
+
+  /** Which process each stream should have: exact ladders always, patterns while live or lingering. */
+  #desired(): Map<string, { ladder: Ladder; stream: string }> {
+    const want = new Map<string, { ladder: Ladder; stream: string }>();
+    for (const h of this.#all()) if (h.ladder.stream) want.set(ladderProcessId(h.ladder.stream), { ladder: h.ladder, stream: h.ladder.stream });
+    const now = this.#now();
+    for (const s of this.#d.streams.list()) {
+      const l = this.ladderFor(s.name);
+      if (!l?.pattern) continue;
+      const id = ladderProcessId(s.name);
+      this.#seen.set(id, now);
+      want.set(id, { ladder: l, stream: s.name });
+    }
+    const lingerMs = this.#d.config.linger_seconds * 1000;
+    for (const p of this.#d.processes.list()) {
+      if (p.reference !== LADDER_REFERENCE || want.has(p.id)) continue;
+      const stream = streamOfProcess(p.inputs[0]?.address);
+      const l = stream === undefined ? undefined : this.ladderFor(stream);
+      const seen = this.#seen.get(p.id);
+      if (!l?.pattern || seen === undefined || now - seen >= lingerMs) continue;
+      want.set(p.id, { ladder: l, stream: stream! });
+      this.#arm(seen + lingerMs - now);
+    }
+    return want;
+  }
+
+  /** A reconcile when the first lingering process is due. */
+  #arm(ms: number): void {
+    if (this.#timer || this.#closed) return;
+    this.#timer = setTimeout(() => { this.#timer = undefined; this.changed(); }, Math.max(ms, 0) + 50);
+    this.#timer.unref();
+  }
+
+  async #reconcile(): Promise<void> {
+    if (this.#closed) return;
+    const want = this.#desired();
+    this.#errors.clear();
+    for (const [id, { ladder, stream }] of want) {
+      try {
+        await this.#d.processes.put(ladderProcess(ladder, stream, this.#cmd));
+      } catch (err) {
+        const reason = isApiError(err) ? err.details.join('; ') || err.message : String(err);
+        this.#errors.set(ladder.id, reason);
+        this.#d.log.warn({ ladder: ladder.id, process: id, reason }, 'ladder process refused');
+      }
+    }
+    for (const p of this.#d.processes.list()) {
+      if (p.reference !== LADDER_REFERENCE || want.has(p.id)) continue;
+      this.#seen.delete(p.id);
+      await this.#d.processes.remove(p.id).catch((err: unknown) => this.#d.log.warn({ process: p.id, err }, 'ladder process not removed'));
+    }
+  }
+
+  /** Creates or replaces an API ladder; true when it is new. */
+  put(id: string, s: LadderSettings): Promise<boolean> {
+    const ladder = resolveLadder(id, s, 'api');
+    return this.#serial(async () => {
+      if (this.#config.some((h) => h.ladder.id === id)) throw laddersErrors.fromConfig(id);
+      const old = this.#api.get(id);
+      if (!old && this.#all().length >= this.#d.config.max_ladders) throw laddersErrors.limit(this.#d.config.max_ladders);
+      const other = this.#all().find((h) => h.ladder.id !== id && (ladder.stream ? h.ladder.stream === ladder.stream : h.ladder.pattern === ladder.pattern));
+      if (other) throw laddersErrors.taken(ladder.stream ? `stream '${ladder.stream}'` : `pattern '${ladder.pattern}'`, other.ladder.id);
+      const before = this.#doc.data.ladders.find((e) => e.id === id);
+      await this.#store(id, { id, ...knownSettings(s) });
+      this.#api.set(id, held(ladder));
+      await this.#reconcile();
+      const refused = ladder.stream ? this.#errors.get(id) : undefined;
+      if (refused !== undefined) {
+        // an exact ladder whose process cannot exist is not kept
+        await this.#store(id, before);
+        if (old) this.#api.set(id, old); else this.#api.delete(id);
+        await this.#reconcile();
+        throw laddersErrors.process(refused);
+      }
+      return !old;
+    });
+  }
+
+  /** Writes (or with undefined removes) the stored entry of `id`, atomically, before the answer. */
+  async #store(id: string, entry: LadderEntry | undefined): Promise<void> {
+    const list = this.#doc.data.ladders;
+    await this.#doc.commit(() => {
+      const i = list.findIndex((e) => e.id === id);
+      const before = i >= 0 ? list[i] : undefined;
+      if (entry && i >= 0) list[i] = entry;
+      else if (entry) list.push(entry);
+      else if (i >= 0) list.splice(i, 1);
+      return () => {
+        const j = list.findIndex((e) => e.id === id);
+        if (j >= 0) list.splice(j, 1);
+        if (before) list.splice(i, 0, before);
+      };
+    });
+  }
+
+  /** Deletes an API ladder and its processes. */
+  delete(id: string): Promise<void> {
+    return this.#serial(async () => {
+      if (this.#config.some((h) => h.ladder.id === id)) throw laddersErrors.fromConfig(id);
+      if (!this.#api.has(id)) throw laddersErrors.notFound(id);
+      await this.#store(id, undefined);
+      this.#api.delete(id);
+      await this.#reconcile();
+    });
+  }
+
+  view(id: string): LadderView {
+    const h = this.#all().find((x) => x.ladder.id === id);
+    if (!h) throw laddersErrors.notFound(id);
+    const l = h.ladder;
+    const processes = this.#d.processes.list().filter((p) => p.reference === LADDER_REFERENCE).flatMap((p) => {
+      const stream = streamOfProcess(p.inputs[0]?.address);
+      return stream !== undefined && this.ladderFor(stream)?.id === id ? [{ id: p.id, stream, exec: p.exec || 'failed' }] : [];
+    });
+    const v: LadderView = {
+      id, ...(l.stream === undefined ? { pattern: l.pattern! } : { stream: l.stream }), rungs: l.rungs.map((r) => ({ ...r })),
+      gop_seconds: l.gop_seconds, idle_seconds: l.idle_seconds || this.#d.config.idle_seconds, limits: { ...l.limits }, source: l.source, processes,
+    };
+    const error = this.#errors.get(id);
+    if (error !== undefined) v.error = error;
+    return v;
+  }
+
+  list(): LadderView[] {
+    return this.#all().map((h) => this.view(h.ladder.id));
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+}
+
+function held(ladder: Ladder): Held {
+  return ladder.pattern === undefined ? { ladder } : { ladder, match: globMatcher(ladder.pattern) };
+}
