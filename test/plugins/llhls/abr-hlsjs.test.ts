@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { launchChromium, noBrowser } from '../../helpers/browser.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg, startRtmpApp } from '../rtmp/helpers.ts';
+import { withFixedLadder } from './fixtures/fixed-ladder.ts';
 import { hlsPage, startHls, type PlayStats } from './hlsjs-page.ts';
 
 /*
@@ -22,7 +23,7 @@ function source(size: string, kbps: number): string[] {
 }
 
 t.test('hls.js switches down when the network is throttled and up when it is lifted', { skip: noBrowser() }, async (t) => {
-  const app = await startRtmpApp(t, {}, { llhls: LLHLS, plugins: ['*', fixedLadder] });
+  const app = await startRtmpApp(t, {}, { llhls: LLHLS, plugins: withFixedLadder(fixedLadder) });
   ffmpeg(t, [...source('640x360', 1200), `${app.base}/live/abr/hi`], 180_000);
   ffmpeg(t, [...source('160x90', 100), `${app.base}/live/abr/lo`], 180_000);
   await waitFor(() => app.rtmp.channels().length === 2 || undefined, { what: 'both renditions published', timeout: 20_000 });

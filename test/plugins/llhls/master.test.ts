@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { checkPlaylist } from '../../../plugins/llhls/check.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg, startRtmpApp } from '../rtmp/helpers.ts';
+import { withFixedLadder } from './fixtures/fixed-ladder.ts';
 
 /*
  * The multivariant playlist (`master.m3u8`) of a stream with an adaptive-bitrate ladder and of one
@@ -27,7 +28,7 @@ async function get(url: string): Promise<{ status: number; text: string }> {
 }
 
 t.test('master.m3u8: the ladder\'s renditions, or the stream itself; rendition reports', async (t) => {
-  const app = await startRtmpApp(t, {}, { llhls: LLHLS, plugins: ['*', fixedLadder] });
+  const app = await startRtmpApp(t, {}, { llhls: LLHLS, plugins: withFixedLadder(fixedLadder) });
   const hls = `${app.url}/hls`;
   t.equal((await get(`${hls}/live/src/master.m3u8?token=tk`)).status, 404, 'nothing published: 404');
   t.equal((await get(`${hls}/live/src/master.m3u8`)).status, 401, 'the token guards it as every playlist');

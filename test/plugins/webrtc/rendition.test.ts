@@ -1,7 +1,7 @@
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
 import { renditionFor } from '../../../plugins/webrtc/rendition.ts';
-import { FIXED_RUNGS } from '../llhls/fixtures/fixed-ladder.ts';
+import { FIXED_RUNGS, withFixedLadder } from '../llhls/fixtures/fixed-ladder.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg } from '../srt/srt-helpers.ts';
 import { ndcViewer, SOURCE, startWebrtcApp } from './helpers.ts';
@@ -29,7 +29,7 @@ t.test('the rendition a viewer asks for, by the rules', async (t) => {
 });
 
 t.test('WHEP plays the asked rendition of a laddered stream', async (t) => {
-  const app = await startWebrtcApp(t, {}, { plugins: ['*', fixedLadder] });
+  const app = await startWebrtcApp(t, {}, { plugins: withFixedLadder(fixedLadder) });
   ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/src/hi`], 120_000);
   ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/src/lo`], 120_000);
   await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.length === 2, { timeout: 30_000, what: 'both renditions published' });
