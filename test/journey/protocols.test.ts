@@ -12,7 +12,9 @@ import { llhlsUrl, rtmpUrl, SOURCE, srtUrl, startJourney, tracks, tracksOnceLive
  * (ffprobe), which is what restreamer-ui's egress processes map with `-map 0:0`/`-map 0:1`.
  * WHEP viewers (node-datachannel) get video and audio of each. The WHIP publisher is Chromium
  * (fake camera and microphone): skipped, saying why, where it is not installed. Each is also
- * played as LL-HLS (plugin `llhls`, with its token).
+ * played as LL-HLS (plugin `llhls`, with its token). A stream published as `abr/cam` meets the kit's
+ * pattern ladder (plugin `ladders`, issue 48): its multivariant playlist starts the ladder's one
+ * ffmpeg (which reads and publishes with the run's RTMP credential) and lists the renditions.
  */
 
 const BOTH = ['video', 'audio'];
@@ -51,6 +53,22 @@ t.test('published over RTMP, SRT and WHIP, read over every protocol: video #0, a
     t.same(await tracks(t, llhlsUrl(j, 'live/by-rtmp')), BOTH, 'read over LL-HLS (its token)');
     t.equal((await fetch(llhlsUrl(j, 'live/by-rtmp').replace(/\?.*/, ''))).status, 401, 'LL-HLS without the token: 401');
     await whep(t, j, 'live/by-rtmp');
+  });
+
+  await t.test('a ladder (abr/*, with RTMP\'s token): renditions over LL-HLS, the multivariant playlist', async (t) => {
+    publisher(top, rtmpUrl(j, 'abr/cam'), 'flv');
+    await listed(j, 'abr/cam');
+    const master = await waitFor(async () => {
+      const r = await fetch(llhlsUrl(j, 'abr/cam', 'master.m3u8'));
+      const text = await r.text();
+      return r.status === 200 && text.includes('240p/index.m3u8') && text.includes('audio/index.m3u8') ? text : undefined;
+    }, { timeout: 60_000, what: 'the multivariant playlist with both renditions (the ladder started on demand)' });
+    t.match(master, /#EXT-X-STREAM-INF:BANDWIDTH=\d+,AVERAGE-BANDWIDTH=\d+,CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2",RESOLUTION=160x120/, 'the 240p rendition with its codecs and size (the source is 160x120: never scaled up)');
+    t.match(master, /CODECS="mp4a\.40\.2"\naudio\/index\.m3u8/, 'the audio rendition');
+    t.same(await tracks(t, llhlsUrl(j, 'abr/cam/240p')), BOTH, 'the 240p rendition read over LL-HLS');
+    t.same(await tracks(t, rtmpUrl(j, 'abr/cam/240p')), BOTH, 'and over RTMP');
+    const state = (await j.run.req('GET', '/api/v3/process/ladder:abr_cam/state')).body as { exec: string };
+    t.equal(state.exec, 'running', 'one ladder process, started by its readers');
   });
 
   await t.test('published over SRT (token and passphrase)', async (t) => {
