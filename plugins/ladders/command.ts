@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ProcessesService } from '../../sdk/index.ts';
+import { pickEncoder, type EncoderSkills, type ProcessesService } from '../../sdk/index.ts';
 import type { Ladder, Rung } from './presets.ts';
 
 /*
@@ -19,11 +19,27 @@ export const ID_PREFIX = 'ladder:';
 
 /** The x264 presets `ladders.preset` may name. */
 export const X264_PRESETS: readonly string[] = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium', 'slow', 'slower', 'veryslow'];
-/** Encoders `ladders.encoder` may name today. */
-export const ENCODERS: readonly string[] = ['auto', 'libx264'];
+/** Encoders `ladders.encoder` may name (`auto`: a hardware one whose device is present, else libx264). */
+export const ENCODERS: readonly string[] = ['auto', 'libx264', 'h264_nvenc', 'h264_qsv', 'h264_vaapi'];
+
+/**
+ * The encoder of `ladders.encoder` on this machine: `auto` is a hardware one the skills list whose
+ * device is present (NVENC, Quick Sync, VAAPI: the SDK's `pickEncoder`), else libx264; a named one
+ * the machine cannot run is kept (its processes fail and say why) with the `problem` to log.
+ */
+export function encoderFor(want: string, skills: EncoderSkills | undefined, devices: ReadonlySet<string>): { encoder: string; problem?: string } {
+  try {
+    return { encoder: pickEncoder(skills ?? { codecs: { video: [] } }, want, devices) };
+  } catch (err) {
+    return { encoder: want, problem: (err as Error).message };
+  }
+}
+
+/** The render node a VAAPI encoder uploads frames to (the SDK's `presentDevices` looks for it). */
+export const VAAPI_DEVICE = '/dev/dri/renderD128';
 
 export interface CommandOptions {
-  /** `ladders.encoder` (`auto` is libx264 today). */
+  /** The encoder the plugin chose from `ladders.encoder` (`auto` resolved at start; left `auto`, libx264). */
   encoder: string;
   /** `ladders.preset`. */
   preset: string;
@@ -42,9 +58,11 @@ export function ladderProcessId(stream: string): string {
 }
 
 /** The filter graph of the encoded video rungs: `[v<i>]` for the i-th, undefined when none. */
-export function filterGraph(encoded: readonly Rung[]): string | undefined {
+export function filterGraph(encoded: readonly Rung[], encoder = 'libx264'): string | undefined {
   if (encoded.length === 0) return undefined;
-  const scale = (r: Rung, i: number) => `scale=w=-2:h='trunc(min(${r.height},ih)/2)*2'[v${i}]`;
+  // VAAPI encodes frames in the GPU's memory: each scaled picture is uploaded
+  const upload = encoder === 'h264_vaapi' ? ',format=nv12,hwupload' : '';
+  const scale = (r: Rung, i: number) => `scale=w=-2:h='trunc(min(${r.height},ih)/2)*2'${upload}[v${i}]`;
   if (encoded.length === 1) return `[0:v:0]${scale(encoded[0]!, 0)}`;
   const split = `[0:v:0]split=${encoded.length}${encoded.map((_, i) => `[s${i}]`).join('')}`;
   return [split, ...encoded.map((r, i) => `[s${i}]${scale(r, i)}`)].join(';');
@@ -54,18 +72,39 @@ function audioArgs(r: Rung): string[] {
   return r.audio_kbps > 0 ? ['-map', '0:a:0?', '-c:a', 'aac', '-b:a', `${r.audio_kbps}k`] : ['-an'];
 }
 
+/** Rate control of a rung: constant `-b:v`, `-maxrate` the same, a buffer of two seconds' worth. */
+const rate = (r: Rung) => ['-b:v', `${r.video_kbps}k`, '-maxrate', `${r.video_kbps}k`, '-bufsize', `${r.video_kbps * 2}k`];
+
+/**
+ * Each encoder's options for the same rung: its speed setting and profile (`head`), and how it
+ * keeps keyframes only where forced (`cuts`: no scene cuts of its own; `idr`: a forced one is an
+ * IDR frame). The hardware ones follow ffmpeg's documentation of each encoder; CI has no GPU, so
+ * they are checked as arguments only.
+ */
+function encoderArgs(encoder: string, r: Rung, o: CommandOptions): { head: string[]; cuts: string[]; idr: string[] } {
+  switch (encoder) {
+    case 'h264_nvenc':
+      return { head: ['-c:v', encoder, '-preset', 'p4', '-tune', 'll', '-rc', 'cbr', '-profile:v', r.profile, ...rate(r)], cuts: ['-no-scenecut', '1'], idr: ['-forced-idr', '1'] };
+    case 'h264_qsv':
+      return { head: ['-c:v', encoder, '-preset', o.preset, '-profile:v', r.profile, ...rate(r), '-look_ahead', '0'], cuts: [], idr: ['-forced_idr', '1'] };
+    case 'h264_vaapi':
+      return { head: ['-c:v', encoder, '-profile:v', r.profile === 'baseline' ? 'constrained_baseline' : r.profile, ...rate(r)], cuts: [], idr: [] };
+    default:
+      return { head: ['-c:v', encoder, '-preset', o.preset, '-profile:v', r.profile, '-pix_fmt', 'yuv420p', ...rate(r)], cuts: ['-sc_threshold', '0'], idr: ['-forced-idr', '1'] };
+  }
+}
+
 /** The output options of an encoded video rung fed by `[v<index>]`. */
 export function videoArgs(r: Rung, index: number, gop: number, o: CommandOptions): string[] {
   const encoder = o.encoder === 'auto' ? 'libx264' : o.encoder;
-  const args = ['-map', `[v${index}]`, ...audioArgs(r), '-c:v', encoder, '-preset', o.preset, '-profile:v', r.profile, '-pix_fmt', 'yuv420p',
-    '-b:v', `${r.video_kbps}k`, '-maxrate', `${r.video_kbps}k`, '-bufsize', `${r.video_kbps * 2}k`];
+  const e = encoderArgs(encoder, r, o);
+  const args = ['-map', `[v${index}]`, ...audioArgs(r), ...e.head];
   if (r.fps !== undefined) args.push('-r', String(r.fps));
   // keyframes at the same times in every rung: forced on the clock, none of the encoder's own
   // (no scene cuts, a keyint longer than the GOP); no B-frames, so a keyframe's PTS is its DTS
   // in every rung whatever its profile or frame rate (B-frames would shift each rung's stamps)
   const keyint = r.fps !== undefined ? Math.ceil(gop * r.fps) * 2 : Math.ceil(gop * 120);
-  args.push('-bf', '0', '-g', String(keyint), '-sc_threshold', '0', '-force_key_frames', `expr:gte(t,n_forced*${gop})`);
-  if (encoder === 'libx264') args.push('-forced-idr', '1');
+  args.push('-bf', '0', '-g', String(keyint), ...e.cuts, '-force_key_frames', `expr:gte(t,n_forced*${gop})`, ...e.idr);
   return args;
 }
 
@@ -81,7 +120,8 @@ function rungArgs(r: Rung, index: number, gop: number, o: CommandOptions): strin
 /** The process that makes the renditions of `stream` by `ladder`. */
 export function ladderProcess(ladder: Ladder, stream: string, o: CommandOptions): ProcessDefinition {
   const encoded = ladder.rungs.filter((r) => !r.copy && r.height > 0);
-  const graph = filterGraph(encoded);
+  const graph = filterGraph(encoded, o.encoder);
+  const device = o.encoder === 'h264_vaapi' && graph !== undefined ? ['-vaapi_device', VAAPI_DEVICE] : [];
   return {
     id: ladderProcessId(stream),
     reference: LADDER_REFERENCE,
@@ -89,7 +129,7 @@ export function ladderProcess(ladder: Ladder, stream: string, o: CommandOptions)
     output: ladder.rungs.map((r) => ({
       id: r.name, address: `{rtmp,name=${stream}/${r.name}}`, options: rungArgs(r, encoded.indexOf(r), ladder.gop_seconds, o),
     })),
-    options: graph === undefined ? [] : ['-filter_complex', graph],
+    options: graph === undefined ? [] : [...device, '-filter_complex', graph],
     reconnect: true,
     reconnect_delay_seconds: 2,
     autostart: true,

@@ -88,7 +88,7 @@ export const LaddersConfig = section({
   max_ladders: [Int(100, { minimum: 1, maximum: 10_000 }), 'Ladders that may exist at once (config and API); more are refused with 429.'],
   idle_seconds: [Int(30, { minimum: 1, maximum: 86_400 }), 'Seconds a ladder\'s ffmpeg runs on after its last reader left (a ladder\'s own `idle_seconds` wins).'],
   linger_seconds: [Int(60, { minimum: 1, maximum: 86_400 }), 'Seconds the process of a pattern ladder stays after its stream ended; a publish within that time keeps it.'],
-  encoder: [Str('auto'), 'Video encoder of the rungs: `libx264`, or `auto` (today `libx264`; hardware encoders come later).'],
+  encoder: [Str('auto'), 'Video encoder of the rungs: `auto` (a hardware one the skills list whose device is present: `h264_nvenc`, `h264_qsv`, `h264_vaapi`; else `libx264`), or one of those by name.'],
   preset: [Str('veryfast'), 'x264 preset of the rungs (`ultrafast` ... `veryslow`): speed against quality per bit.'],
 });
 export type LaddersConfig = Static<typeof LaddersConfig>;

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import {
-  globMatcher, isApiError, type PluginState, type ProcessesService, type StateDocument, type StreamTable,
+  globMatcher, isApiError, presentDevices, type PluginState, type ProcessesService, type StateDocument, type StreamTable,
 } from '../../sdk/index.ts';
 import type { LadderRendition, LaddersService } from './api.ts';
-import { ladderProcess, ladderProcessId, LADDER_REFERENCE, streamOfProcess, type CommandOptions } from './command.ts';
+import { encoderFor, ladderProcess, ladderProcessId, LADDER_REFERENCE, streamOfProcess, type CommandOptions } from './command.ts';
 import { laddersErrors } from './errors.ts';
 import { knownSettings, renditionsFor, resolveLadder, type Ladder } from './presets.ts';
 import type { LadderEntry, LadderSettings, LaddersConfig, LadderView } from './schema.ts';
@@ -14,6 +14,8 @@ export interface LaddersDeps {
   state: PluginState;
   log: Logger;
   config: LaddersConfig;
+  /** The hardware encoders' device nodes present (default: the SDK's `presentDevices`, which looks for them). */
+  devices?: () => ReadonlySet<string>;
   now?: () => number;
 }
 
@@ -53,6 +55,7 @@ export class Ladders implements LaddersService {
 
   /** Opens the stored ladders (one that no longer resolves is logged and left out). */
   async open(): Promise<void> {
+    await this.#chooseEncoder();
     this.#doc = await this.#d.state.open<Stored>('ladders', { init: () => ({ ladders: [] }) });
     for (const e of this.#doc.data.ladders) {
       try {
@@ -64,6 +67,20 @@ export class Ladders implements LaddersService {
     // processes of pattern ladders restored from db.json: their streams get the linger time to come back
     const now = this.#now();
     for (const p of this.#d.processes.list()) if (p.reference === LADDER_REFERENCE) this.#seen.set(p.id, now);
+  }
+
+  /**
+   * `ladders.encoder` for this machine: `auto` is a hardware encoder the skills list whose device
+   * is present (NVENC, Quick Sync, VAAPI), else libx264; a named one the machine cannot run is
+   * kept (its processes fail and say why) and logged.
+   */
+  async #chooseEncoder(): Promise<void> {
+    const want = this.#d.config.encoder;
+    const skills = await this.#d.processes.encoderSkills().catch(() => undefined);
+    const chosen = encoderFor(want, skills, (this.#d.devices ?? presentDevices)());
+    if (chosen.problem) this.#d.log.warn({ encoder: want, reason: chosen.problem }, `ladders: encoder ${want} cannot run here`);
+    this.#cmd.encoder = chosen.encoder;
+    this.#d.log.info({ encoder: chosen.encoder, configured: want }, `ladders: rungs encoded with ${chosen.encoder}`);
   }
 
   #all(): Held[] { return [...this.#config, ...this.#api.values()]; }

@@ -1,6 +1,8 @@
 import t from 'tap';
+import { readFileSync } from 'node:fs';
 import { isApiError } from '../../../sdk/index.ts';
-import { filterGraph, ladderProcess, ladderProcessId, streamOfProcess, videoArgs } from '../../../plugins/ladders/command.ts';
+import { parseCoders } from '../../../core/process/parse/skills.ts';
+import { encoderFor, filterGraph, ladderProcess, ladderProcessId, streamOfProcess, videoArgs } from '../../../plugins/ladders/command.ts';
 import { knownSettings, PRESETS, renditionsFor, resolveLadder, resolveRungs } from '../../../plugins/ladders/presets.ts';
 
 /* The pure parts of the ladders plugin: presets and custom rungs resolved and checked, the ffmpeg arguments. */
@@ -90,4 +92,33 @@ t.test('process ids: one path segment, never shared by two streams', async (t) =
   t.not(ladderProcessId('live_a/b'), ladderProcessId('live/a/b'));
   t.equal(streamOfProcess('{rtmp,name=live/cam}'), 'live/cam');
   t.equal(streamOfProcess('rtmp://x/y'), undefined);
+});
+
+t.test('the encoder: auto takes a hardware one the skills list whose device is present (recorded skills)', async (t) => {
+  const skills = { codecs: parseCoders('', readFileSync(new URL('../../fixtures/ffmpeg/encoders.txt', import.meta.url), 'utf8')) };
+  t.same(encoderFor('auto', skills, new Set(['/dev/nvidia0'])), { encoder: 'h264_nvenc' }, 'an NVIDIA GPU: NVENC');
+  t.same(encoderFor('auto', skills, new Set(['/dev/dri/renderD128'])), { encoder: 'h264_qsv' }, 'a render node: Quick Sync before VAAPI');
+  t.same(encoderFor('auto', skills, new Set()), { encoder: 'libx264' }, 'no device (CI): libx264');
+  t.same(encoderFor('auto', undefined, new Set(['/dev/nvidia0'])), { encoder: 'libx264' }, 'no skills: libx264');
+  t.match(encoderFor('h264_vaapi', skills, new Set()), { encoder: 'h264_vaapi', problem: /needs \/dev\/dri\/renderD128/ }, 'a named one the machine lacks is kept, with why');
+  t.same(encoderFor('libx264', skills, new Set()), { encoder: 'libx264' });
+});
+
+t.test('each hardware encoder gets its own options; keyframes stay forced and aligned', async (t) => {
+  const ladder = resolveLadder('cam', { stream: 'live/cam', rungs: ['480p', '240p'] }, 'api');
+  const args = (encoder: string) => ladderProcess(ladder, 'live/cam', { ...OPTS, encoder });
+  const key = /-bf 0 -g 240 .*-force_key_frames expr:gte\(t,n_forced\*2\)/;
+  const nvenc = args('h264_nvenc');
+  t.match(nvenc.output[0]!.options.join(' '), /-c:v h264_nvenc -preset p4 -tune ll -rc cbr -profile:v main -b:v 1400k -maxrate 1400k -bufsize 2800k -bf 0 -g 240 -no-scenecut 1 -force_key_frames expr:gte\(t,n_forced\*2\) -forced-idr 1/);
+  t.notMatch(nvenc.output[0]!.options.join(' '), /-sc_threshold|-pix_fmt/, 'no x264-only option');
+  const qsv = args('h264_qsv').output[1]!.options.join(' ');
+  t.match(qsv, /-c:v h264_qsv -preset veryfast -profile:v baseline .*-look_ahead 0/);
+  t.match(qsv, key);
+  t.match(qsv, /-forced_idr 1/);
+  const vaapi = args('h264_vaapi');
+  t.same(vaapi.options.slice(0, 2), ['-vaapi_device', '/dev/dri/renderD128'], 'VAAPI: its device opened once for the graph');
+  t.match(vaapi.options[3], /scale=[^;]*,format=nv12,hwupload\[v0\].*,format=nv12,hwupload\[v1\]/, 'every scaled picture uploaded');
+  t.match(vaapi.output[1]!.options.join(' '), /-c:v h264_vaapi -profile:v constrained_baseline /);
+  t.match(vaapi.output[1]!.options.join(' '), key);
+  t.equal(args('libx264').options[0], '-filter_complex', 'software: no device');
 });
