@@ -28,7 +28,7 @@ import { accessList, diskRootOf } from './validate.ts';
 import { PROCESS_EVENT_TYPES } from './events.ts';
 import { ResourceBudget } from './resources/budget.ts';
 import { BudgetGate } from './resources/gate.ts';
-import { machineUsageRef, ProcMachineUsage } from './resources/machine.ts';
+import { machineUsageRef, ProcMachineUsage, type MachineUsage } from './resources/machine.ts';
 
 /**
  * The process engine, a required plugin written against the SDK alone (the worked example of
@@ -76,10 +76,7 @@ export const processPlugin = definePlugin({
     const stateEntries = stateCounts();
     const { notify, preSave } = hookCalls(hooks, log);
     const clock = ctx.deps.clock ?? realClock;
-    // the service's resource budget (`resources.*`): every spawn is admitted by it (resources/)
-    const res = ctx.sections.resources;
-    const budget = new ResourceBudget({ maxCpu: res.max_cpu_usage, maxMemory: res.max_memory_usage }, ctx.deps.machine ?? new ProcMachineUsage());
-    const gate = budget.enabled ? new BudgetGate(budget, res.wait_seconds, hooks, log) : undefined;
+    const { budget, gate } = resourceGate(ctx.sections.resources, ctx.deps.machine, hooks, log);
     // on-demand processes: what they produce, who asks for it, their waiting playlists (demand/)
     const demand = new DemandHub({
       entries: () => manager.values(), get: (id) => manager.get(id), filesystems: () => ctx.deps.filesystems,
@@ -134,6 +131,13 @@ export const processPlugin = definePlugin({
   },
 });
 
+
+/** The service's resource budget (`resources.*`, resources/): every spawn is admitted by its gate (none without limits). */
+function resourceGate(res: { max_cpu_usage: number; max_memory_usage: number; wait_seconds: number }, machine: MachineUsage | undefined,
+  hooks: ConstructorParameters<typeof BudgetGate>[2], log: Logger): { budget: ResourceBudget; gate: BudgetGate | undefined } {
+  const budget = new ResourceBudget({ maxCpu: res.max_cpu_usage, maxMemory: res.max_memory_usage }, machine ?? new ProcMachineUsage());
+  return { budget, gate: budget.enabled ? new BudgetGate(budget, res.wait_seconds, hooks, log) : undefined };
+}
 
 /** The on-demand start budget of `encoder.ondemand` (demand/budget.ts). */
 function demandBudget(o: { max_starts_per_client: number; client_window_seconds: number; max_running: number }) {
