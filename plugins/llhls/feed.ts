@@ -33,6 +33,9 @@ interface Want {
   off: (() => void) | undefined;
 }
 
+/** Streams whose state is wanted at most (a want beyond is dropped until some expire). */
+const MAX_WANTS = 4096;
+
 /** A viewer's entry: nothing but its presence (one shared empty body, in shared memory: never copied). */
 const PRESENT: FsFile = Object.freeze({ data: Buffer.from(new SharedArrayBuffer(0)), size: 0, mtimeMs: 0, etag: '""' });
 
@@ -82,6 +85,9 @@ export class LlhlsFeed implements FsChangeFeed {
       if (!w.off) this.#follow(stream, w);
       return;
     }
+    // names come from requests: a flood of them is bounded (an unknown stream's want is dropped beyond)
+    if (this.#wants.size >= MAX_WANTS) this.sweep();
+    if (this.#wants.size >= MAX_WANTS) return;
     const fresh: Want = { until, off: undefined };
     this.#wants.set(stream, fresh);
     this.#follow(stream, fresh);
@@ -106,8 +112,8 @@ export class LlhlsFeed implements FsChangeFeed {
     const now = this.#src.now();
     for (const [stream, w] of this.#wants) {
       if (w.until >= now) continue;
-      this.#wants.delete(stream);
       this.stopped(stream);
+      this.#wants.delete(stream);
     }
   }
 
