@@ -132,6 +132,8 @@ export interface FilesystemService {
    * there. Used when `changes` is absent; a store with neither is served by main alone.
    */
   readonly reader?: FsReaderModule;
+  /** A message of a serving thread's view of the mount (`FsPublicMount.view`, `FsViewContext.send`). */
+  fromView?(message: unknown): void;
 }
 
 /** How the file door serves a filesystem at its `mount`. */
@@ -153,9 +155,18 @@ export interface FsPublicMount {
   /**
    * `open` serves a view by request: the door gives it the query and the client in its hint
    * (`FsOpenHint.query`, `remote`). Such a view is main's alone: the serving threads answer only
-   * the files of the store's `changes` feed (when it has one) and pass the rest to main.
+   * the files of the store's `changes` feed (when it has one) and pass the rest to main, unless
+   * the mount has a `view`.
    */
   asks?: boolean;
+  /**
+   * A module whose default export (`FsViewFactory`, `sdk/fs-view.ts`) answers the mount's reads
+   * in every serving thread, for a store with a `changes` feed: the thread's door asks it first
+   * for every path of the mount (it decides what of the copy is public), and it answers, holds or
+   * passes a request to main from the thread's copy of the feed. It talks to the store on main
+   * with `send` (`FilesystemService.fromView`). `init` is structured-cloneable.
+   */
+  view?: { url: string; init?: unknown };
 }
 
 /** One change of a copied store, stamped with an increasing sequence. */

@@ -1,7 +1,7 @@
 /**
  * The SDK toolkit (`@media-core/sdk/toolkit`): helpers for jobs several plugins share, built on
  * the contract but not part of it: serving a filesystem over HTTP (paths, ranges, MIME types,
- * CORS, uploads, the memfs fast path), glob matching, atomic file writes, client addresses,
+ * CORS, uploads, the memfs fast path, a mount's view in the serving threads), glob matching, atomic file writes, client addresses,
  * short ids, the fields of an ingest peer (`IngestPeerBase`), MPEG-TS packet fields (`sdk/mpegts.ts`), H.264 and AAC configuration records
  * (`sdk/h264.ts`, `sdk/aac.ts`), passing requests on (`HttpForwarder`) with a signed client address (`signClient`).
  * They may grow between minor versions; the contract is what `SDK_VERSION` promises.
@@ -14,6 +14,7 @@ export * from './fs-send.ts';
 export * from './fs-http.ts';
 export * from './fs-api.ts';
 export * from './fs-glob.ts';
+export * from './fs-view.ts';
 export * from './name-glob.ts';
 export * from './atomic-write.ts';
 export * from './client-address.ts';

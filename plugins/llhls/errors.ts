@@ -1,4 +1,5 @@
-import { ApiError } from '../../sdk/index.ts';
+// its file, not the SDK's index: a serving thread's view (view.ts) answers with these too
+import { ApiError } from '../../sdk/errors.ts';
 
 /**
  * Errors of the LL-HLS packager, with stable codes: the muxer's (`Fmp4Error`: a sequence header it

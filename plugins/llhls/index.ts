@@ -26,8 +26,12 @@ export default definePlugin({
     if (!cfg.enable) return;
     const target = cfg.target_duration_seconds;
     // a viewer is kept while it reloads: at least three target durations (a plain player's pace)
-    const viewers = new Viewers(ctx.deps.streams, { keepMs: Math.max(cfg.idle_seconds * 1000, 3000 * target), max: MAX_VIEWERS, log: ctx.log });
-    const store = new LlhlsStore({ streams: ctx.deps.streams, recordings: ctx.deps.recordings, ladders: ctx.deps.ladders, log: ctx.log, viewers }, {
+    const viewers = new Viewers(ctx.deps.streams, {
+      keepMs: Math.max(cfg.idle_seconds * 1000, 3000 * target), max: MAX_VIEWERS, log: ctx.log,
+      // the serving threads' views serve only the viewers admitted here
+      onKept: (name, ip, token, kept) => store.changes.viewer(name, ip, token, kept),
+    });
+    const store: LlhlsStore = new LlhlsStore({ streams: ctx.deps.streams, recordings: ctx.deps.recordings, ladders: ctx.deps.ladders, log: ctx.log, viewers }, {
       targetDuration: target,
       partTarget: cfg.part_target_ms / 1000,
       windowSegments: Math.max(3, Math.ceil(cfg.window_seconds / target)),

@@ -6,7 +6,6 @@
  */
 import type { ApiError } from '../../sdk/index.ts';
 import { llhlsErrors } from './errors.ts';
-import type { Rendition } from './playlist.ts';
 
 /** The raw query values (absent = undefined). */
 export interface ReloadAsk {
@@ -22,7 +21,22 @@ export type ReloadDecision =
   | { kind: 'wait'; msn: number; part: number | undefined; skip: Skip; timeoutMs: number }
   | { kind: 'refuse'; error: ApiError };
 
-type View = Pick<Rendition, 'open' | 'segments' | 'ended' | 'partTarget' | 'targetDuration' | 'lastMsn'>;
+/**
+ * What a reload decision reads of a rendition: a `Rendition` (on main) and the state a serving
+ * thread's view is fed (`view-state.ts`) both are one.
+ */
+export interface ReloadView {
+  readonly ended: boolean;
+  readonly partTarget: number;
+  readonly targetDuration: number;
+  /** Media sequence number of the last complete segment. */
+  readonly lastMsn: number;
+  /** Media sequence number of the segment being written, and its parts so far. */
+  readonly openMsn: number;
+  readonly openParts: number;
+  /** The newest part in the playlist as (msn, index), or undefined when there is none. */
+  readonly newestPart: { msn: number; index: number } | undefined;
+}
 
 const INTEGER = /^\d{1,15}$/;
 
@@ -34,26 +48,18 @@ export function advancePartLimit(partTarget: number): number {
   return partTarget < 1 ? 3 / partTarget : 3;
 }
 
-/** The newest part in the playlist as (msn, index), or undefined when there is none. */
-function lastPart(r: View): { msn: number; index: number } | undefined {
-  if (r.open.parts.length > 0) return { msn: r.open.msn, index: r.open.parts.length - 1 };
-  const last = r.segments[r.segments.length - 1];
-  return last && last.parts.length > 0 ? { msn: last.msn, index: last.parts.length - 1 } : undefined;
-}
-
 /** The playlist holds segment `msn` (complete) or, with `part`, that part of it or anything later. */
-export function isReady(r: View, msn: number, part?: number): boolean {
+export function isReady(r: ReloadView, msn: number, part?: number): boolean {
   if (r.ended || r.lastMsn >= msn) return true;
   if (part === undefined) return false;
-  const newest = lastPart(r);
+  const newest = r.newestPart;
   return newest !== undefined && (newest.msn > msn || (newest.msn === msn && newest.index >= part));
 }
 
 /** Parts between the newest one and the asked one (1 = the next part). */
-function partsAhead(r: View, msn: number, part: number): number {
-  const open = r.open;
-  const done = open.parts.length;
-  if (msn === open.msn) return part - (done - 1);
+function partsAhead(r: ReloadView, msn: number, part: number): number {
+  const done = r.openParts;
+  if (msn === r.openMsn) return part - (done - 1);
   // the segment after the one being written: the rest of this one comes first
   const perSegment = Math.ceil(r.targetDuration / r.partTarget - 1e-9);
   return Math.max(0, perSegment - done) + part + 1;
@@ -66,7 +72,7 @@ function parseSkip(value: string | undefined): Skip | ApiError {
 }
 
 /** Decides what to do with a playlist request carrying the blocking-reload directives. */
-export function decideReload(r: View, ask: ReloadAsk): ReloadDecision {
+export function decideReload(r: ReloadView, ask: ReloadAsk): ReloadDecision {
   const skip = parseSkip(ask.skip);
   if (typeof skip !== 'string' && skip !== false) return { kind: 'refuse', error: skip };
   if (ask.msn === undefined) {

@@ -104,6 +104,23 @@ export class Rendition {
     return this.open.msn - 1;
   }
 
+  /** Media sequence number of the segment being written (`ReloadView`). */
+  get openMsn(): number {
+    return this.open.msn;
+  }
+
+  /** Parts of the segment being written so far (`ReloadView`). */
+  get openParts(): number {
+    return this.open.parts.length;
+  }
+
+  /** The newest part in the playlist as (msn, index), or undefined when there is none (`ReloadView`). */
+  get newestPart(): { msn: number; index: number } | undefined {
+    if (this.open.parts.length > 0) return { msn: this.open.msn, index: this.open.parts.length - 1 };
+    const last = this.segments.at(-1);
+    return last && last.parts.length > 0 ? { msn: last.msn, index: last.parts.length - 1 } : undefined;
+  }
+
   /** A part of the segment being written is complete. `programDateTime` counts for its first part. */
   addPart(part: Part, programDateTime?: number): void {
     if (this.open.parts.length === 0 && programDateTime !== undefined) this.open.programDateTime = programDateTime;

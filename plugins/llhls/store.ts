@@ -10,16 +10,19 @@
  * the plugin's `index.ts` runs the sweep timer.
  */
 import { randomBytes } from 'node:crypto';
-import { safeEqual, type FilesystemService, type FsChange, type FsChangeFeed, type FsFile, type FsFileInfo, type FsNode, type FsOpenHint, type FsPublicMount,
+import { safeEqual, siblingModule, type FilesystemService, type FsFile, type FsFileInfo, type FsNode, type FsOpenHint, type FsPublicMount,
   type FsWriteResult, type StreamReader, type StreamTable } from '../../sdk/index.ts';
 import type { LaddersService } from '../ladders/api.ts';
 import type { RecordingsService } from '../recordings/api.ts';
 import { digest, fileNode, info, NO_CACHE, playlistFile } from './answers.ts';
+import { DvrPlaylists } from './dvr.ts';
 import { llhlsErrors } from './errors.ts';
+import { LlhlsFeed, type StreamTexts } from './feed.ts';
 import { bitrates, renderMultivariant, reportOf, variantOf, type Variant } from './multivariant.ts';
 import { Packager, type PackagedFile } from './packager.ts';
 import { decideReload, isReady, type Skip } from './playlist-reload.ts';
 import { renderMedia, renderPlain } from './playlist-render.ts';
+import { viewMessage } from './view-state.ts';
 import type { Viewers } from './viewers.ts';
 
 /** The store's bounds and the packagers' settings (from the config section). */
@@ -72,38 +75,31 @@ export class LlhlsStore implements FilesystemService {
   readonly name = 'llhls';
   readonly type = 'llhls';
   readonly mount = '/hls';
-  readonly publicMount: FsPublicMount = { defaultType: 'application/octet-stream', preflight: true, asks: true };
+  /** Its view by request: main's; in the serving threads `view.ts`, over the feed's copy. */
+  readonly publicMount: FsPublicMount;
   #entries = new Map<string, Entry>();
   #s: LlhlsSettings;
   #d: LlhlsDeps;
   #now: () => number;
   #seq = 0;
-  #changeSeq = 0;
-  #subscribers = new Set<(c: FsChange) => void>();
-  /** The last DVR answer of each stream, while its text is the same. */
-  #dvrs = new Map<string, { text: string; node: FsNode }>();
+  #dvrs: DvrPlaylists;
   /**
-   * The files of every packager (inits, parts, segments: not the playlists, which are views) for
-   * the serving threads' copies: they answer those themselves and pass the rest to main.
+   * For the serving threads' copies: the files of every packager (inits, parts, segments), the
+   * admitted viewers, and the states of the streams their views ask for (`feed.ts`).
    */
-  readonly changes: FsChangeFeed = {
-    snapshot: () => {
-      const files: Array<[string, FsFile]> = [];
-      for (const e of this.#entries.values()) {
-        for (const [name, f] of e.packager.entries()) files.push([`/${e.name}/${name}`, fileNode(`/${e.name}/${name}`, name, f).file]);
-      }
-      return { seq: this.#changeSeq, files };
-    },
-    subscribe: (fn) => {
-      this.#subscribers.add(fn);
-      return () => { this.#subscribers.delete(fn); };
-    },
-  };
+  readonly changes: LlhlsFeed;
 
   constructor(deps: LlhlsDeps, settings: LlhlsSettings) {
     this.#d = deps;
     this.#s = settings;
     this.#now = deps.now ?? Date.now;
+    this.#dvrs = new DvrPlaylists(settings.maxStreams);
+    const view = { url: siblingModule('./view.ts', import.meta.url), init: { token: settings.token } };
+    this.publicMount = { defaultType: 'application/octet-stream', preflight: true, asks: true, view };
+    this.changes = new LlhlsFeed({
+      files: () => this.#packaged(), now: this.#now, keepMs: settings.idleMs,
+      onVersion: (name, fn) => this.#entries.get(name)?.packager.onChange(fn), texts: (name) => this.#texts(name),
+    });
   }
 
   /** Streams being packaged now. */
@@ -217,20 +213,7 @@ export class LlhlsStore implements FilesystemService {
    */
   async #dvr(name: string, query: string, remote: string | undefined): Promise<FsNode | undefined> {
     await this.#admit(name, new URLSearchParams(query), remote);
-    const recs = this.#d.recordings;
-    const rec = recs?.ofStream(name)[0];
-    if (!recs || rec === undefined) return undefined;
-    const p = recs.playlist(rec, { kind: 'live', from: this.#now() - this.#s.dvrWindowMs });
-    if (!p.ok) return undefined;
-    // the recordings give the same text while the window names the same segments: its answer is kept
-    let kept = this.#dvrs.get(name);
-    if (kept?.text !== p.text) {
-      const data = Buffer.from(p.text);
-      kept = { text: p.text, node: { kind: 'file', path: `/${name}/dvr.m3u8`, file: playlistFile(data, `"dvr-${digest(data)}"`, this.#now(), NO_CACHE) } };
-      if (this.#dvrs.size >= this.#s.maxStreams) this.#dvrs.clear();
-      this.#dvrs.set(name, kept);
-    }
-    return kept.node;
+    return this.#dvrs.answer(this.#d.recordings, name, this.#now(), this.#s.dvrWindowMs);
   }
 
   /** A playlist request's token (`llhls.token`), then its client's admission (`prePlay`). */
@@ -239,22 +222,53 @@ export class LlhlsStore implements FilesystemService {
     if (remote !== undefined) await this.#d.viewers?.admit(name, remote, q);
   }
 
-  /** The playlist text of the packager's current version (rendered once per version, kind and reports). */
+  /**
+   * The playlist text of the packager's current version (rendered once per version, kind and
+   * reports; a Cache-Control other than no-cache is the same file with that header).
+   */
   #rendered(e: Entry, kind: 'll' | 'plain', skip: Skip, cache: readonly string[], reports: string): FsFile {
     const p = e.packager;
     if (e.renderedAt !== p.version) {
       e.rendered.clear();
       e.renderedAt = p.version;
     }
-    const key = `${kind}.${skip || ''}.${cache[1]}.${reports}`;
+    const key = `${kind}.${skip || ''}.${reports}`;
     let f = e.rendered.get(key);
     if (!f) {
       const data = Buffer.from((kind === 'plain' ? renderPlain(p.rendition) : renderMedia(p.rendition, { skip })) + reports);
       const tag = reports === '' ? '' : `.${digest(Buffer.from(reports)).slice(0, 8)}`;
-      f = playlistFile(data, `"${e.epoch}.${p.version}.${kind}${skip || ''}${tag}"`, this.#now(), cache);
+      f = playlistFile(data, `"${e.epoch}.${p.version}.${kind}${skip || ''}${tag}"`, this.#now(), NO_CACHE);
       e.rendered.set(key, f);
     }
-    return f;
+    if (cache === NO_CACHE) return f;
+    let held = e.rendered.get(`${key}\n${cache[1]}`);
+    if (!held) e.rendered.set(`${key}\n${cache[1]}`, held = { ...f, headers: cache });
+    return held;
+  }
+
+  /** `name`'s playlists of its packager's current version for the threads' views: the files main answers. */
+  #texts(name: string): StreamTexts | undefined {
+    const e = this.#entries.get(name);
+    if (!e) return undefined;
+    const reports = this.#reports(name);
+    const ll = (skip: Skip) => this.#rendered(e, 'll', skip, NO_CACHE, reports);
+    return { rendition: e.packager.rendition, files: { ll: ll(false), llYES: ll('YES'), llv2: ll('v2'), plain: this.#rendered(e, 'plain', false, NO_CACHE, '') } };
+  }
+
+  /**
+   * A serving thread's view wants `stream`'s state, or one of its viewers used it (at most once a
+   * second each): its packager and the viewer are kept as a request here would keep them.
+   */
+  fromView(message: unknown): void {
+    const m = viewMessage(message);
+    if (!m) return;
+    this.changes.want(m.stream);
+    if (m.t !== 'use') return;
+    const e = this.#entries.get(m.stream);
+    if (e) e.used = this.#now();
+    // the ladder siblings are kept too, as a playlist answer here keeps them
+    if (e) this.#reports(m.stream);
+    this.#d.viewers?.touch(m.stream, m.ip, m.token);
   }
 
   /**
@@ -302,6 +316,7 @@ export class LlhlsStore implements FilesystemService {
     if (!r.ok) return undefined;
     e.reader = r.handle;
     this.#entries.set(name, e);
+    this.changes.started(name);
     return e;
   }
 
@@ -321,20 +336,26 @@ export class LlhlsStore implements FilesystemService {
     e.reader = undefined;
     e.packager.end();
     e.packager.clear();
+    this.changes.stopped(e.name);
   }
 
   /** A packager made or let go of a file: the threads' copies hear of it. */
   #changed(stream: string, name: string, f: PackagedFile | undefined): void {
-    if (this.#subscribers.size === 0) return;
+    if (!this.changes.active) return;
     const path = `/${stream}/${name}`;
-    const change: FsChange = { seq: ++this.#changeSeq, path, file: f ? fileNode(path, name, f).file : undefined };
-    for (const fn of this.#subscribers) fn(change);
+    this.changes.emit(path, f ? fileNode(path, name, f).file : undefined);
+  }
+
+  /** Every packaged file by path. */
+  *#packaged(): Iterable<[string, FsFile]> {
+    for (const e of this.#entries.values()) for (const [name, f] of e.packager.entries()) yield [`/${e.name}/${name}`, fileNode(`/${e.name}/${name}`, name, f).file];
   }
 
   /** Stops the packagers nobody asked for within `idleMs`. */
   sweep(): void {
     const before = this.#now() - this.#s.idleMs;
     for (const e of [...this.#entries.values()]) if (e.used < before) this.#stop(e);
+    this.changes.sweep();
   }
 
   /** Stops every packager. */

@@ -17,9 +17,11 @@ export interface ViewersOptions {
   max: number;
   now?: () => number;
   log: { warn(obj: object, msg: string): void };
+  /** A viewer is kept from now on (admitted), or no more: the serving threads' views hear of it. */
+  onKept?(name: string, ip: string, token: string, kept: boolean): void;
 }
 
-interface Kept { until: number; audience: StreamAudience | undefined; admitting?: Promise<void> }
+interface Kept { until: number; audience: StreamAudience | undefined; admitting?: Promise<void>; who: [name: string, ip: string, token: string] }
 
 /** Query keys that are the player's protocol or a secret, not parameters a tap should see. */
 const NOT_PARAMS = new Set(['token', '_HLS_msn', '_HLS_part', '_HLS_skip']);
@@ -67,11 +69,12 @@ export class Viewers {
     });
     if (this.#kept.size >= this.#o.max) this.sweep();
     if (this.#kept.size >= this.#o.max) return admitting.then((a) => { a.leave(); });
-    const entry: Kept = { until: 0, audience: undefined };
+    const entry: Kept = { until: 0, audience: undefined, who: [name, ip, token ?? ''] };
     entry.admitting = admitting.then((a) => {
       entry.audience = a;
       entry.until = this.#now() + this.#o.keepMs;
       entry.admitting = undefined;
+      if (this.#kept.get(key) === entry) this.#o.onKept?.(...entry.who, true);
     }, (err: unknown) => {
       if (this.#kept.get(key) === entry) this.#kept.delete(key);
       throw err;
@@ -89,9 +92,16 @@ export class Viewers {
     };
   }
 
+  /** A kept viewer asked again where the store did not see it (a serving thread answered it): it is kept longer. */
+  touch(name: string, ip: string, token: string): void {
+    const k = this.#kept.get(`${name}\n${ip}\n${token}`);
+    if (k && !k.admitting && k.until >= this.#now()) k.until = this.#now() + this.#o.keepMs;
+  }
+
   #drop(key: string, k: Kept): void {
     this.#kept.delete(key);
     k.audience?.leave();
+    if (k.audience) this.#o.onKept?.(...k.who, false);
   }
 
   /** Lets go of the viewers that did not ask within `keepMs`. */

@@ -43,9 +43,12 @@ function folderIndex(m: DoorMount, path: string, head: boolean, n: FsNode | unde
   return isPromise(index) ? index.then(noDir) : noDir(index);
 }
 
-/** A lookup refused (a link out of the root: 403) or failed: main sends its status, a thread leaves it to main. */
+/**
+ * A lookup refused (a link out of the root: 403; a view's 400) or failed: main sends its status; a
+ * thread sends an ApiError (only a mount's view throws one there) and leaves anything else to main.
+ */
 function failed(env: DoorEnv, req: IncomingMessage, res: ServerResponse, path: string, err: unknown): boolean {
-  if (env.where === 'thread') return false;
+  if (env.where === 'thread' && !isApiError(err)) return false;
   if (!isApiError(err)) env.onError?.(err, path);
   sendThrown(res, err, ['vary', 'Origin', ...corsHead(env, req)]);
   return true;
@@ -59,7 +62,7 @@ export function answerRead(env: DoorEnv, m: DoorMount, req: IncomingMessage, res
   let found: Maybe<FsNode | undefined>;
   try {
     // only a mount that serves a view by request gets the query and the client (no object per read else)
-    const ask = m.asks ? { query, remote: env.clientOf(req) ?? '' } : undefined;
+    const ask = m.asks ? { query, remote: env.clientOf(req) } : undefined;
     found = lookup(m, path, req.method === 'HEAD', ask);
   } catch (err) {
     return failed(env, req, res, path, err);

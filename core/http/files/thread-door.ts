@@ -8,6 +8,7 @@ import { receiveMessageOnPort } from 'node:worker_threads';
 import { MimeTable } from '../../../sdk/fs-mime.ts';
 import type { FsFile, FsNode, FsReader, FsReaderFactory } from '../../../sdk/fs.ts';
 import type { FileDoorTapFactory } from '../../../sdk/file-door.ts';
+import type { FsView, FsViewFactory } from '../../../sdk/fs-view.ts';
 import type { ThreadFastPath } from '../threads/module.ts';
 import type { DoorStart } from '../threads/messages.ts';
 import { SharedRelease } from '../threads/shared-release.ts';
@@ -32,7 +33,8 @@ const fileOf = (w: WireFile): FsFile => ({
 /**
  * The file door in a serving thread: the same door as main's, with each mount's files from a copy
  * of its store (changes main broadcasts in order; those main published before a request are
- * applied before it is answered), from the store's own reader (a folder), or from main; uploads
+ * applied before it is answered) or the store's view module over that copy, from the store's own
+ * reader (a folder), or from main; uploads
  * received here and stored by main; the door tap modules loaded here too. What the door leaves
  * goes to main.
  */
@@ -70,14 +72,19 @@ export function threadDoor(start: DoorStart): ThreadDoor {
     takesWrite: (m, req, res, path) => uploads.take(m, req, res, path),
     mainReads: () => mainReads,
   };
-  const door = new FileDoor(env, init.mounts.map((w) => mountOf(w, mime, copies, readers)));
-  // until every tap module is loaded here, main answers (no read may pass without its taps)
-  let loading = init.taps.length;
-  for (const t of init.taps) {
-    loadTap(t, hooks, send, tapReceivers).then((close) => {
-      closers.push(close);
-      loading--;
-    }, (err: unknown) => send({ t: 'error', message: `door tap module ${t.name}: ${(err as Error).message}` }));
+  const views = new Map<string, ViewSlot>();
+  for (const w of init.mounts) if (w.view && w.source.kind === 'copy') views.set(w.name, { view: undefined, changed: [] });
+  const door = new FileDoor(env, init.mounts.map((w) => mountOf(w, mime, copies, readers, views.get(w.name), () => mainReads)));
+  // until every tap and view module is loaded here, main answers (no read may pass without its taps)
+  let loading = init.taps.length + views.size;
+  const loaded = (what: string, p: Promise<() => void>) => p.then((close) => {
+    closers.push(close);
+    loading--;
+  }, (err: unknown) => send({ t: 'error', message: `${what}: ${(err as Error).message}` }));
+  for (const t of init.taps) void loaded(`door tap module ${t.name}`, loadTap(t, hooks, send, tapReceivers));
+  for (const [mount, slot] of views) {
+    const w = init.mounts.find((x) => x.name === mount)!;
+    void loaded(`view module of ${mount}`, loadView(w, copies.get(mount)!, slot, send));
   }
   const apply = (m: ToDoor) => {
     switch (m.t) {
@@ -89,6 +96,7 @@ export function threadDoor(start: DoorStart): ThreadDoor {
         if (m.seq <= seq) return;
         seq = m.seq;
         applyChange(copies.get(m.mount), m, release);
+        for (const fn of views.get(m.mount)?.changed ?? []) fn(m.path);
     }
   };
   port.on('message', apply);
@@ -101,6 +109,7 @@ export function threadDoor(start: DoorStart): ThreadDoor {
   };
   const close = () => {
     release.close();
+    for (const slot of views.values()) slot.changed.length = 0;
     for (const c of closers) c();
     port.close();
   };
@@ -123,6 +132,24 @@ async function loadTap(t: WireTap, hooks: FsServeHooks, send: (m: FromDoor) => v
   };
 }
 
+/** A mount's view in this thread: loaded once its module is, with its change listeners. */
+interface ViewSlot {
+  view: FsView | undefined;
+  changed: Array<(path: string) => void>;
+}
+
+/** Loads a mount's view module over the thread's copy of its store; resolves with its close. */
+async function loadView(w: WireMount, files: Map<string, FsFile>, slot: ViewSlot, send: (m: FromDoor) => void): Promise<() => void> {
+  const mod = await import(w.view!.url) as { default: FsViewFactory };
+  const view = mod.default(w.view!.init, {
+    get: (path) => files.get(path),
+    onChange: (fn) => { slot.changed.push(fn); },
+    send: (message) => send({ t: 'view', mount: w.name, message }),
+  });
+  slot.view = view;
+  return () => view.close?.();
+}
+
 /** A put or delete from main on a mount's copy; the body it replaces or removes is counted as dropped. */
 function applyChange(files: Map<string, FsFile> | undefined, m: Extract<ToDoor, { t: 'put' | 'del' }>, release: SharedRelease): void {
   const old = files?.get(m.path);
@@ -132,11 +159,15 @@ function applyChange(files: Map<string, FsFile> | undefined, m: Extract<ToDoor, 
   if (old) release.dropped(old.size);
 }
 
-/** A mount of the thread's door: files from its copy, its reader, or main (a miss here). */
-function mountOf(w: WireMount, mime: MimeTable, copies: Map<string, Map<string, FsFile>>, readers: Map<string, Promise<FsReader>>): DoorMount {
+/** A mount of the thread's door: files from its view, its copy, its reader, or main (a miss here). */
+function mountOf(w: WireMount, mime: MimeTable, copies: Map<string, Map<string, FsFile>>, readers: Map<string, Promise<FsReader>>,
+  slot: ViewSlot | undefined, mainReads: () => boolean): DoorMount {
   let open: DoorMount['open'] = () => undefined;
   const src = w.source;
-  if (src.kind === 'copy') {
+  if (slot) {
+    // main's in-process read taps would take the request after the view held it: main's from the start
+    open = (path, _head, ask) => (mainReads() ? undefined : slot.view?.open(path, { query: ask?.query ?? '', remote: ask?.remote }));
+  } else if (src.kind === 'copy') {
     const files = copies.get(w.name)!;
     open = (path) => {
       const file = files.get(path);
@@ -149,6 +180,6 @@ function mountOf(w: WireMount, mime: MimeTable, copies: Map<string, Map<string, 
   }
   return {
     name: w.name, prefix: w.prefix, defaultType: w.defaultType, mime, defaultFile: w.defaultFile, writes: w.writes,
-    reserved: new Set(w.reserved), preflight: w.preflight, uploadMax: w.uploadMax, open,
+    reserved: new Set(w.reserved), preflight: w.preflight, uploadMax: w.uploadMax, open, asks: slot !== undefined,
   };
 }

@@ -57,8 +57,9 @@ export function startDoorThreads(o: DoorThreadsOptions): { broadcast(m: ToDoor):
     const pm = fs.publicMount;
     if (!pm) continue;
     byName.set(fs.name, fs);
-    // a view by request is main's alone (a thread has neither its query rules nor its state); the
-    // files a store feeds are copied all the same, and a thread passes what its copy lacks to main
+    // a view by request is main's (a thread has neither its query rules nor its state) unless the
+    // store gives the threads a view module; the files a store feeds are copied all the same, and
+    // a thread passes what its copy (or its view) does not answer to main
     const source = fs.changes ? 'copy' : pm.asks ? undefined : fs.reader ? 'reader' : undefined;
     if (source === 'copy') fs.changes!.useSharedMemory?.(true);
     mounts.push({
@@ -67,6 +68,7 @@ export function startDoorThreads(o: DoorThreadsOptions): { broadcast(m: ToDoor):
       // beyond the store's limit main refuses before the body is sent (its early 507)
       uploadMax: Math.min(THREAD_UPLOAD_MAX, fs.usage().limit > 0 ? fs.usage().limit : THREAD_UPLOAD_MAX),
       source: source === 'copy' ? { kind: 'copy' } : source === 'reader' ? { kind: 'reader', module: fs.reader! } : { kind: 'main' },
+      ...(source === 'copy' && pm.view ? { view: pm.view } : {}),
     });
   }
   let broadcast: ((m: unknown) => void) | undefined;
@@ -99,6 +101,7 @@ export function startDoorThreads(o: DoorThreadsOptions): { broadcast(m: ToDoor):
     receive: (raw) => {
       const m = raw as FromDoor;
       if (m.t === 'tap') o.fromTap(m.name, m.message);
+      else if (m.t === 'view') byName.get(m.mount)?.fromView?.(m.message);
       else if (m.t === 'report') o.reportOf(m.name, m.report);
       else if (m.t === 'error') o.warn(m.message);
       else if (m.t === 'begin') o.pending.begin(`${m.mount}:${m.path}`);

@@ -45,8 +45,8 @@ export interface DoorMount {
 export interface DoorAsk {
   /** The raw query string without `?` (`''` when none). */
   query: string;
-  /** The client as the door resolved it (normalized, no port). */
-  remote: string;
+  /** The client as the door resolved it (normalized, no port); undefined where this copy cannot tell (a thread: a proxy header). */
+  remote: string | undefined;
 }
 
 /** Where an upload accepted by the door goes. */

@@ -33,6 +33,8 @@ export interface WireMount {
   uploadMax: number;
   /** `copy`: the thread keeps a copy from the change feed; `reader`: it opens the store itself; `main`: main answers. */
   source: { kind: 'copy' } | { kind: 'reader'; module: FsReaderModule } | { kind: 'main' };
+  /** A copied store's view module (`FsPublicMount.view`): asked first for every read of the mount. */
+  view?: { url: string; init?: unknown };
 }
 
 /** A door tap module as a thread loads it, with the state its copies share (tap-state.ts). */
@@ -90,7 +92,9 @@ export type FromDoor =
   | WireCommit
   | { t: 'begin' | 'abandon'; mount: string; path: string }
   | { t: 'tap'; name: string; message: unknown }
+  /** A mount's view sent its store a message (`FilesystemService.fromView`). */
+  | { t: 'view'; mount: string; message: unknown }
   /** A tap module copy's report (tap-state.ts). */
   | { t: 'report'; name: string; report: WireReport }
-  /** Something a thread's copy could not do (a tap module that failed to load). */
+  /** Something a thread's copy could not do (a tap or view module that failed to load). */
   | { t: 'error'; message: string };

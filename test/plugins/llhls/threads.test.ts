@@ -7,13 +7,14 @@ import { ffmpeg, startRtmpApp } from '../rtmp/helpers.ts';
 /*
  * LL-HLS with serving threads (issue 47.2): the parts, segments and init of a packaged stream are
  * fed to the threads' copies of the door, so every thread answers them itself (with their own
- * immutable Cache-Control); playlists (views by request: blocking reloads) and the hinted part
- * before it exists reach main from any listener, and every answer is the same wherever it was made.
+ * immutable Cache-Control); playlists (blocking reloads) and the hinted part before it exists are
+ * answered from any listener (by the threads' view once main fed it: thread-views.test.ts), and
+ * every answer is the same wherever it was made.
  */
 const SOURCE = ['-re', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
   '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '25', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '32k'];
 
-t.test('every serving thread answers parts and segments itself; playlists and the hint reach main', async (t) => {
+t.test('every serving thread answers parts and segments itself; playlists and the hint from any listener', async (t) => {
   const app = await startRtmpApp(t, {}, { http: { threads: 2 }, sessions: { enable: false }, llhls: { enable: true, target_duration_seconds: 1, part_target_ms: 200 } });
   ffmpeg(t, ['-loglevel', 'warning', ...SOURCE, '-t', '60', '-f', 'flv', `${app.base}/live/cam`], 90_000);
   const base = `${app.url}/hls/live/cam`;
@@ -39,7 +40,7 @@ t.test('every serving thread answers parts and segments itself; playlists and th
   const first = (await fresh(`${base}/${files[0]}`)).body;
   for (let i = 0; i < 8; i++) t.ok((await fresh(`${base}/${files[0]}`)).body.equals(first), 'the same bytes from every listener');
 
-  // a blocking reload and the hinted part, asked through every listener, are held until ready by main
+  // a blocking reload and the hinted part, asked through every listener, are held until ready
   for (let i = 0; i < 6; i++) {
     const now = (await fresh(`${base}/index.m3u8`)).body.toString();
     const hint = /PRELOAD-HINT:TYPE=PART,URI="([^"]+)"/.exec(now)![1]!;

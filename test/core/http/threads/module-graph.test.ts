@@ -8,7 +8,7 @@ import { fresh } from './helpers.ts';
 
 /*
  * What a serving thread holds (issue 29): the service as its own process with one thread,
- * sessions on (its door tap runs in the thread) and disk-fs (its reader too), and a preload
+ * sessions on (its door tap runs in the thread), disk-fs (its reader too) and llhls (its view), and a preload
  * (fixtures/record-modules.ts) reporting from every worker thread its limits, each module it
  * loads and each collection it asked for.
  */
@@ -25,7 +25,7 @@ async function start(t: Test): Promise<{ url: string; list(): Promise<string[]> 
   t.teardown(() => rm(work, { recursive: true, force: true }));
   const out = join(work, 'modules.txt');
   const app = await startCli(t, {
-    http: { threads: 1 }, sessions: { enable: true, ip_ignorelist: [] }, storage: { memory: { auth: { enable: false } } },
+    http: { threads: 1 }, sessions: { enable: true, ip_ignorelist: [] }, storage: { memory: { auth: { enable: false } } }, llhls: { enable: true },
   }, { env: { NODE_OPTIONS: `--import=${new URL('./fixtures/record-modules.ts', import.meta.url).href}`, CORE_TEST_MODULES_OUT: out } });
   const list = async () => (await readFile(out, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((l) => l.slice(l.indexOf(' ') + 1));
   return { url: app.url, list };
@@ -40,7 +40,7 @@ t.test('a serving thread loads the door and its taps, not fastify, pino, typebox
   t.equal((await fresh(`${app.url}/memfs/a.ts`, { method: 'PUT', body: Buffer.alloc(4096, 1) })).status, 201);
   for (const path of ['/memfs/a.m3u8', '/memfs/a.ts', '/memfs/none.ts', '/api/v3/config']) await fresh(`${app.url}${path}`);
   const loaded = await list();
-  for (const own of ['/core/http/threads/worker.ts', '/core/http/files/thread-door.ts', '/core/http/threads/shared-release.ts', '/plugins/sessions/hls.ts']) {
+  for (const own of ['/core/http/threads/worker.ts', '/core/http/files/thread-door.ts', '/core/http/threads/shared-release.ts', '/plugins/sessions/hls.ts', '/plugins/llhls/view.ts']) {
     t.ok(loaded.some((u) => u.endsWith(own)), `the thread loaded ${own}`);
   }
   t.same(loaded.filter((u) => HEAVY.some((re) => re.test(u))), [], 'nothing of main\'s frameworks in the thread');
