@@ -9,7 +9,12 @@ import { existsSync } from 'node:fs';
 /** The hardware behind an encoder, by its name's suffix (`h264_nvenc`, `hevc_vaapi`, `h264_qsv`). */
 export type HardwareKind = 'nvenc' | 'vaapi' | 'qsv';
 
-/** The device node each kind needs (the first GPU; VAAPI and Quick Sync use the DRM render node). */
+/**
+ * The device node each kind needs (the first GPU; VAAPI and Quick Sync use the DRM render node).
+ *
+ * @example
+ * HARDWARE_DEVICES.nvenc; // '/dev/nvidia0'
+ */
 export const HARDWARE_DEVICES: Readonly<Record<HardwareKind, string>> = Object.freeze({
   nvenc: '/dev/nvidia0', vaapi: '/dev/dri/renderD128', qsv: '/dev/dri/renderD128',
 });
@@ -25,6 +30,7 @@ export interface EncoderSkills {
   codecs: { video: ReadonlyArray<{ id: string; encoders: readonly string[] | null }> };
 }
 
+/** A hardware video encoder the skills list (`hardwareEncoders`). */
 export interface HardwareEncoder {
   /** The encoder's name for `-c:v`, e.g. `h264_nvenc`. */
   id: string;
@@ -35,13 +41,25 @@ export interface HardwareEncoder {
   device: string;
 }
 
-/** The hardware kind of an encoder name, or undefined for a software one. */
+/**
+ * The hardware kind of an encoder name, or undefined for a software one.
+ *
+ * @example
+ * hardwareKind('h264_vaapi'); // 'vaapi'
+ * hardwareKind('libx264'); // undefined
+ */
 export function hardwareKind(encoder: string): HardwareKind | undefined {
   const m = /_(nvenc|vaapi|qsv)$/.exec(encoder);
   return m ? (m[1] as HardwareKind) : undefined;
 }
 
-/** Every hardware video encoder the skills list, with its codec, kind and device. */
+/**
+ * Every hardware video encoder the skills list, with its codec, kind and device.
+ *
+ * @example
+ * hardwareEncoders({ codecs: { video: [{ id: 'h264', encoders: ['libx264', 'h264_nvenc'] }] } });
+ * // [{ id: 'h264_nvenc', codec: 'h264', kind: 'nvenc', device: '/dev/nvidia0' }]
+ */
 export function hardwareEncoders(skills: EncoderSkills): HardwareEncoder[] {
   const out: HardwareEncoder[] = [];
   for (const c of skills.codecs.video) {
@@ -53,7 +71,12 @@ export function hardwareEncoders(skills: EncoderSkills): HardwareEncoder[] {
   return out;
 }
 
-/** Which of the hardware devices exist on this machine (`exists` for tests). */
+/**
+ * Which of the hardware devices exist on this machine (`exists` for tests).
+ *
+ * @example
+ * presentDevices((p) => p === '/dev/nvidia0'); // Set { '/dev/nvidia0' }
+ */
 export function presentDevices(exists: (path: string) => boolean = existsSync): Set<string> {
   return new Set(Object.values(HARDWARE_DEVICES).filter((p) => exists(p)));
 }
@@ -63,6 +86,10 @@ export function presentDevices(exists: (path: string) => boolean = existsSync): 
  * codec the skills list whose device is in `devices` (NVENC, then Quick Sync, then VAAPI), else the
  * software one (`libx264`, `libx265`). A named encoder is used as it is when the skills list it and
  * (for a hardware one) its device is present; otherwise this throws an Error saying why.
+ *
+ * @example
+ * const skills = await ctx.deps.processes.encoderSkills();
+ * const encoder = skills ? pickEncoder(skills, 'auto', presentDevices()) : 'libx264'; // 'h264_nvenc' on an NVIDIA machine
  */
 export function pickEncoder(skills: EncoderSkills, want: 'auto' | (string & {}), devices: ReadonlySet<string>, codec = 'h264'): string {
   const listed = new Set(skills.codecs.video.flatMap((c) => (c.id === codec || want !== 'auto' ? c.encoders ?? [] : [])));
