@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -10,7 +10,8 @@ import { join } from 'node:path';
  * service relaunches itself with its own flags (core/runtime/relaunch.ts). One flag is added:
  * `--inspect-port=127.0.0.1:0`, which opens nothing by itself; `inspect()` then turns the inspector
  * on with SIGUSR1 (after the figures that must not include it were read) to measure the heap.
- * `BENCH_NODE_ARGS` adds flags to the runtime (e.g. `--cpu-prof --cpu-prof-dir=DIR`; the relaunch keeps them).
+ * `BENCH_NODE_ARGS` adds flags to the runtime (e.g. `--cpu-prof --cpu-prof-dir=DIR`; the relaunch keeps them);
+ * `BENCH_STDOUT=<file>` keeps the service's stdout there (e.g. with `--trace-gc`).
  */
 
 export interface Memory {
@@ -75,7 +76,9 @@ export async function startDeployed(root: string, main: string, dir: string, con
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('CORE_') || k === 'MALLOC_ARENA_MAX' || k === 'NODE_OPTIONS') delete env[k];
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(runtimeOf(root), ['--inspect-port=127.0.0.1:0', ...extra, main, '--config', configPath], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_STDOUT=<file>: the service's stdout goes there (e.g. with BENCH_NODE_ARGS=--trace-gc)
+  const out = process.env.BENCH_STDOUT ? openSync(process.env.BENCH_STDOUT, 'a') : 'ignore';
+  const child = spawn(runtimeOf(root), ['--inspect-port=127.0.0.1:0', ...extra, main, '--config', configPath], { env, stdio: ['ignore', out, 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => {
     err += d.toString();

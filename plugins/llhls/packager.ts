@@ -78,19 +78,29 @@ export class Packager {
   #last = 0;
   #interval = 0;
   #anchor: { wall: number; media: number } | undefined;
-  /** The open segment's bytes so far (its parts, back to back) and room for more. */
+  /**
+   * The open segment's bytes so far: its parts back to back in one slab sized from the last
+   * segment (a little more), so the segment is usually the slab itself, one allocation and no
+   * copy; parts past it go to overflow chunks (`#full`: the used part of each earlier chunk), and
+   * only then is the segment copied together at its close. Nothing is copied when a part does
+   * not fit: the parts made keep their views.
+   */
   #slab: Buffer | undefined;
   #slabUsed = 0;
+  #full: Buffer[] = [];
+  #fullBytes = 0;
   #lastSegmentBytes = 64 * 1024;
   /** Where the muxer writes a part: the open segment's slab, so the segment is its parts with no copy. */
   #alloc = (size: number): Buffer => {
     const slab = this.#slab;
     if (!slab || this.#slabUsed + size > slab.length) {
-      const used = slab ? this.#slabUsed : 0;
-      const next = Buffer.allocUnsafeSlow(Math.max(used + size, Math.ceil(this.#lastSegmentBytes * 1.25), (slab?.length ?? 0) * 2));
-      // the parts made so far keep their own views of the old slab
-      if (slab) slab.copy(next, 0, 0, used);
-      this.#slab = next;
+      const last = this.#lastSegmentBytes;
+      if (slab) {
+        this.#full.push(slab.subarray(0, this.#slabUsed));
+        this.#fullBytes += this.#slabUsed;
+      }
+      this.#slab = Buffer.allocUnsafeSlow(Math.max(size, slab ? last >> 2 : last + (last >> 4) + 4096));
+      this.#slabUsed = 0;
     }
     const at = this.#slabUsed;
     this.#slabUsed += size;
@@ -220,7 +230,7 @@ export class Packager {
     const age = t - this.#segStart;
     // a publisher that sends no keyframe (or one very rarely), or absurd bytes, still gets its
     // segment closed: what one stream holds stays bounded (the next one starts mid-GOP)
-    const overdue = age >= MAX_SEGMENT_TARGETS * o.targetDuration * 1000 || this.#slabUsed >= o.maxBytes / 2;
+    const overdue = age >= MAX_SEGMENT_TARGETS * o.targetDuration * 1000 || this.#fullBytes + this.#slabUsed >= o.maxBytes / 2;
     if ((key && age >= o.targetDuration * 1000 - this.#interval / 2) || overdue) {
       const f = this.#muxer.flush(t);
       if (f) this.#part(f);
@@ -262,18 +272,25 @@ export class Packager {
   }
 
   /**
-   * The open segment's bytes, and a new slab for the next: the slab itself when it is nearly full,
-   * else an exact copy (the room left would be held as long as the segment).
+   * The open segment's bytes, and a new slab for the next: the slab itself when the segment is
+   * in it alone and it is nearly full, else an exact copy (the room left would be held as long
+   * as the segment; overflow chunks are copied together).
    */
   #segmentBytes(): Buffer {
     const used = this.#slabUsed;
     const slab = this.#slab!;
+    const full = this.#full;
+    const total = this.#fullBytes + used;
     this.#slab = undefined;
     this.#slabUsed = 0;
-    this.#lastSegmentBytes = used;
-    if (slab.length - used <= (used >> 3) + 4096) return slab.subarray(0, used);
-    const exact = Buffer.allocUnsafeSlow(used);
-    slab.copy(exact, 0, 0, used);
+    this.#full = [];
+    this.#fullBytes = 0;
+    this.#lastSegmentBytes = total;
+    if (full.length === 0 && slab.length - used <= (used >> 3) + 4096) return slab.subarray(0, used);
+    const exact = Buffer.allocUnsafeSlow(total);
+    let at = 0;
+    for (const b of full) at += b.copy(exact, at);
+    slab.copy(exact, at, 0, used);
     return exact;
   }
 
