@@ -13,6 +13,8 @@ import { api, checkoutOf, freePort, head, makeSample, opt, ROOT, sleep, TAG, upt
  * - `publish`: nobody plays (the baseline);
  * - `llhls`: the service packages each (`/hls/bench/sN/index.m3u8`, the plugin's defaults: 2 s
  *   segments, 300 ms parts, a 120 s window), one poller per stream asking its playlist every 2 s;
+ * - `llhls-slow`: the same, polled every 6 s: with `llhls`, what one playlist request costs and
+ *   what packaging costs without requests (the line under the table: cost = packaging + rate x request);
  * - `hls`: one more ffmpeg process per stream reads it (`{rtmp,name=...}`) and writes HLS into
  *   memfs, as restreamer-ui's channels do, polled the same way (`/memfs/bench/sN.m3u8`).
  * The cost per stream of a way is the CPU of the service's whole tree (main + its ffmpegs + its
@@ -33,10 +35,13 @@ const FILL_S = Number(opt('fill', '130'));
 const PROF = opt('prof', '');
 /** `llhls.window_seconds` (the plugin's default: 120). */
 const LL_WINDOW = Number(opt('ll-window', '120'));
+/** `llhls-slow` polls every 6 s (the packagers' idle stop is 8 s): with `llhls`, what a playlist request costs and what packaging alone does. */
+const SLOW_POLL_MS = 6000;
+const IDLE_S = 8;
 /** `--compare REV`: the same rounds on the service of REV too (a checkout beside this one), alternating with this one's. */
 const COMPARE = opt('compare', '');
 const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
-type Way = 'publish' | 'llhls' | 'hls';
+type Way = 'publish' | 'llhls' | 'llhls-slow' | 'hls';
 /** `--ways publish,llhls`: the ways measured (all three by default). */
 const WAYS = opt('ways', 'publish,llhls,hls').split(',') as Way[];
 
@@ -89,26 +94,27 @@ const hlsWriter = (i: number) => ({
 });
 
 /** Asks each stream's playlist every 2 s until stopped; counts the answers that were not 200. */
-function poll(url: string, path: (i: number) => string): { stop(): void; failed(): number } {
+function poll(url: string, path: (i: number) => string, everyMs: number): { stop(): void; failed(): number } {
   let failed = 0;
   const timers = Array.from({ length: STREAMS }, (_, i) => setInterval(() => {
     fetch(url + path(i)).then(async (r) => { await r.arrayBuffer(); if (r.status !== 200) { failed++; if (process.env.BENCH_DEBUG) console.log(path(i), r.status); } }, (e: unknown) => { failed++; if (process.env.BENCH_DEBUG) console.log(path(i), e); });
-  }, 2000 + (i % 20)));
+  }, everyMs + (i % 20)));
   return { stop: () => { for (const t of timers) clearInterval(t); }, failed: () => failed };
 }
 
 interface Sample { way: Way; cpu: number; main: number; rss: number; failed: number; side?: string }
 
 async function round(svc: Deployed, way: Way): Promise<Sample> {
-  const path = way === 'llhls' ? (i: number) => `/hls/bench/s${i}/index.m3u8` : (i: number) => `/memfs/bench/s${i}.m3u8`;
+  const ll = way === 'llhls' || way === 'llhls-slow';
+  const path = ll ? (i: number) => `/hls/bench/s${i}/index.m3u8` : (i: number) => `/memfs/bench/s${i}.m3u8`;
   if (way === 'hls') for (let i = 0; i < STREAMS; i++) await api(svc.url, 'POST', '/api/v3/process', hlsWriter(i));
-  const poller = way === 'publish' ? undefined : poll(svc.url, path);
+  const poller = way === 'publish' ? undefined : poll(svc.url, path, way === 'llhls-slow' ? SLOW_POLL_MS : 2000);
   try {
-    await sleep((way === 'llhls' ? FILL_S : WARM_S) * 1000);
+    await sleep((ll ? FILL_S : WARM_S) * 1000);
     const failedBefore = poller?.failed() ?? 0;
     const a = cpuTree(svc.pid);
     const t0 = Date.now();
-    if (PROF && way === 'llhls') await svc.profile(WINDOW_S * 1000, join(PROF, `llhls-streams-${STREAMS}-${Date.now()}.cpuprofile`));
+    if (PROF && ll) await svc.profile(WINDOW_S * 1000, join(PROF, `${way}-streams-${STREAMS}-${Date.now()}.cpuprofile`));
     else await sleep(WINDOW_S * 1000);
     const b = cpuTree(svc.pid);
     const secs = (Date.now() - t0) / 1000;
@@ -119,7 +125,7 @@ async function round(svc: Deployed, way: Way): Promise<Sample> {
     poller?.stop();
     if (way === 'hls') for (let i = 0; i < STREAMS; i++) await api(svc.url, 'DELETE', `/api/v3/process/hls-${i}`).catch(() => undefined);
     // the packagers stop `idle_seconds` after the last request; the memfs files of the writers stay (small)
-    await sleep(way === 'llhls' ? 15_000 : 5000);
+    await sleep(ll ? (IDLE_S + 10) * 1000 : 5000);
   }
 }
 
@@ -136,7 +142,7 @@ async function serviceRound(side: Side, order: Way[], samples: Sample[]): Promis
   const dir = await mkdtemp(join(tmpdir(), 'bench-llhls-'));
   const svc = await startDeployed(ROOT, side.main, dir, {
     log: { level: 'warn' }, rtmp: { enable: true, address: `127.0.0.1:${await freePort()}` },
-    llhls: { enable: true, idle_seconds: 5, max_streams: Math.max(100, STREAMS), window_seconds: LL_WINDOW },
+    llhls: { enable: true, idle_seconds: IDLE_S, max_streams: Math.max(100, STREAMS), window_seconds: LL_WINDOW },
     storage: { disk: { dir: join(dir, 'disk') }, memory: { max_size_mbytes: 0 } }, sessions: { enable: false },
   });
   try {
@@ -212,6 +218,17 @@ function table(samples: Sample[]): string[] {
     const mm = median(xs.map((s) => s.main));
     const perMain = way === 'publish' ? '' : `${((mm - baseMain) / STREAMS).toFixed(3)} %`;
     lines.push(`| ${way} | ${m.toFixed(2)} | ${per} | ${mm.toFixed(2)} | ${perMain} | ${median(xs.map((s) => s.rss)).toFixed(1)} | ${xs.reduce((n, s) => n + s.failed, 0)} | ${xs.map((s) => `${s.cpu.toFixed(2)}/${s.main.toFixed(2)}`).join(' ')} |`);
+  }
+  const [fast, slow] = [of('llhls'), of('llhls-slow')];
+  if (fast.length > 0 && slow.length > 0) {
+    // per stream: cost = packaging + requests per second x a request's cost (0.5 and 1/6 requests per second)
+    for (const [what, key] of [['tree', 'cpu'], ['main', 'main']] as const) {
+      const b = median(of('publish').map((s) => s[key]));
+      const c2 = (median(fast.map((s) => s[key])) - b) / STREAMS;
+      const c6 = (median(slow.map((s) => s[key])) - b) / STREAMS;
+      const request = (c2 - c6) / (1 / 2 - 1 / 6);
+      lines.push('', `${what}: a playlist request ${(request * 10).toFixed(2)} ms of CPU; packaging without requests ${(c2 - request / 2).toFixed(3)} % of a core per stream.`);
+    }
   }
   return lines;
 }

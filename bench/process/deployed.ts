@@ -189,6 +189,16 @@ async function inspect(pid: number, root: string, stderr: () => string): Promise
 /** A CPU profile of the main thread over `ms` (V8's sampling profiler through the inspector), written to `file`. */
 async function profile(pid: number, stderr: () => string, ms: number, file: string): Promise<void> {
   await withInspector(pid, stderr, async (call) => {
+    // BENCH_HEAP_PROFILE=1: a sampling heap profile of everything allocated (collected or not) instead
+    if (process.env.BENCH_HEAP_PROFILE) {
+      await call('HeapProfiler.enable');
+      await call('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      await new Promise((r) => setTimeout(r, ms));
+      const { profile: p } = await call('HeapProfiler.stopSampling') as { profile: unknown };
+      await call('HeapProfiler.disable');
+      await writeFile(file.replace(/\.cpuprofile$/, '.heapprofile'), JSON.stringify(p));
+      return;
+    }
     await call('Profiler.enable');
     await call('Profiler.setSamplingInterval', { interval: 1000 });
     await call('Profiler.start');

@@ -107,6 +107,10 @@ export class Packager {
     return this.#slab!.subarray(at, at + size);
   };
   #bytes = 0;
+  /** The lowest media sequence number whose segment may still be held. */
+  #segFloor = 0;
+  /** Segments closed whose parts may still be held, oldest first. */
+  #closed: Segment[] = [];
   #listeners = new Set<() => void>();
   /** The last frame timestamp of video and audio. */
   #lastOf: [number | undefined, number | undefined] = [undefined, undefined];
@@ -118,6 +122,7 @@ export class Packager {
     this.rendition = new Rendition({
       targetDuration: opts.targetDuration, partTarget: opts.partTarget, window: opts.windowSegments, initUri: this.#initName(),
     });
+    this.#segFloor = this.rendition.open.msn;
   }
 
   /** Every file held, by name. */
@@ -266,7 +271,7 @@ export class Packager {
     if (r.open.parts.length === 0) return;
     const name = `${this.#opts.epoch}-${r.open.msn}.m4s`;
     this.#put(name, this.#segmentBytes());
-    r.closeSegment({ uri: name });
+    this.#closed.push(r.closeSegment({ uri: name }));
     r.setHint(this.#partName(r.open.msn, 0));
     this.#forget();
   }
@@ -294,19 +299,19 @@ export class Packager {
     return exact;
   }
 
-  /** Segments past the window or the byte bound go, and the parts of all but the newest segments. */
+  /**
+   * Segments past the window or the byte bound go, and the parts of all but the newest segments:
+   * by their names (the segments from the lowest one held, the parts by the segments closed), not
+   * by a scan of every file held.
+   */
   #forget(): void {
     const r = this.rendition;
     while (r.segments.length > 1 && this.#bytes > this.#opts.maxBytes) this.#dropSegment(r.dropOldest()!);
     const first = r.mediaSequence;
-    const partsFrom = r.open.msn - PART_SEGMENTS;
-    const epoch = this.#opts.epoch.length + 1;
-    for (const name of this.#files.keys()) {
-      const dot = name.indexOf('.', epoch);
-      // NaN for the init: kept
-      const msn = Number(name.slice(epoch, dot));
-      if (msn < first || (msn < partsFrom && name.indexOf('.', dot + 1) > 0)) this.#drop(name);
-    }
+    for (; this.#segFloor < first; this.#segFloor++) this.#drop(`${this.#opts.epoch}-${this.#segFloor}.m4s`);
+    const partsFrom = Math.max(first, r.open.msn - PART_SEGMENTS);
+    const closed = this.#closed;
+    while (closed.length > 0 && closed[0]!.msn < partsFrom) for (const p of closed.shift()!.parts) this.#drop(p.uri);
   }
 
   #dropSegment(s: Segment): void {
