@@ -214,9 +214,9 @@ function table(samples: Sample[]): string[] {
   for (const way of WAYS) {
     const xs = of(way);
     const m = median(xs.map((s) => s.cpu));
-    const per = way === 'publish' ? '' : `${((m - base) / STREAMS).toFixed(3)} %`;
+    const per = way === 'publish' || Number.isNaN(base) ? '-' : `${((m - base) / STREAMS).toFixed(3)} %`;
     const mm = median(xs.map((s) => s.main));
-    const perMain = way === 'publish' ? '' : `${((mm - baseMain) / STREAMS).toFixed(3)} %`;
+    const perMain = way === 'publish' || Number.isNaN(baseMain) ? '-' : `${((mm - baseMain) / STREAMS).toFixed(3)} %`;
     lines.push(`| ${way} | ${m.toFixed(2)} | ${per} | ${mm.toFixed(2)} | ${perMain} | ${median(xs.map((s) => s.rss)).toFixed(1)} | ${xs.reduce((n, s) => n + s.failed, 0)} | ${xs.map((s) => `${s.cpu.toFixed(2)}/${s.main.toFixed(2)}`).join(' ')} |`);
   }
   const [fast, slow] = [of('llhls'), of('llhls-slow')];
