@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -44,4 +47,23 @@ export async function api(url: string, method: string, path: string, body?: unkn
   const r = await fetch(url + path, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
   if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
   return r.headers.get('content-type')?.includes('json') ? r.json() : r.text();
+}
+
+/**
+ * A checkout of `rev` beside this one (a detached git worktree in the temp folder) for a
+ * before/after run: this tree's node_modules copied as links (its own packages link into it) and
+ * its built native parts copied; `remove()` drops it. Built by `buildCheckout` as deployed.
+ */
+export function checkoutOf(rev: string): { root: string; remove(): void } {
+  const root = join(tmpdir(), `bench-llhls-${rev.replace(/[^\w.-]/g, '_')}-${process.pid}`);
+  const run = (cmd: string, args: string[]) => {
+    const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed`);
+  };
+  run('git', ['-C', ROOT, 'worktree', 'add', '--detach', root, rev]);
+  run('cp', ['-a', join(ROOT, 'node_modules'), join(root, 'node_modules')]);
+  for (const built of ['core/process/confine/build', 'core/runtime/trim/build', 'plugins/srt/addon/build']) {
+    if (existsSync(join(ROOT, built))) run('cp', ['-a', join(ROOT, built), join(root, built)]);
+  }
+  return { root, remove: () => run('git', ['-C', ROOT, 'worktree', 'remove', '--force', root]) };
 }

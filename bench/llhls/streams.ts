@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCheckout, startDeployed, type Deployed } from '../process/deployed.ts';
-import { api, freePort, head, makeSample, opt, ROOT, sleep, TAG, uptime, WRITE } from './common.ts';
+import { api, checkoutOf, freePort, head, makeSample, opt, ROOT, sleep, TAG, uptime, WRITE } from './common.ts';
 
 /**
  * LL-HLS packaged by the service (issue 47.3, 47.6): N streams published into the stream table by
@@ -13,13 +13,16 @@ import { api, freePort, head, makeSample, opt, ROOT, sleep, TAG, uptime, WRITE }
  * - `publish`: nobody plays (the baseline);
  * - `llhls`: the service packages each (`/hls/bench/sN/index.m3u8`, the plugin's defaults: 2 s
  *   segments, 300 ms parts, a 120 s window), one poller per stream asking its playlist every 2 s;
+ * - `llhls-slow`: the same, polled every 6 s: with `llhls`, what one playlist request costs and
+ *   what packaging costs without requests (the line under the table: cost = packaging + rate x request);
  * - `hls`: one more ffmpeg process per stream reads it (`{rtmp,name=...}`) and writes HLS into
  *   memfs, as restreamer-ui's channels do, polled the same way (`/memfs/bench/sN.m3u8`).
  * The cost per stream of a way is the CPU of the service's whole tree (main + its ffmpegs + its
  * helper hosts; utime + stime from /proc) over the window, less the baseline's, divided by N; RSS
  * is the main process's after the warm-up (for `llhls`: once its windows are full).
- * The service is started as deployed (`deployed.ts`).
- * Run: `node bench/llhls/streams.ts [--streams 100] [--rounds 2] [--window 30] [--warm 20] [--fill 130] [--ll-window 120] [--prof DIR] [--write [tag]]`
+ * The service is started as deployed (`deployed.ts`), afresh for each round; with `--compare REV` the
+ * service of REV too (a checkout in the temp folder), the two alternating round by round.
+ * Run: `node bench/llhls/streams.ts [--streams 100] [--rounds 2] [--window 30] [--warm 20] [--fill 130] [--ll-window 120] [--prof DIR] [--ways publish,llhls,hls] [--compare REV] [--write [tag]]`
  * (`--fill`: the warm-up of an `llhls` round, seconds). `--write` writes bench/results/llhls-streams-<date>[-tag].md.
  */
 
@@ -32,9 +35,15 @@ const FILL_S = Number(opt('fill', '130'));
 const PROF = opt('prof', '');
 /** `llhls.window_seconds` (the plugin's default: 120). */
 const LL_WINDOW = Number(opt('ll-window', '120'));
+/** `llhls-slow` polls every 6 s (the packagers' idle stop is 8 s): with `llhls`, what a playlist request costs and what packaging alone does. */
+const SLOW_POLL_MS = 6000;
+const IDLE_S = 8;
+/** `--compare REV`: the same rounds on the service of REV too (a checkout beside this one), alternating with this one's. */
+const COMPARE = opt('compare', '');
 const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
-type Way = 'publish' | 'llhls' | 'hls';
-const WAYS: Way[] = ['publish', 'llhls', 'hls'];
+type Way = 'publish' | 'llhls' | 'llhls-slow' | 'hls';
+/** `--ways publish,llhls`: the ways measured (all three by default). */
+const WAYS = opt('ways', 'publish,llhls,hls').split(',') as Way[];
 
 /** Pids of `root` and every process under it. */
 function tree(root: number): number[] {
@@ -85,26 +94,27 @@ const hlsWriter = (i: number) => ({
 });
 
 /** Asks each stream's playlist every 2 s until stopped; counts the answers that were not 200. */
-function poll(url: string, path: (i: number) => string): { stop(): void; failed(): number } {
+function poll(url: string, path: (i: number) => string, everyMs: number): { stop(): void; failed(): number } {
   let failed = 0;
   const timers = Array.from({ length: STREAMS }, (_, i) => setInterval(() => {
     fetch(url + path(i)).then(async (r) => { await r.arrayBuffer(); if (r.status !== 200) { failed++; if (process.env.BENCH_DEBUG) console.log(path(i), r.status); } }, (e: unknown) => { failed++; if (process.env.BENCH_DEBUG) console.log(path(i), e); });
-  }, 2000 + (i % 20)));
+  }, everyMs + (i % 20)));
   return { stop: () => { for (const t of timers) clearInterval(t); }, failed: () => failed };
 }
 
-interface Sample { way: Way; cpu: number; main: number; rss: number; failed: number }
+interface Sample { way: Way; cpu: number; main: number; rss: number; failed: number; side?: string }
 
 async function round(svc: Deployed, way: Way): Promise<Sample> {
-  const path = way === 'llhls' ? (i: number) => `/hls/bench/s${i}/index.m3u8` : (i: number) => `/memfs/bench/s${i}.m3u8`;
+  const ll = way === 'llhls' || way === 'llhls-slow';
+  const path = ll ? (i: number) => `/hls/bench/s${i}/index.m3u8` : (i: number) => `/memfs/bench/s${i}.m3u8`;
   if (way === 'hls') for (let i = 0; i < STREAMS; i++) await api(svc.url, 'POST', '/api/v3/process', hlsWriter(i));
-  const poller = way === 'publish' ? undefined : poll(svc.url, path);
+  const poller = way === 'publish' ? undefined : poll(svc.url, path, way === 'llhls-slow' ? SLOW_POLL_MS : 2000);
   try {
-    await sleep((way === 'llhls' ? FILL_S : WARM_S) * 1000);
+    await sleep((ll ? FILL_S : WARM_S) * 1000);
     const failedBefore = poller?.failed() ?? 0;
     const a = cpuTree(svc.pid);
     const t0 = Date.now();
-    if (PROF && way === 'llhls') await svc.profile(WINDOW_S * 1000, join(PROF, `llhls-streams-${STREAMS}-${Date.now()}.cpuprofile`));
+    if (PROF && ll) await svc.profile(WINDOW_S * 1000, join(PROF, `${way}-streams-${STREAMS}-${Date.now()}.cpuprofile`));
     else await sleep(WINDOW_S * 1000);
     const b = cpuTree(svc.pid);
     const secs = (Date.now() - t0) / 1000;
@@ -115,7 +125,7 @@ async function round(svc: Deployed, way: Way): Promise<Sample> {
     poller?.stop();
     if (way === 'hls') for (let i = 0; i < STREAMS; i++) await api(svc.url, 'DELETE', `/api/v3/process/hls-${i}`).catch(() => undefined);
     // the packagers stop `idle_seconds` after the last request; the memfs files of the writers stay (small)
-    await sleep(way === 'llhls' ? 15_000 : 5000);
+    await sleep(ll ? (IDLE_S + 10) * 1000 : 5000);
   }
 }
 
@@ -124,36 +134,28 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-async function main(): Promise<void> {
+/** A service to measure: this checkout, or (`--compare REV`) the one of REV. */
+interface Side { label: string; main: string }
+
+/** One service of `side`: its publishers started, the ways measured once (in `order`), stopped. */
+async function serviceRound(side: Side, order: Way[], samples: Sample[]): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-llhls-'));
-  const svc = await startDeployed(ROOT, buildCheckout(ROOT), dir, {
+  const svc = await startDeployed(ROOT, side.main, dir, {
     log: { level: 'warn' }, rtmp: { enable: true, address: `127.0.0.1:${await freePort()}` },
-    llhls: { enable: true, idle_seconds: 5, max_streams: Math.max(100, STREAMS), window_seconds: LL_WINDOW },
+    llhls: { enable: true, idle_seconds: IDLE_S, max_streams: Math.max(100, STREAMS), window_seconds: LL_WINDOW },
     storage: { disk: { dir: join(dir, 'disk') }, memory: { max_size_mbytes: 0 } }, sessions: { enable: false },
   });
-  const samples: Sample[] = [];
-  const load0 = uptime();
   try {
     makeSample(join(dir, 'disk', 'sample.ts'));
     for (let i = 0; i < STREAMS; i++) await api(svc.url, 'POST', '/api/v3/process', publisher(i));
     if (process.env.BENCH_DEBUG) {
       await sleep(5000);
       console.log(JSON.stringify(await api(svc.url, 'GET', '/api/v3/process/pub-0/state')).slice(0, 600));
-      console.log(JSON.stringify(await api(svc.url, 'GET', '/api/v3/process/pub-0/report')).slice(0, 1500));
     }
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const way of r % 2 ? [...WAYS].reverse() : WAYS) {
-        const s = await round(svc, way);
-        samples.push(s);
-        console.log(`${way}: ${s.cpu.toFixed(2)} % of a core (main ${s.main.toFixed(2)}), RSS ${s.rss.toFixed(1)} MB, ${s.failed} failed polls`);
-      }
-    }
-    const md = report(samples, load0, uptime());
-    console.log(md);
-    if (WRITE) {
-      const file = join(ROOT, 'bench/results', `llhls-streams-${new Date().toISOString().slice(0, 10)}${TAG}.md`);
-      await writeFile(file, md);
-      console.log(`wrote ${file}`);
+    for (const way of order) {
+      const s = { ...(await round(svc, way)), side: side.label };
+      samples.push(s);
+      console.log(`${side.label} ${way}: ${s.cpu.toFixed(2)} % of a core (main ${s.main.toFixed(2)}), RSS ${s.rss.toFixed(1)} MB, ${s.failed} failed polls`);
     }
   } finally {
     await svc.stop();
@@ -161,30 +163,74 @@ async function main(): Promise<void> {
   }
 }
 
-function report(samples: Sample[], load0: string, load1: string): string {
-  const of = (way: Way) => samples.filter((s) => s.way === way);
-  const base = median(of('publish').map((s) => s.cpu));
-  const baseMain = median(of('publish').map((s) => s.main));
+async function main(): Promise<void> {
+  const sides: Side[] = [{ label: 'this', main: buildCheckout(ROOT) }];
+  const base = COMPARE ? checkoutOf(COMPARE) : undefined;
+  const samples: Sample[] = [];
+  const load0 = uptime();
+  try {
+    if (base) sides.unshift({ label: COMPARE, main: buildCheckout(base.root) });
+    for (let r = 0; r < ROUNDS; r++) {
+      // alternating: the sides' order and the ways' order flip every round
+      for (const side of r % 2 ? [...sides].reverse() : sides) await serviceRound(side, r % 2 ? [...WAYS].reverse() : WAYS, samples);
+    }
+  } finally {
+    base?.remove();
+  }
+  const md = report(sides, samples, load0, uptime());
+  console.log(md);
+  if (WRITE) {
+    const file = join(ROOT, 'bench/results', `llhls-streams-${new Date().toISOString().slice(0, 10)}${TAG}.md`);
+    await writeFile(file, md);
+    console.log(`wrote ${file}`);
+  }
+}
+
+function report(sides: Side[], samples: Sample[], load0: string, load1: string): string {
   const lines = [
     `# LL-HLS packaged by the service vs one ffmpeg writing HLS into memfs per stream (issue 47), ${new Date().toISOString()}`, '',
     `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. Commit: ${head()}.`,
     `uptime before: \`${load0}\`; after: \`${load1}\`.`,
     `${STREAMS} streams published by processes of the service (a looped 320x240 25 fps H.264 300 kbit/s + AAC file, copied to RTMP).`,
     `CPU: the service's whole tree (main, its ffmpegs, its helper hosts) over ${WINDOW_S} s after ${WARM_S} s of warm-up (${FILL_S} s for`,
-    `\`llhls\`, so its ${LL_WINDOW} s windows are full); ${ROUNDS} rounds, alternating; medians. RSS: the main process at the window's end.`, '',
-    '| way | tree CPU, % of a core | per stream over the baseline | main process CPU | per stream over the baseline | main RSS (MB) | failed polls | rounds (tree CPU) |',
+    `\`llhls\`, so its ${LL_WINDOW} s windows are full); ${ROUNDS} rounds, alternating (ways${COMPARE ? ', and the services of this checkout and of ' + COMPARE + ', each started afresh per round' : ''}); medians. RSS: the main process at the window's end.`,
+  ];
+  for (const side of sides) {
+    lines.push('', ...(sides.length > 1 ? [`Service: ${side.label === 'this' ? `this checkout (${head().split(' ')[0]})` : side.label}`, ''] : []));
+    lines.push(...table(samples.filter((s) => s.side === side.label)));
+  }
+  lines.push('', 'Aim (issue 47.6): a packaged stream costs at most a tenth of one ffmpeg writing HLS into memfs.', '');
+  return lines.join('\n');
+}
+
+function table(samples: Sample[]): string[] {
+  const of = (way: Way) => samples.filter((s) => s.way === way);
+  const base = median(of('publish').map((s) => s.cpu));
+  const baseMain = median(of('publish').map((s) => s.main));
+  const lines = [
+    '| way | tree CPU, % of a core | per stream over the baseline | main process CPU | per stream over the baseline | main RSS (MB) | failed polls | rounds (tree CPU / main) |',
     '|---|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const way of WAYS) {
     const xs = of(way);
     const m = median(xs.map((s) => s.cpu));
-    const per = way === 'publish' ? '' : `${((m - base) / STREAMS).toFixed(3)} %`;
+    const per = way === 'publish' || Number.isNaN(base) ? '-' : `${((m - base) / STREAMS).toFixed(3)} %`;
     const mm = median(xs.map((s) => s.main));
-    const perMain = way === 'publish' ? '' : `${((mm - baseMain) / STREAMS).toFixed(3)} %`;
-    lines.push(`| ${way} | ${m.toFixed(2)} | ${per} | ${mm.toFixed(2)} | ${perMain} | ${median(xs.map((s) => s.rss)).toFixed(1)} | ${xs.reduce((n, s) => n + s.failed, 0)} | ${xs.map((s) => s.cpu.toFixed(2)).join(' ')} |`);
+    const perMain = way === 'publish' || Number.isNaN(baseMain) ? '-' : `${((mm - baseMain) / STREAMS).toFixed(3)} %`;
+    lines.push(`| ${way} | ${m.toFixed(2)} | ${per} | ${mm.toFixed(2)} | ${perMain} | ${median(xs.map((s) => s.rss)).toFixed(1)} | ${xs.reduce((n, s) => n + s.failed, 0)} | ${xs.map((s) => `${s.cpu.toFixed(2)}/${s.main.toFixed(2)}`).join(' ')} |`);
   }
-  lines.push('', 'Aim (issue 47.6): a packaged stream costs at most a tenth of one ffmpeg writing HLS into memfs.', '');
-  return lines.join('\n');
+  const [fast, slow] = [of('llhls'), of('llhls-slow')];
+  if (fast.length > 0 && slow.length > 0) {
+    // per stream: cost = packaging + requests per second x a request's cost (0.5 and 1/6 requests per second)
+    for (const [what, key] of [['tree', 'cpu'], ['main', 'main']] as const) {
+      const b = median(of('publish').map((s) => s[key]));
+      const c2 = (median(fast.map((s) => s[key])) - b) / STREAMS;
+      const c6 = (median(slow.map((s) => s[key])) - b) / STREAMS;
+      const request = (c2 - c6) / (1 / 2 - 1 / 6);
+      lines.push('', `${what}: a playlist request ${(request * 10).toFixed(2)} ms of CPU; packaging without requests ${(c2 - request / 2).toFixed(3)} % of a core per stream.`);
+    }
+  }
+  return lines;
 }
 
 await main();

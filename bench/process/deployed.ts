@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -10,7 +10,8 @@ import { join } from 'node:path';
  * service relaunches itself with its own flags (core/runtime/relaunch.ts). One flag is added:
  * `--inspect-port=127.0.0.1:0`, which opens nothing by itself; `inspect()` then turns the inspector
  * on with SIGUSR1 (after the figures that must not include it were read) to measure the heap.
- * `BENCH_NODE_ARGS` adds flags to the runtime (e.g. `--cpu-prof --cpu-prof-dir=DIR`; the relaunch keeps them).
+ * `BENCH_NODE_ARGS` adds flags to the runtime (e.g. `--cpu-prof --cpu-prof-dir=DIR`; the relaunch keeps them);
+ * `BENCH_STDOUT=<file>` keeps the service's stdout there (e.g. with `--trace-gc`).
  */
 
 export interface Memory {
@@ -75,7 +76,9 @@ export async function startDeployed(root: string, main: string, dir: string, con
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('CORE_') || k === 'MALLOC_ARENA_MAX' || k === 'NODE_OPTIONS') delete env[k];
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(runtimeOf(root), ['--inspect-port=127.0.0.1:0', ...extra, main, '--config', configPath], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_STDOUT=<file>: the service's stdout goes there (e.g. with BENCH_NODE_ARGS=--trace-gc)
+  const out = process.env.BENCH_STDOUT ? openSync(process.env.BENCH_STDOUT, 'a') : 'ignore';
+  const child = spawn(runtimeOf(root), ['--inspect-port=127.0.0.1:0', ...extra, main, '--config', configPath], { env, stdio: ['ignore', out, 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => {
     err += d.toString();
@@ -186,6 +189,16 @@ async function inspect(pid: number, root: string, stderr: () => string): Promise
 /** A CPU profile of the main thread over `ms` (V8's sampling profiler through the inspector), written to `file`. */
 async function profile(pid: number, stderr: () => string, ms: number, file: string): Promise<void> {
   await withInspector(pid, stderr, async (call) => {
+    // BENCH_HEAP_PROFILE=1: a sampling heap profile of everything allocated (collected or not) instead
+    if (process.env.BENCH_HEAP_PROFILE) {
+      await call('HeapProfiler.enable');
+      await call('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      await new Promise((r) => setTimeout(r, ms));
+      const { profile: p } = await call('HeapProfiler.stopSampling') as { profile: unknown };
+      await call('HeapProfiler.disable');
+      await writeFile(file.replace(/\.cpuprofile$/, '.heapprofile'), JSON.stringify(p));
+      return;
+    }
     await call('Profiler.enable');
     await call('Profiler.setSamplingInterval', { interval: 1000 });
     await call('Profiler.start');

@@ -43,7 +43,8 @@ class Writer {
   constructor(b: Buffer) { this.b = b; }
   u32(v: number): this { this.b.writeUInt32BE(v >>> 0, this.at); this.at += 4; return this; }
   i32(v: number): this { this.b.writeInt32BE(v, this.at); this.at += 4; return this; }
-  u64(v: number): this { this.b.writeBigUInt64BE(BigInt(v), this.at); this.at += 8; return this; }
+  /** A non-negative integer below 2^53 as 64 bits (two words: no BigInt per fragment). */
+  u64(v: number): this { return this.u32(Math.floor(v / 0x100000000)).u32(v % 0x100000000); }
   head(size: number, type: string): this { this.u32(size); this.b.write(type, this.at, 4, 'latin1'); this.at += 4; return this; }
   full(size: number, type: string, version: number, flags: number): this { return this.head(size, type).u32((version << 24) | flags); }
 }

@@ -47,6 +47,7 @@ export interface Fmp4Fragment {
 }
 
 const AAC_FRAME = 1024;
+const EMPTY = Buffer.alloc(0);
 const SAMPLE: Fmp4PushResult = { kind: 'sample' };
 const HEADER: Fmp4PushResult = { kind: 'header' };
 const IGNORED: Fmp4PushResult = { kind: 'ignored' };
@@ -73,6 +74,8 @@ export class Fmp4Muxer {
   private taken = false;
   private waitKey = true;
   readonly #alloc: ((size: number) => Buffer) | undefined;
+  /** Samples written out, for the next frames (a stream's packets make no object each that would outlive a part). */
+  #free: Fmp4Sample[] = [];
 
   /** `alloc`: where fragments are written (a Buffer of exactly the size asked; a fresh one by default). */
   constructor(alloc?: (size: number) => Buffer) {
@@ -134,7 +137,15 @@ export class Fmp4Muxer {
       duration: ticks / scale,
       independent: this.video === undefined || first?.sync === true,
     };
-    for (const s of [this.video, this.audio]) if (s) s.ready = [];
+    for (const s of [this.video, this.audio]) {
+      if (!s) continue;
+      // written: the samples go back to the pool without their bodies, the array is kept
+      for (const x of s.ready) {
+        x.body = EMPTY;
+        this.#free.push(x);
+      }
+      s.ready.length = 0;
+    }
     return fragment;
   }
 
@@ -169,9 +180,21 @@ export class Fmp4Muxer {
     if (this.waitKey && !sync) return IGNORED;
     this.waitKey = false;
     const dts = p.timestamp * 90;
-    add(s, { body: b, start: 5, dts, duration: 0, cto: b.readIntBE(2, 3) * 90, sync });
+    add(s, this.#sample(b, 5, dts, b.readIntBE(2, 3) * 90, sync));
     this.taken = true;
     return SAMPLE;
+  }
+
+  #sample(body: Buffer, start: number, dts: number, cto: number, sync: boolean): Fmp4Sample {
+    const x = this.#free.pop();
+    if (!x) return { body, start, dts, duration: 0, cto, sync };
+    x.body = body;
+    x.start = start;
+    x.dts = dts;
+    x.duration = 0;
+    x.cto = cto;
+    x.sync = sync;
+    return x;
   }
 
   private audioFrame(p: FlvPacket): Fmp4PushResult {
@@ -183,7 +206,7 @@ export class Fmp4Muxer {
     const expected = s.held ? s.held.dts + AAC_FRAME : s.next ?? stamp;
     s.next = undefined;
     const dts = Math.abs(stamp - expected) <= AAC_FRAME / 2 ? expected : stamp;
-    add(s, { body: b, start: 2, dts, duration: 0, cto: 0, sync: true });
+    add(s, this.#sample(b, 2, dts, 0, true));
     this.taken = true;
     return SAMPLE;
   }

@@ -78,25 +78,39 @@ export class Packager {
   #last = 0;
   #interval = 0;
   #anchor: { wall: number; media: number } | undefined;
-  /** The open segment's bytes so far (its parts, back to back) and room for more. */
+  /**
+   * The open segment's bytes so far: its parts back to back in one slab sized from the last
+   * segment (a little more), so the segment is usually the slab itself, one allocation and no
+   * copy; parts past it go to overflow chunks (`#full`: the used part of each earlier chunk), and
+   * only then is the segment copied together at its close. Nothing is copied when a part does
+   * not fit: the parts made keep their views.
+   */
   #slab: Buffer | undefined;
   #slabUsed = 0;
+  #full: Buffer[] = [];
+  #fullBytes = 0;
   #lastSegmentBytes = 64 * 1024;
   /** Where the muxer writes a part: the open segment's slab, so the segment is its parts with no copy. */
   #alloc = (size: number): Buffer => {
     const slab = this.#slab;
     if (!slab || this.#slabUsed + size > slab.length) {
-      const used = slab ? this.#slabUsed : 0;
-      const next = Buffer.allocUnsafeSlow(Math.max(used + size, Math.ceil(this.#lastSegmentBytes * 1.25), (slab?.length ?? 0) * 2));
-      // the parts made so far keep their own views of the old slab
-      if (slab) slab.copy(next, 0, 0, used);
-      this.#slab = next;
+      const last = this.#lastSegmentBytes;
+      if (slab) {
+        this.#full.push(slab.subarray(0, this.#slabUsed));
+        this.#fullBytes += this.#slabUsed;
+      }
+      this.#slab = Buffer.allocUnsafeSlow(Math.max(size, slab ? last >> 2 : last + (last >> 4) + 4096));
+      this.#slabUsed = 0;
     }
     const at = this.#slabUsed;
     this.#slabUsed += size;
     return this.#slab!.subarray(at, at + size);
   };
   #bytes = 0;
+  /** The lowest media sequence number whose segment may still be held. */
+  #segFloor = 0;
+  /** Segments closed whose parts may still be held, oldest first. */
+  #closed: Segment[] = [];
   #listeners = new Set<() => void>();
   /** The last frame timestamp of video and audio. */
   #lastOf: [number | undefined, number | undefined] = [undefined, undefined];
@@ -108,6 +122,7 @@ export class Packager {
     this.rendition = new Rendition({
       targetDuration: opts.targetDuration, partTarget: opts.partTarget, window: opts.windowSegments, initUri: this.#initName(),
     });
+    this.#segFloor = this.rendition.open.msn;
   }
 
   /** Every file held, by name. */
@@ -225,7 +240,7 @@ export class Packager {
     const age = t - this.#segStart;
     // a publisher that sends no keyframe (or one very rarely), or absurd bytes, still gets its
     // segment closed: what one stream holds stays bounded (the next one starts mid-GOP)
-    const overdue = age >= MAX_SEGMENT_TARGETS * o.targetDuration * 1000 || this.#slabUsed >= o.maxBytes / 2;
+    const overdue = age >= MAX_SEGMENT_TARGETS * o.targetDuration * 1000 || this.#fullBytes + this.#slabUsed >= o.maxBytes / 2;
     if ((key && age >= o.targetDuration * 1000 - this.#interval / 2) || overdue) {
       const f = this.#muxer.flush(t);
       if (f) this.#part(f);
@@ -261,40 +276,47 @@ export class Packager {
     if (r.open.parts.length === 0) return;
     const name = `${this.#opts.epoch}-${r.open.msn}.m4s`;
     this.#put(name, this.#segmentBytes());
-    r.closeSegment({ uri: name });
+    this.#closed.push(r.closeSegment({ uri: name }));
     r.setHint(this.#partName(r.open.msn, 0));
     this.#forget();
   }
 
   /**
-   * The open segment's bytes, and a new slab for the next: the slab itself when it is nearly full,
-   * else an exact copy (the room left would be held as long as the segment).
+   * The open segment's bytes, and a new slab for the next: the slab itself when the segment is
+   * in it alone and it is nearly full, else an exact copy (the room left would be held as long
+   * as the segment; overflow chunks are copied together).
    */
   #segmentBytes(): Buffer {
     const used = this.#slabUsed;
     const slab = this.#slab!;
+    const full = this.#full;
+    const total = this.#fullBytes + used;
     this.#slab = undefined;
     this.#slabUsed = 0;
-    this.#lastSegmentBytes = used;
-    if (slab.length - used <= (used >> 3) + 4096) return slab.subarray(0, used);
-    const exact = Buffer.allocUnsafeSlow(used);
-    slab.copy(exact, 0, 0, used);
+    this.#full = [];
+    this.#fullBytes = 0;
+    this.#lastSegmentBytes = total;
+    if (full.length === 0 && slab.length - used <= (used >> 3) + 4096) return slab.subarray(0, used);
+    const exact = Buffer.allocUnsafeSlow(total);
+    let at = 0;
+    for (const b of full) at += b.copy(exact, at);
+    slab.copy(exact, at, 0, used);
     return exact;
   }
 
-  /** Segments past the window or the byte bound go, and the parts of all but the newest segments. */
+  /**
+   * Segments past the window or the byte bound go, and the parts of all but the newest segments:
+   * by their names (the segments from the lowest one held, the parts by the segments closed), not
+   * by a scan of every file held.
+   */
   #forget(): void {
     const r = this.rendition;
     while (r.segments.length > 1 && this.#bytes > this.#opts.maxBytes) this.#dropSegment(r.dropOldest()!);
     const first = r.mediaSequence;
-    const partsFrom = r.open.msn - PART_SEGMENTS;
-    const epoch = this.#opts.epoch.length + 1;
-    for (const name of this.#files.keys()) {
-      const dot = name.indexOf('.', epoch);
-      // NaN for the init: kept
-      const msn = Number(name.slice(epoch, dot));
-      if (msn < first || (msn < partsFrom && name.indexOf('.', dot + 1) > 0)) this.#drop(name);
-    }
+    for (; this.#segFloor < first; this.#segFloor++) this.#drop(`${this.#opts.epoch}-${this.#segFloor}.m4s`);
+    const partsFrom = Math.max(first, r.open.msn - PART_SEGMENTS);
+    const closed = this.#closed;
+    while (closed.length > 0 && closed[0]!.msn < partsFrom) for (const p of closed.shift()!.parts) this.#drop(p.uri);
   }
 
   #dropSegment(s: Segment): void {

@@ -43,14 +43,44 @@ function dateTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** Each part's line, made once (a part never changes once added). */
+const partLines = new WeakMap<Part, string>();
+
 function partLine(p: Part): string {
-  return `#EXT-X-PART:DURATION=${decimal(p.duration)},URI="${p.uri}"${p.independent ? ',INDEPENDENT=YES' : ''}`;
+  let line = partLines.get(p);
+  if (line === undefined) {
+    line = `#EXT-X-PART:DURATION=${decimal(p.duration)},URI="${p.uri}"${p.independent ? ',INDEPENDENT=YES' : ''}`;
+    partLines.set(p, line);
+  }
+  return line;
 }
 
 /** Tags before a segment's parts and `EXTINF`: discontinuity, date. */
 function segmentHead(out: string[], s: Segment | OpenSegment): void {
   if (s.discontinuity) out.push('#EXT-X-DISCONTINUITY');
   if (s.programDateTime !== undefined) out.push(`#EXT-X-PROGRAM-DATE-TIME:${dateTime(s.programDateTime)}`);
+}
+
+/**
+ * A complete segment's lines (with its parts or without), made once per segment and form: a
+ * segment never changes once complete, and every playlist of the window lists it again.
+ */
+const segmentTexts = new WeakMap<Segment, { plain?: string; parts?: string }>();
+
+function segmentText(s: Segment, withParts: boolean): string {
+  let memo = segmentTexts.get(s);
+  if (memo === undefined) segmentTexts.set(s, memo = {});
+  let text = withParts ? memo.parts : memo.plain;
+  if (text === undefined) {
+    const out: string[] = [];
+    segmentHead(out, s);
+    if (withParts) for (const p of s.parts) out.push(partLine(p));
+    out.push(`#EXTINF:${decimal(s.duration)},`, s.uri);
+    text = out.join('\n');
+    if (withParts) memo.parts = text;
+    else memo.plain = text;
+  }
+  return text;
 }
 
 function header(r: Rendition, version: number, lowLatency: boolean): string[] {
@@ -87,12 +117,7 @@ export function renderMedia(r: Rendition, opts: RenderOptions = {}): string {
     withParts[i] = after <= partWindow;
     after += r.segments[i]!.duration;
   }
-  for (let i = skipped; i < r.segments.length; i++) {
-    const s = r.segments[i]!;
-    segmentHead(out, s);
-    if (withParts[i]) for (const p of s.parts) out.push(partLine(p));
-    out.push(`#EXTINF:${decimal(s.duration)},`, s.uri);
-  }
+  for (let i = skipped; i < r.segments.length; i++) out.push(segmentText(r.segments[i]!, withParts[i]!));
   if (!r.ended) {
     if (r.open.parts.length > 0) {
       segmentHead(out, r.open);
@@ -109,10 +134,7 @@ export function renderMedia(r: Rendition, opts: RenderOptions = {}): string {
 export function renderPlain(r: Rendition): string {
   const out = header(r, 6, false);
   out.push(`#EXT-X-MAP:URI="${r.initUri}"`);
-  for (const s of r.segments) {
-    segmentHead(out, s);
-    out.push(`#EXTINF:${decimal(s.duration)},`, s.uri);
-  }
+  for (const s of r.segments) out.push(segmentText(s, false));
   if (r.ended) out.push('#EXT-X-ENDLIST');
   return out.join('\n') + '\n';
 }

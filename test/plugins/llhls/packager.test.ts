@@ -193,3 +193,20 @@ t.test('a publisher that sends one keyframe only still gets segments closed, and
   for (let round = 0; round < 4; round++) feed(t, small, once(round));
   t.ok(small.bytes <= 100_000 * 1.6, `a stream's bytes stay near its bound (${small.bytes})`);
 });
+
+t.test('a segment is its parts back to back, also one much larger than the segment before it', { skip: noFfmpeg }, async (t) => {
+  // the frames of the second second grow by 20 kB each: that segment outgrows the room kept for it
+  // (sized from the first), its later parts go elsewhere and the segment is put together at its close
+  const packets = flvPackets(makeFlv(dir, 'av')).map((x) => (x.type === 9 && x.kind !== 'video-header' && x.timestamp >= 1000 && x.timestamp < 2000
+    ? { ...x, body: Buffer.concat([x.body, Buffer.alloc(20_000, 7)]) } : x));
+  const p = packager();
+  for (const x of packets) p.push([x]);
+  const r = p.rendition;
+  t.ok(r.segments.length >= 2, `segments (${r.segments.length})`);
+  const sizes = r.segments.map((s) => p.file(s.uri)!.data.length);
+  t.ok(sizes[1]! > 2 * sizes[0]!, `the second segment much larger (${sizes.join(', ')})`);
+  for (const s of r.segments) {
+    const whole = Buffer.concat(s.parts.map((x) => p.file(x.uri)!.data));
+    t.ok(p.file(s.uri)!.data.equals(whole), `segment ${s.msn} (${whole.length} bytes) is its ${s.parts.length} parts`);
+  }
+});
