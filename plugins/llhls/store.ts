@@ -278,13 +278,13 @@ export class LlhlsStore implements FilesystemService {
    */
   async #entry(name: string, remote: string | undefined): Promise<Entry | undefined> {
     const e = this.#entries.get(name);
+    if (e && !e.packager.rendition.ended) return e;
     const streams = this.#d.streams;
-    const live = streams.get(name) !== undefined;
-    if (e && (!e.packager.rendition.ended || !live)) return e;
-    if (e) this.#stop(e);
-    if (!live && !(await streams.whenPublished(name, this.#s.startWaitMs, remote ?? ''))) return undefined;
+    // an ended stream's playlist (ENDLIST) stays, unless a demand source starts it again (on demand)
+    if (streams.get(name) === undefined && !(await streams.whenPublished(name, this.#s.startWaitMs, remote ?? ''))) return e;
     const again = this.#entries.get(name);
-    if (again) return again;
+    if (again && !again.packager.rendition.ended) return again;
+    if (again) this.#stop(again);
     if (this.#entries.size >= this.#s.maxStreams) this.sweep();
     if (this.#entries.size >= this.#s.maxStreams) throw llhlsErrors.limit(this.#s.maxStreams);
     return this.#start(name);

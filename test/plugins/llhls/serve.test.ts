@@ -5,7 +5,7 @@ import { streamTableRef, type StreamTable } from '../../../sdk/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg, play, startRtmpApp } from '../rtmp/helpers.ts';
 import { ffmpeg as srtFfmpeg, srtUrl, startSrtApp } from '../srt/srt-helpers.ts';
-import { state, waitState } from '../../core/process/helpers.ts';
+import { command, state, waitState } from '../../core/process/helpers.ts';
 import { ownFfmpegs, rtmpProcess } from '../../core/process/ondemand/helpers.ts';
 
 /*
@@ -167,6 +167,23 @@ t.test('a playlist request starts an on-demand process and waits for its stream;
   const over = await get(`${app.url}/hls/live/od2/index.m3u8`);
   t.equal(over.status, 404, 'this client\'s one start is spent: a second stream is not started');
   t.equal((await state(app, 'od2')).ondemand.waiting, true, 'it still waits');
+});
+
+t.test('an on-demand stream that stopped while packaged starts again on the next playlist request', async (t) => {
+  const app = await startRtmpApp(t, {}, { llhls: LLHLS });
+  t.equal((await app.request('POST', '/api/v3/process', { body: rtmpProcess('od3', 'live/od3') })).status, 200);
+  await waitState(app, 'od3', (s) => s.ondemand?.waiting === true, 'waiting');
+  t.equal((await get(`${app.url}/hls/live/od3/index.m3u8`)).status, 200, 'started by the first request');
+  await waitState(app, 'od3', (s) => s.exec === 'running', 'running');
+  // stopped and armed again (the packager still holds the ended stream): it waits for a demand
+  t.equal(await command(app, 'od3', 'stop'), 200);
+  t.equal(await command(app, 'od3', 'start'), 200);
+  await waitState(app, 'od3', (s) => s.ondemand?.waiting === true && s.exec === 'finished', 'waiting again', 30_000);
+  const again = await get(`${app.url}/hls/live/od3/index.m3u8`);
+  t.equal(again.status, 200);
+  t.notMatch(again.text, /#EXT-X-ENDLIST/, 'a live playlist again, not the ended one');
+  t.match(again.text, /#EXTINF/, 'with a segment of the new run');
+  t.equal((await state(app, 'od3')).exec, 'running', 'the request started the process again');
 });
 
 t.test('SRT in, LL-HLS out', async (t) => {
