@@ -114,7 +114,14 @@ async function start(dir: string): Promise<{ master: number[]; segment: number[]
     });
     await req('PUT', '/api/v3/ladders/bench', { stream: 'bench/cam', rungs: RUNGS });
     for (let i = 0; i < STARTS; i++) {
-      await until(async () => ((await req('GET', '/api/v3/process/ladder:bench_cam/state')).ondemand as { waiting?: boolean } | undefined)?.waiting === true, 60_000);
+      await until(async () => {
+        const st = await req('GET', '/api/v3/process/ladder:bench_cam/state') as { exec: string; ondemand?: { waiting?: boolean } };
+        if (st.ondemand?.waiting !== true || st.exec === 'running' || st.exec === 'starting') return false;
+        // and no rendition is live any more (a packager's ended reader let go of it)
+        const live = await (await fetch(`${svc.url}/api/v3/rtmp`)).json() as Array<{ name: string }>;
+        return !live.some((x) => x.name.startsWith('/bench/cam/'));
+      }, 90_000);
+      await sleep(2000);
       const t0 = performance.now();
       const text = await (await fetch(`${svc.url}/hls/bench/cam/master.m3u8`)).text();
       res.master.push(performance.now() - t0);
@@ -142,7 +149,7 @@ const dir = await mkdtemp(join(tmpdir(), 'bench-ladders-'));
 try {
   const before = uptime();
   makeSource(join(dir, 'source.flv'));
-  const c = await cpu(join(dir, 'source.flv'));
+  const c = ROUNDS > 0 ? await cpu(join(dir, 'source.flv')) : { one: [NaN], three: [NaN] };
   await import('node:fs/promises').then((f) => f.mkdir(join(dir, 'disk'), { recursive: true }));
   await import('node:fs/promises').then((f) => f.copyFile(join(dir, 'source.flv'), join(dir, 'disk', 'source.flv')));
   const s = STARTS > 0 ? await start(dir) : { master: [], segment: [] };
