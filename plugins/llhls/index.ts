@@ -2,8 +2,6 @@ import { definePlugin, filesystemsRef, optional, streamTableRef } from '../../sd
 import { laddersRef } from '../ladders/api.ts';
 import { recordingsRef } from '../recordings/api.ts';
 import { LlhlsConfig, validateLlhls } from './schema.ts';
-import { LlhlsStore } from './store.ts';
-import { Viewers } from './viewers.ts';
 
 /** Admitted viewers kept at once (a new one beyond runs the `prePlay` taps on each request). */
 const MAX_VIEWERS = 10_000;
@@ -21,9 +19,11 @@ export default definePlugin({
   validate: validateLlhls,
   deps: { streams: streamTableRef, recordings: optional(recordingsRef), ladders: optional(laddersRef) },
   provides: [filesystemsRef],
-  setup(ctx) {
+  async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;
+    // imported when enabled: the core reads every built-in's definition, loaded or not
+    const [{ LlhlsStore }, { Viewers }] = await Promise.all([import('./store.ts'), import('./viewers.ts')]);
     const target = cfg.target_duration_seconds;
     // a viewer is kept while it reloads: at least three target durations (a plain player's pace)
     const viewers = new Viewers(ctx.deps.streams, {
@@ -31,7 +31,7 @@ export default definePlugin({
       // the serving threads' views serve only the viewers admitted here
       onKept: (name, ip, token, kept) => store.changes.viewer(name, ip, token, kept),
     });
-    const store: LlhlsStore = new LlhlsStore({ streams: ctx.deps.streams, recordings: ctx.deps.recordings, ladders: ctx.deps.ladders, log: ctx.log, viewers }, {
+    const store: InstanceType<typeof LlhlsStore> = new LlhlsStore({ streams: ctx.deps.streams, recordings: ctx.deps.recordings, ladders: ctx.deps.ladders, log: ctx.log, viewers }, {
       targetDuration: target,
       partTarget: cfg.part_target_ms / 1000,
       windowSegments: Math.max(3, Math.ceil(cfg.window_seconds / target)),
