@@ -102,11 +102,6 @@ export class LlhlsStore implements FilesystemService {
     });
   }
 
-  /** Streams being packaged now. */
-  get packaged(): number {
-    return this.#entries.size;
-  }
-
   open(path: string, hint?: FsOpenHint): FsNode | undefined | Promise<FsNode | undefined> {
     const slash = path.lastIndexOf('/');
     if (slash <= 0) return undefined;

@@ -48,7 +48,7 @@ t.test('the prePlay taps admit /hls viewers once per viewing; a refusal is 403 a
   t.equal(plays().length, before, 'an admitted viewer reloads without the taps');
   const seen = plays().filter((e) => e.peer.stream === '/live/cam');
   t.equal(seen.length, 1, 'one prePlay for the viewer');
-  t.match(seen[0], { hook: 'prePlay', peer: { protocol: 'hls', stream: '/live/cam', remote: '127.0.0.1:0', params: { camera: '3' } } });
+  t.match(seen[0], { hook: 'prePlay', peer: { protocol: 'hls', stream: '/live/cam', remote: '127.0.0.1:0', params: { camera: '3' } }, rx: 0 });
   t.notOk(plays().some((e) => e.hook !== 'prePlay'), 'no onPlay: the sessions plugin counts /hls by the door');
   t.equal((await get(`${base}?token=other`)).status, 200, 'another token is another viewer');
   t.equal(plays().filter((e) => e.peer.stream === '/live/cam').length, 2, 'whose taps run');
