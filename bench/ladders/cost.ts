@@ -1,11 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ladderProcess, type ProcessDefinition } from '../../plugins/ladders/command.ts';
 import { DEFAULT_GOP_SECONDS, resolveRungs, type Ladder } from '../../plugins/ladders/presets.ts';
-import { head, opt, ROOT, sleep, TAG, uptime, WRITE } from '../llhls/common.ts';
+import { cpuOf, head, opt, ROOT, sleep, TAG, uptime, WRITE } from '../llhls/common.ts';
 import { buildCheckout, startDeployed } from '../process/deployed.ts';
 
 /**
@@ -29,7 +28,6 @@ const WINDOW_S = Number(opt('window', '30'));
 const WARM_S = Number(opt('warm', '5'));
 const STARTS = Number(opt('starts', '5'));
 const PRESET = opt('preset', 'veryfast');
-const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
 
 function makeSource(file: string): void {
   const r = spawnSync('ffmpeg', [
@@ -51,25 +49,15 @@ function argsOf(def: ProcessDefinition, source: string): string[] {
   return out;
 }
 
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / TICK;
-  } catch {
-    return 0;
-  }
-}
-
 /** Runs the commands, returns their CPU over the window in % of one core. */
 async function measure(commands: string[][]): Promise<number> {
   const children: ChildProcess[] = commands.map((a) => spawn('ffmpeg', a, { stdio: ['ignore', 'ignore', 'inherit'] }));
   try {
     await sleep(WARM_S * 1000);
     const pids = children.map((c) => c.pid!);
-    const before = pids.map(cpuSeconds);
+    const before = pids.map(cpuOf);
     await sleep(WINDOW_S * 1000);
-    const after = pids.map(cpuSeconds);
+    const after = pids.map(cpuOf);
     if (children.some((c) => c.exitCode !== null)) throw new Error('an ffmpeg ended during the window');
     return (after.reduce((s, v, i) => s + v - before[i]!, 0) / WINDOW_S) * 100;
   } finally {

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,19 @@ export function opt(name: string, def: string): string {
 /** `--write [tag]`: whether to write the result file, and its name's suffix. */
 export const WRITE = args.includes('--write');
 export const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
+
+const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
+
+/** CPU seconds (user + system) a process used so far, from /proc; 0 once it is gone. */
+export function cpuOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICK;
+  } catch {
+    return 0;
+  }
+}
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const uptime = () => spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();

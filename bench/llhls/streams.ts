@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCheckout, startDeployed, type Deployed } from '../process/deployed.ts';
-import { api, checkoutOf, freePort, head, makeSample, opt, ROOT, sleep, TAG, uptime, WRITE } from './common.ts';
+import { api, checkoutOf, cpuOf, freePort, head, makeSample, opt, ROOT, sleep, TAG, uptime, WRITE } from './common.ts';
 
 /**
  * LL-HLS packaged by the service (issue 47.3, 47.6): N streams published into the stream table by
@@ -40,7 +39,6 @@ const SLOW_POLL_MS = 6000;
 const IDLE_S = 8;
 /** `--compare REV`: the same rounds on the service of REV too (a checkout beside this one), alternating with this one's. */
 const COMPARE = opt('compare', '');
-const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
 type Way = 'publish' | 'llhls' | 'llhls-slow' | 'hls';
 /** `--ways publish,llhls`: the ways measured (all three by default). */
 const WAYS = opt('ways', 'publish,llhls,hls').split(',') as Way[];
@@ -57,16 +55,6 @@ function tree(root: number): number[] {
     } catch { /* gone */ }
   }
   return out;
-}
-
-function cpuOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / TICK;
-  } catch {
-    return 0;
-  }
 }
 
 /** CPU seconds of the tree by pid (a process that left between two readings counts from its last). */
