@@ -21,6 +21,9 @@ export interface LaddersDeps {
 
 interface Stored { ladders: LadderEntry[] }
 
+/** Stream names whose renditions `renditionsOf` keeps at once. */
+const MEMO_MAX = 1000;
+
 /** A ladder with its pattern compiled once. */
 interface Held { ladder: Ladder; match?: (name: string) => boolean }
 
@@ -36,6 +39,7 @@ export class Ladders implements LaddersService {
   readonly #cmd: CommandOptions;
   readonly #config: Held[];
   readonly #api = new Map<string, Held>();
+  readonly #renditions = new Map<string, readonly LadderRendition[] | undefined>();
   #doc!: StateDocument<Stored>;
   /** Pattern processes: when their stream was last seen live (clock ms). */
   readonly #seen = new Map<string, number>();
@@ -59,7 +63,7 @@ export class Ladders implements LaddersService {
     this.#doc = await this.#d.state.open<Stored>('ladders', { init: () => ({ ladders: [] }) });
     for (const e of this.#doc.data.ladders) {
       try {
-        this.#api.set(e.id, held(resolveLadder(e.id, e, 'api')));
+        this.#setApi(e.id, held(resolveLadder(e.id, e, 'api')));
       } catch (err) {
         this.#d.log.warn({ ladder: e.id, err }, 'stored ladder is invalid; left out');
       }
@@ -103,9 +107,24 @@ export class Ladders implements LaddersService {
     return this.#all().some((h) => (h.ladder.stream === parent || h.match?.(parent)) && h.ladder.rungs.some((r) => r.name === rung));
   }
 
+  /**
+   * Kept per stream until the ladders change: the LL-HLS plugin asks on every playlist request
+   * (its rendition reports). At most `MEMO_MAX` names (they come from clients' requests).
+   */
   renditionsOf(stream: string): readonly LadderRendition[] | undefined {
+    if (this.#renditions.has(stream)) return this.#renditions.get(stream);
     const l = this.ladderFor(stream);
-    return l && renditionsFor(l, stream);
+    const r = l && renditionsFor(l, stream);
+    if (this.#renditions.size >= MEMO_MAX) this.#renditions.clear();
+    this.#renditions.set(stream, r);
+    return r;
+  }
+
+  /** Sets (or, undefined, removes) an API ladder; what `renditionsOf` kept is forgotten. */
+  #setApi(id: string, h: Held | undefined): void {
+    if (h) this.#api.set(id, h);
+    else this.#api.delete(id);
+    this.#renditions.clear();
   }
 
   /** Runs `fn` after the changes before it. */
@@ -188,13 +207,13 @@ export class Ladders implements LaddersService {
       if (other) throw laddersErrors.taken(ladder.stream ? `stream '${ladder.stream}'` : `pattern '${ladder.pattern}'`, other.ladder.id);
       const before = this.#doc.data.ladders.find((e) => e.id === id);
       await this.#store(id, { id, ...knownSettings(s) });
-      this.#api.set(id, held(ladder));
+      this.#setApi(id, held(ladder));
       await this.#reconcile();
       const refused = ladder.stream ? this.#errors.get(id) : undefined;
       if (refused !== undefined) {
         // an exact ladder whose process cannot exist is not kept
         await this.#store(id, before);
-        if (old) this.#api.set(id, old); else this.#api.delete(id);
+        this.#setApi(id, old);
         await this.#reconcile();
         throw laddersErrors.process(refused);
       }
@@ -225,7 +244,7 @@ export class Ladders implements LaddersService {
       if (this.#config.some((h) => h.ladder.id === id)) throw laddersErrors.fromConfig(id);
       if (!this.#api.has(id)) throw laddersErrors.notFound(id);
       await this.#store(id, undefined);
-      this.#api.delete(id);
+      this.#setApi(id, undefined);
       await this.#reconcile();
     });
   }

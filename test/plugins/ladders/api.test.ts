@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, startApp } from '../../helpers/app.ts';
+import { laddersRef, type LaddersService } from '../../../plugins/ladders/api.ts';
 import { startCli } from '../../helpers/cli.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
@@ -98,4 +99,18 @@ t.test('ladders and their processes survive a restart (SIGTERM, a new process)',
   const p = (await request(second.url, 'GET', '/api/v3/process/ladder:live_cam')).body;
   t.equal(p.created_at, before.created_at, 'the same process, not made anew');
   t.equal(p.updated_at, before.updated_at, 'unchanged by the restart');
+});
+
+t.test('renditionsOf follows the API: a replaced or deleted ladder is seen at once', async (t) => {
+  const app = await startApp(t, { config: { rtmp: { enable: true, address: '127.0.0.1:0' }, ladders: { enable: true } } });
+  const ladders = app.service.app.kernel.services.resolve(laddersRef) as LaddersService;
+  const rungs = () => ladders.renditionsOf('live/memo')?.map((r) => r.name);
+  t.equal(rungs(), undefined, 'no ladder');
+  t.equal((await app.request('PUT', '/api/v3/ladders/memo', { body: { stream: 'live/memo', rungs: ['360p'] } })).status, 201);
+  t.same(rungs(), ['live/memo/360p']);
+  t.same(rungs(), ['live/memo/360p'], 'asked again (kept)');
+  t.equal((await app.request('PUT', '/api/v3/ladders/memo', { body: { stream: 'live/memo', rungs: ['240p', 'audio'] } })).status, 200);
+  t.same(rungs(), ['live/memo/240p', 'live/memo/audio'], 'the replaced ladder');
+  t.equal((await app.request('DELETE', '/api/v3/ladders/memo')).status, 204);
+  t.equal(rungs(), undefined, 'the deleted ladder');
 });
