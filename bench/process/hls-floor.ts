@@ -5,7 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
  * server in its own process doing what memfs does for ffmpeg's uploads and no more (the Basic
  * challenge as a 401 with the interface's Error body, the body kept in a Map, 201 or 204,
  * DELETE, GET of a kept file or 404), and ffmpegs started here (not by the service) with the same input and HLS options,
- * writing to it with a credential in the URL as the service's children do.
+ * writing to it with a credential in the URL and the same credential in the HLS muxer's `-headers`, as
+ * the service's children do (core/process/preauth.ts): one request per upload.
  */
 
 const SERVER = `
@@ -48,7 +49,8 @@ export async function startFloor(): Promise<Floor> {
       const ffmpegs: ChildProcess[] = [];
       for (let i = 0; i < count; i++) {
         const name = `floor-${i}`;
-        const args = hlsOptions(name).map((a) => a.replace('{memfs}/bench', base));
+        const auth = `Authorization: Basic ${Buffer.from('u:p').toString('base64')}\r\n`;
+        const args = [...hlsOptions(name).map((a) => a.replace('{memfs}/bench', base)), '-headers', auth];
         ffmpegs.push(spawn('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', '-re', '-stream_loop', '-1', '-i', sample, ...args, `${base}/${name}.m3u8`], { stdio: ['ignore', 'ignore', 'inherit'] }));
       }
       return () => Promise.all(ffmpegs.map((f) => new Promise<void>((resolve) => {

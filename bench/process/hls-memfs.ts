@@ -17,7 +17,8 @@ import { startFloor, type Floor } from './hls-floor.ts';
  * (all its threads) over the window, read from /proc, after a warm-up. Rounds alternate the
  * outputs (null, hls, hls, null, ...) for each count, so load on the box hits both alike; the
  * medians are the figures. `--modes` picks the outputs (default `null,hls,floor`; `persistent` is HLS with
- * `-http_persistent 1`); `floor` is the same ffmpegs writing to a bare `node:http` server (hls-floor.ts).
+ * `-http_persistent 1`; `challenged` is HLS with an operator's own `-headers`, so the service adds no
+ * credential header and every upload is asked twice, as before issue 46.1); `floor` is the same ffmpegs writing to a bare `node:http` server (hls-floor.ts).
  * Run: `node bench/process/hls-memfs.ts [--counts 20,100] [--rounds 4] [--window 30] [--warm 10] [--modes null,hls,floor] [--prof DIR] [--write [tag]]`.
  * `--write` writes bench/results/hls-memfs-<date>[-tag].md. `--prof DIR`: one more round of each output and
  * count after the measured ones, with a CPU profile of its window (`DIR/hls-memfs-<count>-<output>.cpuprofile`,
@@ -39,7 +40,7 @@ const PROF = opt('prof', '');
 const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
 const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-type Mode = 'null' | 'hls' | 'persistent' | 'floor';
+type Mode = 'null' | 'hls' | 'challenged' | 'persistent' | 'floor';
 const MODES = opt('modes', 'null,hls,floor').split(',') as Mode[];
 
 function cpuSeconds(pid: number): number {
@@ -58,14 +59,16 @@ function makeSample(file: string): void {
 }
 
 /** restreamer-ui's HLS output, as far as the server sees it (`persistent`: one keep-alive connection per output). */
-const hlsOptions = (id: string, persistent = false): string[] => [
+const hlsOptions = (id: string, persistent = false, own: string[] = []): string[] => [
   '-c', 'copy', '-f', 'hls', '-start_number', '0', '-hls_time', '2', '-hls_list_size', '6', '-hls_flags', 'append_list+delete_segments',
-  '-hls_segment_filename', `{memfs}/bench/${id}_%04d.ts`, ...(persistent ? ['-http_persistent', '1'] : []), '-method', 'PUT',
+  '-hls_segment_filename', `{memfs}/bench/${id}_%04d.ts`, ...(persistent ? ['-http_persistent', '1'] : []), ...own, '-method', 'PUT',
 ];
+/** `challenged`: an operator's own `-headers`, so the service adds no credential header and ffmpeg takes the 401 first (before 46.1). */
+const CHALLENGED = ['-headers', 'X-Bench: challenged\r\n'];
 
 function processConfig(id: string, mode: Mode) {
-  const output = mode === 'hls' || mode === 'persistent'
-    ? { id: 'out', address: `{memfs}/bench/${id}.m3u8`, options: hlsOptions(id, mode === 'persistent') }
+  const output = mode === 'hls' || mode === 'persistent' || mode === 'challenged'
+    ? { id: 'out', address: `{memfs}/bench/${id}.m3u8`, options: hlsOptions(id, mode === 'persistent', mode === 'challenged' ? CHALLENGED : []) }
     : { id: 'out', address: '-', options: ['-c', 'copy', '-f', 'null'] };
   return {
     id, type: 'ffmpeg', reference: id, autostart: true, reconnect: true, reconnect_delay_seconds: 5, stale_timeout_seconds: 30,
@@ -171,7 +174,7 @@ async function main(): Promise<void> {
 }
 
 const LABEL: Record<Mode, string> = {
-  null: 'null muxer', hls: 'HLS into memfs', persistent: 'HLS, `-http_persistent 1`', floor: 'floor: bare node:http, the same ffmpegs',
+  null: 'null muxer', hls: 'HLS into memfs', challenged: 'HLS, asked twice (an own `-headers`)', persistent: 'HLS, `-http_persistent 1`', floor: 'floor: bare node:http, the same ffmpegs',
 };
 
 function report(idle: number, results: Map<string, number[]>, load0: string, load1: string, notes: string[]): string {
@@ -181,7 +184,8 @@ function report(idle: number, results: Map<string, number[]>, load0: string, loa
     `uptime before: \`${load0}\`; after: \`${load1}\`.`,
     `The service as deployed (\`app/main.js\`, default plugins, log level warn). Each process: \`-re -stream_loop -1 -i {diskfs}/sample.ts\``,
     `(320x240 25 fps H.264 300 kbit/s + AAC), \`-c copy\` to \`-f null\` or to HLS in memfs (PUT, 2 s segments, list of 6, delete_segments;`,
-    `its run credential in the URL: ffmpeg asks each upload twice, the first time without it, on a new connection each time).`,
+    `its run credential in the URL and, added by the service, in an \`Authorization\` header of the muxer's \`-headers\`: one request per upload;`,
+    `"asked twice" is the same with an operator's own \`-headers\`, so ffmpeg asks each upload without the credential first, then again on a new connection).`,
     `The floor: the same ffmpegs started by the bench, writing to a bare \`node:http\` server that does only what memfs does (bench/process/hls-floor.ts).`,
     `${WARM_S} s of warm-up, ${WINDOW_S} s measured, ${ROUNDS} rounds per output, alternating; the server's CPU (utime + stime, all threads).`, '',
     `Idle before any process: ${idle.toFixed(2)} % of a core.`, '',

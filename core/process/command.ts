@@ -3,6 +3,7 @@ import type { CleanupRule, FullConfig, IOConfig } from './config-model.ts';
 import { substitute, WHERE, type Vars, type Where } from './placeholders.ts';
 import { resolveReference } from './references.ts';
 import { moduleProblem } from './modules.ts';
+import { preauthorize } from './preauth.ts';
 import { checkDefinition, checkInput, checkOutput, type Validator } from './validate.ts';
 
 /*
@@ -69,6 +70,7 @@ export function resolveProcess(c: FullConfig, env: ResolveEnv): Resolution | str
     const why = checkOutput(env.validator, c.id, io);
     if (why) return why;
   }
+  preauthorize(outputs, env.run);
   const command = assemble(options, inputs, outputs);
   const why = moduleProblem(command, env.validator.modules ?? '');
   if (why) return why;

@@ -1,0 +1,65 @@
+import t from 'tap';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
+
+/*
+ * Issue 46.1 with real ffmpeg run by the service: an HLS output into memfs (behind
+ * `storage.memory.auth`) and restreamer-ui's tee each upload with one request (the run's credential
+ * sent first, in the muxer's `headers`), so the service answers no 401 challenge to them; an output
+ * with the operator's own `-headers` is left alone and is still asked twice (what every upload cost
+ * before). Answers are counted at the service's own HTTP server.
+ */
+
+const SOURCE = { id: 'in', address: 'testsrc2=rate=25:size=64x36', options: ['-re', '-f', 'lavfi'] };
+const ENCODE = ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-pix_fmt', 'yuv420p'];
+const HLS = (id: string) => ['-f', 'hls', '-hls_time', '1', '-hls_list_size', '3', '-hls_flags', 'delete_segments', '-method', 'PUT'];
+
+function processOf(id: string, output: { address: string; options: string[] }) {
+  return { id, reference: id, type: 'ffmpeg', autostart: true, reconnect: false, options: ['-y'], input: [SOURCE], output: [{ id: 'out', ...output }] };
+}
+
+/** The service's answers to the uploads (PUT, DELETE) below /memfs/<id>: statuses per process id. */
+function countAnswers(t: Parameters<typeof startApp>[0], app: TestApp): Map<string, number[]> {
+  const seen = new Map<string, number[]>();
+  const server = app.service.app.http.server;
+  const on = (req: IncomingMessage, res: ServerResponse) => {
+    const m = /^\/memfs\/([a-z]+)[._\d]/.exec(req.url ?? '');
+    if (m && req.method !== 'GET' && req.method !== 'HEAD') res.once('finish', () => seen.set(m[1]!, [...(seen.get(m[1]!) ?? []), res.statusCode]));
+  };
+  server.prependListener('request', on);
+  server.prependListener('checkContinue', on);
+  t.teardown(() => { server.off('request', on); server.off('checkContinue', on); });
+  return seen;
+}
+
+t.test('HLS into memfs: one request per upload, no 401; an own -headers still takes the challenge', async (t) => {
+  const app = await startApp(t, { config: { storage: { memory: { auth: { enable: true, username: 'mem', password: 'secret-pass' } } } } });
+  const seen = countAnswers(t, app);
+  const tee = '[f=hls:hls_time=1:hls_list_size=3:hls_segment_filename={memfs^:}/tee_%04d.ts:method=PUT]{memfs}/tee.m3u8|[f=null]-';
+  const defs = [
+    processOf('plain', { address: '{memfs}/plain.m3u8', options: [...ENCODE, ...HLS('plain')] }),
+    processOf('tee', { address: tee, options: ['-map', '0:v', ...ENCODE, '-flags', '+global_header', '-f', 'tee'] }),
+    processOf('own', { address: '{memfs}/own.m3u8', options: [...ENCODE, ...HLS('own'), '-headers', 'X-Own: yes\r\n'] }),
+  ];
+  for (const body of defs) {
+    const r = await app.request('POST', '/api/v3/process', { body });
+    t.equal(r.status, 200, r.text.slice(0, 300));
+  }
+  const stored = (id: string) => (seen.get(id) ?? []).filter((s) => s >= 200 && s < 300).length;
+  const challenged = (id: string) => (seen.get(id) ?? []).filter((s) => s === 401).length;
+  await waitFor(() => ['plain', 'tee', 'own'].every((id) => stored(id) >= 6) || undefined,
+    { what: 'six uploads stored by each', timeout: 40_000 });
+  t.pass(`uploads: ${[...seen].map(([k, v]) => `${k}: ${v.join(' ')}`).join('; ')}`);
+  t.equal(challenged('plain'), 0, 'the HLS output is never challenged');
+  t.equal(challenged('tee'), 0, 'nor the tee\'s HLS slave');
+  t.ok(challenged('own') >= stored('own') - 1, `the operator's own -headers: every upload challenged first (${challenged('own')} of ${stored('own')})`);
+  const state = await app.request('GET', '/api/v3/process/plain/state');
+  const command: string[] = state.body.command;
+  const at = command.indexOf('-headers');
+  t.ok(at > 0 && /^Authorization: Basic [A-Za-z0-9+/=]+\r\n$/.test(command[at + 1]!), 'the running command shows the header it runs with');
+  t.equal(command[at + 2], command.at(-1), 'right before the address');
+  const config = await app.request('GET', '/api/v3/process/plain/config');
+  t.notOk(JSON.stringify(config.body).includes('Authorization'), 'the stored definition is what the operator wrote');
+  for (const id of ['plain', 'tee', 'own']) await app.request('DELETE', `/api/v3/process/${id}`);
+});
