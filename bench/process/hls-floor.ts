@@ -5,8 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
  * server in its own process doing what memfs does for ffmpeg's uploads and no more (the Basic
  * challenge as a 401 with the interface's Error body, the body kept in a Map, 201 or 204,
  * DELETE, GET of a kept file or 404), and ffmpegs started here (not by the service) with the same input and HLS options,
- * writing to it with a credential in the URL and the same credential in the HLS muxer's `-headers`, as
- * the service's children do (core/process/preauth.ts): one request per upload.
+ * writing to it with their credential in the HLS muxer's `-headers` and none in the URL, as the
+ * service's children do (core/process/preauth.ts): one request per upload, no 100-continue.
  */
 
 const SERVER = `
@@ -42,7 +42,7 @@ export async function startFloor(): Promise<Floor> {
     server.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
     server.once('exit', (code) => reject(new Error(`the floor server exited (${code})`)));
   });
-  const base = `http://u:p@127.0.0.1:${port}/memfs/bench`;
+  const base = `http://127.0.0.1:${port}/memfs/bench`;
   return {
     pid: server.pid!,
     run(count, sample, hlsOptions) {

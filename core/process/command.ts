@@ -70,8 +70,8 @@ export function resolveProcess(c: FullConfig, env: ResolveEnv): Resolution | str
     const why = checkOutput(env.validator, c.id, io);
     if (why) return why;
   }
-  preauthorize(outputs, env.run);
-  const command = assemble(options, inputs, outputs);
+  // ffmpeg is given the outputs with their credential as a header; the run's scope is read from these
+  const command = assemble(options, inputs, preauthorize(outputs, env.run));
   const why = moduleProblem(command, env.validator.modules ?? '');
   if (why) return why;
   return { options, inputs, outputs, cleanup: outputs.flatMap((o) => o.cleanup), command };

@@ -9,7 +9,11 @@ import type { IOConfig } from './config-model.ts';
  * connection, so every upload cost the service two requests and two connections. The muxer passes
  * its `headers` option to every request it makes, so an HLS output whose address carries the run's
  * credential gets `Authorization: Basic ...` with that same credential (nothing the command line
- * did not already hold) in it: one request per upload.
+ * did not already hold) in it, and the credential leaves its URLs: with a credential in the URL
+ * ffmpeg would also ask `Expect: 100-continue` and wait for the answer before each body (and, for a
+ * DELETE, read the final answer early and report the closed connection as an error). One request
+ * per upload. The run's scope is still read from the resolved command with its credentials in the
+ * URLs (`runFields`); only what ffmpeg is given differs.
  *
  * Where: an output of the HLS muxer (`-f hls`, or no `-f` and an address ending in `.m3u8`) gets
  * `-headers`; an HLS slave of a tee (`-f tee`, restreamer-ui's channels: `[f=hls:...]{memfs}/...`)
@@ -29,6 +33,13 @@ function ownOrigin(text: string, run: PlaceholderRun): string | undefined {
   const own = authorities(text)[0];
   const ok = own && text.startsWith(own) && /^https?:/i.test(own) && own.includes(`//${runUserinfo(run)}`);
   return ok ? own : undefined;
+}
+
+const reEscape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Drops `run`'s userinfo (`process:<id>:<token>@`, escaped or not) from every URL in `text`. */
+function withoutCredential(text: string, run: PlaceholderRun): string {
+  return text.replace(new RegExp(`${RUN_USER}[^@/\\s|[\\]]*?${reEscape(run.token)}@`, 'g'), '');
 }
 
 /** The header line of `run`'s Basic credential. */
@@ -79,7 +90,7 @@ function teeSlave(slave: string, run: PlaceholderRun, header: string): string {
   if (!own || opts.some(foreign) || foreign(unescape(text.slice(1, close)))) return slave;
   // escaped for the options' level (`:`, `]`, `\`, quotes, and the line ends it would trim), then for the split's
   const value = escapeFor(escapeFor(header, /[:\]\\'\r\n]/g), /[\\|']/g);
-  return `[headers=${value}:${slave.slice(1)}`;
+  return `[headers=${value}:${withoutCredential(slave.slice(1), run)}`;
 }
 
 /** Output `o` with `run`'s Basic header where it may carry it (the same object when nowhere). */
@@ -89,7 +100,8 @@ export function preauthOutput(o: IOConfig, run: PlaceholderRun): IOConfig {
     if (o.options.includes('-headers') || !ownOrigin(o.address, run)) return o;
     const own = ownOrigin(o.address, run);
     if (o.options.some((text) => authorities(text).some((a) => a !== own))) return o;
-    return { ...o, options: [...o.options, '-headers', basicHeader(run)] };
+    const options = o.options.map((text) => withoutCredential(text, run));
+    return { ...o, address: withoutCredential(o.address, run), options: [...options, '-headers', basicHeader(run)] };
   }
   if (muxer !== 'tee') return o;
   const header = basicHeader(run);
@@ -97,8 +109,7 @@ export function preauthOutput(o: IOConfig, run: PlaceholderRun): IOConfig {
   return address === o.address ? o : { ...o, address };
 }
 
-/** Adds the run's Basic header to the HLS outputs that write into the service with its credential. */
-export function preauthorize(outputs: IOConfig[], run: PlaceholderRun | undefined): void {
-  if (!run) return;
-  outputs.forEach((o, i) => { outputs[i] = preauthOutput(o, run); });
+/** The outputs as ffmpeg is given them: the run's Basic header in the HLS ones that write into the service with its credential. */
+export function preauthorize(outputs: readonly IOConfig[], run: PlaceholderRun | undefined): readonly IOConfig[] {
+  return run ? outputs.map((o) => preauthOutput(o, run)) : outputs;
 }

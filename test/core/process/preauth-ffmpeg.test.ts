@@ -36,7 +36,7 @@ function countAnswers(t: Parameters<typeof startApp>[0], app: TestApp): Map<stri
 t.test('HLS into memfs: one request per upload, no 401; an own -headers still takes the challenge', async (t) => {
   const app = await startApp(t, { config: { storage: { memory: { auth: { enable: true, username: 'mem', password: 'secret-pass' } } } } });
   const seen = countAnswers(t, app);
-  const tee = '[f=hls:hls_time=1:hls_list_size=3:hls_segment_filename={memfs^:}/tee_%04d.ts:method=PUT]{memfs}/tee.m3u8|[f=null]-';
+  const tee = '[f=hls:hls_time=1:hls_list_size=3:hls_flags=append_list+delete_segments:hls_segment_filename={memfs^:}/tee_%04d.ts:method=PUT]{memfs}/tee.m3u8|[f=null]-';
   const defs = [
     processOf('plain', { address: '{memfs}/plain.m3u8', options: [...ENCODE, ...HLS('plain')] }),
     processOf('tee', { address: tee, options: ['-map', '0:v', ...ENCODE, '-flags', '+global_header', '-f', 'tee'] }),
@@ -48,8 +48,11 @@ t.test('HLS into memfs: one request per upload, no 401; an own -headers still ta
   }
   const stored = (id: string) => (seen.get(id) ?? []).filter((s) => s >= 200 && s < 300).length;
   const challenged = (id: string) => (seen.get(id) ?? []).filter((s) => s === 401).length;
-  await waitFor(() => ['plain', 'tee', 'own'].every((id) => stored(id) >= 6) || undefined,
-    { what: 'six uploads stored by each', timeout: 40_000 });
+  const deleted = (id: string) => (seen.get(id) ?? []).includes(200);
+  await waitFor(() => (['plain', 'tee', 'own'].every((id) => stored(id) >= 6) && deleted('plain') && deleted('tee')) || undefined,
+    { what: 'six uploads stored by each, and old segments deleted', timeout: 40_000 }).catch((err: Error) => {
+    throw new Error(`${err.message} (${[...seen].map(([k, v]) => `${k}: ${v.join(' ')}`).join('; ')})`);
+  });
   t.pass(`uploads: ${[...seen].map(([k, v]) => `${k}: ${v.join(' ')}`).join('; ')}`);
   t.equal(challenged('plain'), 0, 'the HLS output is never challenged');
   t.equal(challenged('tee'), 0, 'nor the tee\'s HLS slave');
@@ -59,6 +62,15 @@ t.test('HLS into memfs: one request per upload, no 401; an own -headers still ta
   const at = command.indexOf('-headers');
   t.ok(at > 0 && /^Authorization: Basic [A-Za-z0-9+/=]+\r\n$/.test(command[at + 1]!), 'the running command shows the header it runs with');
   t.equal(command[at + 2], command.at(-1), 'right before the address');
+  t.match(command.at(-1), /^http:\/\/127\.0\.0\.1:\d+\/memfs\/plain\.m3u8$/, 'whose URL holds no credential (ffmpeg asks no 100-continue then)');
+  for (const id of ['plain', 'tee']) {
+    const report = await app.request('GET', `/api/v3/process/${id}/report`);
+    const lines: string[] = (report.body.log ?? []).map((l: [string, string]) => l[1]);
+    t.ok(lines.length > 0, `${id} has a log`);
+    // (append_list first reads the playlist, not there yet: a 404 that is no upload's)
+    const failed = lines.filter((l) => /error|failed|unauthori[sz]ed|forbidden/i.test(l) && !/HTTP error 404 Not Found/.test(l));
+    t.same(failed, [], `${id}'s ffmpeg reports no failed upload`);
+  }
   const config = await app.request('GET', '/api/v3/process/plain/config');
   t.notOk(JSON.stringify(config.body).includes('Authorization'), 'the stored definition is what the operator wrote');
   for (const id of ['plain', 'tee', 'own']) await app.request('DELETE', `/api/v3/process/${id}`);

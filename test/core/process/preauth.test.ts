@@ -11,17 +11,21 @@ import { runUserinfo, type PlaceholderRun } from '../../../sdk/index.ts';
 const run: PlaceholderRun = { processId: 'cam:1', token: 'A'.repeat(30) + '_-' };
 const own = `http://${runUserinfo(run)}127.0.0.1:8080`;
 const header = `Authorization: Basic ${Buffer.from(`process:cam:1:${run.token}`).toString('base64')}\r\n`;
+const bare = 'http://127.0.0.1:8080';
 const out = (address: string, options: string[] = []) => ({ id: 'o', address, options, cleanup: [] });
 
-t.test('an HLS output into the run\'s own origin gets -headers with the credential ffmpeg would send after a 401', async (t) => {
+t.test('an HLS output into the run\'s own origin gets -headers with the credential ffmpeg would send after a 401, and its URLs lose it', async (t) => {
   const hls = out(`${own}/memfs/cam.m3u8`, ['-f', 'hls', '-hls_segment_filename', `${own}/memfs/cam_%04d.ts`, '-method', 'PUT']);
   const got = preauthOutput(hls, run);
-  t.same(got.options.slice(-2), ['-headers', header], 'last, right before the address');
+  t.same(got.options, ['-f', 'hls', '-hls_segment_filename', `${bare}/memfs/cam_%04d.ts`, '-method', 'PUT', '-headers', header], 'last, right before the address');
+  t.equal(got.address, `${bare}/memfs/cam.m3u8`, 'no credential in the URL: ffmpeg asks no 100-continue');
   t.equal(Buffer.from(/Basic (\S+)/.exec(header)![1]!, 'base64').toString(), `process:cam:1:${run.token}`, 'the id decoded, as ffmpeg sends it');
-  t.same(hls.options.length, 6, 'the stored definition is not touched');
+  t.same(hls.options.length, 6, 'the resolved output is not touched (the run\'s scope is read from it)');
+  t.equal(hls.address, `${own}/memfs/cam.m3u8`);
   t.same(preauthOutput(out(`${own}/memfs/x.m3u8`, ['-method', 'PUT']), run).options, ['-method', 'PUT', '-headers', header], 'no -f: .m3u8 is HLS');
   t.same(preauthOutput(out(`${own}/memfs/x.m3u8?a=1`), run).options, ['-headers', header]);
-  t.same(preauthOutput(out(`${own.replace('http:', 'https:')}/memfs/x.m3u8`, ['-f', 'hls']), run).options.length, 4, 'https too');
+  const https = preauthOutput(out(`${own.replace('http:', 'https:')}/memfs/x.m3u8`, ['-f', 'hls']), run);
+  t.same([https.options.length, https.address], [4, 'https://127.0.0.1:8080/memfs/x.m3u8'], 'https too');
 });
 
 t.test('left as written: other muxers, an own -headers, another origin or credential, no run', async (t) => {
@@ -37,10 +41,9 @@ t.test('left as written: other muxers, an own -headers, another origin or creden
   same(out(`rtmp://h/app/${runUserinfo(run)}x.m3u8`, ['-f', 'hls']), 'not HTTP');
   same(out(`file:${own}/memfs/x.m3u8`, ['-f', 'hls']), 'the credential not at the start');
   const list = [out(`${own}/memfs/x.m3u8`, ['-f', 'hls'])];
-  preauthorize(list, undefined);
-  t.same(list[0]!.options, ['-f', 'hls'], 'a command shown for no run gets nothing');
-  preauthorize(list, run);
-  t.same(list[0]!.options, ['-f', 'hls', '-headers', header], 'the run\'s command does');
+  t.equal(preauthorize(list, undefined), list, 'a command shown for no run gets nothing');
+  t.same(preauthorize(list, run)[0]!.options, ['-f', 'hls', '-headers', header], 'the run\'s command does');
+  t.same(list[0]!.options, ['-f', 'hls'], 'in a copy');
 });
 
 t.test('restreamer-ui\'s tee: its HLS slave gets headers= first in its options, escaped for both of the tee\'s levels', async (t) => {
@@ -50,7 +53,9 @@ t.test('restreamer-ui\'s tee: its HLS slave gets headers= first in its options, 
   const got = preauthOutput(tee, run);
   const [first, ...rest] = got.address.split('|');
   t.same(rest, ['[f=flv]rtmp://127.0.0.1/live/cam', '[f=mpegts]srt://127.0.0.1:6000'], 'the other slaves as they were');
-  t.equal(first, `[headers=${header.replace(/[:\r\n]/g, '\\\\$&')}:${hlsSlave.slice(1)}`);
+  const bareEsc = bare.replace(/:/g, '\\\\:');
+  t.equal(first, `[headers=${header.replace(/[:\r\n]/g, '\\\\$&')}:f=hls:hls_time=2:hls_segment_filename=${bareEsc}/memfs/cam_%04d.ts:method=PUT]${bare}/memfs/cam.m3u8`,
+    'the header first, escaped twice; the credential gone from its URLs (escaped or not)');
   t.same(got.options, ['-f', 'tee'], 'no -headers for the tee muxer itself (it has no such option)');
   const same = (address: string, why: string) => t.equal(preauthOutput(out(address, ['-f', 'tee']), run).address, address, why);
   same(`[f=hls:headers=X-A\\\\: b]${own}/memfs/cam.m3u8`, 'the operator\'s own headers=');
