@@ -19,9 +19,12 @@ import { median, needWrk, wrk, type WrkRun } from './wrk.ts';
  * - `default`: the embedded default configuration (every default plugin, sessions on with
  *   loopback on their ignore list, metrics, access rules), `http.threads` as it picks;
  * - `no sessions` (`sessions.enable: false`); `sessions counting loopback` (`sessions.ip_ignorelist: []`:
- *   every request counted, as a deployment's real viewers are); `metrics history on` (`metrics.enable`,
- *   off by default);
- * - `minimal`: sample-config/minimal.json's plugins (`disk-fs`, `memfs`), sessions off.
+ *   every request counted, as a deployment's real viewers are), as new viewers (the playlist's URL
+ *   without a session: each answer is a one-line master naming it with a fresh session id, as the
+ *   reference does) and as one viewer's session (the URL that master names, as a player asks it
+ *   again and again); `metrics history on` (`metrics.enable`, off by default);
+ * - `minimal`: sample-config/minimal.json's plugins (`disk-fs`, `memfs`), sessions off (memfs
+ *   writes without credentials: no auth plugin).
  * Measured with `wrk` (one client thread, on the same cores), rounds alternating the order of the
  * servers; medians. The servers' CPU (utime + stime, all threads) from /proc.
  * Run: `node bench/memfs/small-path-deployed.ts [seconds per round, default 3] [rounds, default 5]
@@ -40,12 +43,14 @@ const TICK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).t
 interface Server { name: string; url: string; pid: number; stop(): Promise<void> }
 interface Row { name: string; rps: number; p99: number; cpu: number; us: number; errors: number; rounds: number[] }
 
-const VARIANTS: Array<{ name: string; config: Record<string, unknown> }> = [
+const VARIANTS: Array<{ name: string; config: Record<string, unknown>; follow?: boolean }> = [
   { name: 'default', config: {} },
   { name: 'no sessions', config: { sessions: { enable: false } } },
-  { name: 'sessions counting loopback', config: { sessions: { ip_ignorelist: [] } } },
+  { name: 'sessions counting loopback, new viewers', config: { sessions: { ip_ignorelist: [] } } },
+  { name: 'sessions counting loopback, a viewer\'s session', config: { sessions: { ip_ignorelist: [] } }, follow: true },
   { name: 'metrics history on', config: { metrics: { enable: true } } },
-  { name: 'minimal (disk-fs, memfs)', config: { plugins: ['disk-fs', 'memfs'], sessions: { enable: false } } },
+  // no auth plugin: memfs takes writes without credentials (nothing but the bench can reach it)
+  { name: 'minimal (disk-fs, memfs)', config: { plugins: ['disk-fs', 'memfs'], sessions: { enable: false }, storage: { memory: { auth: { enable: false } } } } },
 ];
 
 function cpuSeconds(pid: number): number {
@@ -54,14 +59,23 @@ function cpuSeconds(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / TICK;
 }
 
-async function startService(name: string, main: string, config: Record<string, unknown>): Promise<Server> {
+async function startService(name: string, main: string, config: Record<string, unknown>, follow = false): Promise<Server> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-small-deployed-'));
   const svc: Deployed = await startDeployed(ROOT, main, dir, { log: { level: 'warn' }, storage: { memory: { auth: AUTH } }, ...config });
   const put = await fetch(`${svc.url}${PATH}`, {
     method: 'PUT', body: PLAYLIST_236, headers: { authorization: `Basic ${Buffer.from(`${AUTH.username}:${AUTH.password}`).toString('base64')}` },
   });
-  if (put.status !== 201) throw new Error(`${name}: PUT ${PATH}: ${put.status}`);
-  return { name, url: `${svc.url}${PATH}`, pid: svc.pid, stop: async () => { await svc.stop(); await rm(dir, { recursive: true, force: true }); } };
+  if (put.status !== 201) {
+    await svc.stop();
+    throw new Error(`${name}: PUT ${PATH}: ${put.status}`);
+  }
+  let url = `${svc.url}${PATH}`;
+  if (follow) {
+    // the one-line master a new viewer gets names the playlist with its session
+    const line = (await (await fetch(url)).text()).split('\n').filter((l) => l && !l.startsWith('#')).at(-1)!;
+    url = `${svc.url}${PATH.slice(0, PATH.lastIndexOf('/') + 1)}${line}`;
+  }
+  return { name, url, pid: svc.pid, stop: async () => { await svc.stop(); await rm(dir, { recursive: true, force: true }); } };
 }
 
 /** The bare server (small-path.ts's), forked with the service's answer headers. */
@@ -133,7 +147,7 @@ async function main(): Promise<void> {
   const entry = buildCheckout(ROOT);
   const servers: Server[] = [];
   try {
-    for (const v of VARIANTS) servers.push(await startService(v.name, entry, v.config));
+    for (const v of VARIANTS) servers.push(await startService(v.name, entry, v.config, v.follow));
     const headers = await answerHeaders(servers[0]!.url);
     servers.unshift(await startBare(headers));
     const up0 = uptime();

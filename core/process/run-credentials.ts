@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { RunCredential, RunCredentials, RunField, RunGrant } from '../../sdk/index.ts';
 
 /*
@@ -11,7 +11,8 @@ import type { RunCredential, RunCredentials, RunField, RunGrant } from '../../sd
 const TOKEN_BYTES = 24;
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
 
-const digest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('base64url');
+// the one-shot hash: no Hash object per lookup (every upload of a child looks its token up)
+const digest = (token: string): string => hash('sha256', token, 'base64url');
 
 interface Live {
   processId: string;
