@@ -97,9 +97,8 @@ function teeSlave(slave: string, run: PlaceholderRun, header: string): string {
 export function preauthOutput(o: IOConfig, run: PlaceholderRun): IOConfig {
   const muxer = muxerOf(o);
   if (muxer === 'hls') {
-    if (o.options.includes('-headers') || !ownOrigin(o.address, run)) return o;
     const own = ownOrigin(o.address, run);
-    if (o.options.some((text) => authorities(text).some((a) => a !== own))) return o;
+    if (!own || o.options.includes('-headers') || o.options.some((text) => authorities(text).some((a) => a !== own))) return o;
     const options = o.options.map((text) => withoutCredential(text, run));
     return { ...o, address: withoutCredential(o.address, run), options: [...options, '-headers', basicHeader(run)] };
   }
