@@ -66,9 +66,19 @@ t.test('viewers that close their peers while media flows end alone: the host goe
   const host = await waitFor(() => hostPid(), { what: 'the host' });
   // a viewer that libdatachannel's offerer race failed five times (ndc-viewer.ts) is left out
   const made = await Promise.allSettled(Array.from({ length: 5 }, () => ndcViewer(t, app.url, 'live/leave')));
-  const viewers = made.flatMap((m) => (m.status === 'fulfilled' && m.value.status === 201 ? [m.value] : []));
+  let viewers = made.flatMap((m) => (m.status === 'fulfilled' && m.value.status === 201 ? [m.value] : []));
   t.ok(viewers.length >= 3, `${viewers.length} of 5 viewers connected`);
-  await waitFor(() => viewers.every((v) => v.video >= 10), { timeout: 30_000, what: 'media at every viewer' });
+  // a viewer whose connection carried no media (ICE lost on a box busy with the other suites) is
+  // made again once, as a player reconnects (the same in ice.test.ts and the journey)
+  const flowed = await waitFor(() => viewers.every((v) => v.video >= 10), { timeout: 30_000 }).then(() => true, () => false);
+  if (!flowed) {
+    const dry = viewers.filter((v) => v.video < 10);
+    t.comment(`${dry.length} of ${viewers.length} viewers got no media in 30 s: made again`);
+    for (const v of dry) v.close();
+    const again = await Promise.all(dry.map(() => ndcViewer(t, app.url, 'live/leave')));
+    viewers = [...viewers.filter((v) => v.video >= 10), ...again.filter((v) => v.status === 201)];
+    await waitFor(() => viewers.every((v) => v.video >= 10), { timeout: 30_000, what: 'media at every viewer' });
+  }
   // their tracks close in the host while their sessions live on (until ICE consent fails): a packet
   // to a closed track threw out of the host's fan-out ("Track is closed") and the host crashed
   for (const v of viewers) v.leave();
