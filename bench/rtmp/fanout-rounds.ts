@@ -1,9 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, head, uptime } from '../llhls/common.ts';
 import { buildCheckout, startDeployed } from '../process/deployed.ts';
 import { RawPlayer } from './raw-player.ts';
 
@@ -33,17 +33,6 @@ const WRITE = args.includes('--write');
 const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const uptime = () => execFileSync('uptime').toString().trim();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 function publish(url: string): ChildProcess {
   return spawn('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', '-re',
@@ -98,7 +87,7 @@ async function main(): Promise<void> {
       `\`node bench/rtmp/fanout-rounds.ts ${args.join(' ')}\`: the service as \`npm start\` runs it (bench/process/deployed.ts, RTMP on,`,
       `log warn), one ffmpeg publisher (640x360 30 fps x264 ${RATE} kbit/s + AAC 128 kbit/s, -re); each round ${PLAYERS} raw RTMP players`,
       `connect (50 every 200 ms), read for ${HOLD_S} s and leave together; VmRSS of the service 5 s after each round. Commit:`,
-      `${execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s']).toString().trim().slice(0, 100)}.`, '',
+      `${head()}.`, '',
       `Load before: \`${load0}\`; after: \`${uptime()}\`.`, '',
       `| figure | MB |`, `|---|---|`,
       `| idle, publisher only | ${idle.toFixed(1)}, ${alone.toFixed(1)} |`,
