@@ -19,8 +19,9 @@ import type { IOConfig } from './config-model.ts';
  * `-headers`; an HLS slave of a tee (`-f tee`, restreamer-ui's channels: `[f=hls:...]{memfs}/...`)
  * gets `headers=` in its options, escaped for the tee's two levels. Only where it cannot change what
  * ffmpeg does otherwise: no `headers` of the operator's own (a muxer without the option would
- * refuse to start, so never another muxer), and every URL of the output or slave at the
- * credential's origin (the header never goes to another server).
+ * refuse to start, so never another muxer), every URL of the output or slave at the credential's
+ * origin, and no `hls_key_info_file` (the muxer reads the key from where that file's contents say,
+ * a URL the command does not show, with the same headers): the header never goes to another server.
  */
 
 const URL_IN = /[a-z][a-z0-9+.-]*:\/\/[^\s/?#]*/gi;
@@ -46,6 +47,9 @@ function withoutCredential(text: string, run: PlaceholderRun): string {
 function basicHeader(run: PlaceholderRun): string {
   return `Authorization: Basic ${Buffer.from(`${RUN_USER}:${run.processId}:${run.token}`, 'utf8').toString('base64')}\r\n`;
 }
+
+/** Options of the HLS muxer that keep the header out: the operator's own, and a key named by a file's contents. */
+const KEEP_OUT = ['headers', 'hls_key_info_file'];
 
 function muxerOf(o: IOConfig): string | undefined {
   const at = o.options.lastIndexOf('-f');
@@ -84,7 +88,7 @@ function teeSlave(slave: string, run: PlaceholderRun, header: string): string {
   const close = splitUnescaped(text, ']')[0]!.length;
   if (close >= text.length) return slave;
   const opts = splitUnescaped(text.slice(1, close), ':').map(unescape);
-  if (!opts.includes('f=hls') || opts.some((o) => o.startsWith('headers='))) return slave;
+  if (!opts.includes('f=hls') || opts.some((o) => KEEP_OUT.some((k) => o.startsWith(`${k}=`)))) return slave;
   const own = ownOrigin(text.slice(close + 1), run);
   const foreign = (t: string) => authorities(t).some((a) => a !== own);
   if (!own || opts.some(foreign) || foreign(unescape(text.slice(1, close)))) return slave;
@@ -98,7 +102,7 @@ export function preauthOutput(o: IOConfig, run: PlaceholderRun): IOConfig {
   const muxer = muxerOf(o);
   if (muxer === 'hls') {
     const own = ownOrigin(o.address, run);
-    if (!own || o.options.includes('-headers') || o.options.some((text) => authorities(text).some((a) => a !== own))) return o;
+    if (!own || KEEP_OUT.some((k) => o.options.includes(`-${k}`)) || o.options.some((text) => authorities(text).some((a) => a !== own))) return o;
     const options = o.options.map((text) => withoutCredential(text, run));
     return { ...o, address: withoutCredential(o.address, run), options: [...options, '-headers', basicHeader(run)] };
   }

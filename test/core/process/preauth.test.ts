@@ -33,6 +33,8 @@ t.test('left as written: other muxers, an own -headers, another origin or creden
   for (const f of ['mpegts', 'image2', 'dash', 'segment', 'flv', 'null', 'hlsx']) same(out(`${own}/memfs/x.m3u8`, ['-f', f]), `-f ${f}`);
   same(out(`${own}/memfs/snap.jpg`), 'no -f and not a playlist');
   same(out(`${own}/memfs/x.m3u8`, ['-f', 'hls', '-headers', 'X-A: b\r\n']), 'the operator\'s own -headers');
+  // the key file's contents name where the muxer reads the key, with the muxer's headers: a server the command does not show
+  same(out(`${own}/memfs/x.m3u8`, ['-f', 'hls', '-hls_key_info_file', '/data/disk/keyinfo']), 'a key info file');
   same(out(`${own}/memfs/x.m3u8`, ['-f', 'hls', '-hls_segment_filename', 'http://cdn.example:80/seg_%d.ts']), 'a segment URL elsewhere');
   same(out(`${own}/memfs/x.m3u8`, ['-f', 'hls', '-hls_segment_filename', `${own.replace('8080', '8081')}/seg_%d.ts`]), 'another port');
   same(out(`http://${runUserinfo({ processId: 'other', token: run.token })}127.0.0.1:8080/memfs/x.m3u8`, ['-f', 'hls']), 'another run\'s userinfo');
@@ -59,6 +61,7 @@ t.test('restreamer-ui\'s tee: its HLS slave gets headers= first in its options, 
   t.same(got.options, ['-f', 'tee'], 'no -headers for the tee muxer itself (it has no such option)');
   const same = (address: string, why: string) => t.equal(preauthOutput(out(address, ['-f', 'tee']), run).address, address, why);
   same(`[f=hls:headers=X-A\\\\: b]${own}/memfs/cam.m3u8`, 'the operator\'s own headers=');
+  same(`[f=hls:hls_key_info_file=/data/disk/keyinfo]${own}/memfs/cam.m3u8`, 'a key info file');
   same(`[f=hls:hls_segment_filename=http\\\\://cdn\\\\:80/s_%d.ts]${own}/memfs/cam.m3u8`, 'a segment URL elsewhere');
   same(`[f=mpegts:method=PUT]${own}/memfs/cam.ts`, 'not HLS');
   same(`${own}/memfs/cam.m3u8`, 'a slave without options (its muxer is the tee\'s guess)');
