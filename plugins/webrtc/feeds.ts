@@ -67,6 +67,11 @@ export class Feeds {
     return this.#feeds.has(name);
   }
 
+  /** Feeds open, opening or lingering (each holds sockets in the host). */
+  get size(): number {
+    return this.#feeds.size;
+  }
+
   /**
    * A viewer's hold on the feed of `name`: false when nothing publishes it (or will, on demand:
    * `from`, the first viewer's address, is what an on-demand start counts against).

@@ -12,6 +12,7 @@ export const WebrtcConfig = section({
   max_sessions: [Int(200, { minimum: 1, maximum: 100_000 }), 'Most WebRTC sessions (viewers and publishers) at once; more are refused with 503.'],
   max_publishers: [Int(20, { minimum: 0, maximum: 10_000 }), 'Most streams published over WHIP at once; more are refused with 503.'],
   connect_timeout_seconds: [Int(10, { minimum: 1, maximum: 300 }), 'A session whose media has not connected after this many seconds is ended.'],
+  host_idle_seconds: [Int(10, { minimum: 0, maximum: 86_400 }), 'The WebRTC host process ends this many seconds after its last session and feed (its memory goes back to the system) and the next offer starts it again; 0 keeps it running.'],
   audio_bitrate_kbit: [Int(96, { minimum: 8, maximum: 510 }), 'Bitrate of the Opus audio made for WebRTC viewers from a stream\'s AAC or MP3 (kbit/s).'],
 });
 export type WebrtcConfig = Static<typeof WebrtcConfig>;

@@ -78,7 +78,7 @@ export class WebrtcService {
       state: (id, state) => this.#state(id, state),
       traffic: (rows) => { for (const [id, rx, tx] of rows) { const p = this.#peers.get(id); if (p) { p.rx = rx; p.tx = tx; } } },
       lost: () => { for (const id of [...this.#peers.keys()]) this.#closed(id); this.#feeds.lost(); },
-    });
+    }, { idleMs: cfg.host_idle_seconds * 1000, busy: () => this.#peers.size > 0 || this.#feeds.size > 0 });
     this.#feeds = new Feeds({
       streams: d.streams, children: d.children, ffmpeg: d.ffmpeg, link: this.link, log: d.log, audioKbit: cfg.audio_bitrate_kbit,
       ended: (name) => { for (const p of this.#peers.values()) if (p.kind === 'whep' && p.stream === name) this.end(p.id); },
@@ -133,6 +133,7 @@ export class WebrtcService {
     // the table tells the end hook (when the media had connected)
     p.publisher?.end();
     p.audience?.leave();
+    this.link.idleCheck();
   }
 
   #checkRoom(): void {
