@@ -4,7 +4,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fork, spawn } from 'node:child_process';
 import { buildCheckout, startDeployed } from '../process/deployed.ts';
+import { freePort } from '../llhls/common.ts';
 
 /**
  * The whole service idle (issue 46.2): started as `npm start` runs it (`deployed.ts`) with every
@@ -13,8 +15,11 @@ import { buildCheckout, startDeployed } from '../process/deployed.ts';
  * (RSS without the pages shared with other processes, e.g. the runtime's binary, from
  * /proc/<pid>/smaps_rollup) and CPU (utime + stime) of the main process and of every process under
  * it (its helper hosts: the SRT host, the WebRTC host; ffmpeg runs none here).
- * Run: `node bench/rss/whole.ts [--settle 10] [--window 30] [--write [tag]]`; writes
- * bench/results/whole-idle-<date>[-tag].md.
+ * With `--srt-subscribers N`, then: one SRT publisher, N SRT subscribers for `--hold` seconds, and the
+ * helpers' memory while they watch and 5, 15 and 30 s after they left (the publisher stays): what a
+ * host gives back (issue 46.2).
+ * Run: `node bench/rss/whole.ts [--settle 10] [--window 30] [--srt-subscribers 50] [--hold 20] [--write [tag]]`;
+ * writes bench/results/whole-idle-<date>[-tag].md.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -25,6 +30,8 @@ const opt = (name: string, def: string) => {
 };
 const SETTLE_S = Number(opt('settle', '10'));
 const WINDOW_S = Number(opt('window', '30'));
+const SUBSCRIBERS = Number(opt('srt-subscribers', '0'));
+const HOLD_S = Number(opt('hold', '20'));
 const WRITE = args.includes('--write');
 const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
 const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
@@ -70,10 +77,11 @@ const head = () => spawnSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s'],
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-whole-'));
+  const srtPort = await freePort();
   const svc = await startDeployed(ROOT, buildCheckout(ROOT), dir, {
     api: { auth: { enable: true, username: 'admin', password: 'secret', jwt: { secret: 'bench-jwt-secret-0123456789abcdef' } } },
     storage: { memory: { auth: { enable: true, username: 'mem', password: 'memsecret' } } },
-    rtmp: { enable: true, address: '127.0.0.1:0' }, srt: { enable: true, address: '127.0.0.1:0' },
+    rtmp: { enable: true, address: '127.0.0.1:0' }, srt: { enable: true, address: `127.0.0.1:${srtPort}` },
     webrtc: { enable: true, bind_address: '127.0.0.1' }, sessions: { enable: true }, metrics: { enable: true, enable_prometheus: true },
     playout: { enable: true, min_port: 41000, max_port: 41020 }, recordings: { enable: true }, log: { level: 'warn' },
   });
@@ -100,6 +108,7 @@ async function main(): Promise<void> {
       ...rows.map((r, i) => `| ${i === 0 ? 'main' : 'helper'}: ${r.name} | ${r.pid} | ${r.rssMb.toFixed(1)} | ${r.pssMb.toFixed(1)} | ${r.cpu.toFixed(2)} |`),
       `| **all** | | **${sum('rssMb').toFixed(1)}** | **${sum('pssMb').toFixed(1)}** | **${sum('cpu').toFixed(2)}** |`, '',
       'Aim (issue 46.2): under 120 MB for the whole service, each helper under 15 MB, idle CPU 0.0 %.', '',
+      ...(SUBSCRIBERS > 0 ? await subscribers(svc.pid, srtPort, dir) : []),
     ];
     const md = lines.join('\n');
     console.log(md);
@@ -112,6 +121,41 @@ async function main(): Promise<void> {
     await svc.stop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The helpers' memory through a publisher, N subscribers for HOLD_S, and 5, 15 and 30 s after they left. */
+async function subscribers(root: number, port: number, dir: string): Promise<string[]> {
+  const clip = join(dir, 'clip.ts');
+  const enc = spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25', '-t', '10',
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '2500k', '-g', '25', '-pix_fmt', 'yuv420p', '-f', 'mpegts', clip]);
+  if (enc.status !== 0) throw new Error(`clip: ${enc.stderr}`);
+  const pub = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-re', '-stream_loop', '-1', '-i', clip, '-c', 'copy', '-f', 'mpegts',
+    `srt://127.0.0.1:${port}?mode=caller&transtype=live&latency=120000&streamid=bench,mode:publish`], { stdio: 'ignore' });
+  const rows: string[] = [];
+  const row = (label: string) => {
+    for (const p of snapshot(root).slice(1).filter((x) => x.name.includes('/host/'))) rows.push(`| ${label} | ${p.name} | ${p.rssMb.toFixed(1)} | ${p.pssMb.toFixed(1)} |`);
+  };
+  try {
+    await sleep(5000);
+    row('publisher only');
+    const subs = fork(fileURLToPath(new URL('../srt/subscribers.ts', import.meta.url)), [String(port), 'bench', String(SUBSCRIBERS)]);
+    await new Promise((r) => subs.once('message', r));
+    await sleep(HOLD_S * 1000);
+    row(`${SUBSCRIBERS} subscribers`);
+    subs.send('stop');
+    await new Promise((r) => subs.once('exit', r));
+    const left = Date.now();
+    for (const s of [5, 15, 30]) {
+      await sleep(left + s * 1000 - Date.now());
+      row(`${s} s after they left`);
+    }
+  } finally {
+    pub.kill('SIGKILL');
+  }
+  return [
+    `Then one SRT publisher (2.5 Mbit/s) and ${SUBSCRIBERS} SRT subscribers (bench/srt/subscribers.ts) for ${HOLD_S} s; the helpers:`, '',
+    '| when | helper | RSS (MB) | Pss (MB) |', '|---|---|---:|---:|', ...rows, '',
+  ];
 }
 
 await main();

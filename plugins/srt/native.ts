@@ -64,6 +64,8 @@ export interface SrtAddon {
   SrtServer: new (opts: SrtNativeOptions, onEvent: SrtEventFn) => SrtNativeSocket;
   /** libsrt's version, 0xMMmmpp. */
   version: number;
+  /** glibc's `malloc_trim(0)`: free pages of the process's arenas back to the system; true when some were. */
+  trim(): boolean;
 }
 
 /** Where the build puts the addon; `CORE_SRT_ADDON` points elsewhere (tests of a missing addon). */

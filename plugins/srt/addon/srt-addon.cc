@@ -9,6 +9,7 @@
 #include "prefilter.h"
 #include "runs.h"
 #include "stats.h"
+#include "trim.h"
 #include <arpa/inet.h>
 #include <atomic>
 #include <deque>
@@ -392,6 +393,7 @@ class Server : public Napi::ObjectWrap<Server> {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   srt_startup();
   srt_setloglevel(LOG_CRIT);  // libsrt writes EAGAIN noise to stderr otherwise
+  exports.Set("trim", Napi::Function::New(env, Trim));
   return Server::Init(env, exports);
 }
 

@@ -101,7 +101,8 @@ export class SrtHost {
   }
 
   #spawn(first: (m: Extract<FromHost, { t: 'listening' | 'failed' }>) => void): void {
-    const child = this.#o.children.spawn(process.execPath, [ENTRY], { stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'] });
+    // --expose-gc: the host collects once connections left, to give their memory back (entry.ts)
+    const child = this.#o.children.spawn(process.execPath, ['--expose-gc', ENTRY], { stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'] });
     this.#child = child;
     const pipe = child.stdio[4] as Socket | null;
     if (pipe) {

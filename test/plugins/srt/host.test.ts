@@ -60,3 +60,25 @@ t.test('the host is a confined child that holds no secret of the service', async
   const env = readFileSync(`/proc/${pid}/environ`, 'utf8');
   t.notMatch(env, /CORE_|tok,en|secret-passphrase/, 'nor in its environment');
 });
+
+t.test('connections that left have their memory given back by the host (issue 46.2)', async (t) => {
+  const app = await startSrtApp(t, {}, { log: { level: 'debug' } });
+  const pub = srtCaller(app.srtPort, publish('back'));
+  t.teardown(() => pub.stop());
+  const packet = Buffer.alloc(188 * 7, 0xff);
+  for (let i = 0; i < 7; i++) packet[i * 188] = 0x47;
+  pub.send(packet);
+  await waitFor(async () => (await app.request('GET', '/api/v3/srt')).body.publisher.back !== undefined, { what: 'publisher listed' });
+  const readers = [1, 2, 3].map(() => srtCaller(app.srtPort, `back,mode:request,token:${encodeURIComponent(TOKEN)}`));
+  t.teardown(() => { for (const r of readers) r.stop(); });
+  await waitFor(async () => (await app.request('GET', '/api/v3/srt')).body.subscriber.back?.length === 3, { what: 'three readers' });
+  for (const r of readers) r.stop();
+  // five quiet seconds after the last left, a collection and malloc_trim, told at debug level
+  const line = await waitFor(async () => {
+    const lines = (await app.request('GET', '/api/v3/log?format=raw')).body as { message: string; collected?: boolean; trimmed?: unknown; rss_after_mb?: number }[];
+    return lines.find((l) => l.message === 'the SRT host gave memory back after connections left');
+  }, { timeout: 20_000, what: 'the host gave memory back' });
+  t.equal(line.collected, true, 'a full collection ran (the host has --expose-gc)');
+  t.type(line.trimmed, 'boolean', 'the addon\'s malloc_trim ran');
+  t.ok((line.rss_after_mb ?? 0) > 0, 'with the RSS it left');
+});
