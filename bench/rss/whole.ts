@@ -37,7 +37,7 @@ const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
 const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Proc { pid: number; name: string; rssMb: number; pssMb: number; cpuS: number }
+interface Proc { pid: number; name: string; rssMb: number; pssMb: number; ussMb: number; cpuS: number }
 
 function children(pid: number): number[] {
   const out: number[] = [];
@@ -65,7 +65,7 @@ function read(pid: number): Proc | undefined {
     const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(roll)?.[1] ?? NaN);
     const script = cmd.find((a) => /\.(js|ts)$/.test(a));
     const name = script ? script.replace(ROOT, '') : (cmd[0] ?? '?').split('/').pop()!;
-    return { pid, name, rssMb: kb('Rss') / 1024, pssMb: kb('Pss') / 1024, cpuS: (Number(f[11]) + Number(f[12])) / TICK };
+    return { pid, name, rssMb: kb('Rss') / 1024, pssMb: kb('Pss') / 1024, ussMb: (kb('Private_Clean') + kb('Private_Dirty')) / 1024, cpuS: (Number(f[11]) + Number(f[12])) / TICK };
   } catch {
     return undefined;
   }
@@ -97,16 +97,19 @@ async function main(): Promise<void> {
       const before = a.find((x) => x.pid === p.pid);
       return { ...p, cpu: before ? (p.cpuS - before.cpuS) / secs * 100 : NaN };
     });
-    const sum = (k: 'rssMb' | 'pssMb' | 'cpu') => rows.reduce((s, r) => s + r[k], 0);
+    const sum = (k: 'rssMb' | 'pssMb' | 'ussMb' | 'cpu') => rows.reduce((s, r) => s + r[k], 0);
     const lines = [
       `# The whole service idle, every plugin on (issue 46.2), ${new Date().toISOString()}`, '',
       `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. Commit: ${head()}.`,
       `uptime before: \`${load0}\`; after: \`${uptime()}\`.`,
       `Started as \`npm start\` runs it; RTMP, SRT, WebRTC, sessions, metrics, playout, recordings, memfs with credentials, API auth on;`,
       `no process, no client. Figures ${SETTLE_S} s after the banner; CPU over the next ${WINDOW_S} s.`, '',
-      '| process | pid | RSS (MB) | Pss (MB) | CPU (% of a core) |', '|---|---:|---:|---:|---:|',
-      ...rows.map((r, i) => `| ${i === 0 ? 'main' : 'helper'}: ${r.name} | ${r.pid} | ${r.rssMb.toFixed(1)} | ${r.pssMb.toFixed(1)} | ${r.cpu.toFixed(2)} |`),
-      `| **all** | | **${sum('rssMb').toFixed(1)}** | **${sum('pssMb').toFixed(1)}** | **${sum('cpu').toFixed(2)}** |`, '',
+      'RSS counts every page a process maps, also those it shares with others (the runtime\'s binary, read once for main and the',
+      'SRT host): their sum counts shared pages twice. Pss divides each shared page among its sharers (the sum counts every page',
+      'once); USS is a process\'s private pages only (what its end gives back).', '',
+      '| process | pid | RSS (MB) | Pss (MB) | USS (MB) | CPU (% of a core) |', '|---|---:|---:|---:|---:|---:|',
+      ...rows.map((r, i) => `| ${i === 0 ? 'main' : 'helper'}: ${r.name} | ${r.pid} | ${r.rssMb.toFixed(1)} | ${r.pssMb.toFixed(1)} | ${r.ussMb.toFixed(1)} | ${r.cpu.toFixed(2)} |`),
+      `| **all** | | **${sum('rssMb').toFixed(1)}** | **${sum('pssMb').toFixed(1)}** | **${sum('ussMb').toFixed(1)}** | **${sum('cpu').toFixed(2)}** |`, '',
       'Aim (issue 46.2): under 120 MB for the whole service, each helper under 15 MB, idle CPU 0.0 %.', '',
       ...(SUBSCRIBERS > 0 ? await subscribers(svc.pid, srtPort, dir) : []),
     ];
@@ -133,7 +136,7 @@ async function subscribers(root: number, port: number, dir: string): Promise<str
     `srt://127.0.0.1:${port}?mode=caller&transtype=live&latency=120000&streamid=bench,mode:publish`], { stdio: 'ignore' });
   const rows: string[] = [];
   const row = (label: string) => {
-    for (const p of snapshot(root).slice(1).filter((x) => x.name.includes('/host/'))) rows.push(`| ${label} | ${p.name} | ${p.rssMb.toFixed(1)} | ${p.pssMb.toFixed(1)} |`);
+    for (const p of snapshot(root).slice(1).filter((x) => x.name.includes('/host/'))) rows.push(`| ${label} | ${p.name} | ${p.rssMb.toFixed(1)} | ${p.pssMb.toFixed(1)} | ${p.ussMb.toFixed(1)} |`);
   };
   try {
     await sleep(5000);
@@ -154,7 +157,7 @@ async function subscribers(root: number, port: number, dir: string): Promise<str
   }
   return [
     `Then one SRT publisher (2.5 Mbit/s) and ${SUBSCRIBERS} SRT subscribers (bench/srt/subscribers.ts) for ${HOLD_S} s; the helpers:`, '',
-    '| when | helper | RSS (MB) | Pss (MB) |', '|---|---|---:|---:|', ...rows, '',
+    '| when | helper | RSS (MB) | Pss (MB) | USS (MB) |', '|---|---|---:|---:|---:|', ...rows, '',
   ];
 }
 
