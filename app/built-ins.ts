@@ -15,6 +15,7 @@ import widget from '../plugins/widget/index.ts';
 import graphql from '../plugins/graphql/index.ts';
 import events from '../plugins/events/index.ts';
 import cluster from '../plugins/cluster/index.ts';
+import iam from '../plugins/iam/index.ts';
 import ladders from '../plugins/ladders/index.ts';
 import llhls from '../plugins/llhls/index.ts';
 import recordings from '../plugins/recordings/index.ts';
@@ -36,6 +37,7 @@ export const BUILTINS: readonly BuiltinPlugin[] = [
   { def: graphql as PluginDefinition, optIn: false },
   { def: events as PluginDefinition, optIn: false },
   { def: cluster as PluginDefinition, optIn: true },
+  { def: iam as PluginDefinition, optIn: false },
   { def: ladders as PluginDefinition, optIn: false },
   { def: llhls as PluginDefinition, optIn: false },
   { def: recordings as PluginDefinition, optIn: false },

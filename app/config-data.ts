@@ -10,6 +10,7 @@ import { SessionsConfig as sessionsSchema } from '../plugins/sessions/schema.ts'
 import { MetricsConfig as metricsSchema } from '../plugins/metrics/schema.ts';
 import { PlayoutConfig as playoutSchema } from '../plugins/playout/schema.ts';
 import { EventsConfig as eventsSchema } from '../plugins/events/schema.ts';
+import { IamConfig as iamSchema } from '../plugins/iam/schema.ts';
 import { LaddersConfig as laddersSchema } from '../plugins/ladders/schema.ts';
 import { LlhlsConfig as llhlsSchema } from '../plugins/llhls/schema.ts';
 import { RecordingsConfig as recordingsSchema } from '../plugins/recordings/schema.ts';
@@ -55,6 +56,7 @@ export const ConfigData = Type.Object({
   service: K.service,
   router: K.router,
   resources: K.resources,
+  iam: iamSchema,
   ladders: laddersSchema,
   llhls: llhlsSchema,
   recordings: recordingsSchema,

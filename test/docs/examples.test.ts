@@ -18,7 +18,7 @@ import { examples, mismatch, textMismatch, type Example } from './examples.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const REQUIRED = [
   'docs/first-steps.md', 'core/process/README.md', 'core/config/README.md', 'core/http/README.md',
-  ...['auth', 'disk-fs', 'memfs', 's3-fs', 'rtmp', 'srt', 'sessions', 'metrics', 'events', 'playout', 'recordings', 'webrtc', 'widget', 'graphql', 'llhls', 'ladders']
+  ...['auth', 'disk-fs', 'memfs', 's3-fs', 'rtmp', 'srt', 'sessions', 'metrics', 'events', 'playout', 'recordings', 'webrtc', 'widget', 'graphql', 'llhls', 'ladders', 'iam']
     .map((p) => `plugins/${p}/README.md`),
 ];
 /** Credentials the examples show (docs/first-steps.md logs in with them). */
@@ -57,7 +57,7 @@ t.test('the examples of the docs work against a live service with every plugin o
     rtmp: { enable: true, address: '127.0.0.1:0' }, srt: { enable: true, address: '127.0.0.1:0' },
     webrtc: { enable: true, bind_address: '127.0.0.1' }, sessions: { enable: true, ip_ignorelist: [] },
     metrics: { enable: true, enable_prometheus: true, interval_sec: 1 }, playout: { enable: true, min_port: PLAYOUT, max_port: PLAYOUT + 10 },
-    recordings: { enable: true }, llhls: { enable: true }, ladders: { enable: true },
+    recordings: { enable: true }, llhls: { enable: true }, ladders: { enable: true }, iam: { enable: true },
   } });
   const token = (await app.request('POST', '/api/login', { body: ADMIN })).body.access_token as string;
   for (const [file, list] of byFile) {

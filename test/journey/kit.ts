@@ -50,6 +50,8 @@ export function journeyConfig(dir: string, ports: Ports, extra: Record<string, u
     playout: { enable: true, min_port: ports.playout, max_port: ports.playout + 20 }, recordings: { enable: true },
     // on, with a ladder no journey stream matches: it must change nothing of what the journeys see
     ladders: { enable: true, ladders: [{ id: 'journey', pattern: 'abr/*', rungs: ['240p', 'audio'] }] },
+    // on, its users deciding nothing yet (issue 49's first floors): every journey must see no difference
+    iam: { enable: true },
   }, extra);
 }
 

@@ -1,0 +1,69 @@
+import { Bool, Int, section, Type, type Static } from '../../sdk/index.ts';
+import { MAX_GLOB_LENGTH } from './glob.ts';
+
+/** The plugin's settings: the `iam` section of the configuration. */
+export const IamConfig = section({
+  enable: [Bool(false), 'Users and policies (plugin `iam`, `/api/v3/iam/user`): users with their own credentials and policies, stored in `<db.dir>/plugins/iam/users.json`. The config file\'s API user stays the superuser.'],
+  max_users: [Int(1000, { minimum: 1, maximum: 100_000 }), 'Users that may exist at once; one more is refused with 429.'],
+  max_policies: [Int(100, { minimum: 1, maximum: 10_000 }), 'Policies one user may have; more are refused with 400.'],
+});
+export type IamConfig = Static<typeof IamConfig>;
+
+/** A user name: letters, digits and `_.@+-`, 1 to 64, not starting with a sign; `$anon` is the anonymous user. */
+export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}$';
+/** The pseudo-user whose policies say what a caller without credentials may do (the successor's). */
+export const ANON = '$anon';
+/** Secrets one list of a user's service credentials may hold. */
+export const MAX_SECRETS = 16;
+const SECRET = Type.String({ maxLength: 256 });
+const secrets = (what: string) => Type.Optional(Type.Array(SECRET, {
+  maxItems: MAX_SECRETS,
+  description: `${what}; answers show each as "" (a "" written back at the same place keeps the stored one)`,
+}));
+
+export const IamPolicy = Type.Object({
+  domain: Type.Optional(Type.String({ maxLength: 256, description: 'a glob of domains (`$none`, the default: processes and requests without one)' })),
+  types: Type.Array(Type.String({ maxLength: 16 }), { minItems: 1, maxItems: 8, description: 'api, fs, process, rtmp, srt, webrtc, hls, iam' }),
+  resource: Type.String({ minLength: 1, maxLength: MAX_GLOB_LENGTH, description: 'a glob with `/` as separator (`live/customer-a/*`, `/api/v3/process/**`)' }),
+  actions: Type.Array(Type.String({ maxLength: 16 }), { minItems: 1, maxItems: 16, description: 'HTTP methods, read/write/command, PLAY/PUBLISH; `*` or `any`: all' }),
+});
+export type IamPolicy = Static<typeof IamPolicy>;
+
+export const IamUserAuth = Type.Object({
+  api: Type.Optional(Type.Object({
+    userpass: Type.Optional(Type.Object({
+      enable: Type.Optional(Type.Boolean()),
+      password: Type.Optional(Type.String({ maxLength: 1024, description: 'stored as a scrypt hash; answers show ""; "" written back keeps it' })),
+    })),
+    auth0: Type.Optional(Type.Object({
+      enable: Type.Optional(Type.Boolean()),
+      user: Type.Optional(Type.String({ maxLength: 256 })),
+      tenant: Type.Optional(Type.Object({
+        domain: Type.Optional(Type.String({ maxLength: 256 })),
+        audience: Type.Optional(Type.String({ maxLength: 512 })),
+        client_id: Type.Optional(Type.String({ maxLength: 256 })),
+      })),
+    })),
+  })),
+  services: Type.Optional(Type.Object({
+    basic: secrets('passwords of Basic auth on the file mounts (user name: this user\'s)'),
+    token: secrets('tokens of the stream protocols (`?token=<user>:<token>`)'),
+    session: secrets('tokens of HLS sessions'),
+  })),
+});
+
+/** A user as written (POST, PUT) and answered (its secrets as ""). */
+export const IamUser = Type.Object({
+  name: Type.String({ pattern: NAME_PATTERN, description: 'letters, digits, `_.@+-`, 1 to 64' }),
+  alias: Type.Optional(Type.String({ maxLength: 128 })),
+  superuser: Type.Optional(Type.Boolean()),
+  auth: Type.Optional(IamUserAuth),
+  policies: Type.Optional(Type.Array(IamPolicy, { maxItems: 10_000 })),
+});
+export type IamUser = Static<typeof IamUser>;
+
+export const IamUserUpdate = Type.Partial(IamUser);
+export type IamUserUpdate = Static<typeof IamUserUpdate>;
+
+export const NameParams = Type.Object({ name: Type.String({ maxLength: 64 }) });
+export const DomainQuery = Type.Object({ domain: Type.Optional(Type.String({ maxLength: 256 })) });

@@ -1,0 +1,258 @@
+import type { StateDocument } from '../../sdk/index.ts';
+import { iamErrors } from './errors.ts';
+import { NO_DOMAIN, PolicyError, PolicyIndex, type Policy } from './policy.ts';
+import { ANON, NAME_PATTERN, type IamPolicy, type IamUser, type IamUserUpdate } from './schema.ts';
+import { hashKey, hashPassword } from './secrets.ts';
+
+/*
+ * The users of IAM (issue 49), a service with no HTTP in it: stored in one state document (written
+ * atomically; a change that cannot be written is undone), their policies compiled into one
+ * PolicyIndex as they change. Secrets are kept hashed (secrets.ts) and never answered: a view
+ * shows each as "", and a "" written back in the same place keeps the stored one, so a client can
+ * PUT what it read. `$anon` exists always and has policies only.
+ */
+
+const SERVICES = ['basic', 'token', 'session'] as const;
+type ServiceKind = (typeof SERVICES)[number];
+
+export interface StoredUser {
+  name: string;
+  alias: string;
+  superuser: boolean;
+  auth: {
+    api: {
+      userpass: { enable: boolean; hash: string };
+      auth0: { enable: boolean; user: string; tenant: { domain: string; audience: string; client_id: string } };
+    };
+    services: Record<ServiceKind, string[]>;
+  };
+  policies: Policy[];
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UsersDoc { users: StoredUser[] }
+
+export interface UsersOptions {
+  doc: StateDocument<UsersDoc>;
+  maxUsers: number;
+  maxPolicies: number;
+  /** Names no stored user may have (the config file's API user). */
+  reserved: ReadonlySet<string>;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+function emptyUser(name: string): StoredUser {
+  return {
+    name, alias: '', superuser: false,
+    auth: {
+      api: { userpass: { enable: false, hash: '' }, auth0: { enable: false, user: '', tenant: { domain: '', audience: '', client_id: '' } } },
+      services: { basic: [], token: [], session: [] },
+    },
+    policies: [], created_at: now(), updated_at: now(),
+  };
+}
+
+/**
+ * What `users.json` holds, checked at boot (a hand-edited file): each user completed with the
+ * defaults of a new one; a file that is no `{users: [...]}` or a user without a valid name stops
+ * the boot with the reason (the file is left as it is).
+ */
+export function parseUsers(raw: unknown, path: string): UsersDoc {
+  const list = (raw as { users?: unknown } | null)?.users;
+  if (!Array.isArray(list)) throw new Error(`${path}: no "users" list`);
+  const name = new RegExp(NAME_PATTERN);
+  return {
+    users: list.map((x: Partial<StoredUser>, i) => {
+      if (typeof x?.name !== 'string' || (x.name !== ANON && !name.test(x.name))) throw new Error(`${path}: users[${i}] has no valid name`);
+      const d = emptyUser(x.name);
+      const api = x.auth?.api;
+      return {
+        ...d, ...x,
+        auth: {
+          api: { userpass: { ...d.auth.api.userpass, ...api?.userpass }, auth0: { ...d.auth.api.auth0, ...api?.auth0 } },
+          services: { ...d.auth.services, ...x.auth?.services },
+        },
+        policies: Array.isArray(x.policies) ? x.policies : [],
+      };
+    }),
+  };
+}
+
+/** The policies as the index and the store keep them: domain `$none` when none, types lower case. */
+function normalize(list: readonly IamPolicy[]): Policy[] {
+  return list.map((p) => ({ domain: p.domain === undefined || p.domain === '' ? NO_DOMAIN : p.domain, types: p.types.map((t) => t.toLowerCase()), resource: p.resource, actions: [...p.actions] }));
+}
+
+export class Users {
+  readonly #o: UsersOptions;
+  readonly index = new PolicyIndex();
+
+  constructor(o: UsersOptions) {
+    this.#o = o;
+    if (!o.doc.data.users.some((u) => u.name === ANON)) o.doc.data.users.push(emptyUser(ANON));
+    for (const u of o.doc.data.users) {
+      try {
+        this.index.set(u);
+      } catch (err) {
+        throw new Error(`${o.doc.path}: user '${u.name}': ${(err as Error).message}`);
+      }
+    }
+  }
+
+  list(): IamUser[] {
+    // the successor lists $anon last
+    const users = this.#o.doc.data.users;
+    return [...users.filter((u) => u.name !== ANON), ...users.filter((u) => u.name === ANON)].map(view);
+  }
+
+  get(name: string): IamUser {
+    return view(this.#find(name));
+  }
+
+  /** POST: a new user; answers it as stored (secrets as ""). */
+  async create(body: IamUser): Promise<IamUser> {
+    this.#nameFree(body.name);
+    if (this.#o.doc.data.users.filter((u) => u.name !== ANON).length >= this.#o.maxUsers) throw iamErrors.limit(this.#o.maxUsers);
+    const u = await this.#apply(emptyUser(body.name), body, true);
+    // another request may have taken the name or the last place while the password was hashed
+    this.#nameFree(body.name);
+    if (this.#o.doc.data.users.filter((x) => x.name !== ANON).length >= this.#o.maxUsers) throw iamErrors.limit(this.#o.maxUsers);
+    await this.#o.doc.commit(() => {
+      this.#o.doc.data.users.push(u);
+      this.index.set(u);
+      return () => { this.#drop(u.name); };
+    });
+    return view(u);
+  }
+
+  /** PUT: the fields given replace the stored ones (a rename too); answers the user as stored. */
+  async update(name: string, body: IamUserUpdate): Promise<IamUser> {
+    const old = this.#find(name);
+    const next = body.name ?? old.name;
+    if (next !== old.name) {
+      if (old.name === ANON) throw iamErrors.reserved(ANON);
+      this.#nameFree(next);
+    }
+    const u = await this.#apply(structuredClone(old), { ...body, name: next }, false);
+    await this.#replace(old, u);
+    return view(u);
+  }
+
+  /** PUT .../policy: the user's policies replaced. */
+  async setPolicies(name: string, policies: IamPolicy[]): Promise<IamPolicy[]> {
+    const old = this.#find(name);
+    const u = await this.#apply(structuredClone(old), { name: old.name, policies }, false);
+    await this.#replace(old, u);
+    return view(u).policies!;
+  }
+
+  async remove(name: string): Promise<void> {
+    const old = this.#find(name);
+    if (old.name === ANON) throw iamErrors.reserved(ANON);
+    await this.#o.doc.commit(() => {
+      this.#drop(name);
+      return () => { this.#o.doc.data.users.push(old); this.index.set(old); };
+    });
+  }
+
+  #find(name: string): StoredUser {
+    const u = this.#o.doc.data.users.find((x) => x.name === name);
+    if (!u) throw iamErrors.notFound(name);
+    return u;
+  }
+
+  #nameFree(name: string): void {
+    if (name === ANON || this.#o.reserved.has(name)) throw iamErrors.reserved(name);
+    if (!new RegExp(NAME_PATTERN).test(name)) throw iamErrors.invalid('name', 'letters, digits, `_.@+-`, 1 to 64');
+    if (this.#o.doc.data.users.some((u) => u.name === name)) throw iamErrors.exists(name);
+  }
+
+  #drop(name: string): void {
+    const users = this.#o.doc.data.users;
+    const i = users.findIndex((u) => u.name === name);
+    if (i >= 0) users.splice(i, 1);
+    this.index.delete(name);
+  }
+
+  async #replace(old: StoredUser, u: StoredUser): Promise<void> {
+    // checked again after the hashing: the user may have gone, or the new name been taken
+    if (!this.#o.doc.data.users.includes(old)) throw iamErrors.notFound(old.name);
+    if (u.name !== old.name) this.#nameFree(u.name);
+    u.updated_at = now();
+    await this.#o.doc.commit(() => {
+      const users = this.#o.doc.data.users;
+      users[users.indexOf(old)] = u;
+      if (u.name !== old.name) this.index.delete(old.name);
+      this.index.set(u);
+      return () => {
+        users[users.indexOf(u)] = old;
+        if (u.name !== old.name) this.index.delete(u.name);
+        this.index.set(old);
+      };
+    });
+  }
+
+  /** The fields of `b` applied to `u` (secrets hashed, "" keeping the stored one); checked first. */
+  async #apply(u: StoredUser, b: IamUserUpdate, fresh: boolean): Promise<StoredUser> {
+    if (b.name !== undefined) u.name = b.name;
+    if (b.alias !== undefined) u.alias = b.alias;
+    if (u.name === ANON && b.auth !== undefined) throw iamErrors.invalid('auth', '$anon has policies only');
+    if (b.superuser !== undefined) {
+      if (u.name === ANON && b.superuser) throw iamErrors.invalid('superuser', '$anon cannot be a superuser');
+      u.superuser = b.superuser;
+    }
+    if (b.policies !== undefined) {
+      if (b.policies.length > this.#o.maxPolicies) throw iamErrors.invalid('policies', `at most ${this.#o.maxPolicies} (iam.max_policies)`);
+      const policies = normalize(b.policies);
+      try {
+        new PolicyIndex([{ name: u.name, policies }]);
+      } catch (err) {
+        if (err instanceof PolicyError) throw iamErrors.invalid(`policies.${err.index}`, err.message.replace(/^policies\[\d+\]: /, ''));
+        throw err;
+      }
+      u.policies = policies;
+    }
+    const api = b.auth?.api;
+    if (api?.userpass) {
+      const up = u.auth.api.userpass;
+      if (api.userpass.enable !== undefined) up.enable = api.userpass.enable;
+      if (api.userpass.password) up.hash = await hashPassword(api.userpass.password);
+      if (up.enable && up.hash === '') throw iamErrors.invalid('auth.api.userpass.password', 'needed when userpass is enabled');
+    }
+    if (api?.auth0) {
+      const a = u.auth.api.auth0;
+      a.enable = api.auth0.enable ?? a.enable;
+      a.user = api.auth0.user ?? a.user;
+      a.tenant = { ...a.tenant, ...api.auth0.tenant };
+    }
+    for (const kind of SERVICES) {
+      const given = b.auth?.services?.[kind];
+      if (given) u.auth.services[kind] = keys(given, u.auth.services[kind], `auth.services.${kind}`, fresh);
+    }
+    return u;
+  }
+}
+
+/** Service secrets as written: "" keeps the stored one at that place; others are hashed. */
+function keys(given: readonly string[], stored: readonly string[], field: string, fresh: boolean): string[] {
+  return given.map((k, i) => {
+    if (k !== '') return hashKey(k);
+    if (fresh || stored[i] === undefined) throw iamErrors.invalid(`${field}.${i}`, 'an empty secret (write the secret, or "" in the place of a stored one)');
+    return stored[i]!;
+  });
+}
+
+/** A user as answered: every secret "". */
+export function view(u: StoredUser): IamUser {
+  const blank = (list: readonly string[]) => list.map(() => '');
+  return {
+    name: u.name, alias: u.alias, superuser: u.superuser,
+    auth: {
+      api: { userpass: { enable: u.auth.api.userpass.enable, password: '' }, auth0: structuredClone(u.auth.api.auth0) },
+      services: { basic: blank(u.auth.services.basic), token: blank(u.auth.services.token), session: blank(u.auth.services.session) },
+    },
+    policies: u.policies.map((p) => ({ domain: p.domain, types: [...p.types], resource: p.resource, actions: [...p.actions] })),
+  };
+}
