@@ -1,6 +1,7 @@
 import {
-  basicAuthRef, definePlugin, thaw, httpHooksRef, loginValidatorsRef,
+  basicAuthRef, definePlugin, thaw, httpHooksRef, loginValidatorsRef, optional,
 } from '../../sdk/index.ts';
+import { iamAccessRef } from '../iam/api.ts';
 import { AuthPluginConfig, validateApiAuth } from './schema.ts';
 
 /**
@@ -15,7 +16,7 @@ export default definePlugin({
   enableKey: 'api.auth.enable',
   validate: (_own, whole) => validateApiAuth(whole.api.auth),
   reads: ['api'],
-  deps: { validators: loginValidatorsRef },
+  deps: { validators: loginValidatorsRef, iam: optional(iamAccessRef) },
   provides: [basicAuthRef],
   async setup(ctx) {
     const api = thaw(ctx.sections.api);
@@ -30,7 +31,7 @@ export default definePlugin({
       maxEntries: ctx.config.fail_max_addresses,
       maxPending: ctx.config.fail_max_pending,
     };
-    const service = new AuthService({ auth: api.auth, validators: ctx.deps.validators, throttle });
+    const service = new AuthService({ auth: api.auth, validators: ctx.deps.validators, throttle, iam: ctx.deps.iam });
     ctx.onClose(() => service.close());
     // Basic guesses (memfs writes) are slowed like logins, in a throttle of their own
     const basicThrottle = new LoginThrottle(throttle);

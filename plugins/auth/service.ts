@@ -7,11 +7,14 @@ import { localLogin } from './credentials.ts';
 import { authErrors } from './errors.ts';
 import { LoginThrottle, type Attempt, type ThrottleOptions } from './throttle.ts';
 import { TokenIssuer } from './tokens.ts';
+import { IAM_SUBJECT, type IamAccess } from '../iam/api.ts';
 
 export interface AuthServiceOptions {
   auth: ApiAuthConfig;
   validators: readonly LoginValidator[];
   throttle: ThrottleOptions;
+  /** IAM's decisions, when the iam plugin runs (its users' tokens open nothing without it). */
+  iam?: IamAccess | undefined;
 }
 
 export interface LoginTokens {
@@ -37,11 +40,19 @@ export class AuthService {
   }
 
   /** The kernel's authorize hook: an ApiError refuses the request. */
-  async authorize({ request, access }: AuthorizeInput): Promise<ApiError | undefined> {
+  async authorize(input: AuthorizeInput): Promise<ApiError | undefined> {
+    const { request, access } = input;
     if (access === 'network' || access === 'public') return undefined;
     // a CORS preflight never carries credentials (browsers strip them); the real request will
     if (request.method === 'OPTIONS') return undefined;
     const who = await this.identify(request);
+    // an IAM user's token: IAM decides (without the iam plugin it is no token at all)
+    if (who?.user.startsWith(IAM_SUBJECT)) {
+      const iam = this.#opts.iam;
+      if (!iam) return access === 'optional' ? undefined : authErrors.invalidToken();
+      const refused = iam.authorizeApi(input, who.user);
+      if (refused) return access === 'optional' ? undefined : refused;
+    }
     if (who) request.auth = who;
     if (access === 'optional') return undefined;
     return who ? undefined : authErrors.invalidToken();

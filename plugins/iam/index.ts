@@ -1,12 +1,13 @@
-import { definePlugin } from '../../sdk/index.ts';
+import { definePlugin, loginValidatorsRef } from '../../sdk/index.ts';
+import { iamAccessRef } from './api.ts';
 import { IamConfig } from './schema.ts';
 
 /**
  * Users and policies (plugin `iam`, issue 49): users with their own credentials and policies,
  * stored like processes (`<db.dir>/plugins/iam/users.json`, atomic), `/api/v3/iam/user` as the
  * reference's successor has it. The config file's API user stays the superuser. Off unless
- * `iam.enable`. Built in floors: this one stores users and decides policies; logins and the
- * protocols asking it come next (README).
+ * `iam.enable`. Built in floors: users stored, their API login and `api` policies; the
+ * processes', file mounts' and protocols' decisions come next (README).
  */
 export default definePlugin({
   name: 'iam',
@@ -14,14 +15,21 @@ export default definePlugin({
   enableKey: 'iam.enable',
   configSchema: IamConfig,
   reads: ['api'],
+  provides: [iamAccessRef, loginValidatorsRef],
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;
-    const [{ Users, parseUsers }, { iamRoutes }] = await Promise.all([import('./users.ts'), import('./routes.ts')]);
+    const [{ Users, parseUsers }, { iamRoutes }, { IamApiAccess, iamLogin }] = await Promise.all([import('./users.ts'), import('./routes.ts'), import('./access.ts')]);
     const doc = await ctx.state.open<import('./users.ts').UsersDoc>('users', { init: () => ({ users: [] }), parse: parseUsers });
     const admin = ctx.sections.api.auth.username;
-    const users = new Users({ doc, maxUsers: cfg.max_users, maxPolicies: cfg.max_policies, reserved: new Set(admin ? [admin] : []) });
+    const reserved = new Set(admin ? [admin] : []);
+    const users = new Users({ doc, maxUsers: cfg.max_users, maxPolicies: cfg.max_policies, reserved });
     iamRoutes(ctx.http, users);
+    // the auth plugin asks both: who logs in (POST /api/login), what an IAM user's token may do
+    ctx.provide(iamAccessRef, new IamApiAccess(users));
+    const login = iamLogin(users, reserved, { baseMs: cfg.fail_delay_ms, maxMs: cfg.fail_delay_max_ms });
+    ctx.provide(loginValidatorsRef, login);
+    ctx.onClose(() => login.close());
     ctx.log.info({ users: users.list().length - 1 }, 'IAM users loaded');
   },
 });

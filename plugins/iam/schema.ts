@@ -6,6 +6,8 @@ export const IamConfig = section({
   enable: [Bool(false), 'Users and policies (plugin `iam`, `/api/v3/iam/user`): users with their own credentials and policies, stored in `<db.dir>/plugins/iam/users.json`. The config file\'s API user stays the superuser.'],
   max_users: [Int(1000, { minimum: 1, maximum: 100_000 }), 'Users that may exist at once; one more is refused with 429.'],
   max_policies: [Int(100, { minimum: 1, maximum: 10_000 }), 'Policies one user may have; more are refused with 400.'],
+  fail_delay_ms: [Int(1000, { minimum: 0, maximum: 3_600_000 }), 'After a wrong password of a user at `POST /api/login`, that user\'s logins are refused for this long, doubling with each further failure (0 = never), from any address (the `api.auth` slowing counts per address).'],
+  fail_delay_max_ms: [Int(30_000, { minimum: 0, maximum: 86_400_000 }), 'Longest refusal of a user\'s logins after repeated wrong passwords.'],
 });
 export type IamConfig = Static<typeof IamConfig>;
 

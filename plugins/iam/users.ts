@@ -88,13 +88,15 @@ function normalize(list: readonly IamPolicy[]): Policy[] {
 export class Users {
   readonly #o: UsersOptions;
   readonly index = new PolicyIndex();
+  /** Users by name; dropped whenever the list changes (every change sets or deletes in `index` too). */
+  #byName: Map<string, StoredUser> | undefined;
 
   constructor(o: UsersOptions) {
     this.#o = o;
     if (!o.doc.data.users.some((u) => u.name === ANON)) o.doc.data.users.push(emptyUser(ANON));
     for (const u of o.doc.data.users) {
       try {
-        this.index.set(u);
+        this.#indexSet(u);
       } catch (err) {
         throw new Error(`${o.doc.path}: user '${u.name}': ${(err as Error).message}`);
       }
@@ -111,6 +113,12 @@ export class Users {
     return view(this.#find(name));
   }
 
+  /** The stored user (secrets hashed), for decisions (a map, rebuilt after a change); undefined when none. */
+  stored(name: string): StoredUser | undefined {
+    this.#byName ??= new Map(this.#o.doc.data.users.map((u) => [u.name, u]));
+    return this.#byName.get(name);
+  }
+
   /** POST: a new user; answers it as stored (secrets as ""). */
   async create(body: IamUser): Promise<IamUser> {
     this.#nameFree(body.name);
@@ -121,7 +129,7 @@ export class Users {
     if (this.#o.doc.data.users.filter((x) => x.name !== ANON).length >= this.#o.maxUsers) throw iamErrors.limit(this.#o.maxUsers);
     await this.#o.doc.commit(() => {
       this.#o.doc.data.users.push(u);
-      this.index.set(u);
+      this.#indexSet(u);
       return () => { this.#drop(u.name); };
     });
     return view(u);
@@ -153,8 +161,18 @@ export class Users {
     if (old.name === ANON) throw iamErrors.reserved(ANON);
     await this.#o.doc.commit(() => {
       this.#drop(name);
-      return () => { this.#o.doc.data.users.push(old); this.index.set(old); };
+      return () => { this.#o.doc.data.users.push(old); this.#indexSet(old); };
     });
+  }
+
+  #indexSet(u: StoredUser): void {
+    this.index.set(u);
+    this.#byName = undefined;
+  }
+
+  #indexDelete(name: string): void {
+    this.index.delete(name);
+    this.#byName = undefined;
   }
 
   #find(name: string): StoredUser {
@@ -173,7 +191,7 @@ export class Users {
     const users = this.#o.doc.data.users;
     const i = users.findIndex((u) => u.name === name);
     if (i >= 0) users.splice(i, 1);
-    this.index.delete(name);
+    this.#indexDelete(name);
   }
 
   async #replace(old: StoredUser, u: StoredUser): Promise<void> {
@@ -184,12 +202,12 @@ export class Users {
     await this.#o.doc.commit(() => {
       const users = this.#o.doc.data.users;
       users[users.indexOf(old)] = u;
-      if (u.name !== old.name) this.index.delete(old.name);
-      this.index.set(u);
+      if (u.name !== old.name) this.#indexDelete(old.name);
+      this.#indexSet(u);
       return () => {
         users[users.indexOf(u)] = old;
-        if (u.name !== old.name) this.index.delete(u.name);
-        this.index.set(old);
+        if (u.name !== old.name) this.#indexDelete(u.name);
+        this.#indexSet(old);
       };
     });
   }

@@ -1,0 +1,28 @@
+import { createServiceRef, type ApiError, type AuthorizeInput } from '../../sdk/index.ts';
+
+/*
+ * The iam plugin's contract for other plugins: the auth plugin issues tokens for IAM users (their
+ * subject is `iam:<name>`, from iam's login validator) and asks iam about every API request such a
+ * token makes. Without the iam plugin such a token opens nothing (auth refuses it), so a service
+ * started again with `iam.enable` off never lets a user's token act as the config file's user.
+ */
+
+/** The subject of an IAM user's tokens: this, then the user's name. */
+export const IAM_SUBJECT = 'iam:';
+
+/** IAM's decisions, as the auth plugin asks them. */
+export interface IamAccess {
+  /**
+   * A protected API request made with the token of subject `iam:<name>`: undefined when its user
+   * (still there, with its login on) may, else the refusal (401 for a user gone, 403 otherwise).
+   */
+  authorizeApi(input: AuthorizeInput, subject: string): ApiError | undefined;
+}
+
+/**
+ * IAM's access decisions (provided when `iam.enable`).
+ *
+ * @example
+ * deps: { iam: optional(iamAccessRef) }
+ */
+export const iamAccessRef = createServiceRef<IamAccess>('iam.access');
