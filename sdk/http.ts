@@ -105,6 +105,14 @@ export const httpHooksRef = createHooksRef('http', () => ({
    * cheap: they see every request, file reads included.
    */
   forward: new AsyncSeriesBailHook<[ForwardInput], true | undefined>(['input']),
+  /**
+   * Whether the caller of `request` (its `auth`, set by `authorize`) may `action` the process `id`
+   * of `domain` ('' for none): false hides the process from the list and refuses a create (403);
+   * undefined leaves it to the next tap (none: allowed). The core's process list and create ask
+   * it; an access plugin (iam) taps it for its users. Routes of one process are decided by
+   * `authorize` on their path.
+   */
+  processAccess: new SyncBailHook<[FastifyRequest, { id: string; domain: string; action: 'read' | 'write' | 'command' }], boolean | undefined>(['request', 'question']),
 }));
 
 /**

@@ -34,6 +34,9 @@ export interface ProcessInfo {
   outputs: readonly ProcessIOInfo[];
   /** The resolved arguments of the last (or next) run, without the binary; undefined when invalid. */
   command?: readonly string[];
+  /** Who it belongs to and its IAM domain, as its config gives them ('' = none). */
+  owner: string;
+  domain: string;
 }
 
 /** The figures of the current run; zeros when not running. */

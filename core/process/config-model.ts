@@ -38,6 +38,9 @@ export interface FullConfig {
   runtime_duration_seconds: number;
   /** Run only while read (demand-runner.ts); idle_seconds 0 = the engine's default. */
   ondemand: { enable: boolean; idle_seconds: number };
+  /** Who the process belongs to and its domain (the successor's IAM scopes); '' = none (`$none`). */
+  owner: string;
+  domain: string;
 }
 
 export const DEFAULT_TYPE = 'encoder';
@@ -96,6 +99,8 @@ export function normalize(body: Partial<ProcessConfig> | Record<string, unknown>
     scheduler: str(b.scheduler).trim(),
     runtime_duration_seconds: Math.floor(num(b.runtime_duration_seconds)),
     ondemand: ondemandOf(b.ondemand),
+    owner: str(b.owner).trim(),
+    domain: str(b.domain).trim(),
   };
 }
 
@@ -104,14 +109,16 @@ function ondemandOf(v: unknown): FullConfig['ondemand'] {
   return { enable: o.enable === true, idle_seconds: Math.floor(num(o.idle_seconds)) };
 }
 
-type OptionalFields = { scheduler?: string; runtime_duration_seconds?: number; ondemand?: FullConfig['ondemand'] };
+type OptionalFields = { scheduler?: string; runtime_duration_seconds?: number; ondemand?: FullConfig['ondemand']; owner?: string; domain?: string };
 
-/** The scheduler and on-demand fields, only when set (a config without them reads as the reference v16's). */
+/** The scheduler, on-demand and IAM fields, only when set (a config without them reads as the reference v16's). */
 function scheduleFields(c: FullConfig): OptionalFields {
   const out: OptionalFields = {};
   if (c.scheduler) out.scheduler = c.scheduler;
   if (c.runtime_duration_seconds) out.runtime_duration_seconds = c.runtime_duration_seconds;
   if (c.ondemand.enable || c.ondemand.idle_seconds) out.ondemand = { ...c.ondemand };
+  if (c.owner) out.owner = c.owner;
+  if (c.domain) out.domain = c.domain;
   return out;
 }
 

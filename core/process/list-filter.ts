@@ -28,6 +28,8 @@ export function parseParts(filter: string | undefined): Parts {
 export interface Listable {
   id: string;
   reference: string;
+  /** Its IAM domain ('' = none); absent counts as none. */
+  domain?: string;
 }
 
 /** The processes a list query selects (reference 4.4.1 steps 1-3, with the interface's precedence). */
@@ -49,6 +51,7 @@ export function selectProcesses<T extends Listable>(all: Iterable<T>, q: Process
     if (idRe && !idRe.test(p.id)) continue;
     if (refRe && !refRe.test(p.reference)) continue;
     if (ids ? !ids.has(p.id) : q.reference && p.reference !== q.reference) continue;
+    if (q.domain !== undefined && (p.domain ?? '') !== (q.domain === '$none' ? '' : q.domain)) continue;
     out.push(p);
   }
   return out;

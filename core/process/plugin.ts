@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import {
-  childrenRef, definePlugin, fileDoorRef, filesystemsRef, optional, streamTableRef, placeholdersRef, runCredentialsRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
+  childrenRef, definePlugin, fileDoorRef, httpHooksRef, filesystemsRef, optional, streamTableRef, placeholdersRef, runCredentialsRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
   type ProcessChangeEvent,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
@@ -121,7 +121,9 @@ export const processPlugin = definePlugin({
       attach: (r) => manager.attach(r), records: () => manager.records(), apply: (r) => manager.apply(r),
       drop: (id) => manager.drop(id), rerun: (id) => manager.rerun(id),
     });
-    processRoutes(ctx.http, manager, views, stateExtrasJson(ctx.hooks.get(stateExtrasRef)));
+    const access = ctx.hooks.get(httpHooksRef).processAccess;
+    processRoutes(ctx.http, manager, views, stateExtrasJson(ctx.hooks.get(stateExtrasRef)),
+      (req, id, domain, action) => !access.isUsed() || access.call(req, { id, domain, action }) !== false);
     metadataRoutes(ctx.http, manager, metadataBudget);
     systemMetadataRoutes(ctx.http, db, dbText.storable, metadataBudget);
     probeRoutes(ctx.http, probe);

@@ -148,6 +148,7 @@ export class ProcessEntry {
 
   get id(): string { return this.config.id; }
   get reference(): string { return this.config.reference; }
+  get domain(): string { return this.config.domain; }
   get valid(): boolean { return this.#invalid === undefined; }
   get invalidReason(): string | undefined { return this.#invalid; }
   get resolution(): Resolution | undefined { return this.#resolution; }
@@ -379,7 +380,7 @@ export class ProcessEntry {
     return {
       id: c.id, type: c.type, reference: c.reference, createdAt: this.createdAt, updatedAt: this.updatedAt,
       order: this.order, exec: this.valid ? this.#exec : 'failed', runtimeSeconds: this.runtimeSeconds(), valid: this.valid,
-      inputs: c.input, outputs: c.output, command: this.#command ?? undefined,
+      inputs: c.input, outputs: c.output, command: this.#command ?? undefined, owner: c.owner, domain: c.domain,
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type HttpScope } from '../../sdk/index.ts';
 import { processErrors } from './errors.ts';
 import { parseParts, selectProcesses } from './list-filter.ts';
@@ -19,8 +19,11 @@ const OK = '"OK"';
  */
 export const json = (reply: FastifyReply, body: string | Buffer) => reply.type('application/json; charset=utf-8').send(body);
 
-/** The process API of reference 4.4.1-4.4.9. */
-export function processRoutes(http: HttpScope, m: ProcessManager, views: ProcessViews, extras?: (id: string) => string): void {
+/** Whether the caller of a request may act on a process (`httpHooksRef.processAccess`). */
+export type ProcessMay = (req: FastifyRequest, id: string, domain: string, action: 'read' | 'write') => boolean;
+
+/** The process API of reference 4.4.1-4.4.9; the list shows and a create makes only what the caller may (`may`). */
+export function processRoutes(http: HttpScope, m: ProcessManager, views: ProcessViews, extras?: (id: string) => string, may: ProcessMay = () => true): void {
   const entry = (id: string): ProcessEntry => {
     const e = m.get(id);
     if (!e) throw processErrors.notFound();
@@ -29,11 +32,14 @@ export function processRoutes(http: HttpScope, m: ProcessManager, views: Process
 
   http.get('/api/v3/process', {
     schema: { summary: 'List processes', tags: TAGS, querystring: ProcessListQuery, response: { 200: Type.Array(Process) } },
-  }, async (req, reply) => json(reply, views.list(selectProcesses(m.values(), req.query), parseParts(req.query.filter))));
+  }, async (req, reply) => json(reply, views.list(selectProcesses(m.values(), req.query).filter((e) => may(req, e.id, e.domain, 'read')), parseParts(req.query.filter))));
 
   http.post('/api/v3/process', {
     schema: { summary: 'Add a process (started unless autostart is false)', tags: TAGS, body: ProcessConfig, response: { 200: ProcessConfig } },
-  }, async (req, reply) => json(reply, (await m.add(req.body)).configJson));
+  }, async (req, reply) => {
+    if (!may(req, (req.body.id ?? '').trim(), (req.body.domain ?? '').trim(), 'write')) throw processErrors.forbidden();
+    return json(reply, (await m.add(req.body)).configJson);
+  });
 
   http.get('/api/v3/process/:id', {
     schema: { summary: 'One process', tags: TAGS, params: IdParams, querystring: FilterQuery, response: { 200: Process } },

@@ -66,6 +66,8 @@ export const ProcessConfig = Type.Object({
   })),
   runtime_duration_seconds: Type.Optional(U64({ description: 'stop a run after this long (the order stays `start`); 0 = no limit' })),
   ondemand: Type.Optional(ProcessConfigOnDemand),
+  owner: Type.Optional(Type.String({ maxLength: 256, description: 'who the process belongs to (the successor\'s IAM field); shown only when set' })),
+  domain: Type.Optional(Type.String({ maxLength: 256, description: 'its IAM domain (`process` policies match it; none = `$none`); shown only when set' })),
 });
 export type ProcessConfig = Static<typeof ProcessConfig>;
 
@@ -138,6 +140,7 @@ export const ProcessListQuery = Type.Object({
   id: Type.Optional(Type.String()),
   idpattern: Type.Optional(Type.String()),
   refpattern: Type.Optional(Type.String()),
+  domain: Type.Optional(Type.String({ maxLength: 256, description: 'only the processes of this domain (`$none`: those without one)' })),
 });
 export type ProcessListQuery = Static<typeof ProcessListQuery>;
 

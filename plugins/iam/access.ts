@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError, type AuthorizeInput, type LoginValidator, type LoginVerdict } from '../../sdk/index.ts';
+import { ApiError, type AuthorizeInput, type LoginValidator, type LoginVerdict, type ProcessesService } from '../../sdk/index.ts';
 import { IAM_SUBJECT, type IamAccess } from './api.ts';
 import { checkPassword, hashPassword } from './secrets.ts';
+import { NO_DOMAIN } from './policy.ts';
 import type { Users } from './users.ts';
 
 /*
@@ -13,19 +14,38 @@ import type { Users } from './users.ts';
  * IAM routes are the superusers' (403: no user raises its own rights); anything else needs an
  * `api` policy for the request's method on its path (in the domain of `?domain=`, `$none`
  * without), and a path that is not canonical (`//`, `.` or `..` segments, encoded `/`, `.` or `\`)
- * is refused before any policy is asked.
+ * is refused before any policy is asked. A route of one process (`/api/v3/process/<id>...`, the
+ * plugins' too) needs a `process` policy as well: `read` for GET and HEAD, `command` for its
+ * command, `write` otherwise, in the process's domain. The list and a create ask `processAccess`
+ * (the core filters and refuses). GraphQL and the event stream answer about every process and
+ * filter nothing yet: they are the superusers'.
  */
 
 
 const forbidden = (what: string) => new ApiError(403, 'Forbidden', [what], 'IAM_FORBIDDEN');
 const gone = () => new ApiError(401, 'Unauthorized', ['Missing or invalid JWT token'], 'IAM_USER_GONE');
 const NOT_CANONICAL = /\/\/|\/\.\.?(\/|$)|%2f|%2e|%5c|\\/i;
+const ONE_PROCESS = /^\/api\/v3\/process\/([^/]+)(\/.*)?$/;
+/** Routes that answer about every process and filter nothing by policy yet: the superusers'. */
+const SUPERUSERS_ONLY = /^\/api\/(v3\/iam|graph|v3\/events)(\/|$)/;
 
 export class IamApiAccess implements IamAccess {
   readonly #users: Users;
+  readonly #processes: ProcessesService | undefined;
 
-  constructor(users: Users) {
+  constructor(users: Users, processes?: ProcessesService) {
     this.#users = users;
+    this.#processes = processes;
+  }
+
+  /** `httpHooksRef.processAccess`: undefined for callers that are no IAM user's tokens. */
+  processAccess(request: FastifyRequest, q: { id: string; domain: string; action: 'read' | 'write' | 'command' }): boolean | undefined {
+    const subject = request.auth?.user;
+    if (!subject?.startsWith(IAM_SUBJECT)) return undefined;
+    const name = subject.slice(IAM_SUBJECT.length);
+    const u = this.#users.stored(name);
+    if (!u) return false;
+    return u.superuser || this.#users.index.allowed({ user: name, type: 'process', resource: q.id, action: q.action, domain: q.domain || NO_DOMAIN });
   }
 
   authorizeApi(input: AuthorizeInput, subject: string): ApiError | undefined {
@@ -40,10 +60,26 @@ export class IamApiAccess implements IamAccess {
     const path = q < 0 ? url : url.slice(0, q);
     const action = r.method;
     if (NOT_CANONICAL.test(path)) return forbidden(`${action} of a path that is not canonical`);
-    if (path === '/api/v3/iam' || path.startsWith('/api/v3/iam/')) return forbidden('the IAM routes are the superusers\'');
+    if (SUPERUSERS_ONLY.test(path)) return forbidden(`${path.slice(0, 40)} is the superusers'`);
     const domain = domainOf(r);
-    if (this.#users.index.allowed({ user: name, type: 'api', resource: path, action, domain })) return undefined;
-    return forbidden(`no policy allows ${action} ${path.slice(0, 200)}`);
+    if (!this.#users.index.allowed({ user: name, type: 'api', resource: path, action, domain })) return forbidden(`no policy allows ${action} ${path.slice(0, 200)}`);
+    const one = ONE_PROCESS.exec(path);
+    if (!one) return undefined;
+    return this.#oneProcess(name, one[1]!, one[2] ?? '', action, domain);
+  }
+
+  /** A route of one process: a `process` policy for its id in its domain (a missing process: the asked domain). */
+  #oneProcess(user: string, raw: string, rest: string, method: string, asked: string | undefined): ApiError | undefined {
+    let id: string;
+    try {
+      id = decodeURIComponent(raw);
+    } catch {
+      return forbidden('a process id that does not decode');
+    }
+    const action = method === 'GET' || method === 'HEAD' ? 'read' : rest === '/command' ? 'command' : 'write';
+    const domain = this.#processes?.get(id)?.domain || asked || NO_DOMAIN;
+    if (this.#users.index.allowed({ user, type: 'process', resource: id, action, domain })) return undefined;
+    return forbidden(`no policy allows ${action} of process ${id.slice(0, 100)}`);
   }
 }
 

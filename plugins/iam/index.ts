@@ -1,4 +1,4 @@
-import { definePlugin, loginValidatorsRef } from '../../sdk/index.ts';
+import { definePlugin, httpHooksRef, loginValidatorsRef, processesRef } from '../../sdk/index.ts';
 import { iamAccessRef } from './api.ts';
 import { IamConfig } from './schema.ts';
 
@@ -15,6 +15,7 @@ export default definePlugin({
   enableKey: 'iam.enable',
   configSchema: IamConfig,
   reads: ['api'],
+  deps: { processes: processesRef },
   provides: [iamAccessRef, loginValidatorsRef],
   async setup(ctx) {
     const cfg = ctx.config;
@@ -26,7 +27,9 @@ export default definePlugin({
     const users = new Users({ doc, maxUsers: cfg.max_users, maxPolicies: cfg.max_policies, reserved });
     iamRoutes(ctx.http, users);
     // the auth plugin asks both: who logs in (POST /api/login), what an IAM user's token may do
-    ctx.provide(iamAccessRef, new IamApiAccess(users));
+    const access = new IamApiAccess(users, ctx.deps.processes);
+    ctx.provide(iamAccessRef, access);
+    ctx.hooks.tap(httpHooksRef, 'processAccess', (request, q) => access.processAccess(request, q));
     const login = iamLogin(users, reserved, { baseMs: cfg.fail_delay_ms, maxMs: cfg.fail_delay_max_ms });
     ctx.provide(loginValidatorsRef, login);
     ctx.onClose(() => login.close());

@@ -22,6 +22,7 @@ const viewer = {
     { types: ['api'], resource: '/api/v3/process', actions: ['GET'] },
     { types: ['api'], resource: '/api/v3/process/cam-*/**', actions: ['GET'] },
     { domain: 'tv', types: ['api'], resource: '/api/v3/config', actions: ['GET'] },
+    { types: ['process'], resource: 'cam-*', actions: ['read'] },
   ],
 };
 const login = async (url: string, username: string, password: string) => request(url, 'POST', '/api/login', { body: { username, password } });
@@ -44,6 +45,7 @@ t.test('an IAM user\'s token opens what its api policies allow, nothing else', a
   t.equal((await as('GET', '/api/v3/config')).status, 403, 'a policy of another domain');
   t.equal((await as('GET', '/api/v3/config?domain=tv')).status, 200, 'in its domain');
   t.equal((await as('GET', '/api/v3/iam/user')).status, 403, 'the IAM routes are the superusers\'');
+  t.equal((await as('POST', '/api/graph/query', { query: '{ processes { id } }' })).status, 403, 'GraphQL filters nothing yet: the superusers\'');
   t.equal((await as('PUT', '/api/v3/iam/user/viewer', { superuser: true })).status, 403, 'no user raises its own rights');
   for (const p of ['/api/v3/process/cam-1/../../config', '/api/v3/process/cam-1/%2e%2e/x', '/api/v3/process//cam-1/state', '/api/v3/process/cam-1%2Fstate']) {
     t.equal((await as('GET', p)).status, 403, `not canonical: ${p}`);
@@ -102,4 +104,50 @@ t.test('without the iam plugin an IAM user\'s token opens nothing (a new process
   const second = await startCli(t, { db: { dir }, api: API, iam: { enable: false } });
   t.equal((await request(second.url, 'GET', '/api/v3/config', { token })).status, 401, 'the same token, iam off: refused');
   t.equal((await login(second.url, 'viewer', 'viewer password')).status, 401, 'and no login');
+});
+
+/** A process that runs nothing (order stop). */
+const proc = (id: string, domain?: string) => ({
+  id, autostart: false, ...(domain ? { domain } : {}),
+  input: [{ id: 'in', address: 'testsrc=size=64x64:rate=1', options: ['-f', 'lavfi'] }], output: [{ id: 'out', address: '-', options: ['-f', 'null'] }],
+});
+
+t.test('process policies: the list shows, a create makes and a route of one process acts on only what they allow', async (t) => {
+  const app = await startApp(t, { config: { api: API, iam: { enable: true } } });
+  const admin = (await login(app.url, 'admin', 'admin-pw')).body.access_token as string;
+  for (const p of [proc('cam-1'), proc('other'), proc('cam-tv', 'tv')]) t.equal((await app.request('POST', '/api/v3/process', { body: p, token: admin })).status, 200);
+  const user = {
+    name: 'op', auth: { api: { userpass: { enable: true, password: 'op password' } } },
+    policies: [
+      { types: ['api'], resource: '/api/v3/process{,/**}', actions: ['*'] },
+      { domain: 'tv', types: ['api'], resource: '/api/v3/process{,/**}', actions: ['*'] },
+      { types: ['process'], resource: 'cam-*', actions: ['read', 'write'] },
+      { domain: 'tv', types: ['process'], resource: 'cam-*', actions: ['read', 'command'] },
+    ],
+  };
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: user, token: admin })).status, 200);
+  const token = (await login(app.url, 'op', 'op password')).body.access_token as string;
+  const as = (method: string, path: string, body?: unknown) => app.request(method, path, { token, ...(body ? { body } : {}) });
+  const ids = async (q = '') => ((await as('GET', `/api/v3/process${q}`)).body as Array<{ id: string }>).map((p) => p.id).sort();
+
+  t.same(await ids(), ['cam-1', 'cam-tv'], 'the list: only what process policies let it read');
+  t.same(await ids('?domain=tv'), ['cam-tv'], '?domain= selects a domain');
+  t.same(((await app.request('GET', '/api/v3/process', { token: admin })).body as unknown[]).length, 3, 'the superuser sees all');
+  t.equal((await as('GET', '/api/v3/process/other')).status, 403, 'a process no policy names');
+  t.equal((await as('GET', '/api/v3/process/cam-1/config')).status, 200);
+  t.equal((await as('GET', '/api/v3/process/cam-tv/state?domain=tv')).status, 200, 'in its domain');
+  t.equal((await as('PUT', '/api/v3/process/cam-1/command', { command: 'stop' })).status, 403, 'no command on cam-1 in $none');
+  t.equal((await as('PUT', '/api/v3/process/cam-tv/command?domain=tv', { command: 'stop' })).status, 200, 'command in tv');
+  t.equal((await as('DELETE', '/api/v3/process/cam-tv?domain=tv')).status, 403, 'no write in tv');
+  t.equal((await as('PUT', '/api/v3/process/other/metadata/x', { a: 1 })).status, 403, 'the routes of one process under it too');
+  const made = await as('POST', '/api/v3/process', proc('cam-new'));
+  t.equal(made.status, 200, made.text);
+  const refused = await as('POST', '/api/v3/process', proc('someone-else'));
+  t.equal(refused.status, 403, 'a create of an id no policy names');
+  t.match(refused.body, { code: 403, message: 'Forbidden' });
+  t.equal((await as('POST', '/api/v3/process', proc('cam-x', 'radio'))).status, 403, 'nor in another domain');
+  t.same(await ids(), ['cam-1', 'cam-new', 'cam-tv']);
+  t.equal((await app.request('GET', '/api/v3/process/cam-tv/config', { token: admin })).body.domain, 'tv', 'the domain is part of the config');
+  t.notOk('domain' in (await app.request('GET', '/api/v3/process/cam-1/config', { token: admin })).body, 'and absent when none (the reference\'s shape)');
+  t.equal((await as('GET', '/api/v3/events')).status, 403, 'the event stream filters nothing yet: the superusers\'');
 });
