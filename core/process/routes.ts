@@ -47,7 +47,15 @@ export function processRoutes(http: HttpScope, m: ProcessManager, views: Process
 
   http.put('/api/v3/process/:id', {
     schema: { summary: 'Replace a process (a new id renames it)', tags: TAGS, params: IdParams, body: ProcessConfigUpdate, response: { 200: ProcessConfig } },
-  }, async (req, reply) => json(reply, (await m.update(req.params.id, req.body)).configJson));
+  }, async (req, reply) => {
+    // a rename or a move to another domain needs the right to write there too
+    const cur = m.get(req.params.id);
+    const id = typeof req.body?.id === 'string' ? req.body.id.trim() : cur?.id;
+    const domain = typeof req.body?.domain === 'string' ? req.body.domain.trim() : cur?.domain;
+    // (a missing process: the update answers its own 404)
+    if (cur && (id !== cur.id || domain !== cur.domain) && !may(req, id ?? cur.id, domain ?? cur.domain, 'write')) throw processErrors.forbidden();
+    return json(reply, (await m.update(req.params.id, req.body)).configJson);
+  });
 
   http.delete('/api/v3/process/:id', {
     schema: { summary: 'Stop and delete a process', tags: TAGS, params: IdParams, response: { 200: OkString } },

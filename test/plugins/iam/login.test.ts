@@ -147,6 +147,10 @@ t.test('process policies: the list shows, a create makes and a route of one proc
   t.match(refused.body, { code: 403, message: 'Forbidden' });
   t.equal((await as('POST', '/api/v3/process', proc('cam-x', 'radio'))).status, 403, 'nor in another domain');
   t.same(await ids(), ['cam-1', 'cam-new', 'cam-tv']);
+  t.equal((await as('PUT', '/api/v3/process/cam-new', { ...proc('someone-else') })).status, 403, 'no rename to an id no policy names');
+  t.equal((await as('PUT', '/api/v3/process/cam-new', { ...proc('cam-new', 'radio') })).status, 403, 'nor a move to another domain');
+  t.equal((await as('PUT', '/api/v3/process/cam-new', { ...proc('cam-renamed') })).status, 200, 'a rename within its policies');
+  t.same(await ids(), ['cam-1', 'cam-renamed', 'cam-tv']);
   t.equal((await app.request('GET', '/api/v3/process/cam-tv/config', { token: admin })).body.domain, 'tv', 'the domain is part of the config');
   t.notOk('domain' in (await app.request('GET', '/api/v3/process/cam-1/config', { token: admin })).body, 'and absent when none (the reference\'s shape)');
   t.equal((await as('GET', '/api/v3/events')).status, 403, 'the event stream filters nothing yet: the superusers\'');
