@@ -9,6 +9,11 @@ import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
  * random keys (the README says so), which a fast hash does not weaken.
  */
 
+/** Password checks at once (each holds a thread of the pool the file system shares for ~50 ms). */
+export const MAX_CHECKS = 2;
+/** Checks that may wait for their turn; more are refused at once (a flood of logins, from many addresses). */
+export const MAX_WAITING = 256;
+
 const N = 16384;
 const R = 8;
 const P = 1;
@@ -25,13 +30,34 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
-/** Whether `password` is the one `stored` was made of; false for anything malformed. */
+let running = 0;
+const waiting: Array<() => void> = [];
+
+/** Runs `fn` when one of the `MAX_CHECKS` turns is free; throws when `MAX_WAITING` wait already. */
+async function inTurn<T>(fn: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CHECKS) {
+    if (waiting.length >= MAX_WAITING) throw new Error('too many logins at once; retry later');
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else running++;
+  try {
+    return await fn();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
+/**
+ * Whether `password` is the one `stored` was made of; false for anything malformed. At most
+ * `MAX_CHECKS` run at once, `MAX_WAITING` wait (beyond: it throws, and the login is refused).
+ */
 export async function checkPassword(password: string, stored: string): Promise<boolean> {
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !hash) return false;
   const want = Buffer.from(hash, 'base64url');
   if (want.length !== KEYLEN || Number(n) !== N || Number(r) !== R || Number(p) !== P) return false;
-  return timingSafeEqual(await derive(password, Buffer.from(salt, 'base64url'), N, R, P), want);
+  return inTurn(async () => timingSafeEqual(await derive(password, Buffer.from(salt, 'base64url'), N, R, P), want));
 }
 
 /** `sha256$salt$hash` (base64url) of a service credential. */

@@ -130,3 +130,14 @@ t.test('requests at once: one name is taken once, a user gone meanwhile is not w
   t.same((await app.request('GET', '/api/v3/iam/user')).body.map((u: { name: string }) => u.name), ['$anon']);
   t.equal((await app.request('PUT', '/api/v3/iam/user/$anon', { body: { auth: { api: { userpass: { enable: true, password: 'x' } } } } })).status, 400, '$anon has policies only');
 });
+
+t.test('password checks take turns: at most two at once, a bounded queue', async (t) => {
+  const { hashPassword, checkPassword: check, MAX_CHECKS, MAX_WAITING } = await import('../../../plugins/iam/secrets.ts');
+  const hash = await hashPassword('pw');
+  const all = Array.from({ length: MAX_CHECKS + MAX_WAITING + 3 }, (_, i) => check(i === 0 ? 'pw' : 'no', hash).then((ok) => ({ ok }), (err: Error) => ({ err: err.message })));
+  const out = await Promise.all(all);
+  t.same(out[0], { ok: true }, 'the first checks');
+  t.equal(out.filter((o) => 'err' in o).length, 3, 'beyond the turns and the queue: refused at once');
+  t.match(out.find((o) => 'err' in o), { err: /too many logins at once/ });
+  t.equal(out.filter((o) => 'ok' in o && o.ok === false).length, MAX_CHECKS + MAX_WAITING - 1, 'the others answered in turn');
+});
