@@ -11,8 +11,9 @@ import { ADMIN, llhlsUrl, rtmpUrl, srtUrl, startJourney, tracks, waitFor, type J
  * plugin on, driven in the order its clients drive it: restreamer-ui starts and saves its Settings,
  * a channel is made (ingest with the tee that publishes it over RTMP and SRT, HLS into memfs), two
  * egress processes relay it with `-map 0:0`/`-map 0:1`, the Python client updates the config and
- * reloads, a recording is cut, sessions, metrics, events, GraphQL and the widget answer, and a
- * restart keeps processes, metadata and recordings. Each step checks the documented answer.
+ * reloads, a recording is cut, sessions, metrics, events, GraphQL and the widget answer, an IAM
+ * user of the channel sees and commands only its processes, and a restart keeps processes,
+ * metadata, recordings and users. Each step checks the documented answer.
  */
 
 const CHANNEL = '4186b095-7f0a-4e94-8c3b-f7b12c6b6c5a';
@@ -36,6 +37,7 @@ t.test('restreamer-ui, the Python client and a channel on one service with every
   await t.test('a recording of the channel and a cut of it', (t) => recording(t, j));
   await t.test('sessions, metrics, GraphQL, widget and events', (t) => observers(t, j));
   await t.test('S3: the filesystem listed, written and read', { skip: noS3 }, (t) => s3Files(t, j));
+  await t.test('IAM: a user of the channel logs in and sees and commands only its processes', (t) => iamUser(t, j));
   await t.test('a restart (SIGTERM, a new process on the same config and db) keeps everything', (t) => restart(t, j));
 });
 
@@ -207,6 +209,29 @@ async function s3Files(t: Test, j: Journey): Promise<void> {
   t.ok(list.length >= 4, `the recording's segments are in S3 (${list.length})`);
 }
 
+/** The channel's operator (issue 49): api and process policies for the channel's egress processes only. */
+const OPERATOR = {
+  name: 'channel-operator', auth: { api: { userpass: { enable: true, password: 'operator password 0123' } } },
+  policies: [
+    { types: ['api'], resource: '/api/v3/process{,/**}', actions: ['GET', 'PUT'] },
+    { types: ['process'], resource: 'restreamer-ui:egress:*', actions: ['read', 'command'] },
+  ],
+};
+
+async function iamUser(t: Test, j: Journey): Promise<void> {
+  const made = await j.run.req('POST', '/api/v3/iam/user', { body: OPERATOR });
+  t.equal(made.status, 200, `the superuser adds the user (${made.text.slice(0, 200)})`);
+  const login = await j.run.req('POST', '/api/login', { body: { username: OPERATOR.name, password: OPERATOR.auth.api.userpass.password }, token: '' });
+  t.equal(login.status, 200, 'the user logs in at POST /api/login');
+  const token = login.body.access_token as string;
+  const list = (await j.run.req('GET', '/api/v3/process', { token })).body as { id: string }[];
+  t.same(list.map((p) => p.id).sort(), [EGRESS.rtmp, EGRESS.srt].sort(), 'its list: the egress processes only');
+  t.equal((await j.run.req('GET', `/api/v3/process/${enc(INGEST)}/state`, { token })).status, 403, 'not the ingest');
+  t.equal((await j.run.req('PUT', `/api/v3/process/${enc(EGRESS.srt)}/command`, { body: { command: 'restart' }, token })).status, 200, 'a command to its egress');
+  t.equal((await j.run.req('GET', '/api/v3/config', { token })).status, 403, 'not the config');
+  t.equal((await j.run.req('GET', '/api/v3/iam/user', { token })).status, 403, 'nor the users');
+}
+
 async function restart(t: Test, j: Journey): Promise<void> {
   const before = (await j.run.req('GET', '/api/v3/recordings/channel')).body;
   t.equal(await j.restart(), 0, 'SIGTERM: the service exits with 0');
@@ -217,6 +242,8 @@ async function restart(t: Test, j: Journey): Promise<void> {
   const rec = (await j.run.req('GET', '/api/v3/recordings/channel')).body;
   t.ok(rec.segments >= before.segments, `the recording and its index (${rec.segments} segments, ${before.segments} before)`);
   t.equal((await j.run.req('GET', '/api/v3/config')).body.config.name, 'journey-renamed', 'the saved config');
+  t.match((await j.run.req('GET', `/api/v3/iam/user/${OPERATOR.name}`)).body, { name: OPERATOR.name, policies: [{ resource: '/api/v3/process{,/**}' }, {}] }, 'and the IAM user');
+  t.equal((await j.run.req('POST', '/api/login', { body: { username: OPERATOR.name, password: OPERATOR.auth.api.userpass.password }, token: '' })).status, 200, 'who logs in again');
   await waitFor(async () => (await j.run.req('GET', `/api/v3/process/${enc(INGEST)}/state`)).body.exec === 'running', { timeout: 40_000, what: 'the channel running again' });
   t.pass('the channel runs again');
 }
