@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, type AuthorizeInput, type LoginValidator, type LoginVerdict, type ProcessesService } from '../../sdk/index.ts';
 import { IAM_SUBJECT, type IamAccess } from './api.ts';
-import { checkPassword, hashPassword } from './secrets.ts';
+import { checkKey, checkPassword, hashPassword } from './secrets.ts';
 import { NO_DOMAIN } from './policy.ts';
 import type { Users } from './users.ts';
 
@@ -36,6 +36,18 @@ export class IamApiAccess implements IamAccess {
   constructor(users: Users, processes?: ProcessesService) {
     this.#users = users;
     this.#processes = processes;
+  }
+
+  streamKey(key: string, q: { protocol: 'rtmp' | 'srt' | 'webrtc' | 'hls'; stream: string; action: 'PLAY' | 'PUBLISH' }): { allowed: boolean; reason: string } {
+    const cut = key.indexOf(':');
+    const name = key.slice(0, cut);
+    const u = cut > 0 ? this.#users.stored(name) : undefined;
+    const token = key.slice(cut + 1);
+    // one answer for a wrong user and a wrong token: no guesser learns which names exist
+    if (!u || !u.auth.services.token.some((h) => checkKey(token, h))) return { allowed: false, reason: 'invalid token' };
+    const stream = q.stream.startsWith('/') ? q.stream.slice(1) : q.stream;
+    if (u.superuser || this.#users.index.allowed({ user: name, type: q.protocol, resource: stream, action: q.action })) return { allowed: true, reason: '' };
+    return { allowed: false, reason: `user ${name} may not ${q.action} ${stream.slice(0, 200)}` };
   }
 
   /** `httpHooksRef.processAccess`: undefined for callers that are no IAM user's tokens. */

@@ -17,6 +17,12 @@ export interface IamAccess {
    * (still there, with its login on) may, else the refusal (401 for a user gone, 403 otherwise).
    */
   authorizeApi(input: AuthorizeInput, subject: string): ApiError | undefined;
+  /**
+   * A stream client's key `<user>:<token>` (where the protocol's own token did not match): whether
+   * the user has that token among `auth.services.token` and a policy of the protocol's type lets
+   * it `action` the stream (its table name, `live/cam`). `reason` says why not (for the log).
+   */
+  streamKey(key: string, q: { protocol: 'rtmp' | 'srt' | 'webrtc' | 'hls'; stream: string; action: 'PLAY' | 'PUBLISH' }): { allowed: boolean; reason: string };
 }
 
 /**

@@ -9,6 +9,7 @@ import { PlayerOutput } from './player-output.ts';
 import { remoteOf } from './server.ts';
 import { requestedStream, shownRequest, resolveTarget, checkToken, checkApp, type NameRefusal, type StreamTarget } from './names.ts';
 import { runMayStream } from './run-scope.ts';
+import type { IamAccess } from '../iam/api.ts';
 
 /** What every connection of one listener shares. */
 export interface SessionDeps {
@@ -23,6 +24,8 @@ export interface SessionDeps {
   token: string;
   /** The children's run credentials: with `token` set, a run's token opens what its command names. */
   runs?: RunCredentials;
+  /** IAM's decisions: a user's key `?token=<user>:<token>` where `rtmp.token` does not match. */
+  iam?: IamAccess | undefined;
   app: string;
   /** A player whose unsent output (its queue and its socket's) exceeds this is dropped (it cannot keep up). */
   maxPlayerBacklog: number;
@@ -151,9 +154,17 @@ export class RtmpSession {
    */
   #tokenProblem(t: StreamTarget, mode: 'publish' | 'play'): NameRefusal | undefined {
     const grant = this.#deps.token && t.tokenFrom === 'query' && t.token ? this.#deps.runs?.find(t.token) : undefined;
-    if (!grant) return checkToken(t, this.#deps.token);
+    if (!grant) return this.#userKey(t, mode, checkToken(t, this.#deps.token));
     if (runMayStream(grant, t.path, mode)) return undefined;
     return { kind: 'forbidden', reason: `the credential of process ${grant.processId} does not name this stream to ${mode}` };
+  }
+
+  /** Where `rtmp.token` does not match: an IAM user's key `?token=<user>:<token>` decided by IAM. */
+  #userKey(t: StreamTarget, mode: 'publish' | 'play', bad: NameRefusal | undefined): NameRefusal | undefined {
+    const iam = this.#deps.iam;
+    if (!bad || !iam || t.tokenFrom !== 'query' || !t.token?.includes(':')) return bad;
+    const d = iam.streamKey(t.token, { protocol: 'rtmp', stream: t.path, action: mode === 'publish' ? 'PUBLISH' : 'PLAY' });
+    return d.allowed ? undefined : { kind: 'forbidden', reason: d.reason };
   }
 
   #makePeer(t: StreamTarget): IngestPeer {

@@ -1,0 +1,50 @@
+import t from 'tap';
+import { play, publish, startRtmpApp } from '../rtmp/helpers.ts';
+import { waitFor } from '../../helpers/wait.ts';
+
+/*
+ * Issue 49, the first protocol: a key per user over RTMP (`?token=<user>:<token>`, real ffmpeg
+ * publishers and players). Where `rtmp.token` does not match, IAM decides: the user must hold
+ * that token and an `rtmp` policy for the stream and the direction. A wrong user and a wrong
+ * token are refused alike; the refusal is logged with the user, the stream and the action, never
+ * the key; `rtmp.token` keeps working as the superuser's.
+ */
+
+const KEY_A = 'key-a-5f1c9e04b7d2a8c3';
+const KEY_B = 'key-b-0d7e3a91c4f6b25e';
+const users = [
+  { name: 'customer-a', auth: { services: { token: [KEY_A] } }, policies: [{ types: ['rtmp'], resource: 'live/customer-a/*', actions: ['PUBLISH', 'PLAY'] }] },
+  { name: 'viewer-b', auth: { services: { token: [KEY_B] } }, policies: [{ types: ['rtmp'], resource: 'live/customer-b/*', actions: ['PLAY'] }] },
+];
+const logText = async (app: { request: (m: string, p: string) => Promise<{ body: unknown }> }) => JSON.stringify((await app.request('GET', '/api/v3/log')).body);
+
+t.test('RTMP with a user\'s key: its streams published and played, the others refused', async (t) => {
+  const app = await startRtmpApp(t, { token: 'global-token' }, { iam: { enable: true } });
+  for (const u of users) t.equal((await app.request('POST', '/api/v3/iam/user', { body: u })).status, 200);
+  const url = (stream: string, key: string) => `${app.base}/${stream}?token=${encodeURIComponent(key)}`;
+
+  publish(t, url('live/customer-a/cam', `customer-a:${KEY_A}`), { seconds: 120 });
+  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body.length === 1, { timeout: 30_000, what: 'the user\'s publisher listed' });
+  const own = play(t, url('live/customer-a/cam', `customer-a:${KEY_A}`), { frames: 5 });
+  t.equal(await own.done, 0, 'the user plays its own stream');
+  const global = play(t, url('live/customer-a/cam', 'global-token'), { frames: 5 });
+  t.equal(await global.done, 0, 'rtmp.token plays it too (the superuser\'s)');
+
+  t.not(await play(t, url('live/customer-a/cam', `viewer-b:${KEY_B}`), { frames: 5, timeoutMs: 20_000 }).done, 0, 'another user\'s policy does not name it');
+  t.not(await play(t, url('live/customer-a/cam', `customer-a:${KEY_B}`), { frames: 5, timeoutMs: 20_000 }).done, 0, 'a wrong token of the user');
+  t.not(await play(t, url('live/customer-a/cam', `nobody:${KEY_A}`), { frames: 5, timeoutMs: 20_000 }).done, 0, 'a user that does not exist');
+  t.not(await publish(t, url('live/customer-b/cam', `customer-a:${KEY_A}`), { seconds: 5 }).done, 0, 'publishing outside its policy');
+  t.not(await publish(t, url('live/customer-b/cam', `viewer-b:${KEY_B}`), { seconds: 5 }).done, 0, 'a PLAY-only policy does not publish');
+
+  const log = await logText(app);
+  t.match(log, /user viewer-b may not PLAY live\/customer-a\/cam/, 'the refusal names the user, the action and the stream');
+  t.match(log, /user customer-a may not PUBLISH live\/customer-b\/cam/);
+  t.match(log, /rtmp play refused: invalid token/, 'a wrong user or token: invalid token');
+  t.notMatch(log, new RegExp(`${KEY_A}|${KEY_B}`), 'no key reaches the log');
+});
+
+t.test('without iam a user\'s key is a wrong token', async (t) => {
+  const app = await startRtmpApp(t, { token: 'global-token' });
+  t.not(await publish(t, `${app.base}/live/customer-a/cam?token=customer-a:${KEY_A}`, { seconds: 5 }).done, 0);
+  t.match(await logText(app), /rtmp publish refused: invalid token/);
+});
