@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, clientAddress, isApiError, PUBLIC, streamName, Type, type HttpScope } from '../../sdk/index.ts';
 import type { LaddersService } from '../ladders/api.ts';
+import type { IamAccess } from '../iam/api.ts';
 import { playerPage } from './page.ts';
 import { renditionFor } from './rendition.ts';
 import type { Caller, WebrtcService } from './service.ts';
@@ -62,14 +63,22 @@ function caller(req: FastifyRequest, token: string | undefined): Caller {
  * ends it; `PATCH` (trickle ICE) is not offered (405: the answer carries every candidate);
  * `GET /webrtc/<stream>` is the player page; `GET /api/v3/webrtc` lists the sessions.
  */
-export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string, log: RefusalLogger, ladders: LaddersService | undefined): void {
+export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string, log: RefusalLogger, ladders: LaddersService | undefined, iam?: IamAccess): void {
   http.addContentTypeParser(['application/sdp', 'application/trickle-ice-sdpfrag'], { parseAs: 'string', bodyLimit: MAX_SDP }, (_req, body, done) => done(null, body));
-  const check = (req: FastifyRequest): string | undefined => {
+  /**
+   * `webrtc.token`, or (with the iam plugin) a user's key `<user>:<token>` whose `webrtc` policies
+   * let it play or publish `about.stream`, or end a session it made (`session`).
+   */
+  const check = (req: FastifyRequest, about?: { stream: string; mode: 'play' | 'publish' }, session?: string): string | undefined => {
     const given = tokenOf(req);
-    if (token !== '' && (given === undefined || !equal(given, token))) {
-      throw new ApiError(401, 'Unauthorized', [given === undefined ? 'a token is required' : 'wrong token'], 'WEBRTC_TOKEN', { 'WWW-Authenticate': 'Bearer' });
+    if (token === '' || (given !== undefined && equal(given, token))) return given;
+    if (given !== undefined && iam && given.includes(':')) {
+      if (session !== undefined && svc.madeWith(session, given)) return given;
+      const d = about ? iam.streamKey(given, { protocol: 'webrtc', stream: about.stream, action: about.mode === 'play' ? 'PLAY' : 'PUBLISH' }) : undefined;
+      if (d?.allowed) return given;
+      if (d && d.reason !== 'invalid token') throw new ApiError(403, 'Forbidden', [d.reason], 'WEBRTC_FORBIDDEN');
     }
-    return given;
+    throw new ApiError(401, 'Unauthorized', [given === undefined ? 'a token is required' : 'wrong token'], 'WEBRTC_TOKEN', { 'WWW-Authenticate': 'Bearer' });
   };
 
   http.options('/webrtc/*', { config: PUBLIC, schema: HIDDEN }, async (_req, reply) => cors(reply).code(204).send());
@@ -82,7 +91,7 @@ export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string,
     const mode = m[2] === 'whep' ? 'play' : 'publish';
     let out;
     try {
-      const given = check(req);
+      const given = check(req, { stream, mode });
       if (!/^application\/sdp\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
         throw new ApiError(415, 'Unsupported Media Type', ['the offer must be sent as application/sdp'], 'WEBRTC_OFFER');
       }
@@ -101,7 +110,7 @@ export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string,
 
   http.delete('/webrtc/session/:id', { config: PUBLIC, schema: HIDDEN }, async (req, reply) => {
     cors(reply);
-    check(req);
+    check(req, undefined, (req.params as { id: string }).id);
     if (!svc.end((req.params as { id: string }).id)) throw new ApiError(404, 'Not Found', ['no such WebRTC session'], 'WEBRTC_SESSION_NOT_FOUND');
     return reply.code(200).send();
   });
@@ -113,8 +122,8 @@ export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string,
 
   http.get('/webrtc/*', { config: PUBLIC, schema: HIDDEN }, async (req, reply) => {
     // the token first, so that a caller without it learns nothing of which streams exist
-    check(req);
     const stream = streamName((req.params as Record<string, string>)['*'] ?? '');
+    check(req, { stream, mode: 'play' });
     // the page is public only where the stream is: live or on demand
     if (stream === '' || !svc.readable(stream)) throw new ApiError(404, 'Not Found', ['no such stream'], 'STREAM_NOT_FOUND');
     return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(playerPage());

@@ -6,6 +6,7 @@ import {
 } from '../../sdk/index.ts';
 import { Feeds } from './feeds.ts';
 import { HostLink } from './host-link.ts';
+import type { IamAccess } from '../iam/api.ts';
 import type { FromHost } from './host/protocol.ts';
 import type { WebrtcConfig } from './schema.ts';
 import { startIngest } from './whip.ts';
@@ -54,7 +55,11 @@ export interface SessionView { id: string; kind: 'whep' | 'whip'; stream: string
 
 const refused = (r: IngestRefusal) => new ApiError(refusalCode(r, 'http'), r.reason, [r.reason], 'WEBRTC_REFUSED');
 
-export interface WebrtcDeps { children: ChildrenService; ffmpeg: string; log: Logger; streams: StreamTable }
+export interface WebrtcDeps {
+  children: ChildrenService; ffmpeg: string; log: Logger; streams: StreamTable;
+  /** IAM (the iam plugin): a session made with a user's key is kept through a reload while its policies allow it. */
+  iam?: IamAccess | undefined;
+}
 
 /**
  * WebRTC sessions of the service: WHEP viewers of any stream of the stream table (through its feed)
@@ -90,7 +95,7 @@ export class WebrtcService {
   }
 
   /** A reload kept the service: the next app's settings (token, max_publishers) and logger (the table has its hooks). */
-  rebind(cfg: WebrtcConfig, d: Pick<WebrtcDeps, 'log'>): void {
+  rebind(cfg: WebrtcConfig, d: Pick<WebrtcDeps, 'log' | 'iam'>): void {
     this.#cfg = cfg;
     this.#d = { ...this.#d, ...d };
   }
@@ -102,7 +107,7 @@ export class WebrtcService {
   announce(): void {
     const token = this.#cfg.token;
     for (const p of [...this.#peers.values()]) {
-      if (token !== '' && p.token !== token) {
+      if (token !== '' && p.token !== token && !this.#keyAllows(p)) {
         this.#d.log.warn({ id: p.id, stream: p.stream, remote: p.remote, protocol: 'webrtc' }, 'webrtc session ended: its token is not webrtc.token any more');
         this.end(p.id);
         continue;
@@ -110,6 +115,13 @@ export class WebrtcService {
       if (!p.told) continue;
       (p.publisher ?? p.audience)?.announce();
     }
+  }
+
+  /** Whether the session was made with a user's key that IAM still lets play or publish its stream. */
+  #keyAllows(p: WebrtcPeer): boolean {
+    const iam = this.#d.iam;
+    if (!iam || p.token === undefined || !p.token.includes(':')) return false;
+    return iam.streamKey(p.token, { protocol: 'webrtc', stream: p.stream, action: p.kind === 'whep' ? 'PLAY' : 'PUBLISH' }).allowed;
   }
 
   #state(id: string, state: 'connected' | 'closed'): void {
@@ -198,6 +210,12 @@ export class WebrtcService {
     }
     if (m.t !== 'answered') { this.#closed(p.id); throw new ApiError(503, 'WebRTC is not available', ['unexpected answer'], 'WEBRTC_UNAVAILABLE'); }
     return m;
+  }
+
+  /** Whether session `id` was made with `token` (a user's key may end only its own sessions). */
+  madeWith(id: string, token: string): boolean {
+    const p = this.#peers.get(id);
+    return p !== undefined && p.token === token;
   }
 
   /** DELETE of a session: false when there is none. */

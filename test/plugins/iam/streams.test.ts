@@ -48,3 +48,27 @@ t.test('without iam a user\'s key is a wrong token', async (t) => {
   t.not(await publish(t, `${app.base}/live/customer-a/cam?token=customer-a:${KEY_A}`, { seconds: 5 }).done, 0);
   t.match(await logText(app), /rtmp publish refused: invalid token/);
 });
+
+t.test('WHEP with a user\'s key: its streams played, another\'s refused 403, a wrong key 401; its session ended only with its key', async (t) => {
+  const { ndcViewer, SOURCE, startWebrtcApp, TOKEN } = await import('../webrtc/helpers.ts');
+  const { ffmpeg } = await import('../srt/srt-helpers.ts');
+  const app = await startWebrtcApp(t, {}, { iam: { enable: true } });
+  const u = { name: 'customer-a', auth: { services: { token: [KEY_A] } }, policies: [{ types: ['webrtc'], resource: 'live/customer-a/*', actions: ['PLAY'] }] };
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: u })).status, 200);
+  ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/customer-a/cam`], 120_000);
+  ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/customer-b/cam`], 120_000);
+  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.length === 2, { timeout: 30_000, what: 'two RTMP publishers' });
+  const mine = await ndcViewer(t, app.url, 'live/customer-a/cam', `customer-a:${KEY_A}`);
+  t.equal(mine.status, 201, 'the user plays its stream over WHEP');
+  await waitFor(() => mine.video >= 20, { timeout: 30_000, what: 'video at the user\'s viewer' });
+  const other = await app.request('POST', '/webrtc/live/customer-b/cam/whep', { headers: { authorization: `Bearer customer-a:${KEY_A}`, 'content-type': 'application/sdp' }, body: 'v=0\r\n' as never });
+  t.equal(other.status, 403, 'another customer\'s stream');
+  t.match(other.body, { details: ['user customer-a may not PLAY live/customer-b/cam'] });
+  const wrong = await app.request('POST', '/webrtc/live/customer-a/cam/whep', { headers: { authorization: `Bearer customer-a:${KEY_B}`, 'content-type': 'application/sdp' }, body: 'v=0\r\n' as never });
+  t.equal(wrong.status, 401, 'a wrong key');
+  const page = await app.request('GET', `/webrtc/live/customer-a/cam?token=customer-a:${KEY_A}`);
+  t.equal(page.status, 200, 'the player page with the key');
+  t.equal((await app.request('DELETE', mine.session!, { headers: { authorization: `Bearer customer-a:${KEY_B}` } })).status, 401, 'a wrong key ends nothing');
+  t.equal((await app.request('DELETE', mine.session!, { headers: { authorization: `Bearer customer-a:${KEY_A}` } })).status, 200, 'its own key ends its session');
+  t.equal((await app.request('GET', '/webrtc/live/customer-a/cam', { headers: { authorization: `Bearer ${TOKEN}` } })).status, 200, 'webrtc.token as before');
+});
