@@ -140,7 +140,8 @@ export const ProcessListQuery = Type.Object({
   id: Type.Optional(Type.String()),
   idpattern: Type.Optional(Type.String()),
   refpattern: Type.Optional(Type.String()),
-  domain: Type.Optional(Type.String({ maxLength: 256, description: 'only the processes of this domain (`$none`: those without one)' })),
+  // a plain string, as the others (checked without ajv: core/http/lazy-validators.ts)
+  domain: Type.Optional(Type.String()),
 });
 export type ProcessListQuery = Static<typeof ProcessListQuery>;
 

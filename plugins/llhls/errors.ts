@@ -19,6 +19,8 @@ export const llhlsErrors = {
     [`_HLS_skip must be YES or v2, not ${JSON.stringify(value.slice(0, 40))}`], 'LLHLS_BAD_SKIP'),
   /** A playlist request without the right `?token=` (`llhls.token`). */
   token: () => new ApiError(401, 'Unauthorized', ['the playlist needs the right token (?token=)'], 'LLHLS_TOKEN'),
+  /** A user's key whose `hls` policies do not let it play this stream (the iam plugin). */
+  forbidden: (reason: string) => new ApiError(403, 'Forbidden', [reason], 'LLHLS_FORBIDDEN'),
   /** A `prePlay` tap refused the viewer: its kind's status (`refusalCode(…, 'http')`), its reason. */
   refused: (status: number, reason: string) => new ApiError(status, 'Refused', [reason], 'LLHLS_REFUSED'),
   /** More streams than `llhls.max_streams` would be packaged at once. */

@@ -10,7 +10,7 @@
  * the plugin's `index.ts` runs the sweep timer.
  */
 import { randomBytes } from 'node:crypto';
-import { safeEqual, siblingModule, type FilesystemService, type FsFile, type FsFileInfo, type FsNode, type FsOpenHint, type FsPublicMount,
+import { siblingModule, type FilesystemService, type FsFile, type FsFileInfo, type FsNode, type FsOpenHint, type FsPublicMount,
   type FsWriteResult, type StreamReader, type StreamTable } from '../../sdk/index.ts';
 import type { LaddersService } from '../ladders/api.ts';
 import type { RecordingsService } from '../recordings/api.ts';
@@ -24,6 +24,8 @@ import { decideReload, isReady, type Skip } from './playlist-reload.ts';
 import { renderMedia, renderPlain } from './playlist-render.ts';
 import { viewMessage } from './view-state.ts';
 import type { Viewers } from './viewers.ts';
+import type { IamAccess } from '../iam/api.ts';
+import { checkToken } from './token.ts';
 
 /** The store's bounds and the packagers' settings (from the config section). */
 export interface LlhlsSettings {
@@ -53,6 +55,8 @@ interface LlhlsDeps {
   log: { warn(obj: object, msg: string): void };
   /** The viewers' admission (the `prePlay` taps), asked by every playlist request with a client. */
   viewers?: Viewers;
+  /** IAM (the iam plugin): a user's key `?token=<user>:<token>` where `llhls.token` does not match. */
+  iam?: IamAccess | undefined;
   now?: () => number;
 }
 
@@ -211,9 +215,9 @@ export class LlhlsStore implements FilesystemService {
     return this.#dvrs.answer(this.#d.recordings, name, this.#now(), this.#s.dvrWindowMs);
   }
 
-  /** A playlist request's token (`llhls.token`), then its client's admission (`prePlay`). */
+  /** A playlist request's token (`llhls.token`, or a user's key IAM allows), then its client's admission (`prePlay`). */
   async #admit(name: string, q: URLSearchParams, remote: string | undefined): Promise<void> {
-    if (this.#s.token !== '' && !safeEqual(q.get('token') ?? '', this.#s.token)) throw llhlsErrors.token();
+    checkToken(this.#s.token, q.get('token') ?? '', name, this.#d.iam);
     if (remote !== undefined) await this.#d.viewers?.admit(name, remote, q);
   }
 

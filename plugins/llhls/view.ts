@@ -80,7 +80,11 @@ export class LlhlsView implements FsView {
   #playlist(name: string, file: string, ask: FsViewAsk): FsNode | undefined | Promise<FsNode | undefined> {
     const q = new URLSearchParams(ask.query);
     const token = q.get('token') ?? '';
-    if (this.#token !== '' && !safeEqual(token, this.#token)) throw llhlsErrors.token();
+    if (this.#token !== '' && !safeEqual(token, this.#token)) {
+      // a user's key (`<user>:<token>`): main asks IAM when it admits the viewer; here only an admitted one is served
+      if (!token.includes(':')) throw llhlsErrors.token();
+      if (ask.remote === undefined || !this.#ctx.get(viewerPath(name, ask.remote, token))) return undefined;
+    }
     if (ask.remote === undefined) return undefined;
     const st = this.#state(name);
     if (!st) {

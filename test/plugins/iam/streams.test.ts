@@ -1,4 +1,5 @@
 import t from 'tap';
+import { get as httpGet } from 'node:http';
 import { play, publish, startRtmpApp } from '../rtmp/helpers.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
@@ -71,4 +72,32 @@ t.test('WHEP with a user\'s key: its streams played, another\'s refused 403, a w
   t.equal((await app.request('DELETE', mine.session!, { headers: { authorization: `Bearer customer-a:${KEY_B}` } })).status, 401, 'a wrong key ends nothing');
   t.equal((await app.request('DELETE', mine.session!, { headers: { authorization: `Bearer customer-a:${KEY_A}` } })).status, 200, 'its own key ends its session');
   t.equal((await app.request('GET', '/webrtc/live/customer-a/cam', { headers: { authorization: `Bearer ${TOKEN}` } })).status, 200, 'webrtc.token as before');
+});
+
+for (const threads of [0, 2]) t.test(`LL-HLS with a user's key (${threads} serving threads): its streams' playlists, another's 403, a wrong key 401`, async (t) => {
+  const app = await startRtmpApp(t, {}, { iam: { enable: true }, http: { threads }, llhls: { enable: true, target_duration_seconds: 1, part_target_ms: 200, token: 'global-token' } });
+  const u = { name: 'customer-a', auth: { services: { token: [KEY_A] } }, policies: [{ types: ['hls'], resource: 'live/customer-a/*', actions: ['PLAY'] }] };
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: u })).status, 200);
+  publish(t, `${app.base}/live/customer-a/cam`, { seconds: 120 });
+  publish(t, `${app.base}/live/customer-b/cam`, { seconds: 120 });
+  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body.length === 2, { timeout: 30_000, what: 'two publishers' });
+  // a new connection each (no keep-alive): with threads, the kernel spreads them over main and the threads
+  const get = (stream: string, token: string) => new Promise<{ status: number; text: string }>((resolve, reject) => {
+    httpGet(`${app.url}/hls/${stream}/index.m3u8?token=${encodeURIComponent(token)}`, { agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    }).on('error', reject);
+  });
+  const mine = await waitFor(async () => { const r = await get('live/customer-a/cam', `customer-a:${KEY_A}`); return r.status === 200 ? r : undefined; }, { timeout: 30_000, what: 'the user\'s playlist' });
+  t.match(mine.text, /#EXT-X-PART/, 'the user plays its stream\'s LL-HLS');
+  const other = await get('live/customer-b/cam', `customer-a:${KEY_A}`);
+  t.equal(other.status, 403, 'another customer\'s stream');
+  t.match(other.text, /user customer-a may not PLAY live\/customer-b\/cam/);
+  t.equal((await get('live/customer-a/cam', `customer-a:${KEY_B}`)).status, 401, 'a wrong key');
+  t.equal((await get('live/customer-b/cam', 'global-token')).status, 200, 'llhls.token as before');
+  // reloads on new connections: with threads, most land on a thread, which serves the admitted viewer
+  for (let i = 0; i < 8; i++) t.equal((await get('live/customer-a/cam', `customer-a:${KEY_A}`)).status, 200, `reload ${i + 1}`);
+  for (let i = 0; i < 4; i++) t.equal((await get('live/customer-b/cam', `customer-a:${KEY_A}`)).status, 403, `another's, again ${i + 1}`);
 });
