@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { childrenRef, definePlugin, placeholdersRef, processHooksRef, runCredentialsRef, streamTableRef } from '../../sdk/index.ts';
+import { childrenRef, definePlugin, optional, placeholdersRef, processHooksRef, runCredentialsRef, streamTableRef } from '../../sdk/index.ts';
+import { iamAccessRef } from '../iam/api.ts';
 import { SrtConfig, validateSrt } from './schema.ts';
 import { addonPath } from './native.ts';
 import { FIX } from './errors.ts';
@@ -17,7 +18,7 @@ export default definePlugin({
   enableKey: 'srt.enable',
   configSchema: SrtConfig,
   validate: validateSrt,
-  deps: { placeholders: placeholdersRef, children: childrenRef, streams: streamTableRef, runs: runCredentialsRef },
+  deps: { placeholders: placeholdersRef, children: childrenRef, streams: streamTableRef, runs: runCredentialsRef, iam: optional(iamAccessRef) },
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) {
@@ -29,11 +30,11 @@ export default definePlugin({
     const [{ startSrt, hostSettings }, { srtRoutes }, { srtPlaceholder }, { runPusher }] = await Promise.all([
       import('./service.ts'), import('./routes.ts'), import('./placeholder.ts'), import('./run-scope.ts'),
     ]);
-    const opts = { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, streams: ctx.deps.streams };
+    const opts = { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, streams: ctx.deps.streams, iam: ctx.deps.iam };
     // a reload that leaves every setting the host takes at its start as it is keeps the host and
     // its connections; at close the host ends every connection (the end hooks fire) and exits
     const srt = await ctx.keep({
-      key: 'host', settings: hostSettings(cfg), open: () => startSrt(cfg, opts), close: (s) => s.host.close(),
+      key: 'host', settings: hostSettings(cfg, ctx.deps.iam !== undefined), open: () => startSrt(cfg, opts), close: (s) => s.host.close(),
       holds: (s) => [{ key: 'srt.address', proto: 'udp', port: s.host.port }],
     });
     srt.host.rebind(opts);

@@ -34,6 +34,8 @@ export interface SrtNativeOptions {
   failMaxMs?: number;
   /** libsrt's peer idle timeout of accepted sockets (ms). */
   peerIdleMs?: number;
+  /** A token `<user>:<token>` that is not `token` passes the handshake: the service asks IAM after accept. */
+  userKeys?: boolean;
   /** Set only for a caller (tests, bench): connect with this streamid instead of listening. */
   streamid?: string;
   /** Caller only: the local IPv4 address to send from (e.g. 127.0.0.2 to be a stranger). */

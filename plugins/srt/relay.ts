@@ -12,6 +12,8 @@ import { MediaWatch } from './media-watch.ts';
 export interface RelayOptions {
   log: SrtLog;
   token: string;
+  /** A token `<user>:<token>` other than `token` goes on to the service, which asks IAM (the iam plugin runs). */
+  userKeys?: boolean;
   events: EventsLog;
   /** `srt.handshake_timeout_seconds` in ms: for a publisher's first media (the table's checks take it too, host.ts). */
   handshakeMs: number;
@@ -59,6 +61,7 @@ export class SrtRelay {
   #table: RelayTable;
   #log: SrtLog;
   #token: string;
+  #userKeys: boolean;
   #runs: (token: string) => ReadonlySet<string> | undefined;
   #closed = false;
   #events: EventsLog;
@@ -71,6 +74,7 @@ export class SrtRelay {
     this.#log = opts.log;
     this.#events = opts.events;
     this.#token = opts.token;
+    this.#userKeys = opts.userKeys === true;
     this.#runs = opts.runs ?? (() => undefined);
     this.#refusals = new RefusalLog(opts.log);
     this.#table = opts.table;
@@ -155,7 +159,7 @@ export class SrtRelay {
     // srt.token, or a child's run token for what its command names (the addon checked both already)
     const run = token === undefined ? undefined : this.#runs(token);
     if (run && !run.has(`${mode} ${resource}`)) return this.#refuse(sock, remote, resource, 'FORBIDDEN: the run\'s credential does not name this stream');
-    if (!run && this.#token && token !== this.#token) return this.#refuse(sock, remote, resource, 'UNAUTHORIZED: wrong or missing token');
+    if (!run && this.#token && token !== this.#token && !(this.#userKeys && token?.includes(':'))) return this.#refuse(sock, remote, resource, 'UNAUTHORIZED: wrong or missing token');
     const peer = new SrtPeer(sock, resource, mode, remote, token, params);
     this.#peers.set(sock, peer);
     // the table admits: the ingest hooks, one publisher per name, readers only of live names (any protocol's)

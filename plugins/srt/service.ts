@@ -5,6 +5,7 @@ import { bindAddress } from './schema.ts';
 import { srtErrors } from './errors.ts';
 import type { SrtConfig } from './schema.ts';
 import { SrtHost } from './host/host.ts';
+import type { IamAccess } from '../iam/api.ts';
 
 export interface SrtListening {
   host: SrtHost;
@@ -18,9 +19,9 @@ export interface SrtListening {
  * checks: address, passphrase, token, bounds, log): a reload that changes one starts a new host
  * (its connections end); one that changes none keeps it (`ctx.keep`). Everything but `enable`.
  */
-export function hostSettings(cfg: SrtConfig): Record<string, unknown> {
+export function hostSettings(cfg: SrtConfig, userKeys = false): Record<string, unknown> {
   const { enable: _enable, ...rest } = cfg;
-  return rest;
+  return { ...rest, userKeys };
 }
 
 /**
@@ -29,7 +30,7 @@ export function hostSettings(cfg: SrtConfig): Record<string, unknown> {
  * how to install it).
  */
 export async function startSrt(cfg: SrtConfig, opts: {
-  addonPath: string; log: Logger; children: ChildrenService; streams: StreamTable;
+  addonPath: string; log: Logger; children: ChildrenService; streams: StreamTable; iam?: IamAccess | undefined;
 }): Promise<SrtListening> {
   const want = bindAddress(cfg.address);
   let ip = want.host;
@@ -39,13 +40,13 @@ export async function startSrt(cfg: SrtConfig, opts: {
     throw srtErrors.bind(cfg.address, (err as Error).message);
   }
   const host = new SrtHost({
-    children: opts.children, log: opts.log, streams: opts.streams,
+    children: opts.children, log: opts.log, streams: opts.streams, iam: opts.iam,
     opts: {
       addonPath: opts.addonPath, host: ip, port: want.port, passphrase: cfg.passphrase, token: cfg.token,
       logEnable: cfg.log.enable, logTopics: [...cfg.log.topics],
       handshakeMs: cfg.handshake_timeout_seconds * 1000, idleMs: cfg.idle_timeout_seconds * 1000,
       maxConnections: cfg.max_connections, maxPerAddress: cfg.max_connections_per_address,
-      failBaseMs: cfg.fail_delay_ms, failMaxMs: cfg.fail_delay_max_ms,
+      failBaseMs: cfg.fail_delay_ms, failMaxMs: cfg.fail_delay_max_ms, userKeys: opts.iam !== undefined,
     },
   });
   let started: { port: number; libsrt: string };

@@ -6,6 +6,7 @@
 #include <srt.h>
 #include <access_control.h>
 #include "admission.h"
+#include "event.h"
 #include "prefilter.h"
 #include "runs.h"
 #include "stats.h"
@@ -22,17 +23,6 @@
 #include <vector>
 
 namespace {
-
-// One event for JS: accept, data, close, reject. Built on the worker, consumed on the JS thread.
-struct Event {
-  std::string type;
-  SRTSOCKET id = SRT_INVALID_SOCK;
-  std::string text;  // accept: streamid; close: reason; reject: streamid
-  std::string peer;
-  int code = 0;
-  std::vector<char> data;
-  std::string why;  // reject: the reason in words
-};
 
 class Server : public Napi::ObjectWrap<Server> {
  public:
@@ -56,6 +46,7 @@ class Server : public Napi::ObjectWrap<Server> {
     latencyMs_ = o.Get("latencyMs").As<Napi::Number>().Int32Value();
     passphrase_ = o.Get("passphrase").As<Napi::String>();
     token_ = o.Get("token").As<Napi::String>();
+    userKeys_ = o.Has("userKeys") && o.Get("userKeys").ToBoolean().Value();
     queue_ = o.Get("queue").As<Napi::Number>().Uint32Value();
     admission::Limits l;
     if (o.Has("maxConnections")) l.maxTotal = o.Get("maxConnections").As<Napi::Number>().Int32Value();
@@ -209,7 +200,8 @@ class Server : public Napi::ObjectWrap<Server> {
       if (!passphrase_.empty()) srt_setsockflag(ns, SRTO_PASSPHRASE, pass.c_str(), static_cast<int>(pass.size()));
       return 0;
     }
-    if (token_.empty() || token == token_) return 0;
+    // a user's key `<user>:<token>` (userKeys: the iam plugin runs): the service decides it after accept
+    if (token_.empty() || token == token_ || (userKeys_ && token.find(':') != std::string::npos)) return 0;
     why = token.empty() ? "no token given" : "wrong token";
     gate_->Failed(key, own);
     return SRT_REJX_UNAUTHORIZED;
@@ -366,6 +358,7 @@ class Server : public Napi::ObjectWrap<Server> {
   }
 
   std::string host_, passphrase_, token_, streamid_, localHost_;
+  bool userKeys_ = false;
   int peerIdleMs_ = 0;
   std::unique_ptr<admission::Gate> gate_;
   runs::Table runs_;

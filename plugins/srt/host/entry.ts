@@ -123,11 +123,11 @@ function start(o: HostOptions): void {
   trim = typeof addon.trim === 'function' ? addon.trim : undefined;
   const events = new EventsLog({ enable: o.logEnable, topics: o.logTopics });
   relay = new SrtRelay({
-    log, token: o.token, events, handshakeMs: o.handshakeMs, idleMs: o.idleMs, table, runs: (token) => runs.get(token),
+    log, token: o.token, userKeys: o.userKeys, events, handshakeMs: o.handshakeMs, idleMs: o.idleMs, table, runs: (token) => runs.get(token),
   });
   native = new addon.SrtServer({
     host: o.host, port: o.port, latencyMs: LATENCY_MS, passphrase: o.passphrase, token: o.token, queue: EVENT_QUEUE,
-    maxConnections: o.maxConnections, maxPerAddress: o.maxPerAddress, failBaseMs: o.failBaseMs, failMaxMs: o.failMaxMs, peerIdleMs: o.idleMs,
+    maxConnections: o.maxConnections, maxPerAddress: o.maxPerAddress, failBaseMs: o.failBaseMs, failMaxMs: o.failMaxMs, peerIdleMs: o.idleMs, userKeys: o.userKeys,
   }, relay.onEvent);
   relay.attach(native);
   try {

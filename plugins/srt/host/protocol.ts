@@ -24,6 +24,8 @@ export interface HostOptions {
   maxPerAddress: number;
   failBaseMs: number;
   failMaxMs: number;
+  /** The iam plugin runs: a user's key `<user>:<token>` is admitted by the handshake and decided by the service. */
+  userKeys: boolean;
 }
 
 /** An ingest peer as data (the host's SrtPeer without its methods). */

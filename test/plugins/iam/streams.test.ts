@@ -101,3 +101,26 @@ for (const threads of [0, 2]) t.test(`LL-HLS with a user's key (${threads} servi
   for (let i = 0; i < 8; i++) t.equal((await get('live/customer-a/cam', `customer-a:${KEY_A}`)).status, 200, `reload ${i + 1}`);
   for (let i = 0; i < 4; i++) t.equal((await get('live/customer-b/cam', `customer-a:${KEY_A}`)).status, 403, `another's, again ${i + 1}`);
 });
+
+t.test('SRT with a user\'s key: its stream published and played, another\'s refused, a wrong key refused', async (t) => {
+  const srt = await import('../srt/srt-helpers.ts');
+  const app = await srt.startSrtApp(t, {}, { iam: { enable: true }, log: { level: 'debug' } });
+  const u = { name: 'customer-a', auth: { services: { token: [KEY_A] } }, policies: [{ types: ['srt'], resource: 'live/customer-a/*', actions: ['PUBLISH', 'PLAY'] }] };
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: u })).status, 200);
+  const sid = (stream: string, mode: string, key: string) => encodeURIComponent(`${stream},mode:${mode},token:${key}`);
+  srt.ffmpeg(t, [...srt.SOURCE, '-t', '60', '-f', 'mpegts', srt.srtUrl(app.srtPort, sid('live/customer-a/cam', 'publish', `customer-a:${KEY_A}`))], 90_000);
+  await waitFor(async () => (await app.request('GET', '/api/v3/srt')).body.publisher?.['live/customer-a/cam'] !== undefined, { timeout: 30_000, what: 'the user\'s SRT publisher' });
+  const reader = srt.ffmpeg(t, ['-i', srt.srtUrl(app.srtPort, sid('live/customer-a/cam', 'request', `customer-a:${KEY_A}`)), '-frames:v', '5', '-f', 'null', '-'], 40_000);
+  await reader.done;
+  t.equal(reader.code, 0, `the user plays its stream (${reader.stderr.slice(-300)})`);
+  const other = srt.ffmpeg(t, [...srt.SOURCE, '-t', '5', '-f', 'mpegts', srt.srtUrl(app.srtPort, sid('live/customer-b/cam', 'publish', `customer-a:${KEY_A}`))], 30_000);
+  await other.done;
+  t.not(other.code, 0, 'publishing another customer\'s stream');
+  const wrong = srt.ffmpeg(t, ['-i', srt.srtUrl(app.srtPort, sid('live/customer-a/cam', 'request', `customer-a:${KEY_B}`)), '-frames:v', '5', '-f', 'null', '-'], 30_000);
+  await wrong.done;
+  t.not(wrong.code, 0, 'a wrong key');
+  t.equal((await app.request('GET', '/api/v3/srt')).body.publisher?.['live/customer-b/cam'], undefined, 'nothing published there');
+  const log = JSON.stringify((await app.request('GET', '/api/v3/log')).body);
+  t.match(log, /user customer-a may not PUBLISH live\/customer-b\/cam/, 'the refusal names the user, the action and the stream');
+  t.notMatch(log, new RegExp(`${KEY_A}|${KEY_B}`), 'no key reaches the log');
+});
