@@ -43,6 +43,9 @@ export interface BasicAuthService {
 export interface BasicClient {
   address: string;
   authorization: string | undefined;
+  /** What the credential is asked for, when the caller says (the file door: the write's method and mount path, `/memfs/live/x.ts`). */
+  method?: string | undefined;
+  path?: string | undefined;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
 } from '../../sdk/index.ts';
 import { authErrors } from './errors.ts';
 import type { LoginThrottle } from './throttle.ts';
+import type { IamAccess } from '../iam/api.ts';
 
 /**
  * HTTP Basic auth (reference 3.7) for the filesystem plugins: `Authorization: Basic
@@ -15,9 +16,12 @@ import type { LoginThrottle } from './throttle.ts';
  */
 export class BasicAuth implements BasicAuthService {
   readonly #throttle: LoginThrottle;
+  readonly #iam: IamAccess | undefined;
 
-  constructor(throttle: LoginThrottle) {
+  /** `iam`: with the iam plugin, a user's Basic password (`auth.services.basic`) where its `fs` policies allow the write. */
+  constructor(throttle: LoginThrottle, iam?: IamAccess) {
     this.#throttle = throttle;
+    this.#iam = iam;
   }
 
   verify(request: FastifyRequest, creds: BasicCredentials): void {
@@ -32,9 +36,15 @@ export class BasicAuth implements BasicAuthService {
     if (given === 'missing') throw authErrors.basicUnauthorized();
     if (given === 'malformed') throw authErrors.basicMalformed();
     // the right credential waits its turn too: otherwise a guess answered at once would be a hit
-    const out = await this.#throttle.run(addressKey(client.address), async () => (basicCredentialsMatch(given, creds)
-      ? { ok: true as const, value: undefined }
-      : { ok: false as const, error: authErrors.basicUnauthorized() }), authErrors.tooManyBasicAttempts);
+    const out = await this.#throttle.run(addressKey(client.address), async () => {
+      if (basicCredentialsMatch(given, creds)) return { ok: true as const, value: undefined };
+      const user = this.#iam && client.method && client.path !== undefined ? this.#iam.basicKey(given.username, given.password, { method: client.method, path: client.path }) : undefined;
+      // a user's right password for a write its policies do not allow: no failure to slow, a 403
+      if (user?.allowed) return { ok: true as const, value: undefined };
+      if (user) return { ok: true as const, value: authErrors.basicForbidden(user.reason) };
+      return { ok: false as const, error: authErrors.basicUnauthorized() };
+    }, authErrors.tooManyBasicAttempts);
     if (!out.ok) throw out.error;
+    if (out.value) throw out.value;
   }
 }

@@ -18,5 +18,7 @@ export const authErrors = {
   /** HTTP Basic (reference 3.7). */
   basicUnauthorized: () =>
     new ApiError(401, 'Unauthorized', ['Unauthorized'], 'AUTH_BASIC_UNAUTHORIZED', { 'WWW-Authenticate': 'Basic realm=Restricted' }),
+  /** A user's right Basic password (the iam plugin) for a write its `fs` policies do not allow. */
+  basicForbidden: (reason: string) => new ApiError(403, 'Forbidden', [reason], 'AUTH_BASIC_FORBIDDEN'),
   basicMalformed: () => httpErrors.badRequest('Bad Request', ['Invalid basic authorization header'], 'AUTH_BASIC_MALFORMED'),
 };

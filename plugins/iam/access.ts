@@ -50,6 +50,13 @@ export class IamApiAccess implements IamAccess {
     return { allowed: false, reason: `user ${name} may not ${q.action} ${stream.slice(0, 200)}` };
   }
 
+  basicKey(username: string, password: string, q: { method: string; path: string }): { allowed: boolean; reason: string } | undefined {
+    const u = this.#users.stored(username);
+    if (!u || !u.auth.services.basic.some((h) => checkKey(password, h))) return undefined;
+    if (u.superuser || this.#users.index.allowed({ user: username, type: 'fs', resource: q.path, action: q.method })) return { allowed: true, reason: '' };
+    return { allowed: false, reason: `user ${username} may not ${q.method} ${q.path.slice(0, 200)}` };
+  }
+
   /** `httpHooksRef.processAccess`: undefined for callers that are no IAM user's tokens. */
   processAccess(request: FastifyRequest, q: { id: string; domain: string; action: 'read' | 'write' | 'command' }): boolean | undefined {
     const subject = request.auth?.user;

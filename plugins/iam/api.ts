@@ -23,6 +23,12 @@ export interface IamAccess {
    * it `action` the stream (its table name, `live/cam`). `reason` says why not (for the log).
    */
   streamKey(key: string, q: { protocol: 'rtmp' | 'srt' | 'webrtc' | 'hls'; stream: string; action: 'PLAY' | 'PUBLISH' }): { allowed: boolean; reason: string };
+  /**
+   * A Basic credential of a file mount's write that is not the mount's own: whether `username` is
+   * a user with `password` among `auth.services.basic` and an `fs` policy lets it `method` the
+   * `path` (the mount's, `/memfs/live/x.ts`). Undefined when no such user holds that password.
+   */
+  basicKey(username: string, password: string, q: { method: string; path: string }): { allowed: boolean; reason: string } | undefined;
 }
 
 /**

@@ -126,14 +126,14 @@ export function mainDoor(o: MainDoorOptions): FileDoor {
     clientOf: (req) => clientOf(req, o.trusted, o.threadKey, o.vouched),
     routeHeads: o.routeHeads,
     store: mainStore(byName, o.hooks, o.pending),
-    authorize: async (m, remote, authorization, path) => {
+    authorize: async (m, remote, authorization, path, method) => {
       // a child's run credential: no backoff (a guess of 24 random bytes gets nowhere), its own paths only
       const run = runWriteVerdict(o.runs?.(), authorization, m.prefix + path);
       if (run === 'ok') return;
       if (run) throw run;
       const creds = m.writes!.basic!;
       const basic = o.basicAuth();
-      if (basic?.check) return basic.check({ address: remote, authorization }, creds);
+      if (basic?.check) return basic.check({ address: remote, authorization, method, path: m.prefix + path }, creds);
       if (!warned) {
         warned = true;
         o.warn(`public writes to ${m.prefix || '/'} need Basic credentials but no plugin checks them (load the auth plugin): they are refused`);

@@ -64,7 +64,7 @@ export interface DoorStore {
  * The Basic check of a mount's writes of `path`: resolves, or rejects with the ApiError to send
  * (401; 403 for a run's credential that does not name the path).
  */
-export type DoorAuthorize = (mount: DoorMount, remote: string, authorization: string | undefined, path: string) => Promise<void>;
+export type DoorAuthorize = (mount: DoorMount, remote: string, authorization: string | undefined, path: string, method?: string) => Promise<void>;
 
 /** What one copy of the door needs besides its mounts. */
 export interface DoorEnv {

@@ -22,7 +22,7 @@ export async function answerWrite(env: DoorEnv, m: DoorMount, req: IncomingMessa
   const head = ['vary', 'Origin', ...corsHead(env, req)];
   try {
     // a thread took only the exact credential; main checks it again with its backoff when it stores
-    if (m.writes?.basic && env.where === 'main') await env.authorize(m, remote, req.headers.authorization, path);
+    if (m.writes?.basic && env.where === 'main') await env.authorize(m, remote, req.headers.authorization, path, req.method);
     if (req.method === 'DELETE') {
       if (!(await env.store.delete(m, path))) throw new ApiError(404, 'File not found', [path], 'FS_NOT_FOUND');
       const text = `Deleted: ${path}`;

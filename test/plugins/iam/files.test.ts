@@ -1,0 +1,47 @@
+import t from 'tap';
+import { request as httpRequest } from 'node:http';
+import { startApp } from '../../helpers/app.ts';
+
+/*
+ * Issue 49, the file mounts: a user's Basic password (`auth.services.basic`) writes to memfs what
+ * its `fs` policies allow (the method on the mount path), with and without serving threads (a
+ * thread takes only the mount's own credential and leaves a user's to main). A write its
+ * policies do not allow is a 403, a wrong password a 401 as before; the mount's own credential
+ * works as before; reads stay public.
+ */
+
+const SECRET = 'basic-secret-7c1e94a0b2d6';
+const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+
+/** One request on a connection of its own (with threads, the kernel spreads them over main and the threads). */
+function send(url: string, method: string, path: string, authorization?: string, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { method, agent: false, headers: { ...(authorization ? { authorization } : {}), ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+for (const threads of [0, 2]) t.test(`memfs writes with a user's Basic password (${threads} serving threads)`, async (t) => {
+  const app = await startApp(t, { config: { iam: { enable: true }, http: { threads }, storage: { memory: { auth: { enable: true, username: 'mem', password: 'mem-pw' } } } } });
+  const user = { name: 'uploader', auth: { services: { basic: [SECRET] } }, policies: [{ types: ['fs'], resource: '/memfs/customer-a/**', actions: ['PUT', 'DELETE'] }] };
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: user })).status, 200);
+  for (let i = 0; i < 4; i++) {
+    const put = await send(app.url, 'PUT', `/memfs/customer-a/seg${i}.ts`, basic('uploader', SECRET), `data ${i}`);
+    t.ok([200, 201, 204].includes(put.status), `a write its policy allows (${put.status} ${put.text.slice(0, 80)})`);
+  }
+  t.equal((await send(app.url, 'GET', '/memfs/customer-a/seg0.ts')).text, 'data 0', 'stored, and read without credentials as before');
+  const other = await send(app.url, 'PUT', '/memfs/customer-b/x.ts', basic('uploader', SECRET), 'x');
+  t.equal(other.status, 403, 'a path its policy does not name');
+  t.match(other.text, /user uploader may not PUT \/memfs\/customer-b\/x\.ts/);
+  t.equal((await send(app.url, 'PUT', '/memfs/customer-a/y.ts', basic('uploader', 'wrong'), 'y')).status, 401, 'a wrong password');
+  t.equal((await send(app.url, 'PUT', '/memfs/customer-a/y.ts', basic('nobody', SECRET), 'y')).status, 401, 'a user that does not exist');
+  t.equal((await send(app.url, 'DELETE', '/memfs/customer-a/seg0.ts', basic('uploader', SECRET))).status, 200, 'a delete its policy allows');
+  t.ok([200, 201, 204].includes((await send(app.url, 'PUT', '/memfs/anywhere/z.ts', basic('mem', 'mem-pw'), 'z')).status), 'the mount\'s own credential as before');
+  t.equal((await send(app.url, 'GET', '/memfs/customer-b/x.ts')).status, 404, 'the refused write stored nothing');
+});
