@@ -1,4 +1,5 @@
-import { definePlugin, eventsRef } from '../../sdk/index.ts';
+import { definePlugin, eventsRef, optional } from '../../sdk/index.ts';
+import { iamAccessRef } from '../iam/api.ts';
 import { OWN_EVENTS } from './declared.ts';
 import type { Retained } from './bus.ts';
 import { EventsPluginConfig, validateEvents } from './schema.ts';
@@ -17,6 +18,7 @@ export default definePlugin({
   configSchema: EventsPluginConfig,
   validate: validateEvents,
   provides: [eventsRef],
+  deps: { iam: optional(iamAccessRef) },
   events: OWN_EVENTS,
   async setup(ctx) {
     const cfg = ctx.config;
@@ -35,7 +37,7 @@ export default definePlugin({
       limitBytes: cfg.client_buffer_kbytes * 1024, graceMs: cfg.overflow_grace_ms, heartbeatMs: cfg.heartbeat_ms,
     });
     const webhooks = new Webhooks(cfg, bus, ctx.retain<ResumePoints>('webhooks', () => new Map()));
-    eventRoutes(ctx.http, bus, hub, webhooks);
+    eventRoutes(ctx.http, bus, hub, webhooks, ctx.deps.iam);
 
     const first = kept.apps === 1;
     ctx.onListen((port) => bus.emit(first ? 'service.started' : 'config.reloaded', {}, first ? { port } : {}));

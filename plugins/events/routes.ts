@@ -1,9 +1,10 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { ApiError, Type, type HttpScope } from '../../sdk/index.ts';
+import { ApiError, Type, type CoreEvent, type HttpScope } from '../../sdk/index.ts';
 import type { EventBus } from './bus.ts';
 import { compileFilter, splitGlobs } from './filter.ts';
 import type { SseHub } from './sse.ts';
 import type { Webhooks } from './webhooks.ts';
+import { IAM_SUBJECT, type IamAccess } from '../iam/api.ts';
 
 const EventsQuery = Type.Object({
   types: Type.Optional(Type.String({ description: 'Comma-separated globs over event types, e.g. `process.*,ingest.*`.' })),
@@ -37,7 +38,7 @@ const SSE_HEADERS = {
 };
 
 /** `GET /api/v3/events` (SSE) and its side routes: webhook delivery state, status, the type catalogue. */
-export function eventRoutes(http: HttpScope, bus: EventBus, hub: SseHub, webhooks: Webhooks): void {
+export function eventRoutes(http: HttpScope, bus: EventBus, hub: SseHub, webhooks: Webhooks, iam?: IamAccess): void {
   http.get('/api/v3/events', {
     schema: { summary: 'Server-Sent Events: the event stream, resumable with Last-Event-ID', tags: ['events'], querystring: EventsQuery },
   }, async (req, reply) => {
@@ -53,7 +54,10 @@ export function eventRoutes(http: HttpScope, bus: EventBus, hub: SseHub, webhook
     if (req.method === 'HEAD') return reply.headers(SSE_HEADERS).send();
     // written by hand: the encoding hooks (gzip, ?pretty) would buffer the endless body
     reply.hijack();
-    hub.open(reply.raw, headers, bus, filter, fromId);
+    // an IAM user's token sees only events of the processes and streams its policies allow
+    const who = req.auth?.user;
+    const sees = iam && who?.startsWith(IAM_SUBJECT) ? (e: CoreEvent) => iam.seesEvent(who, e) : undefined;
+    hub.open(reply.raw, headers, bus, filter, fromId, sees);
     return reply;
   });
 

@@ -59,10 +59,10 @@ export class SseHub {
   }
 
   /** Starts a stream on a hijacked response (headers not sent yet); `subscribe` may throw first. */
-  open(res: ServerResponse, headers: OutgoingHttpHeaders, bus: EventsService, filter: EventFilter, fromId: string | undefined): void {
+  open(res: ServerResponse, headers: OutgoingHttpHeaders, bus: EventsService, filter: EventFilter, fromId: string | undefined, sees?: (e: CoreEvent) => boolean): void {
     const client = new SseClient(res, this, this.#opts);
     // the filter is checked before anything is written: a bad one gets its 400 from the route
-    client.attach(bus, filter, fromId, headers);
+    client.attach(bus, filter, fromId, headers, sees);
     this.#clients.add(client);
     this.stats.open = this.#clients.size;
   }
@@ -105,10 +105,11 @@ class SseClient {
     this.#opts = opts;
   }
 
-  attach(bus: EventsService, filter: EventFilter, fromId: string | undefined, headers: OutgoingHttpHeaders): void {
+  /** `sees`: a caller's policies (an IAM user's token): the events it may not see are left out. */
+  attach(bus: EventsService, filter: EventFilter, fromId: string | undefined, headers: OutgoingHttpHeaders, sees?: (e: CoreEvent) => boolean): void {
     // the replay comes synchronously inside subscribe: batched, it is written after the headers
     this.send('retry: 2000\n\n');
-    this.#sub = bus.subscribe(filter, fromId, (e) => this.send(this.#hub.blocks.get(e)));
+    this.#sub = bus.subscribe(filter, fromId, (e) => { if (!sees || sees(e)) this.send(this.#hub.blocks.get(e)); });
     this.#res.writeHead(200, headers);
     this.#res.on('close', () => this.#finish(false));
   }

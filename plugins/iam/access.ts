@@ -27,7 +27,8 @@ const gone = () => new ApiError(401, 'Unauthorized', ['Missing or invalid JWT to
 const NOT_CANONICAL = /\/\/|\/\.\.?(\/|$)|%2f|%2e|%5c|\\/i;
 const ONE_PROCESS = /^\/api\/v3\/process\/([^/]+)(\/.*)?$/;
 /** Routes that answer about every process and filter nothing by policy yet: the superusers'. */
-const SUPERUSERS_ONLY = /^\/api\/(v3\/iam|graph|v3\/events)(\/|$)/;
+const SUPERUSERS_ONLY = /^\/api\/(v3\/iam(\/|$)|graph(\/|$)|v3\/events\/)/;
+const PLAYERS = ['rtmp', 'srt', 'webrtc', 'hls'] as const;
 
 export class IamApiAccess implements IamAccess {
   readonly #users: Users;
@@ -57,6 +58,21 @@ export class IamApiAccess implements IamAccess {
     return { allowed: false, reason: `user ${username} may not ${q.method} ${q.path.slice(0, 200)}` };
   }
 
+  seesEvent(subject: string, event: { subject: Readonly<Record<string, string>> }): boolean {
+    const name = subject.slice(IAM_SUBJECT.length);
+    const u = subject.startsWith(IAM_SUBJECT) ? this.#users.stored(name) : undefined;
+    if (!u) return false;
+    if (u.superuser) return true;
+    const { process: id, stream } = event.subject;
+    const ix = this.#users.index;
+    if (id !== undefined) return ix.allowed({ user: name, type: 'process', resource: id, action: 'read', domain: this.#processes?.get(id)?.domain || NO_DOMAIN });
+    if (stream !== undefined) {
+      const s = stream.startsWith('/') ? stream.slice(1) : stream;
+      return PLAYERS.some((type) => ix.allowed({ user: name, type, resource: s, action: 'PLAY' }));
+    }
+    return false;
+  }
+
   /** `httpHooksRef.processAccess`: undefined for callers that are no IAM user's tokens. */
   processAccess(request: FastifyRequest, q: { id: string; domain: string; action: 'read' | 'write' | 'command' }): boolean | undefined {
     const subject = request.auth?.user;
@@ -77,7 +93,8 @@ export class IamApiAccess implements IamAccess {
     const url = r.url;
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    const action = r.method;
+    // HEAD is a GET without the body (fastify answers it from the GET route)
+    const action = r.method === 'HEAD' ? 'GET' : r.method;
     if (NOT_CANONICAL.test(path)) return forbidden(`${action} of a path that is not canonical`);
     if (SUPERUSERS_ONLY.test(path)) return forbidden(`${path.slice(0, 40)} is the superusers'`);
     const domain = domainOf(r);

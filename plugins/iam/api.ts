@@ -29,6 +29,12 @@ export interface IamAccess {
    * `path` (the mount's, `/memfs/live/x.ts`). Undefined when no such user holds that password.
    */
   basicKey(username: string, password: string, q: { method: string; path: string }): { allowed: boolean; reason: string } | undefined;
+  /**
+   * Whether the token of subject `iam:<name>` sees an event (the event stream): one about a process
+   * it may read, or a stream it may play over some protocol; others (the service's own, files,
+   * nodes) are the superusers'.
+   */
+  seesEvent(subject: string, event: { subject: Readonly<Record<string, string>> }): boolean;
 }
 
 /**

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, startApp } from '../../helpers/app.ts';
 import { startCli } from '../../helpers/cli.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { SseClient } from '../events/sse-client.ts';
 
 /*
  * Issue 49, the API floor: an IAM user logs in at POST /api/login with its own password and its
@@ -154,4 +156,26 @@ t.test('process policies: the list shows, a create makes and a route of one proc
   t.equal((await app.request('GET', '/api/v3/process/cam-tv/config', { token: admin })).body.domain, 'tv', 'the domain is part of the config');
   t.notOk('domain' in (await app.request('GET', '/api/v3/process/cam-1/config', { token: admin })).body, 'and absent when none (the reference\'s shape)');
   t.equal((await as('GET', '/api/v3/events')).status, 403, 'the event stream filters nothing yet: the superusers\'');
+});
+
+t.test('the event stream of an IAM user: events of the processes it may read, nothing else', async (t) => {
+  const app = await startApp(t, { config: { api: API, iam: { enable: true } } });
+  const admin = (await login(app.url, 'admin', 'admin-pw')).body.access_token as string;
+  const user = {
+    name: 'watcher', auth: { api: { userpass: { enable: true, password: 'watcher password' } } },
+    policies: [{ types: ['api'], resource: '/api/v3/events', actions: ['GET'] }, { types: ['process'], resource: 'cam-*', actions: ['read'] }],
+  };
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: user, token: admin })).status, 200);
+  const token = (await login(app.url, 'watcher', 'watcher password')).body.access_token as string;
+  const mine = await SseClient.open(`${app.url}/api/v3/events`, { authorization: `Bearer ${token}` });
+  const all = await SseClient.open(`${app.url}/api/v3/events`, { authorization: `Bearer ${admin}` });
+  t.teardown(() => { mine.close(); all.close(); });
+  t.equal(mine.status, 200, 'its api policy opens the stream');
+  for (const p of [proc('cam-1'), proc('other'), proc('cam-2')]) t.equal((await app.request('POST', '/api/v3/process', { body: p, token: admin })).status, 200);
+  await waitFor(() => all.events.filter((e) => e.type === 'process.added').length === 3, { what: 'the superuser sees three processes added' });
+  await waitFor(() => mine.events.filter((e) => e.type === 'process.added').length === 2, { what: 'the user sees two' });
+  t.same(mine.events.map((e) => e.subject.process).filter(Boolean).sort(), ['cam-1', 'cam-2'], 'only its processes\' events');
+  t.ok(mine.events.every((e) => e.subject.process !== undefined), 'no event of the service, the files or other processes');
+  t.ok(all.events.some((e) => e.subject.process === undefined) || all.events.length >= 3, 'the superuser\'s stream as before');
+  t.equal((await app.request('GET', '/api/v3/events/webhooks', { token })).status, 403, 'the webhooks\' state is the superusers\'');
 });
