@@ -15,13 +15,11 @@ import type { IamAccess } from '../iam/api.ts';
  * the 401) and a malformed one guesses nothing: both are answered at once and not counted.
  */
 export class BasicAuth implements BasicAuthService {
-  readonly #throttle: LoginThrottle;
-  readonly #iam: IamAccess | undefined;
+  readonly #p: { throttle: LoginThrottle; iam?: IamAccess | undefined };
 
   /** `iam`: with the iam plugin, a user's Basic password (`auth.services.basic`) where its `fs` policies allow the write. */
-  constructor(throttle: LoginThrottle, iam?: IamAccess) {
-    this.#throttle = throttle;
-    this.#iam = iam;
+  constructor(p: { throttle: LoginThrottle; iam?: IamAccess | undefined }) {
+    this.#p = p;
   }
 
   verify(request: FastifyRequest, creds: BasicCredentials): void {
@@ -36,9 +34,10 @@ export class BasicAuth implements BasicAuthService {
     if (given === 'missing') throw authErrors.basicUnauthorized();
     if (given === 'malformed') throw authErrors.basicMalformed();
     // the right credential waits its turn too: otherwise a guess answered at once would be a hit
-    const out = await this.#throttle.run(addressKey(client.address), async () => {
+    const out = await this.#p.throttle.run(addressKey(client.address), async () => {
       if (basicCredentialsMatch(given, creds)) return { ok: true as const, value: undefined };
-      const user = this.#iam && client.method && client.path !== undefined ? this.#iam.basicKey(given.username, given.password, { method: client.method, path: client.path }) : undefined;
+      const iam = this.#p.iam;
+      const user = iam && client.method && client.path !== undefined ? iam.basicKey(given.username, given.password, { method: client.method, path: client.path }) : undefined;
       // a user's right password for a write its policies do not allow: no failure to slow, a 403
       if (user?.allowed) return { ok: true as const, value: undefined };
       if (user) return { ok: true as const, value: authErrors.basicForbidden(user.reason) };

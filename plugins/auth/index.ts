@@ -38,7 +38,7 @@ export default definePlugin({
     ctx.onClose(() => basicThrottle.close());
 
     ctx.hooks.tap(httpHooksRef, 'authorize', (input) => service.authorize(input));
-    ctx.provide(basicAuthRef, new BasicAuth(basicThrottle, ctx.deps.iam));
+    ctx.provide(basicAuthRef, new BasicAuth({ throttle: basicThrottle, iam: ctx.deps.iam }));
 
     // without auth the login routes do not exist (reference 3.1): they are a 404 like any unknown route
     if (api.auth.enable) await loginRoutes(ctx.http, service);

@@ -32,11 +32,11 @@ const PLAYERS = ['rtmp', 'srt', 'webrtc', 'hls'] as const;
 
 export class IamApiAccess implements IamAccess {
   readonly #users: Users;
+  /** Where a process's domain is read (a route of one process). */
   readonly #processes: ProcessesService | undefined;
 
   constructor(users: Users, processes?: ProcessesService) {
-    this.#users = users;
-    this.#processes = processes;
+    [this.#users, this.#processes] = [users, processes];
   }
 
   streamKey(key: string, q: { protocol: 'rtmp' | 'srt' | 'webrtc' | 'hls'; stream: string; action: 'PLAY' | 'PUBLISH' }): { allowed: boolean; reason: string } {
