@@ -72,13 +72,16 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
         ...d, ...x,
         auth: {
           api: { userpass: { ...d.auth.api.userpass, ...api?.userpass }, auth0: { ...d.auth.api.auth0, ...api?.auth0 } },
-          services: { ...d.auth.services, ...x.auth?.services },
+          services: { basic: keysOf(x.auth?.services?.basic), token: keysOf(x.auth?.services?.token), session: keysOf(x.auth?.services?.session) },
         },
         policies: Array.isArray(x.policies) ? x.policies : [],
       };
     }),
   };
 }
+
+/** A stored list of secret hashes as read back (a hand-edited file: anything but strings dropped). */
+const keysOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((k): k is string => typeof k === 'string') : []);
 
 /** The policies as the index and the store keep them: domain `$none` when none, types lower case. */
 function normalize(list: readonly IamPolicy[]): Policy[] {

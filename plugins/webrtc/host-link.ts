@@ -60,9 +60,6 @@ export class HostLink {
   /** The idle host's end under way (a new one starts after it). */
   #retiring: Promise<void> | undefined;
   #idleTimer: NodeJS.Timeout | undefined;
-  /** Hosts started and ended for being idle (for tests and the log). */
-  starts = 0;
-  retirements = 0;
   version = '';
 
   constructor(children: ChildrenService, log: Logger, opts: HostOptions, events: HostEvents, idle: HostIdle = { idleMs: 0, busy: () => true }) {
@@ -93,7 +90,6 @@ export class HostLink {
     const child = this.#children.spawn(process.execPath, [ENTRY], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     this.#child = child;
     this.#startedAt = Date.now();
-    this.starts++;
     let stderr = '';
     let settled = false;
     const settle = (err?: Error) => { if (!settled) { settled = true; first(err); } };
@@ -177,7 +173,6 @@ export class HostLink {
     if (!child || this.#closed || this.#asks.size > 0 || this.#starting || this.#idle.busy()) return;
     this.#retired.add(child);
     this.#child = undefined;
-    this.retirements++;
     this.#log.info({ idleMs: this.#idle.idleMs, pid: child.pid }, 'the WebRTC host held no session: ended (the next offer starts it again)');
     this.#retiring = endIpcChild(child, 3000).finally(() => { this.#retiring = undefined; });
   }

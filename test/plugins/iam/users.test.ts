@@ -141,3 +141,11 @@ t.test('password checks take turns: at most two at once, a bounded queue', async
   t.match(out.find((o) => 'err' in o), { err: /too many logins at once/ });
   t.equal(out.filter((o) => 'ok' in o && o.ok === false).length, MAX_CHECKS + MAX_WAITING - 1, 'the others answered in turn');
 });
+
+t.test('a hand-edited users.json: a user without a valid name stops the start, junk secret lists are read as none', async (t) => {
+  const { parseUsers } = await import('../../../plugins/iam/users.ts');
+  t.throws(() => parseUsers({ users: [{ name: '-bad' }] }, 'users.json'), /users\[0\] has no valid name/);
+  t.throws(() => parseUsers({}, 'users.json'), /no "users" list/);
+  const [u] = parseUsers({ users: [{ name: 'x', auth: { services: { token: 'not a list', basic: [1, 'h'] } } }] }, 'users.json').users;
+  t.same(u!.auth.services, { basic: ['h'], token: [], session: [] });
+});
