@@ -2,10 +2,12 @@ import { connect, type KV, type KvOptions, type NatsConnection } from 'nats';
 
 /**
  * The cluster's KV buckets. Liveness, the leader lease and ownership leases expire after ttl
- * (bucket max_age: nats-server 2.9 has no per-key TTL); processes and assignments are kept.
+ * (bucket max_age: nats-server 2.9 has no per-key TTL); processes, assignments and IAM's users
+ * are kept.
  */
 export const BUCKETS = {
   nodes: 'core_nodes', leader: 'core_leader', processes: 'core_processes', owners: 'core_owners', assign: 'core_assign',
+  users: 'core_users',
 } as const;
 const EXPIRING: ReadonlySet<keyof typeof BUCKETS> = new Set(['nodes', 'leader', 'owners'] as const);
 

@@ -1,7 +1,6 @@
 import type { KV } from 'nats';
 import { isConflict, isWrongRevision } from './errors.ts';
 import { encodeId } from './keys.ts';
-import type { ProcessStore, SharedProcess } from './process-store.ts';
 
 export interface ImportResult {
   /** 'imported': this call imported; 'done': an earlier import of this node finished already. */
@@ -12,7 +11,7 @@ export interface ImportResult {
   kept: string[];
 }
 
-/** The marker of node `node`'s import in `core_processes` (never an encoded process key: no `p.`). */
+/** The marker of node `node`'s import in `core_processes` or `core_users` (never an encoded key: no `p.`, `u.`). */
 export function importMarker(node: string): string {
   return `import.${encodeId(node)}`;
 }
@@ -25,8 +24,11 @@ export function importMarker(node: string): string {
  * process is added with `create`: an id the cluster has already (another node imported or
  * created it) is kept, never overwritten, so nodes importing the same ids at once store each once.
  * A claim left 'importing' by a crash is resumed by the same node (every step is idempotent).
+ * The same for IAM's users (users.json into `core_users`, `idOf` their name).
  */
-export async function importOnce(kv: KV, store: ProcessStore, node: string, processes: readonly SharedProcess[]): Promise<ImportResult> {
+export async function importOnce<T>(
+  kv: KV, store: { create(x: T): Promise<unknown> }, node: string, processes: readonly T[], idOf: (x: T) => string = (x) => (x as { id: string }).id,
+): Promise<ImportResult> {
   const key = importMarker(node);
   const claim = JSON.stringify({ node, state: 'importing', at: new Date().toISOString() });
   let rev: number;
@@ -44,10 +46,10 @@ export async function importOnce(kv: KV, store: ProcessStore, node: string, proc
   for (const p of processes) {
     try {
       await store.create(p);
-      result.added.push(p.id);
+      result.added.push(idOf(p));
     } catch (err) {
       if (!isConflict(err)) throw err;
-      result.kept.push(p.id);
+      result.kept.push(idOf(p));
     }
   }
   try {

@@ -1,4 +1,5 @@
 import { aboutRef, definePlugin, eventsRef, filesystemsRef, optional, processesRef, processReplicaRef, serverRef, streamTableRef } from '../../sdk/index.ts';
+import { iamReplicaRef } from '../iam/api.ts';
 import { ClusterConfig, validateCluster } from './schema.ts';
 import { CLUSTER_EVENTS } from './events.ts';
 
@@ -19,7 +20,7 @@ export default definePlugin({
   reads: ['id'],
   deps: {
     about: aboutRef, processes: processesRef, replica: processReplicaRef, server: serverRef, events: optional(eventsRef), filesystems: filesystemsRef,
-    streams: streamTableRef,
+    streams: streamTableRef, iam: optional(iamReplicaRef),
   },
   events: CLUSTER_EVENTS,
   async setup(ctx) {
@@ -30,12 +31,15 @@ export default definePlugin({
     const nodeId = ctx.config.node_id ?? nodeIdFrom(ctx.sections.id);
     // the engine writes through the shared store and runs only what this node owns (replica.ts)
     const replica = new Replica(ctx.deps.replica, { node: nodeId, log: ctx.log, runs: (id) => node.runs(id) });
+    // IAM's users, when the iam plugin is on: written through core_users, applied from it (users.ts)
+    const users = ctx.deps.iam ? new (await import('./users.ts')).UsersShare(ctx.deps.iam, { node: nodeId, log: ctx.log }) : undefined;
     const node: InstanceType<typeof ClusterNode> = new ClusterNode(ctx.config, {
       log: ctx.log,
       nodeId,
       version: about.about().version.number,
       running: () => processes.list().filter((p) => p.exec === 'running').length,
       sync: replica,
+      users,
       // the lease is taken before start and kept until stop returned (the ffmpeg is gone)
       hooks: {
         start: async (id) => {

@@ -23,7 +23,14 @@ export function processKey(id: string): string {
   return `p.${encodeId(id)}`;
 }
 
+
+/** The id of a key `<prefix>.<encoded id>`; undefined for any other key. */
+export function keyId(prefix: string, key: string): string | undefined {
+  const token = key.slice(prefix.length + 1);
+  return key.startsWith(`${prefix}.`) && /^[A-Za-z0-9_-]+$/.test(token) ? decodeId(token) : undefined;
+}
+
 /** The process id of a key `processKey` made; undefined for any other key. */
 export function idOfKey(key: string): string | undefined {
-  return key.startsWith('p.') && /^[A-Za-z0-9_-]+$/.test(key.slice(2)) ? decodeId(key.slice(2)) : undefined;
+  return keyId('p', key);
 }

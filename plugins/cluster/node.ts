@@ -17,6 +17,8 @@ export interface NodeDeps {
   hooks: RunHooks;
   /** The engine wiring's side of the shared process store (`replica.ts`); none in building-block tests. */
   sync?: StoreSync;
+  /** IAM's users shared in `core_users` (`users.ts`); none without the iam plugin. */
+  users?: { tick(kv: Buckets['users']): Promise<void>; restart(): void };
   /** Stream names this node serves to the other nodes (`relay.ts`), announced with it; none without a stream table. */
   streams?(): string[];
   /** An announcement (or a node's removal) arrived: the relay compares the names the others serve. */
@@ -87,7 +89,7 @@ export class ClusterNode {
 
   #onLink(connected: boolean): void {
     // the old watcher's consumer may be gone with the server: start a fresh one and re-announce now
-    if (connected) { this.#nodes.stop(); this.#coordinator?.restart(); if (this.#apiAddress) this.#kick(); }
+    if (connected) { this.#nodes.stop(); this.#coordinator?.restart(); this.#deps.users?.restart(); if (this.#apiAddress) this.#kick(); }
   }
 
   #kick(): void {
@@ -120,6 +122,7 @@ export class ClusterNode {
         this.#deps.log.warn({ node: this.id }, 'cluster: restarting stalled watchers');
         this.#nodes.stop();
         this.#coordinator?.restart();
+        this.#deps.users?.restart();
       }
       if (!this.#nodes.watching) await this.#nodes.start(b.nodes);
       await b.nodes.put(this.id, JSON.stringify(this.#info()));
@@ -136,6 +139,7 @@ export class ClusterNode {
     this.#coordinating ??= this.#coordinator.tick()
       .catch((err) => this.#link.fail('placement', err))
       .finally(() => { this.#coordinating = undefined; });
+    await this.#deps.users?.tick(b.users).catch((err) => this.#link.fail('sharing the IAM users', err));
   }
 
   /** `cluster.node.joined` / `left` for the changes of the live view since the last tick. */
@@ -168,6 +172,7 @@ export class ClusterNode {
     await this.#coordinating;
     this.#nodes.stop();
     await this.#coordinator?.stop();
+    this.#deps.users?.restart();
     const b = this.#link.buckets;
     if (b) {
       // a graceful leave: the others need not wait for ttl to take the lease or drop this node

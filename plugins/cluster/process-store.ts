@@ -1,6 +1,5 @@
-import type { KV, KvEntry, QueuedIterator } from 'nats';
-import { clusterErrors, isWrongRevision } from './errors.ts';
-import { idOfKey, processKey } from './keys.ts';
+import type { KV } from 'nats';
+import { KvTable, type Revised } from './kv-table.ts';
 
 /** A process as the cluster shares it in `core_processes`: config, metadata and desired order. */
 export interface SharedProcess {
@@ -26,136 +25,48 @@ export type ProcessChange =
   | { type: 'delete'; id: string; revision: number };
 
 /**
- * The shared process table (no HTTP here). Every write is a compare-and-swap: `create` for a new
- * id, `update` with the revision the caller read; losing a race throws `clusterErrors.conflict`
- * (409, `CLUSTER_CONFLICT`) instead of overwriting another node's change. `watch` keeps an
- * in-memory view (current values first, then every change) and calls back per change.
+ * The shared process table (no HTTP here), a `KvTable` of `p.` keys: every write is a
+ * compare-and-swap: `create` for a new id, `update` with the revision the caller read; losing a
+ * race throws `clusterErrors.conflict` (409, `CLUSTER_CONFLICT`) instead of overwriting another
+ * node's change. `watch` keeps an in-memory view (current values first, then every change) and
+ * calls back per change.
  */
 export class ProcessStore {
-  #kv: KV;
-  #view = new Map<string, Versioned>();
-  #iter: QueuedIterator<KvEntry> | undefined;
-  #ready = false;
-  #starting = false;
-  /** Bumped by every start and stop: a start that a stop overtook drops its watcher. */
-  #gen = 0;
+  readonly #t: KvTable<SharedProcess>;
 
-  constructor(kv: KV) { this.#kv = kv; }
+  constructor(kv: KV) { this.#t = new KvTable<SharedProcess>(kv, 'p', 'process'); }
 
   async get(id: string): Promise<Versioned | undefined> {
-    const e = await this.#kv.get(processKey(id));
-    return e && e.operation === 'PUT' ? { process: e.json<SharedProcess>(), revision: e.revision } : undefined;
+    return versioned(await this.#t.get(id));
   }
 
   /** Adds a process; a conflict when the id exists. Returns the new revision. */
-  async create(p: SharedProcess): Promise<number> {
-    return this.#cas(p.id, () => this.#kv.create(processKey(p.id), JSON.stringify(p)));
-  }
+  create(p: SharedProcess): Promise<number> { return this.#t.create(p.id, p); }
 
   /** Replaces a process read at `revision`; a conflict when it changed (or went) since. */
-  async update(p: SharedProcess, revision: number): Promise<number> {
-    return this.#cas(p.id, () => this.#kv.update(processKey(p.id), JSON.stringify(p), revision));
-  }
+  update(p: SharedProcess, revision: number): Promise<number> { return this.#t.update(p.id, p, revision); }
 
   /** Deletes a process; with `revision`, only if unchanged since it was read at it. */
-  async delete(id: string, revision?: number): Promise<void> {
-    const opts = revision === undefined ? undefined : { previousSeq: revision };
-    await this.#cas(id, () => this.#kv.delete(processKey(id), opts));
-  }
-
-  async #cas<T>(id: string, op: () => Promise<T>): Promise<T> {
-    try {
-      return await op();
-    } catch (err) {
-      if (isWrongRevision(err)) throw clusterErrors.conflict(`process ${id}`);
-      throw err;
-    }
-  }
+  delete(id: string, revision?: number): Promise<void> { return this.#t.delete(id, revision); }
 
   /** The view the watcher keeps, by id (empty before `watch`). */
-  list(): Versioned[] { return [...this.#view.values()]; }
-  find(id: string): Versioned | undefined { return this.#view.get(id); }
+  list(): Versioned[] { return this.#t.list().map((r) => versioned(r)!); }
+  find(id: string): Versioned | undefined { return versioned(this.#t.find(id)); }
 
   /**
    * Starts (or restarts, e.g. after a reconnect) the watcher; resolves once the current values
    * are in the view. A restart reports only what changed relative to the view it had.
    */
-  async watch(onChange: (c: ProcessChange) => void = () => {}): Promise<void> {
-    this.stop();
-    const gen = ++this.#gen;
-    this.#starting = true;
-    let ready!: () => void;
-    const initialized = new Promise<void>((r) => { ready = r; });
-    const seen = new Set<string>();
-    let initial = true;
-    const finish = (): void => {
-      if (!initial) return;
-      initial = false;
-      this.#ready = true;
-      // a key gone while no watcher ran: the restart's initial values lack it
-      for (const id of [...this.#view.keys()]) if (!seen.has(id)) { this.#view.delete(id); onChange({ type: 'delete', id, revision: Number.MAX_SAFE_INTEGER }); }
-      ready();
-    };
-    // the client signals "initialized" either in order within the stream of entries, or (when they
-    // all arrived before the subscription returned) at once, before this loop consumed them: then
-    // the entries queued at that moment are the current values
-    let early = false;
-    let inWatch = true;
-    let it: QueuedIterator<KvEntry>;
-    try {
-      it = await this.#kv.watch({ key: 'p.>', initializedFn: () => { if (inWatch) early = true; else finish(); } });
-    } catch (err) {
-      if (gen === this.#gen) this.#starting = false;
-      throw err;
-    } finally {
-      inWatch = false;
-    }
-    if (gen !== this.#gen) { it.stop(); return; }
-    this.#iter = it;
-    this.#starting = false;
-    let remaining = early ? it.getPending() : Infinity;
-    if (remaining === 0) finish();
-    void (async () => {
-      try {
-        for await (const e of it) {
-          const id = idOfKey(e.key);
-          if (id !== undefined) {
-            if (initial) seen.add(id);
-            this.#apply(id, e, onChange);
-          }
-          if (--remaining === 0) finish();
-        }
-      } catch { /* a broken watcher is restarted by its owner */ } finally {
-        if (this.#iter === it) { this.#iter = undefined; this.#ready = false; }
-        ready();
-      }
-    })();
-    await initialized;
+  watch(onChange: (c: ProcessChange) => void = () => {}): Promise<void> {
+    return this.#t.watch((c) => onChange(c.type === 'delete' ? c : { type: c.type, process: c.value, revision: c.revision }));
   }
 
   /** A watcher runs or is being started. */
-  get watching(): boolean { return this.#starting || this.#iter !== undefined; }
+  get watching(): boolean { return this.#t.watching; }
   /** True once the watcher delivered the current values: before that the view may lack processes. */
-  get ready(): boolean { return this.#ready && this.#iter !== undefined; }
+  get ready(): boolean { return this.#t.ready; }
 
-  #apply(id: string, e: KvEntry, onChange: (c: ProcessChange) => void): void {
-    const had = this.#view.get(id);
-    if (e.operation !== 'PUT') {
-      if (had) { this.#view.delete(id); onChange({ type: 'delete', id, revision: e.revision }); }
-      return;
-    }
-    if (had && had.revision === e.revision) return;
-    let process: SharedProcess;
-    try { process = e.json<SharedProcess>(); } catch { return; }
-    this.#view.set(id, { process, revision: e.revision });
-    onChange({ type: had ? 'update' : 'add', process, revision: e.revision });
-  }
-
-  stop(): void {
-    this.#gen++;
-    this.#starting = false;
-    this.#ready = false;
-    this.#iter?.stop();
-    this.#iter = undefined;
-  }
+  stop(): void { this.#t.stop(); }
 }
+
+const versioned = (r: Revised<SharedProcess> | undefined): Versioned | undefined => (r ? { process: r.value, revision: r.revision } : undefined);

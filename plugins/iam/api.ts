@@ -44,3 +44,52 @@ export interface IamAccess {
  * deps: { iam: optional(iamAccessRef) }
  */
 export const iamAccessRef = createServiceRef<IamAccess>('iam.access');
+
+/**
+ * A user in its stored form (secrets hashed) as nodes share it: its name and fields only iam
+ * reads. Whoever shares users keeps it as it is.
+ */
+export interface IamRecord { readonly name: string; readonly [field: string]: unknown }
+
+/** A change the IAM routes made, about to be acknowledged. */
+export type IamWrite =
+  /** `created`: the name must be new in the shared store; `previousName` when a PUT renamed the user. */
+  | { kind: 'put'; record: IamRecord; created?: boolean; previousName?: string }
+  | { kind: 'delete'; name: string };
+
+/** What a plugin that shares the users between nodes gives iam (`attach`). */
+export interface IamReplication {
+  /**
+   * Called before a change is acknowledged and before users.json is written: the shared store
+   * takes it, or the call throws an ApiError (e.g. 409 when another node made the name first)
+   * and nothing changes here.
+   */
+  write(change: IamWrite): Promise<void>;
+}
+
+/**
+ * iam's side of sharing the users between nodes (provided when `iam.enable`; used by the cluster
+ * plugin). Without an attached replication users.json is the store, as on a single node.
+ *
+ * @example
+ * deps: { iam: optional(iamReplicaRef) },
+ * setup(ctx) { ctx.deps.iam?.attach({ write: (c) => store.write(c) }); }
+ */
+export interface IamReplicaService {
+  /** From now on every change of the IAM routes goes through `r.write` first. One at most. */
+  attach(r: IamReplication): void;
+  /** Every user in its stored form, `$anon` too (to import a node's users.json). */
+  records(): IamRecord[];
+  /** A user as the shared store has it: added, or put in place of the one of that name. */
+  apply(record: IamRecord): Promise<void>;
+  /** A user the shared store no longer has (never `$anon`). */
+  drop(name: string): Promise<void>;
+}
+
+/**
+ * IAM's users as they are shared between nodes (provided when `iam.enable`).
+ *
+ * @example
+ * deps: { iam: optional(iamReplicaRef) }
+ */
+export const iamReplicaRef = createServiceRef<IamReplicaService>('iam.replica');

@@ -1,5 +1,5 @@
 import { definePlugin, httpHooksRef, loginValidatorsRef, processesRef } from '../../sdk/index.ts';
-import { iamAccessRef } from './api.ts';
+import { iamAccessRef, iamReplicaRef } from './api.ts';
 import { IamConfig } from './schema.ts';
 
 /**
@@ -16,7 +16,7 @@ export default definePlugin({
   configSchema: IamConfig,
   reads: ['api'],
   deps: { processes: processesRef },
-  provides: [iamAccessRef, loginValidatorsRef],
+  provides: [iamAccessRef, iamReplicaRef, loginValidatorsRef],
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;
@@ -26,6 +26,8 @@ export default definePlugin({
     const reserved = new Set(admin ? [admin] : []);
     const users = new Users({ doc, maxUsers: cfg.max_users, maxPolicies: cfg.max_policies, reserved });
     iamRoutes(ctx.http, users);
+    // the cluster plugin shares the users between nodes through this (users.ts: write first, apply)
+    ctx.provide(iamReplicaRef, users);
     // the auth plugin asks both: who logs in (POST /api/login), what an IAM user's token may do
     const access = new IamApiAccess(users, ctx.deps.processes);
     ctx.provide(iamAccessRef, access);

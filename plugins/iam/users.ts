@@ -1,4 +1,5 @@
 import type { StateDocument } from '../../sdk/index.ts';
+import type { IamRecord, IamReplicaService, IamReplication } from './api.ts';
 import { iamErrors } from './errors.ts';
 import { NO_DOMAIN, PolicyError, PolicyIndex, type Policy } from './policy.ts';
 import { ANON, NAME_PATTERN, type IamPolicy, type IamUser, type IamUserUpdate } from './schema.ts';
@@ -88,8 +89,10 @@ function normalize(list: readonly IamPolicy[]): Policy[] {
   return list.map((p) => ({ domain: p.domain === undefined || p.domain === '' ? NO_DOMAIN : p.domain, types: p.types.map((t) => t.toLowerCase()), resource: p.resource, actions: [...p.actions] }));
 }
 
-export class Users {
+export class Users implements IamReplicaService {
   readonly #o: UsersOptions;
+  /** The shared store's side (the cluster plugin): every change is written there first. */
+  #replication: IamReplication | undefined;
   readonly index = new PolicyIndex();
   /** Users by name; dropped whenever the list changes (every change sets or deletes in `index` too). */
   #byName: Map<string, StoredUser> | undefined;
@@ -130,11 +133,8 @@ export class Users {
     // another request may have taken the name or the last place while the password was hashed
     this.#nameFree(body.name);
     if (this.#o.doc.data.users.filter((x) => x.name !== ANON).length >= this.#o.maxUsers) throw iamErrors.limit(this.#o.maxUsers);
-    await this.#o.doc.commit(() => {
-      this.#o.doc.data.users.push(u);
-      this.#indexSet(u);
-      return () => { this.#drop(u.name); };
-    });
+    await this.#replication?.write({ kind: 'put', record: record(u), created: true });
+    await this.#place(u, [u.name]);
     return view(u);
   }
 
@@ -162,19 +162,35 @@ export class Users {
   async remove(name: string): Promise<void> {
     const old = this.#find(name);
     if (old.name === ANON) throw iamErrors.reserved(ANON);
-    await this.#o.doc.commit(() => {
-      this.#drop(name);
-      return () => { this.#o.doc.data.users.push(old); this.#indexSet(old); };
-    });
+    await this.#replication?.write({ kind: 'delete', name });
+    await this.#place(undefined, [name]);
+  }
+
+  attach(r: IamReplication): void {
+    if (this.#replication) throw new Error('iam: the users are shared by one replication at most');
+    this.#replication = r;
+  }
+
+  records(): IamRecord[] {
+    return this.#o.doc.data.users.map((u) => record(structuredClone(u)));
+  }
+
+  /** A user from the shared store (its own writes come back too: a user as stored already is left alone). */
+  async apply(r: IamRecord): Promise<void> {
+    const u = parseUsers({ users: [r] }, 'the shared user').users[0]!;
+    if (u.name !== ANON && this.#o.reserved.has(u.name)) throw new Error(`the shared user '${u.name}' is this node's config file API user: not taken`);
+    new PolicyIndex([u]);
+    const had = this.stored(u.name);
+    if (had && JSON.stringify(had) === JSON.stringify(u)) return;
+    await this.#place(u, [u.name]);
+  }
+
+  async drop(name: string): Promise<void> {
+    if (name !== ANON && this.stored(name)) await this.#place(undefined, [name]);
   }
 
   #indexSet(u: StoredUser): void {
     this.index.set(u);
-    this.#byName = undefined;
-  }
-
-  #indexDelete(name: string): void {
-    this.index.delete(name);
     this.#byName = undefined;
   }
 
@@ -190,11 +206,34 @@ export class Users {
     if (this.#o.doc.data.users.some((u) => u.name === name)) throw iamErrors.exists(name);
   }
 
-  #drop(name: string): void {
-    const users = this.#o.doc.data.users;
-    const i = users.findIndex((u) => u.name === name);
-    if (i >= 0) users.splice(i, 1);
-    this.#indexDelete(name);
+  /**
+   * The users named `names` replaced by `u` (in the first one's place), or removed; saved, and
+   * undone when the write fails. By name, not by object: the shared store's watcher may have put
+   * the same change in place meanwhile.
+   */
+  async #place(u: StoredUser | undefined, names: readonly string[]): Promise<void> {
+    const touched = new Set(names);
+    if (u) touched.add(u.name);
+    await this.#o.doc.commit(() => {
+      const users = this.#o.doc.data.users;
+      const before = users.slice();
+      const at = users.findIndex((x) => touched.has(x.name));
+      const kept = users.filter((x) => !touched.has(x.name));
+      if (u) kept.splice(at < 0 ? kept.length : at, 0, u);
+      users.splice(0, users.length, ...kept);
+      this.#reindex(touched);
+      return () => { users.splice(0, users.length, ...before); this.#reindex(touched); };
+    });
+  }
+
+  #reindex(names: ReadonlySet<string>): void {
+    this.#byName = undefined;
+    for (const name of names) {
+      const u = this.stored(name);
+      if (u) this.index.set(u);
+      else this.index.delete(name);
+    }
+    this.#byName = undefined;
   }
 
   async #replace(old: StoredUser, u: StoredUser): Promise<void> {
@@ -202,17 +241,8 @@ export class Users {
     if (!this.#o.doc.data.users.includes(old)) throw iamErrors.notFound(old.name);
     if (u.name !== old.name) this.#nameFree(u.name);
     u.updated_at = now();
-    await this.#o.doc.commit(() => {
-      const users = this.#o.doc.data.users;
-      users[users.indexOf(old)] = u;
-      if (u.name !== old.name) this.#indexDelete(old.name);
-      this.#indexSet(u);
-      return () => {
-        users[users.indexOf(u)] = old;
-        if (u.name !== old.name) this.#indexDelete(u.name);
-        this.#indexSet(old);
-      };
-    });
+    await this.#replication?.write({ kind: 'put', record: record(u), ...(u.name !== old.name ? { previousName: old.name } : {}) });
+    await this.#place(u, [old.name, u.name]);
   }
 
   /** The fields of `b` applied to `u` (secrets hashed, "" keeping the stored one); checked first. */
@@ -264,6 +294,9 @@ function keys(given: readonly string[], stored: readonly string[], field: string
     return stored[i]!;
   });
 }
+
+/** A stored user as the shared store keeps it. */
+const record = (u: StoredUser): IamRecord => u as unknown as IamRecord;
 
 /** A user as answered: every secret "". */
 export function view(u: StoredUser): IamUser {
