@@ -10,13 +10,13 @@ import type { Users } from './users.ts';
  * `POST /api/login` with the user's name and password (`auth.api.userpass`), checked against its
  * scrypt hash, gives tokens for the subject `iam:<name>`; failures are slowed per user here (the
  * auth plugin slows them per address). A request with such a token: its user must still exist
- * with its login on (401 otherwise: a deleted user's tokens die with it); a superuser may all; the
- * IAM routes are the superusers' (403: no user raises its own rights); anything else needs an
- * `api` policy for the request's method on its path (in the domain of `?domain=`, `$none`
+ * with its login on (401 otherwise: a deleted user's tokens die with it); a superuser may all;
+ * anything else needs an `api` policy for the request's method on its path (in the domain of `?domain=`, `$none`
  * without), and a path that is not canonical (`//`, `.` or `..` segments, encoded `/`, `.` or `\`)
  * is refused before any policy is asked. A route of one process (`/api/v3/process/<id>...`, the
  * plugins' too) needs a `process` policy as well: `read` for GET and HEAD, `command` for its
- * command, `write` otherwise, in the process's domain. The list and a create ask `processAccess`
+ * command, `write` otherwise, in the process's domain; a route of one user an `iam` policy for
+ * its name (the IAM routes check the rest: delegate.ts). The list and a create ask `processAccess`
  * (the core filters and refuses). GraphQL and the event stream answer about every process and
  * filter nothing yet: they are the superusers'.
  */
@@ -27,7 +27,8 @@ const gone = () => new ApiError(401, 'Unauthorized', ['Missing or invalid JWT to
 const NOT_CANONICAL = /\/\/|\/\.\.?(\/|$)|%2f|%2e|%5c|\\/i;
 const ONE_PROCESS = /^\/api\/v3\/process\/([^/]+)(\/.*)?$/;
 /** Routes that answer about every process and filter nothing by policy yet: the superusers'. */
-const SUPERUSERS_ONLY = /^\/api\/(v3\/iam(\/|$)|graph(\/|$)|v3\/events\/)/;
+const SUPERUSERS_ONLY = /^\/api\/(graph(\/|$)|v3\/events\/)/;
+const ONE_USER = /^\/api\/v3\/iam\/user\/([^/]+)(\/policy)?$/;
 const PLAYERS = ['rtmp', 'srt', 'webrtc', 'hls'] as const;
 
 export class IamApiAccess implements IamAccess {
@@ -99,9 +100,24 @@ export class IamApiAccess implements IamAccess {
     if (SUPERUSERS_ONLY.test(path)) return forbidden(`${path.slice(0, 40)} is the superusers'`);
     const domain = domainOf(r);
     if (!this.#users.index.allowed({ user: name, type: 'api', resource: path, action, domain })) return forbidden(`no policy allows ${action} ${path.slice(0, 200)}`);
+    const user = ONE_USER.exec(path);
+    if (user) return this.#oneUser(name, user[1]!, action, domain);
     const one = ONE_PROCESS.exec(path);
     if (!one) return undefined;
     return this.#oneProcess(name, one[1]!, one[2] ?? '', action, domain);
+  }
+
+  /** A route of one user: an `iam` policy for its name (`read` for GET and HEAD, `write` otherwise); the routes check the rest (delegate.ts). */
+  #oneUser(caller: string, raw: string, method: string, domain: string | undefined): ApiError | undefined {
+    let target: string;
+    try {
+      target = decodeURIComponent(raw);
+    } catch {
+      return forbidden('a user name that does not decode');
+    }
+    const action = method === 'GET' ? 'read' : 'write';
+    if (this.#users.index.allowed({ user: caller, type: 'iam', resource: target, action, domain: domain || NO_DOMAIN })) return undefined;
+    return forbidden(`no iam policy allows ${action} of user ${target.slice(0, 64)}`);
   }
 
   /** A route of one process: a `process` policy for its id in its domain (a missing process: the asked domain). */

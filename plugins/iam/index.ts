@@ -20,12 +20,12 @@ export default definePlugin({
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;
-    const [{ Users, parseUsers }, { iamRoutes }, { IamApiAccess, iamLogin }] = await Promise.all([import('./users.ts'), import('./routes.ts'), import('./access.ts')]);
+    const [{ Users, parseUsers }, { iamRoutes }, { IamApiAccess, iamLogin }, { Delegation }] = await Promise.all([import('./users.ts'), import('./routes.ts'), import('./access.ts'), import('./delegate.ts')]);
     const doc = await ctx.state.open<import('./users.ts').UsersDoc>('users', { init: () => ({ users: [] }), parse: parseUsers });
     const admin = ctx.sections.api.auth.username;
     const reserved = new Set(admin ? [admin] : []);
     const users = new Users({ doc, maxUsers: cfg.max_users, maxPolicies: cfg.max_policies, reserved });
-    iamRoutes(ctx.http, users);
+    iamRoutes(ctx.http, users, new Delegation(users));
     // the cluster plugin shares the users between nodes through this (users.ts: write first, apply)
     ctx.provide(iamReplicaRef, users);
     // the auth plugin asks both: who logs in (POST /api/login), what an IAM user's token may do
