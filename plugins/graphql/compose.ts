@@ -1,6 +1,7 @@
 import { buildSchema, type GraphQLSchema } from 'graphql';
 import { BootError } from '../../sdk/index.ts';
 import { type GraphqlContribution } from './api.ts';
+import type { FieldGuard, GuardContext } from './guard.ts';
 import { untrack, type TraceContext } from './result-cache.ts';
 import { scalarResolvers } from './scalars.ts';
 import { BASE_SDL } from './schema.ts';
@@ -25,6 +26,22 @@ function untracked(fn: Fn, ctxAt: number): Fn {
   };
 }
 
+/** A vendor's resolvers with its Query and Mutation fields guarded. */
+function vendorRoots(from: GraphqlContribution['resolvers'], guard: FieldGuard): GraphqlContribution['resolvers'] {
+  const out: Record<string, Record<string, Fn>> = {};
+  for (const [type, fields] of Object.entries(from ?? {})) {
+    out[type] = { ...(fields as Record<string, Fn>) };
+    if (type !== 'Query' && type !== 'Mutation') continue;
+    for (const [field, fn] of Object.entries(fields as Record<string, Fn>)) {
+      out[type][field] = (...args: unknown[]) => {
+        guard.check((args[2] ?? {}) as GuardContext, 'POST', `/api/graph/query/${field}`);
+        return fn(...args);
+      };
+    }
+  }
+  return out;
+}
+
 /** What mercurius is registered with: one schema, its resolvers and loaders. */
 export interface ComposedSchema {
   schema: GraphQLSchema;
@@ -38,7 +55,7 @@ const pong = () => 'pong';
  * The base schema extended by every contribution, checked at boot: a type declared twice, an
  * extension of an unknown type, or a field two contributions resolve stops the boot naming them.
  */
-export function composeSchema(contributions: readonly TrackedContribution[]): ComposedSchema {
+export function composeSchema(contributions: readonly TrackedContribution[], guard?: FieldGuard): ComposedSchema {
   const resolvers: FieldMap = { Query: { ping: pong }, Mutation: { ping: pong }, ...scalarResolvers };
   const loaders: FieldMap = {};
   const owners = new Map<string, string>([['Query.ping', 'graphql'], ['Mutation.ping', 'graphql']]);
@@ -54,7 +71,9 @@ export function composeSchema(contributions: readonly TrackedContribution[]): Co
     }
   };
   for (const c of contributions) {
-    add(resolvers, c.resolvers, c.name, c.tracked ? undefined : (fn) => untracked(fn, 2));
+    // a vendor's root field is asked as POST /api/graph/query/<field> for an IAM user (guard.ts)
+    const root = c.name === 'graphql' || !guard ? undefined : vendorRoots(c.resolvers, guard);
+    add(resolvers, root ?? c.resolvers, c.name, c.tracked ? undefined : (fn) => untracked(fn, 2));
     add(loaders, c.loaders, c.name, c.tracked ? undefined : (fn) => untracked(fn, 1));
   }
   let schema: GraphQLSchema;

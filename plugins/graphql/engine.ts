@@ -31,7 +31,7 @@ export interface GraphEngine {
  * mercurius' `reply.graphql` does, with the route's reply passed in the context as it would be.
  */
 export async function startEngine(services: FieldDeps, contributions: readonly GraphqlContribution[]): Promise<GraphEngine> {
-  const composed = composeSchema([...referenceFields(services), ...contributions]);
+  const composed = composeSchema([...referenceFields(services), ...contributions], services.guard);
   const inner = Fastify({ logger: false });
   await inner.register(mercurius, {
     schema: composed.schema,

@@ -4,6 +4,7 @@ import type { MetricsQueryService } from '../metrics/api.ts';
 import type { PlayoutService } from '../playout/api.ts';
 import type { TrackedContribution } from './compose.ts';
 import { graphqlErrors } from './errors.ts';
+import { segment, type FieldGuard, type GuardContext } from './guard.ts';
 import { ProcessMapper, graphProbe } from './process-map.ts';
 import { PROCESS_SDL } from './process-schema.ts';
 import { ABOUT_SDL, METRICS_SDL, PLAYOUT_SDL } from './schema.ts';
@@ -19,6 +20,8 @@ export interface FieldDeps {
   metrics: MetricsQueryService | undefined;
   /** Absent when the playout plugin is not loaded. */
   playout: PlayoutService | undefined;
+  /** What an IAM user may see (guard.ts); none: everyone who may query sees all. */
+  guard?: FieldGuard;
 }
 
 type MetricsArgs = {
@@ -35,6 +38,8 @@ function stringLabels(labels: Record<string, unknown> | null | undefined): Recor
 /** The reference's fields (section 15) as contributions over the core's and plugins' services. */
 export function referenceFields(d: FieldDeps): TrackedContribution[] {
   const mapper = new ProcessMapper();
+  const check = (ctx: GuardContext, method: string, path: string) => d.guard?.check(ctx, method, path);
+  const one = (id: string, rest = '') => `/api/v3/process/${segment(id)}${rest}`;
   return [{
     name: 'graphql', typeDefs: ABOUT_SDL,
     resolvers: {
@@ -43,7 +48,10 @@ export function referenceFields(d: FieldDeps): TrackedContribution[] {
           const { auths: _auths, ...about } = d.about.about();
           return about;
         },
-        log: () => d.log.console(),
+        log: (_p: unknown, _a: unknown, ctx: GuardContext) => {
+          check(ctx, 'GET', '/api/v3/log');
+          return d.log.console();
+        },
       },
     },
   }, {
@@ -53,10 +61,13 @@ export function referenceFields(d: FieldDeps): TrackedContribution[] {
       Query: {
         // one read of every process from the REST views; idle ones come back converted already
         processes: (_p: unknown, _a: unknown, ctx: TraceContext, info: GraphQLResolveInfo) => {
+          check(ctx, 'GET', '/api/v3/process');
           const filter = partsFilter(info);
-          return track(ctx, () => d.processes.views(filter), sameItems).map((p) => mapper.process(p));
+          const all = track(ctx, () => d.processes.views(filter), sameItems);
+          return (d.guard ? all.filter((p) => d.guard!.reads(ctx, p.id)) : all).map((p) => mapper.process(p));
         },
         process: (_p: unknown, args: { id: string }, ctx: TraceContext, info: GraphQLResolveInfo) => {
+          check(ctx, 'GET', one(args.id));
           const filter = partsFilter(info);
           const p = track(ctx, () => d.processes.view(args.id, filter));
           if (!p) throw graphqlErrors.unknownProcess(args.id);
@@ -64,6 +75,7 @@ export function referenceFields(d: FieldDeps): TrackedContribution[] {
         },
         // a probe runs the encoder: never kept
         probe: async (_p: unknown, args: { id: string }, ctx: TraceContext) => {
+          check(ctx, 'GET', one(args.id, '/probe'));
           untrack(ctx);
           return graphProbe(await d.processes.probe(args.id));
         },
@@ -73,7 +85,8 @@ export function referenceFields(d: FieldDeps): TrackedContribution[] {
     name: 'graphql', typeDefs: METRICS_SDL,
     resolvers: {
       Query: {
-        metrics: (_p: unknown, { query: q }: MetricsArgs) => {
+        metrics: (_p: unknown, { query: q }: MetricsArgs, ctx: GuardContext) => {
+          check(ctx, 'POST', '/api/v3/metrics');
           // without the metrics plugin: the empty answer, as the reference gives without history
           if (!d.metrics) return { timerange_seconds: 0, interval_seconds: 0, metrics: [] };
           const r = d.metrics.query({
@@ -85,21 +98,28 @@ export function referenceFields(d: FieldDeps): TrackedContribution[] {
         },
       },
     },
-  }, {
+  }, playoutFields(d, check, one)];
+}
+
+/** `playoutStatus`, `playlistState`: the playout service's status, as its REST routes. */
+function playoutFields(d: FieldDeps, check: (ctx: GuardContext, method: string, path: string) => void, one: (id: string, rest?: string) => string): TrackedContribution {
+  return {
     name: 'graphql', typeDefs: PLAYOUT_SDL,
     resolvers: {
       Query: {
-        playoutStatus: async (_p: unknown, args: { id: string; input: string }) => {
+        playoutStatus: async (_p: unknown, args: { id: string; input: string }, ctx: GuardContext) => {
+          check(ctx, 'GET', one(args.id, `/playout/${segment(args.input)}/status`));
           if (!d.playout) throw graphqlErrors.playoutNotLoaded();
           const s = await d.playout.status(args.id, args.input);
           const io = (x: typeof s.input) => ({ ...x, state: x.state.toUpperCase() });
           return { ...s, input: io(s.input), output: io(s.output) };
         },
-        playlistState: (_p: unknown, args: { id: string; input: string }) => {
+        playlistState: (_p: unknown, args: { id: string; input: string }, ctx: GuardContext) => {
+          check(ctx, 'GET', one(args.id, `/playout/${segment(args.input)}/status`));
           if (!d.playout) throw graphqlErrors.playoutNotLoaded();
           return d.playout.playlist?.(args.id, args.input) ?? null;
         },
       },
     },
-  }];
+  };
 }

@@ -1,5 +1,6 @@
-import { aboutRef, appLogRef, definePlugin, optional, processesRef } from '../../sdk/index.ts';
+import { aboutRef, appLogRef, definePlugin, httpHooksRef, optional, processesRef } from '../../sdk/index.ts';
 import { graphqlSchemaRef } from './api.ts';
+import { iamAccessRef } from '../iam/api.ts';
 import { metricsQueryRef } from '../metrics/api.ts';
 import { playoutRef } from '../playout/api.ts';
 
@@ -18,11 +19,15 @@ export default definePlugin({
     log: appLogRef,
     metrics: optional(metricsQueryRef),
     playout: optional(playoutRef),
+    iam: optional(iamAccessRef),
   },
   async setup(ctx) {
-    const { contributions, processes, about, log, metrics, playout } = ctx.deps;
+    const { contributions, processes, about, log, metrics, playout, iam } = ctx.deps;
     // the routes load only here (the core reads every built-in's definition); mercurius and graphql at the first query
-    const { mountGraphql } = await import('./mount.ts');
-    await mountGraphql(ctx.http, { processes, about, log, metrics, playout }, contributions);
+    const [{ mountGraphql }, { fieldGuard }] = await Promise.all([import('./mount.ts'), import('./guard.ts')]);
+    // an IAM user sees what the fields' REST twins would show it (guard.ts); the list as the core's
+    const hook = ctx.hooks.get(httpHooksRef).processAccess;
+    const guard = fieldGuard(iam, processes, (reply, q) => (hook.isUsed() ? hook.call(reply.request, q) : undefined));
+    await mountGraphql(ctx.http, { processes, about, log, metrics, playout, guard }, contributions);
   },
 });

@@ -24,7 +24,7 @@ export async function mountGraphql(http: HttpScope, services: FieldDeps, contrib
   // no built-in contributes (the reference's fields are this plugin's own); a vendor's is checked at boot
   if (contributions.length > 0) {
     const [{ composeSchema }, { referenceFields }] = await Promise.all([import('./compose.ts'), import('./fields.ts')]);
-    composeSchema([...referenceFields(services), ...contributions]);
+    composeSchema([...referenceFields(services), ...contributions], services.guard);
   }
   let engine: Promise<GraphEngine> | undefined;
   const load = (): Promise<GraphEngine> => {
@@ -35,5 +35,8 @@ export async function mountGraphql(http: HttpScope, services: FieldDeps, contrib
     return engine;
   };
   http.addHook('onClose', async () => { if (engine) await (await engine.catch(() => undefined))?.close(); });
-  graphRoutes(http, { bodyLimit: BODY_LIMIT, cache: new ResultCache(CACHE_BYTES), persisted: new PersistedQueries(PERSISTED_MAX), engine: load });
+  graphRoutes(http, {
+    bodyLimit: BODY_LIMIT, cache: new ResultCache(CACHE_BYTES), persisted: new PersistedQueries(PERSISTED_MAX), engine: load,
+    personal: (auth) => services.guard?.personal(auth) ?? false,
+  });
 }

@@ -36,6 +36,8 @@ export interface GraphRouteState {
   persisted: PersistedQueries;
   /** The engine, started by the first query (engine.ts). */
   engine: () => Promise<GraphEngine>;
+  /** Whether answers to this caller may differ from others' (an IAM user's: guard.ts): never kept. */
+  personal?: (auth: { user: string; via: string } | undefined) => boolean;
 }
 
 /**
@@ -44,7 +46,7 @@ export interface GraphRouteState {
  * (syntax, validation, depth, cost, bad variables) is 400 with `errors`, as the interface says
  * (the reference's original answered 422); a field that fails is 200 with `data` and `errors`.
  */
-export function graphRoutes(http: HttpScope, { bodyLimit, cache, persisted, engine }: GraphRouteState): void {
+export function graphRoutes(http: HttpScope, { bodyLimit, cache, persisted, engine, personal = () => false }: GraphRouteState): void {
   http.post('/api/graph/query', {
     // a query, even a mutation ping changes nothing: allowed with api.read_only
     config: { mutates: false },
@@ -67,16 +69,18 @@ export function graphRoutes(http: HttpScope, { bodyLimit, cache, persisted, engi
       return reply.code(resolved.error.message === 'PersistedQueryNotFound' ? 200 : 400).send({ data: null, errors: [resolved.error] });
     }
     const { query } = resolved;
-    // answers do not depend on who asks: the credential only decides whether one may ask
+    // answers depend on who asks only for an IAM user's token (its policies filter them): never
+    // kept then; for everyone else the credential only decides whether one may ask
+    const own = personal(req.auth);
     const key = `${operationName ?? ''}\0${JSON.stringify(variables ?? null)}\0${query}`;
-    const kept = cache.get(key);
+    const kept = own ? undefined : cache.get(key);
     if (kept !== undefined) return reply.code(200).type(JSON_TYPE).send(kept);
     const graph = await engine();
     try {
       const trace: CacheTrace = { deps: [], untracked: false };
       const result = await graph.run(query, { auth: req.auth, trace, reply }, variables ?? undefined, operationName ?? undefined);
       const body = JSON.stringify(result);
-      if (!result.errors) cache.set(key, trace, body);
+      if (!result.errors && !own) cache.set(key, trace, body);
       return reply.code(200).type(JSON_TYPE).send(body);
     } catch (err) {
       const errors = refused(err);

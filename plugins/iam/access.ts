@@ -17,8 +17,8 @@ import type { Users } from './users.ts';
  * plugins' too) needs a `process` policy as well: `read` for GET and HEAD, `command` for its
  * command, `write` otherwise, in the process's domain; a route of one user an `iam` policy for
  * its name (the IAM routes check the rest: delegate.ts). The list and a create ask `processAccess`
- * (the core filters and refuses). GraphQL and the event stream answer about every process and
- * filter nothing yet: they are the superusers'.
+ * (the core filters and refuses). GraphQL asks `mayApi` for each field's REST twin. The event
+ * stream's side routes answer about the whole service: they are the superusers'.
  */
 
 
@@ -26,8 +26,8 @@ const forbidden = (what: string) => new ApiError(403, 'Forbidden', [what], 'IAM_
 const gone = () => new ApiError(401, 'Unauthorized', ['Missing or invalid JWT token'], 'IAM_USER_GONE');
 const NOT_CANONICAL = /\/\/|\/\.\.?(\/|$)|%2f|%2e|%5c|\\/i;
 const ONE_PROCESS = /^\/api\/v3\/process\/([^/]+)(\/.*)?$/;
-/** Routes that answer about every process and filter nothing by policy yet: the superusers'. */
-const SUPERUSERS_ONLY = /^\/api\/(graph(\/|$)|v3\/events\/)/;
+/** Routes that answer about the whole service and filter nothing by policy: the superusers'. */
+const SUPERUSERS_ONLY = /^\/api\/v3\/events\//;
 const ONE_USER = /^\/api\/v3\/iam\/user\/([^/]+)(\/policy)?$/;
 const PLAYERS = ['rtmp', 'srt', 'webrtc', 'hls'] as const;
 
@@ -86,19 +86,21 @@ export class IamApiAccess implements IamAccess {
 
   authorizeApi(input: AuthorizeInput, subject: string): ApiError | undefined {
     if (input.access !== 'protected') return undefined;
+    const r = input.request;
+    const url = r.url;
+    const q = url.indexOf('?');
+    return this.mayApi(subject, r.method, q < 0 ? url : url.slice(0, q), domainOf(r));
+  }
+
+  mayApi(subject: string, method: string, path: string, domain?: string): ApiError | undefined {
     const name = subject.slice(IAM_SUBJECT.length);
     const u = this.#users.stored(name);
     if (!subject.startsWith(IAM_SUBJECT) || !u || !u.auth.api.userpass.enable) return gone();
     if (u.superuser) return undefined;
-    const r = input.request;
-    const url = r.url;
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
     // HEAD is a GET without the body (fastify answers it from the GET route)
-    const action = r.method === 'HEAD' ? 'GET' : r.method;
+    const action = method === 'HEAD' ? 'GET' : method;
     if (NOT_CANONICAL.test(path)) return forbidden(`${action} of a path that is not canonical`);
     if (SUPERUSERS_ONLY.test(path)) return forbidden(`${path.slice(0, 40)} is the superusers'`);
-    const domain = domainOf(r);
     if (!this.#users.index.allowed({ user: name, type: 'api', resource: path, action, domain })) return forbidden(`no policy allows ${action} ${path.slice(0, 200)}`);
     const user = ONE_USER.exec(path);
     if (user) return this.#oneUser(name, user[1]!, action, domain);

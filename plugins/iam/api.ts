@@ -18,6 +18,12 @@ export interface IamAccess {
    */
   authorizeApi(input: AuthorizeInput, subject: string): ApiError | undefined;
   /**
+   * The same decision for a request the caller did not send as such (GraphQL asks it for a
+   * field's REST twin: `GET /api/v3/log` for `log`): `path` without the query, `domain` as
+   * `?domain=` would give it.
+   */
+  mayApi(subject: string, method: string, path: string, domain?: string): ApiError | undefined;
+  /**
    * A stream client's key `<user>:<token>` (where the protocol's own token did not match): whether
    * the user has that token among `auth.services.token` and a policy of the protocol's type lets
    * it `action` the stream (its table name, `live/cam`). `reason` says why not (for the log).

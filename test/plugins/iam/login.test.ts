@@ -47,7 +47,7 @@ t.test('an IAM user\'s token opens what its api policies allow, nothing else', a
   t.equal((await as('GET', '/api/v3/config')).status, 403, 'a policy of another domain');
   t.equal((await as('GET', '/api/v3/config?domain=tv')).status, 200, 'in its domain');
   t.equal((await as('GET', '/api/v3/iam/user')).status, 403, 'the IAM routes need an api policy too');
-  t.equal((await as('POST', '/api/graph/query', { query: '{ processes { id } }' })).status, 403, 'GraphQL filters nothing yet: the superusers\'');
+  t.equal((await as('POST', '/api/graph/query', { query: '{ processes { id } }' })).status, 403, 'GraphQL needs an api policy for its route');
   t.equal((await as('PUT', '/api/v3/iam/user/viewer', { superuser: true })).status, 403, 'no user raises its own rights');
   for (const p of ['/api/v3/process/cam-1/../../config', '/api/v3/process/cam-1/%2e%2e/x', '/api/v3/process//cam-1/state', '/api/v3/process/cam-1%2Fstate']) {
     t.equal((await as('GET', p)).status, 403, `not canonical: ${p}`);
