@@ -57,10 +57,10 @@ export const aboutRef = createServiceRef<AboutService>('core.about');
  * setup(ctx) { ctx.http.get('/api/v3/vendor/log', async () => ctx.deps.log.console().slice(-10)); }
  */
 export interface AppLogService {
-  /** Console-formatted lines (reference 12.6), as `?format=console` (the default). */
-  console(): string[];
-  /** The events as objects (reference 5.17 `LogEvent`), as `?format=raw`. */
-  raw(): Record<string, unknown>[];
+  /** Console-formatted lines (reference 12.6), as `?format=console` (the default); `keep` picks events (their logged fields). */
+  console(keep?: (event: Readonly<Record<string, unknown>>) => boolean): string[];
+  /** The events as objects (reference 5.17 `LogEvent`), as `?format=raw`; `keep` as for `console`. */
+  raw(keep?: (event: Readonly<Record<string, unknown>>) => boolean): Record<string, unknown>[];
 }
 
 /**

@@ -113,6 +113,13 @@ export const httpHooksRef = createHooksRef('http', () => ({
    * `authorize` on their path.
    */
   processAccess: new SyncBailHook<[FastifyRequest, { id: string; domain: string; action: 'read' | 'write' | 'command' }], boolean | undefined>(['request', 'question']),
+  /**
+   * Whether the caller of `request` may see what the service says about a process or a stream
+   * (a log line, a metric series, a session naming it; `{}`: the service's own, naming neither):
+   * false hides it; undefined leaves it to the next tap (none: seen). The application log, the
+   * metrics query and the sessions lists ask it; an access plugin (iam) taps it for its users.
+   */
+  sees: new SyncBailHook<[FastifyRequest, { process?: string; stream?: string }], boolean | undefined>(['request', 'about']),
 }));
 
 /**

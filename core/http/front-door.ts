@@ -1,5 +1,5 @@
 import {
-  OPTIONAL_AUTH, PUBLIC, Type, aboutRef, appLogRef, loginValidatorsRef, type AboutInfo, type HttpScope, type LoginValidator,
+  OPTIONAL_AUTH, PUBLIC, Type, aboutRef, appLogRef, httpHooksRef, loginValidatorsRef, type AboutInfo, type HttpScope, type LoginValidator,
 } from '../../sdk/index.ts';
 import type { Kernel } from '../kernel/kernel.ts';
 import { buildInfo, goArch, loadBuildInfo } from './build-info.ts';
@@ -16,7 +16,8 @@ export function frontDoorRoutes(k: Kernel) {
   // git runs in the background while the service starts; the full About waits for it
   const build = loadBuildInfo();
   k.services.provide(aboutRef, { about });
-  k.services.provide(appLogRef, { console: () => k.ring.console(), raw: () => k.ring.raw() });
+  k.services.provide(appLogRef, { console: (keep) => k.ring.console(keep), raw: (keep) => k.ring.raw(keep) });
+  const sees = k.hooks.get(httpHooksRef).sees;
   return async (http: HttpScope) => {
     http.get('/ping', { config: PUBLIC, schema: { hide: true } }, async (_req, reply) => reply.type('text/plain; charset=utf-8').send('pong'));
 
@@ -38,7 +39,11 @@ export function frontDoorRoutes(k: Kernel) {
         summary: 'Application log', tags: ['v16.7.2'],
         querystring: Type.Object({ format: Type.Optional(Type.String()) }),
       },
-    }, async (req) => (req.query.format === 'raw' ? k.ring.raw() : k.ring.console()));
+    }, async (req) => {
+      // an access plugin's user sees the lines about what it may see (`httpHooksRef.sees`)
+      const keep = sees.isUsed() ? (e: Readonly<Record<string, unknown>>) => sees.call(req, { process: str(e.process), stream: str(e.stream) }) !== false : undefined;
+      return req.query.format === 'raw' ? k.ring.raw(keep) : k.ring.console(keep);
+    });
   };
 }
 
@@ -69,3 +74,5 @@ function authDescriptions(k: Kernel): string[] {
   const validators = k.services.resolve(loginValidatorsRef) as readonly LoginValidator[];
   return ['localjwt', ...validators.map((v) => v.name)];
 }
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

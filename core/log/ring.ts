@@ -34,11 +34,13 @@ export class LogRing extends Writable {
   }
 
   /** The events as objects (LogEvent): fields plus `ts`, `component`, `message`; no level. */
-  raw(): Record<string, unknown>[] {
+  raw(keep?: (event: Readonly<Record<string, unknown>>) => boolean): Record<string, unknown>[] {
     const out: Record<string, unknown>[] = [];
     for (const line of this.lines()) {
       try {
-        const { level: _l, time, msg, pid: _p, hostname: _h, ...rest } = JSON.parse(line) as Record<string, unknown>;
+        const e = JSON.parse(line) as Record<string, unknown>;
+        if (keep && !keep(e)) continue;
+        const { level: _l, time, msg, pid: _p, hostname: _h, ...rest } = e;
         out.push({ ts: new Date(Number(time)).toISOString(), ...rest, ...(msg ? { message: msg } : {}) });
       } catch { /* a torn line is skipped */ }
     }
@@ -46,11 +48,12 @@ export class LogRing extends Writable {
   }
 
   /** Console lines (reference 12.6), see consoleLine. */
-  console(): string[] {
+  console(keep?: (event: Readonly<Record<string, unknown>>) => boolean): string[] {
     const out: string[] = [];
     for (const line of this.lines()) {
       try {
-        out.push(consoleLine(JSON.parse(line) as Record<string, unknown>));
+        const e = JSON.parse(line) as Record<string, unknown>;
+        if (!keep || keep(e)) out.push(consoleLine(e));
       } catch { /* a torn line is skipped */ }
     }
     return out;

@@ -50,7 +50,8 @@ export function referenceFields(d: FieldDeps): TrackedContribution[] {
         },
         log: (_p: unknown, _a: unknown, ctx: GuardContext) => {
           check(ctx, 'GET', '/api/v3/log');
-          return d.log.console();
+          const g = d.guard;
+          return d.log.console(g && ((e) => g.sees(ctx, { process: str(e.process), stream: str(e.stream) })));
         },
       },
     },
@@ -94,12 +95,15 @@ export function referenceFields(d: FieldDeps): TrackedContribution[] {
             interval_sec: q.interval_seconds ?? 0,
             metrics: q.metrics.map((m) => ({ name: m.name, labels: stringLabels(m.labels) })),
           });
-          return { timerange_seconds: r.timerange_sec, interval_seconds: r.interval_sec, metrics: r.metrics };
+          const seen = d.guard ? r.metrics.filter((m) => d.guard!.sees(ctx, m.labels?.processid === undefined ? {} : { process: m.labels.processid })) : r.metrics;
+          return { timerange_seconds: r.timerange_sec, interval_seconds: r.interval_sec, metrics: seen };
         },
       },
     },
   }, playoutFields(d, check, one)];
 }
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** `playoutStatus`, `playlistState`: the playout service's status, as its REST routes. */
 function playoutFields(d: FieldDeps, check: (ctx: GuardContext, method: string, path: string) => void, one: (id: string, rest?: string) => string): TrackedContribution {

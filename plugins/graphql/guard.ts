@@ -19,19 +19,23 @@ export type GuardContext = GraphqlContext & { reply?: object };
 
 /** The processAccess hook as the core's list asks it (`httpHooksRef.processAccess`). */
 export type ProcessAccess = (reply: FastifyReply, q: { id: string; domain: string; action: 'read' }) => boolean | undefined;
+/** The sees hook as the log, metrics and sessions routes ask it (`httpHooksRef.sees`). */
+export type Sees = (reply: FastifyReply, about: { process?: string; stream?: string }) => boolean | undefined;
 
 export interface FieldGuard {
   /** Throws the refusal (an ApiError: the field's error keeps its status) when the caller may not `method path`. */
   check(ctx: GuardContext, method: string, path: string): void;
   /** Whether the caller may read process `id`, as the REST list decides. */
   reads(ctx: GuardContext, id: string): boolean;
+  /** Whether the caller sees a log line or a metric series about `about` (`{}`: the service's own), as the REST routes decide. */
+  sees(ctx: GuardContext, about: { process?: string; stream?: string }): boolean;
   /** Whether answers to this caller may differ from others' (never kept for another caller). */
   personal(auth: GraphqlContext['auth']): boolean;
 }
 
 const isIam = (auth: GraphqlContext['auth']): auth is { user: string; via: string } => auth?.user.startsWith(IAM_SUBJECT) === true;
 
-export function fieldGuard(iam: IamAccess | undefined, processes: ProcessesService, access: ProcessAccess | undefined): FieldGuard {
+export function fieldGuard(iam: IamAccess | undefined, processes: ProcessesService, access: ProcessAccess | undefined, sees?: Sees): FieldGuard {
   return {
     check(ctx, method, path) {
       if (!isIam(ctx.auth)) return;
@@ -42,6 +46,9 @@ export function fieldGuard(iam: IamAccess | undefined, processes: ProcessesServi
     reads(ctx, id) {
       if (!isIam(ctx.auth) || !access || !ctx.reply) return true;
       return access(ctx.reply as FastifyReply, { id, domain: processes.get(id)?.domain ?? '', action: 'read' }) !== false;
+    },
+    sees(ctx, about) {
+      return !isIam(ctx.auth) || !sees || !ctx.reply || sees(ctx.reply as FastifyReply, about) !== false;
     },
     personal: isIam,
   };

@@ -26,8 +26,9 @@ export default definePlugin({
     // the routes load only here (the core reads every built-in's definition); mercurius and graphql at the first query
     const [{ mountGraphql }, { fieldGuard }] = await Promise.all([import('./mount.ts'), import('./guard.ts')]);
     // an IAM user sees what the fields' REST twins would show it (guard.ts); the list as the core's
-    const hook = ctx.hooks.get(httpHooksRef).processAccess;
-    const guard = fieldGuard(iam, processes, (reply, q) => (hook.isUsed() ? hook.call(reply.request, q) : undefined));
+    const { processAccess: hook, sees } = ctx.hooks.get(httpHooksRef);
+    const guard = fieldGuard(iam, processes, (reply, q) => (hook.isUsed() ? hook.call(reply.request, q) : undefined),
+      (reply, about) => (sees.isUsed() ? sees.call(reply.request, about) : undefined));
     await mountGraphql(ctx.http, { processes, about, log, metrics, playout, guard }, contributions);
   },
 });

@@ -60,18 +60,27 @@ export class IamApiAccess implements IamAccess {
   }
 
   seesEvent(subject: string, event: { subject: Readonly<Record<string, string>> }): boolean {
+    return this.#sees(subject, event.subject);
+  }
+
+  /** `httpHooksRef.sees` (log lines, metric series, sessions): undefined for callers that are no IAM user's tokens. */
+  sees(request: FastifyRequest, about: { process?: string; stream?: string }): boolean | undefined {
+    const subject = request.auth?.user;
+    return subject?.startsWith(IAM_SUBJECT) ? this.#sees(subject, about) : undefined;
+  }
+
+  /** What is about a process it may read or a stream it may play (either); the service's own (naming neither): the superusers'. */
+  #sees(subject: string, about: { process?: string; stream?: string }): boolean {
     const name = subject.slice(IAM_SUBJECT.length);
     const u = subject.startsWith(IAM_SUBJECT) ? this.#users.stored(name) : undefined;
     if (!u) return false;
     if (u.superuser) return true;
-    const { process: id, stream } = event.subject;
+    const { process: id, stream } = about;
     const ix = this.#users.index;
-    if (id !== undefined) return ix.allowed({ user: name, type: 'process', resource: id, action: 'read', domain: this.#processes?.get(id)?.domain || NO_DOMAIN });
-    if (stream !== undefined) {
-      const s = stream.startsWith('/') ? stream.slice(1) : stream;
-      return PLAYERS.some((type) => ix.allowed({ user: name, type, resource: s, action: 'PLAY' }));
-    }
-    return false;
+    if (id !== undefined && ix.allowed({ user: name, type: 'process', resource: id, action: 'read', domain: this.#processes?.get(id)?.domain || NO_DOMAIN })) return true;
+    if (stream === undefined) return false;
+    const s = stream.startsWith('/') ? stream.slice(1) : stream;
+    return PLAYERS.some((type) => ix.allowed({ user: name, type, resource: s, action: 'PLAY' }));
   }
 
   /** `httpHooksRef.processAccess`: undefined for callers that are no IAM user's tokens. */

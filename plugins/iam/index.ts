@@ -32,6 +32,8 @@ export default definePlugin({
     const access = new IamApiAccess(users, ctx.deps.processes);
     ctx.provide(iamAccessRef, access);
     ctx.hooks.tap(httpHooksRef, 'processAccess', (request, q) => access.processAccess(request, q));
+    // the application log, metrics and sessions show a user what is about what it may see
+    ctx.hooks.tap(httpHooksRef, 'sees', (request, about) => access.sees(request, about));
     const login = iamLogin(users, reserved, { baseMs: cfg.fail_delay_ms, maxMs: cfg.fail_delay_max_ms });
     ctx.provide(loginValidatorsRef, login);
     ctx.onClose(() => login.close());

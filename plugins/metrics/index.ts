@@ -1,4 +1,4 @@
-import { definePlugin, filesystemsRef, processesRef } from '../../sdk/index.ts';
+import { definePlugin, filesystemsRef, httpHooksRef, processesRef } from '../../sdk/index.ts';
 import { metricCollectorsRef, metricsQueryRef, type MetricCollector } from './api.ts';
 import { MetricsConfig, validateMetrics } from './schema.ts';
 
@@ -36,7 +36,7 @@ export default definePlugin({
     const metrics = new MetricsService({ config: ctx.config, collectors, log: ctx.log });
     // the same query for POST /api/v3/metrics and for others (GraphQL `metrics`)
     ctx.provide(metricsQueryRef, { query: (q) => metrics.query(q) });
-    metricsRoutes(ctx.http, metrics);
+    metricsRoutes(ctx.http, metrics, ctx.hooks.get(httpHooksRef).sees);
     if (ctx.config.enable_prometheus) {
       const help = new Map(metrics.describe().map((d) => [d.name, d.description]));
       const { PrometheusExport } = await import('./prometheus.ts');

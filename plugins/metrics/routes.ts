@@ -1,10 +1,14 @@
-import { NETWORK, Type, type HttpScope } from '../../sdk/index.ts';
+import { NETWORK, Type, type HttpScope, type httpHooksRef } from '../../sdk/index.ts';
 import type { PrometheusExport } from './prometheus.ts';
 import { MetricsDescription, MetricsQuery, MetricsResponse } from './schema.ts';
 import type { MetricsService } from './service.ts';
 
-/** `GET` and `POST /api/v3/metrics` (reference 4.13, 12.3). */
-export function metricsRoutes(http: HttpScope, metrics: MetricsService): void {
+/**
+ * `GET` and `POST /api/v3/metrics` (reference 4.13, 12.3). An access plugin's user gets the series
+ * of what it may see (`httpHooksRef.sees`: a series with a `processid` label is about that
+ * process; one without is the service's own).
+ */
+export function metricsRoutes(http: HttpScope, metrics: MetricsService, sees?: ReturnType<(typeof httpHooksRef)['create']>['sees']): void {
   http.get('/api/v3/metrics', {
     schema: {
       summary: 'List all known metrics with their description and labels', tags: ['v16.10.0'],
@@ -19,7 +23,11 @@ export function metricsRoutes(http: HttpScope, metrics: MetricsService): void {
       summary: 'Query the collected metrics', tags: ['v16.7.2'],
       body: MetricsQuery, response: { 200: MetricsResponse },
     },
-  }, async (req) => metrics.query(req.body));
+  }, async (req) => {
+    const r = metrics.query(req.body);
+    if (!sees?.isUsed()) return r;
+    return { ...r, metrics: r.metrics.filter((m) => sees.call(req, m.labels?.processid === undefined ? {} : { process: m.labels.processid }) !== false) };
+  });
 }
 
 /** `GET /metrics` in the Prometheus text format (reference 4.16): no credential, the API's IP lists apply. */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { definePlugin, optional, eventsRef, fileDoorRef, filesystemsRef, processesRef, serverRef } from '../../sdk/index.ts';
+import { definePlugin, optional, eventsRef, fileDoorRef, filesystemsRef, httpHooksRef, processesRef, serverRef } from '../../sdk/index.ts';
 import { metricCollectorsRef } from '../metrics/api.ts';
 import { sessionsRef } from './api.ts';
 import { SessionsConfig, validateSessions } from './schema.ts';
@@ -23,7 +23,7 @@ export default definePlugin({
     const [{ sessionRoutes }, { SessionRegistry }] = await Promise.all([import('./routes.ts'), import('./registry.ts')]);
     if (!cfg.enable) {
       // the routes still answer, with empty summaries (reference 12.1): a registry without collectors
-      sessionRoutes(ctx.http, new SessionRegistry(cfg, undefined, ctx.log));
+      sessionRoutes(ctx.http, new SessionRegistry(cfg, undefined, ctx.log), ctx.hooks.get(httpHooksRef).sees);
       return;
     }
     const [{ tapHlsWritten }, { HlsViewers }, { tapIngest }, { tapFfmpeg }, { trackHttp }, { sessionMetrics }] = await Promise.all([
@@ -49,7 +49,7 @@ export default definePlugin({
 
     ctx.provide(sessionsRef, registry);
     ctx.provide(metricCollectorsRef, sessionMetrics(registry));
-    sessionRoutes(ctx.http, registry);
+    sessionRoutes(ctx.http, registry, ctx.hooks.get(httpHooksRef).sees);
     registry.start(() => pollIngest(), () => viewers.tick());
     // active sessions go to the history and the history to disk while the others still run
     ctx.onShutdown(() => registry.stop());
