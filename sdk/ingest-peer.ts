@@ -21,7 +21,8 @@ export abstract class IngestPeerBase implements IngestPeer {
   /** Takes the fields of `f` alone (it may be a whole peer or carry more). */
   constructor(f: IngestPeerFields) {
     const token = f.token === undefined ? {} : { token: f.token };
-    Object.assign(this, { id: f.id, protocol: f.protocol, stream: f.stream, remote: f.remote }, token, { params: f.params });
+    const key = f.key === undefined ? {} : { key: f.key };
+    Object.assign(this, { id: f.id, protocol: f.protocol, stream: f.stream, remote: f.remote }, token, key, { params: f.params });
   }
 
   abstract traffic(): IngestTraffic;

@@ -1,4 +1,4 @@
-import { createHooksRef, AsyncSeriesBailHook, SyncHook } from './hooks.ts';
+import { createHooksRef, AsyncSeriesBailHook, SyncBailHook, SyncHook } from './hooks.ts';
 
 /*
  * Ingest: streams that clients publish into the service and play back from it, whatever the
@@ -29,6 +29,12 @@ export interface IngestPeer {
   readonly remote: string;
   /** The token the client presented, if any. Never log it. */
   readonly token?: string;
+  /**
+   * A user's key (`<user>:<token>`) the protocol's own token did not match: the stream table's
+   * admission has it decided (`decideKey`) before the `pre*` taps; a key no tap allows is refused
+   * as a wrong token. Never log it.
+   */
+  readonly key?: string;
   /** Further parameters the client sent (RTMP query, SRT streamid keys), minus the token. */
   readonly params: Readonly<Record<string, string>>;
   /** Cumulative bytes so far: `rx` received from the client, `tx` sent to it. Cheap; poll it. */
@@ -87,6 +93,11 @@ export function refusalCode(r: { readonly kind?: IngestRefusalKind }, family: 'h
  * ctx.hooks.tap(ingestHooksRef, 'onPlayEnd', (peer, traffic) => ctx.log.info({ id: peer.id, ...traffic }, 'player left'));
  */
 export const ingestHooksRef = createHooksRef('ingest', () => ({
+  /**
+   * A peer's `key` (before `prePublish` / `prePlay`): true admits it, a refusal refuses it; none
+   * (no access plugin, or none knows the key) refuses it as a wrong token (`unauthorized`).
+   */
+  decideKey: new SyncBailHook<[IngestPeer, 'publish' | 'play'], true | IngestRefusal | undefined>(['peer', 'role']),
   /** Before a publisher is accepted; the first tap that returns a refusal wins. */
   prePublish: new AsyncSeriesBailHook<[IngestPeer], IngestRefusal | undefined | void>(['peer']),
   /** Before a player is accepted; the first tap that returns a refusal wins. */

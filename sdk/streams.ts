@@ -243,6 +243,12 @@ export interface StreamTable {
    * nothing and is not listed as a reader (the plugin's internal reader is).
    */
   admit(peer: IngestPeer, opts?: StreamAdmission): Promise<StreamResult<StreamAudience>>;
+  /**
+   * The decision on a peer's `key` alone (`decideKey`), as the admission makes it first: undefined
+   * when it has none or it is allowed, else the refusal. For a protocol that answers a key before
+   * it does any work (WebRTC, ahead of the SDP) or checks it again (a reload).
+   */
+  keyRefusal(peer: IngestPeer, role: 'publish' | 'play'): StreamRefusal | undefined;
   /** The live stream of a name. */
   get(name: string): StreamInfo | undefined;
   /** Every live stream, or those whose publisher speaks `protocol` (or one of a list, e.g. `['rtmp', 'rtmps']`). */

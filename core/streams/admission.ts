@@ -1,4 +1,6 @@
-import { askIngest, IngestPeerBase, tellIngest, type ingestHooksRef, type IngestPeer, type IngestTraffic, type StreamRefusal } from '../../sdk/index.ts';
+import {
+  askIngest, IngestPeerBase, tellIngest, type ingestHooksRef, type IngestPeer, type IngestRefusal, type IngestTraffic, type StreamRefusal,
+} from '../../sdk/index.ts';
 import { streamRefusals } from './errors.ts';
 
 /** The ingest hooks of the app the table serves now (rebound by a reload). */
@@ -34,6 +36,22 @@ class AdmittedPeer extends IngestPeerBase {
 }
 
 /**
+ * The decision on a peer's `key` (`<user>:<token>` its protocol's own token did not match), the
+ * one rule for every protocol: an access plugin's `decideKey` tap allows it or says why not; a
+ * key nobody decides (no access plugin) is a wrong token.
+ */
+export function keyRefusal(hooks: IngestHooks | undefined, peer: IngestPeer, role: 'publish' | 'play'): StreamRefusal | undefined {
+  if (peer.key === undefined) return undefined;
+  let v: true | IngestRefusal | undefined;
+  try {
+    v = hooks?.decideKey.call(peer, role);
+  } catch (err) {
+    v = { reason: `the key check failed: ${(err as Error).message}`, kind: 'forbidden' };
+  }
+  return v === true ? undefined : streamRefusals.refused(v ?? { reason: 'invalid token', kind: 'unauthorized' });
+}
+
+/**
  * One client's way through the ingest hooks: the `pre*` check, `on*` once announced (again, with
  * the bytes counted from then, after a reload kept the connection), the end hook exactly once, and
  * only when an app was told. No hook for a refused peer. The hooks are looked up at each call, so
@@ -46,6 +64,7 @@ export class Admission {
   readonly #log: () => AdmissionLog | undefined;
   #announced = false;
   #ended = false;
+  #keyed = false;
 
   constructor(role: 'publish' | 'play', peer: IngestPeer, hooks: () => IngestHooks | undefined, log: () => AdmissionLog | undefined) {
     this.#role = role;
@@ -54,8 +73,13 @@ export class Admission {
     this.#log = log;
   }
 
-  /** `prePublish` / `prePlay`: a refusal (a tap's, a throwing tap's, or no answer in `timeoutMs`), or undefined. */
+  /**
+   * A user's key (`decideKey`), then `prePublish` / `prePlay`: a refusal (a tap's, a throwing
+   * tap's, or no answer in `timeoutMs`), or undefined.
+   */
   async check(timeoutMs: number | undefined): Promise<StreamRefusal | undefined> {
+    const keyed = this.key();
+    if (keyed) return keyed;
     const hooks = this.#hooks();
     if (!hooks) return undefined;
     const asked = askIngest(this.#role === 'publish' ? hooks.prePublish : hooks.prePlay, this.peer);
@@ -64,6 +88,13 @@ export class Admission {
     const veto = await Promise.race([asked, late]).finally(() => clearTimeout(timer));
     if (veto === 'late') return streamRefusals.refused({ reason: `the ingest checks did not answer within ${timeoutMs! / 1000} s`, kind: 'overloaded' });
     return veto ? streamRefusals.refused(veto) : undefined;
+  }
+
+  /** The peer's key (`keyRefusal`), decided once: a second call (`check` after it) finds it done. */
+  key(): StreamRefusal | undefined {
+    if (this.#keyed) return undefined;
+    this.#keyed = true;
+    return keyRefusal(this.#hooks(), this.peer, this.#role);
   }
 
   /** `onPublish` / `onPlay` to the current app; after the first, the bytes count from now on. */

@@ -2,7 +2,7 @@ import type {
   InternalAccess, IngestPeer, PublishLimits, PublishOptions, ReadOptions, StreamDemandSource, StreamFormat, StreamInfo, StreamPacket, StreamPublisher,
   StreamAdmission, StreamAudience, StreamReader, StreamResult, StreamSink, StreamTable,
 } from '../../sdk/index.ts';
-import { Admission, type AdmissionLog, type IngestHooks } from './admission.ts';
+import { Admission, keyRefusal, type AdmissionLog, type IngestHooks } from './admission.ts';
 import { LiveStream } from './stream.ts';
 import { FlvView } from './flv-view.ts';
 import { conversionKey, type ConverterRegistry, type StreamConverter } from './converters.ts';
@@ -82,9 +82,12 @@ export class Streams implements StreamTable {
 
   /** A client's publish: the table's rules, `prePublish`, the rules again, then `onPublish` (unless announced later). */
   async #admitPublish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, opts: PublishOptions): Promise<StreamResult<StreamPublisher<F>>> {
+    // a key first: a client its key refuses learns nothing of the name (busy, bad)
+    const admission = this.#admission('publish', peer);
+    const keyed = admission.key();
+    if (keyed) return keyed;
     const early = this.#publishProblem(name, peer, opts);
     if (early) return early;
-    const admission = this.#admission('publish', peer);
     const refusal = await admission.check(opts.checkTimeoutMs);
     if (refusal) return refusal;
     if (opts.signal?.aborted) return streamRefusals.gone();
@@ -151,6 +154,10 @@ export class Streams implements StreamTable {
     const r = this.#read(name, format, peer, sink, admission);
     if (r.ok && opts.announce !== 'later') admission.announce();
     return r;
+  }
+
+  keyRefusal(peer: IngestPeer, role: 'publish' | 'play'): StreamRefusal | undefined {
+    return keyRefusal(this.#hooks, peer, role);
   }
 
   async admit(peer: IngestPeer, opts: StreamAdmission = {}): Promise<StreamResult<StreamAudience>> {

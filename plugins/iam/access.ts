@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError, type AuthorizeInput, type LoginValidator, type LoginVerdict, type ProcessesService } from '../../sdk/index.ts';
+import {
+  ApiError, streamName, type AuthorizeInput, type IngestPeer, type IngestRefusal, type LoginValidator, type LoginVerdict, type ProcessesService,
+} from '../../sdk/index.ts';
 import { IAM_SUBJECT, type IamAccess } from './api.ts';
 import { checkKey, checkPassword, hashPassword } from './secrets.ts';
 import { NO_DOMAIN } from './policy.ts';
@@ -30,6 +32,8 @@ const ONE_PROCESS = /^\/api\/v3\/process\/([^/]+)(\/.*)?$/;
 const SUPERUSERS_ONLY = /^\/api\/v3\/events\//;
 const ONE_USER = /^\/api\/v3\/iam\/user\/([^/]+)(\/policy)?$/;
 const PLAYERS = ['rtmp', 'srt', 'webrtc', 'hls'] as const;
+/** A protocol's policy type (RTMPS is RTMP's). */
+const KEY_TYPES: Readonly<Record<string, (typeof PLAYERS)[number]>> = { __proto__: null, rtmp: 'rtmp', rtmps: 'rtmp', srt: 'srt', webrtc: 'webrtc', hls: 'hls' } as never;
 
 export class IamApiAccess implements IamAccess {
   readonly #users: Users;
@@ -50,6 +54,15 @@ export class IamApiAccess implements IamAccess {
     const stream = q.stream.startsWith('/') ? q.stream.slice(1) : q.stream;
     if (u.superuser || this.#users.index.allowed({ user: name, type: q.protocol, resource: stream, action: q.action })) return { allowed: true, reason: '' };
     return { allowed: false, reason: `user ${name} may not ${q.action} ${stream.slice(0, 200)}` };
+  }
+
+  /** `ingestHooksRef.decideKey`: a stream client's key, for the stream table's admission (every protocol but LL-HLS's playlists). */
+  decideKey(peer: IngestPeer, role: 'publish' | 'play'): true | IngestRefusal | undefined {
+    if (peer.key === undefined) return undefined;
+    const protocol = KEY_TYPES[peer.protocol];
+    if (!protocol) return { reason: `no policy type decides ${peer.protocol.slice(0, 32)} clients`, kind: 'forbidden' };
+    const d = this.streamKey(peer.key, { protocol, stream: streamName(peer.stream), action: role === 'publish' ? 'PUBLISH' : 'PLAY' });
+    return d.allowed ? true : { reason: d.reason, kind: d.reason === 'invalid token' ? 'unauthorized' : 'forbidden' };
   }
 
   basicKey(username: string, password: string, q: { method: string; path: string }): { allowed: boolean; reason: string } | undefined {

@@ -1,4 +1,4 @@
-import { definePlugin, httpHooksRef, loginValidatorsRef, processesRef } from '../../sdk/index.ts';
+import { definePlugin, httpHooksRef, ingestHooksRef, loginValidatorsRef, processesRef } from '../../sdk/index.ts';
 import { iamAccessRef, iamReplicaRef } from './api.ts';
 import { IamConfig } from './schema.ts';
 
@@ -32,6 +32,8 @@ export default definePlugin({
     const access = new IamApiAccess(users, ctx.deps.processes);
     ctx.provide(iamAccessRef, access);
     ctx.hooks.tap(httpHooksRef, 'processAccess', (request, q) => access.processAccess(request, q));
+    // a stream client's key `<user>:<token>`: decided in the stream table's admission, for every protocol
+    ctx.hooks.tap(ingestHooksRef, 'decideKey', (peer, role) => access.decideKey(peer, role));
     // the application log, metrics and sessions show a user what is about what it may see
     ctx.hooks.tap(httpHooksRef, 'sees', (request, about) => access.sees(request, about));
     const login = iamLogin(users, reserved, { baseMs: cfg.fail_delay_ms, maxMs: cfg.fail_delay_max_ms });

@@ -1,6 +1,5 @@
 import { definePlugin, filesystemsRef, optional, streamTableRef } from '../../sdk/index.ts';
 import { laddersRef } from '../ladders/api.ts';
-import { iamAccessRef } from '../iam/api.ts';
 import { recordingsRef } from '../recordings/api.ts';
 import { LlhlsConfig, validateLlhls } from './schema.ts';
 
@@ -18,7 +17,7 @@ export default definePlugin({
   enableKey: 'llhls.enable',
   configSchema: LlhlsConfig,
   validate: validateLlhls,
-  deps: { streams: streamTableRef, recordings: optional(recordingsRef), ladders: optional(laddersRef), iam: optional(iamAccessRef) },
+  deps: { streams: streamTableRef, recordings: optional(recordingsRef), ladders: optional(laddersRef) },
   provides: [filesystemsRef],
   async setup(ctx) {
     const cfg = ctx.config;
@@ -32,7 +31,7 @@ export default definePlugin({
       // the serving threads' views serve only the viewers admitted here
       onKept: (name, ip, token, kept) => store.changes.viewer(name, ip, token, kept),
     });
-    const store: InstanceType<typeof LlhlsStore> = new LlhlsStore({ streams: ctx.deps.streams, recordings: ctx.deps.recordings, ladders: ctx.deps.ladders, log: ctx.log, viewers, iam: ctx.deps.iam }, {
+    const store: InstanceType<typeof LlhlsStore> = new LlhlsStore({ streams: ctx.deps.streams, recordings: ctx.deps.recordings, ladders: ctx.deps.ladders, log: ctx.log, viewers }, {
       targetDuration: target,
       partTarget: cfg.part_target_ms / 1000,
       windowSegments: Math.max(3, Math.ceil(cfg.window_seconds / target)),

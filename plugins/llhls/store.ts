@@ -24,7 +24,6 @@ import { decideReload, isReady, type Skip } from './playlist-reload.ts';
 import { renderMedia, renderPlain } from './playlist-render.ts';
 import { viewMessage } from './view-state.ts';
 import type { Viewers } from './viewers.ts';
-import type { IamAccess } from '../iam/api.ts';
 import { checkToken } from './token.ts';
 
 /** The store's bounds and the packagers' settings (from the config section). */
@@ -55,8 +54,6 @@ interface LlhlsDeps {
   log: { warn(obj: object, msg: string): void };
   /** The viewers' admission (the `prePlay` taps), asked by every playlist request with a client. */
   viewers?: Viewers;
-  /** IAM (the iam plugin): a user's key `?token=<user>:<token>` where `llhls.token` does not match. */
-  iam?: IamAccess | undefined;
   now?: () => number;
 }
 
@@ -217,7 +214,7 @@ export class LlhlsStore implements FilesystemService {
 
   /** A playlist request's token (`llhls.token`, or a user's key IAM allows), then its client's admission (`prePlay`). */
   async #admit(name: string, q: URLSearchParams, remote: string | undefined): Promise<void> {
-    checkToken(this.#s.token, q.get('token') ?? '', name, this.#d.iam);
+    checkToken(this.#s.token, q.get('token') ?? '', name, this.#d.streams);
     if (remote !== undefined) await this.#d.viewers?.admit(name, remote, q);
   }
 

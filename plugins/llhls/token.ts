@@ -1,15 +1,17 @@
-import { safeEqual } from '../../sdk/index.ts';
-import type { IamAccess } from '../iam/api.ts';
+import { safeEqual, type StreamTable } from '../../sdk/index.ts';
 import { llhlsErrors } from './errors.ts';
 
 /**
- * A playlist request's `?token=` on main: `llhls.token`, or (with the iam plugin) a user's key
- * `<user>:<token>` whose `hls` policies let it play `stream`. Throws 401 `LLHLS_TOKEN` (a wrong
- * token or key) or 403 `LLHLS_FORBIDDEN` (a key its policies do not allow here).
+ * A playlist request's `?token=` on main: `llhls.token`, or a user's key `<user>:<token>` the
+ * stream table's rule allows to play `stream` (an access plugin's `decideKey`: the iam plugin's
+ * `hls` policies). Throws 401 `LLHLS_TOKEN` (a wrong token or key) or 403 `LLHLS_FORBIDDEN` (a
+ * key not allowed here).
  */
-export function checkToken(configured: string, token: string, stream: string, iam: IamAccess | undefined): void {
+export function checkToken(configured: string, token: string, stream: string, streams: Pick<StreamTable, 'keyRefusal'>): void {
   if (configured === '' || safeEqual(token, configured)) return;
-  const d = iam && token.includes(':') ? iam.streamKey(token, { protocol: 'hls', stream, action: 'PLAY' }) : undefined;
-  if (!d || (!d.allowed && d.reason === 'invalid token')) throw llhlsErrors.token();
-  if (!d.allowed) throw llhlsErrors.forbidden(d.reason);
+  if (!token.includes(':')) throw llhlsErrors.token();
+  const peer = { id: 'hls-playlist', protocol: 'hls', stream, remote: '', key: token, params: {}, traffic: () => ({ rxBytes: 0, txBytes: 0 }) };
+  const r = streams.keyRefusal(peer, 'play');
+  if (!r) return;
+  throw r.kind === 'unauthorized' ? llhlsErrors.token() : llhlsErrors.forbidden(r.reason);
 }

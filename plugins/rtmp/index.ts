@@ -1,5 +1,4 @@
-import { definePlugin, optional, placeholdersRef, runCredentialsRef, streamTableRef, tlsCertificatesRef } from '../../sdk/index.ts';
-import { iamAccessRef } from '../iam/api.ts';
+import { definePlugin, placeholdersRef, runCredentialsRef, streamTableRef, tlsCertificatesRef } from '../../sdk/index.ts';
 import { RtmpSettings, validateRtmp } from './schema.ts';
 import { rtmpServiceRef } from './ref.ts';
 import { rtmpRoutes } from './routes.ts';
@@ -17,13 +16,13 @@ export default definePlugin({
   enableKey: 'rtmp.enable',
   configSchema: RtmpSettings,
   validate: validateRtmp,
-  deps: { placeholders: placeholdersRef, runs: runCredentialsRef, tls: tlsCertificatesRef, streams: streamTableRef, iam: optional(iamAccessRef) },
+  deps: { placeholders: placeholdersRef, runs: runCredentialsRef, tls: tlsCertificatesRef, streams: streamTableRef },
   provides: [rtmpServiceRef],
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;
     const { startRtmp, listenerSettings } = await import('./service.ts');
-    const opts = { config: cfg, tls: ctx.deps.tls, streams: ctx.deps.streams, runs: ctx.deps.runs, iam: ctx.deps.iam, log: ctx.log };
+    const opts = { config: cfg, tls: ctx.deps.tls, streams: ctx.deps.streams, runs: ctx.deps.runs, log: ctx.log };
     // listening in setup: a busy port stops the boot with a message naming the key. A reload that
     // leaves the listener settings as they are keeps the listeners and every connection
     const rtmp = await ctx.keep({

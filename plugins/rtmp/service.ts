@@ -2,7 +2,6 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { RunCredentials, StreamTable, TlsCertificates } from '../../sdk/index.ts';
 import { BootError } from '../../sdk/index.ts';
-import type { IamAccess } from '../iam/api.ts';
 import { loadWireLayer } from './nms-adapter.ts';
 import { RtmpSession, type SessionDeps } from './session.ts';
 import { RtmpListener, type ListenerOptions } from './server.ts';
@@ -26,8 +25,6 @@ export interface RtmpStartOptions {
   streams: StreamTable;
   /** The children's run credentials (`runCredentialsRef`): a run's token stands in for `rtmp.token`. */
   runs?: RunCredentials;
-  /** IAM's decisions (the iam plugin): a user's key `?token=<user>:<token>` stands in for `rtmp.token`. */
-  iam?: IamAccess | undefined;
   log: Logger;
 }
 
@@ -59,7 +56,7 @@ export function listenerSettings(c: RtmpSettings): Record<string, unknown> {
 function sessionDeps(o: RtmpStartOptions): Omit<SessionDeps, 'protocol' | 'wire' | 'nextId'> {
   const c = o.config;
   return {
-    streams: o.streams, log: o.log, token: c.token, runs: o.runs, iam: o.iam, app: c.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
+    streams: o.streams, log: o.log, token: c.token, runs: o.runs, app: c.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
     limits: { maxMediaMessage: c.max_message_size_kbytes * 1024 },
     handshakeTimeout: c.handshake_timeout_seconds, idleTimeout: c.idle_timeout_seconds,
   };

@@ -9,7 +9,6 @@ import { PlayerOutput } from './player-output.ts';
 import { remoteOf } from './server.ts';
 import { requestedStream, shownRequest, resolveTarget, checkToken, checkApp, type NameRefusal, type StreamTarget } from './names.ts';
 import { runMayStream } from './run-scope.ts';
-import type { IamAccess } from '../iam/api.ts';
 
 /** What every connection of one listener shares. */
 export interface SessionDeps {
@@ -24,8 +23,6 @@ export interface SessionDeps {
   token: string;
   /** The children's run credentials: with `token` set, a run's token opens what its command names. */
   runs?: RunCredentials;
-  /** IAM's decisions: a user's key `?token=<user>:<token>` where `rtmp.token` does not match. */
-  iam?: IamAccess | undefined;
   app: string;
   /** A player whose unsent output (its queue and its socket's) exceeds this is dropped (it cannot keep up). */
   maxPlayerBacklog: number;
@@ -61,6 +58,8 @@ export class RtmpSession {
   #peer?: IngestPeer;
   /** The stream the client asked for, once known (for log lines). */
   #asked?: string;
+  /** A user's key `?token=<user>:<token>` where `rtmp.token` does not match (the table's admission decides it). */
+  #key?: string;
   #startTimer?: NodeJS.Timeout;
   /** A player's media output, once it plays. */
   #output?: PlayerOutput;
@@ -153,24 +152,22 @@ export class RtmpSession {
    * direction (an output publishes, an input plays); a run's token never reaches the log either.
    */
   #tokenProblem(t: StreamTarget, mode: 'publish' | 'play'): NameRefusal | undefined {
+    this.#key = undefined;
     const grant = this.#deps.token && t.tokenFrom === 'query' && t.token ? this.#deps.runs?.find(t.token) : undefined;
-    if (!grant) return this.#userKey(t, mode, checkToken(t, this.#deps.token));
+    if (!grant) {
+      const bad = checkToken(t, this.#deps.token);
+      // a user's key `?token=<user>:<token>` where `rtmp.token` does not match: the table's admission decides it
+      if (bad && t.tokenFrom === 'query' && t.token?.includes(':')) this.#key = t.token;
+      return this.#key === undefined ? bad : undefined;
+    }
     if (runMayStream(grant, t.path, mode)) return undefined;
     return { kind: 'forbidden', reason: `the credential of process ${grant.processId} does not name this stream to ${mode}` };
   }
 
-  /** Where `rtmp.token` does not match: an IAM user's key `?token=<user>:<token>` decided by IAM. */
-  #userKey(t: StreamTarget, mode: 'publish' | 'play', bad: NameRefusal | undefined): NameRefusal | undefined {
-    const iam = this.#deps.iam;
-    if (!bad || !iam || t.tokenFrom !== 'query' || !t.token?.includes(':')) return bad;
-    const d = iam.streamKey(t.token, { protocol: 'rtmp', stream: t.path, action: mode === 'publish' ? 'PUBLISH' : 'PLAY' });
-    return d.allowed ? undefined : { kind: 'forbidden', reason: d.reason };
-  }
-
   #makePeer(t: StreamTarget): IngestPeer {
     return {
-      id: this.id, protocol: this.#deps.protocol, stream: t.path, remote: this.#remote, token: t.token, params: t.params,
-      traffic: () => this.#traffic(),
+      id: this.id, protocol: this.#deps.protocol, stream: t.path, remote: this.#remote, token: t.token, ...(this.#key === undefined ? {} : { key: this.#key }),
+      params: t.params, traffic: () => this.#traffic(),
     };
   }
 
@@ -191,6 +188,9 @@ export class RtmpSession {
     if (!mode || !this.#req || !this.#peer) return;
     // a refusal here destroys the socket: the end hooks go to the new app, which ignores a peer it never met
     if (!this.#target(this.#req, mode)) return;
+    // a user's key is decided again by the new app's access plugin (the table's rule)
+    const keyed = this.#key === undefined ? undefined : this.#deps.streams.keyRefusal({ ...this.#peer, key: this.#key }, mode);
+    if (keyed) return this.#refuse(mode, this.#path ?? '', keyed);
     (this.#publisher ?? this.#reader)?.announce();
   }
 

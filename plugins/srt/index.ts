@@ -30,7 +30,8 @@ export default definePlugin({
     const [{ startSrt, hostSettings }, { srtRoutes }, { srtPlaceholder }, { runPusher }] = await Promise.all([
       import('./service.ts'), import('./routes.ts'), import('./placeholder.ts'), import('./run-scope.ts'),
     ]);
-    const opts = { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, streams: ctx.deps.streams, iam: ctx.deps.iam };
+    // iam: only whether an access plugin decides users' keys (the stream table's admission asks it)
+    const opts = { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, streams: ctx.deps.streams, userKeys: ctx.deps.iam !== undefined };
     // a reload that leaves every setting the host takes at its start as it is keeps the host and
     // its connections; at close the host ends every connection (the end hooks fire) and exits
     const srt = await ctx.keep({

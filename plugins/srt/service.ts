@@ -5,7 +5,6 @@ import { bindAddress } from './schema.ts';
 import { srtErrors } from './errors.ts';
 import type { SrtConfig } from './schema.ts';
 import { SrtHost } from './host/host.ts';
-import type { IamAccess } from '../iam/api.ts';
 
 export interface SrtListening {
   host: SrtHost;
@@ -30,7 +29,9 @@ export function hostSettings(cfg: SrtConfig, userKeys = false): Record<string, u
  * how to install it).
  */
 export async function startSrt(cfg: SrtConfig, opts: {
-  addonPath: string; log: Logger; children: ChildrenService; streams: StreamTable; iam?: IamAccess | undefined;
+  addonPath: string; log: Logger; children: ChildrenService; streams: StreamTable;
+  /** An access plugin (iam) decides users' keys `<user>:<token>`: the handshake lets them through to the table's admission. */
+  userKeys: boolean;
 }): Promise<SrtListening> {
   const want = bindAddress(cfg.address);
   let ip = want.host;
@@ -40,13 +41,13 @@ export async function startSrt(cfg: SrtConfig, opts: {
     throw srtErrors.bind(cfg.address, (err as Error).message);
   }
   const host = new SrtHost({
-    children: opts.children, log: opts.log, streams: opts.streams, iam: opts.iam,
+    children: opts.children, log: opts.log, streams: opts.streams,
     opts: {
       addonPath: opts.addonPath, host: ip, port: want.port, passphrase: cfg.passphrase, token: cfg.token,
       logEnable: cfg.log.enable, logTopics: [...cfg.log.topics],
       handshakeMs: cfg.handshake_timeout_seconds * 1000, idleMs: cfg.idle_timeout_seconds * 1000,
       maxConnections: cfg.max_connections, maxPerAddress: cfg.max_connections_per_address,
-      failBaseMs: cfg.fail_delay_ms, failMaxMs: cfg.fail_delay_max_ms, userKeys: opts.iam !== undefined,
+      failBaseMs: cfg.fail_delay_ms, failMaxMs: cfg.fail_delay_max_ms, userKeys: opts.userKeys,
     },
   });
   let started: { port: number; libsrt: string };

@@ -1,6 +1,5 @@
 import { childrenRef, definePlugin, optional, streamTableRef } from '../../sdk/index.ts';
 import { laddersRef } from '../ladders/api.ts';
-import { iamAccessRef } from '../iam/api.ts';
 import { validateWebrtc, WebrtcConfig } from './schema.ts';
 
 /**
@@ -17,13 +16,13 @@ export default definePlugin({
   configSchema: WebrtcConfig,
   validate: validateWebrtc,
   reads: ['encoder'],
-  deps: { children: childrenRef, streams: streamTableRef, ladders: optional(laddersRef), iam: optional(iamAccessRef) },
+  deps: { children: childrenRef, streams: streamTableRef, ladders: optional(laddersRef) },
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;
     // imported when enabled: the core reads every built-in's definition, loaded or not
     const [{ WebrtcService, hostSettings }, { webrtcRoutes }] = await Promise.all([import('./service.ts'), import('./routes.ts')]);
-    const d = { children: ctx.deps.children, ffmpeg: ctx.sections.encoder.binary, log: ctx.log, streams: ctx.deps.streams, iam: ctx.deps.iam };
+    const d = { children: ctx.deps.children, ffmpeg: ctx.sections.encoder.binary, log: ctx.log, streams: ctx.deps.streams };
     // a reload that leaves the host's settings as they are keeps the host and its sessions
     const svc = await ctx.keep({
       key: 'host', settings: hostSettings(cfg, d.ffmpeg), close: (s) => s.close(),
@@ -36,6 +35,6 @@ export default definePlugin({
     });
     svc.rebind(cfg, d);
     ctx.onReady(() => svc.announce());
-    webrtcRoutes(ctx.http, svc, cfg.token, ctx.log, ctx.deps.ladders, ctx.deps.iam);
+    webrtcRoutes(ctx.http, svc, cfg.token, ctx.log, ctx.deps.ladders);
   },
 });

@@ -2,7 +2,6 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, clientAddress, isApiError, PUBLIC, streamName, Type, type HttpScope } from '../../sdk/index.ts';
 import type { LaddersService } from '../ladders/api.ts';
-import type { IamAccess } from '../iam/api.ts';
 import { playerPage } from './page.ts';
 import { renditionFor } from './rendition.ts';
 import type { Caller, WebrtcService } from './service.ts';
@@ -63,20 +62,22 @@ function caller(req: FastifyRequest, token: string | undefined): Caller {
  * ends it; `PATCH` (trickle ICE) is not offered (405: the answer carries every candidate);
  * `GET /webrtc/<stream>` is the player page; `GET /api/v3/webrtc` lists the sessions.
  */
-export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string, log: RefusalLogger, ladders: LaddersService | undefined, iam?: IamAccess): void {
+export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string, log: RefusalLogger, ladders: LaddersService | undefined): void {
   http.addContentTypeParser(['application/sdp', 'application/trickle-ice-sdpfrag'], { parseAs: 'string', bodyLimit: MAX_SDP }, (_req, body, done) => done(null, body));
   /**
-   * `webrtc.token`, or (with the iam plugin) a user's key `<user>:<token>` whose `webrtc` policies
-   * let it play or publish `about.stream`, or end a session it made (`session`).
+   * `webrtc.token`, or a user's key `<user>:<token>` the stream table's rule allows (an access
+   * plugin's `decideKey`, asked before the offer is read) to play or publish `about.stream`, or
+   * that made the session it ends (`session`). Answers the caller (`key` set for a user's key).
    */
-  const check = (req: FastifyRequest, about?: { stream: string; mode: 'play' | 'publish' }, session?: string): string | undefined => {
+  const check = (req: FastifyRequest, about?: { stream: string; mode: 'play' | 'publish' }, session?: string): Caller => {
     const given = tokenOf(req);
-    if (token === '' || (given !== undefined && equal(given, token))) return given;
-    if (given !== undefined && iam && given.includes(':')) {
-      if (session !== undefined && svc.madeWith(session, given)) return given;
-      const d = about ? iam.streamKey(given, { protocol: 'webrtc', stream: about.stream, action: about.mode === 'play' ? 'PLAY' : 'PUBLISH' }) : undefined;
-      if (d?.allowed) return given;
-      if (d && d.reason !== 'invalid token') throw new ApiError(403, 'Forbidden', [d.reason], 'WEBRTC_FORBIDDEN');
+    if (token === '' || (given !== undefined && equal(given, token))) return caller(req, given);
+    if (given !== undefined && given.includes(':')) {
+      const c = { ...caller(req, given), key: given };
+      if (session !== undefined && svc.madeWith(session, given)) return c;
+      const r = about ? svc.keyRefusal(about.stream, about.mode, c) : { kind: 'unauthorized' as const, reason: 'invalid token' };
+      if (!r) return c;
+      if (r.kind !== 'unauthorized') throw new ApiError(403, 'Forbidden', [r.reason], 'WEBRTC_FORBIDDEN');
     }
     throw new ApiError(401, 'Unauthorized', [given === undefined ? 'a token is required' : 'wrong token'], 'WEBRTC_TOKEN', { 'WWW-Authenticate': 'Bearer' });
   };
@@ -91,14 +92,13 @@ export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string,
     const mode = m[2] === 'whep' ? 'play' : 'publish';
     let out;
     try {
-      const given = check(req, { stream, mode });
+      const c = check(req, { stream, mode });
       if (!/^application\/sdp\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
         throw new ApiError(415, 'Unsupported Media Type', ['the offer must be sent as application/sdp'], 'WEBRTC_OFFER');
       }
       if (typeof req.body !== 'string' || !req.body.startsWith('v=0')) {
         throw new ApiError(400, 'Bad Request', ['the body must be an SDP offer (Content-Type: application/sdp)'], 'WEBRTC_OFFER');
       }
-      const c = caller(req, given);
       if (mode === 'play') stream = renditionFor(stream, (req.query as Record<string, unknown> | undefined)?.rendition, ladders);
       out = mode === 'play' ? await svc.play(stream, req.body, c) : await svc.publish(stream, req.body, c);
     } catch (err) {

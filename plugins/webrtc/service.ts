@@ -14,7 +14,8 @@ import { startIngest } from './whip.ts';
 type Answered = Extract<FromHost, { t: 'answered' }>;
 
 /** Who asked, as the route knows it. */
-export interface Caller { remote: string; token?: string; params: Record<string, string> }
+/** A caller: its address, the token it gave, and `key` when that is a user's key `webrtc.token` did not match (the table decides it). */
+export interface Caller { remote: string; token?: string; key?: string; params: Record<string, string> }
 
 /** One WebRTC session: a viewer (WHEP) or a publisher (WHIP), an ingest peer for the hooks and sessions. */
 class WebrtcPeer extends IngestPeerBase {
@@ -57,8 +58,6 @@ const refused = (r: IngestRefusal) => new ApiError(refusalCode(r, 'http'), r.rea
 
 export interface WebrtcDeps {
   children: ChildrenService; ffmpeg: string; log: Logger; streams: StreamTable;
-  /** IAM (the iam plugin): a session made with a user's key is kept through a reload while its policies allow it. */
-  iam?: IamAccess | undefined;
 }
 
 /**
@@ -95,7 +94,7 @@ export class WebrtcService {
   }
 
   /** A reload kept the service: the next app's settings (token, max_publishers) and logger (the table has its hooks). */
-  rebind(cfg: WebrtcConfig, d: Pick<WebrtcDeps, 'log' | 'iam'>): void {
+  rebind(cfg: WebrtcConfig, d: Pick<WebrtcDeps, 'log'>): void {
     this.#cfg = cfg;
     this.#d = { ...this.#d, ...d };
   }
@@ -107,7 +106,7 @@ export class WebrtcService {
   announce(): void {
     const token = this.#cfg.token;
     for (const p of [...this.#peers.values()]) {
-      if (token !== '' && p.token !== token && !this.#keyAllows(p)) {
+      if (token !== '' && p.token !== token && (p.key === undefined || this.#d.streams.keyRefusal(p, p.kind === 'whep' ? 'play' : 'publish'))) {
         this.#d.log.warn({ id: p.id, stream: p.stream, remote: p.remote, protocol: 'webrtc' }, 'webrtc session ended: its token is not webrtc.token any more');
         this.end(p.id);
         continue;
@@ -117,11 +116,12 @@ export class WebrtcService {
     }
   }
 
-  /** Whether the session was made with a user's key that IAM still lets play or publish its stream. */
-  #keyAllows(p: WebrtcPeer): boolean {
-    const iam = this.#d.iam;
-    if (!iam || p.token === undefined || !p.token.includes(':')) return false;
-    return iam.streamKey(p.token, { protocol: 'webrtc', stream: p.stream, action: p.kind === 'whep' ? 'PLAY' : 'PUBLISH' }).allowed;
+  /**
+   * A user's key, decided as the stream table's admission will (`keyRefusal`): the routes answer
+   * it before they read the offer. Undefined when allowed.
+   */
+  keyRefusal(stream: string, mode: 'play' | 'publish', c: Caller): IngestRefusal | undefined {
+    return this.#d.streams.keyRefusal({ id: 'webrtc-offer', protocol: 'webrtc', stream, ...c, traffic: () => ({ rxBytes: 0, txBytes: 0 }) }, mode);
   }
 
   #state(id: string, state: 'connected' | 'closed'): void {

@@ -3,7 +3,6 @@ import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { endIpcChild, IngestPeerBase, streamName, type ChildrenService, type IngestTraffic, type StreamTable } from '../../../sdk/index.ts';
-import type { IamAccess } from '../../iam/api.ts';
 import type { SrtChannels } from '../relay.ts';
 import type { ClaimMode, FromHost, HostOptions, PeerData, ToHost } from './protocol.ts';
 import { HostStreams } from './table-link.ts';
@@ -24,8 +23,8 @@ const LIST_MS = 2000;
 class PeerProxy extends IngestPeerBase {
   counts: IngestTraffic;
 
-  constructor(d: PeerData) {
-    super({ ...d, protocol: 'srt' });
+  constructor(d: PeerData, key: string | undefined) {
+    super({ ...d, protocol: 'srt', ...(key === undefined ? {} : { key }) });
     this.counts = d.traffic;
   }
 
@@ -40,8 +39,6 @@ const EMPTY: SrtChannels = { publisher: {}, subscriber: {}, connections: {}, log
 export interface SrtHostOptions {
   children: ChildrenService;
   log: Logger;
-  /** IAM (the iam plugin): decides a user's key `<user>:<token>` the handshake let through (`opts.userKeys`). */
-  iam?: IamAccess | undefined;
   /** The service's stream table: SRT publishes and reads there, admitted by it (the ingest hooks). */
   streams: StreamTable;
   opts: HostOptions;
@@ -175,11 +172,11 @@ export class SrtHost {
    * process publishes waits for it first); a throwing table (a bug) refuses that connection only.
    */
   async #claim(seq: number, mode: ClaimMode, sock: number, d: PeerData): Promise<void> {
-    const peer = new PeerProxy(d);
+    const peer = new PeerProxy(d, this.#keyOf(d));
     this.#peers.set(d.id, peer);
     let refusal;
     try {
-      refusal = this.#userKey(mode, peer) ?? await this.#streams.claim(mode, sock, peer);
+      refusal = await this.#streams.claim(mode, sock, peer);
     } catch (err) {
       refusal = { reason: `stream table failed: ${(err as Error).message}`, kind: 'forbidden' as const };
     }
@@ -187,13 +184,13 @@ export class SrtHost {
     this.#send({ t: 'claimed', seq, ...(refusal ? { refusal: { reason: refusal.reason, kind: refusal.kind } } : {}) });
   }
 
-  /** Where `srt.token` does not match: a user's key `<user>:<token>`, decided by IAM (no IAM: refused). */
-  #userKey(mode: ClaimMode, peer: PeerProxy): { reason: string; kind: 'unauthorized' | 'forbidden' } | undefined {
+  /**
+   * Where `srt.token` does not match: a user's key `<user>:<token>` the handshake let through
+   * (`opts.userKeys`), for the stream table's admission to decide (an access plugin's `decideKey`).
+   */
+  #keyOf(d: PeerData): string | undefined {
     const token = this.#o.opts.token;
-    if (token === '' || peer.token === token || !peer.token?.includes(':')) return undefined;
-    const d = this.#o.iam?.streamKey(peer.token, { protocol: 'srt', stream: streamName(peer.stream), action: mode === 'publish' ? 'PUBLISH' : 'PLAY' });
-    if (d?.allowed) return undefined;
-    return d && d.reason !== 'invalid token' ? { reason: d.reason, kind: 'forbidden' } : { reason: 'wrong or missing token', kind: 'unauthorized' };
+    return token === '' || d.token === token || !d.token?.includes(':') ? undefined : d.token;
   }
 
   /** A connection of the host ended: with its last count, its claim ends (the table tells the end hook). */
@@ -236,7 +233,7 @@ export class SrtHost {
    * service from now on (the table is the core's, re-bound to the new app's hooks already).
    * `announce` then tells that app's hooks of the live connections.
    */
-  rebind(o: Pick<SrtHostOptions, 'log' | 'children' | 'iam'>): void {
+  rebind(o: Pick<SrtHostOptions, 'log' | 'children'>): void {
     this.#o = { ...this.#o, ...o };
   }
 
