@@ -96,6 +96,14 @@ export class IamApiAccess implements IamAccess {
     return PLAYERS.some((type) => ix.allowed({ user: name, type, resource: s, action: 'PLAY' }));
   }
 
+  srtPassphrases(): Readonly<Record<string, string>> {
+    return this.#users.srtPassphrases();
+  }
+
+  onUsersChanged(fn: () => void): () => void {
+    return this.#users.onChange(fn);
+  }
+
   /** `httpHooksRef.processAccess`: undefined for callers that are no IAM user's tokens. */
   processAccess(request: FastifyRequest, q: { id: string; domain: string; action: 'read' | 'write' | 'command' }): boolean | undefined {
     const subject = request.auth?.user;

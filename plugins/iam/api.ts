@@ -41,6 +41,13 @@ export interface IamAccess {
    * nodes) are the superusers'.
    */
   seesEvent(subject: string, event: { subject: Readonly<Record<string, string>> }): boolean;
+  /**
+   * The users with an SRT passphrase of their own, by name: where `srt.passphrase` is set, a
+   * connection with such a user's key is encrypted with that passphrase instead.
+   */
+  srtPassphrases(): Readonly<Record<string, string>>;
+  /** Calls `fn` after every change of the users (e.g. to push `srtPassphrases` again); returns the unsubscribe. */
+  onUsersChanged(fn: () => void): () => void;
 }
 
 /**

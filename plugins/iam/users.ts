@@ -26,6 +26,8 @@ export interface StoredUser {
       auth0: { enable: boolean; user: string; tenant: { domain: string; audience: string; client_id: string } };
     };
     services: Record<ServiceKind, string[]>;
+    /** Its own SRT passphrase ('' none), kept as written: SRT derives the stream's keys from it. */
+    srt_passphrase: string;
   };
   policies: Policy[];
   created_at: number;
@@ -50,6 +52,7 @@ function emptyUser(name: string): StoredUser {
     auth: {
       api: { userpass: { enable: false, hash: '' }, auth0: { enable: false, user: '', tenant: { domain: '', audience: '', client_id: '' } } },
       services: { basic: [], token: [], session: [] },
+      srt_passphrase: '',
     },
     policies: [], created_at: now(), updated_at: now(),
   };
@@ -74,6 +77,7 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
         auth: {
           api: { userpass: { ...d.auth.api.userpass, ...api?.userpass }, auth0: { ...d.auth.api.auth0, ...api?.auth0 } },
           services: { basic: keysOf(x.auth?.services?.basic), token: keysOf(x.auth?.services?.token), session: keysOf(x.auth?.services?.session) },
+          srt_passphrase: typeof x.auth?.srt_passphrase === 'string' ? x.auth.srt_passphrase : '',
         },
         policies: Array.isArray(x.policies) ? x.policies : [],
       };
@@ -93,6 +97,7 @@ export class Users implements IamReplicaService {
   readonly #o: UsersOptions;
   /** The shared store's side (the cluster plugin): every change is written there first. */
   #replication: IamReplication | undefined;
+  readonly #listeners = new Set<() => void>();
   readonly index = new PolicyIndex();
   /** Users by name; dropped whenever the list changes (every change sets or deletes in `index` too). */
   #byName: Map<string, StoredUser> | undefined;
@@ -226,6 +231,19 @@ export class Users implements IamReplicaService {
     });
   }
 
+  /** The users with an SRT passphrase of their own, by name (the SRT host keys their connections with it). */
+  srtPassphrases(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const u of this.#o.doc.data.users) if (u.auth.srt_passphrase) out[u.name] = u.auth.srt_passphrase;
+    return out;
+  }
+
+  /** Calls `fn` after every change of the users (and of a failed one's undo); returns the unsubscribe. */
+  onChange(fn: () => void): () => void {
+    this.#listeners.add(fn);
+    return () => { this.#listeners.delete(fn); };
+  }
+
   #reindex(names: ReadonlySet<string>): void {
     this.#byName = undefined;
     for (const name of names) {
@@ -234,6 +252,9 @@ export class Users implements IamReplicaService {
       else this.index.delete(name);
     }
     this.#byName = undefined;
+    for (const fn of this.#listeners) {
+      try { fn(); } catch { /* a listener's fault is its own */ }
+    }
   }
 
   async #replace(old: StoredUser, u: StoredUser): Promise<void> {
@@ -282,6 +303,12 @@ export class Users implements IamReplicaService {
       const given = b.auth?.services?.[kind];
       if (given) u.auth.services[kind] = keys(given, u.auth.services[kind], `auth.services.${kind}`, fresh);
     }
+    const pass = b.auth?.services?.srt_passphrase;
+    if (pass === null) u.auth.srt_passphrase = '';
+    else if (pass) {
+      if (pass.length < 10) throw iamErrors.invalid('auth.services.srt_passphrase', '10 to 79 characters (SRT\'s rule)');
+      u.auth.srt_passphrase = pass;
+    }
     return u;
   }
 }
@@ -305,7 +332,7 @@ export function view(u: StoredUser): IamUser {
     name: u.name, alias: u.alias, superuser: u.superuser,
     auth: {
       api: { userpass: { enable: u.auth.api.userpass.enable, password: '' }, auth0: structuredClone(u.auth.api.auth0) },
-      services: { basic: blank(u.auth.services.basic), token: blank(u.auth.services.token), session: blank(u.auth.services.session) },
+      services: { basic: blank(u.auth.services.basic), token: blank(u.auth.services.token), session: blank(u.auth.services.session), srt_passphrase: '' },
     },
     policies: u.policies.map((p) => ({ domain: p.domain, types: [...p.types], resource: p.resource, actions: [...p.actions] })),
   };

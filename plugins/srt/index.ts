@@ -39,6 +39,13 @@ export default definePlugin({
       holds: (s) => [{ key: 'srt.address', proto: 'udp', port: s.host.port }],
     });
     srt.host.rebind(opts);
+    // the IAM users' own passphrases, for the handshake (the addon keys a user's connection with its)
+    const iam = ctx.deps.iam;
+    if (iam) {
+      const push = () => srt.host.setUsers({ ...iam.srtPassphrases() });
+      push();
+      ctx.onClose(iam.onUsersChanged(push));
+    }
     ctx.onReady(() => srt.host.announce());
     ctx.deps.placeholders.register(srtPlaceholder({ host: srt.bindHost, port: () => srt.host.port, token: cfg.token, passphrase: cfg.passphrase }));
     // the children's run credentials: the host knows each run before its child starts (preStart

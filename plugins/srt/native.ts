@@ -60,6 +60,8 @@ export interface SrtNativeSocket {
   setPublishers(names: string[], readable?: string[]): void;
   /** The children's run credentials the handshake admits (run-scope.ts): replaces the last list. */
   setRuns(runs: ReadonlyArray<{ token: string; passphrase: string; grants: string[] }>): void;
+  /** The IAM users with a passphrase of their own, by name (a user's key is keyed with it): replaces the last map. */
+  setUsers(users: Readonly<Record<string, string>>): void;
 }
 
 export interface SrtAddon {

@@ -1,4 +1,7 @@
 import t from 'tap';
+import { spawn } from 'node:child_process';
+import { placeholdersRef } from '../../sdk/index.ts';
+import { rtmpServiceRef, type RtmpService } from '../../plugins/rtmp/ref.ts';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,22 +57,40 @@ t.test('the examples of the docs work against a live service with every plugin o
     plugins: ['*'],
     api: { auth: { enable: true, ...ADMIN, jwt: { secret: 'docs-examples-jwt-secret-0123' } } },
     storage: { memory: { auth: { enable: true, username: 'admin', password: 'memfs-secret' } }, ...(s3 ? { s3: [s3Entry(s3)] } : {}) },
-    rtmp: { enable: true, address: '127.0.0.1:0' }, srt: { enable: true, address: '127.0.0.1:0' },
+    rtmp: { enable: true, address: '127.0.0.1:0', token: 'docs-rtmp-token' }, srt: { enable: true, address: '127.0.0.1:0' },
     webrtc: { enable: true, bind_address: '127.0.0.1' }, sessions: { enable: true, ip_ignorelist: [] },
     metrics: { enable: true, enable_prometheus: true, interval_sec: 1 }, playout: { enable: true, min_port: PLAYOUT, max_port: PLAYOUT + 10 },
     recordings: { enable: true }, llhls: { enable: true }, ladders: { enable: true }, iam: { enable: true },
   } });
   const token = (await app.request('POST', '/api/login', { body: ADMIN })).body.access_token as string;
+  const ph = app.service.app.kernel.services.resolve(placeholdersRef) as { get(n: string): { value(s: string): string } };
+  const listeners = {
+    'rtmp://localhost:1935': `rtmp://127.0.0.1:${(app.service.app.kernel.services.resolve(rtmpServiceRef) as RtmpService).ports().rtmp}`,
+    'srt://localhost:6000': `srt://127.0.0.1:${/:(\d+)\?/.exec(ph.get('srt').value('input'))![1]}`,
+  };
   for (const [file, list] of byFile) {
     if (list.length === 0) continue;
     await t.test(file, { skip: file === 'plugins/s3-fs/README.md' ? noS3 : undefined }, async (t) => {
       for (const ex of list) {
-        const why = await run(app.url, token, ex);
+        const why = ex.kind === 'command' ? await runCommand(ex, listeners) : await run(app.url, token, ex);
         t.equal(why, undefined, `${ex.method} ${ex.path} (${file}:${ex.line})`);
       }
     });
   }
 });
+
+/** Runs one command example (ffmpeg, on the test service's listeners); why it failed, or undefined. */
+async function runCommand(ex: Example, listeners: Record<string, string>): Promise<string | undefined> {
+  const argv = (JSON.parse(ex.body!) as string[]).map((a) => Object.entries(listeners).reduce((s, [shown, real]) => s.replace(shown, real), a));
+  const child = spawn('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', ...argv.slice(1)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-2000); });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve)).finally(() => clearTimeout(timer));
+  if (ex.status === 0 && code !== 0) return `ffmpeg exited ${code}, the docs show it succeed: ${err}`;
+  if (ex.status !== 0 && code === 0) return 'ffmpeg succeeded, the docs show it fail';
+  return undefined;
+}
 
 /** Sends one example (again and again until it matches when it polls); why it failed, or undefined. */
 async function run(base: string, token: string, ex: Example): Promise<string | undefined> {

@@ -10,6 +10,10 @@
  * with the value shown: objects may hold more fields, `"..."` stands for any value, an array shown
  * with items needs each of them to match some item of the answer (`[]` only an empty array); for
  * text, every line shown but `...` is somewhere in the answer.
+ *
+ * A block `sh run` (must exit 0) or `sh run fails` (must not) is a command, run in its place in
+ * the file's order: one `ffmpeg` command (lines may end in `\`, arguments may be quoted), whose
+ * `rtmp://localhost:1935` and `srt://localhost:6000` are the test service's listeners.
  */
 
 export interface Example {
@@ -20,7 +24,7 @@ export interface Example {
   headers: Record<string, string>;
   body: string | undefined;
   status: number;
-  kind: 'json' | 'text';
+  kind: 'json' | 'text' | 'command';
   answer: string;
   poll: boolean;
 }
@@ -48,6 +52,13 @@ export function examples(file: string, text: string): Example[] {
   const all = fences(text);
   const out: Example[] = [];
   for (const [i, f] of all.entries()) {
+    const run = /^sh run( fails)?$/.exec(f.info);
+    if (run) {
+      const argv = words(f.body);
+      if (argv[0] !== 'ffmpeg') throw new Error(`${file}:${f.line}: a "sh run" block runs ffmpeg only, not ${JSON.stringify(argv[0])}`);
+      out.push({ file, line: f.line, method: 'RUN', path: argv.join(' '), headers: {}, body: JSON.stringify(argv), status: run[1] ? 1 : 0, kind: 'command', answer: '', poll: false });
+      continue;
+    }
     if (f.info !== 'http request') continue;
     const next = all[i + 1];
     const m = next ? /^(json|text) answer (\d{3})( poll)?$/.exec(next.info) : null;
@@ -96,4 +107,12 @@ export function textMismatch(shown: string, actual: string): string | undefined 
     if (!actual.includes(line)) return `the answer has no line ${JSON.stringify(line)}`;
   }
   return undefined;
+}
+
+/** A command's words: `\`-newline joins lines, double or single quotes keep spaces. */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  const src = text.replace(/\\\n/g, ' ');
+  for (const m of src.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) out.push(m[1] ?? m[2] ?? m[3]!);
+  return out;
 }

@@ -34,6 +34,31 @@ class Table {
     runs_.swap(next);
   }
 
+  // setUsers({name: passphrase, ...}): the IAM users with a passphrase of their own (issue 49.3),
+  // replacing the whole table. A user's key `<user>:<token>` is keyed with its user's passphrase
+  // (the key itself is decided by the service after accept); other users keep srt.passphrase.
+  void SetUsers(const Napi::Object& o) {
+    std::unordered_map<std::string, std::string> next;
+    Napi::Array names = o.GetPropertyNames();
+    for (uint32_t i = 0; i < names.Length(); i++) {
+      std::string name = names.Get(i).As<Napi::String>();
+      next.emplace(name, o.Get(name).As<Napi::String>().Utf8Value());
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    users_.swap(next);
+  }
+
+  // Whether the user of a key `<user>:<token>` has a passphrase of its own (then in `passphrase`).
+  bool UserPassphrase(const std::string& key, std::string& passphrase) {
+    size_t colon = key.find(':');
+    if (colon == std::string::npos) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = users_.find(key.substr(0, colon));
+    if (it == users_.end()) return false;
+    passphrase = it->second;
+    return true;
+  }
+
   // -1: not a live run's token; 0: a run's token that does not name this stream in this mode;
   // 1: admitted, `passphrase` is the run's.
   int Check(const std::string& token, const std::string& resource, const std::string& mode, std::string& passphrase) {
@@ -48,6 +73,7 @@ class Table {
  private:
   std::mutex mu_;
   std::unordered_map<std::string, Run> runs_;
+  std::unordered_map<std::string, std::string> users_;
 };
 
 }  // namespace runs

@@ -31,7 +31,7 @@ class Server : public Napi::ObjectWrap<Server> {
       InstanceMethod("start", &Server::Start), InstanceMethod("stop", &Server::Stop),
       InstanceMethod("send", &Server::Send), InstanceMethod("close", &Server::Close),
       InstanceMethod("stats", &Server::Stats), InstanceMethod("setPublishers", &Server::SetPublishers),
-      InstanceMethod("setRuns", &Server::SetRuns),
+      InstanceMethod("setRuns", &Server::SetRuns), InstanceMethod("setUsers", &Server::SetUsers),
     });
     exports.Set("SrtServer", ctor);
     exports.Set("version", Napi::Number::New(env, srt_getversion()));
@@ -200,8 +200,11 @@ class Server : public Napi::ObjectWrap<Server> {
       if (!passphrase_.empty()) srt_setsockflag(ns, SRTO_PASSPHRASE, pass.c_str(), static_cast<int>(pass.size()));
       return 0;
     }
-    // a user's key `<user>:<token>` (userKeys: the iam plugin runs): the service decides it after accept
-    if (token_.empty() || token == token_ || (userKeys_ && token.find(':') != std::string::npos)) return 0;
+    // a user's key `<user>:<token>` (userKeys: the iam plugin runs): the service decides it after
+    // accept; keyed with its user's own passphrase where it has one (and the listener encrypts)
+    bool user = userKeys_ && token != token_ && token.find(':') != std::string::npos;
+    if (user && !passphrase_.empty() && runs_.UserPassphrase(token, pass)) srt_setsockflag(ns, SRTO_PASSPHRASE, pass.c_str(), static_cast<int>(pass.size()));
+    if (token_.empty() || token == token_ || user) return 0;
     why = token.empty() ? "no token given" : "wrong token";
     gate_->Failed(key, own);
     return SRT_REJX_UNAUTHORIZED;
@@ -336,6 +339,7 @@ class Server : public Napi::ObjectWrap<Server> {
 
   // setRuns(list): the children's run credentials (runs.h).
   Napi::Value SetRuns(const Napi::CallbackInfo& info) { runs_.Set(info[0].As<Napi::Array>()); return info.Env().Undefined(); }
+  Napi::Value SetUsers(const Napi::CallbackInfo& info) { runs_.SetUsers(info[0].As<Napi::Object>()); return info.Env().Undefined(); }
 
   Napi::Value Stop(const Napi::CallbackInfo& info) {
     Shutdown();

@@ -155,6 +155,7 @@ process.on('message', (m: ToHost) => {
   else if (m.t === 'kick') relay?.kick(m.sock, m.why);
   else if (m.t === 'names') native?.setPublishers(m.names, m.readable);
   else if (m.t === 'runs') { setRuns(m.runs); send({ t: 'runsSet', seq: m.seq }); }
+  else if (m.t === 'users') native?.setUsers(m.users);
   else if (m.t === 'list' && relay) send({ t: 'listed', seq: m.seq, value: relay.list() });
 });
 // the service went away (or closed the channel to stop it): end every connection and go

@@ -67,6 +67,7 @@ export class SrtHost {
   #listened = false;
   /** The children's run credentials last pushed (a host started again gets them at once). */
   #runs: SrtRun[] = [];
+  #users: Record<string, string> = {};
   /** `runs` pushes waiting for the host's `runsSet`. */
   #runAcks = new Map<number, () => void>();
   port = 0;
@@ -124,6 +125,7 @@ export class SrtHost {
           this.#listened = true;
           this.#names();
           this.#send({ t: 'runs', seq: 0, runs: this.#runs });
+          this.#send({ t: 'users', users: this.#users });
         }
         first(m);
         return;
@@ -156,6 +158,12 @@ export class SrtHost {
    * The children's live run credentials, for the addon's handshake (run-scope.ts). Resolves once
    * the host holds them (a child may connect then), or when no host answers within `LIST_MS`.
    */
+  /** The IAM users' own passphrases, by name, for the addon's handshake (kept for a restarted host). */
+  setUsers(users: Record<string, string>): void {
+    this.#users = users;
+    if (this.#child?.connected && this.#listened) this.#send({ t: 'users', users });
+  }
+
   setRuns(runs: SrtRun[]): Promise<void> {
     this.#runs = runs;
     if (!this.#child?.connected) return Promise.resolve();

@@ -55,6 +55,8 @@ export type ToHost =
   | { t: 'names'; names: string[]; readable: string[] }
   /** The children's live run credentials (replacing the last list); answered with `runsSet`. */
   | { t: 'runs'; seq: number; runs: SrtRun[] }
+  /** The IAM users' own passphrases, by name (replacing the last map). */
+  | { t: 'users'; users: Record<string, string> }
   | { t: 'list'; seq: number };
 
 export type FromHost =

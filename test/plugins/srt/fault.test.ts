@@ -62,7 +62,7 @@ function capture() {
 function fakeNative(sendThrows: () => boolean) {
   const closed: number[] = [];
   const native: SrtNativeSocket = {
-    start: () => 0, stop: () => {}, stats: () => null, setPublishers: () => {}, setRuns: () => {},
+    start: () => 0, stop: () => {}, stats: () => null, setPublishers: () => {}, setRuns: () => {}, setUsers: () => {},
     close: (id) => { closed.push(id); },
     send: (_id, data) => { if (sendThrows()) throw new Error('send exploded'); return data.length; },
   };
