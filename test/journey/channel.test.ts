@@ -209,12 +209,14 @@ async function s3Files(t: Test, j: Journey): Promise<void> {
   t.ok(list.length >= 4, `the recording's segments are in S3 (${list.length})`);
 }
 
-/** The channel's operator (issue 49): api and process policies for the channel's egress processes only. */
+/** The channel's operator (issue 49): api and process policies for the channel's egress processes only, and a key to play the channel. */
+const OPERATOR_KEY = 'operator-key-5c0e9a7b31d2f846';
 const OPERATOR = {
-  name: 'channel-operator', auth: { api: { userpass: { enable: true, password: 'operator password 0123' } } },
+  name: 'channel-operator', auth: { api: { userpass: { enable: true, password: 'operator password 0123' } }, services: { token: [OPERATOR_KEY] } },
   policies: [
     { types: ['api'], resource: '/api/v3/process{,/**}', actions: ['GET', 'PUT'] },
     { types: ['process'], resource: 'restreamer-ui:egress:*', actions: ['read', 'command'] },
+    { types: ['rtmp', 'srt'], resource: `${CHANNEL}.stream`, actions: ['PLAY'] },
   ],
 };
 
@@ -230,6 +232,10 @@ async function iamUser(t: Test, j: Journey): Promise<void> {
   t.equal((await j.run.req('PUT', `/api/v3/process/${enc(EGRESS.srt)}/command`, { body: { command: 'restart' }, token })).status, 200, 'a command to its egress');
   t.equal((await j.run.req('GET', '/api/v3/config', { token })).status, 403, 'not the config');
   t.equal((await j.run.req('GET', '/api/v3/iam/user', { token })).status, 403, 'nor the users');
+  // its key plays the channel over RTMP (the stream table's admission decides it), not another name
+  const keyed = (name: string) => rtmpUrl(j, name).replace(/\?token=.*$/, `?token=${OPERATOR.name}:${OPERATOR_KEY}`);
+  t.same(await tracks(t, keyed(`${CHANNEL}.stream`)), BOTH, 'its key plays the channel over RTMP');
+  t.same(await tracks(t, keyed(`${CHANNEL}.other`), 10_000), [], 'and nothing its policies do not name');
 }
 
 async function restart(t: Test, j: Journey): Promise<void> {

@@ -124,10 +124,17 @@ t.test('3 users x every type x allowed/denied', async (t) => {
     cell(u, 'hls', true, /#EXT-X-PART/.test(own.text), 'its playlist 200');
     cell(u, 'hls', false, (await hls(o)).status === 403, 'another\'s playlist 403');
     // webrtc: WHEP play with a real viewer; WHIP publish decided before the offer is read (a non-SDP body: 400 once allowed)
-    const viewer = await ndcViewer(t, app.url, `live/${u}/cam`, key(u));
-    await waitFor(() => viewer.video >= 10, { timeout: 30_000, what: `video at customer-${u}'s WHEP viewer` }).catch(() => undefined);
+    // a viewer whose connection carried no media (ICE lost on a busy box) is made again once, as a
+    // player reconnects (as the WebRTC tests and the journey do)
+    let viewer = await ndcViewer(t, app.url, `live/${u}/cam`, key(u));
+    for (let attempt = 1; ; attempt++) {
+      const got = await waitFor(() => viewer.video >= 10, { timeout: 30_000, what: `video at customer-${u}'s WHEP viewer` }).then(() => true, () => false);
+      viewer.close();
+      if (got || attempt >= 2 || viewer.status !== 201) break;
+      t.comment(`customer-${u}'s WHEP viewer got no media in 30 s: made again`);
+      viewer = await ndcViewer(t, app.url, `live/${u}/cam`, key(u));
+    }
     cell(u, 'webrtc', true, viewer.status === 201 && viewer.video >= 10, `WHEP of its camera (${viewer.video} frames)`);
-    viewer.close();
     const offer = (who: Who, kind: string) => send(app.url, 'POST', `/webrtc/live/${who}/${kind === 'whep' ? 'cam' : 'whip-in'}/${kind}`, { authorization: `Bearer ${key(u)}`, 'content-type': 'application/sdp' }, 'not an offer');
     cell(u, 'webrtc', false, (await offer(o, 'whep')).status === 403, 'WHEP of another\'s camera 403');
     cell(u, 'webrtc', true, (await offer(u, 'whip')).status === 400, 'WHIP to its name: past the key (400 for the body)');
