@@ -1,6 +1,6 @@
 import t from 'tap';
-import { request as httpRequest } from 'node:http';
 import { startApp } from '../../helpers/app.ts';
+import { send as sendWith } from './send.ts';
 
 /*
  * Issue 49, the file mounts: a user's Basic password (`auth.services.basic`) writes to memfs what
@@ -11,21 +11,8 @@ import { startApp } from '../../helpers/app.ts';
  */
 
 const SECRET = 'basic-secret-7c1e94a0b2d6';
+const send = (url: string, method: string, path: string, authorization?: string, body?: string) => sendWith(url, method, path, authorization ? { authorization } : {}, body);
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
-
-/** One request on a connection of its own (with threads, the kernel spreads them over main and the threads). */
-function send(url: string, method: string, path: string, authorization?: string, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { method, agent: false, headers: { ...(authorization ? { authorization } : {}), ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 for (const threads of [0, 2]) t.test(`memfs writes with a user's Basic password (${threads} serving threads)`, async (t) => {
   const app = await startApp(t, { config: { iam: { enable: true }, http: { threads }, storage: { memory: { auth: { enable: true, username: 'mem', password: 'mem-pw' } } } } });

@@ -1,5 +1,4 @@
 import t from 'tap';
-import { request as httpRequest } from 'node:http';
 import { request, startApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { placeholdersRef } from '../../../sdk/index.ts';
@@ -7,6 +6,7 @@ import { rtmpServiceRef, type RtmpService } from '../../../plugins/rtmp/ref.ts';
 import { play, publish } from '../rtmp/helpers.ts';
 import * as srt from '../srt/srt-helpers.ts';
 import { ndcViewer } from '../webrtc/helpers.ts';
+import { send } from './send.ts';
 
 /*
  * Issue 49.5, the matrix: three users on one service with every protocol on (auth, iam, RTMP, SRT,
@@ -44,20 +44,6 @@ const proc = (id: string) => ({
   input: [{ id: 'in', address: 'testsrc2=size=160x120:rate=10', options: ['-f', 'lavfi'] }],
   output: [{ id: 'out', address: '-', options: ['-f', 'null'] }],
 });
-
-/** One request on a connection of its own, with an Authorization header. */
-function send(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { method, agent: false, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 t.test('3 users x every type x allowed/denied', async (t) => {
   const app = await startApp(t, {
