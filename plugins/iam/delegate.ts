@@ -4,7 +4,7 @@ import { IAM_SUBJECT } from './api.ts';
 import { compileGlob } from './glob.ts';
 import { NO_DOMAIN, type Policy } from './policy.ts';
 import type { IamPolicy } from './schema.ts';
-import type { StoredUser, Users } from './users.ts';
+import { checkedPolicies, type StoredUser, type Users } from './users.ts';
 
 /*
  * Delegated user management (issue 49.2, the `iam` type): a user that is no superuser may read the
@@ -85,7 +85,8 @@ export class Delegation {
     const own = d.policies;
     const before = q.target ? uncovered(q.target.policies, own) : undefined;
     if (before) throw forbidden(`user ${q.name.slice(0, 64)} holds more than the caller: ${before}`);
-    const after = q.policies ? uncovered(q.policies.map((p) => ({ ...p, domain: p.domain || NO_DOMAIN, types: p.types.map((t) => t.toLowerCase()) })), own) : undefined;
+    // a policy that does not compile is a 400 (as for a superuser), before asking whether it is within
+    const after = q.policies ? uncovered(checkedPolicies(q.policies), own) : undefined;
     if (after) throw forbidden(`a policy beyond the caller's own: ${after}`);
   }
 }

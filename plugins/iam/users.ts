@@ -88,6 +88,18 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
 /** A stored list of secret hashes as read back (a hand-edited file: anything but strings dropped). */
 const keysOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((k): k is string => typeof k === 'string') : []);
 
+/** Policies as written, normalized and compiled once to check them: a 400 naming the one that does not compile. */
+export function checkedPolicies(list: readonly IamPolicy[]): Policy[] {
+  const policies = normalize(list);
+  try {
+    new PolicyIndex([{ name: 'check', policies }]);
+  } catch (err) {
+    if (err instanceof PolicyError) throw iamErrors.invalid(`policies.${err.index}`, err.message.replace(/^policies\[\d+\]: /, ''));
+    throw err;
+  }
+  return policies;
+}
+
 /** The policies as the index and the store keep them: domain `$none` when none, types lower case. */
 function normalize(list: readonly IamPolicy[]): Policy[] {
   return list.map((p) => ({ domain: p.domain === undefined || p.domain === '' ? NO_DOMAIN : p.domain, types: p.types.map((t) => t.toLowerCase()), resource: p.resource, actions: [...p.actions] }));
@@ -277,14 +289,7 @@ export class Users implements IamReplicaService {
     }
     if (b.policies !== undefined) {
       if (b.policies.length > this.#o.maxPolicies) throw iamErrors.invalid('policies', `at most ${this.#o.maxPolicies} (iam.max_policies)`);
-      const policies = normalize(b.policies);
-      try {
-        new PolicyIndex([{ name: u.name, policies }]);
-      } catch (err) {
-        if (err instanceof PolicyError) throw iamErrors.invalid(`policies.${err.index}`, err.message.replace(/^policies\[\d+\]: /, ''));
-        throw err;
-      }
-      u.policies = policies;
+      u.policies = checkedPolicies(b.policies);
     }
     const api = b.auth?.api;
     if (api?.userpass) {

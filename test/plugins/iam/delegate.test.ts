@@ -78,6 +78,8 @@ t.test('a delegate manages the users its iam policies name, never beyond its own
   t.equal((await as('PUT', '/api/v3/iam/user/customer-a-new/policy', [{ types: ['srt'], resource: 'live/customer-a/new', actions: ['PLAY'] }])).status, 200, 'policies within');
   t.equal((await as('PUT', '/api/v3/iam/user/customer-a-new/policy', [{ types: ['process'], resource: '**', actions: ['read'] }])).status, 403, 'policies beyond');
   t.equal((await as('PUT', '/api/v3/iam/user/customer-a-new', { name: 'customer-b-new' })).status, 403, 'a rename out of its names');
+  const bad = await as('PUT', '/api/v3/iam/user/customer-a-new/policy', [{ types: ['rtmp'], resource: 'live/customer-a/[', actions: ['PLAY'] }]);
+  t.match(bad, { status: 400, body: { code: 400, details: [/^policies\.0: /] } }, 'a policy that does not compile: 400, as for a superuser');
   t.equal((await as('PUT', '/api/v3/iam/user/manager/policy', [{ types: ['iam'], resource: '**', actions: ['read', 'write'] }])).status, 403, 'itself: no raise');
   t.equal((await as('DELETE', '/api/v3/iam/user/customer-b-cam')).status, 403, 'a delete of a user it may not write');
   t.equal((await as('DELETE', '/api/v3/iam/user/customer-a-new')).status, 200, 'a delete of its user');
