@@ -270,8 +270,9 @@ export class Users implements IamReplicaService {
   }
 
   async #replace(old: StoredUser, u: StoredUser): Promise<void> {
-    // checked again after the hashing: the user may have gone, or the new name been taken
-    if (!this.#o.doc.data.users.includes(old)) throw iamErrors.notFound(old.name);
+    // checked again after the hashing: the user may have gone (by name: the shared store's watcher
+    // may have put an equal user in its place meanwhile), or the new name been taken
+    if (!this.stored(old.name)) throw iamErrors.notFound(old.name);
     if (u.name !== old.name) this.#nameFree(u.name);
     u.updated_at = now();
     await this.#replication?.write({ kind: 'put', record: record(u), ...(u.name !== old.name ? { previousName: old.name } : {}) });
