@@ -52,7 +52,7 @@ export const IamUserAuth = Type.Object({
     token: secrets('tokens of the stream protocols (`?token=<user>:<token>`)'),
     session: secrets('tokens of HLS sessions'),
     srt_passphrase: Type.Optional(Type.Union([Type.String({ maxLength: 79 }), Type.Null()], {
-      description: 'the passphrase (10 to 79 characters) its SRT key `token:<user>:<token>` encrypts with where `srt.passphrase` is set, instead of that one; kept as written (SRT derives the keys from it); answers show ""; "" keeps it, null removes it',
+      description: 'the passphrase (10 to 79 bytes) its SRT key `token:<user>:<token>` encrypts with where `srt.passphrase` is set, instead of that one; kept as written (SRT derives the keys from it); answers show ""; "" keeps it, null removes it',
     })),
   })),
 });

@@ -119,7 +119,7 @@ export class Users implements IamReplicaService {
     if (!o.doc.data.users.some((u) => u.name === ANON)) o.doc.data.users.push(emptyUser(ANON));
     for (const u of o.doc.data.users) {
       try {
-        this.#indexSet(u);
+        this.index.set(u);
       } catch (err) {
         throw new Error(`${o.doc.path}: user '${u.name}': ${(err as Error).message}`);
       }
@@ -206,11 +206,6 @@ export class Users implements IamReplicaService {
     if (name !== ANON && this.stored(name)) await this.#place(undefined, [name]);
   }
 
-  #indexSet(u: StoredUser): void {
-    this.index.set(u);
-    this.#byName = undefined;
-  }
-
   #find(name: string): StoredUser {
     const u = this.#o.doc.data.users.find((x) => x.name === name);
     if (!u) throw iamErrors.notFound(name);
@@ -263,7 +258,6 @@ export class Users implements IamReplicaService {
       if (u) this.index.set(u);
       else this.index.delete(name);
     }
-    this.#byName = undefined;
     for (const fn of this.#listeners) {
       try { fn(); } catch { /* a listener's fault is its own */ }
     }
@@ -312,7 +306,9 @@ export class Users implements IamReplicaService {
     const pass = b.auth?.services?.srt_passphrase;
     if (pass === null) u.auth.srt_passphrase = '';
     else if (pass) {
-      if (pass.length < 10) throw iamErrors.invalid('auth.services.srt_passphrase', '10 to 79 characters (SRT\'s rule)');
+      // libsrt counts bytes: a passphrase outside 10-79 of them would be refused there without a word
+      const bytes = Buffer.byteLength(pass);
+      if (bytes < 10 || bytes > 79) throw iamErrors.invalid('auth.services.srt_passphrase', '10 to 79 bytes (SRT\'s rule)');
       u.auth.srt_passphrase = pass;
     }
     return u;

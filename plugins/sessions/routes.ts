@@ -10,13 +10,13 @@ const perCollector = <T>(q: string | undefined, one: (name: string) => T): Recor
 /** `GET /api/v3/session` and `.../active` (reference 4.11), unknown names empty; an access plugin's user sees what `httpHooksRef.sees` lets it. */
 export function sessionRoutes(http: HttpScope, registry: SessionRegistry, sees: ReturnType<(typeof httpHooksRef)['create']>['sees']): void {
   // a session is about its reference (a process, or a stream's base name) or the stream of its location (`publish:live/x`)
-  const keep = (req: FastifyRequest) => (ref: string, local = '') => sees.call(req, { process: ref, stream: local.replace(/^[a-z]+:/, '') || ref }) !== false;
+  const keep = (req: FastifyRequest) => (sees.isUsed() ? (ref: string, local = '') => sees.call(req, { process: ref, stream: local.replace(/^[a-z]+:/, '') || ref }) !== false : undefined);
   const schema = <S extends TSchema>(summary: string, answer: S) =>
     ({ summary, tags: ['v16.7.2'], querystring: CollectorsQuery, response: { 200: answer } });
   http.get('/api/v3/session', { schema: schema('Summary of active and past sessions per collector', SessionsSummarySchema) },
-    async (req) => perCollector(req.query.collectors, (name) => (sees.isUsed() ? narrow(registry.summary(name), keep(req)) : registry.summary(name))));
+    async (req) => { const k = keep(req); return perCollector(req.query.collectors, (name) => (k ? narrow(registry.summary(name), k) : registry.summary(name))); });
   http.get('/api/v3/session/active', { schema: schema('Active sessions per collector', SessionsActiveSchema) },
-    async (req) => perCollector(req.query.collectors, (name) => (registry.get(name)?.active() ?? []).filter((s) => !sees.isUsed() || keep(req)(s.reference, s.local))));
+    async (req) => { const k = keep(req); return perCollector(req.query.collectors, (name) => (k ? (registry.get(name)?.active() ?? []).filter((s) => k(s.reference, s.local)) : registry.get(name)?.active() ?? [])); });
 }
 
 /** A summary of the references `keep` lets the caller see (the peers' maps span every reference: empty). */

@@ -22,7 +22,8 @@ t.test('a user\'s own SRT passphrase', async (t) => {
   const made = await app.request('POST', '/api/v3/iam/user', { body: user });
   t.equal(made.status, 200, made.text);
   t.equal(made.body.auth.services.srt_passphrase, '', 'never answered');
-  t.equal((await app.request('POST', '/api/v3/iam/user', { body: { name: 'short', auth: { services: { srt_passphrase: 'too short' } } } })).status, 400, 'SRT\'s 10 characters at least');
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: { name: 'short', auth: { services: { srt_passphrase: 'too short' } } } })).status, 400, 'SRT\'s 10 bytes at least');
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: { name: 'wide', auth: { services: { srt_passphrase: 'ü'.repeat(40) } } } })).status, 400, '40 characters of 80 bytes: over SRT\'s 79');
   const sid = (stream: string, mode: string, token: string) => encodeURIComponent(`${stream},mode:${mode},token:${token}`);
   const publisher = (stream: string, token: string, pass: string, seconds: number) =>
     srt.ffmpeg(t, [...srt.SOURCE, '-t', String(seconds), '-f', 'mpegts', srt.srtUrl(app.srtPort, sid(stream, 'publish', token), `&passphrase=${pass}`)], (seconds + 30) * 1000);
