@@ -56,7 +56,7 @@ export class IamApiAccess implements IamAccess {
     return { allowed: false, reason: `user ${name} may not ${q.action} ${stream.slice(0, 200)}` };
   }
 
-  /** `ingestHooksRef.decideKey`: a stream client's key, for the stream table's admission (every protocol but LL-HLS's playlists). */
+  /** `ingestHooksRef.decideKey`: a stream client's key, for the stream table's admission (its `keyRefusal` for WebRTC's offers and LL-HLS's playlists). */
   decideKey(peer: IngestPeer, role: 'publish' | 'play'): true | IngestRefusal | undefined {
     if (peer.key === undefined) return undefined;
     const protocol = KEY_TYPES[peer.protocol];
