@@ -40,6 +40,8 @@ export interface FsServeRefusal {
   code?: string;
   /** Seconds to send as `Retry-After` (a 429 or 503 that passes). */
   retryAfter?: number;
+  /** More headers of the answer, e.g. a 401's `WWW-Authenticate`. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** A finished GET/HEAD answer. */

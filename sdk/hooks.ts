@@ -53,10 +53,11 @@ export interface PluginHooks {
    */
   get<H extends HookSet>(ref: HooksRef<H>): Readonly<H>;
   /**
-   * Taps one hook, named after the plugin. Async hooks are tapped with `tapPromise`.
+   * Taps one hook, named after the plugin. Async hooks are tapped with `tapPromise`. `opts.stage`:
+   * lower runs earlier (default 0), e.g. a gate that refuses before other taps count a request.
    *
    * @example
    * ctx.hooks.tap(processHooksRef, 'onStateChange', async (ev) => { ctx.log.info(ev, 'state'); });
    */
-  tap<H extends HookSet, K extends keyof H & string>(ref: HooksRef<H>, hook: K, fn: TapFn<H[K]>): void;
+  tap<H extends HookSet, K extends keyof H & string>(ref: HooksRef<H>, hook: K, fn: TapFn<H[K]>, opts?: { stage?: number }): void;
 }

@@ -3,6 +3,13 @@ import type { HookSet, HooksRef, PluginHooks, TapFn } from '../../sdk/hooks.ts';
 /** One frozen instance of each hook set per app. */
 export class HookRegistry {
   readonly #sets = new Map<string, HookSet>();
+  readonly #onTap = new Set<(refId: string) => void>();
+
+  /** Calls `fn` after every tap made through `forTapper` (the file door tells its threads when main's read taps change). */
+  onTap(fn: (refId: string) => void): () => void {
+    this.#onTap.add(fn);
+    return () => this.#onTap.delete(fn);
+  }
 
   get<H extends HookSet>(ref: HooksRef<H>): Readonly<H> {
     let set = this.#sets.get(ref.id);
@@ -17,13 +24,15 @@ export class HookRegistry {
   forTapper(name: string): PluginHooks {
     return {
       get: (ref) => this.get(ref),
-      tap: (ref, hook, fn) => {
+      tap: (ref, hook, fn, opts) => {
         const h = this.get(ref)[hook] as unknown as {
-          call?: unknown; tapPromise: (o: string, f: unknown) => void; tap: (o: string, f: unknown) => void;
+          call?: unknown; tapPromise: (o: unknown, f: unknown) => void; tap: (o: unknown, f: unknown) => void;
         };
+        const o = opts?.stage === undefined ? name : { name, stage: opts.stage };
         // tapable's async hooks have no `call`; sync hooks refuse tapPromise
-        if (typeof h.call === 'function') h.tap(name, fn);
-        else h.tapPromise(name, fn as TapFn<unknown>);
+        if (typeof h.call === 'function') h.tap(o, fn);
+        else h.tapPromise(o, fn as TapFn<unknown>);
+        for (const l of this.#onTap) l(ref.id);
       },
     };
   }

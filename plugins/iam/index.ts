@@ -1,4 +1,7 @@
-import { definePlugin, httpHooksRef, ingestHooksRef, loginValidatorsRef, processesRef } from '../../sdk/index.ts';
+import {
+  definePlugin, filesystemsRef, fsServeHooksRef, httpHooksRef, ingestHooksRef, loginValidatorsRef, optional, processesRef, runCredentialsRef, type BasicCredentials, type FilesystemService, type PluginHooks, type RunCredentials,
+} from '../../sdk/index.ts';
+import type { GateMounts } from './reads.ts';
 import { iamAccessRef, iamReplicaRef } from './api.ts';
 import { IamConfig } from './schema.ts';
 
@@ -15,17 +18,22 @@ export default definePlugin({
   enableKey: 'iam.enable',
   configSchema: IamConfig,
   reads: ['api'],
-  deps: { processes: processesRef },
+  deps: { processes: processesRef, filesystems: filesystemsRef, runs: optional(runCredentialsRef) },
   provides: [iamAccessRef, iamReplicaRef, loginValidatorsRef],
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) return;
-    const [{ Users, parseUsers }, { iamRoutes }, { IamApiAccess, iamLogin }, { Delegation }] = await Promise.all([import('./users.ts'), import('./routes.ts'), import('./access.ts'), import('./delegate.ts')]);
+    const [{ Users, parseUsers }, { iamRoutes }, { IamApiAccess, iamLogin }, { Delegation }, { sessionTokenRoute }, reads] = await Promise.all([
+      import('./users.ts'), import('./routes.ts'), import('./access.ts'), import('./delegate.ts'), import('./token-route.ts'), import('./reads.ts'),
+    ]);
     const doc = await ctx.state.open<import('./users.ts').UsersDoc>('users', { init: () => ({ users: [] }), parse: parseUsers });
     const admin = ctx.sections.api.auth.username;
     const reserved = new Set(admin ? [admin] : []);
     const users = new Users({ doc, maxUsers: cfg.max_users, maxPolicies: cfg.max_policies, reserved });
-    iamRoutes(ctx.http, users, new Delegation(users));
+    const delegation = new Delegation(users);
+    iamRoutes(ctx.http, users, delegation);
+    sessionTokenRoute(ctx.http, users, delegation);
+    gateReads(ctx, users, reads, ctx.deps.filesystems, ctx.deps.runs);
     // the cluster plugin shares the users between nodes through this (users.ts: write first, apply)
     ctx.provide(iamReplicaRef, users);
     // the auth plugin asks both: who logs in (POST /api/login), what an IAM user's token may do
@@ -42,3 +50,38 @@ export default definePlugin({
     ctx.log.info({ users: users.list().length - 1 }, 'IAM users loaded');
   },
 });
+
+type Ctx = { hooks: PluginHooks; log: { info(msg: string): void } };
+
+/**
+ * Reads of the public mounts by `fs` policies (reads.ts): tapped first among the read taps, and
+ * only once `$anon` may not read everything (until then the serving threads serve reads alone).
+ */
+function gateReads(ctx: Ctx, users: import('./users.ts').Users, reads: typeof import('./reads.ts'), filesystems: readonly FilesystemService[], runs: RunCredentials | undefined): void {
+  // LL-HLS decides its own reads (a stream's key, `hls` policies)
+  const mounts = (): GateMounts => {
+    const exempt = new Set<string>();
+    const creds = new Map<string, BasicCredentials>();
+    for (const f of filesystems) {
+      if (f.publicMount?.asks) exempt.add(f.mount);
+      const basic = f.publicMount?.writes?.basic;
+      if (basic) creds.set(f.mount, basic);
+    }
+    return { exempt, creds };
+  };
+  let known: GateMounts | undefined;
+  const gate = new reads.ReadGate(users, () => (known ??= mounts()), () => runs);
+  let tapped = false;
+  const tap = () => {
+    if (tapped || !gate.needed) return;
+    tapped = true;
+    ctx.hooks.tap(fsServeHooksRef, 'preServe', (req) => gate.decide(req), { stage: -100 });
+    ctx.hooks.tap(fsServeHooksRef, 'transformPlaylist', (body, req) => {
+      const token = gate.needed && !known?.exempt.has(req.mount) ? reads.tokenParam(req.query) : undefined;
+      return token === undefined ? body : reads.carryToken(body, token);
+    }, { stage: -100 });
+    ctx.log.info('anonymous reads of the public mounts are restricted: reads are decided by fs policies (on the main thread)');
+  };
+  tap();
+  users.onChange(() => { gate.refresh(); tap(); });
+}

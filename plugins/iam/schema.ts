@@ -50,7 +50,7 @@ export const IamUserAuth = Type.Object({
   services: Type.Optional(Type.Object({
     basic: secrets('passwords of Basic auth on the file mounts (user name: this user\'s)'),
     token: secrets('tokens of the stream protocols (`?token=<user>:<token>`)'),
-    session: secrets('tokens of HLS sessions'),
+    session: secrets('secrets that sign the session tokens of the file mounts (`PUT /api/v3/session/token/{name}`, read with `?token=`); kept as written (they sign)'),
     srt_passphrase: Type.Optional(Type.Union([Type.String({ maxLength: 79 }), Type.Null()], {
       description: 'the passphrase (10 to 79 bytes) its SRT key `token:<user>:<token>` encrypts with where `srt.passphrase` is set, instead of that one; kept as written (SRT derives the keys from it); answers show ""; "" keeps it, null removes it',
     })),
@@ -72,3 +72,14 @@ export type IamUserUpdate = Static<typeof IamUserUpdate>;
 
 export const NameParams = Type.Object({ name: Type.String({ maxLength: 64 }) });
 export const DomainQuery = Type.Object({ domain: Type.Optional(Type.String({ maxLength: 256 })) });
+
+/** One session token asked for (`PUT /api/v3/session/token/{name}`), answered with its `token`. */
+export const SessionTokenRequest = Type.Object({
+  match: Type.Optional(Type.String({ maxLength: 1024, description: 'glob of the mount paths it reads (`/memfs/live/**`); "" any its user may' })),
+  remote: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 256 }), { maxItems: 64 }), Type.Null()], { description: 'globs of the `Referer` hosts it is read from (`*.example.com`); empty: any' })),
+  extra: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'carried in the token, for the caller' })),
+  ttl_sec: Type.Optional(Type.Integer({ minimum: 0, maximum: 31_536_000, description: 'seconds it holds; 0 or none: 3600' })),
+  token: Type.Optional(Type.String({ description: 'the token (answers); "" when the user has no session secret' })),
+});
+export type SessionTokenRequest = Static<typeof SessionTokenRequest>;
+export const UsernameParams = Type.Object({ username: Type.String({ maxLength: 64 }) });

@@ -34,7 +34,14 @@ export interface StoredUser {
   updated_at: number;
 }
 
-export interface UsersDoc { users: StoredUser[] }
+export interface UsersDoc {
+  users: StoredUser[];
+  /** 2: `$anon`'s policies are its own (a store without it gets the defaults once: anyone reads the public mounts). */
+  version?: number;
+}
+
+/** `$anon`'s policies in a new store: read every public mount, as the successor's default. */
+export const anonDefaults = (): Policy[] => [{ domain: NO_DOMAIN, types: ['fs'], resource: '/**', actions: ['GET', 'HEAD', 'OPTIONS'] }];
 
 export interface UsersOptions {
   doc: StateDocument<UsersDoc>;
@@ -68,6 +75,7 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
   if (!Array.isArray(list)) throw new Error(`${path}: no "users" list`);
   const name = new RegExp(NAME_PATTERN);
   return {
+    ...(typeof (raw as UsersDoc).version === 'number' ? { version: (raw as UsersDoc).version } : {}),
     users: list.map((x: Partial<StoredUser>, i) => {
       if (typeof x?.name !== 'string' || (x.name !== ANON && !name.test(x.name))) throw new Error(`${path}: users[${i}] has no valid name`);
       const d = emptyUser(x.name);
@@ -117,6 +125,12 @@ export class Users implements IamReplicaService {
   constructor(o: UsersOptions) {
     this.#o = o;
     if (!o.doc.data.users.some((u) => u.name === ANON)) o.doc.data.users.push(emptyUser(ANON));
+    // a store from before `$anon` had policies of its own (or a new one): anyone reads the public mounts, as before
+    if (o.doc.data.version === undefined) {
+      const anon = o.doc.data.users.find((u) => u.name === ANON)!;
+      if (anon.policies.length === 0) anon.policies = anonDefaults();
+      o.doc.data.version = 2;
+    }
     for (const u of o.doc.data.users) {
       try {
         this.index.set(u);
@@ -137,6 +151,16 @@ export class Users implements IamReplicaService {
   }
 
   /** The stored user (secrets hashed), for decisions (a map, rebuilt after a change); undefined when none. */
+  /** Every stored user, `$anon` too (read only). */
+  all(): readonly StoredUser[] {
+    return this.#o.doc.data.users;
+  }
+
+  /** A user by its name, else by its alias (a session token names either). */
+  byNameOrAlias(name: string): StoredUser | undefined {
+    return this.stored(name) ?? this.#o.doc.data.users.find((u) => u.alias !== '' && u.alias === name);
+  }
+
   stored(name: string): StoredUser | undefined {
     this.#byName ??= new Map(this.#o.doc.data.users.map((u) => [u.name, u]));
     return this.#byName.get(name);
@@ -301,7 +325,8 @@ export class Users implements IamReplicaService {
     }
     for (const kind of SERVICES) {
       const given = b.auth?.services?.[kind];
-      if (given) u.auth.services[kind] = keys(given, u.auth.services[kind], `auth.services.${kind}`, fresh);
+      // session secrets sign tokens (HMAC): kept as written, as the SRT passphrase
+      if (given) u.auth.services[kind] = keys(given, u.auth.services[kind], `auth.services.${kind}`, fresh, kind === 'session' ? plain : hashKey);
     }
     const pass = b.auth?.services?.srt_passphrase;
     if (pass === null) u.auth.srt_passphrase = '';
@@ -316,13 +341,16 @@ export class Users implements IamReplicaService {
 }
 
 /** Service secrets as written: "" keeps the stored one at that place; others are hashed. */
-function keys(given: readonly string[], stored: readonly string[], field: string, fresh: boolean): string[] {
+function keys(given: readonly string[], stored: readonly string[], field: string, fresh: boolean, keep: (k: string) => string): string[] {
   return given.map((k, i) => {
-    if (k !== '') return hashKey(k);
+    if (k !== '') return keep(k);
     if (fresh || stored[i] === undefined) throw iamErrors.invalid(`${field}.${i}`, 'an empty secret (write the secret, or "" in the place of a stored one)');
     return stored[i]!;
   });
 }
+
+/** A session secret as stored: as written, marked (reads.ts `sessionSecrets`). */
+const plain = (k: string) => `plain$${k}`;
 
 /** A stored user as the shared store keeps it. */
 const record = (u: StoredUser): IamRecord => u as unknown as IamRecord;

@@ -96,7 +96,8 @@ export function appDoor(o: AppDoorOptions): AppDoor {
       warn: (message) => o.log.warn({ component: 'HTTP' }, message),
     });
     modules.toThreads = started.broadcast;
-    stopThreads = started.close;
+    const untapped = o.hooks.onTap((id) => { if (id === fsServeHooksRef.id) started.refresh(); });
+    stopThreads = () => { untapped(); started.close(); };
   };
   const close = () => {
     stopThreads();

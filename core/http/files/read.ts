@@ -110,7 +110,8 @@ function answerNode(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: Serve
   if (refused) {
     node.file.release?.();
     const retry = refused.retryAfter === undefined ? [] : ['retry-after', String(Math.max(0, Math.ceil(refused.retryAfter)))];
-    refusal(res, refused.status, refused.message, refused.details, ['vary', 'Origin', ...extra, ...retry]);
+    const more = refused.headers === undefined ? [] : Object.entries(refused.headers).flat();
+    refusal(res, refused.status, refused.message, refused.details, ['vary', 'Origin', ...extra, ...retry, ...more]);
     served(env, res, sreq, 0);
     return true;
   }

@@ -47,7 +47,7 @@ function shared(f: FsFile): FsFile {
  * stored here, and the tap modules' messages and reports. Started when the app listens (every
  * filesystem and tap is known then); gives the broadcast to every thread's copy.
  */
-export function startDoorThreads(o: DoorThreadsOptions): { broadcast(m: ToDoor): void; close(): void } {
+export function startDoorThreads(o: DoorThreadsOptions): { broadcast(m: ToDoor): void; refresh(): void; close(): void } {
   let seq = 0;
   const published = new BigInt64Array(new SharedArrayBuffer(8));
   const uploadBytes = new Int32Array(new SharedArrayBuffer(4));
@@ -115,8 +115,15 @@ export function startDoorThreads(o: DoorThreadsOptions): { broadcast(m: ToDoor):
       }
     },
   });
-  send({ t: 'state', mainReads: mainReads(o.hooks), heads: [...o.heads()] });
-  return { broadcast: send, close: () => { for (const u of unsubscribe) u(); } };
+  let told = mainReads(o.hooks);
+  send({ t: 'state', mainReads: told, heads: [...o.heads()] });
+  // a plugin that taps reads later (iam, once anonymous reads are restricted): the threads leave reads to main from then on
+  const refresh = () => {
+    if (mainReads(o.hooks) === told) return;
+    told = !told;
+    send({ t: 'state', mainReads: told, heads: [...o.heads()] });
+  };
+  return { broadcast: send, refresh, close: () => { for (const u of unsubscribe) u(); } };
 }
 
 /**

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,14 +106,29 @@ t.test('users survive a restart (SIGTERM, a new process)', async (t) => {
   const config = { db: { dir }, iam: { enable: true } };
   const first = await startCli(t, config);
   t.equal((await request(first.url, 'POST', '/api/v3/iam/user', { body: alice })).status, 200);
+  t.equal((await request(first.url, 'PUT', '/api/v3/iam/user/$anon/policy', { body: [] })).status, 200, '$anon may read nothing');
   const before = (await request(first.url, 'GET', '/api/v3/iam/user/alice')).body;
-  const exited = new Promise((r) => first.child.once('exit', r));
-  first.child.kill('SIGTERM');
-  await exited;
+  const stop = async (child: typeof first.child) => {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  await stop(first.child);
   const second = await startCli(t, config);
   const got = await request(second.url, 'GET', '/api/v3/iam/user/alice');
   t.equal(got.status, 200);
   t.same(got.body, before, 'the same user, policies and (hidden) secrets');
+  const anon = async (url: string) => (await request(url, 'GET', '/api/v3/iam/user/$anon')).body.policies;
+  t.same(await anon(second.url), [], '$anon\'s narrowed policies kept (not given the defaults again)');
+  await stop(second.child);
+  // a store written before $anon had policies of its own: anyone reads the public mounts, as then
+  const file = join(dir, 'plugins', 'iam', 'users.json');
+  const old = JSON.parse(await readFile(file, 'utf8')) as { version?: number };
+  delete old.version;
+  await writeFile(file, JSON.stringify(old));
+  const third = await startCli(t, config);
+  t.same(await anon(third.url), [{ domain: '$none', types: ['fs'], resource: '/**', actions: ['GET', 'HEAD', 'OPTIONS'] }], 'an old store\'s $anon gets the defaults');
+  t.same((await request(third.url, 'GET', '/api/v3/iam/user/alice')).body, before, 'its users as they were');
 });
 
 t.test('requests at once: one name is taken once, a user gone meanwhile is not written back', async (t) => {
