@@ -212,11 +212,14 @@ async function s3Files(t: Test, j: Journey): Promise<void> {
 /** The channel's operator (issue 49): api and process policies for the channel's egress processes only, and a key to play the channel. */
 const OPERATOR_KEY = 'operator-key-5c0e9a7b31d2f846';
 const OPERATOR = {
-  name: 'channel-operator', auth: { api: { userpass: { enable: true, password: 'operator password 0123' } }, services: { token: [OPERATOR_KEY] } },
+  name: 'channel-operator',
+  auth: { api: { userpass: { enable: true, password: 'operator password 0123' } }, services: { token: [OPERATOR_KEY], session: ['operator-session-secret-7a21c9'] } },
   policies: [
     { types: ['api'], resource: '/api/v3/process{,/**}', actions: ['GET', 'PUT'] },
     { types: ['process'], resource: 'restreamer-ui:egress:*', actions: ['read', 'command'] },
     { types: ['rtmp', 'srt'], resource: `${CHANNEL}.stream`, actions: ['PLAY'] },
+    { types: ['api'], resource: '/api/v3/session/token/channel-operator', actions: ['PUT'] },
+    { types: ['fs'], resource: `/memfs/${CHANNEL}*`, actions: ['GET'] },
   ],
 };
 
@@ -236,6 +239,13 @@ async function iamUser(t: Test, j: Journey): Promise<void> {
   const keyed = (name: string) => rtmpUrl(j, name).replace(/\?token=.*$/, `?token=${OPERATOR.name}:${OPERATOR_KEY}`);
   t.same(await tracks(t, keyed(`${CHANNEL}.stream`)), BOTH, 'its key plays the channel over RTMP');
   t.same(await tracks(t, keyed(`${CHANNEL}.other`), 10_000), [], 'and nothing its policies do not name');
+  // strangers no longer read memfs; its viewers read the channel's HLS with a session token it asks for
+  t.equal((await j.run.req('PUT', '/api/v3/iam/user/$anon/policy', { body: [] })).status, 200, 'the superuser narrows $anon');
+  t.equal((await j.run.req('GET', `/memfs/${CHANNEL}.m3u8`, { token: '' })).status, 401, 'a stranger gets the Basic challenge');
+  const asked = await j.run.req('PUT', `/api/v3/session/token/${OPERATOR.name}`, { body: [{ match: `/memfs/${CHANNEL}*`, ttl_sec: 600 }], token });
+  t.equal(asked.status, 200, `it asks for a session token (${asked.text.slice(0, 120)})`);
+  const viewer = `${j.run.url}/memfs/${CHANNEL}.m3u8?token=${asked.body[0].token as string}`;
+  t.same(await tracks(t, viewer), BOTH, 'a player with it plays the channel\'s HLS');
 }
 
 async function restart(t: Test, j: Journey): Promise<void> {
