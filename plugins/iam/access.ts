@@ -125,7 +125,7 @@ export class IamApiAccess implements IamAccess {
   mayApi(subject: string, method: string, path: string, domain?: string): ApiError | undefined {
     const name = subject.slice(IAM_SUBJECT.length);
     const u = this.#users.stored(name);
-    if (!subject.startsWith(IAM_SUBJECT) || !u || !u.auth.api.userpass.enable) return gone();
+    if (!subject.startsWith(IAM_SUBJECT) || !u || !(u.auth.api.userpass.enable || u.auth.api.auth0.enable)) return gone();
     if (u.superuser) return undefined;
     // HEAD is a GET without the body (fastify answers it from the GET route)
     const action = method === 'HEAD' ? 'GET' : method;

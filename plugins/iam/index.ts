@@ -2,6 +2,7 @@ import {
   definePlugin, filesystemsRef, fsServeHooksRef, httpHooksRef, ingestHooksRef, loginValidatorsRef, optional, processesRef, runCredentialsRef, type BasicCredentials, type FilesystemService, type PluginHooks, type RunCredentials,
 } from '../../sdk/index.ts';
 import type { GateMounts } from './reads.ts';
+import { idpVerifierRef } from '../idp-login/api.ts';
 import { iamAccessRef, iamReplicaRef } from './api.ts';
 import { IamConfig } from './schema.ts';
 
@@ -18,7 +19,7 @@ export default definePlugin({
   enableKey: 'iam.enable',
   configSchema: IamConfig,
   reads: ['api'],
-  deps: { processes: processesRef, filesystems: filesystemsRef, runs: optional(runCredentialsRef) },
+  deps: { processes: processesRef, filesystems: filesystemsRef, runs: optional(runCredentialsRef), idp: optional(idpVerifierRef) },
   provides: [iamAccessRef, iamReplicaRef, loginValidatorsRef],
   async setup(ctx) {
     const cfg = ctx.config;
@@ -46,6 +47,8 @@ export default definePlugin({
     ctx.hooks.tap(httpHooksRef, 'sees', (request, about) => access.sees(request, about));
     const login = iamLogin(users, reserved, { baseMs: cfg.fail_delay_ms, maxMs: cfg.fail_delay_max_ms });
     ctx.provide(loginValidatorsRef, login);
+    // users that log in with their identity provider's token (idp-login verifies it)
+    if (ctx.deps.idp) ctx.provide(loginValidatorsRef, (await import('./auth0.ts')).auth0Login(users, ctx.deps.idp));
     ctx.onClose(() => login.close());
     ctx.log.info({ users: users.list().length - 1 }, 'IAM users loaded');
   },

@@ -1,4 +1,5 @@
 import { definePlugin, loginValidatorsRef, thaw } from '../../sdk/index.ts';
+import { idpVerifierRef } from './api.ts';
 import { validateIdp } from './schema.ts';
 
 /**
@@ -12,11 +13,15 @@ export default definePlugin({
   enableKey: 'api.auth.idp.enable',
   validate: (own, whole) => validateIdp(own, whole),
   reads: ['api'],
-  provides: [loginValidatorsRef],
+  provides: [loginValidatorsRef, idpVerifierRef],
   async setup(ctx) {
     const auth = thaw(ctx.sections.api.auth);
     // without API auth there is no login route to contribute to
-    if (!auth.enable || !auth.idp.enable) return;
+    if (!auth.enable) return;
+    // an IAM user may name its own tenant (jose loads at its first token)
+    const { idpVerifier } = await import('./verifier.ts');
+    ctx.provide(idpVerifierRef, idpVerifier());
+    if (!auth.idp.enable) return;
     // jose loads only with tenants to check
     const { TenantValidator } = await import('./tenant.ts');
     for (const tenant of auth.idp.tenants) {

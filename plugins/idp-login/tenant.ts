@@ -4,6 +4,8 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { bearerTokens, type IdpTenant, type LoginValidator, type LoginVerdict } from '../../sdk/index.ts';
+import { sameIssuer, tenantIssuer } from './issuer.ts';
+
 
 /** Signature algorithms a tenant may use: asymmetric only (no `none`, no HMAC with a public key). */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -15,18 +17,6 @@ export interface TenantOptions {
   cacheMaxAgeMs?: number;
   cooldownMs?: number;
 }
-
-/**
- * The issuer of a tenant: a `domain` with a scheme is the issuer base as is (self-hosted
- * providers, tests), a bare domain means `https://<domain>/` (Auth0).
- */
-export function tenantIssuer(domain: string): string {
-  const d = domain.trim();
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(d) ? d : `https://${d.replace(/\/+$/, '')}/`;
-}
-
-/** Issuers compare without their trailing slash (providers differ in writing it). */
-const sameIssuer = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 
 /**
  * One identity-provider tenant as a login validator. It recognises a Bearer token whose
@@ -44,12 +34,7 @@ export class TenantValidator implements LoginValidator {
     this.#tenant = tenant;
     this.#issuer = tenantIssuer(tenant.domain);
     this.name = `auth0 domain=${tenant.domain} audience=${tenant.audience} clientid=${tenant.clientid}`;
-    const base = this.#issuer.endsWith('/') ? this.#issuer : `${this.#issuer}/`;
-    this.#jwks = createRemoteJWKSet(new URL('.well-known/jwks.json', base), {
-      timeoutDuration: opts.timeoutMs ?? 5000,
-      cacheMaxAge: opts.cacheMaxAgeMs ?? 10 * 60_000,
-      cooldownDuration: opts.cooldownMs ?? 30_000,
-    });
+    this.#jwks = tenantKeys(this.#issuer, opts);
   }
 
   get issuer(): string {
@@ -58,37 +43,51 @@ export class TenantValidator implements LoginValidator {
 
   async check(request: FastifyRequest): Promise<LoginVerdict | undefined> {
     for (const token of bearerTokens(request)) {
-      if (!this.#recognises(token)) continue;
+      if (!tokenIssuedBy(token, this.#issuer)) continue;
       return this.#verify(token);
     }
     return undefined;
   }
 
-  #recognises(token: string): boolean {
-    try {
-      const iss = decodeJwt(token).iss;
-      return typeof iss === 'string' && sameIssuer(iss, this.#issuer);
-    } catch {
-      return false;
-    }
-  }
 
   async #verify(token: string): Promise<LoginVerdict> {
-    try {
-      if (!decodeProtectedHeader(token).kid) return { reason: 'the token has no key id (kid)' };
-      const { payload } = await jwtVerify(token, this.#jwks, {
-        algorithms: ALGORITHMS,
-        audience: this.#tenant.audience || undefined,
-        requiredClaims: ['exp', 'sub'],
-      });
-      if (typeof payload.iss !== 'string' || !sameIssuer(payload.iss, this.#issuer)) return { reason: 'wrong issuer' };
-      const sub = payload.sub!;
-      if (!this.#tenant.users.includes(sub)) return { reason: `user ${sub} is not allowed` };
-      return { subject: sub };
-    } catch (err) {
-      return { reason: describe(err) };
-    }
+    const v = await verifyToken(token, this.#jwks, this.#issuer, this.#tenant.audience);
+    if ('reason' in v) return v;
+    if (!this.#tenant.users.includes(v.subject)) return { reason: `user ${v.subject} is not allowed` };
+    return v;
   }
+}
+
+/** Whether `token`'s unverified `iss` is `issuer`. */
+export function tokenIssuedBy(token: string, issuer: string): boolean {
+  try {
+    const iss = decodeJwt(token).iss;
+    return typeof iss === 'string' && sameIssuer(iss, issuer);
+  } catch {
+    return false;
+  }
+}
+
+/** `token` verified against a tenant's keys: `kid`, algorithm, signature, `exp`, issuer, audience; its subject or why not. */
+export async function verifyToken(token: string, jwks: JWTVerifyGetKey, issuer: string, audience: string): Promise<{ subject: string } | { reason: string }> {
+  try {
+    if (!decodeProtectedHeader(token).kid) return { reason: 'the token has no key id (kid)' };
+    const { payload } = await jwtVerify(token, jwks, { algorithms: ALGORITHMS, audience: audience || undefined, requiredClaims: ['exp', 'sub'] });
+    if (typeof payload.iss !== 'string' || !sameIssuer(payload.iss, issuer)) return { reason: 'wrong issuer' };
+    return { subject: payload.sub! };
+  } catch (err) {
+    return { reason: describe(err) };
+  }
+}
+
+/** A tenant's key set, fetched lazily from `<issuer>/.well-known/jwks.json`. */
+export function tenantKeys(issuer: string, opts: TenantOptions = {}): JWTVerifyGetKey {
+  const base = issuer.endsWith('/') ? issuer : `${issuer}/`;
+  return createRemoteJWKSet(new URL('.well-known/jwks.json', base), {
+    timeoutDuration: opts.timeoutMs ?? 5000,
+    cacheMaxAge: opts.cacheMaxAgeMs ?? 10 * 60_000,
+    cooldownDuration: opts.cooldownMs ?? 30_000,
+  });
 }
 
 function describe(err: unknown): string {
@@ -97,3 +96,4 @@ function describe(err: unknown): string {
   if (err instanceof joseErrors.JOSEError) return err.message;
   return `cannot verify the token: ${(err as Error).message}`;
 }
+
