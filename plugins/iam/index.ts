@@ -54,7 +54,10 @@ export default definePlugin({
   },
 });
 
-type Ctx = { hooks: PluginHooks; log: { info(msg: string): void } };
+type Ctx = { hooks: PluginHooks; log: { info(msg: string): void; warn(obj: object, msg: string): void } };
+
+/** Refusal lines of the file reads a second, at most (the rest are counted in the next line). */
+const REFUSALS_PER_SECOND = 20;
 
 /**
  * Reads of the public mounts by `fs` policies (reads.ts): tapped first among the read taps, and
@@ -78,7 +81,24 @@ function gateReads(ctx: Ctx, users: import('./users.ts').Users, reads: typeof im
   const tap = () => {
     if (tapped || !gate.needed) return;
     tapped = true;
-    ctx.hooks.tap(fsServeHooksRef, 'preServe', (req) => gate.decide(req), { stage: -100 });
+    let second = 0;
+    let lines = 0;
+    let skipped = 0;
+    ctx.hooks.tap(fsServeHooksRef, 'preServe', (req) => {
+      const r = gate.decide(req);
+      // the Basic challenge of a request without credentials is the usual first step: not logged
+      if (!r || (r.status === 401 && req.headers.authorization === undefined)) return r;
+      const now = Math.floor(Date.now() / 1000);
+      if (now !== second) [second, lines] = [now, 0];
+      if (++lines > REFUSALS_PER_SECOND) {
+        skipped++;
+        return r;
+      }
+      const path = (req.mount === '/' ? req.path : req.mount + req.path).slice(0, 256);
+      ctx.log.warn({ path, action: req.method, remote: req.remote, code: r.code, ...(skipped ? { refused_since_last_line: skipped } : {}) }, `fs read refused: ${r.details[0]}`);
+      skipped = 0;
+      return r;
+    }, { stage: -100 });
     ctx.hooks.tap(fsServeHooksRef, 'transformPlaylist', (body, req) => {
       const token = gate.needed && !known?.exempt.has(req.mount) ? reads.tokenParam(req.query) : undefined;
       return token === undefined ? body : reads.carryToken(body, token);

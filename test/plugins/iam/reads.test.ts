@@ -86,6 +86,11 @@ for (const threads of [0, 2]) t.test(`reads of memfs by fs policies (${threads} 
   t.match(list.text, new RegExp(`seg2\\.ts\\?x=1&(.*&)?token=${scoped}`), 'after their own query');
   t.equal((await get(app.url, `/memfs/private/seg1.ts?token=${scoped}`)).text, 'segment');
 
+  const log = (await app.request('GET', '/api/v3/log')).text;
+  t.match(log, /fs read refused: user viewer may not read \/memfs\/other\/c\.txt/, 'a refusal logged with its user, action and path');
+  t.match(log, /fs read refused: invalid token: wrong signature/, 'a token\'s refusal with why');
+  t.notOk(log.includes(scoped) || log.includes(VIEWER_PW), 'never a token or a password');
+
   // who may ask
   t.equal((await app.request('PUT', '/api/v3/session/token/nobody', { body: [{}] })).status, 404, 'no such user');
   t.equal((await app.request('PUT', '/api/v3/session/token/viewer', { body: { match: 1 } })).status, 400, 'not a list');
