@@ -30,15 +30,16 @@ export interface WireRequest {
   query: Record<string, string>;
 }
 
-/**
- * One media or data message of a publisher, as the stream table carries it: `wire` is its RTMP
- * chunk encoding (made once, shared by every RTMP reader), `body` the FLV tag body, a reference to
- * the message's own buffer (the parser gets a fresh buffer for the next media message; no copy).
- */
 /** The largest body the chunk encoding carries in one chunk (the output chunk size). */
 const ONE_CHUNK = OUT_CHUNK_SIZE;
 
-export type MediaPacket = FlvPacket & { wire: Buffer };
+/**
+ * One media or data message of a publisher, as the stream table carries it: `body` the FLV tag
+ * body, a view of the message's own buffer (the parser gets a fresh buffer for the next media
+ * message; no copy; data messages are copied); `wire` its RTMP chunk encoding, made on the first
+ * RTMP reader (`wireOf`) and shared by every other.
+ */
+export type MediaPacket = FlvPacket;
 
 export interface WireEvents {
   /** Bytes for the client. */
@@ -152,8 +153,8 @@ class Connection {
     const kind = KINDS[p.flags];
     if (!kind) return;
     const type = p.codec_type === 8 || p.codec_type === 9 ? p.codec_type : 18;
-    const wire = mediaMessage(p);
-    this.events.packet({ kind, type, codec: p.codec_id, timestamp: p.dts, body: bodyOf(p.data, p.size, type, wire), wire });
+    // the chunk encoding waits for the first RTMP reader (`wireOf`): a stream read only as LL-HLS, SRT or WebRTC never pays it
+    this.events.packet({ kind, type, codec: p.codec_id, timestamp: p.dts, body: type === 18 ? Buffer.from(p.data.subarray(0, p.size)) : p.data.subarray(0, p.size), wire: undefined });
   }
 
   #invoke(body: Buffer, streamId: number): void {
@@ -224,7 +225,7 @@ export function loadWireLayer(): RtmpWireLayer {
         status: (level, code, description) => guarded(() => conn.status(level, code, description)),
       };
     },
-    wireOf: (packet) => (packet.wire ??= mediaMessage({ codec_type: packet.type, size: packet.body.length, data: packet.body, dts: packet.timestamp })),
+    wireOf,
     decodeMetadata(body) {
       try {
         if (body.length > MAX_COMMAND_MESSAGE) return undefined;
@@ -239,14 +240,16 @@ export function loadWireLayer(): RtmpWireLayer {
 }
 
 /**
- * A packet's body as the stream table keeps it. The chunk encoding (`wire`) is made with one chunk
- * of up to 65535 bytes, so a body that fits is the wire's tail, byte for byte: the body is then a
- * view of the wire and the packet costs its bytes once (a GOP cache holds half as much), the
- * parser's buffer going free. A larger body (several chunks) keeps its own buffer; data messages
- * share the parser's buffer, so theirs is copied (a few hundred bytes).
+ * The RTMP chunk encoding of a packet, made on its first RTMP reader and kept in `packet.wire`
+ * for the others. Made with one chunk of up to 65535 bytes, so a body that fits is the wire's
+ * tail, byte for byte: the packet's body becomes that view of the wire (the same bytes), so a
+ * packet a GOP cache keeps costs its bytes once and the parser's buffer goes free.
  */
-function bodyOf(data: Buffer, size: number, type: 8 | 9 | 18, wire: Buffer): Buffer {
-  const tail = wire.subarray(wire.length - size);
-  if (size <= ONE_CHUNK && tail.equals(data.subarray(0, size))) return tail;
-  return type === 18 ? Buffer.from(data.subarray(0, size)) : data.subarray(0, size);
+function wireOf(packet: FlvPacket): Buffer {
+  if (packet.wire) return packet.wire;
+  const body = packet.body;
+  const wire = mediaMessage({ codec_type: packet.type, size: body.length, data: body, dts: packet.timestamp });
+  packet.wire = wire;
+  if (body.length <= ONE_CHUNK) (packet as { body: Buffer }).body = wire.subarray(wire.length - body.length);
+  return wire;
 }
