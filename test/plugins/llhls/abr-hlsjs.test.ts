@@ -1,34 +1,34 @@
 import t from 'tap';
-import { fileURLToPath } from 'node:url';
 import { launchChromium, noBrowser } from '../../helpers/browser.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg, startRtmpApp } from '../rtmp/helpers.ts';
-import { withFixedLadder } from './fixtures/fixed-ladder.ts';
 import { hlsPage, startHls, type PlayStats } from './hlsjs-page.ts';
 
 /*
  * Players switch (issue 48.2, 48.5): hls.js in Debian's Chromium plays the multivariant playlist of
- * a two-rendition ladder (`hi` 640x360 at 1.2 Mbit/s, `lo` 160x90 at 100 kbit/s; a stand-in of the
- * ladders plugin whose renditions the test publishes over RTMP), switches down when the test
- * throttles the page's network (Chromium's network emulation, 200 kbit/s) and up again when it
- * lifts it. Keyframes every second in both, so a switch can happen at any segment.
+ * a real ladder (the ladders plugin: one ffmpeg that copies the source, 640x360 at 1.2 Mbit/s, as
+ * its top rung and encodes `lo`, 160x90 at 100 kbit/s, started by the playlist's request),
+ * switches down when the test throttles the page's network (Chromium's network emulation,
+ * 200 kbit/s) and up again when it lifts it. Keyframes every second in both (the source's GOP, the
+ * ladder's clock), so a switch can happen at any segment.
  */
-const fixedLadder = fileURLToPath(new URL('./fixtures/fixed-ladder.ts', import.meta.url));
 const LLHLS = { enable: true, target_duration_seconds: 1, part_target_ms: 200, idle_seconds: 60 };
+const LADDER = { stream: 'live/abr', rungs: ['source', { name: 'lo', height: 90, video_kbps: 100, audio_kbps: 32 }], gop_seconds: 1, idle_seconds: 60 };
 
 function source(size: string, kbps: number): string[] {
   return ['-loglevel', 'warning', '-re', '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=25`, '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
     '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '25', '-b:v', `${kbps}k`, '-maxrate', `${kbps}k`, '-bufsize', `${kbps}k`,
-    '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '32k', '-t', '150', '-f', 'flv'];
+    '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '32k', '-t', '180', '-f', 'flv'];
 }
 
-t.test('hls.js switches down when the network is throttled and up when it is lifted', { skip: noBrowser() }, async (t) => {
-  const app = await startRtmpApp(t, {}, { llhls: LLHLS, plugins: withFixedLadder(fixedLadder) });
-  ffmpeg(t, [...source('640x360', 1200), `${app.base}/live/abr/hi`], 180_000);
-  ffmpeg(t, [...source('160x90', 100), `${app.base}/live/abr/lo`], 180_000);
-  await waitFor(() => app.rtmp.channels().length === 2 || undefined, { what: 'both renditions published', timeout: 20_000 });
+t.test('hls.js switches down when the network is throttled and up when it is lifted (a real ladder)', { skip: noBrowser() }, async (t) => {
+  const app = await startRtmpApp(t, {}, { llhls: LLHLS, ladders: { enable: true } });
+  t.equal((await app.request('PUT', '/api/v3/ladders/abr', { body: LADDER })).status, 201, 'the ladder');
+  ffmpeg(t, [...source('640x360', 1200), `${app.base}/live/abr`], 200_000);
+  await waitFor(() => app.rtmp.channels().length >= 1 || undefined, { what: 'the source published', timeout: 20_000 });
   const master = `${app.url}/hls/live/abr/master.m3u8`;
-  await waitFor(async () => (await (await fetch(master)).text()).includes('RESOLUTION=160x90') || undefined, { what: 'the multivariant playlist', timeout: 30_000 });
+  // the master's request starts the ladder; its renditions are listed once they run
+  await waitFor(async () => (await (await fetch(master)).text()).includes('RESOLUTION=160x90') || undefined, { what: 'the multivariant playlist with both renditions', timeout: 60_000 });
 
   const browser = await launchChromium(t);
   const hp = await hlsPage(browser, app.url);
