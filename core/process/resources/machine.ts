@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createServiceRef } from '../../../sdk/index.ts';
+import { Cgroup } from './cgroup.ts';
 
 /**
  * The machine's usage as the resource budget sees it: the process engine samples /proc itself
@@ -25,8 +26,9 @@ export const machineUsageRef = createServiceRef<MachineUsage>('machine-usage');
 
 /*
  * The machine's CPU and memory as the resource budget reads them (`resources.*`), from procfs:
- * the first line of /proc/stat (jiffies of all cores) and /proc/meminfo (MemTotal, MemAvailable).
- * The figures are the host's, as the reference's successor reads them without a cgroup limit.
+ * the first line of /proc/stat (jiffies of all cores) and /proc/meminfo (MemTotal, MemAvailable);
+ * where the service's cgroup has a CPU quota or a memory limit (a container, a systemd unit), that
+ * cgroup's instead (cgroup.ts): its CPU time over the quota's cores, its memory over its limit.
  */
 
 /** Jiffies of all cores from /proc/stat's `cpu ` line: busy (all but idle and iowait) and total. */
@@ -57,16 +59,23 @@ export function parseMeminfo(text: string): { used: number; total: number } | un
 /** Reads procfs when asked, at most twice a second; CPU is the busy share since the previous read. */
 export class ProcMachineUsage implements MachineUsage {
   readonly #procRoot: string;
+  readonly #cgroup: Cgroup;
+  readonly #now: () => number;
   #last: { busy: number; total: number } | undefined;
+  /** The cgroup's CPU seconds at the previous read, and when (ms). */
+  #lastCg: { seconds: number; at: number } | undefined;
   #lastAt = -Infinity;
   #value: ReturnType<MachineUsage['sample']>;
 
-  constructor(procRoot = '/proc') {
+  /** `procRoot` and `sysRoot` (/sys/fs/cgroup) are folders of recorded files in tests; `now` their clock (ms). */
+  constructor(procRoot = '/proc', o: { sysRoot?: string; now?: () => number } = {}) {
     this.#procRoot = procRoot;
+    this.#cgroup = new Cgroup(procRoot, o.sysRoot);
+    this.#now = o.now ?? (() => performance.now());
   }
 
   sample(): ReturnType<MachineUsage['sample']> {
-    const now = performance.now();
+    const now = this.#now();
     if (now - this.#lastAt < 500) return this.#value;
     this.#lastAt = now;
     try {
@@ -77,11 +86,24 @@ export class ProcMachineUsage implements MachineUsage {
       const prev = this.#last ?? { busy: 0, total: 0 };
       this.#last = cpu;
       const span = cpu.total - prev.total;
-      const cpuPercent = span > 0 ? ((cpu.busy - prev.busy) / span) * 100 : (this.#value?.cpuPercent ?? 0);
-      this.#value = { cpuPercent, memoryBytes: mem.used, memoryTotalBytes: mem.total };
+      let cpuPercent = span > 0 ? ((cpu.busy - prev.busy) / span) * 100 : (this.#value?.cpuPercent ?? 0);
+      let memory = { used: mem.used, total: mem.total };
+      const cg = this.#cgroup.read();
+      if (cg.cpuCores !== undefined && cg.cpuSeconds !== undefined) cpuPercent = this.#cgroupCpu(cg.cpuCores, cg.cpuSeconds, now, cpuPercent);
+      else this.#lastCg = undefined;
+      if (cg.memoryLimit !== undefined && cg.memoryUsed !== undefined) memory = { used: cg.memoryUsed, total: Math.min(cg.memoryLimit, mem.total) };
+      this.#value = { cpuPercent, memoryBytes: memory.used, memoryTotalBytes: memory.total };
     } catch {
       this.#value = undefined;
     }
     return this.#value;
+  }
+
+  /** The cgroup's CPU time since the previous read over what its quota allowed in that time (0-100); the host's figure at the first read. */
+  #cgroupCpu(cores: number, seconds: number, now: number, host: number): number {
+    const prev = this.#lastCg;
+    this.#lastCg = { seconds, at: now };
+    if (!prev || now <= prev.at) return Math.min(100, host);
+    return Math.min(100, Math.max(0, ((seconds - prev.seconds) / (((now - prev.at) / 1000) * cores)) * 100));
   }
 }
