@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { availableParallelism } from 'node:os';
+import { Cgroup } from './resources/cgroup.ts';
 import { resolve as resolvePath } from 'node:path';
 import {
   childrenRef, definePlugin, fileDoorRef, httpHooksRef, filesystemsRef, optional, streamTableRef, placeholdersRef, runCredentialsRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
@@ -105,7 +106,7 @@ export const processPlugin = definePlugin({
       beforeStart: async () => { await reapOrphans(runDir, log); },
       entryEnv: {
         binary: enc.binary, spawn: (binary, args, opts) => spawn(binary, args, opts), programDepth: ctx.deps.children.confinement.programDepth ?? 0, sampler, pidFiles: new PidDir(runDir, log),
-        hooks, log, cpus: availableParallelism(), now: Date.now, clock, demand: demand.env,
+        hooks, log, cpus: machineCores(), now: Date.now, clock, demand: demand.env,
         runs: ctx.deps.runs,
         resolve: engineResolver(registry, validator, (id) => manager.lookup(id)),
         monitor: () => createRunMonitor(logLimits), stateEntries, budget: gate,
@@ -203,4 +204,13 @@ function stateExtrasJson(extras: Readonly<ReturnType<(typeof stateExtrasRef)['cr
     }
     return members.join(',');
   };
+}
+
+/**
+ * The cores a process's CPU share is a percent of (`limits.cpu_usage`, its state's `cpu_usage`):
+ * the service's cgroup's CPU quota where it has one (a container's `--cpus`, as the reference's
+ * successor counts), else the cores this process may run on.
+ */
+function machineCores(): number {
+  return new Cgroup().read().cpuCores ?? availableParallelism();
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Cgroup, parseCfs, parseCpuMax, parseMemoryLimit, parseSelfCgroup, statValue } from '../../../../core/process/resources/cgroup.ts';
 import { ProcMachineUsage } from '../../../../core/process/resources/machine.ts';
+import type { TestLike } from '../../../helpers/app.ts';
 
 /*
  * The resource budget inside a cgroup (issue 48.4): a container's or a systemd unit's CPU quota
@@ -16,7 +17,7 @@ const STAT = 'cpu  100 0 100 800 0 0 0 0 0 0\n';
 const MEMINFO = 'MemTotal:        8039504 kB\nMemFree:          512340 kB\nMemAvailable:    6029628 kB\n';
 const MIB = 1024 * 1024;
 
-async function tree(t: Parameters<Parameters<typeof t.test>[1]>[0], files: Record<string, string>): Promise<string> {
+async function tree(t: TestLike, files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'cgroup-'));
   t.teardown(() => rm(root, { recursive: true, force: true }));
   for (const [path, text] of Object.entries({ 'proc/stat': STAT, 'proc/meminfo': MEMINFO, ...files })) {
