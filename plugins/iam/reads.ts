@@ -28,6 +28,8 @@ import type { StoredUser, Users } from './users.ts';
 const RUN_USER = 'process';
 const CHALLENGE = Object.freeze({ 'WWW-Authenticate': 'Basic realm=Restricted' });
 const EVERY_PATH = new Set(['/**', '**']);
+/** A domain without glob characters (glob.ts's specials): a folder of that name is the domain's. */
+const LITERAL = /^[^*?[\]{}\\]+$/;
 
 const refuse = (status: 401 | 403, detail: string, code: string): FsServeRefusal =>
   ({ status, message: status === 401 ? 'Unauthorized' : 'Forbidden', details: [detail], code, ...(status === 401 ? { headers: CHALLENGE } : {}) });
@@ -70,7 +72,7 @@ export class ReadGate {
     let anonAll = false;
     for (const u of this.#users.all()) {
       for (const p of u.policies) {
-        if (p.domain !== NO_DOMAIN && compileGlob(p.domain).literal !== undefined) domains.add(p.domain);
+        if (p.domain !== NO_DOMAIN && LITERAL.test(p.domain)) domains.add(p.domain);
         if (u.name === ANON && readsAll(p)) anonAll = true;
       }
     }
@@ -94,7 +96,7 @@ export class ReadGate {
     }
     const own = mounts.creds.get(req.mount);
     if (own && basicCredentialsMatch(given, own)) return undefined;
-    if (given.username === RUN_USER) return this.#run(given.password) ? undefined : refuse(401, 'unauthorized', 'IAM_FS_UNAUTHORIZED');
+    if (given.username === RUN_USER && this.#run(given.password)) return undefined;
     const u = this.#users.stored(given.username);
     if (!u || u.name === ANON || !u.auth.services.basic.some((h) => checkKey(given.password, h))) return refuse(401, 'unauthorized', 'IAM_FS_UNAUTHORIZED');
     return this.#may(u.name, path, domain, u) ? undefined : refuse(403, `user ${u.name} may not read ${path.slice(0, 200)}`, 'IAM_FS_FORBIDDEN');
@@ -143,12 +145,21 @@ export function sessionSecrets(u: StoredUser): string[] {
   return u.auth.services.session.filter((s) => s.startsWith('plain$')).map((s) => s.slice(6));
 }
 
+/** Compiled globs of tokens' `match` and `remote` (a player's token is read on every request; a few hundred kept). */
+const compiled = new Map<string, ReturnType<typeof compileGlob> | null>();
+
 function globMatches(glob: string, path: string): boolean {
-  try {
-    return compileGlob(glob).match(path);
-  } catch {
-    return false;
+  let g = compiled.get(glob);
+  if (g === undefined) {
+    try {
+      g = compileGlob(glob);
+    } catch {
+      g = null;
+    }
+    if (compiled.size >= 256) compiled.clear();
+    compiled.set(glob, g);
   }
+  return g !== null && g.match(path);
 }
 
 /** Whether the `Referer`'s host matches one of the token's `remote` globs (`.` separates; no `Referer`: no). */
