@@ -36,7 +36,7 @@ export interface FlvPacket {
   readonly codec: number;
   /** Decoding timestamp in milliseconds. */
   readonly timestamp: number;
-  /** The FLV tag body (shared; never changed). */
+  /** The FLV tag body (shared; its bytes never change: the RTMP plugin may swap it for a view of the same bytes in its `wire`). */
   readonly body: Buffer;
   /**
    * A cache of this packet's RTMP chunk encoding: the RTMP plugin fills it once (when it

@@ -19,7 +19,10 @@ export function auth0Login(users: Users, idp: IdpVerifier): LoginValidator {
     name: 'iam users (auth0)',
     async check(request: FastifyRequest): Promise<LoginVerdict | undefined> {
       for (const token of bearerTokens(request)) {
-        const named = users.all().filter((u) => u.name !== ANON && u.auth.api.auth0.enable && u.auth.api.auth0.user !== '' && idp.issuedBy(token, u.auth.api.auth0.tenant.domain));
+        // the token's issuer read once per tenant domain, not once per user
+        const issued = new Map<string, boolean>();
+        const by = (domain: string) => issued.get(domain) ?? (issued.set(domain, idp.issuedBy(token, domain)).get(domain)!);
+        const named = users.all().filter((u) => u.name !== ANON && u.auth.api.auth0.enable && u.auth.api.auth0.user !== '' && by(u.auth.api.auth0.tenant.domain));
         if (named.length === 0) continue;
         // one verification per tenant the token may be of (users share tenants)
         const tenants = new Map<string, IdpTenantRef>();

@@ -173,13 +173,14 @@ function remoteAllowed(remote: readonly unknown[], referer: string | undefined):
 const LINE_URI = /URI="([^"]*)"/g;
 
 /**
- * A playlist read with a session token, its token carried on: every URI it names (segment and
- * playlist lines, `URI="..."` of its tags) gets `token=` unless it has one, so a player that
- * was given `x.m3u8?token=` reads the segments with it.
+ * A playlist read with a session token, its token carried on: every relative URI it names
+ * (segment and playlist lines, `URI="..."` of its tags) gets `token=` unless it has one, so a
+ * player that was given `x.m3u8?token=` reads the segments with it. A URI with a scheme or a host
+ * of its own (`https://cdn...`, `//cdn...`) is left alone: the token never leaves for another server.
  */
 export function carryToken(body: string, token: string): string {
   const add = (uri: string) => {
-    if (/[?&]token=/.test(uri)) return uri;
+    if (/[?&]token=/.test(uri) || /^([a-z][a-z0-9+.-]*:|\/\/)/i.test(uri)) return uri;
     return `${uri}${uri.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
   };
   return body.split('\n').map((line) => {

@@ -3,7 +3,7 @@ import type { Delegation } from './delegate.ts';
 import { iamErrors } from './errors.ts';
 import { sessionSecrets } from './reads.ts';
 import { SessionTokenRequest, UsernameParams } from './schema.ts';
-import { signSession, type SessionData } from './session-token.ts';
+import { MAX_TOKEN_CHARS, signSession, type SessionData } from './session-token.ts';
 import type { Users } from './users.ts';
 
 /** A token's life when the request names none (the successor's 0 would end it at once). */
@@ -35,7 +35,10 @@ export function sessionTokenRoute(http: HttpScope, users: Users, d: Delegation):
       if (r.remote?.length) data.remote = r.remote;
       if (r.extra && Object.keys(r.extra).length) data.extra = r.extra;
       const ttl = r.ttl_sec || DEFAULT_TTL_SECONDS;
-      return { ...r, ttl_sec: ttl, token: secret === undefined ? '' : signSession(secret, u.name, data, ttl, now) };
+      const token = secret === undefined ? '' : signSession(secret, u.name, data, ttl, now);
+      // a token longer than a reader may send would be refused at every read: refused here instead
+      if (token.length > MAX_TOKEN_CHARS) throw iamErrors.invalid('extra', `the token would be over ${MAX_TOKEN_CHARS} characters`);
+      return { ...r, ttl_sec: ttl, token };
     });
   });
 }

@@ -32,7 +32,7 @@ const basic = (user: string, pass: string) => ({ authorization: `Basic ${Buffer.
 const MEM = basic('mem', 'mem-pw-5d1c');
 const VIEWER_PW = 'viewer-basic-2f8e61c0a4';
 const SESSION_SECRET = 'session-secret-9b3d7e21f6a04c58';
-const PLAYLIST = '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nseg1.ts\n#EXTINF:2.0,\nseg2.ts?x=1\n';
+const PLAYLIST = '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nseg1.ts\n#EXTINF:2.0,\nseg2.ts?x=1\n#EXTINF:2.0,\nhttps://cdn.example.net/seg3.ts\n';
 
 for (const threads of [0, 2]) t.test(`reads of memfs by fs policies (${threads} serving threads)`, async (t) => {
   const app = await startApp(t, { config: { iam: { enable: true }, http: { threads }, storage: { memory: { auth: { enable: true, username: 'mem', password: 'mem-pw-5d1c' } } } } });
@@ -84,6 +84,7 @@ for (const threads of [0, 2]) t.test(`reads of memfs by fs policies (${threads} 
   t.equal(list.status, 200, list.text);
   t.match(list.text, new RegExp(`seg1\\.ts\\?(.*&)?token=${scoped}`), 'the token carried to the segments');
   t.match(list.text, new RegExp(`seg2\\.ts\\?x=1&(.*&)?token=${scoped}`), 'after their own query');
+  t.notOk(/cdn\.example\.net\/seg3\.ts\?[^\n]*token=/.test(list.text), 'never to another server');
   t.equal((await get(app.url, `/memfs/private/seg1.ts?token=${scoped}`)).text, 'segment');
 
   const log = (await app.request('GET', '/api/v3/log')).text;
@@ -94,6 +95,7 @@ for (const threads of [0, 2]) t.test(`reads of memfs by fs policies (${threads} 
   // who may ask
   t.equal((await app.request('PUT', '/api/v3/session/token/nobody', { body: [{}] })).status, 404, 'no such user');
   t.equal((await app.request('PUT', '/api/v3/session/token/viewer', { body: { match: 1 } })).status, 400, 'not a list');
+  t.equal((await app.request('PUT', '/api/v3/session/token/viewer', { body: [{ extra: { pad: 'x'.repeat(9000) } }] })).status, 400, 'a token too long to be read back');
   t.equal((await app.request('PUT', '/api/v3/iam/user/viewer', { body: { auth: { services: { session: [] } } } })).status, 200);
   t.equal((await app.request('PUT', '/api/v3/session/token/viewer', { body: [{}] })).body[0].token, '', 'a user without a session secret gets ""');
   t.equal((await get(app.url, `/memfs/private/b.txt?token=${scoped}`)).status, 403, 'its tokens end with its secret');
