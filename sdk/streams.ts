@@ -197,6 +197,13 @@ export interface StreamInfo {
   /** FLV codec ids of the headers seen (0 = none yet; flv streams only). */
   readonly videoCodec: number;
   readonly audioCodec: number;
+  /**
+   * The kinds of media seen so far: an FLV stream's codec headers, an MPEG-TS stream's PMT.
+   * `known`: every kind it carries is known (MPEG-TS at its first PMT; FLV once both headers
+   * came: a stream of one kind sends one header only, so a plugin that must know waits a moment
+   * after `since`, as the ladders do).
+   */
+  readonly media: { readonly video: boolean; readonly audio: boolean; readonly known: boolean };
 }
 
 /**

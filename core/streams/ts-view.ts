@@ -1,5 +1,5 @@
 import type { StreamStopReason } from '../../sdk/index.ts';
-import { TS_PACKET, isRandomAccess, isVideoType, parsePat, parsePmt, pidOf } from './mpegts.ts';
+import { TS_PACKET, isAudioType, isRandomAccess, isVideoType, parsePat, parsePmt, pidOf } from './mpegts.ts';
 import { deliver, stopReader, type FormatView, type ViewReader } from './reader.ts';
 
 /*
@@ -10,6 +10,8 @@ import { deliver, stopReader, type FormatView, type ViewReader } from './reader.
  */
 
 export class TsView implements FormatView<'mpegts'> {
+  /** The kinds of media the last PMT lists (`known` from the first PMT on). */
+  readonly media = { video: false, audio: false, known: false };
   #readers = new Set<ViewReader<'mpegts'>>();
   /** Readers not started yet (kept apart so the hot path only walks started ones). */
   #waiting = new Set<ViewReader<'mpegts'>>();
@@ -55,7 +57,13 @@ export class TsView implements FormatView<'mpegts'> {
         this.#pmtPids = new Set(parsePat(chunk, o));
       } else if (this.#pmtPids.has(pid)) {
         this.#pmt.set(pid, Buffer.from(chunk.subarray(o, o + TS_PACKET)));
-        this.#videoPid = parsePmt(chunk, o).find((t) => isVideoType(t.streamType))?.pid;
+        const streams = parsePmt(chunk, o);
+        this.#videoPid = streams.find((t) => isVideoType(t.streamType))?.pid;
+        if (streams.length > 0) {
+          this.media.video = this.#videoPid !== undefined;
+          this.media.audio = streams.some((t) => isAudioType(t.streamType));
+          this.media.known = true;
+        }
       } else if (entry < 0 && pid === this.#videoPid && isRandomAccess(chunk, o)) {
         entry = o;
       }

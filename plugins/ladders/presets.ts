@@ -124,6 +124,21 @@ export function resolveLadder(id: string, s: LadderSettings, source: Ladder['sou
   return ladder;
 }
 
+/** The kinds of media a ladder's source carries (the stream table's `StreamInfo.media`, once known). */
+export interface SourceMedia { video: boolean; audio: boolean }
+
+/**
+ * The rungs a source can feed: without audio no audio-only rung, without video no video or copy
+ * rung (a video rung's audio is optional in its command). `undefined` media (not known yet): all.
+ *
+ * @example
+ * fitRungs(rungs, { video: true, audio: false }); // the video rungs
+ */
+export function fitRungs(rungs: readonly Rung[], media: SourceMedia | undefined): Rung[] {
+  if (!media) return [...rungs];
+  return rungs.filter((r) => (r.copy || r.height > 0 ? media.video : media.audio));
+}
+
 /** The renditions of `stream` by `ladder`, top first. */
 export function renditionsFor(ladder: Ladder, stream: string): LadderRendition[] {
   return ladder.rungs.map((r) => {

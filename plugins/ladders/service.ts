@@ -5,7 +5,7 @@ import {
 import type { LadderRendition, LaddersService } from './api.ts';
 import { encoderFor, ladderProcess, ladderProcessId, LADDER_REFERENCE, streamOfProcess, type CommandOptions } from './command.ts';
 import { laddersErrors } from './errors.ts';
-import { knownSettings, renditionsFor, resolveLadder, type Ladder } from './presets.ts';
+import { fitRungs, knownSettings, renditionsFor, resolveLadder, type Ladder, type SourceMedia } from './presets.ts';
 import type { LadderEntry, LadderSettings, LaddersConfig, LadderView } from './schema.ts';
 
 export interface LaddersDeps {
@@ -23,6 +23,11 @@ interface Stored { ladders: LadderEntry[] }
 
 /** Stream names whose renditions `renditionsOf` keeps at once. */
 const MEMO_MAX = 1000;
+/**
+ * How long after its start an FLV source that sent one codec header only is taken to carry that
+ * kind alone (publishers send both headers with their first packets).
+ */
+export const MEDIA_GRACE_MS = 2000;
 
 /** A ladder with its pattern compiled once. */
 interface Held { ladder: Ladder; match?: (name: string) => boolean }
@@ -45,9 +50,13 @@ export class Ladders implements LaddersService {
   readonly #seen = new Map<string, number>();
   /** Why a ladder's process was refused by the engine, by ladder id. */
   readonly #errors = new Map<string, string>();
+  /** The media each laddered source was last seen to carry (kept while it is not live). */
+  readonly #media = new Map<string, SourceMedia>();
   #queue: Promise<unknown> = Promise.resolve();
   #pending = false;
   #timer: NodeJS.Timeout | undefined;
+  /** When `#timer` fires (clock ms). */
+  #due = 0;
   #closed = false;
 
   constructor(d: LaddersDeps, configLadders: Ladder[]) {
@@ -114,7 +123,9 @@ export class Ladders implements LaddersService {
   renditionsOf(stream: string): readonly LadderRendition[] | undefined {
     if (this.#renditions.has(stream)) return this.#renditions.get(stream);
     const l = this.ladderFor(stream);
-    const r = l && renditionsFor(l, stream);
+    const fitted = l && this.#fitted(l, stream);
+    // a source none of whose rungs it can feed plays as itself
+    const r = fitted && fitted.rungs.length > 0 ? renditionsFor(fitted, stream) : undefined;
     if (this.#renditions.size >= MEMO_MAX) this.#renditions.clear();
     this.#renditions.set(stream, r);
     return r;
@@ -144,35 +155,78 @@ export class Ladders implements LaddersService {
     }).catch((err: unknown) => this.#d.log.error({ err }, 'ladders: reconcile failed'));
   }
 
-  /** Which process each stream should have: exact ladders always, patterns while live or lingering. */
+  /**
+   * Which process each stream should have: exact ladders always, patterns while live or
+   * lingering; each with the rungs its source can feed (none: no process, the source plays as itself).
+   */
   #desired(): Map<string, { ladder: Ladder; stream: string }> {
-    const want = new Map<string, { ladder: Ladder; stream: string }>();
-    for (const h of this.#all()) if (h.ladder.stream) want.set(ladderProcessId(h.ladder.stream), { ladder: h.ladder, stream: h.ladder.stream });
+    const laddered = new Map<string, { ladder: Ladder; stream: string }>();
+    for (const h of this.#all()) if (h.ladder.stream) laddered.set(ladderProcessId(h.ladder.stream), { ladder: h.ladder, stream: h.ladder.stream });
     const now = this.#now();
     for (const s of this.#d.streams.list()) {
       const l = this.ladderFor(s.name);
       if (!l?.pattern) continue;
       const id = ladderProcessId(s.name);
       this.#seen.set(id, now);
-      want.set(id, { ladder: l, stream: s.name });
+      laddered.set(id, { ladder: l, stream: s.name });
     }
     const lingerMs = this.#d.config.linger_seconds * 1000;
     for (const p of this.#d.processes.list()) {
-      if (p.reference !== LADDER_REFERENCE || want.has(p.id)) continue;
+      if (p.reference !== LADDER_REFERENCE || laddered.has(p.id)) continue;
       const stream = streamOfProcess(p.inputs[0]?.address);
       const l = stream === undefined ? undefined : this.ladderFor(stream);
       const seen = this.#seen.get(p.id);
       if (!l?.pattern || seen === undefined || now - seen >= lingerMs) continue;
-      want.set(p.id, { ladder: l, stream: stream! });
+      laddered.set(p.id, { ladder: l, stream: stream! });
       this.#arm(seen + lingerMs - now);
     }
+    const streams = new Set<string>();
+    const want = new Map<string, { ladder: Ladder; stream: string }>();
+    for (const [id, { ladder, stream }] of laddered) {
+      streams.add(stream);
+      this.#learn(ladder, stream);
+      const fitted = this.#fitted(ladder, stream);
+      if (fitted.rungs.length > 0) want.set(id, { ladder: fitted, stream });
+    }
+    for (const name of this.#media.keys()) if (!streams.has(name)) this.#media.delete(name);
     return want;
   }
 
-  /** A reconcile when the first lingering process is due. */
+  /** `ladder` with the rungs its source can feed (every rung while what it carries is not known). */
+  #fitted(ladder: Ladder, stream: string): Ladder {
+    const media = this.#media.get(stream);
+    return media ? { ...ladder, rungs: fitRungs(ladder.rungs, media) } : ladder;
+  }
+
+  /**
+   * Learns what live `stream` carries from the table: once known, or `MEDIA_GRACE_MS` after its
+   * start with one kind seen (a reconcile is asked for then). A change forgets the renditions
+   * `renditionsOf` kept, and is logged when it leaves rungs out.
+   */
+  #learn(ladder: Ladder, stream: string): void {
+    const info = this.#d.streams.get(stream);
+    if (!info) return;
+    const { video, audio, known } = info.media;
+    const age = this.#now() - info.since;
+    if (!known && age < MEDIA_GRACE_MS) return this.#arm(MEDIA_GRACE_MS - age);
+    if (!known && !video && !audio) return;
+    const before = this.#media.get(stream);
+    if (before?.video === video && before.audio === audio) return;
+    this.#media.set(stream, { video, audio });
+    this.#renditions.clear();
+    const left = ladder.rungs.length - fitRungs(ladder.rungs, { video, audio }).length;
+    if (left > 0) this.#d.log.info({ ladder: ladder.id, stream, video, audio }, `ladder source carries no ${video ? 'audio' : 'video'}: ${left} rung(s) left out`);
+  }
+
+  /** A reconcile in `ms` (the first lingering process due, a source's media known), unless one comes sooner. */
   #arm(ms: number): void {
-    if (this.#timer || this.#closed) return;
-    this.#timer = setTimeout(() => { this.#timer = undefined; this.changed(); }, Math.max(ms, 0) + 50);
+    if (this.#closed) return;
+    const wait = Math.max(ms, 0) + 50;
+    const due = this.#now() + wait;
+    if (this.#timer && this.#due <= due) return;
+    clearTimeout(this.#timer);
+    this.#due = due;
+    this.#timer = setTimeout(() => { this.#timer = undefined; this.changed(); }, wait);
     this.#timer.unref();
   }
 

@@ -77,7 +77,12 @@ t.test('flv: a late reader starts with metadata, headers and the GOP; packets go
   t.ok(table.read('s', 'flv', peer(), early, { internal: true }).ok);
   const meta = flv('metadata'), vh = flv('video-header'), ah = flv('audio-header');
   const before = flv('frame', 1), key = flv('keyframe', 2), f3 = flv('frame', 3);
-  for (const p of [meta, vh, ah, before, key, f3]) pub.push(p);
+  t.same(table.get('s')?.media, { video: false, audio: false, known: false }, 'no media known before the headers');
+  pub.push(meta);
+  pub.push(vh);
+  t.same(table.get('s')?.media, { video: true, audio: false, known: false }, 'video seen; audio may still come');
+  for (const p of [ah, before, key, f3]) pub.push(p);
+  t.same(table.get('s')?.media, { video: true, audio: true, known: true }, 'both headers: known');
   t.same(early.batches.length, 1, 'the early reader\'s start (empty) only: packets wait for the tick');
   await tick();
   t.equal(early.batches.length, 2, 'one batch per tick');
@@ -101,8 +106,10 @@ t.test('mpegts: a reader starts with PAT/PMT at the next video random access poi
   for (let o = 0; o + 7 * TS_PACKET <= TS.length; o += 7 * TS_PACKET) chunks.push(TS.subarray(o, o + 7 * TS_PACKET));
   const first = new Sink<'mpegts'>();
   t.ok(table.read('s', 'mpegts', peer(), first, { internal: true }).ok);
+  t.same(table.get('s')?.media, { video: false, audio: false, known: false }, 'nothing known before the PMT');
   pub.push(chunks[0]!);
   t.equal(first.packets[0], chunks[0], 'a reader there before the first PAT gets the stream from its start');
+  t.same(table.get('s')?.media, { video: true, audio: true, known: true }, 'the PMT lists H.264 and AAC: known at once');
   // feed past the first random access point, then a new reader joins
   let i = 1;
   for (; i < chunks.length / 3; i++) pub.push(chunks[i]!);

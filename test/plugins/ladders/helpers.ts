@@ -5,14 +5,14 @@ import type { TestLike } from '../../helpers/app.ts';
 const run = promisify(execFile);
 
 /**
- * A real-time RTMP publisher: ffmpeg's test picture (640x360, 25 fps, a 2 s GOP) with a sine tone,
+ * A real-time RTMP publisher: ffmpeg's test picture (640x360, 25 fps, a 2 s GOP) with a sine tone (unless `audio: false`),
  * x264 ultrafast, light enough for a busy 2-core box. Stopped at teardown (and by `stop`).
  */
-export function publish(t: TestLike, url: string): { child: ChildProcess; stop(): Promise<void> } {
+export function publish(t: TestLike, url: string, media: { audio?: boolean } = {}): { child: ChildProcess; stop(): Promise<void> } {
+  const audio = media.audio === false ? [] : ['-re', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-c:a', 'aac', '-b:a', '64k'];
   const child = spawn('ffmpeg', ['-hide_banner', '-nostats', '-loglevel', 'error', '-re',
-    '-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25', '-re', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '50', '-pix_fmt', 'yuv420p',
-    '-c:a', 'aac', '-b:a', '64k', '-f', 'flv', url], { stdio: 'ignore' });
+    '-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25', ...audio,
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '50', '-pix_fmt', 'yuv420p', '-f', 'flv', url], { stdio: 'ignore' });
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const gone = new Promise((r) => child.once('exit', r));

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { isApiError } from '../../../sdk/index.ts';
 import { parseCoders } from '../../../core/process/parse/skills.ts';
 import { encoderFor, filterGraph, ladderProcess, ladderProcessId, streamOfProcess, videoArgs } from '../../../plugins/ladders/command.ts';
-import { knownSettings, PRESETS, renditionsFor, resolveLadder, resolveRungs } from '../../../plugins/ladders/presets.ts';
+import { fitRungs, knownSettings, PRESETS, renditionsFor, resolveLadder, resolveRungs } from '../../../plugins/ladders/presets.ts';
 
 /* The pure parts of the ladders plugin: presets and custom rungs resolved and checked, the ffmpeg arguments. */
 
@@ -83,6 +83,16 @@ t.test('the process: one input, one filter graph, one flv output per rung', asyn
   t.match(videoArgs(PRESETS['240p']!, 0, 2, { ...OPTS, encoder: 'libx264', preset: 'ultrafast' }).join(' '), /-preset ultrafast -profile:v baseline/);
   t.same(ladderProcess({ ...ladder, idle_seconds: 5, limits: { cpu_usage: 50, memory_mbytes: 256, waitfor_seconds: 5 } }, 'live/cam', OPTS).limits,
     { cpu_usage: 50, memory_mbytes: 256, waitfor_seconds: 5 }, 'the ladder\'s limits are the process\'s');
+});
+
+t.test('the rungs a source can feed', async (t) => {
+  const rungs = resolveRungs(['source', '720p', 'audio', { name: 'voice', audio_kbps: 32 }, { name: 'mute', height: 180, video_kbps: 150, audio_kbps: 0 }]);
+  const names = (m?: { video: boolean; audio: boolean }) => fitRungs(rungs, m).map((r) => r.name);
+  t.same(names(undefined), ['source', '720p', 'mute', 'audio', 'voice'], 'not known yet: every rung');
+  t.same(names({ video: true, audio: true }), ['source', '720p', 'mute', 'audio', 'voice'], 'both: every rung');
+  t.same(names({ video: true, audio: false }), ['source', '720p', 'mute'], 'no audio: no audio-only rung (a video rung\'s audio is optional)');
+  t.same(names({ video: false, audio: true }), ['audio', 'voice'], 'no video: no video or copy rung');
+  t.same(names({ video: false, audio: false }), [], 'neither: none');
 });
 
 t.test('process ids: one path segment, never shared by two streams', async (t) => {
