@@ -294,14 +294,15 @@ export interface StreamTable {
  * A source of streams published on demand. `demand` is called for each reader that asks for a
  * name nothing publishes: true when the source publishes that name and now starts (or keeps)
  * its publisher; false also when it refuses to start one for that reader (`from`: the reader's
- * address as `whenPublished` got it, undefined for a reader inside the service). How long it
+ * address as `whenPublished` got it, undefined for a reader inside the service; `waitMs`: how long
+ * that reader waits for the publish, so a publisher slow to start is not stopped as idle meanwhile). How long it
  * keeps publishing is the source's business: it sees the stream's readers in `StreamTable.get(name)`.
  *
  * @example
  * streams.addDemandSource({ demand: (name) => (name === 'cam1' ? (startCamera(), true) : false) });
  */
 export interface StreamDemandSource {
-  demand(name: string, from?: string): boolean;
+  demand(name: string, from?: string, waitMs?: number): boolean;
   /**
    * The names whose publisher it would start on a demand now (not those starting or running);
    * it calls `StreamTable.demandChanged()` when they change.

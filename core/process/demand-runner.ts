@@ -59,6 +59,8 @@ export class DemandRunner {
   #startedBy: string | undefined;
   /** The last demand or the last time readers were seen attached (clock ms). */
   #last = 0;
+  /** Until then a reader waits for the run's first publish (clock ms): no idle stop before it. */
+  #holdUntil = 0;
   #cancel: (() => void) | undefined;
 
   constructor(port: DemandPort) {
@@ -86,19 +88,25 @@ export class DemandRunner {
     this.#armed = false;
     this.#running = false;
     this.#startedBy = undefined;
+    this.#holdUntil = 0;
   }
 
-  /** A reader asked for what the process produces (`hls`, `stream`): starts it when waiting. */
-  demand(reason: string): boolean {
+  /**
+   * A reader asked for what the process produces (`hls`, `stream`): starts it when waiting.
+   * `holdMs`: how long that reader waits for the publish (a stream reader's wait): a run slower
+   * to publish than its idle time is not stopped under it.
+   */
+  demand(reason: string, holdMs = 0): boolean {
     if (!this.#armed) return false;
     this.#last = this.#port.clock.now();
+    if (holdMs > 0) this.#holdUntil = Math.max(this.#holdUntil, this.#last + holdMs);
     if (!this.#running) {
       this.#running = true;
       this.#startedBy = reason;
       this.#port.start();
       this.#port.told('start', reason, Math.max(1, this.readers()));
     }
-    this.#plan(this.#last + this.#idleMs());
+    this.#plan(this.#end());
     return true;
   }
 
@@ -111,11 +119,14 @@ export class DemandRunner {
     if (!this.#armed || !this.#running) return { waiting: this.#armed, readers: this.#armed ? this.readers() : 0, idle_seconds: idle };
     const readers = this.readers();
     const v: DemandView = { waiting: false, readers, started_by: this.#startedBy, idle_seconds: idle };
-    if (this.#port.attached() === 0) v.stop_at = this.#last + this.#idleMs();
+    if (this.#port.attached() === 0) v.stop_at = this.#end();
     return v;
   }
 
   #idleMs(): number { return this.#port.idleSeconds * 1000; }
+
+  /** When the run stops unless a reader comes: its idle time after the last demand, not before a waiting reader gave up. */
+  #end(): number { return Math.max(this.#last + this.#idleMs(), this.#holdUntil); }
 
   #plan(at: number): void {
     this.#cancelTimer();
@@ -131,16 +142,19 @@ export class DemandRunner {
     const now = this.#port.clock.now();
     if (this.#port.attached() > 0) {
       this.#last = now;
+      // the waiting readers came (or gave up): the idle time counts from the last one seen
+      this.#holdUntil = 0;
       this.#plan(now + Math.min(RECHECK_MS, this.#idleMs()));
       return;
     }
-    const end = this.#last + this.#idleMs();
+    const end = this.#end();
     if (now < end) {
       this.#plan(end);
       return;
     }
     this.#running = false;
     this.#startedBy = undefined;
+    this.#holdUntil = 0;
     this.#port.told('stop', 'idle', 0);
     // the waiting playlist goes up once ffmpeg wrote its last one, unless a reader came meanwhile
     void this.#port.stop().then(() => {

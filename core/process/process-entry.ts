@@ -122,9 +122,12 @@ export class ProcessEntry {
   /** An armed on-demand process that a demand started (it starts or runs). */
   get demandRunning(): boolean { return this.#demand !== undefined && this.#demand.armed && this.#demand.running; }
 
-  /** A reader asked for what it produces: an armed on-demand process starts (true when it counts). */
-  demand(reason: string): boolean {
-    return this.#demand?.demand(reason) ?? false;
+  /**
+   * A reader asked for what it produces: an armed on-demand process starts (true when it counts);
+   * `holdMs`: the reader waits that long for it to publish (no idle stop meanwhile).
+   */
+  demand(reason: string, holdMs = 0): boolean {
+    return this.#demand?.demand(reason, holdMs) ?? false;
   }
 
   #scheduleRunner(): ScheduleRunner | undefined {

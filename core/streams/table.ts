@@ -222,7 +222,7 @@ export class Streams implements StreamTable {
     let wanted = false;
     for (const src of this.#demand) {
       try {
-        if (src.demand(name, from)) wanted = true;
+        if (src.demand(name, from, timeoutMs)) wanted = true;
       } catch (err) {
         this.#log?.warn({ err: String(err), stream: name }, 'a stream demand source failed');
       }

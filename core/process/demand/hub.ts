@@ -70,7 +70,7 @@ export class DemandHub {
   /** Taps the file door and the stream table (setup: before the app listens, so every thread loads the module). */
   async open(): Promise<void> {
     this.#offStreams = this.#d.streams?.addDemandSource({
-      demand: (name, from) => this.#streamDemand(name, from), waiting: () => this.#demandStreams('waiting'), running: () => this.#demandStreams('running'),
+      demand: (name, from, waitMs) => this.#streamDemand(name, from, waitMs), waiting: () => this.#demandStreams('waiting'), running: () => this.#demandStreams('running'),
     });
     // the door taps learn when the machine goes over the budget or back under it
     this.#offResources = this.#d.resources?.budget.onChange(() => {
@@ -148,14 +148,17 @@ export class DemandHub {
     this.#waitingChanged();
   }
 
-  /** A stream reader asked for `name` (`from`: its address; none for a reader inside the service). */
-  #streamDemand(name: string, from: string | undefined): boolean {
+  /**
+   * A stream reader asked for `name` (`from`: its address; none for a reader inside the service)
+   * and waits `waitMs` for it: the process is not stopped as idle before that.
+   */
+  #streamDemand(name: string, from: string | undefined, waitMs = 0): boolean {
     const id = this.#byStream.get(name);
     const e = id === undefined ? undefined : this.#d.get(id);
     if (!e) return false;
     const starts = e.demandWaiting;
     if (starts && (this.#budget.check(from, this.#running()) !== undefined || this.#overResources(e))) return false;
-    const ok = e.demand('stream');
+    const ok = e.demand('stream', waitMs);
     if (ok && starts) this.#budget.charge(from);
     if (ok) this.#waitingChanged();
     return ok;

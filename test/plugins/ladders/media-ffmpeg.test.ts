@@ -12,8 +12,9 @@ import { probe, publish, record } from './helpers.ts';
  * A ladder with an audio-only rung on a camera without audio, with real ffmpeg (issue 48): the
  * rung is left out once the source is seen, so the ladder runs (before, ffmpeg refused the whole
  * command: no audio stream to map); the multivariant playlist lists the video rendition only and
- * that rendition decodes at its size. (ffmpeg reading a source without audio over RTMP waits its
- * probe time, 5 s, for audio that never comes: the ladder's first segment comes that much later.)
+ * that rendition decodes at its size. ffmpeg reading a source without audio over RTMP waits its
+ * probe time, 5 s, for audio that never comes, longer than the ladder's idle time (3 s): the
+ * playlist request waiting for the first publish holds the run (before, it was stopped as idle).
  */
 
 const LLHLS = { enable: true, target_duration_seconds: 1, part_target_ms: 200, idle_seconds: 30 };
@@ -23,7 +24,7 @@ t.test('a camera without audio: the audio rung is left out and the ladder plays'
   const app = await startApp(t, { config: { rtmp: { enable: true, address: '127.0.0.1:0' }, ladders: { enable: true }, llhls: LLHLS } });
   const rtmp = app.service.app.kernel.services.resolve(rtmpServiceRef) as RtmpService;
   const base = `rtmp://127.0.0.1:${rtmp.ports().rtmp}`;
-  const put = await app.request('PUT', '/api/v3/ladders/cam', { body: { stream: 'live/cam', rungs: ['240p', 'audio'] } });
+  const put = await app.request('PUT', '/api/v3/ladders/cam', { body: { stream: 'live/cam', idle_seconds: 3, rungs: ['240p', 'audio'] } });
   t.equal(put.status, 201, put.text);
 
   publish(t, `${base}/live/cam`, { audio: false });
