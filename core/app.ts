@@ -40,13 +40,13 @@ import { Placeholders } from './process/placeholder-registry.ts';
 import { RunCredentialTable } from './process/run-credentials.ts';
 import { Streams } from './streams/table.ts';
 import { converterRegistry } from './streams/remux.ts';
-import type { ServingThreadPool } from './http/threads/pool.ts';
-import { trackRouteHeads } from './http/threads/route-heads.ts';
-import { appDoor } from './http/files/app-door.ts';
-import { ThreadTrafficMeter } from './http/threads/traffic.ts';
-import { isServingThreadSocket } from './http/threads/module.ts';
+import type { ServingThreadPool } from './door/threads/pool.ts';
+import { trackRouteHeads } from './door/threads/route-heads.ts';
+import { appDoor } from './door/app-door.ts';
+import { ThreadTrafficMeter } from './door/threads/traffic.ts';
+import { isServingThreadSocket } from './door/threads/module.ts';
 import { childrenService } from './process/confine/provide.ts';
-import { servingThreadCount } from './http/threads/count.ts';
+import { servingThreadCount } from './door/threads/count.ts';
 
 export interface BuildOptions {
   /** Where PUT /api/v3/config stores; default `<db.dir>/config.json` for a bare config. */

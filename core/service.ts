@@ -14,8 +14,8 @@ import { releaseMemoryAfterReload } from './reload-memory.ts';
 import { KeptResources } from './kernel/keep.ts';
 import { ConfigStore } from './config/store.ts';
 import { HttpsListener } from './http/https-listener.ts';
-import { ServingThreadPool } from './http/threads/pool.ts';
-import { servingThreadCount } from './http/threads/count.ts';
+import { ServingThreadPool } from './door/threads/pool.ts';
+import { servingThreadCount } from './door/threads/count.ts';
 import { listenAddress } from './http/listen-address.ts';
 import { semanticErrors, typeErrors } from './config/validate.ts';
 

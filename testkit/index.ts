@@ -16,7 +16,7 @@ import { loadConfig } from '@media-core/core/config/load';
 import { ConfigStore } from '@media-core/core/config/store';
 import { deepMerge } from '@media-core/core/config/schema-walk';
 import { installBuild, type CoreBuild } from '@media-core/core/config/build';
-import { frontOf } from '@media-core/core/http/files/install';
+import { frontOf } from '@media-core/core/door/install';
 import { toResponse, type KitRequest, type KitResponse } from './request.ts';
 import lightInject from 'light-my-request';
 

@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { fsServeHooksRef, type FsServeRequest } from '../../sdk/index.ts';
-import { PlaylistRewrites, responseBytes } from '../../core/http/files/serve-hooks.ts';
+import { PlaylistRewrites, responseBytes } from '../../core/door/serve-hooks.ts';
 import { HlsViewers } from '../../plugins/sessions/hls-viewers.ts';
 import { SessionRegistry } from '../../plugins/sessions/registry.ts';
-import { DoorTapModules } from '../../core/http/files/tap-modules.ts';
+import { DoorTapModules } from '../../core/door/tap-modules.ts';
 import { PLAYLIST } from './servers.ts';
 
 /**

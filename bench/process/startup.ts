@@ -46,8 +46,9 @@ function tree(name: string, root: string): Tree {
   if (spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' }).status !== 0) throw new Error(`build failed in ${root}`);
   const r = spawnSync('bash', [join(root, 'scripts/node.sh')], { encoding: 'utf8' });
   const node = r.status === 0 && existsSync(r.stdout.trim()) ? r.stdout.trim() : process.execPath;
-  const main = join(root, 'app/main.js');
-  if (!existsSync(main)) throw new Error(`${main} is missing`);
+  // the entry moved from core/ to app/ (issue 45.3): an older tree starts from core/main.js
+  const main = [join(root, 'app/main.js'), join(root, 'core/main.js')].find((f) => existsSync(f));
+  if (!main) throw new Error(`${root}: neither app/main.js nor core/main.js`);
   return { name, root, node, main };
 }
 

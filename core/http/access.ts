@@ -2,10 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import { httpErrors, isLoopback, type ApiError } from '../../sdk/index.ts';
 import type { RouteAccess } from '../../sdk/http.ts';
 import type { ApiConfig } from '../../sdk/config/sections-a.ts';
-import { THREAD_PEER_HEADER, isServingThreadSocket } from './threads/module.ts';
+import { THREAD_PEER_HEADER, isServingThreadSocket } from '../door/threads/module.ts';
 import { AccessList, resolveClientAddress } from './client-address.ts';
 import { CidrSet } from '../../sdk/client-address.ts';
-import { takeThreadPeer, type ThreadPeer } from './threads/peer-header.ts';
+import { takeThreadPeer, type ThreadPeer } from '../door/threads/peer-header.ts';
 
 /** The front door's refusals; bodies as the reference (1.1) and the former auth plugin answered. */
 export const accessErrors = {

@@ -4,8 +4,8 @@ import {
   findFilesystem, fsPathFromUrl, ignoreContentType, linkTarget, readLinkBody,
   sortFileInfos, type FilesystemService, type FsFileInfo, type HttpScope,
 } from '../../sdk/index.ts';
-import { continueUpload, deferContinue } from './files/install.ts';
-import type { ApiFiles } from './files/main.ts';
+import { continueUpload, deferContinue } from '../door/install.ts';
+import type { ApiFiles } from '../door/main.ts';
 
 const PREFIX = '/api/v3/fs/';
 
@@ -58,12 +58,12 @@ export function fsApiRoutes(filesystems: () => readonly FilesystemService[], fil
       method: ['GET', 'HEAD'], url: '/api/v3/fs/:name/*', exposeHeadRoute: false, schema: file('Read a file'),
       handler(request, reply) {
         const f = find(request);
-        // the file door's read answer (core/http/files), the same as the public mounts'
+        // the file door's read answer (core/door), the same as the public mounts'
         reply.hijack();
         files.read(f.fs, f.prefix, f.path, request.raw, reply.raw);
       },
     });
-    // the file door's upload taker (core/http/files), the same as the public mounts'
+    // the file door's upload taker (core/door), the same as the public mounts'
     const write = (request: FastifyRequest, reply: FastifyReply) => {
       const f = find(request);
       continueUpload(request.raw, reply.raw);

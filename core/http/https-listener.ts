@@ -7,7 +7,7 @@ import { tlsCertificatesRef, type HttpScope, type TlsKeyPair } from '../../sdk/i
 import type { ConfigData } from '../config/config-data.ts';
 import { listenAddress } from './listen-address.ts';
 import { ConnectionCap, answerClientError, applyServerBounds, capOf, connectionSlots, listenerBounds, serverOptions } from './listener-bounds.ts';
-import { frontOf } from './files/install.ts';
+import { frontOf } from '../door/install.ts';
 
 /** What the HTTPS listener needs of an app: its routes, config, certificate service and log. */
 export interface HttpsTarget {

@@ -6,7 +6,7 @@ import type { ConfigData } from '../config/config-data.ts';
 import type { KeptResources } from '../kernel/keep.ts';
 import { applyServerBounds, KEEP_ALIVE_MS, serverOptions, type ListenerBounds } from './listener-bounds.ts';
 import { listenAddress } from './listen-address.ts';
-import { servingThreadCount } from './threads/count.ts';
+import { servingThreadCount } from '../door/threads/count.ts';
 import { requestHasBody } from '../../sdk/linger-close.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

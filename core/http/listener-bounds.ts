@@ -3,7 +3,7 @@ import type { Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 // the SDK's files themselves, not its index: the serving threads load this module too
 import { addressKey, CidrSet, normalizeIp } from '../../sdk/client-address.ts';
-import { isServingThreadSocket } from './threads/module.ts';
+import { isServingThreadSocket } from '../door/threads/module.ts';
 import type { HttpConfig } from '../../sdk/config/sections-http.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { stripJsonComments } from '../config/jsonc.ts';
 import { resolveConfigPath } from '../config/path.ts';
-import { servingThreadCount } from '../http/threads/count.ts';
+import { servingThreadCount } from '../door/threads/count.ts';
 import { memoryLimitOf, runtimeEnv, runtimeFlags, threadsSettingOf } from './flags.ts';
 
 /** Set on the relaunched process: flags are applied once, whatever they turned out to be. */

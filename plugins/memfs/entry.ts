@@ -27,7 +27,7 @@ export function chargeOf(path: string, n: MemNode | undefined): number {
   return sizeOf(n) + ENTRY_BYTES + names;
 }
 
-/** A file's node (the door builds its headers once per version, core/http/files/send.ts). */
+/** A file's node (the door builds its headers once per version, core/door/send.ts). */
 export function fileNode(path: string, file: FsFile): MemFileNode {
   return { kind: 'file', path, file };
 }

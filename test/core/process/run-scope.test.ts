@@ -1,6 +1,6 @@
 import t from 'tap';
 import { RunCredentialTable } from '../../../core/process/run-credentials.ts';
-import { runWriteScope, runWriteVerdict } from '../../../core/http/files/run-writes.ts';
+import { runWriteScope, runWriteVerdict } from '../../../core/door/run-writes.ts';
 import { runMayStream } from '../../../plugins/rtmp/run-scope.ts';
 import { runSrtGrants, srtRuns, runPassphrase } from '../../../plugins/srt/run-scope.ts';
 import { runUserinfo, type RunField } from '../../../sdk/index.ts';

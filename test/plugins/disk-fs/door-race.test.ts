@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, type TestApp } from '../../helpers/app.ts';
-import { fresh, type Answer } from '../../core/http/threads/helpers.ts';
+import { fresh, type Answer } from '../../core/door/threads/helpers.ts';
 import { ONLY_SECRET, VICTIMS, buildSwapper, changes, raceFixture, runSwapper, snapshot, type RaceFixture } from './door-race-helpers.ts';
 
 /*

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import { startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { fresh, threadsConfig } from '../../core/http/threads/helpers.ts';
+import { fresh, threadsConfig } from '../../core/door/threads/helpers.ts';
 
 /* disk-fs reads answered by the serving threads: the same answer as main's, byte for byte. */
 

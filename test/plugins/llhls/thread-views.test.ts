@@ -5,7 +5,7 @@ import { checkPlaylist } from '../../../plugins/llhls/check.ts';
 import { streamTableRef, type StreamTable } from '../../../sdk/index.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { comparable, type Answer } from '../../core/http/threads/helpers.ts';
+import { comparable, type Answer } from '../../core/door/threads/helpers.ts';
 import { ffmpeg, startRtmpApp } from '../rtmp/helpers.ts';
 import { playPolicyRef, type PlayPolicy } from './fixtures/play-policy.ts';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { checkPlaylist } from '../../../plugins/llhls/check.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { fresh } from '../../core/http/threads/helpers.ts';
+import { fresh } from '../../core/door/threads/helpers.ts';
 import { ffmpeg, startRtmpApp } from '../rtmp/helpers.ts';
 
 /*

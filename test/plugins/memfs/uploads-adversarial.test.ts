@@ -91,7 +91,7 @@ t.test('10 parallel chunked 95 MB uploads: refused as their bytes arrive, not at
 t.test('with two serving threads: the threads take the uploads with the credential, from one pool that the limit counts', async (t) => {
   const app = await startService(t, { max_size_mbytes: 100 }, { http: { threads: 2 } });
   const { peak, idle } = await tenChunked(t, app, 't');
-  // the threads receive at most 64 MiB of uploads together (core/http/files/threads-main.ts), beyond
+  // the threads receive at most 64 MiB of uploads together (core/door/threads-main.ts), beyond
   // memfs's own in-flight bytes; each thread's heap holds up to THREAD_MARGIN more of read socket
   // chunks until it collects them
   t.ok(peak < idle + 2 * 100 * MiB + MARGIN + 2 * THREAD_MARGIN, `peak RSS ${(peak / MiB).toFixed(0)} MiB, idle ${(idle / MiB).toFixed(0)} MiB`);

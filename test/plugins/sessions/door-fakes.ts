@@ -5,8 +5,8 @@ import { SessionRegistry } from '../../../plugins/sessions/registry.ts';
 import { HlsViewers } from '../../../plugins/sessions/hls-viewers.ts';
 import hlsViewers from '../../../plugins/sessions/hls.ts';
 import type { SessionsConfig } from '../../../plugins/sessions/schema.ts';
-import { DoorTapModules } from '../../../core/http/files/tap-modules.ts';
-import { tapContext, type WireReport } from '../../../core/http/files/tap-state.ts';
+import { DoorTapModules } from '../../../core/door/tap-modules.ts';
+import { tapContext, type WireReport } from '../../../core/door/tap-state.ts';
 
 /**
  * The sessions plugin's HLS rule without a server: the plugin's side (HlsViewers on a registry)

@@ -6,8 +6,8 @@ import { HlsViewers } from '../../../plugins/sessions/hls-viewers.ts';
 import hlsViewers from '../../../plugins/sessions/hls.ts';
 import { shortId as newSessionId } from '../../../sdk/short-id.ts';
 import { fsServeHooksRef } from '../../../sdk/fs-hooks.ts';
-import { DoorTapModules } from '../../../core/http/files/tap-modules.ts';
-import type { WireReport } from '../../../core/http/files/tap-state.ts';
+import { DoorTapModules } from '../../../core/door/tap-modules.ts';
+import type { WireReport } from '../../../core/door/tap-state.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 const MAX = 50;

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import factory from '../../../plugins/sessions/hls.ts';
-import { tapContext } from '../../../core/http/files/tap-state.ts';
+import { tapContext } from '../../../core/door/tap-state.ts';
 
 /*
  * A serving thread's copy of the sessions HLS rule, for door-threads.test.ts: the module's real

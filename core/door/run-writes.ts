@@ -1,0 +1,99 @@
+import { ApiError, parseBasicAuthorization, type RunCredentials, type RunGrant } from '../../sdk/index.ts';
+import { parseRunBasic } from '../../sdk/run-credentials.ts';
+
+/*
+ * Writes by a run's credential (issue 43.4): a child the engine started writes to a public mount
+ * with `process:<id>:<token>` (its placeholders put it in the URL), and may write only what its
+ * resolved command names there: every URL path after `<token>@<host:port>` in its fields, ffmpeg's
+ * name patterns (`%d`, `%04d`, `%v`, strftime, DASH's `$Number$`) matching any text within one
+ * path segment, and next to a playlist (`.m3u8`) or manifest (`.mpd`) the files its muxer writes
+ * there: `<stem>` followed by `.`, `_` or `-` (temp files, variants, segments), `<stem><n>.ts`
+ * (default segment names), DASH's default `init-stream*` / `chunk-stream*`, and the names given
+ * by `-master_pl_name`, `-hls_fmp4_init_filename`, `-init_seg_name` and `-media_seg_name`.
+ * DELETE (HLS `delete_segments`) follows the same scope.
+ */
+
+/** Where a URL path ends inside a field: tee separators, option separators, escapes, queries. */
+const END = /[|[\]\\:?#'"\s,;]/;
+/** ffmpeg's name patterns and DASH templates. */
+const PATTERN = /(%%|%[-+ #0]*\d*(?:\.\d+)?[a-zA-Z]|\$[A-Za-z]+(?:%0?\d*d)?\$|\$\$)/;
+const NAMED = new Set(['-master_pl_name', '-hls_fmp4_init_filename', '-init_seg_name', '-media_seg_name']);
+
+const quote = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function decode(s: string): string {
+  try { return decodeURIComponent(s); } catch { return s; }
+}
+
+/** A path with ffmpeg's patterns as a regular expression source (a pattern matches within one segment). */
+function patternSource(path: string): string {
+  return path.split(PATTERN).map((part, i) => {
+    if (i % 2 === 0) return quote(decode(part));
+    if (part === '%%') return '%';
+    if (part === '$$') return '\\$';
+    return '[^/]*';
+  }).join('');
+}
+
+/** Every URL path a field names after `<token>@<host>`. */
+function pathsIn(text: string, token: string): string[] {
+  const out: string[] = [];
+  const mark = `${token}@`;
+  for (let i = text.indexOf(mark); i >= 0; i = text.indexOf(mark, i + mark.length)) {
+    const rest = text.slice(i + mark.length);
+    const slash = rest.search(/[/|\s]/);
+    if (slash < 0 || rest[slash] !== '/') continue;
+    const tail = rest.slice(slash);
+    const end = tail.search(END);
+    out.push(end < 0 ? tail : tail.slice(0, end));
+  }
+  return out;
+}
+
+// one scope per bound command (a run's fields never change after its spawn)
+const scopes = new WeakMap<object, RegExp[]>();
+
+/** The regular expressions of the URL paths a run may write (and delete). */
+export function runWriteScope(grant: RunGrant): RegExp[] {
+  let scope = scopes.get(grant.fields);
+  if (!scope) scopes.set(grant.fields, scope = buildScope(grant));
+  return scope;
+}
+
+function buildScope(grant: RunGrant): RegExp[] {
+  const named: string[] = [];
+  const paths: string[] = [];
+  grant.fields.forEach((f, i) => {
+    const prev = grant.fields[i - 1];
+    if (prev && NAMED.has(prev.text) && !f.text.includes('/')) named.push(f.text);
+    paths.push(...pathsIn(f.text, grant.token));
+  });
+  const sources = new Set<string>();
+  for (const p of paths) {
+    sources.add(patternSource(p));
+    const m = /^(.*\/)([^/]*)\.(m3u8|mpd)$/.exec(p);
+    if (!m) continue;
+    const dir = patternSource(m[1]!);
+    const stem = patternSource(m[2]!);
+    sources.add(`${dir}${stem}(?:[._-][^/]*|\\d+\\.(?:ts|m4s|mp4|vtt|aac))`);
+    if (m[3] === 'mpd') sources.add(`${dir}(?:init|chunk)-stream[^/]*`);
+    for (const n of named) sources.add(dir + patternSource(n));
+  }
+  return [...sources].map((s) => new RegExp(`^${s}$`));
+}
+
+/**
+ * The verdict on a public write whose Basic credential is a run's: `'ok'` when its live run may
+ * write `urlPath` (the mount's prefix and the path), a 403 ApiError when it may not, undefined
+ * when the credential is no live run's (the mount's own check decides then).
+ */
+export function runWriteVerdict(runs: RunCredentials | undefined, authorization: string | undefined, urlPath: string): 'ok' | ApiError | undefined {
+  if (!runs) return undefined;
+  const given = parseBasicAuthorization(authorization);
+  if (typeof given === 'string') return undefined;
+  const cred = parseRunBasic(given);
+  const grant = cred && runs.find(cred.token);
+  if (!cred || !grant || grant.processId !== cred.processId) return undefined;
+  if (runWriteScope(grant).some((re) => re.test(urlPath))) return 'ok';
+  return new ApiError(403, 'Forbidden', [`the credential of process ${grant.processId} does not name ${urlPath.slice(0, 256)}`], 'FS_RUN_SCOPE');
+}
