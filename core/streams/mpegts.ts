@@ -19,7 +19,7 @@ export function isVideoType(streamType: number): boolean {
   return VIDEO.has(streamType);
 }
 
-/** Audio stream types a reader of the table can decode: MPEG-1/2 audio, AAC (ADTS, LATM), AC-3. */
+/** Audio stream types (`StreamInfo.media`): MPEG-1/2 audio, AAC (ADTS, LATM), AC-3. */
 const AUDIO = new Set([0x03, 0x04, 0x0f, 0x11, 0x81]);
 
 export function isAudioType(streamType: number): boolean {
