@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { pickEncoder, type EncoderSkills, type ProcessesService } from '../../sdk/index.ts';
-import type { Ladder, Rung } from './presets.ts';
+import type { Ladder, Rung, SourceMedia } from './presets.ts';
 
 /*
  * The one process of a ladder for one stream: its input reads the stream from the service's RTMP
@@ -117,15 +117,21 @@ function rungArgs(r: Rung, index: number, gop: number, o: CommandOptions): strin
   return [...args, '-flvflags', 'no_duration_filesize', '-f', 'flv'];
 }
 
-/** The process that makes the renditions of `stream` by `ladder`. */
-export function ladderProcess(ladder: Ladder, stream: string, o: CommandOptions): ProcessDefinition {
+/**
+ * Input options for a source known to carry one kind of media: over RTMP ffmpeg is told of both
+ * kinds and would wait its whole probe time (5 s) for the other before its first output.
+ */
+const ONE_KIND = ['-analyzeduration', '500000'];
+
+/** The process that makes the renditions of `stream` by `ladder` (`media`: what the source carries, once known). */
+export function ladderProcess(ladder: Ladder, stream: string, o: CommandOptions, media?: SourceMedia): ProcessDefinition {
   const encoded = ladder.rungs.filter((r) => !r.copy && r.height > 0);
   const graph = filterGraph(encoded, o.encoder);
   const device = o.encoder === 'h264_vaapi' && graph !== undefined ? ['-vaapi_device', VAAPI_DEVICE] : [];
   return {
     id: ladderProcessId(stream),
     reference: LADDER_REFERENCE,
-    input: [{ id: 'in', address: `{rtmp,name=${stream}}`, options: [] }],
+    input: [{ id: 'in', address: `{rtmp,name=${stream}}`, options: media && media.audio !== media.video ? [...ONE_KIND] : [] }],
     output: ladder.rungs.map((r) => ({
       id: r.name, address: `{rtmp,name=${stream}/${r.name}}`, options: rungArgs(r, encoded.indexOf(r), ladder.gop_seconds, o),
     })),

@@ -236,7 +236,7 @@ export class Ladders implements LaddersService {
     this.#errors.clear();
     for (const [id, { ladder, stream }] of want) {
       try {
-        await this.#d.processes.put(ladderProcess(ladder, stream, this.#cmd));
+        await this.#d.processes.put(ladderProcess(ladder, stream, this.#cmd, this.#media.get(stream)));
       } catch (err) {
         const reason = isApiError(err) ? err.details.join('; ') || err.message : String(err);
         this.#errors.set(ladder.id, reason);

@@ -70,6 +70,7 @@ t.test('one kind of media: the other kind\'s rungs are left out after the grace 
 
   const put = await c.app.request('GET', '/api/v3/process/ladder:live_vid/config');
   t.notMatch(JSON.stringify(put.body), /0:a:0"/, 'no mandatory audio map left in the command');
+  t.same(put.body.input[0].options, ['-analyzeduration', '500000'], 'its input probes briefly: no audio will come');
 
   endVid();
   await waitFor(() => c.table.get('live/vid') === undefined || undefined, { what: 'the source gone' });

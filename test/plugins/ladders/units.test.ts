@@ -93,6 +93,12 @@ t.test('the rungs a source can feed', async (t) => {
   t.same(names({ video: true, audio: false }), ['source', '720p', 'mute'], 'no audio: no audio-only rung (a video rung\'s audio is optional)');
   t.same(names({ video: false, audio: true }), ['audio', 'voice'], 'no video: no video or copy rung');
   t.same(names({ video: false, audio: false }), [], 'neither: none');
+  const ladder = resolveLadder('cam', { stream: 'live/cam', rungs: ['240p'] }, 'api');
+  const input = (m?: { video: boolean; audio: boolean }) => ladderProcess(ladder, 'live/cam', OPTS, m).input[0]!.options;
+  t.same(input({ video: true, audio: false }), ['-analyzeduration', '500000'], 'one kind: ffmpeg does not wait 5 s for the other');
+  t.same(input({ video: false, audio: true }), ['-analyzeduration', '500000']);
+  t.same(input({ video: true, audio: true }), [], 'both: as ffmpeg probes');
+  t.same(input(undefined), [], 'not known: as ffmpeg probes');
 });
 
 t.test('process ids: one path segment, never shared by two streams', async (t) => {
