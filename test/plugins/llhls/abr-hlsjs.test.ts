@@ -6,12 +6,14 @@ import { hlsPage, startHls, type PlayStats } from './hlsjs-page.ts';
 
 /*
  * Players switch (issue 48.2, 48.5): hls.js in Debian's Chromium plays the multivariant playlist of
- * a real ladder (the ladders plugin: one ffmpeg that copies the source, 640x360 at 800 kbit/s, as
+ * a real ladder (the ladders plugin: one ffmpeg that copies the source, 640x360 at 500 kbit/s, as
  * its top rung and encodes `lo`, 160x90 at 100 kbit/s, started by the playlist's request),
  * switches down when the test throttles the page's network (Chromium's network emulation,
  * 400 kbit/s: the low rung, ~170 kbit/s as measured, plays there without stalls, so the player is
  * healthy when the network comes back) and up again when it lifts it (hls.js goes up once its
- * estimate passes the top rung's BANDWIDTH over 0.7: a modest top rung keeps that quick on a busy box). Keyframes every second in both (the source's GOP, the
+ * estimate passes the top rung's BANDWIDTH over 0.7, and the BANDWIDTH is the measured peak, ~1.4x the
+ * nominal rate here: a modest top rung keeps that quick on a busy box; at 800 kbit/s it once did not
+ * come within 150 s beside two other tests). Keyframes every second in both (the source's GOP, the
  * ladder's clock), so a switch can happen at any segment.
  */
 const LLHLS = { enable: true, target_duration_seconds: 1, part_target_ms: 200, idle_seconds: 60 };
@@ -26,7 +28,7 @@ function source(size: string, kbps: number): string[] {
 t.test('hls.js switches down when the network is throttled and up when it is lifted (a real ladder)', { skip: noBrowser() }, async (t) => {
   const app = await startRtmpApp(t, {}, { llhls: LLHLS, ladders: { enable: true } });
   t.equal((await app.request('PUT', '/api/v3/ladders/abr', { body: LADDER })).status, 201, 'the ladder');
-  ffmpeg(t, [...source('640x360', 800), `${app.base}/live/abr`], 280_000);
+  ffmpeg(t, [...source('640x360', 500), `${app.base}/live/abr`], 280_000);
   await waitFor(() => app.rtmp.channels().length >= 1 || undefined, { what: 'the source published', timeout: 20_000 });
   const master = `${app.url}/hls/live/abr/master.m3u8`;
   // the master's request starts the ladder; its renditions are listed once they run
