@@ -1,5 +1,5 @@
 import { changes, written } from './db-tracked.ts';
-import { ownedBytes, ownedConcat } from './owned-bytes.ts';
+import { ownedBytes } from './owned-bytes.ts';
 
 /**
  * db.json text built from per-entry fragments. Stored objects are replaced, never mutated in
@@ -10,8 +10,6 @@ import { ownedBytes, ownedConcat } from './owned-bytes.ts';
  */
 export class FragmentCache {
   readonly #byObject = new WeakMap<object, string>();
-  readonly #lines = new WeakMap<object, { key: string; depth: number; buf: Buffer }>();
-  readonly #primitives = new WeakMap<object, Map<string, { v: unknown; depth: number; buf: Buffer }>>();
   readonly #blocks = new WeakMap<object, DictCache>();
 
   /** The value as it appears at `depth` (levels of 4-space indent); throws when not storable. */
@@ -61,7 +59,7 @@ export class FragmentCache {
       const old = byFirst.get(keys[0]!);
       const block = old && old.opens === opens && same(old.keys, keys) && same(old.values, values)
         ? old
-        : { opens, keys, values, buf: this.#build(obj, keys, values, cache.depth, opens) };
+        : { opens, keys, values, buf: this.#build(keys, values, cache.depth, opens) };
       order.push(block);
       for (const k of keys) byKey.set(k, block);
       keys = [];
@@ -77,9 +75,6 @@ export class FragmentCache {
     if (keys.length) flush();
     cache.order = order;
     cache.byKey = byKey;
-    // a removed key's primitive line goes with it (a deleted process's `null` metadata line)
-    const lines = this.#primitives.get(obj);
-    if (lines) for (const key of lines.keys()) if (!byKey.has(key)) lines.delete(key);
   }
 
   /** Rebuilds the blocks of replaced values; false when a key is not where the cache has it. */
@@ -94,39 +89,24 @@ export class FragmentCache {
       const values = b.keys.map((k) => obj[k]);
       if (!values.every(written)) return false;
       if (same(values, b.values)) continue;
-      const block: Block = { opens: b.opens, keys: b.keys, values, buf: this.#build(obj, b.keys, values, cache.depth, b.opens) };
+      const block: Block = { opens: b.opens, keys: b.keys, values, buf: this.#build(b.keys, values, cache.depth, b.opens) };
       cache.order[cache.order.indexOf(b)] = block;
       for (const k of b.keys) cache.byKey.set(k, block);
     }
     return true;
   }
 
-  #build(dict: object, keys: readonly string[], values: readonly unknown[], depth: number, opens: boolean): Buffer {
-    const parts: Buffer[] = [];
-    for (let i = 0; i < keys.length; i++) {
-      parts.push(i === 0 && opens ? OPEN : COMMA);
-      parts.push(this.#line(dict, keys[i]!, values[i], depth));
-    }
-    return ownedConcat(parts);
-  }
-
-  #line(dict: object, key: string, v: unknown, depth: number): Buffer {
+  /**
+   * A block's bytes: its lines as one string, encoded once into memory of its own (the values'
+   * fragments are cached; a line is only their indent and key, so no line is kept apart).
+   */
+  #build(keys: readonly string[], values: readonly unknown[], depth: number, opens: boolean): Buffer {
     const pad = '    '.repeat(depth + 1);
-    if (v === null || typeof v !== 'object') {
-      // primitives (a process without metadata is `null`) are kept per dictionary and key
-      let lines = this.#primitives.get(dict);
-      if (!lines) this.#primitives.set(dict, lines = new Map());
-      const hit = lines.get(key);
-      if (hit !== undefined && hit.v === v && hit.depth === depth) return hit.buf;
-      const buf = ownedBytes(`${pad}${JSON.stringify(key)}: ${this.fragment(v, depth + 1)}`);
-      lines.set(key, { v, depth, buf });
-      return buf;
+    let text = '';
+    for (let i = 0; i < keys.length; i++) {
+      text += `${i === 0 && opens ? '{' : ','}\n${pad}${JSON.stringify(keys[i])}: ${this.fragment(values[i], depth + 1)}`;
     }
-    const hit = this.#lines.get(v);
-    if (hit !== undefined && hit.key === key && hit.depth === depth) return hit.buf;
-    const buf = ownedBytes(`${pad}${JSON.stringify(key)}: ${this.fragment(v, depth + 1)}`);
-    this.#lines.set(v, { key, depth, buf });
-    return buf;
+    return ownedBytes(text);
   }
 }
 
@@ -161,8 +141,6 @@ function same(a: readonly unknown[], b: readonly unknown[]): boolean {
   return true;
 }
 
-const OPEN = Buffer.from('{\n');
-const COMMA = Buffer.from(',\n');
 const EMPTY = Buffer.from('{}');
 const closings: Buffer[] = [];
 function closing(depth: number): Buffer {

@@ -3,7 +3,7 @@
  * `Buffer.concat` take anything under half of `Buffer.poolSize` (64 KiB on Node 24) from a shared
  * pool slab, and a Buffer kept in a cache pins its whole slab: one 40-byte line kept per process,
  * with a request's worth of other allocations between two of them, held 64 KiB each (issue 46).
- * These allocate exactly what they hold; use them only for bytes that outlive the request.
+ * This allocates exactly what it holds; use it only for bytes that outlive the request.
  */
 
 /** The UTF-8 bytes of `text`, not from the shared pool. */
@@ -11,18 +11,5 @@ export function ownedBytes(text: string): Buffer {
   const length = Buffer.byteLength(text, 'utf8');
   const out = Buffer.allocUnsafeSlow(length);
   out.write(text, 0, length, 'utf8');
-  return out;
-}
-
-/** `Buffer.concat(parts)`, not from the shared pool. */
-export function ownedConcat(parts: readonly Uint8Array[]): Buffer {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = Buffer.allocUnsafeSlow(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
   return out;
 }
