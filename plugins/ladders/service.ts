@@ -188,7 +188,9 @@ export class Ladders implements LaddersService {
       const fitted = this.#fitted(ladder, stream);
       if (fitted.rungs.length > 0) want.set(id, { ladder: fitted, stream });
     }
+    // bounded by the live streams and the lingering processes (a source no rung fits has neither)
     for (const name of this.#media.keys()) if (!streams.has(name)) this.#media.delete(name);
+    for (const id of this.#seen.keys()) if (!laddered.has(id)) this.#seen.delete(id);
     return want;
   }
 
