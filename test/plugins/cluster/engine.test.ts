@@ -89,9 +89,13 @@ t.test('the engine wiring on a real nats-server', { skip: missing ?? false }, as
     await replica.prepare(kv, store);
     await store.watch((c) => replica.change(c));
     replica.ready();
+    // one change at a time: the bucket keeps one revision per key (history 1), so a watcher that
+    // lags behind a burst gets the newest value of a key, not each revision on the way
     await other.create(toShared(rec('w1')));
+    await waitFor(() => engine.calls.includes('apply w1 stop'), { what: 'the add reaching the engine' });
     const w1 = (await other.get('w1'))!;
     await other.update({ ...w1.process, order: 'start' }, w1.revision);
+    await waitFor(() => engine.calls.includes('apply w1 start'), { what: 'the update reaching the engine' });
     await other.delete('w1');
     await waitFor(() => engine.calls.includes('drop w1'), { what: 'the delete reaching the engine' });
     await replica.settled();
