@@ -15,6 +15,12 @@ export const GOP_BYTES_CAP = 64 * 1024 * 1024;
 export class FlvView implements FormatView<'flv'> {
   videoCodec = 0;
   audioCodec = 0;
+  /** The kinds of media its codec headers show (`known` once both came: a stream of one kind sends one). */
+  get media(): { video: boolean; audio: boolean; known: boolean } {
+    const video = this.videoCodec !== 0;
+    const audio = this.audioCodec !== 0;
+    return { video, audio, known: video && audio };
+  }
   #readers = new Set<ViewReader<'flv'>>();
   #meta?: FlvPacket;
   #audioHeader?: FlvPacket;

@@ -5,7 +5,6 @@ import type {
 import { Admission, keyRefusal, type AdmissionLog, type IngestHooks } from './admission.ts';
 import { LiveStream } from './stream.ts';
 import { FlvView } from './flv-view.ts';
-import type { TsView } from './ts-view.ts';
 import { conversionKey, type ConverterRegistry, type StreamConverter } from './converters.ts';
 import { streamRefusals } from './errors.ts';
 import type { StreamRefusal } from '../../sdk/index.ts';
@@ -280,8 +279,8 @@ function info(s: LiveStream): StreamInfo {
   const readers: Array<StreamInfo['readers'][number]> = [];
   for (const { format, view } of s.views()) for (const r of view.readers()) readers.push({ peer: r.peer, format });
   const flv = s.source instanceof FlvView ? s.source : undefined;
-  const video = flv?.videoCodec ?? 0;
-  const audio = flv?.audioCodec ?? 0;
-  const media = flv ? { video: video !== 0, audio: audio !== 0, known: video !== 0 && audio !== 0 } : { ...(s.source as TsView).media };
-  return { name: s.name, format: s.format, publisher: s.publisher, since: s.since, readers, videoCodec: video, audioCodec: audio, media };
+  return {
+    name: s.name, format: s.format, publisher: s.publisher, since: s.since, readers,
+    videoCodec: flv?.videoCodec ?? 0, audioCodec: flv?.audioCodec ?? 0, media: { ...s.source.media },
+  };
 }
