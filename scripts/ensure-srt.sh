@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# SRT (plugin srt): libsrt's -dev package and the plugin's native addon. Optional: without them the
-# service starts and only `srt.enable: true` fails (saying how to fix it), so this never fails.
+# SRT (plugin srt): libsrt's -dev package, the plugin's host program (the SRT listener the service
+# starts) and its native addon (an SRT caller for the tests and benchmarks). Optional: without them
+# the service starts and only `srt.enable: true` fails (saying how to fix it), so this never fails.
 # Run by ensure-deps.sh; safe to run alone.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,13 +16,23 @@ if ! pkg-config --exists srt 2>/dev/null; then
 fi
 addon=plugins/srt/addon
 built="$addon/build/Release/srt_addon.node"
+host="$addon/build/Release/srt-host"
 pkg-config --exists srt 2>/dev/null || exit 0
-# rebuild only when missing or older than one of its sources (a fast skip otherwise)
-if [ -f "$built" ] && [ -z "$(find "$addon" -maxdepth 1 -type f -newer "$built" | head -1)" ]; then exit 0; fi
+# rebuild only when an output is missing or older than one of the sources (a fast skip otherwise)
+stale() { [ ! -f "$1" ] || [ -n "$(find "$addon" -maxdepth 1 -type f -newer "$1" | head -1)" ]; }
+if ! stale "$built" && ! stale "$host"; then exit 0; fi
+# node-gyp's rebuild empties build/: the addon first, then the host
 echo "building the SRT addon ($addon)" >&2
 if ! out="$(bash scripts/build-addon.sh "$addon" 2>&1)"; then
-  echo "the SRT addon did not build; SRT stays unavailable until this is fixed:" >&2
+  echo "the SRT addon did not build; the SRT tests stay unavailable until this is fixed:" >&2
   # the compiler's or node-gyp's first errors, not node-gyp's environment dump
   printf '%s\n' "$out" | grep -iE 'error|not found|no such' | grep -vE 'gyp ERR! (cwd|node -v|node-gyp -v|System|command|not ok)' | head -8 >&2
+fi
+echo "building the SRT host ($host)" >&2
+mkdir -p "$(dirname "$host")"
+# shellcheck disable=SC2046 # pkg-config's flags are words
+if ! out="$(g++ -O2 -std=c++17 -fno-exceptions -Wall -o "$host" "$addon/host.cc" $(pkg-config --cflags --libs srt) -pthread 2>&1)"; then
+  echo "the SRT host did not build; SRT stays unavailable until this is fixed:" >&2
+  printf '%s\n' "$out" | grep -iE 'error|not found' | head -8 >&2
 fi
 exit 0

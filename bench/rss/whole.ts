@@ -136,7 +136,7 @@ async function subscribers(root: number, port: number, dir: string): Promise<str
     `srt://127.0.0.1:${port}?mode=caller&transtype=live&latency=120000&streamid=bench,mode:publish`], { stdio: 'ignore' });
   const rows: string[] = [];
   const row = (label: string) => {
-    for (const p of snapshot(root).slice(1).filter((x) => x.name.includes('/host/'))) rows.push(`| ${label} | ${p.name} | ${p.rssMb.toFixed(1)} | ${p.pssMb.toFixed(1)} | ${p.ussMb.toFixed(1)} |`);
+    for (const p of snapshot(root).slice(1).filter((x) => x.name.includes('/host/') || x.name === 'srt-host')) rows.push(`| ${label} | ${p.name} | ${p.rssMb.toFixed(1)} | ${p.pssMb.toFixed(1)} | ${p.ussMb.toFixed(1)} |`);
   };
   try {
     await sleep(5000);

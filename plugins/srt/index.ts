@@ -2,14 +2,14 @@ import { existsSync } from 'node:fs';
 import { childrenRef, definePlugin, optional, placeholdersRef, processHooksRef, runCredentialsRef, streamTableRef } from '../../sdk/index.ts';
 import { iamAccessRef } from '../iam/api.ts';
 import { SrtConfig, validateSrt } from './schema.ts';
-import { addonPath } from './native.ts';
+import { hostPath } from './native.ts';
 import { FIX } from './errors.ts';
 
 /**
  * The SRT server on `srt.address`: publish and request (play) of MPEG-TS by streamid through the
  * service's stream table (one publisher per stream, many subscribers, streams of every protocol), token and passphrase checked in the handshake,
- * `GET /api/v3/srt`, the `{srt}` placeholder and the ingest hooks. The native addon
- * (addon/srt-addon.cc over libsrt) and the relay run in the SRT host process (host/), started
+ * `GET /api/v3/srt`, the `{srt}` placeholder and the ingest hooks. libsrt runs in the SRT host,
+ * a small native program (addon/host.cc; the relay over its events runs here, host/), started
  * only when `srt.enable` is true, so a fault in libsrt never ends the service.
  */
 export default definePlugin({
@@ -22,8 +22,8 @@ export default definePlugin({
   async setup(ctx) {
     const cfg = ctx.config;
     if (!cfg.enable) {
-      // slim: the addon stays unloaded; only say early that enabling SRT would fail
-      if (!existsSync(addonPath())) ctx.log.info({ fix: FIX }, 'SRT is off and its addon is not built');
+      // slim: no host runs; only say early that enabling SRT would fail
+      if (!existsSync(hostPath())) ctx.log.info({ fix: FIX }, 'SRT is off and its host is not built');
       return;
     }
     // imported when enabled: the core reads every built-in's definition, loaded or not
@@ -31,7 +31,7 @@ export default definePlugin({
       import('./service.ts'), import('./routes.ts'), import('./placeholder.ts'), import('./run-scope.ts'),
     ]);
     // iam: only whether an access plugin decides users' keys (the stream table's admission asks it)
-    const opts = { addonPath: addonPath(), log: ctx.log, children: ctx.deps.children, streams: ctx.deps.streams, userKeys: ctx.deps.iam !== undefined };
+    const opts = { hostPath: hostPath(), log: ctx.log, children: ctx.deps.children, streams: ctx.deps.streams, userKeys: ctx.deps.iam !== undefined };
     // a reload that leaves every setting the host takes at its start as it is keeps the host and
     // its connections; at close the host ends every connection (the end hooks fire) and exits
     const srt = await ctx.keep({
@@ -39,7 +39,7 @@ export default definePlugin({
       holds: (s) => [{ key: 'srt.address', proto: 'udp', port: s.host.port }],
     });
     srt.host.rebind(opts);
-    // the IAM users' own passphrases, for the handshake (the addon keys a user's connection with its)
+    // the IAM users' own passphrases, for the handshake (the host keys a user's connection with its)
     const iam = ctx.deps.iam;
     if (iam) {
       const push = () => srt.host.setUsers({ ...iam.srtPassphrases() });

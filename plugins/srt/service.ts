@@ -14,7 +14,7 @@ export interface SrtListening {
 }
 
 /**
- * The settings the host process takes only at its start (the addon's listener and handshake
+ * The settings the host process takes only at its start (the host's listener and handshake
  * checks: address, passphrase, token, bounds, log): a reload that changes one starts a new host
  * (its connections end); one that changes none keeps it (`ctx.keep`). Everything but `enable`.
  */
@@ -24,12 +24,11 @@ export function hostSettings(cfg: SrtConfig, userKeys = false): Record<string, u
 }
 
 /**
- * Starts the SRT host process (libsrt and the relay, apart from the service) and binds the
- * listener there: any failure is a BootError saying why (and, for a missing addon or library,
- * how to install it).
+ * Starts the SRT host program (libsrt, apart from the service) and binds the listener there:
+ * any failure is a BootError saying why (and, for a missing host or library, how to install it).
  */
 export async function startSrt(cfg: SrtConfig, opts: {
-  addonPath: string; log: Logger; children: ChildrenService; streams: StreamTable;
+  hostPath: string; log: Logger; children: ChildrenService; streams: StreamTable;
   /** An access plugin (iam) decides users' keys `<user>:<token>`: the handshake lets them through to the table's admission. */
   userKeys: boolean;
 }): Promise<SrtListening> {
@@ -41,9 +40,9 @@ export async function startSrt(cfg: SrtConfig, opts: {
     throw srtErrors.bind(cfg.address, (err as Error).message);
   }
   const host = new SrtHost({
-    children: opts.children, log: opts.log, streams: opts.streams,
+    children: opts.children, log: opts.log, streams: opts.streams, path: opts.hostPath,
     opts: {
-      addonPath: opts.addonPath, host: ip, port: want.port, passphrase: cfg.passphrase, token: cfg.token,
+      host: ip, port: want.port, passphrase: cfg.passphrase, token: cfg.token,
       logEnable: cfg.log.enable, logTopics: [...cfg.log.topics],
       handshakeMs: cfg.handshake_timeout_seconds * 1000, idleMs: cfg.idle_timeout_seconds * 1000,
       maxConnections: cfg.max_connections, maxPerAddress: cfg.max_connections_per_address,
@@ -56,7 +55,7 @@ export async function startSrt(cfg: SrtConfig, opts: {
   } catch (err) {
     await host.close();
     const e = err as Error & { stage?: string };
-    throw e.stage === 'bind' ? srtErrors.bind(cfg.address, e.message) : srtErrors.addon(opts.addonPath, e.message);
+    throw e.stage === 'bind' ? srtErrors.bind(cfg.address, e.message) : srtErrors.host(opts.hostPath, e.message);
   }
   opts.log.info({ address: `${ip}:${started.port}`, libsrt: started.libsrt, encrypted: cfg.passphrase !== '' }, 'SRT server listening');
   return { host, bindHost: want.host, port: started.port };

@@ -1,10 +1,9 @@
-// The children's run credentials (issue 43.4), pushed by JS (`setRuns`): a process the service
+// The children's run credentials (issue 43.4), pushed by the service (RUNS): a process the service
 // starts calls with its run's token in the streamid instead of srt.token, and when the listener
 // encrypts, with a passphrase of its run instead of srt.passphrase. The token admits it only to
 // the streams its command names, in the mode it names them. Checked in libsrt's handshake
 // callback, where the run's passphrase is set on the new socket (libsrt keys it with that one).
 #pragma once
-#include <napi.h>
 #include <mutex>
 #include <set>
 #include <string>
@@ -19,31 +18,16 @@ struct Run {
 
 class Table {
  public:
-  // setRuns([{token, passphrase, grants: ["publish live/x", ...]}, ...]): replaces the whole table.
-  void Set(const Napi::Array& a) {
-    std::unordered_map<std::string, Run> next;
-    for (uint32_t i = 0; i < a.Length(); i++) {
-      Napi::Object o = a.Get(i).As<Napi::Object>();
-      Run r;
-      r.passphrase = o.Get("passphrase").As<Napi::String>();
-      Napi::Array g = o.Get("grants").As<Napi::Array>();
-      for (uint32_t k = 0; k < g.Length(); k++) r.grants.insert(g.Get(k).As<Napi::String>());
-      next.emplace(o.Get("token").As<Napi::String>(), std::move(r));
-    }
+  // The whole table of runs, by token, replacing the last (RUNS: token, passphrase, grants).
+  void Set(std::unordered_map<std::string, Run> next) {
     std::lock_guard<std::mutex> lock(mu_);
     runs_.swap(next);
   }
 
-  // setUsers({name: passphrase, ...}): the IAM users with a passphrase of their own (issue 49.3),
-  // replacing the whole table. A user's key `<user>:<token>` is keyed with its user's passphrase
-  // (the key itself is decided by the service after accept); other users keep srt.passphrase.
-  void SetUsers(const Napi::Object& o) {
-    std::unordered_map<std::string, std::string> next;
-    Napi::Array names = o.GetPropertyNames();
-    for (uint32_t i = 0; i < names.Length(); i++) {
-      std::string name = names.Get(i).As<Napi::String>();
-      next.emplace(name, o.Get(name).As<Napi::String>().Utf8Value());
-    }
+  // The IAM users with a passphrase of their own (issue 49.3), by name, replacing the last (USERS).
+  // A user's key `<user>:<token>` is keyed with its user's passphrase (the key itself is decided
+  // by the service after accept); other users keep srt.passphrase.
+  void SetUsers(std::unordered_map<std::string, std::string> next) {
     std::lock_guard<std::mutex> lock(mu_);
     users_.swap(next);
   }

@@ -1,63 +1,59 @@
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { endIpcChild, IngestPeerBase, streamName, type ChildrenService, type IngestTraffic, type StreamTable } from '../../../sdk/index.ts';
-import type { SrtChannels } from '../relay.ts';
-import type { ClaimMode, FromHost, HostOptions, PeerData, ToHost } from './protocol.ts';
-import { HostStreams } from './table-link.ts';
-import { PUBLISHED, readFrames } from './media-pipe.ts';
+import type { ChildrenService, StreamTable } from '../../../sdk/index.ts';
+import { SrtRelay, type SrtChannels } from '../relay.ts';
+import { EventsLog } from '../events-log.ts';
+import type { SrtRawStats } from '../native.ts';
 import type { SrtRun } from '../run-scope.ts';
-import { siblingModule } from '../../../sdk/module-url.ts';
+import {
+  ACCEPT, CLOSE, CLOSED, decodeFields, FAILED, LISTENING, LOG, NAMES, PUBLISHED, REJECT, RUNS, RUNS_SET, START, STATS, STATS_OF,
+  startFields, TRAFFIC, USERS, WATCH, type HostOptions,
+} from './protocol.ts';
+import { HostStreams } from './table-link.ts';
+import { readFrames, writeControl } from './media-pipe.ts';
 
-const ENTRY = fileURLToPath(siblingModule('./entry.ts', import.meta.url));
 /** First wait before the host is started again after a fault; doubles up to the maximum. */
 const RESTART_MS = 250;
 const RESTART_MAX_MS = 10_000;
 /** A host that ran this long before its fault starts the next time without delay build-up. */
 const STABLE_MS = 30_000;
-/** How long `list()` waits for the host before answering an empty listing. */
-const LIST_MS = 2000;
-
-/** An ingest peer of the host, as the stream table and its hook taps see it (traffic: the last count sent). */
-class PeerProxy extends IngestPeerBase {
-  counts: IngestTraffic;
-
-  constructor(d: PeerData, key: string | undefined) {
-    super({ ...d, protocol: 'srt', ...(key === undefined ? {} : { key }) });
-    this.counts = d.traffic;
-  }
-
-  traffic(): IngestTraffic {
-    return { ...this.counts };
-  }
-}
+/** How long a question to the host (statistics, run credentials) waits before it is answered empty. */
+const ASK_MS = 2000;
+/** How long a stopping host may take to end its connections before it is killed. */
+const STOP_GRACE_MS = 3000;
 
 const LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'warn', 'error']);
-const EMPTY: SrtChannels = { publisher: {}, subscriber: {}, connections: {}, log: {} };
 
 export interface SrtHostOptions {
   children: ChildrenService;
   log: Logger;
   /** The service's stream table: SRT publishes and reads there, admitted by it (the ingest hooks). */
   streams: StreamTable;
+  /** The host program (native.ts `hostPath`). */
+  path: string;
   opts: HostOptions;
 }
 
+type First = (m: { ok: true; port: number; libsrt: string } | { ok: false; stage: string; message: string }) => void;
+
 /**
- * The service's side of the SRT host process: starts it, claims its connections' streams in the
- * stream table (which admits them: the ingest hooks) and carries their media
- * (the media pipe), writes its log lines into the service's log, and when it ends by a fault (a
- * crash inside libsrt), ends its connections' sessions and streams and starts it again on the same port.
+ * The service's side of the SRT host program (addon/host.cc): starts it (confined like every
+ * child), runs the relay over its events (claims in the stream table, which admits them: the
+ * ingest hooks), carries the media both ways over its pipe, writes its log lines into the
+ * service's log, and when it ends by a fault (a crash inside libsrt) ends its connections'
+ * sessions and streams and starts it again on the same port.
  */
 export class SrtHost {
   #o: SrtHostOptions;
   #child: ChildProcess | undefined;
-  /** Peers whose claim was asked, by id: their traffic counts come from the host. */
-  #peers = new Map<string, PeerProxy>();
+  #pipe: Socket | undefined;
   readonly #streams: HostStreams;
+  readonly #relay: SrtRelay;
   readonly #unwatch: () => void;
-  #lists = new Map<number, (v: SrtChannels) => void>();
+  /** Questions to the host waiting for its answer, by sequence number. */
+  #asks = new Map<number, (data: Buffer | undefined) => void>();
   #seq = 0;
   #closed = false;
   #restartMs = RESTART_MS;
@@ -67,20 +63,37 @@ export class SrtHost {
   #listened = false;
   /** The children's run credentials last pushed (a host started again gets them at once). */
   #runs: SrtRun[] = [];
+  #runGrants = new Map<string, ReadonlySet<string>>();
   #users: Record<string, string> = {};
-  /** `runs` pushes waiting for the host's `runsSet`. */
-  #runAcks = new Map<number, () => void>();
   port = 0;
 
   constructor(o: SrtHostOptions) {
     this.#o = o;
-    this.#streams = new HostStreams(o.streams, o.opts.handshakeMs, (sock, why) => this.#send({ t: 'kick', sock, why }), (f, m) => o.log.warn(f, m));
-    // the addon refuses requests for names nothing publishes, and second publishers, in the handshake
+    this.#streams = new HostStreams(o.streams, o.opts.handshakeMs, (sock, why) => this.#relay.kick(sock, why), (f, m) => this.#o.log.warn(f, m));
+    this.#relay = new SrtRelay({
+      log: { debug: (f, m) => this.#o.log.debug(f, m), info: (f, m) => this.#o.log.info(f, m), warn: (f, m) => this.#o.log.warn(f, m), error: (f, m) => this.#o.log.error(f, m) },
+      token: o.opts.token, userKeys: o.opts.userKeys, events: new EventsLog({ enable: o.opts.logEnable, topics: o.opts.logTopics }),
+      runs: (token) => this.#runGrants.get(token),
+      table: {
+        claim: async (peer) => {
+          try {
+            const r = await this.#streams.claim(peer.mode, peer.sock, peer);
+            return r && { reason: r.reason, kind: r.kind };
+          } catch (err) {
+            return { reason: `stream table failed: ${(err as Error).message}`, kind: 'forbidden' };
+          }
+        },
+        media: (sock, chunk) => this.#streams.published(sock, chunk),
+        release: (peer) => this.#streams.release(peer.id),
+      },
+      sockets: { close: (sock) => this.#control(CLOSE, [sock]), watch: (sock) => this.#control(WATCH, [sock]) },
+    });
+    // the host refuses requests for names nothing publishes, and second publishers, in the handshake
     this.#unwatch = o.streams.onChange((names) => this.#names(names));
   }
 
   /**
-   * The names the addon admits requests for and refuses publishers of: the live ones, and those an
+   * The names the host admits requests for and refuses publishers of: the live ones, and those an
    * on-demand process would publish once read; and the names it admits requests for only: those of
    * on-demand processes a demand started, not live yet (its own SRT publisher must pass, and a
    * second player that comes meanwhile waits for it as the first does).
@@ -90,134 +103,138 @@ export class SrtHost {
     const readable = this.#o.streams.demandNames('running').filter((n) => !names.has(n));
     // an SRT resource may be written with a leading '/': both spellings name the table's stream
     const both = (list: Iterable<string>) => [...list].flatMap((n) => [n, `/${n}`]);
-    this.#send({ t: 'names', names: both(names), readable: both(readable) });
+    const named = both(names);
+    this.#control(NAMES, [], [String(named.length), ...named, ...both(readable)]);
   }
 
-  /** Starts the host; resolves with the bound port, rejects with the addon or bind failure. */
+  /** Starts the host; resolves with the bound port, rejects with the start or bind failure. */
   start(): Promise<{ port: number; libsrt: string }> {
     return new Promise((resolve, reject) => this.#spawn((m) => {
-      if (m.t === 'listening') resolve(m);
+      if (m.ok) resolve(m);
       else reject(Object.assign(new Error(m.message), { stage: m.stage }));
     }));
   }
 
-  #spawn(first: (m: Extract<FromHost, { t: 'listening' | 'failed' }>) => void): void {
-    // --expose-gc: the host collects once connections left, to give their memory back (entry.ts)
-    const child = this.#o.children.spawn(process.execPath, ['--expose-gc', ENTRY], { stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'] });
-    this.#child = child;
-    const pipe = child.stdio[4] as Socket | null;
-    if (pipe) {
-      pipe.on('error', () => {});
-      readFrames(pipe, (kind, socks, chunk) => { if (kind === PUBLISHED && socks[0] !== undefined) this.#streams.published(socks[0], chunk); },
-        (why) => this.#o.log.error({ why }, 'the SRT host media pipe broke'));
+  #spawn(first: First): void {
+    if (!existsSync(this.#o.path)) {
+      first({ ok: false, stage: 'host', message: 'not built' });
+      return;
     }
-    this.#streams.attach(pipe ?? undefined);
+    // nothing on its command line or in its environment: the settings go over the pipe
+    const child = this.#o.children.spawn(this.#o.path, [], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    this.#child = child;
+    const pipe = child.stdio[3] as Socket;
+    this.#pipe = pipe;
+    this.#streams.attach(pipe);
     this.#startedAt = Date.now();
     let stderr = '';
     let settled = false;
-    child.stderr?.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-2000); });
-    child.on('message', (m: FromHost) => {
-      if (!settled && (m.t === 'listening' || m.t === 'failed')) {
-        settled = true;
-        if (m.t === 'listening') {
-          this.port = m.port;
-          this.#o.opts.port = m.port;
-          this.#listened = true;
-          this.#names();
-          this.#send({ t: 'runs', seq: 0, runs: this.#runs });
-          this.#send({ t: 'users', users: this.#users });
+    const settle: First = (m) => { if (!settled) { settled = true; first(m); } };
+    pipe.on('error', () => {});
+    readFrames(pipe, (kind, ids, data) => {
+      if (kind === LISTENING || kind === FAILED) this.#started(kind, data, settled, settle);
+      else {
+        try {
+          this.#frame(kind, ids[0] ?? -1, data);
+        } catch (err) {
+          this.#relay.fail(ids[0] ?? -1, err);
         }
-        first(m);
-        return;
       }
-      this.#message(m);
-    });
-    child.on('error', (err) => {
-      if (!settled) { settled = true; first({ t: 'failed', stage: 'addon', message: `cannot start the SRT host: ${err.message}` }); }
-    });
+    }, (why) => this.#o.log.error({ why }, 'the SRT host pipe broke'));
+    child.stderr?.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-2000); });
+    child.on('error', (err) => settle({ ok: false, stage: 'host', message: `cannot start the SRT host: ${err.message}` }));
     child.on('exit', (code, signal) => {
-      if (this.#child === child) this.#child = undefined;
-      if (!settled) { settled = true; first({ t: 'failed', stage: 'addon', message: `the SRT host ended at start (${signal ?? code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}` }); }
+      if (this.#child === child) { this.#child = undefined; this.#pipe = undefined; }
+      settle({ ok: false, stage: 'host', message: `the SRT host ended at start (${signal ?? code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}` });
       // a first start that fails is the boot's error (start() rejects); later ones are tried again
       if (this.#listened) this.#ended(code, signal, stderr);
     });
-    child.send({ t: 'start', opts: this.#o.opts } satisfies ToHost);
+    this.#control(START, [], startFields(this.#o.opts));
   }
 
-  #message(m: FromHost): void {
-    // the host is a child like any other: what it sends is checked, not trusted
-    if (m.t === 'log') this.#o.log[LEVELS.has(m.level) ? m.level : 'warn'](m.fields ?? {}, String(m.msg));
-    else if (m.t === 'traffic') for (const [id, rx, tx] of m.rows) { const p = this.#peers.get(id); if (p) p.counts = { rxBytes: rx, txBytes: tx }; }
-    else if (m.t === 'listed') { this.#lists.get(m.seq)?.(m.value); this.#lists.delete(m.seq); }
-    else if (m.t === 'claim') void this.#claim(m.seq, m.mode, m.sock, m.peer);
-    else if (m.t === 'release') this.#release(m.id, m.traffic);
-    else if (m.t === 'runsSet') { this.#runAcks.get(m.seq)?.(); this.#runAcks.delete(m.seq); }
+  #started(kind: number, data: Buffer, settled: boolean, settle: First): void {
+    const f = decodeFields(data) ?? [];
+    if (settled) return;
+    if (kind === FAILED) {
+      settle({ ok: false, stage: f[0] ?? 'host', message: f[1] ?? 'unknown' });
+      return;
+    }
+    this.port = Number(f[0]);
+    this.#o.opts.port = this.port;
+    this.#listened = true;
+    this.#names();
+    this.#pushRuns(0);
+    this.#control(USERS, [], Object.entries(this.#users).flat());
+    settle({ ok: true, port: this.port, libsrt: f[1] ?? '' });
   }
 
-  /**
-   * The children's live run credentials, for the addon's handshake (run-scope.ts). Resolves once
-   * the host holds them (a child may connect then), or when no host answers within `LIST_MS`.
-   */
-  /** The IAM users' own passphrases, by name, for the addon's handshake (kept for a restarted host). */
+  /** A frame of the host: it is a child like any other, what it sends is checked, not trusted. */
+  #frame(kind: number, id: number, data: Buffer): void {
+    if (kind === PUBLISHED) return this.#relay.data(id, data);
+    if (kind === STATS_OF || kind === RUNS_SET) {
+      this.#asks.get(id)?.(data);
+      this.#asks.delete(id);
+      return;
+    }
+    if (kind === TRAFFIC) return this.#traffic(data);
+    const f = decodeFields(data);
+    if (!f) return;
+    if (kind === ACCEPT) this.#relay.accepted(id, f[0] ?? '', f[1] ?? '');
+    else if (kind === CLOSED) this.#relay.closed(id, f[0] ?? 'closed', f[1] === 'host', Number(f[2]) || 0, Number(f[3]) || 0);
+    else if (kind === REJECT) this.#relay.rejected(f[0] ?? '', f[1] ?? '', Number(f[2]) || 0, f[3] ?? '');
+    else if (kind === LOG) this.#log(f);
+  }
+
+  #traffic(data: Buffer): void {
+    const rows = parse(data);
+    if (!Array.isArray(rows)) return;
+    for (const row of rows) if (Array.isArray(row)) this.#relay.traffic(Number(row[0]), Number(row[1]) || 0, Number(row[2]) || 0);
+  }
+
+  #log([level = 'warn', msg = '', fields = '{}']: string[]): void {
+    const f = parse(Buffer.from(fields));
+    this.#o.log[LEVELS.has(level) ? level as 'warn' : 'warn'](typeof f === 'object' && f !== null ? f : {}, msg);
+  }
+
+  /** The IAM users' own passphrases, by name, for the host's handshake (kept for a restarted host). */
   setUsers(users: Record<string, string>): void {
     this.#users = users;
-    if (this.#child?.connected && this.#listened) this.#send({ t: 'users', users });
+    if (this.#listened) this.#control(USERS, [], Object.entries(users).flat());
   }
 
-  setRuns(runs: SrtRun[]): Promise<void> {
+  /**
+   * The children's live run credentials, for the host's handshake (run-scope.ts). Resolves once
+   * the host holds them (a child may connect then), or when no host answers within `ASK_MS`.
+   */
+  async setRuns(runs: SrtRun[]): Promise<void> {
     this.#runs = runs;
-    if (!this.#child?.connected) return Promise.resolve();
+    this.#runGrants = new Map(runs.map((r) => [r.token, new Set(r.grants)]));
+    if (!this.#pipe) return;
+    await this.#ask((seq) => this.#pushRuns(seq));
+  }
+
+  #pushRuns(seq: number): void {
+    this.#control(RUNS, [seq], this.#runs.flatMap((r) => [r.token, r.passphrase, r.grants.join('\n')]));
+  }
+
+  /** Asks the host (`send` with a sequence number); its answer, or undefined without one within `ASK_MS`. */
+  #ask(send: (seq: number) => void): Promise<Buffer | undefined> {
+    if (!this.#pipe) return Promise.resolve(undefined);
     const seq = ++this.#seq;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.#runAcks.delete(seq); resolve(); }, LIST_MS);
-      this.#runAcks.set(seq, () => { clearTimeout(timer); resolve(); });
-      this.#send({ t: 'runs', seq, runs });
+      const timer = setTimeout(() => { this.#asks.delete(seq); resolve(undefined); }, ASK_MS);
+      this.#asks.set(seq, (data) => { clearTimeout(timer); resolve(data); });
+      send(seq);
     });
-  }
-
-  /**
-   * Publish or read in the table, which admits (the ingest hooks; a reader of a name an on-demand
-   * process publishes waits for it first); a throwing table (a bug) refuses that connection only.
-   */
-  async #claim(seq: number, mode: ClaimMode, sock: number, d: PeerData): Promise<void> {
-    const peer = new PeerProxy(d, this.#keyOf(d));
-    this.#peers.set(d.id, peer);
-    let refusal;
-    try {
-      refusal = await this.#streams.claim(mode, sock, peer);
-    } catch (err) {
-      refusal = { reason: `stream table failed: ${(err as Error).message}`, kind: 'forbidden' as const };
-    }
-    if (refusal) this.#peers.delete(d.id);
-    this.#send({ t: 'claimed', seq, ...(refusal ? { refusal: { reason: refusal.reason, kind: refusal.kind } } : {}) });
-  }
-
-  /**
-   * Where `srt.token` does not match: a user's key `<user>:<token>` the handshake let through
-   * (`opts.userKeys`), for the stream table's admission to decide (an access plugin's `decideKey`).
-   */
-  #keyOf(d: PeerData): string | undefined {
-    const token = this.#o.opts.token;
-    return token === '' || d.token === token || !d.token?.includes(':') ? undefined : d.token;
-  }
-
-  /** A connection of the host ended: with its last count, its claim ends (the table tells the end hook). */
-  #release(id: string, traffic: IngestTraffic): void {
-    const p = this.#peers.get(id);
-    if (p) p.counts = traffic;
-    this.#peers.delete(id);
-    this.#streams.release(id);
   }
 
   /** The host ended: its connections' claims end here (and their sessions); unless the service stops, it starts again. */
   #ended(code: number | null, signal: NodeJS.Signals | null, stderr: string): void {
-    this.#peers.clear();
+    this.#relay.endAll('the SRT host ended');
     this.#streams.attach(undefined);
     this.#streams.releaseAll();
-    for (const resolve of this.#lists.values()) resolve(EMPTY);
-    this.#lists.clear();
-    for (const done of this.#runAcks.values()) done();
-    this.#runAcks.clear();
+    for (const answer of this.#asks.values()) answer(undefined);
+    this.#asks.clear();
     if (this.#closed) return;
     if (Date.now() - this.#startedAt >= STABLE_MS) this.#restartMs = RESTART_MS;
     this.#o.log.error({ code, signal, stderr: stderr.trim().split('\n').slice(-5).join('\n'), restartInMs: this.#restartMs },
@@ -231,7 +248,7 @@ export class SrtHost {
     if (this.#closed) return;
     this.#spawn((m) => {
       // a host that cannot listen exits after saying why: its exit schedules the next try
-      if (m.t === 'listening') this.#o.log.info({ port: m.port }, 'the SRT host process listens again');
+      if (m.ok) this.#o.log.info({ port: m.port }, 'the SRT host process listens again');
       else this.#o.log.error({ stage: m.stage, why: m.message }, 'the SRT host process could not start again');
     });
   }
@@ -250,32 +267,38 @@ export class SrtHost {
     this.#streams.announce();
   }
 
-  /** GET /api/v3/srt: the streams from the table, each connection's log and statistics from the host. */
+  /** GET /api/v3/srt: the streams from the table, each connection's log and statistics (from the host). */
   async list(): Promise<SrtChannels> {
-    return this.#streams.listing(await this.#fromHost());
+    const socks = this.#relay.claimed();
+    const answer = socks.length === 0 ? undefined : await this.#ask((seq) => this.#control(STATS, [seq, ...socks]));
+    const stats = answer ? parse(answer) : undefined;
+    return this.#streams.listing(this.#relay.list(typeof stats === 'object' && stats !== null ? stats as Record<string, SrtRawStats> : {}));
   }
 
-  /** The host's connections and log (empty while it restarts). */
-  #fromHost(): Promise<SrtChannels> {
-    const child = this.#child;
-    if (!child?.connected) return Promise.resolve(EMPTY);
-    const seq = ++this.#seq;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.#lists.delete(seq); resolve(EMPTY); }, LIST_MS);
-      this.#lists.set(seq, (v) => { clearTimeout(timer); resolve(v); });
-      this.#send({ t: 'list', seq });
-    });
+  #control(kind: number, ids: readonly number[], fields: readonly string[] = []): void {
+    if (this.#pipe) writeControl(this.#pipe, kind, ids, fields);
   }
 
-  #send(m: ToHost): void {
-    if (this.#child?.connected) this.#child.send(m);
-  }
-
-  /** Stops the host: it ends every connection (the end hooks fire through it), then exits. */
+  /** Stops the host: every connection ends (the end hooks fire), then the host, told by the pipe's end, exits. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#unwatch();
     clearTimeout(this.#restartTimer);
-    if (this.#child) await endIpcChild(this.#child, 3000);
+    this.#relay.endAll('server stopping');
+    const child = this.#child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    this.#pipe?.end();
+    const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    await gone;
+    clearTimeout(kill);
+  }
+}
+
+function parse(data: Buffer): unknown {
+  try {
+    return JSON.parse(data.toString('utf8'));
+  } catch {
+    return undefined;
   }
 }

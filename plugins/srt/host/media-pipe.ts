@@ -1,16 +1,14 @@
 import type { Socket } from 'node:net';
+import { encodeFields } from './protocol.ts';
 
 /*
- * Media between the service and its SRT host process, on a pipe of its own (fd 4 of the host):
- * binary frames, no serialisation. A frame is `kind` (u8), `count` (u16), `length` (u32), then
- * `count` socket ids (u32 each), then `length` bytes:
- * - PUBLISHED (host -> service): one publisher's chunk (count 1);
- * - DELIVER (service -> host): one chunk of the stream table for `count` subscribers, so a chunk
- *   shared by many SRT readers crosses once.
+ * Frames between the service and its SRT host program, on one pipe (fd 3 of the host; the
+ * kinds: protocol.ts): binary, no serialisation. A frame is `kind` (u8), `count` (u16), `length`
+ * (u32), then `count` ids (u32 each), then `length` bytes. Media frames: PUBLISHED (host ->
+ * service, one publisher's chunk) and DELIVER (service -> host, one chunk of the stream table for
+ * `count` subscribers, so a chunk shared by many SRT readers crosses once).
  */
 
-export const PUBLISHED = 1;
-export const DELIVER = 2;
 const HEAD = 7;
 /** A frame announcing more is not ours (a chunk is at most a few MiB). */
 const MAX_FRAME = 64 * 1024 * 1024;
@@ -19,9 +17,19 @@ export const MAX_BACKLOG = 32 * 1024 * 1024;
 
 export type FrameHandler = (kind: number, socks: readonly number[], data: Buffer) => void;
 
-/** Writes one frame; false when the pipe is too far behind and the frame was dropped. */
+/** Writes one media frame; false when the pipe is too far behind and the frame was dropped. */
 export function writeFrame(pipe: Socket, kind: number, socks: readonly number[], data: Buffer): boolean {
   if (pipe.destroyed || pipe.writableLength > MAX_BACKLOG) return false;
+  put(pipe, kind, socks, data);
+  return true;
+}
+
+/** Writes one control frame of `fields` (never dropped: control frames are few and small). */
+export function writeControl(pipe: Socket, kind: number, ids: readonly number[], fields: readonly string[] = []): void {
+  if (!pipe.destroyed) put(pipe, kind, ids, encodeFields(fields));
+}
+
+function put(pipe: Socket, kind: number, socks: readonly number[], data: Buffer): void {
   const head = Buffer.allocUnsafe(HEAD + 4 * socks.length);
   head.writeUInt8(kind, 0);
   head.writeUInt16BE(socks.length, 1);
@@ -31,7 +39,6 @@ export function writeFrame(pipe: Socket, kind: number, socks: readonly number[],
   pipe.write(head);
   pipe.write(data);
   pipe.uncork();
-  return true;
 }
 
 /**

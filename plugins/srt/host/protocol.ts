@@ -1,17 +1,69 @@
-import type { IngestRefusal, IngestTraffic } from '../../../sdk/index.ts';
-import type { SrtChannels } from '../relay.ts';
-import type { SrtRun } from '../run-scope.ts';
-
 /*
- * The messages between the service and its SRT host process (host/entry.ts), over node's IPC
- * channel: claims on the service's stream table (which runs the ingest hooks), traffic counts, log lines, the
- * listing. Media never crosses it: it goes over a pipe of its own (media-pipe.ts), publishers'
- * chunks to the service's stream table, the table's chunks to the host's subscribers.
+ * The pipe between the service and its SRT host, a native program (addon/host.cc): libsrt, the
+ * listener and its handshake checks, the sockets' sends and the publishers' media watch run
+ * there, apart from the service, so that a fault inside libsrt (a crash on a malformed packet,
+ * found by the fuzz suite in libsrt 1.5.1) ends that process and its SRT connections, never the
+ * service. Everything else (the streamid, claims on the stream table, the ingest hooks, the
+ * connection log, the listing) runs in the service (relay.ts).
+ *
+ * One pipe, fd 3 of the host, both ways, binary frames (media-pipe.ts): `kind` u8, `count` u16,
+ * `length` u32, `count` u32 ids (socket ids, or a request's sequence number first), then `length`
+ * bytes. The bytes of a control frame are fields, each a u32 length and its bytes (UTF-8; numbers
+ * in decimal); of PUBLISHED and DELIVER, media; of STATS_OF and TRAFFIC, JSON. Integers big-endian.
+ * The service closing its end is the order to end every connection and exit.
  */
 
-/** What the host needs to listen: the `srt` settings it uses (sent over IPC, never on argv). */
+/** Host -> service: one publisher's chunk (ids: the socket). */
+export const PUBLISHED = 1;
+/** Service -> host: one chunk of the stream table for the subscribers of `ids` (sent in 1316-byte messages). */
+export const DELIVER = 2;
+
+/** Service -> host, first: the settings (fields in `START_FIELDS` order). */
+export const START = 10;
+/** Service -> host: close the sockets of `ids` (no CLOSED comes back for them). */
+export const CLOSE = 11;
+/** Service -> host: the publisher of `ids[0]` was claimed: watch its media (first media, idle, liveness). */
+export const WATCH = 12;
+/** Service -> host: fields `n`, then n names with a live publisher, then the names readable without one. */
+export const NAMES = 13;
+/** Service -> host (ids: seq): the children's run credentials, fields per run: token, passphrase, grants joined by "\n". Answered RUNS_SET. */
+export const RUNS = 14;
+/** Service -> host: the IAM users' own passphrases, fields name, passphrase, name, passphrase... */
+export const USERS = 15;
+/** Service -> host (ids: seq, then the sockets): their statistics, answered STATS_OF. */
+export const STATS = 16;
+
+/** Host -> service: listening; fields port, libsrt's version (`1.5.1`). */
+export const LISTENING = 20;
+/** Host -> service: cannot listen (it exits next); fields stage (`addon` | `bind`), message. */
+export const FAILED = 21;
+/** Host -> service (ids: socket): a connection passed the handshake; fields streamid, peer address. */
+export const ACCEPT = 22;
+/**
+ * Host -> service (ids: socket): a connection ended; fields why, by (`peer`: closed or broken
+ * by the other side; `host`: closed by the host's media watch or as a too slow subscriber), sent
+ * bytes, dropped bytes.
+ */
+export const CLOSED = 23;
+/** Host -> service (ids: socket or -1): refused in the handshake; fields streamid, peer, code, why. */
+export const REJECT = 24;
+/** Host -> service (ids: seq): JSON `{ "<socket>": { <libsrt's srt_bstats names>: number } }`. */
+export const STATS_OF = 25;
+/** Host -> service, once a second while connections live: JSON `[[socket, sent, dropped], ...]`. */
+export const TRAFFIC = 26;
+/** Host -> service: a log line; fields level (debug | info | warn | error), message, JSON object of fields. */
+export const LOG = 27;
+/** Host -> service (ids: seq): the RUNS of that seq hold (a child told of them may connect). */
+export const RUNS_SET = 28;
+
+/** What the host needs to listen, in START's field order (sent over the pipe, never on argv). */
+export const START_FIELDS = [
+  'host', 'port', 'latencyMs', 'passphrase', 'token', 'maxConnections', 'maxPerAddress', 'failBaseMs', 'failMaxMs',
+  'peerIdleMs', 'userKeys', 'handshakeMs', 'idleMs',
+] as const;
+
+/** The `srt` settings the host process takes at its start (HostOptions minus what stays in the service). */
 export interface HostOptions {
-  addonPath: string;
   host: string;
   port: number;
   passphrase: string;
@@ -28,48 +80,42 @@ export interface HostOptions {
   userKeys: boolean;
 }
 
-/** An ingest peer as data (the host's SrtPeer without its methods). */
-export interface PeerData {
-  id: string;
-  stream: string;
-  remote: string;
-  token?: string;
-  params: Record<string, string>;
-  traffic: IngestTraffic;
+/** libsrt's receive latency for accepted sockets (ms); callers may ask for more. */
+export const LATENCY_MS = 120;
+
+/** START's fields for these options. */
+export function startFields(o: HostOptions): string[] {
+  const v: Record<(typeof START_FIELDS)[number], string | number | boolean> = {
+    host: o.host, port: o.port, latencyMs: LATENCY_MS, passphrase: o.passphrase, token: o.token, maxConnections: o.maxConnections,
+    maxPerAddress: o.maxPerAddress, failBaseMs: o.failBaseMs, failMaxMs: o.failMaxMs, peerIdleMs: o.idleMs,
+    userKeys: o.userKeys ? 1 : 0, handshakeMs: o.handshakeMs, idleMs: o.idleMs,
+  };
+  return START_FIELDS.map((k) => String(v[k]));
 }
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/** A control frame's bytes: each field as a u32 length and its UTF-8. */
+export function encodeFields(fields: readonly string[]): Buffer {
+  const parts = fields.map((f) => Buffer.from(f, 'utf8'));
+  const out = Buffer.allocUnsafe(parts.reduce((n, p) => n + 4 + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.writeUInt32BE(p.length, at);
+    p.copy(out, at + 4);
+    at += 4 + p.length;
+  }
+  return out;
+}
 
-/** Publish or read in the service's stream table (which admits: the `pre*` hooks, then the table's rules). */
-export type ClaimMode = 'publish' | 'request';
-
-export type ToHost =
-  | { t: 'start'; opts: HostOptions }
-  | { t: 'claimed'; seq: number; refusal?: IngestRefusal }
-  /** The table stopped serving a subscriber (its publisher ended, or it was dropped). */
-  | { t: 'kick'; sock: number; why: string }
-  /**
-   * The live stream names of the table (the addon refuses second publishers of them) and the names
-   * on-demand processes publish (requests for them are admitted too); requests for others are refused early.
-   */
-  | { t: 'names'; names: string[]; readable: string[] }
-  /** The children's live run credentials (replacing the last list); answered with `runsSet`. */
-  | { t: 'runs'; seq: number; runs: SrtRun[] }
-  /** The IAM users' own passphrases, by name (replacing the last map). */
-  | { t: 'users'; users: Record<string, string> }
-  | { t: 'list'; seq: number };
-
-export type FromHost =
-  | { t: 'listening'; port: number; libsrt: string }
-  | { t: 'failed'; stage: 'addon' | 'bind'; message: string }
-  | { t: 'log'; level: LogLevel; fields: Record<string, unknown>; msg: string }
-  | { t: 'claim'; seq: number; mode: ClaimMode; sock: number; peer: PeerData }
-  /**
-   * A connection whose claim was asked ended: its publisher handle ends, or its reader leaves (the
-   * end hook gets `traffic`, its last count); a claim under way takes nothing.
-   */
-  | { t: 'release'; id: string; traffic: IngestTraffic }
-  | { t: 'traffic'; rows: Array<[id: string, rx: number, tx: number]> }
-  | { t: 'listed'; seq: number; value: SrtChannels }
-  /** The host holds the runs of `runs` `seq`: a child told of them may connect. */
-  | { t: 'runsSet'; seq: number };
+/** A control frame's fields; undefined when the bytes are not fields (the host is checked, not trusted). */
+export function decodeFields(buf: Buffer): string[] | undefined {
+  const out: string[] = [];
+  let at = 0;
+  while (at < buf.length) {
+    if (buf.length - at < 4) return undefined;
+    const len = buf.readUInt32BE(at);
+    if (len > buf.length - at - 4) return undefined;
+    out.push(buf.toString('utf8', at + 4, at + 4 + len));
+    at += 4 + len;
+  }
+  return out;
+}

@@ -1,8 +1,9 @@
 import type { Socket } from 'node:net';
 import { streamName, type IngestPeer, type StreamPublisher, type StreamReader, type StreamRefusal, type StreamTable } from '../../../sdk/index.ts';
 import type { SrtChannels } from '../relay.ts';
-import { DELIVER, PipeDrops, writeFrame } from './media-pipe.ts';
-import type { ClaimMode } from './protocol.ts';
+import { PipeDrops, writeFrame } from './media-pipe.ts';
+import { DELIVER } from './protocol.ts';
+import type { SrtMode } from '../streamid.ts';
 
 /** One claimed connection of the host: its socket id and its table handle. */
 type Claim = { sock: number; peer: IngestPeer } & ({ publisher: StreamPublisher<'mpegts'> } | { reader: StreamReader });
@@ -34,7 +35,7 @@ export class HostStreams {
     this.drops = new PipeDrops('service -> SRT host', warn);
   }
 
-  /** The media pipe of the host now running (a new one after a restart). */
+  /** The pipe of the host now running (a new one after a restart). */
   attach(pipe: Socket | undefined): void {
     this.#pipe = pipe;
   }
@@ -44,7 +45,7 @@ export class HostStreams {
    * reader of a name nothing publishes waits for a publisher a demand source starts); its refusal.
    * A release meanwhile, or the host's end, aborts it: the table takes nothing.
    */
-  async claim(mode: ClaimMode, sock: number, peer: IngestPeer): Promise<StreamRefusal | undefined> {
+  async claim(mode: SrtMode, sock: number, peer: IngestPeer): Promise<StreamRefusal | undefined> {
     const name = streamName(peer.stream);
     const gone = new AbortController();
     this.#pending.set(peer.id, gone);

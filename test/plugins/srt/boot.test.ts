@@ -5,23 +5,23 @@ import { waitFor } from '../../helpers/wait.ts';
 import { srtCaller, startSrtApp, TOKEN } from './srt-helpers.ts';
 
 /** Points the plugin's loader elsewhere for one test (the plugin reads it when SRT is enabled). */
-function addonAt(t: TestLike, path: string): void {
-  const before = process.env.CORE_SRT_ADDON;
-  process.env.CORE_SRT_ADDON = path;
-  t.teardown(() => { if (before === undefined) delete process.env.CORE_SRT_ADDON; else process.env.CORE_SRT_ADDON = before; });
+function hostAt(t: TestLike, path: string): void {
+  const before = process.env.CORE_SRT_HOST;
+  process.env.CORE_SRT_HOST = path;
+  t.teardown(() => { if (before === undefined) delete process.env.CORE_SRT_HOST; else process.env.CORE_SRT_HOST = before; });
 }
 
-t.test('without srt.enable the addon is never loaded and /api/v3/srt does not exist', async (t) => {
-  addonAt(t, '/nonexistent/srt_addon.node');
+t.test('without srt.enable the SRT host never starts and /api/v3/srt does not exist', async (t) => {
+  hostAt(t, '/nonexistent/srt-host');
   const app = await startApp(t);
   t.equal((await app.request('GET', '/api/v3/srt')).status, 404);
   t.ok(app.service.app.kernel.plugins.includes('srt'), 'the plugin is mounted, idle');
 });
 
-t.test('srt.enable with an addon that cannot load fails the boot saying how to fix it', async (t) => {
-  addonAt(t, '/nonexistent/srt_addon.node');
+t.test('srt.enable without a built SRT host fails the boot saying how to fix it', async (t) => {
+  hostAt(t, '/nonexistent/srt-host');
   await t.rejects(startApp(t, { config: { srt: { enable: true, address: '127.0.0.1:0' } } }),
-    { name: 'BootError', message: /SRT addon cannot be loaded from \/nonexistent\/srt_addon\.node: .*apt-get install libsrt-openssl-dev/ });
+    { name: 'BootError', message: /SRT host cannot start from \/nonexistent\/srt-host: .*apt-get install libsrt-openssl-dev/ });
 });
 
 t.test('a busy UDP port fails the boot', async (t) => {

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { createServer, connect, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { DELIVER, MAX_BACKLOG, PipeDrops, readFrames, writeFrame } from '../../../plugins/srt/host/media-pipe.ts';
+import { MAX_BACKLOG, PipeDrops, readFrames, writeFrame } from '../../../plugins/srt/host/media-pipe.ts';
+import { DELIVER } from '../../../plugins/srt/host/protocol.ts';
 
 /*
  * The SRT host's media pipe: frames cross intact; when the other side stops reading, frames past

@@ -13,7 +13,7 @@ import { PASS, SOURCE, srtUrl } from './srt-helpers.ts';
  * token's publisher is cut.
  */
 
-/** Pids of this process's descendants running the SRT host (its entry module). */
+/** Pids of this process's descendants running the SRT host program. */
 function hostPids(): number[] {
   const parent = new Map<number, number>();
   const hosts: number[] = [];
@@ -22,7 +22,7 @@ function hostPids(): number[] {
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('srt/host/entry')) hosts.push(Number(d));
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('srt-host')) hosts.push(Number(d));
     } catch { /* gone meanwhile */ }
   }
   const under = (pid: number) => { for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true; return false; };
