@@ -176,6 +176,12 @@ class Gate {
     perAddress_[key]++;
   }
 
+  // Sockets open: handshakes admitted and accepted connections.
+  int Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return total_;
+  }
+
   void Closed(SRTSOCKET s) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = sockets_.find(s);

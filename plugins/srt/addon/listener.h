@@ -12,6 +12,7 @@
 #include "runs.h"
 #include "srt-io.h"
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +23,9 @@
 #include <vector>
 
 namespace host {
+
+// libsrt's receive thread's wait for a datagram while no socket is open (see Listener::Quiet).
+constexpr long kQuietTimeoutMs = 500;
 
 // START's fields, in protocol.ts's START_FIELDS order.
 struct Settings {
@@ -74,6 +78,9 @@ class Listener {
       return -1;
     }
     srt_listen_callback(lsn_, &Listener::OnHandshake, this);
+    udp_ = udp;
+    socklen_t tlen = sizeof busyTimeout_;
+    getsockopt(udp_, SOL_SOCKET, SO_RCVTIMEO, &busyTimeout_, &tlen);  // what libsrt set
     sockaddr_storage bound{};
     int blen = sizeof bound;
     srt_getsockname(lsn_, reinterpret_cast<sockaddr*>(&bound), &blen);
@@ -89,6 +96,8 @@ class Listener {
   // Joins the worker (it never waits longer than one epoll wait), then closes every socket.
   void Stop() {
     if (!running_.exchange(false)) return;
+    { std::lock_guard<std::mutex> lock(idleMu_); }
+    idle_.notify_one();
     worker_.join();
     std::map<SRTSOCKET, ConnPtr> live;
     { std::lock_guard<std::mutex> lock(connsMu_); live.swap(conns_); }
@@ -163,7 +172,7 @@ class Listener {
     bool own = false;
     std::string key = admission::AddressKey(peer, own);
     int code = self->gate_.Admit(key, own, why);
-    if (code == 0 && hsversion < 5 && raw.empty()) return self->gate_.Opened(ns, key), 0;  // SRT v4: named after its address (by the service)
+    if (code == 0 && hsversion < 5 && raw.empty()) return self->Opened(ns, key), 0;  // SRT v4: named after its address (by the service)
     if (code != 0) {
     } else if (!admission::ParseStreamId(raw, resource, mode, token) || resource.empty()) {
       code = SRT_REJX_BAD_REQUEST; why = resource.empty() ? "streamid names no resource" : "streamid is not validly URL-encoded";
@@ -178,7 +187,7 @@ class Listener {
       if (mode == "publish" && live) { code = SRT_REJX_CONFLICT; why = "already publishing"; }
       if (mode == "request" && !live && self->readable_.count(resource) == 0) { code = SRT_REJX_NOTFOUND; why = "nothing publishes this stream"; }
     }
-    if (code == 0) return self->gate_.Opened(ns, key), 0;  // counted from here: a slot per handshake in flight
+    if (code == 0) return self->Opened(ns, key), 0;  // counted from here: a slot per handshake in flight
     srt_setrejectreason(ns, code);
     self->Reject(ns, raw.substr(0, 512), peer, code, why);
     return -1;
@@ -210,11 +219,40 @@ class Listener {
     out_.Send(frames::kReject, {Id(s)}, {sid, admission::PeerString(peer), std::to_string(code), why}, frames::Class::kReport);
   }
 
+  // A handshake admitted: its slot counts from here, and the worker wakes for its accept.
+  void Opened(SRTSOCKET ns, const std::string& key) {
+    gate_.Opened(ns, key);
+    Quiet(false);
+    { std::lock_guard<std::mutex> lock(idleMu_); }
+    idle_.notify_one();
+  }
+
+  // The worker sleeps while no socket is open: libsrt's epoll wait looks every 10 ms whatever its
+  // timeout, 100 wake-ups a second on an idle box (issue 46.2: idle CPU). A handshake the callback
+  // admits wakes it; one it refuses does not.
+  bool AwaitWork() {
+    std::unique_lock<std::mutex> lock(idleMu_);
+    if (gate_.Open() == 0) Quiet(true);
+    idle_.wait(lock, [this] { return !running_ || gate_.Open() > 0; });
+    return running_;
+  }
+
+  // libsrt's receive thread waits for datagrams in recvmsg with the socket's receive timeout
+  // (100 us, a few ms once the kernel rounds it: 125 wake-ups a second) and runs its connections'
+  // timers between. With no socket open there are no timers: it may wait longer (a datagram still
+  // wakes it at once, and the handshake that opens a socket, on that thread, shortens it again).
+  // What it costs: a stop waits up to kQuietTimeoutMs for that thread.
+  void Quiet(bool quiet) {
+    if (udp_ < 0 || quiet == quiet_.exchange(quiet)) return;
+    timeval t = quiet ? timeval{0, kQuietTimeoutMs * 1000} : busyTimeout_;
+    setsockopt(udp_, SOL_SOCKET, SO_RCVTIMEO, &t, sizeof t);
+  }
+
   void Run() {
     std::vector<SRT_EPOLL_EVENT> ready(256);
     std::string data;
     int64_t swept = admission::Gate::NowMs();
-    while (running_) {
+    while (AwaitWork()) {
       // slots of handshakes that never reached accept (the caller gave up) are given back
       if (admission::Gate::NowMs() - swept >= 1000) { swept = admission::Gate::NowMs(); gate_.Sweep(); }
       int n = srt_epoll_uwait(eid_, ready.data(), static_cast<int>(ready.size()), 100);
@@ -302,6 +340,11 @@ class Listener {
   int eid_ = -1;
   std::atomic<bool> running_{false};
   std::thread worker_;
+  std::mutex idleMu_;
+  std::condition_variable idle_;
+  int udp_ = -1;  // the listener's UDP socket (libsrt's, once acquired)
+  timeval busyTimeout_{};
+  std::atomic<bool> quiet_{false};
   std::mutex namesMu_;
   std::set<std::string> publishers_, readable_;
   std::mutex connsMu_;

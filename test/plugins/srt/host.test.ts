@@ -81,3 +81,24 @@ t.test('connections that left have their memory given back by the host (issue 46
   t.type(line.trimmed, 'boolean', 'malloc_trim ran');
   t.ok((line.rss_after_mb ?? 0) > 0, 'with the RSS it left');
 });
+
+t.test('an idle host is a few MB and does not wake by itself (issue 46.2)', async (t) => {
+  await startSrtApp(t);
+  const [pid] = await waitFor(() => { const p = hostPids(); return p.length === 1 ? p : undefined; }, { what: 'the SRT host process' });
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  t.ok(rssKb > 0 && rssKb < 15 * 1024, `its RSS is under 15 MB (${(rssKb / 1024).toFixed(1)} MB): no runtime of its own`);
+  // the wake-ups of all its threads (libsrt's included) while nothing is connected: libsrt's
+  // receive thread alone woke about 125 times a second, and its epoll wait in the worker 100
+  const wakes = () => readdirSync(`/proc/${pid}/task`).reduce((n, tid) => {
+    try {
+      return n + Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      return n;
+    }
+  }, 0);
+  await new Promise((r) => setTimeout(r, 1000));
+  const before = wakes();
+  await new Promise((r) => setTimeout(r, 3000));
+  const woke = wakes() - before;
+  t.ok(woke < 60, `its threads woke ${woke} times in 3 s (at most a few a second)`);
+});
