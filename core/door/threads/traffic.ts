@@ -16,7 +16,8 @@ export class ThreadTrafficMeter {
   readonly #live = new Map<Socket, Seen>();
   readonly #pending = new Map<string, ThreadTraffic>();
   readonly #send: (peers: ThreadTraffic[]) => void;
-  readonly #timer: NodeJS.Timeout;
+  /** The reports' timer, while connections live or bytes wait (an idle service does not wake for it). */
+  #timer: NodeJS.Timeout | undefined;
   readonly #server: Server;
   readonly #onConnection: (socket: Socket) => void;
 
@@ -31,6 +32,8 @@ export class ThreadTrafficMeter {
       if (opts.skip?.(socket)) return;
       const seen = { rx: 0, tx: 0 };
       this.#live.set(socket, seen);
+      // unref: a thread ends when its listener closes
+      this.#timer ??= setInterval(() => this.flush(), REPORT_MS).unref();
       socket.once('close', () => {
         this.#count(socket, seen);
         this.#live.delete(socket);
@@ -38,8 +41,6 @@ export class ThreadTrafficMeter {
       });
     };
     server.on('connection', this.#onConnection);
-    // unref: a thread ends when its listener closes
-    this.#timer = setInterval(() => this.flush(), REPORT_MS).unref();
   }
 
   #count(socket: Socket, seen: Seen): void {
@@ -60,6 +61,10 @@ export class ThreadTrafficMeter {
 
   flush(): void {
     for (const [socket, seen] of this.#live) this.#count(socket, seen);
+    if (this.#live.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
     if (this.#pending.size === 0) return;
     const peers = [...this.#pending.values()];
     this.#pending.clear();
