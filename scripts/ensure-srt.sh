@@ -18,6 +18,15 @@ addon=plugins/srt/addon
 built="$addon/build/Release/srt_addon.node"
 host="$addon/build/Release/srt-host"
 pkg-config --exists srt 2>/dev/null || exit 0
+# the host program and the addon are C++ (g++; node-gyp needs make too)
+if ! command -v g++ >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "g++ or make is missing: installing the Debian packages g++ and make (for the SRT host)" >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ make; } >&2 || echo "could not install g++: SRT stays unavailable" >&2
+  else
+    echo "SRT is unavailable until the Debian packages g++ and make are installed (sudo apt-get install g++ make)" >&2
+  fi
+fi
 # rebuild only when an output is missing or older than one of the sources (a fast skip otherwise)
 stale() { [ ! -f "$1" ] || [ -n "$(find "$addon" -maxdepth 1 -type f -newer "$1" | head -1)" ]; }
 if ! stale "$built" && ! stale "$host"; then exit 0; fi
