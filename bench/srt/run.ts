@@ -1,5 +1,5 @@
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,13 +8,13 @@ import { fileURLToPath } from 'node:url';
 /**
  * SRT fan-out benchmark (issue 13, item 8): one publisher at about 2.5 Mbit/s (a pre-encoded clip
  * looped with -c copy, so the encoder costs nothing) and 0, 10 and 50 subscribers (light callers
- * through the addon in a separate process). Measures the service's CPU (utime + stime of its
- * process, libsrt's threads included) and RSS from /proc, and drops and losses from libsrt's
- * statistics (GET /api/v3/srt for the service's side, the callers' own for theirs).
+ * through the addon in a separate process). Measures the service's CPU (utime + stime of its main
+ * process and of the SRT host under it, where libsrt runs) and RSS from /proc, and drops and
+ * losses from libsrt's statistics (GET /api/v3/srt for the service's side, the callers' own for theirs).
  *
- *   node bench/srt/run.ts [seconds per step, default 20]
+ *   node bench/srt/run.ts [seconds per step, default 20]      (SRT_BENCH_TAG=x: srt-<date>-x)
  *
- * Writes bench/results/srt-<date>.{json,md}. Aim: 50 subscribers under 30 % of one core, 0 drops.
+ * Writes bench/results/srt-<date>[-tag].{json,md}. Aim: 50 subscribers under 30 % of one core, 0 drops.
  */
 const SECONDS = Number(process.argv[2] ?? 20);
 const STEPS = (process.env.SRT_BENCH_STEPS ?? "0,10,50").split(",").map(Number);
@@ -30,6 +30,43 @@ function cpuSeconds(pid: number): number {
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : 0;
+}
+
+/** The processes under `pid` (the SRT host and its confinement wrappers), by /proc's parent links. */
+function descendants(pid: number): number[] {
+  const kids = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const visit = (p: number) => { for (const k of kids.get(p) ?? []) { out.push(k); visit(k); } };
+  visit(pid);
+  return out;
+}
+
+/** CPU seconds of the service's main process and of everything under it (its helpers: the SRT host). */
+function treeCpu(pid: number): { main: number; helpers: number } {
+  let helpers = 0;
+  for (const p of descendants(pid)) {
+    try {
+      helpers += cpuSeconds(p);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { main: cpuSeconds(pid), helpers };
+}
+
+/** RSS of the helpers (the SRT host; wrappers included, they are small). */
+function helpersRssMb(pid: number): number {
+  return descendants(pid).reduce((n, p) => { try { return n + rssMb(p); } catch { return n; } }, 0);
 }
 
 function message<T>(child: ChildProcess, key: string): Promise<T> {
@@ -71,13 +108,17 @@ async function main(): Promise<void> {
       if (subs) await message(subs, 'ready');
       await sleep(3000); // warm-up: every subscriber past its first keyframe
       const before = await srtList(url);
-      const c0 = cpuSeconds(pid);
+      const c0 = treeCpu(pid);
       const t0 = Date.now();
       await sleep(SECONDS * 1000);
-      const cpu = ((cpuSeconds(pid) - c0) / ((Date.now() - t0) / 1000)) * 100;
+      const c1 = treeCpu(pid);
+      const secs = (Date.now() - t0) / 1000;
+      const mainCpu = ((c1.main - c0.main) / secs) * 100;
+      const hostCpu = ((c1.helpers - c0.helpers) / secs) * 100;
       const after = await srtList(url);
       if (!after.publisher) throw new Error(`GET /api/v3/srt: ${JSON.stringify(after).slice(0, 300)}`);
       const rss = rssMb(pid);
+      const hostRss = helpersRssMb(pid);
       const stats = (l: any, id: number) => l.connections[String(id)]?.stats ?? {};
       const pubAfter = stats(after, after.publisher.bench);
       const pubBefore = stats(before, before.publisher.bench);
@@ -91,7 +132,8 @@ async function main(): Promise<void> {
         await new Promise((r) => subs.once('exit', r));
       }
       const row = {
-        subscribers: n, cpuPercent: Number(cpu.toFixed(1)), rssMb: Number(rss.toFixed(0)),
+        subscribers: n, cpuPercent: Number((mainCpu + hostCpu).toFixed(1)), mainCpuPercent: Number(mainCpu.toFixed(1)), hostCpuPercent: Number(hostCpu.toFixed(1)),
+        rssMb: Number(rss.toFixed(0)), hostRssMb: Number(hostRss.toFixed(0)),
         publisherMbit: Number((((pubAfter.recv_bytes - pubBefore.recv_bytes) * 8) / SECONDS / 1e6).toFixed(2)),
         publisherRecvLoss: pubAfter.recv_loss_pkt, publisherRecvDrop: pubAfter.recv_drop_pkt,
         subsListed: subIds.length, serverSendDropPkt: sum('send_drop_pkt'), serverSendLossPkt: sum('send_loss_pkt'),
@@ -118,14 +160,16 @@ async function report(results: any[]): Promise<void> {
   const out = fileURLToPath(new URL('../results/', import.meta.url));
   await mkdir(out, { recursive: true });
   const env = { node: process.version, cpus: cpus().length, loadavg: loadavg().map((x) => x.toFixed(1)).join(' '), seconds: SECONDS };
-  await writeFile(join(out, `srt-${date}.json`), JSON.stringify({ date, env, results }, null, 2) + '\n');
-  const rows = results.map((r) => `| ${r.subscribers} | ${r.cpuPercent} % | ${r.rssMb} MB | ${r.publisherMbit} | ${r.publisherRecvLoss}/${r.publisherRecvDrop} | ${r.serverSendDropPkt}/${r.serverSendLossPkt}/${r.serverRetransPkt} | ${r.callerRecvLossPkt}/${r.callerRecvDropPkt} | ${r.callerMinMbytes} |`);
-  await writeFile(join(out, `srt-${date}.md`), [
+  const tag = process.env.SRT_BENCH_TAG ? `-${process.env.SRT_BENCH_TAG}` : '';
+  await writeFile(join(out, `srt-${date}${tag}.json`), JSON.stringify({ date, env, results }, null, 2) + '\n');
+  const rows = results.map((r) => `| ${r.subscribers} | ${r.cpuPercent} % (${r.mainCpuPercent} + ${r.hostCpuPercent}) | ${r.rssMb} + ${r.hostRssMb} MB | ${r.publisherMbit} | ${r.publisherRecvLoss}/${r.publisherRecvDrop} | ${r.serverSendDropPkt}/${r.serverSendLossPkt}/${r.serverRetransPkt} | ${r.callerRecvLossPkt}/${r.callerRecvDropPkt} | ${r.callerMinMbytes} |`);
+  const head = spawnSync('git', ['-C', fileURLToPath(new URL('../..', import.meta.url)), 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).stdout.trim().slice(0, 100);
+  await writeFile(join(out, `srt-${date}${tag}.md`), [
     `# SRT fan-out benchmark, ${date}`, '',
-    `Node ${env.node}, ${env.cpus} cores, load average at the end ${env.loadavg} (machine shared with other sessions), ${SECONDS} s per step.`,
+    `Node ${env.node}, ${env.cpus} cores, load average at the end ${env.loadavg}, ${SECONDS} s per step. Commit: ${head}.`,
     'One publisher (pre-encoded 640x360 H.264 clip at about 2.5 Mbit/s, looped with `-c copy`), light subscribers through the addon in a separate process, loopback.',
-    'CPU: utime + stime of the service process (all threads, libsrt included) over the step, as % of one core.', '',
-    '| subscribers | service CPU | RSS | publisher Mbit/s | publisher recv loss/drop pkts | service send drop/loss/retrans pkts (all subscribers) | subscribers recv loss/drop pkts | least MB received by a subscriber |',
+    'CPU: utime + stime over the step, as % of one core, of the service: its main process and the processes under it (the SRT host, where libsrt runs, and its confinement wrappers), all threads; RSS: main + those.', '',
+    '| subscribers | service CPU (main + host) | RSS (main + host) | publisher Mbit/s | publisher recv loss/drop pkts | service send drop/loss/retrans pkts (all subscribers) | subscribers recv loss/drop pkts | least MB received by a subscriber |',
     '|---|---|---|---|---|---|---|---|',
     ...rows, '',
     'Aim: 50 subscribers under 30 % of one core with 0 drops on loopback.', '',
