@@ -78,6 +78,8 @@ export class SrtRelay {
 
   /** A connection passed the handshake: claimed in the table, or refused (closed) with a log line. */
   accepted(sock: number, streamid: string, remote: string): void {
+    // the host is checked, not trusted: a second accept of a live socket is not a new connection
+    if (this.#peers.has(sock)) return;
     this.#accept(sock, streamid, remote).catch((err: unknown) => this.#failed(sock, remote, err));
   }
 

@@ -133,3 +133,17 @@ t.test('a connection the host closed is told with why (its media watch, a too sl
   t.match(lines.find((l) => l.msg === 'SRT publisher closed'), { id: 'srt-8', why: 'no media for 10 s' }, 'a warn line with the host\'s reason');
   t.match(lines.find((l) => l.msg === 'SRT publisher ended'), { rxBytes: TS.length - (TS.length % CHUNK) }, 'and its end with the bytes received');
 });
+
+t.test('a second accept of a live socket (a host gone wrong) does not replace its connection', async (t) => {
+  const { log } = capture();
+  const { relay, closed } = newRelay(log, ingestHooksRef.create());
+  t.teardown(() => relay.endAll('test over'));
+  relay.accepted(9, 'first,mode:publish', '198.51.100.4:5000');
+  await waitFor(() => relay.list({}).publisher.first !== undefined, { what: 'publisher' });
+  relay.accepted(9, 'second,mode:publish', '198.51.100.4:5000');
+  await new Promise((r) => setTimeout(r, 50));
+  t.same(Object.keys(relay.list({}).publisher), ['first'], 'the first claim stands, no second one');
+  relay.closed(9, 'closed', false, 0, 0);
+  t.same(relay.list({}).publisher, {}, 'and it ends with its socket');
+  t.same(closed, [], 'nothing closed on the host\'s behalf');
+});
