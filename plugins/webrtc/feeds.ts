@@ -106,8 +106,10 @@ export class Feeds {
     }
     if (fed.t !== 'fed' || f.ended) return false;
     const info = streams.get(f.name);
-    // an FLV stream says whether it has sound; an MPEG-TS one is tried with, and again without
-    const audio = !(info?.format === 'flv' && info.audioCodec === 0 && info.videoCodec !== 0);
+    // what the table has seen of the stream (an MPEG-TS stream's PMT, an FLV stream's two headers)
+    // says whether it has sound; else an FLV stream's codec ids, and an MPEG-TS one is tried with,
+    // then again without
+    const audio = info?.media.known ? info.media.audio : !(info?.format === 'flv' && info.audioCodec === 0 && info.videoCodec !== 0);
     return this.#run(f, { video: fed.video, audio: fed.audio }, ssrc, audio);
   }
 
@@ -116,6 +118,7 @@ export class Feeds {
     const o = this.#o;
     const child = o.children.spawn(o.ffmpeg, feedArgs(ports, ssrc, audio, o.audioKbit), { stdio: ['pipe', 'ignore', 'pipe'] });
     f.child = child;
+    o.log.debug({ stream: f.name, audio }, 'a WebRTC feed ffmpeg started');
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-1000); });
     child.stdin?.on('error', () => { /* ffmpeg ended: its exit says why */ });
