@@ -1,9 +1,10 @@
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childPids } from '../../test/helpers/net-proc.ts';
 
 /**
  * SRT fan-out benchmark (issue 13, item 8): one publisher at about 2.5 Mbit/s (a pre-encoded clip
@@ -33,23 +34,7 @@ function rssMb(pid: number): number {
 }
 
 /** The processes under `pid` (the SRT host and its confinement wrappers), by /proc's parent links. */
-function descendants(pid: number): number[] {
-  const kids = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out: number[] = [];
-  const visit = (p: number) => { for (const k of kids.get(p) ?? []) { out.push(k); visit(k); } };
-  visit(pid);
-  return out;
-}
+const descendants = (pid: number): number[] => childPids(() => true, pid);
 
 /** CPU seconds of the service's main process and of everything under it (its helpers: the SRT host). */
 function treeCpu(pid: number): { main: number; helpers: number } {
