@@ -9,7 +9,7 @@ export const SrtConfig = section({
   log: section({ enable: [Bool(false), 'Log SRT events.'], topics: [List(), 'SRT log topics.'] }),
   handshake_timeout_seconds: [Int(5, { minimum: 1, maximum: 3600 }), 'Seconds an accepted SRT connection has to be admitted by the ingest hooks and, when it publishes, to send its first media; then it is closed.'],
   idle_timeout_seconds: [Int(10, { minimum: 1, maximum: 3600 }), 'Seconds of silence from an SRT peer (not even keep-alives) before its connection is broken; a publisher that sends no media for as long is closed too.'],
-  // libsrt takes about 0.65 MiB per accepted connection (its buffers); the host gives it back after (host/entry.ts)
+  // libsrt takes about 0.65 MiB per accepted connection (its buffers); the host gives it back after (addon/host.cc)
   max_connections: [Int(300, { minimum: 1 }), 'Most SRT connections open at once; more are refused in the handshake (reject 1402). Each costs libsrt about 0.65 MiB in the SRT host process while open (300: about 200 MiB), given back a few seconds after connections close.'],
   max_connections_per_address: [Int(20, { minimum: 1 }), 'Most SRT connections open at once from one client address (IPv6: one /64); more are refused in the handshake (reject 1402). The service\'s own address (127.0.0.1, ::1: its processes) counts only toward the total.'],
   fail_delay_ms: [Int(1000, { minimum: 0, maximum: 3_600_000 }), 'After a wrong SRT token or passphrase, the client address is refused (reject 1402) for this long, doubling with each further failure (0 = never). The service\'s own address is never locked out.'],
