@@ -222,8 +222,12 @@ class Listener {
   // A handshake admitted: its slot counts from here, and the worker wakes for its accept.
   void Opened(SRTSOCKET ns, const std::string& key) {
     gate_.Opened(ns, key);
-    Quiet(false);
-    { std::lock_guard<std::mutex> lock(idleMu_); }
+    {
+      // under the worker's lock: a worker that saw no socket and made the wait long has done so
+      // by now, and this undoes it (outside it, the long wait could outlast this handshake)
+      std::lock_guard<std::mutex> lock(idleMu_);
+      Quiet(false);
+    }
     idle_.notify_one();
   }
 

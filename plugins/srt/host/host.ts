@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { ChildrenService, StreamTable } from '../../../sdk/index.ts';
+import { endIpcChild, type ChildrenService, type StreamTable } from '../../../sdk/index.ts';
 import { SrtRelay, type SrtChannels } from '../relay.ts';
 import { EventsLog } from '../events-log.ts';
 import type { SrtRawStats } from '../native.ts';
@@ -186,13 +186,13 @@ export class SrtHost {
   }
 
   #traffic(data: Buffer): void {
-    const rows = parse(data);
+    const rows = parse(data.toString('utf8'));
     if (!Array.isArray(rows)) return;
     for (const row of rows) if (Array.isArray(row)) this.#relay.traffic(Number(row[0]), Number(row[1]) || 0, Number(row[2]) || 0);
   }
 
   #log([level = 'warn', msg = '', fields = '{}']: string[]): void {
-    const f = parse(Buffer.from(fields));
+    const f = parse(fields);
     this.#o.log[LEVELS.has(level) ? level as 'warn' : 'warn'](typeof f === 'object' && f !== null ? f : {}, msg);
   }
 
@@ -271,7 +271,7 @@ export class SrtHost {
   async list(): Promise<SrtChannels> {
     const socks = this.#relay.claimed();
     const answer = socks.length === 0 ? undefined : await this.#ask((seq) => this.#control(STATS, [seq, ...socks]));
-    const stats = answer ? parse(answer) : undefined;
+    const stats = answer ? parse(answer.toString('utf8')) : undefined;
     return this.#streams.listing(this.#relay.list(typeof stats === 'object' && stats !== null ? stats as Record<string, SrtRawStats> : {}));
   }
 
@@ -285,19 +285,15 @@ export class SrtHost {
     this.#unwatch();
     clearTimeout(this.#restartTimer);
     this.#relay.endAll('server stopping');
-    const child = this.#child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     this.#pipe?.end();
-    const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-    await gone;
-    clearTimeout(kill);
+    // the pipe's end is its order to stop (it has no IPC channel to close)
+    if (this.#child) await endIpcChild(this.#child, STOP_GRACE_MS);
   }
 }
 
-function parse(data: Buffer): unknown {
+function parse(text: string): unknown {
   try {
-    return JSON.parse(data.toString('utf8'));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
