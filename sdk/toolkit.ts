@@ -2,7 +2,7 @@
  * The SDK toolkit (`@media-core/sdk/toolkit`): helpers for jobs several plugins share, built on
  * the contract but not part of it: serving a filesystem over HTTP (paths, ranges, MIME types,
  * CORS, uploads, the memfs fast path, a mount's view in the serving threads), glob matching, atomic file writes, client addresses,
- * short ids, the fields of an ingest peer (`IngestPeerBase`), MPEG-TS packet fields (`sdk/mpegts.ts`), H.264 and AAC configuration records
+ * short ids, periodic jobs that sleep while idle (`IdleTick`), the fields of an ingest peer (`IngestPeerBase`), MPEG-TS packet fields (`sdk/mpegts.ts`), H.264 and AAC configuration records
  * (`sdk/h264.ts`, `sdk/aac.ts`), passing requests on (`HttpForwarder`) with a signed client address (`signClient`).
  * They may grow between minor versions; the contract is what `SDK_VERSION` promises.
  */
@@ -31,3 +31,4 @@ export * from './mpegts.ts';
 export * from './h264.ts';
 export * from './aac.ts';
 export * from './encoders.ts';
+export * from './idle-tick.ts';

@@ -13,7 +13,8 @@ import { freePort } from '../llhls/common.ts';
  * plugin on (RTMP, SRT, WebRTC, sessions, metrics, playout, recordings, memfs with credentials,
  * auth), no process and no client. After `--settle` seconds, over `--window` seconds: RSS and Pss
  * (RSS without the pages shared with other processes, e.g. the runtime's binary, from
- * /proc/<pid>/smaps_rollup) and CPU (utime + stime) of the main process and of every process under
+ * /proc/<pid>/smaps_rollup), CPU (the time on a CPU of all its threads, from /proc/<pid>/task/<t>/schedstat, in
+ * nanoseconds where utime + stime count 10 ms ticks) and wake-ups (voluntary context switches) of the main process and of every process under
  * it (its helper hosts: the SRT host, the WebRTC host; ffmpeg runs none here).
  * With `--srt-subscribers N`, then: one SRT publisher, N SRT subscribers for `--hold` seconds, and the
  * helpers' memory while they watch and 5, 15 and 30 s after they left (the publisher stays): what a
@@ -34,10 +35,22 @@ const SUBSCRIBERS = Number(opt('srt-subscribers', '0'));
 const HOLD_S = Number(opt('hold', '20'));
 const WRITE = args.includes('--write');
 const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
-const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Proc { pid: number; name: string; rssMb: number; pssMb: number; ussMb: number; cpuS: number }
+interface Proc { pid: number; name: string; rssMb: number; pssMb: number; ussMb: number; cpuS: number; wakes: number }
+
+/** CPU seconds and voluntary context switches of all the threads of `pid`. */
+function threads(pid: number): { cpuS: number; wakes: number } {
+  let ns = 0;
+  let wakes = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      wakes += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8'))?.[1] ?? 0);
+    } catch { /* the thread ended */ }
+  }
+  return { cpuS: ns / 1e9, wakes };
+}
 
 function children(pid: number): number[] {
   const out: number[] = [];
@@ -58,14 +71,12 @@ function tree(pid: number): number[] {
 
 function read(pid: number): Proc | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     const roll = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
     const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(roll)?.[1] ?? NaN);
     const script = cmd.find((a) => /\.(js|ts)$/.test(a));
     const name = script ? script.replace(ROOT, '') : (cmd[0] ?? '?').split('/').pop()!;
-    return { pid, name, rssMb: kb('Rss') / 1024, pssMb: kb('Pss') / 1024, ussMb: (kb('Private_Clean') + kb('Private_Dirty')) / 1024, cpuS: (Number(f[11]) + Number(f[12])) / TICK };
+    return { pid, name, rssMb: kb('Rss') / 1024, pssMb: kb('Pss') / 1024, ussMb: (kb('Private_Clean') + kb('Private_Dirty')) / 1024, ...threads(pid) };
   } catch {
     return undefined;
   }
@@ -95,9 +106,9 @@ async function main(): Promise<void> {
     const secs = (Date.now() - t0) / 1000;
     const rows = b.map((p) => {
       const before = a.find((x) => x.pid === p.pid);
-      return { ...p, cpu: before ? (p.cpuS - before.cpuS) / secs * 100 : NaN };
+      return { ...p, cpu: before ? (p.cpuS - before.cpuS) / secs * 100 : NaN, wakesPerS: before ? (p.wakes - before.wakes) / secs : NaN };
     });
-    const sum = (k: 'rssMb' | 'pssMb' | 'ussMb' | 'cpu') => rows.reduce((s, r) => s + r[k], 0);
+    const sum = (k: 'rssMb' | 'pssMb' | 'ussMb' | 'cpu' | 'wakesPerS') => rows.reduce((s, r) => s + r[k], 0);
     const lines = [
       `# The whole service idle, every plugin on (issue 46.2), ${new Date().toISOString()}`, '',
       `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. Commit: ${head()}.`,
@@ -107,9 +118,9 @@ async function main(): Promise<void> {
       'RSS counts every page a process maps, also those it shares with others (the runtime\'s binary, read once for main and the',
       'SRT host): their sum counts shared pages twice. Pss divides each shared page among its sharers (the sum counts every page',
       'once); USS is a process\'s private pages only (what its end gives back).', '',
-      '| process | pid | RSS (MB) | Pss (MB) | USS (MB) | CPU (% of a core) |', '|---|---:|---:|---:|---:|---:|',
-      ...rows.map((r, i) => `| ${i === 0 ? 'main' : 'helper'}: ${r.name} | ${r.pid} | ${r.rssMb.toFixed(1)} | ${r.pssMb.toFixed(1)} | ${r.ussMb.toFixed(1)} | ${r.cpu.toFixed(2)} |`),
-      `| **all** | | **${sum('rssMb').toFixed(1)}** | **${sum('pssMb').toFixed(1)}** | **${sum('ussMb').toFixed(1)}** | **${sum('cpu').toFixed(2)}** |`, '',
+      '| process | pid | RSS (MB) | Pss (MB) | USS (MB) | CPU (% of a core) | wake-ups/s |', '|---|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((r, i) => `| ${i === 0 ? 'main' : 'helper'}: ${r.name} | ${r.pid} | ${r.rssMb.toFixed(1)} | ${r.pssMb.toFixed(1)} | ${r.ussMb.toFixed(1)} | ${r.cpu.toFixed(3)} | ${r.wakesPerS.toFixed(1)} |`),
+      `| **all** | | **${sum('rssMb').toFixed(1)}** | **${sum('pssMb').toFixed(1)}** | **${sum('ussMb').toFixed(1)}** | **${sum('cpu').toFixed(3)}** | **${sum('wakesPerS').toFixed(1)}** |`, '',
       'Aim (issue 46.2): under 120 MB for the whole service, each helper under 15 MB, idle CPU 0.0 %.', '',
       ...(SUBSCRIBERS > 0 ? await subscribers(svc.pid, srtPort, dir) : []),
     ];

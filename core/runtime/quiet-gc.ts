@@ -5,6 +5,10 @@ import type { Trim } from './malloc-trim.ts';
 
 /** How often the collector looks (an unref'd timer: it never keeps the process up). */
 export const QUIET_CHECK_MS = 2_000;
+/** The longest wait between two looks once nothing happens (the wait doubles from `QUIET_CHECK_MS`). */
+export const QUIET_CHECK_MAX_MS = 16_000;
+/** Growth of the committed heap or RSS since the previous look under which a quiet look saw nothing happen. */
+export const CALM_BYTES = 1024 * 1024;
 /** Event-loop utilisation under which the service counts as quiet over the last check. */
 export const QUIET_UTILIZATION = 0.1;
 /** Growth of V8's committed heap since the last reduction that is worth one. */
@@ -19,6 +23,16 @@ export const TRIM_GROWTH_BYTES = 16 * 1024 * 1024;
 export function shouldTrim(s: { utilization: number; rss: number; baseline: number | undefined; reduced: boolean }): boolean {
   if (s.utilization > QUIET_UTILIZATION) return false;
   return s.reduced || s.baseline === undefined || s.rss >= s.baseline + TRIM_GROWTH_BYTES;
+}
+
+/**
+ * The wait before the next look (pure, for tests): doubled after a calm look (quiet, nothing done,
+ * the heap and RSS not grown by `CALM_BYTES` since the previous one), up to `QUIET_CHECK_MAX_MS`; back
+ * to `QUIET_CHECK_MS` after any other. An idle service looks every 16 s instead of every 2 s (issue
+ * 46.2); a burst is seen at the next look, averaged over the longer wait.
+ */
+export function nextCheckMs(waitMs: number, calm: boolean): number {
+  return calm ? Math.min(waitMs * 2, QUIET_CHECK_MAX_MS) : QUIET_CHECK_MS;
 }
 
 /**
@@ -43,9 +57,10 @@ export function shouldReduce(s: {
  * generation it enlarged, old-space pages freed by a collection) until its memory reducer gets to
  * it, which a service that is never idle for long rarely sees: RSS stayed tens of MB above idle
  * after a burst of API requests or a boot. Once the boot is over, and then whenever the committed
- * heap grew by 16 MB since the last time and the event loop was quiet for the last 2 s, this runs
+ * heap grew by 16 MB since the last time and the event loop was quiet since the last look, this runs
  * one memory-reducing collection (V8's "last resort": full, compacting, shrinking the young
- * generation, giving pages back), at most once per 4 s.
+ * generation, giving pages back), at most once per 4 s. It looks every 2 s, and while nothing
+ * happens ever less often, up to every 16 s (`nextCheckMs`).
  *
  * With `trim` (the main thread's `mallocTrim()`), a quiet look also asks glibc for the free pages
  * of its arenas after a reduction and whenever RSS grew 16 MB since the last trim: what a load
@@ -54,7 +69,7 @@ export function shouldReduce(s: {
  */
 export function startQuietCollector(gc: Gc | undefined = v8Gc(), trim?: Trim): QuietCollector {
   const counts = { reductions: 0, trims: 0 };
-  const collector: QuietCollector = { stop: () => clearInterval(timer), get reductions() { return counts.reductions; }, get trims() { return counts.trims; } };
+  const collector: QuietCollector = { stop: () => clearTimeout(timer), get reductions() { return counts.reductions; }, get trims() { return counts.trims; } };
   let baseline: number | undefined;
   let trimBaseline: number | undefined;
   // RSS after the last reduction, and whether a look was busy since (main thread: `trim` given)
@@ -62,13 +77,17 @@ export function startQuietCollector(gc: Gc | undefined = v8Gc(), trim?: Trim): Q
   let busySince = false;
   let last = 0;
   let mark: EventLoopUtilization = performance.eventLoopUtilization();
-  const timer = setInterval(() => {
+  // the previous look's committed heap and RSS, and the wait before the next look
+  let before = { committed: 0, rss: 0 };
+  let wait = QUIET_CHECK_MS;
+  const look = (): void => {
     const utilization = performance.eventLoopUtilization(mark).utilization;
     mark = performance.eventLoopUtilization();
     if (utilization > QUIET_UTILIZATION) busySince = true;
     let reduced = false;
-    const looked = trim ? { rss: process.memoryUsage.rss(), rssBaseline, busySince } : {};
-    if (gc && shouldReduce({ utilization, committed: getHeapStatistics().total_heap_size, baseline, sinceLastMs: Date.now() - last, ...looked })) {
+    const seen = { committed: getHeapStatistics().total_heap_size, rss: process.memoryUsage.rss() };
+    const looked = trim ? { rss: seen.rss, rssBaseline, busySince } : {};
+    if (gc && shouldReduce({ utilization, committed: seen.committed, baseline, sinceLastMs: Date.now() - last, ...looked })) {
       gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
       counts.reductions++;
       reduced = true;
@@ -79,14 +98,20 @@ export function startQuietCollector(gc: Gc | undefined = v8Gc(), trim?: Trim): Q
     const rss = trim ? process.memoryUsage.rss() : 0;
     // growth counts from the lowest RSS since the last trim
     if (trimBaseline !== undefined && rss < trimBaseline) trimBaseline = rss;
-    if (trim && shouldTrim({ utilization, rss, baseline: trimBaseline, reduced })) {
+    const trimmed = trim !== undefined && shouldTrim({ utilization, rss, baseline: trimBaseline, reduced });
+    if (trimmed) {
       trim();
       counts.trims++;
       trimBaseline = process.memoryUsage.rss();
     }
     if (reduced && trim) rssBaseline = process.memoryUsage.rss();
-  }, QUIET_CHECK_MS);
-  timer.unref();
+    const calm = utilization <= QUIET_UTILIZATION && !reduced && !trimmed
+      && seen.committed < before.committed + CALM_BYTES && seen.rss < before.rss + CALM_BYTES;
+    before = seen;
+    wait = nextCheckMs(wait, calm);
+    timer = setTimeout(look, wait).unref();
+  };
+  let timer = setTimeout(look, wait).unref();
   return collector;
 }
 

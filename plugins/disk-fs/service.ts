@@ -14,7 +14,10 @@ import type { DiskCache } from './cache.ts';
 import type { DiskReaderInit } from './reader.ts';
 import { siblingModule } from '../../sdk/module-url.ts';
 
+/** How old the walked total may be for an upload's limit check (ffmpeg writes beside the service). */
 const USAGE_MAX_AGE_MS = 2000;
+/** How old it may be for `usage()`, the metrics' figure asked every sample: a walk every 10 s at most, not every other sample. */
+const METRIC_MAX_AGE_MS = 10_000;
 
 
 /**
@@ -66,7 +69,7 @@ export class DiskFilesystem implements FilesystemService {
   }
 
   usage(): { used: number; limit: number; files: number } {
-    if (Date.now() - this.#usedAt > USAGE_MAX_AGE_MS) void this.#refreshUsage().catch(() => {});
+    if (Date.now() - this.#usedAt > METRIC_MAX_AGE_MS) void this.#refreshUsage().catch(() => {});
     return { used: this.#used, limit: this.#limit, files: this.#files };
   }
 

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { CoreEvent, EventFilter, EventsService, EventSubscription } from '../../sdk/index.ts';
+import { IdleTick, type CoreEvent, type EventFilter, type EventsService, type EventSubscription } from '../../sdk/index.ts';
 
 export interface SseOptions {
   /** Unread bytes (Node's buffer of the response) beyond which a client is dropped. */
@@ -38,14 +38,15 @@ class BlockCache {
 }
 
 /**
- * The open event streams: writes events as they come, a heartbeat comment for all on one timer,
+ * The open event streams: writes events as they come, a heartbeat comment for all on one timer
+ * (running only while a stream is open),
  * and drops a client whose unread bytes pass the bound with a last `events.overflow` event, so a
  * stalled reader costs at most the bound (plus one event) until its grace ends.
  */
 export class SseHub {
   readonly #opts: SseOptions;
   readonly #clients = new Set<SseClient>();
-  readonly #heartbeat: NodeJS.Timeout | undefined;
+  readonly #heartbeat: IdleTick | undefined;
   readonly blocks = new BlockCache();
   readonly stats: SseStats;
 
@@ -53,8 +54,10 @@ export class SseHub {
     this.#opts = opts;
     this.stats = { open: 0, dropped: 0, peak_queued_bytes: 0, limit_bytes: opts.limitBytes };
     if (opts.heartbeatMs > 0) {
-      this.#heartbeat = setInterval(() => { for (const c of this.#clients) c.send(': heartbeat\n\n'); }, opts.heartbeatMs);
-      this.#heartbeat.unref();
+      this.#heartbeat = new IdleTick(opts.heartbeatMs, () => {
+        for (const c of this.#clients) c.send(': heartbeat\n\n');
+        return this.#clients.size > 0;
+      });
     }
   }
 
@@ -65,6 +68,7 @@ export class SseHub {
     client.attach(bus, filter, fromId, headers, sees);
     this.#clients.add(client);
     this.stats.open = this.#clients.size;
+    this.#heartbeat?.wake();
   }
 
   gone(c: SseClient, dropped: boolean): void {
@@ -83,7 +87,7 @@ export class SseHub {
   /** Ends every stream (app close). */
   close(): void {
     this.closed = true;
-    if (this.#heartbeat) clearInterval(this.#heartbeat);
+    this.#heartbeat?.stop();
     for (const c of [...this.#clients]) c.end();
   }
 }

@@ -23,8 +23,10 @@ export default definePlugin({
       import('./collectors/filesystems.ts'), import('./collectors/processes.ts'), import('./collectors/sessions-zero.ts'),
       import('./collectors/system.ts'), import('./routes.ts'), import('./service.ts'),
     ]);
+    const system = new SystemCollector(ctx.sections.storage.disk.dir);
+    ctx.onClose(() => system.close());
     const own: MetricCollector[] = [
-      new SystemCollector(ctx.sections.storage.disk.dir),
+      system,
       filesystemsCollector(() => filesystems),
       processesCollector(processes),
     ];

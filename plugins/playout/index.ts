@@ -1,4 +1,4 @@
-import { childrenRef, definePlugin, eventsRef, optional, processHooksRef, processesRef, stateExtrasRef } from '../../sdk/index.ts';
+import { IdleTick, childrenRef, definePlugin, eventsRef, optional, processHooksRef, processesRef, stateExtrasRef } from '../../sdk/index.ts';
 import { playoutRef } from './api.ts';
 import { PlayoutConfig, validatePlayout } from './schema.ts';
 import type { RelayFactory } from './relays.ts';
@@ -49,9 +49,10 @@ export default definePlugin({
       state: ctx.state, diskDir: ctx.sections.storage.disk.dir, ffmpeg, events: ctx.deps.events,
       inputProblem: (address) => processes.inputProblem(address),
     });
+    let sweep: IdleTick | undefined;
     const relays = new RelayRegistry({
       enabled: cfg.enable, pool: new PortPool(cfg.min_port, cfg.max_port), processes, ffmpeg, create, frames, log: ctx.log,
-      feed: playlists.feed,
+      feed: playlists.feed, onHold: () => sweep?.wake(),
     });
     const control = new PlayoutControl(relays, processes, frames);
     ctx.provide(playoutRef, control);
@@ -70,11 +71,13 @@ export default definePlugin({
     if (cfg.enable) playlists.routes(ctx.http);
 
     if (cfg.enable) {
-      const sweep = setInterval(() => {
+      // only while a port is held (an idle service wakes for nothing: issue 46.2)
+      sweep = new IdleTick(SWEEP_MS, () => {
         relays.sweep().catch((err: unknown) => ctx.log.warn({ err }, 'playout sweep failed'));
-      }, SWEEP_MS);
-      sweep.unref();
-      ctx.onClose(() => clearInterval(sweep));
+        return relays.holding;
+      });
+      sweep.wake();
+      ctx.onClose(() => sweep?.stop());
     }
     // after the process engine's onShutdown stopped the processes that read the relays
     ctx.onClose(() => relays.close());

@@ -20,6 +20,8 @@ export interface RelaysOptions {
   /** Error frames set through the API, by relay key; kept across relay restarts and reloads. */
   frames: Map<string, Buffer>;
   log: Logger;
+  /** A port was taken for a relay key (the sweep runs while any is held). */
+  onHold?: () => void;
 }
 
 /** How often a port the machine has taken is skipped before the start gives up. */
@@ -51,6 +53,9 @@ export class RelayRegistry {
 
   get enabled(): boolean { return this.#o.enabled; }
 
+  /** Whether a port is held (every relay holds one): the sweep has something to look at. */
+  get holding(): boolean { return this.#held.size > 0; }
+
   /** The running relay of (process, input), if any. */
   get(processId: string, inputId: string): RelayEntry | undefined {
     return this.#relays.get(relayKey(processId, inputId));
@@ -75,6 +80,7 @@ export class RelayRegistry {
       this.#o.pool.release(port);
     }
     for (const k of wanted) if (!this.#held.has(k)) this.#held.set(k, this.#o.pool.acquire()!);
+    if (wanted.length) this.#o.onHold?.();
     return undefined;
   }
 
@@ -217,6 +223,7 @@ export class RelayRegistry {
       const port = this.#held.get(key) ?? this.#o.pool.acquire(busy);
       if (port === undefined) return exhausted(this.#o.pool.min, this.#o.pool.max);
       this.#held.set(key, port);
+      this.#o.onHold?.();
       const log = this.#o.log.child({ process: processId, input: input.id, port });
       const list = input.address.startsWith(PLAYLIST) ? input.address.slice(PLAYLIST.length) : undefined;
       const relay = this.#o.create({

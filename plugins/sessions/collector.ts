@@ -15,6 +15,7 @@ export interface CollectorSettings {
   collectable: ((ip: string) => boolean) | undefined;
   /** The registry's bitrate admission check (reference 11.6), for collectors with limits. */
   bitrateFull?: (extraRx: number) => boolean;
+  onRegister?: () => void; // a session registered: the registry's tick starts
 }
 
 interface Live {
@@ -47,6 +48,7 @@ export class Collector implements SessionCollector {
 
   register(id: string, info: SessionInfo, active = false): void {
     if (this.#live.has(id)) return;
+    this.settings.onRegister?.();
     const now = Date.now();
     this.#live.set(id, {
       id, createdAt: Math.floor(now / 1000), active, lastMs: now, rx: new Rate(), tx: new Rate(),
@@ -56,10 +58,7 @@ export class Collector implements SessionCollector {
 
   activate(id: string): void {
     const s = this.#live.get(id);
-    if (s && !s.active) {
-      s.active = true;
-      s.lastMs = Date.now();
-    }
+    if (s && !s.active) Object.assign(s, { active: true, lastMs: Date.now() });
   }
 
   ingress(id: string, bytes: number): void {
@@ -133,13 +132,15 @@ export class Collector implements SessionCollector {
     return { rx: this.#all.rx.bitrate(now), tx: this.#all.tx.bitrate(now) };
   }
 
-  /** Once a second: idle and never-activated sessions close, the top rate moves. */
-  tick(now: number): void {
+  /** Once a second: idle and never-activated sessions close, the top rate moves; true while either is left. */
+  tick(now: number): boolean {
     for (const s of this.#live.values()) {
       const limit = s.active ? this.settings.idleMs : this.settings.pendingMs;
       if (now - s.lastMs >= limit) this.close(s.id);
     }
-    this.topTx = Math.max(this.rates().tx, this.topTx * 0.95);
+    const top = Math.max(this.rates().tx, this.topTx * 0.95);
+    this.topTx = top < 1 ? 0 : top;
+    return this.#live.size > 0 || this.topTx > 0;
   }
 
   /** Closes every session (the collector stops); active ones go to the history. */

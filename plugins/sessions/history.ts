@@ -36,11 +36,8 @@ export class History {
 
   add(info: Required<SessionInfo>, rx: number, tx: number): void {
     const key = `${info.location}:${info.peer}:${info.reference}`;
-    let e = this.#entries.get(key);
-    if (!e) {
-      e = { location: info.location, peer: info.peer, reference: info.reference, total_sessions: 0, total_rxbytes: 0, total_txbytes: 0 };
-      this.#entries.set(key, e);
-    }
+    const e = this.#entries.get(key) ?? { location: info.location, peer: info.peer, reference: info.reference, total_sessions: 0, total_rxbytes: 0, total_txbytes: 0 };
+    this.#entries.set(key, e);
     e.total_sessions++;
     e.total_rxbytes += rx;
     e.total_txbytes += tx;

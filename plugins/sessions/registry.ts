@@ -1,7 +1,7 @@
 import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { writeFileAtomic } from '../../sdk/index.ts';
+import { IdleTick, writeFileAtomic } from '../../sdk/index.ts';
 import type { CollectorOptions, SessionsService } from './api.ts';
 import type { SessionsConfig, SessionSummary } from './schema.ts';
 import { Collector } from './collector.ts';
@@ -24,7 +24,8 @@ export class SessionRegistry implements SessionsService {
   readonly #persistDir: string | undefined;
   readonly #log: Logger;
   readonly #histories: Map<string, History>;
-  #timers: NodeJS.Timeout[] = [];
+  #persist: NodeJS.Timeout | undefined;
+  #tick: IdleTick | undefined;
 
   /** `histories` outlives the registry (kept across config reloads); files are read once per name. */
   constructor(cfg: SessionsConfig, persistDir: string | undefined, log: Logger, histories = new Map<string, History>()) {
@@ -48,6 +49,7 @@ export class SessionRegistry implements SessionsService {
       maxTxBitrate: limits ? maxTx : 0,
       collectable: limits ? this.#collectable : undefined,
       bitrateFull: limits && maxTx > 0 ? (extraRx) => this.#egressTop() * 1.15 + 2 * extraRx >= maxTx : undefined,
+      onRegister: () => this.#tick?.wake(),
     }, this.#history(name));
     this.#collectors.set(name, c);
     return c;
@@ -80,28 +82,30 @@ export class SessionRegistry implements SessionsService {
     };
   }
 
-  /** Starts the periodic history writes and the tick, between `beforeTick` and `afterTick`. */
+  /**
+   * Starts the periodic history writes and the tick, between `beforeTick` and `afterTick`; the tick stops
+   * once no collector holds a session or a top rate (issue 46.2: idle, nothing wakes), a registration restarts it.
+   */
   start(beforeTick?: () => void, afterTick?: () => void): void {
-    const tick = setInterval(() => {
+    this.#tick = new IdleTick(1000, () => {
       beforeTick?.();
       const now = Date.now();
-      for (const c of this.#collectors.values()) c.tick(now);
+      let busy = false;
+      for (const c of this.#collectors.values()) busy = c.tick(now) || busy;
       afterTick?.();
-    }, 1000);
-    tick.unref();
-    this.#timers.push(tick);
+      return busy;
+    });
+    this.#tick.wake();
     const every = this.#cfg.persist_interval_sec;
     if (this.#persistDir && every > 0) {
-      const t = setInterval(() => void this.save().catch((err: Error) => this.#log.warn({ err }, 'writing the sessions history failed')), every * 1000);
-      t.unref();
-      this.#timers.push(t);
+      this.#persist = setInterval(() => void this.save().catch((err: Error) => this.#log.warn({ err }, 'writing the sessions history failed')), every * 1000).unref();
     }
   }
 
   /** Stops the timers, closes every session (active ones go to the history) and writes the history. */
   async stop(): Promise<void> {
-    for (const t of this.#timers) clearInterval(t);
-    this.#timers = [];
+    clearInterval(this.#persist);
+    this.#tick?.stop();
     for (const c of this.#collectors.values()) c.closeAll();
     await this.save();
   }

@@ -1,4 +1,4 @@
-import { readFileSync, statfsSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { MetricCollector, MetricDescription, MetricValue } from '../api.ts';
 import {
@@ -12,6 +12,49 @@ function read(path: string): string | undefined {
     return readFileSync(path, 'utf8');
   } catch {
     return undefined;
+  }
+}
+
+/** One buffer for every kept file's read (a sample reads them one after the other, synchronously). */
+const KEPT_BYTES = 16 * 1024;
+let keptBuffer: Buffer | undefined;
+
+/**
+ * A /proc or cgroup file the collector reads every sample: kept open and read again from its start
+ * (the kernel makes its text anew for each read at offset 0), one system call and no file-system
+ * code per read: an idle service's samples are most of its CPU (issue 46.2). Text longer than the
+ * buffer (a machine with hundreds of interfaces) is read whole the ordinary way.
+ */
+class KeptFile {
+  readonly #path: string;
+  /** null: could not be opened (read the ordinary way, which answers undefined for a missing file). */
+  #fd: number | null | undefined;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  read(): string | undefined {
+    if (this.#fd === undefined) {
+      try {
+        this.#fd = openSync(this.#path, 'r');
+      } catch {
+        this.#fd = null;
+      }
+    }
+    if (this.#fd === null) return read(this.#path);
+    const buf = (keptBuffer ??= Buffer.allocUnsafe(KEPT_BYTES));
+    try {
+      const n = readSync(this.#fd, buf, 0, KEPT_BYTES, 0);
+      return n < KEPT_BYTES ? buf.toString('latin1', 0, n) : read(this.#path);
+    } catch {
+      return read(this.#path);
+    }
+  }
+
+  close(): void {
+    if (typeof this.#fd === 'number') closeSync(this.#fd);
+    this.#fd = undefined;
   }
 }
 
@@ -53,6 +96,11 @@ export class SystemCollector implements MetricCollector {
   #cpuAt = 0;
   #cpuLast: CpuTimes | undefined;
   #cpu = { system: 0, user: 0, idle: 100, other: 0 };
+  readonly #stat = new KeptFile('/proc/stat');
+  readonly #meminfo = new KeptFile('/proc/meminfo');
+  readonly #netdev = new KeptFile('/proc/net/dev');
+  readonly #memLimit: KeptFile;
+  readonly #memUsed: KeptFile;
 
   constructor(diskDir: string) {
     this.#diskDir = diskDir;
@@ -60,6 +108,14 @@ export class SystemCollector implements MetricCollector {
       ? parseCpuMax(read(`${this.#cg}/cpu.max`) ?? 'max')
       : parseCfsQuota(read('/sys/fs/cgroup/cpu/cpu.cfs_quota_us') ?? '-1', read('/sys/fs/cgroup/cpu/cpu.cfs_period_us') ?? '100000');
     this.#ncpu = Math.min(availableParallelism(), quota ?? Infinity);
+    const v1 = '/sys/fs/cgroup/memory';
+    this.#memLimit = new KeptFile(this.#cg !== undefined ? `${this.#cg}/memory.max` : `${v1}/memory.limit_in_bytes`);
+    this.#memUsed = new KeptFile(this.#cg !== undefined ? `${this.#cg}/memory.current` : `${v1}/memory.usage_in_bytes`);
+  }
+
+  /** Closes the files it keeps open. */
+  close(): void {
+    for (const f of [this.#stat, this.#meminfo, this.#netdev, this.#memLimit, this.#memUsed]) f.close();
   }
 
   describe(): readonly MetricDescription[] {
@@ -78,7 +134,7 @@ export class SystemCollector implements MetricCollector {
     );
     const mem = this.#memory();
     if (mem) out.push({ name: 'mem_total', labels: NO_LABELS, value: mem.total }, { name: 'mem_free', labels: NO_LABELS, value: mem.free });
-    for (const n of parseNetDev(read('/proc/net/dev') ?? '')) {
+    for (const n of parseNetDev(this.#netdev.read() ?? '')) {
       const labels = { interface: n.name };
       out.push({ name: 'net_rx', labels, value: n.rx }, { name: 'net_tx', labels, value: n.tx });
     }
@@ -95,7 +151,7 @@ export class SystemCollector implements MetricCollector {
   #cpuPercent(): { system: number; user: number; idle: number; other: number } {
     const now = Date.now();
     if (now - this.#cpuAt < 1000) return this.#cpu;
-    const t = parseProcStat(read('/proc/stat') ?? '');
+    const t = parseProcStat(this.#stat.read() ?? '');
     if (!t) return this.#cpu;
     const p = this.#cpuLast;
     // the first read has no predecessor: the averages since boot
@@ -110,13 +166,11 @@ export class SystemCollector implements MetricCollector {
   }
 
   #memory(): { total: number; free: number } | undefined {
-    const m = parseMeminfo(read('/proc/meminfo') ?? '');
+    const m = parseMeminfo(this.#meminfo.read() ?? '');
     if (!m) return undefined;
-    const v1 = '/sys/fs/cgroup/memory';
-    const limitText = this.#cg !== undefined ? read(`${this.#cg}/memory.max`) : read(`${v1}/memory.limit_in_bytes`);
-    const limit = parseMemoryLimit(limitText ?? 'max', m.total);
+    const limit = parseMemoryLimit(this.#memLimit.read() ?? 'max', m.total);
     if (limit === undefined) return { total: m.total, free: m.available };
-    const used = Number((this.#cg !== undefined ? read(`${this.#cg}/memory.current`) : read(`${v1}/memory.usage_in_bytes`)) ?? 0);
+    const used = Number(this.#memUsed.read() ?? 0);
     return { total: limit, free: Math.max(0, Math.min(m.available, limit - (Number.isFinite(used) ? used : 0))) };
   }
 }

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { memoryLimitOf, runtimeEnv, runtimeFlags, threadsSettingOf } from '../../../core/runtime/flags.ts';
-import { GROWTH_BYTES, MIN_GAP_MS, TRIM_GROWTH_BYTES, shouldReduce, shouldTrim, startQuietCollector } from '../../../core/runtime/quiet-gc.ts';
+import {
+  GROWTH_BYTES, MIN_GAP_MS, QUIET_CHECK_MAX_MS, QUIET_CHECK_MS, TRIM_GROWTH_BYTES, nextCheckMs, shouldReduce, shouldTrim, startQuietCollector,
+} from '../../../core/runtime/quiet-gc.ts';
 import { mallocTrim } from '../../../core/runtime/malloc-trim.ts';
 import { existsSync } from 'node:fs';
 
@@ -50,6 +52,16 @@ t.test('the quiet collector reduces once after boot, then only after growth, whe
   while (collector.reductions === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   t.equal(collector.reductions, 1, 'the first quiet look reduces');
   t.same(calls[0], { type: 'major', execution: 'sync', flavor: 'last-resort' }, 'a memory-reducing collection');
+});
+
+// issue 46.2: an idle service woke every 2 s for this look
+t.test('the quiet collector looks less often while nothing happens, at once again after anything', async (t) => {
+  let wait = QUIET_CHECK_MS;
+  const waits = [];
+  for (let i = 0; i < 5; i++) waits.push((wait = nextCheckMs(wait, true)));
+  t.same(waits, [4_000, 8_000, 16_000, 16_000, 16_000], 'doubling up to the longest wait');
+  t.equal(QUIET_CHECK_MAX_MS, 16_000);
+  t.equal(nextCheckMs(16_000, false), QUIET_CHECK_MS, 'a busy look, a reduction, a trim or growth: back to 2 s');
 });
 
 t.test('a quiet look trims malloc after a reduction or RSS growth, never while busy', async (t) => {
