@@ -24,8 +24,9 @@
 
 namespace host {
 
-// libsrt's receive thread's wait for a datagram while no socket is open (see Listener::Quiet).
-constexpr long kQuietTimeoutMs = 500;
+// libsrt's receive thread's wait for a datagram while no socket is open (see Listener::Quiet); a
+// stop wakes it with a datagram of its own instead of waiting this long (Listener::WakeReceiver).
+constexpr long kQuietTimeoutMs = 4000;
 
 // START's fields, in protocol.ts's START_FIELDS order.
 struct Settings {
@@ -81,7 +82,7 @@ class Listener {
     udp_ = udp;
     socklen_t tlen = sizeof busyTimeout_;
     getsockopt(udp_, SOL_SOCKET, SO_RCVTIMEO, &busyTimeout_, &tlen);  // what libsrt set
-    sockaddr_storage bound{};
+    sockaddr_storage& bound = bound_;
     int blen = sizeof bound;
     srt_getsockname(lsn_, reinterpret_cast<sockaddr*>(&bound), &blen);
     eid_ = srt_epoll_create();
@@ -96,7 +97,11 @@ class Listener {
   // Joins the worker (it never waits longer than one epoll wait), then closes every socket.
   void Stop() {
     if (!running_.exchange(false)) return;
-    { std::lock_guard<std::mutex> lock(idleMu_); }
+    {
+      std::lock_guard<std::mutex> lock(idleMu_);
+      Quiet(false);
+    }
+    WakeReceiver();
     idle_.notify_one();
     worker_.join();
     std::map<SRTSOCKET, ConnPtr> live;
@@ -236,7 +241,7 @@ class Listener {
   // admits wakes it; one it refuses does not.
   bool AwaitWork() {
     std::unique_lock<std::mutex> lock(idleMu_);
-    if (gate_.Open() == 0) Quiet(true);
+    if (running_ && gate_.Open() == 0) Quiet(true);  // never after Stop undid it
     idle_.wait(lock, [this] { return !running_ || gate_.Open() > 0; });
     return running_;
   }
@@ -245,11 +250,34 @@ class Listener {
   // (100 us, a few ms once the kernel rounds it: 125 wake-ups a second) and runs its connections'
   // timers between. With no socket open there are no timers: it may wait longer (a datagram still
   // wakes it at once, and the handshake that opens a socket, on that thread, shortens it again).
-  // What it costs: a stop waits up to kQuietTimeoutMs for that thread.
+  // A stop wakes it (WakeReceiver); without that it would wait up to kQuietTimeoutMs.
   void Quiet(bool quiet) {
     if (udp_ < 0 || quiet == quiet_.exchange(quiet)) return;
-    timeval t = quiet ? timeval{0, kQuietTimeoutMs * 1000} : busyTimeout_;
+    timeval t = quiet ? timeval{kQuietTimeoutMs / 1000, (kQuietTimeoutMs % 1000) * 1000} : busyTimeout_;
     setsockopt(udp_, SOL_SOCKET, SO_RCVTIMEO, &t, sizeof t);
+  }
+
+  // A stop: libsrt's receive thread may be in its quiet wait; one datagram to the listener's own
+  // port (a data packet for socket 0, which libsrt drops; the prefilter passes data packets)
+  // returns it to its loop, which now waits its short timeout and sees the close at once.
+  void WakeReceiver() {
+    sockaddr_storage to = bound_;
+    socklen_t len = sizeof(sockaddr_in);
+    if (to.ss_family == AF_INET6) {
+      auto* a = reinterpret_cast<sockaddr_in6*>(&to);
+      if (IN6_IS_ADDR_UNSPECIFIED(&a->sin6_addr)) a->sin6_addr = in6addr_loopback;
+      len = sizeof(sockaddr_in6);
+    } else if (to.ss_family == AF_INET) {
+      auto* a = reinterpret_cast<sockaddr_in*>(&to);
+      if (a->sin_addr.s_addr == htonl(INADDR_ANY)) a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    } else {
+      return;
+    }
+    int fd = socket(to.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return;
+    const char zero[16] = {};
+    sendto(fd, zero, sizeof zero, 0, reinterpret_cast<sockaddr*>(&to), len);
+    close(fd);
   }
 
   void Run() {
@@ -347,6 +375,7 @@ class Listener {
   std::mutex idleMu_;
   std::condition_variable idle_;
   int udp_ = -1;  // the listener's UDP socket (libsrt's, once acquired)
+  sockaddr_storage bound_{};  // its address
   timeval busyTimeout_{};
   std::atomic<bool> quiet_{false};
   std::mutex namesMu_;
