@@ -15,8 +15,8 @@ function read(path: string): string | undefined {
   }
 }
 
-/** One buffer for every kept file's read (a sample reads them one after the other, synchronously). */
-const KEPT_BYTES = 16 * 1024;
+/** One buffer for every kept file's read (a sample reads them one after the other, synchronously); /proc/stat of a big machine is tens of KB. */
+const KEPT_BYTES = 64 * 1024;
 let keptBuffer: Buffer | undefined;
 
 /**
