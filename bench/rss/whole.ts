@@ -19,7 +19,8 @@ import { freePort } from '../llhls/common.ts';
  * With `--srt-subscribers N`, then: one SRT publisher, N SRT subscribers for `--hold` seconds, and the
  * helpers' memory while they watch and 5, 15 and 30 s after they left (the publisher stays): what a
  * host gives back (issue 46.2).
- * Run: `node bench/rss/whole.ts [--settle 10] [--window 30] [--srt-subscribers 50] [--hold 20] [--write [tag]]`;
+ * `--metrics-off`: the same with `metrics.enable` off (the history's sampling is most of an idle main's CPU).
+ * Run: `node bench/rss/whole.ts [--settle 10] [--window 30] [--metrics-off] [--srt-subscribers 50] [--hold 20] [--write [tag]]`;
  * writes bench/results/whole-idle-<date>[-tag].md.
  */
 
@@ -34,6 +35,8 @@ const WINDOW_S = Number(opt('window', '30'));
 const SUBSCRIBERS = Number(opt('srt-subscribers', '0'));
 const HOLD_S = Number(opt('hold', '20'));
 const WRITE = args.includes('--write');
+// what the metrics' sampling costs an idle service: the same with `metrics.enable` off
+const METRICS_OFF = args.includes('--metrics-off');
 const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -93,7 +96,7 @@ async function main(): Promise<void> {
     api: { auth: { enable: true, username: 'admin', password: 'secret', jwt: { secret: 'bench-jwt-secret-0123456789abcdef' } } },
     storage: { memory: { auth: { enable: true, username: 'mem', password: 'memsecret' } } },
     rtmp: { enable: true, address: '127.0.0.1:0' }, srt: { enable: true, address: `127.0.0.1:${srtPort}` },
-    webrtc: { enable: true, bind_address: '127.0.0.1' }, sessions: { enable: true }, metrics: { enable: true, enable_prometheus: true },
+    webrtc: { enable: true, bind_address: '127.0.0.1' }, sessions: { enable: true }, metrics: { enable: !METRICS_OFF, enable_prometheus: true },
     playout: { enable: true, min_port: 41000, max_port: 41020 }, recordings: { enable: true }, log: { level: 'warn' },
   });
   const load0 = uptime();
@@ -113,7 +116,7 @@ async function main(): Promise<void> {
       `# The whole service idle, every plugin on (issue 46.2), ${new Date().toISOString()}`, '',
       `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. Commit: ${head()}.`,
       `uptime before: \`${load0}\`; after: \`${uptime()}\`.`,
-      `Started as \`npm start\` runs it; RTMP, SRT, WebRTC, sessions, metrics, playout, recordings, memfs with credentials, API auth on;`,
+      `Started as \`npm start\` runs it; RTMP, SRT, WebRTC, sessions, ${METRICS_OFF ? '' : 'metrics, '}playout, recordings, memfs with credentials, API auth on${METRICS_OFF ? ' (metrics off)' : ''};`,
       `no process, no client. Figures ${SETTLE_S} s after the banner; CPU over the next ${WINDOW_S} s.`, '',
       'RSS counts every page a process maps, also those it shares with others (the runtime\'s binary, read once for main and the',
       'SRT host): their sum counts shared pages twice. Pss divides each shared page among its sharers (the sum counts every page',
