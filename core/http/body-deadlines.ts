@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IdleTick } from '../../sdk/idle-tick.ts';
 import { requestHasBody } from '../../sdk/linger-close.ts';
 import { CHECK_INTERVAL_MS } from './listener-bounds.ts';
 
@@ -23,7 +24,11 @@ export class BodyDeadlines {
   readonly #live = new Set<Tracked>();
   readonly #isStreamed: (req: IncomingMessage) => boolean;
   #timeoutMs: number;
-  #timer: NodeJS.Timeout | undefined;
+  /** The sweep, while bodies are tracked. */
+  readonly #tick = new IdleTick(CHECK_INTERVAL_MS, () => {
+    this.sweep();
+    return this.#live.size > 0;
+  });
 
   /** `isStreamed`: which bodies get the idle rule only (all of them when it always says true). */
   constructor(timeoutMs: number, isStreamed: (req: IncomingMessage) => boolean) {
@@ -35,13 +40,16 @@ export class BodyDeadlines {
 
   get size(): number { return this.#live.size; }
 
+  /** Whether the sweep's timer runs (only while bodies are tracked). */
+  get sweeping(): boolean { return this.#tick.ticking; }
+
   track(req: IncomingMessage, res: ServerResponse): void {
     if (req.complete || !requestHasBody(req)) return;
     const now = Date.now();
     const t: Tracked = { req, res, start: now, bytes: req.socket?.bytesRead ?? 0, progress: now };
     this.#live.add(t);
     res.once('close', () => this.#live.delete(t));
-    this.#timer ??= setInterval(() => this.sweep(), CHECK_INTERVAL_MS).unref();
+    this.#tick.wake();
   }
 
   /** Cuts the bodies past their deadline (the timer calls it; tests may too). */
@@ -66,7 +74,6 @@ export class BodyDeadlines {
       const streamed = this.#isStreamed(t.req);
       if (streamed ? now - t.progress >= this.#timeoutMs : now - t.start >= this.#timeoutMs) this.#cut(t, streamed);
     }
-    if (this.#live.size === 0) this.close();
   }
 
   #cut(t: Tracked, streamed: boolean): void {
@@ -95,9 +102,9 @@ export class BodyDeadlines {
     });
   }
 
+  /** Ends the sweep for good (the listener closed). */
   close(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#tick.stop();
     this.#live.clear();
   }
 }

@@ -38,6 +38,30 @@ export class Bucket {
   }
 
   /**
+   * GET of the whole object: what it is (size, ETag, as of this one answer) and its body, held
+   * unread (the socket's buffers) until the reader takes or drops it. Undefined when missing.
+   * One answer for both: an object rewritten after it (a playlist) cannot fail the body.
+   */
+  async get(path: string): Promise<{ head: ObjectHead; body: Readable } | undefined> {
+    // the deadline is for the headers: an abort after them would cut the body a reader is taking
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), TIMEOUTS.callMs);
+    let r;
+    try {
+      r = await this.client.send(new GetObjectCommand({ Bucket: this.name, Key: keyOf(path) }), { abortSignal: abort.signal });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    const mtimeMs = r.LastModified?.getTime() ?? 0;
+    const size = r.ContentLength ?? 0;
+    const body = (r.Body as Readable | undefined) ?? Readable.from([]);
+    return { head: { size, mtimeMs, etag: r.ETag ?? `"${size.toString(16)}-${mtimeMs.toString(16)}"`, mime: r.ContentType }, body };
+  }
+
+  /**
    * Bytes `start..end` of an object as a stream that starts at once: the GET runs behind it (its
    * headers within the call deadline), the body flows as the reader takes it, never held whole.
    */
@@ -50,6 +74,12 @@ export class Bucket {
       .then((r) => {
         clearTimeout(timer);
         const body = r.Body as Readable | undefined;
+        // a store that ignores If-Match (some do) is held to it here: another version's bytes are no answer
+        const changed = (etag !== undefined && r.ETag !== undefined && r.ETag !== etag) || (r.ContentLength !== undefined && r.ContentLength !== end - start + 1);
+        if (changed) {
+          body?.destroy();
+          return void out.destroy(new Error(`${path} changed since it was opened`));
+        }
         if (!body) return void out.end();
         body.on('error', (e) => out.destroy(e));
         body.pipe(out);

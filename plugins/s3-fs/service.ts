@@ -4,7 +4,7 @@ import type {
 } from '../../sdk/index.ts';
 import { GlobMatchers } from '../../sdk/index.ts';
 import { apiErrorOf, TIMEOUTS } from './client.ts';
-import { Bucket, globPrefix } from './objects.ts';
+import { Bucket, globPrefix, type ObjectHead } from './objects.ts';
 import { UploadQueue, type BufferBudget, type Outcome, type PendingOp } from './pending.ts';
 import { s3Errors } from './errors.ts';
 import { UsageScan } from './usage.ts';
@@ -62,8 +62,8 @@ function iterate(body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): AsyncI
 }
 
 /**
- * One `storage.s3` entry as a filesystem: the objects of a bucket by path. Reads go to S3 (HEAD,
- * ranged GETs streamed); writes are stored in S3 before the answer when S3 is healthy, and kept in
+ * One `storage.s3` entry as a filesystem: the objects of a bucket by path. Reads go to S3 (a GET
+ * streamed; ranges of the version opened); writes are stored in S3 before the answer when S3 is healthy, and kept in
  * the bounded upload buffer and retried when it is not, so writers (ffmpeg's HLS) lose nothing in
  * an outage and readers get the buffered files meanwhile.
  */
@@ -145,13 +145,38 @@ export class S3Filesystem implements FilesystemService {
   async open(path: string, hint?: FsOpenHint): Promise<FsNode | undefined> {
     const op = this.#queue.get(path);
     if (op) return op.kind === 'put' ? { kind: 'file', path, file: this.#buffered(path, op) } : undefined;
-    const h = await this.#call('stat', () => this.#bucket.head(path));
-    if (!h) return undefined;
-    const file: FsFile = {
-      size: h.size, mtimeMs: h.mtimeMs, etag: h.etag, mime: this.#mimeOf(path), lastModified: new Date(h.mtimeMs).toUTCString(),
-      stream: hint?.head ? undefined : (start, end) => this.#bucket.range(path, start, end, h.etag),
+    if (hint?.head) {
+      const h = await this.#call('stat', () => this.#bucket.head(path));
+      return h && { kind: 'file', path, file: this.#fileOf(path, h) };
+    }
+    const got = await this.#call('read', () => this.#bucket.get(path));
+    if (!got) return undefined;
+    const { head: h, body } = got;
+    // the GET's own body serves a whole read; a range (or a second read) asks for its bytes of this version
+    let held: Readable | undefined = body;
+    const drop = () => {
+      clearTimeout(guard);
+      held?.destroy();
+      held = undefined;
     };
+    // a reader that neither takes nor releases it (it should) frees the connection after a call's deadline
+    const guard = setTimeout(drop, TIMEOUTS.callMs).unref();
+    const file = this.#fileOf(path, h, (start, end) => {
+      if (held !== undefined && start === 0 && end === h.size - 1) {
+        const taken = held;
+        held = undefined;
+        clearTimeout(guard);
+        return taken;
+      }
+      drop();
+      return this.#bucket.range(path, start, end, h.etag);
+    });
+    file.release = drop;
     return { kind: 'file', path, file };
+  }
+
+  #fileOf(path: string, h: ObjectHead, stream?: FsFile['stream']): FsFile {
+    return { size: h.size, mtimeMs: h.mtimeMs, etag: h.etag, mime: this.#mimeOf(path), lastModified: new Date(h.mtimeMs).toUTCString(), stream };
   }
 
   #buffered(path: string, op: PendingOp & { kind: 'put' }): FsFile {

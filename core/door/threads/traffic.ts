@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { normalizeIp } from '../../../sdk/client-address.ts';
+import { IdleTick } from '../../../sdk/idle-tick.ts';
 import type { ThreadTraffic } from './module.ts';
 
 const REPORT_MS = 1_000;
@@ -16,8 +17,11 @@ export class ThreadTrafficMeter {
   readonly #live = new Map<Socket, Seen>();
   readonly #pending = new Map<string, ThreadTraffic>();
   readonly #send: (peers: ThreadTraffic[]) => void;
-  /** The reports' timer, while connections live or bytes wait (an idle service does not wake for it). */
-  #timer: NodeJS.Timeout | undefined;
+  /** The reports, while connections live (an idle service does not wake for them); the last one flushes what they left. */
+  readonly #tick = new IdleTick(REPORT_MS, () => {
+    this.flush();
+    return this.#live.size > 0;
+  });
   readonly #server: Server;
   readonly #onConnection: (socket: Socket) => void;
 
@@ -32,8 +36,7 @@ export class ThreadTrafficMeter {
       if (opts.skip?.(socket)) return;
       const seen = { rx: 0, tx: 0 };
       this.#live.set(socket, seen);
-      // unref: a thread ends when its listener closes
-      this.#timer ??= setInterval(() => this.flush(), REPORT_MS).unref();
+      this.#tick.wake();
       socket.once('close', () => {
         this.#count(socket, seen);
         this.#live.delete(socket);
@@ -59,12 +62,13 @@ export class ThreadTrafficMeter {
     seen.tx = tx;
   }
 
+  /** Whether the reports' timer runs (only while connections live, and once after). */
+  get reporting(): boolean {
+    return this.#tick.ticking;
+  }
+
   flush(): void {
     for (const [socket, seen] of this.#live) this.#count(socket, seen);
-    if (this.#live.size === 0) {
-      clearInterval(this.#timer);
-      this.#timer = undefined;
-    }
     if (this.#pending.size === 0) return;
     const peers = [...this.#pending.values()];
     this.#pending.clear();
@@ -72,7 +76,7 @@ export class ThreadTrafficMeter {
   }
 
   close(): void {
-    clearInterval(this.#timer);
+    this.#tick.stop();
     this.#server.off('connection', this.#onConnection);
     this.flush();
   }
