@@ -29,8 +29,14 @@ t.test('Chromium plays an RTMP stream over WHEP from the player page; the sessio
   }, { what: 'an active webrtc session with traffic' });
   t.match(active[0], { local: 'play:live/cam' }, 'the sessions plugin counts the viewer');
 
-  await page.close({ runBeforeUnload: true });
+  // the page's own end (its `pagehide`: the WHEP DELETE and the peer's close), fired in the page: a
+  // browser closing a tab on a loaded box may kill the renderer before it runs any handler (then ICE
+  // consent ends the session ~27 s later: feeds.test.ts covers that way), so the close waits for it
+  const closing = performance.now();
+  await page.evaluate(() => { dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false })); });
   await waitFor(async () => (await app.request('GET', '/api/v3/webrtc')).body.length === 0, { timeout: 20_000, what: 'the session ended with the page' });
+  t.pass(`the session ended ${Math.round(performance.now() - closing)} ms after the page's pagehide`);
+  await page.close({ runBeforeUnload: true });
   await waitFor(async () => (await app.request('GET', '/api/v3/session/active?collectors=webrtc')).body.webrtc.length === 0, { what: 'and is no longer active' });
 });
 
