@@ -15,6 +15,20 @@ export const MULTIPART = { partSize: 8 * 1024 * 1024, queueSize: 2 };
 
 const keyOf = (path: string) => path.replace(/^\/+/, '');
 
+/** What a HEAD's or a GET's answer says of the object. */
+function headOf(r: { LastModified?: Date; ContentLength?: number; ETag?: string; ContentType?: string }): ObjectHead {
+  const mtimeMs = r.LastModified?.getTime() ?? 0;
+  const size = r.ContentLength ?? 0;
+  return { size, mtimeMs, etag: r.ETag ?? `"${size.toString(16)}-${mtimeMs.toString(16)}"`, mime: r.ContentType };
+}
+
+/** A GET's deadline for its headers only (an abort after them would cut a body being read): `done()` once they came. */
+function headersDeadline(): { signal: AbortSignal; abort(): void; done(): void } {
+  const c = new AbortController();
+  const timer = setTimeout(() => c.abort(), TIMEOUTS.callMs);
+  return { signal: c.signal, abort: () => c.abort(), done: () => clearTimeout(timer) };
+}
+
 /** The S3 calls of one bucket, each with its deadline. */
 export class Bucket {
   readonly client: S3Client;
@@ -27,10 +41,7 @@ export class Bucket {
   /** HEAD; undefined when there is no such object. */
   async head(path: string): Promise<ObjectHead | undefined> {
     try {
-      const r = await this.client.send(new HeadObjectCommand({ Bucket: this.name, Key: keyOf(path) }), { abortSignal: deadline() });
-      const mtimeMs = r.LastModified?.getTime() ?? 0;
-      const size = r.ContentLength ?? 0;
-      return { size, mtimeMs, etag: r.ETag ?? `"${size.toString(16)}-${mtimeMs.toString(16)}"`, mime: r.ContentType };
+      return headOf(await this.client.send(new HeadObjectCommand({ Bucket: this.name, Key: keyOf(path) }), { abortSignal: deadline() }));
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -43,22 +54,16 @@ export class Bucket {
    * One answer for both: an object rewritten after it (a playlist) cannot fail the body.
    */
   async get(path: string): Promise<{ head: ObjectHead; body: Readable } | undefined> {
-    // the deadline is for the headers: an abort after them would cut the body a reader is taking
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), TIMEOUTS.callMs);
-    let r;
+    const d = headersDeadline();
     try {
-      r = await this.client.send(new GetObjectCommand({ Bucket: this.name, Key: keyOf(path) }), { abortSignal: abort.signal });
+      const r = await this.client.send(new GetObjectCommand({ Bucket: this.name, Key: keyOf(path) }), { abortSignal: d.signal });
+      return { head: headOf(r), body: (r.Body as Readable | undefined) ?? Readable.from([]) };
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
     } finally {
-      clearTimeout(timer);
+      d.done();
     }
-    const mtimeMs = r.LastModified?.getTime() ?? 0;
-    const size = r.ContentLength ?? 0;
-    const body = (r.Body as Readable | undefined) ?? Readable.from([]);
-    return { head: { size, mtimeMs, etag: r.ETag ?? `"${size.toString(16)}-${mtimeMs.toString(16)}"`, mime: r.ContentType }, body };
   }
 
   /**
@@ -67,12 +72,11 @@ export class Bucket {
    */
   range(path: string, start: number, end: number, etag?: string): Readable {
     const out = new PassThrough();
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), TIMEOUTS.callMs);
-    out.on('close', () => abort.abort());
-    this.client.send(new GetObjectCommand({ Bucket: this.name, Key: keyOf(path), Range: `bytes=${start}-${end}`, IfMatch: etag }), { abortSignal: abort.signal })
+    const d = headersDeadline();
+    out.on('close', () => d.abort());
+    this.client.send(new GetObjectCommand({ Bucket: this.name, Key: keyOf(path), Range: `bytes=${start}-${end}`, IfMatch: etag }), { abortSignal: d.signal })
       .then((r) => {
-        clearTimeout(timer);
+        d.done();
         const body = r.Body as Readable | undefined;
         // a store that ignores If-Match (some do) is held to it here: another version's bytes are no answer
         const changed = (etag !== undefined && r.ETag !== undefined && r.ETag !== etag) || (r.ContentLength !== undefined && r.ContentLength !== end - start + 1);
@@ -84,7 +88,7 @@ export class Bucket {
         body.on('error', (e) => out.destroy(e));
         body.pipe(out);
       }, (err: Error) => {
-        clearTimeout(timer);
+        d.done();
         out.destroy(err);
       });
     return out;
