@@ -28,6 +28,33 @@ export const TS_SYNC = 0x47;
  */
 export const TS_WRAP = 2 ** 33;
 
+/**
+ * PMT stream types the remux reads and writes: H.264, AAC in ADTS, MPEG-1 and MPEG-2 audio.
+ *
+ * @example
+ * if (s.streamType === TS_ST.h264) follow(s.pid);
+ */
+export const TS_ST = Object.freeze({ h264: 0x1b, aacAdts: 0x0f, mpeg1Audio: 0x03, mpeg2Audio: 0x04 });
+
+const CRC_TABLE = new Uint32Array(256);
+for (let i = 0; i < 256; i++) {
+  let c = i << 24;
+  for (let k = 0; k < 8; k++) c = (c & 0x80000000) !== 0 ? (c << 1) ^ 0x04c11db7 : c << 1;
+  CRC_TABLE[i] = c >>> 0;
+}
+
+/**
+ * CRC-32/MPEG-2 of `buf[start, end)`: a section's CRC over its bytes with the CRC included is 0.
+ *
+ * @example
+ * const valid = tsCrc32(b, sectionStart, sectionEnd) === 0;
+ */
+export function tsCrc32(buf: Uint8Array, start: number, end: number): number {
+  let crc = 0xffffffff;
+  for (let i = start; i < end; i++) crc = ((crc << 8) ^ CRC_TABLE[((crc >>> 24) ^ buf[i]!) & 0xff]!) >>> 0;
+  return crc >>> 0;
+}
+
 const VIDEO_TYPES = new Set([0x01, 0x02, 0x10, 0x1b, 0x24, 0x42, 0xd1, 0xea]);
 const AUDIO_TYPES = new Set([0x03, 0x04, 0x0f, 0x11, 0x81, 0x82, 0x87]);
 // stream ids whose PES has no optional header: program_stream_map, padding, private_2, ECM, EMM, ...

@@ -28,6 +28,8 @@ export * from './mask.ts';
 export * from './module-url.ts';
 export * from './ingest-peer.ts';
 export * from './mpegts.ts';
+export * from './ts-demux.ts';
+export * from './ts-to-flv.ts';
 export * from './h264.ts';
 export * from './aac.ts';
 export * from './encoders.ts';

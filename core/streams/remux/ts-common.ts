@@ -1,5 +1,5 @@
 /** MPEG-TS constants and the few field codecs both directions share (33-bit values kept out of 32-bit bit operations). */
-import { TS_WRAP as WRAP33, tsReadStamp, tsWriteStamp } from '../../../sdk/index.ts';
+import { TS_ST, TS_WRAP as WRAP33, tsReadStamp, tsWriteStamp } from '../../../sdk/index.ts';
 
 /** 2^33 (`WRAP33`): the PTS/DTS/PCR base modulus. */
 export { TS_PACKET, TS_SYNC, TS_WRAP as WRAP33 } from '../../../sdk/index.ts';
@@ -8,25 +8,14 @@ export const PID_PMT = 0x1000;
 export const PID_VIDEO = 0x100;
 export const PID_AUDIO = 0x101;
 
-export const ST_MPEG1_AUDIO = 0x03;
-export const ST_MPEG2_AUDIO = 0x04;
-export const ST_AAC_ADTS = 0x0f;
-export const ST_H264 = 0x1b;
+export const ST_MPEG1_AUDIO = TS_ST.mpeg1Audio;
+export const ST_MPEG2_AUDIO = TS_ST.mpeg2Audio;
+export const ST_AAC_ADTS = TS_ST.aacAdts;
+export const ST_H264 = TS_ST.h264;
 
-
-const CRC_TABLE = new Uint32Array(256);
-for (let i = 0; i < 256; i++) {
-  let c = i << 24;
-  for (let k = 0; k < 8; k++) c = (c & 0x80000000) !== 0 ? (c << 1) ^ 0x04c11db7 : c << 1;
-  CRC_TABLE[i] = c >>> 0;
-}
 
 /** CRC-32/MPEG-2 of buf[start, end). */
-export function crc32(buf: Uint8Array, start: number, end: number): number {
-  let crc = 0xffffffff;
-  for (let i = start; i < end; i++) crc = ((crc << 8) ^ CRC_TABLE[((crc >>> 24) ^ buf[i]) & 0xff]) >>> 0;
-  return crc >>> 0;
-}
+export { tsCrc32 as crc32 } from '../../../sdk/index.ts';
 
 /** Writes a 5-byte PTS/DTS field (prefix 2 = PTS only, 3 = PTS of a pair, 1 = DTS). */
 export function writeTimestamp(buf: Buffer, at: number, prefix: number, ts: number): void {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { FlvToTs, TsToFlv, classifyFlv, type FlvTag } from '../../../../core/streams/remux/index.ts';
-import { HOLD_TAGS } from '../../../../core/streams/remux/ts-to-flv.ts';
+import { HOLD_TAGS } from '../../../../sdk/toolkit.ts';
 import { byKind, chunked, fixture, noFfprobe, probeFrames, probePackets, readFlv, writeFlv } from './helpers.ts';
 
 function remux(ts: Buffer, size = ts.length): FlvTag[] {

@@ -1,17 +1,27 @@
-import { ST_AAC_ADTS, ST_H264, ST_MPEG1_AUDIO, ST_MPEG2_AUDIO, TS_PACKET, TS_SYNC, crc32, readTimestamp } from './ts-common.ts';
+/*
+ * MPEG-TS to PES units, the first half of the core's TS-to-FLV remux (`ts-to-flv.ts`): the stream
+ * table's SRT and HTTP-TS ingest and any plugin that reads recorded TS.
+ */
+import { TS_PACKET, TS_ST, TS_SYNC, tsCrc32 as crc32, tsReadStamp as readTimestamp } from './mpegts.ts';
 
-/** Largest PES kept (bytes): a longer one is dropped whole. */
+/**
+ * Largest PES kept (bytes): a longer one is dropped whole.
+ *
+ * @example
+ * if (demux.buffered > 2 * PES_CAP) report();
+ */
 export const PES_CAP = 8 * 1024 * 1024;
 const PES_INITIAL = 64 * 1024;
 
-export type TrackKind = 'h264' | 'aac' | 'mp3';
+/** What a followed elementary stream carries. */
+export type TsTrackKind = 'h264' | 'aac' | 'mp3';
 
 /** A complete PES handed to the consumer: data[start, end) is its payload (valid only during the call). */
-export interface PesUnit { kind: TrackKind; pts: number; dts: number; data: Buffer; start: number; end: number }
+export interface TsPesUnit { kind: TsTrackKind; pts: number; dts: number; data: Buffer; start: number; end: number }
 
 interface Track {
   pid: number;
-  kind: TrackKind;
+  kind: TsTrackKind;
   buf: Buffer;
   len: number;
   /** Bytes the PES declares (header included); 0 unknown yet, -1 unbounded. */
@@ -21,10 +31,10 @@ interface Track {
   cc: number;
 }
 
-function kindOf(streamType: number): TrackKind | undefined {
-  if (streamType === ST_H264) return 'h264';
-  if (streamType === ST_AAC_ADTS) return 'aac';
-  if (streamType === ST_MPEG1_AUDIO || streamType === ST_MPEG2_AUDIO) return 'mp3';
+function kindOf(streamType: number): TsTrackKind | undefined {
+  if (streamType === TS_ST.h264) return 'h264';
+  if (streamType === TS_ST.aacAdts) return 'aac';
+  if (streamType === TS_ST.mpeg1Audio || streamType === TS_ST.mpeg2Audio) return 'mp3';
   return undefined;
 }
 
@@ -33,18 +43,23 @@ function kindOf(streamType: number): TrackKind | undefined {
  * between calls, follows the first program of the PAT and, of its PMT, the first H.264 stream and
  * the first AAC (ADTS) or MPEG audio stream. Sections must fit one packet (as every muxer writes a
  * PAT/PMT this small). A continuity error or an over-long PES drops that PES.
+ *
+ * @example
+ * const demux = new TsDemux((u) => frames.push(u.data.subarray(u.start, u.end)), () => {});
+ * demux.push(chunk);
+ * demux.flush();
  */
 export class TsDemux {
   private readonly carry = Buffer.alloc(TS_PACKET);
   private carryLen = 0;
   private pmtPid = -1;
   private tracks: Track[] = [];
-  private readonly onPes: (u: PesUnit) => void;
+  private readonly onPes: (u: TsPesUnit) => void;
   private readonly onStart: (dts: number) => void;
-  private readonly unit: PesUnit = { kind: 'h264', pts: 0, dts: 0, data: Buffer.alloc(0), start: 0, end: 0 };
+  private readonly unit: TsPesUnit = { kind: 'h264', pts: 0, dts: 0, data: Buffer.alloc(0), start: 0, end: 0 };
 
   /** `onStart` sees each PES's DTS as soon as its header is in; `onPes` each complete PES. */
-  constructor(onPes: (u: PesUnit) => void, onStart: (dts: number) => void) {
+  constructor(onPes: (u: TsPesUnit) => void, onStart: (dts: number) => void) {
     this.onPes = onPes;
     this.onStart = onStart;
   }
@@ -122,7 +137,7 @@ export class TsDemux {
   private pmt(b: Buffer, s: number, end: number): void {
     const r = this.section(b, s, end, 2);
     if (!r) return;
-    const chosen: Array<{ pid: number; kind: TrackKind }> = [];
+    const chosen: Array<{ pid: number; kind: TsTrackKind }> = [];
     let i = r[0] + 12 + (((b[r[0] + 10] & 0x0f) << 8) | b[r[0] + 11]);
     for (; i + 5 <= r[1] - 4; i += 5 + (((b[i + 3] & 0x0f) << 8) | b[i + 4])) {
       const kind = kindOf(b[i]);

@@ -1,29 +1,100 @@
-import { AAC_RATES, NAL_AUD, NAL_IDR, NAL_PPS, NAL_SPS, buildAsc, buildAvcConfig, sameAac, splitAnnexB, type AacConfig } from '../../../sdk/index.ts';
-import { WRAP33 } from './ts-common.ts';
-import { TsDemux, type PesUnit } from './ts-demux.ts';
-import type { FlvTag } from './types.ts';
+/*
+ * MPEG-TS to FLV tags (the core's remux for SRT and HTTP-TS ingest; plugins that read recorded TS
+ * use it too), and what a tag is: its class and codec as the stream table's `FlvPacket` says them.
+ */
+import { AAC_RATES, buildAsc, sameAac, type AacConfig } from './aac.ts';
+import { NAL_AUD, NAL_IDR, NAL_PPS, NAL_SPS, buildAvcConfig, splitAnnexB } from './h264.ts';
+import { TS_WRAP as WRAP33 } from './mpegts.ts';
+import type { FlvPacket, FlvPacketKind } from './streams.ts';
+import { TsDemux, type TsPesUnit } from './ts-demux.ts';
 
-export { classifyFlv } from './types.ts';
+/** One FLV tag: what RTMP carries as a message (type 8 audio, 9 video, 18 script data). */
+export interface FlvTag {
+  type: 8 | 9 | 18;
+  /** ms, decode time (32-bit) */
+  timestamp: number;
+  /** FLV tag body (what RTMP carries as the message payload) */
+  body: Buffer;
+}
+
+/**
+ * FLV codec ids of the legacy header nibble: MPEG audio layer III, AAC, H.264.
+ *
+ * @example
+ * if (tag.type === 8 && tag.body[0]! >> 4 === FLV_CODEC.aac) aac(tag);
+ */
+export const FLV_CODEC = Object.freeze({ mp3: 2, aac: 10, avc: 7 });
+
+/**
+ * What a tag is, read from its first bytes (legacy and enhanced-RTMP video headers alike).
+ *
+ * @example
+ * if (classifyFlv(tag) === 'keyframe') startHere(tag);
+ */
+export function classifyFlv(tag: FlvTag): FlvPacketKind {
+  const b = tag.body;
+  if (tag.type === 18) return 'metadata';
+  if (b.length < 2) return 'frame';
+  if (tag.type === 8) return (b[0]! >> 4) === FLV_CODEC.aac && b[1] === 0 ? 'audio-header' : 'frame';
+  if ((b[0]! & 0x80) !== 0) {
+    // enhanced RTMP: IsExHeader | FrameType(3) | PacketType(4); PacketType 0 is SequenceStart
+    if ((b[0]! & 0x0f) === 0) return 'video-header';
+    return ((b[0]! >> 4) & 7) === 1 ? 'keyframe' : 'frame';
+  }
+  if (b[1] === 0 && ((b[0]! & 0x0f) === FLV_CODEC.avc || (b[0]! & 0x0f) === 12)) return 'video-header';
+  return (b[0]! >> 4) === 1 && b[1] !== 2 ? 'keyframe' : 'frame';
+}
+
+/**
+ * A tag as the stream table's packet: its class and its codec as RTMP reports it (the sound
+ * format, the video codec id, or an Enhanced RTMP FourCC).
+ *
+ * @example
+ * const packets = remux.push(chunk).map(flvPacketOf);
+ */
+export function flvPacketOf(tag: FlvTag): FlvPacket {
+  const b = tag.body;
+  let codec = 0;
+  if (tag.type === 8 && b.length > 0) codec = b[0]! >> 4;
+  else if (tag.type === 9 && b.length > 0) codec = (b[0]! & 0x80) !== 0 && b.length >= 5 ? b.readUInt32BE(1) : b[0]! & 0x0f;
+  return { kind: classifyFlv(tag), type: tag.type, codec, timestamp: tag.timestamp, body: tag.body };
+}
 
 const TWO32 = 4294967296;
 /**
  * Audio tags held back, at most, while a stream whose PMT lists video has sent no video header yet
  * (a converter made mid-GOP, or audio that completes before the first keyframe): this many tags or
  * this many ms of audio; beyond either they go out and audio leads.
+ *
+ * @example
+ * const full = held.length >= HOLD_TAGS;
  */
 export const HOLD_TAGS = 1024;
+/**
+ * See `HOLD_TAGS`.
+ *
+ * @example
+ * const lead = Math.min(heldMs, HOLD_MS);
+ */
 export const HOLD_MS = 10_000;
 
 /**
  * MPEG-TS to FLV tags: H.264 (Annex B to AVCC, a video-header tag first and whenever SPS/PPS
  * change), AAC (one tag per ADTS frame after an audio-header tag), MPEG audio layer III (one tag
- * per PES). Timestamps are ms from the first DTS seen, unwrapped over 33 bits, never going
- * backwards per track. Other streams are skipped.
+ * per PES). Timestamps are ms from the first DTS seen (or from `origin`, a 90 kHz time: 0 keeps
+ * the TS clock, so pieces of one recording converted apart share a timeline), unwrapped over 33
+ * bits, never going backwards per track. Other streams are skipped.
+ *
+ * @example
+ * const remux = new TsToFlv();
+ * const tags = [...remux.push(chunk), ...remux.flush()];
  */
 export class TsToFlv {
   private readonly demux = new TsDemux((u) => this.pes(u), (dts) => this.start(dts));
   private out: FlvTag[] = [];
-  private base = -1;
+  private readonly origin: number | undefined;
+  private started = false;
+  private base = 0;
   private last33 = -1;
   private ext = 0;
   private lastVideo = 0;
@@ -39,6 +110,11 @@ export class TsToFlv {
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
 
+  constructor(opts: { origin?: number } = {}) {
+    this.origin = opts.origin;
+  }
+
+  /** The tags of `chunk` (TS packets, split anywhere). */
   push(chunk: Buffer): FlvTag[] {
     this.out = [];
     try { this.demux.push(chunk); } catch { /* a malformed unit is dropped */ }
@@ -60,12 +136,16 @@ export class TsToFlv {
   get buffered(): number { return this.demux.buffered; }
 
   private start(dts: number): void {
-    if (this.base < 0) { this.base = dts; this.last33 = dts; this.ext = dts; }
+    if (this.started) return;
+    this.started = true;
+    this.base = this.origin ?? dts;
+    this.last33 = dts;
+    this.ext = dts;
   }
 
   /** The DTS unwrapped over 33 bits (steps of under 2^32 either way). */
   private unwrap(dts: number): number {
-    if (this.base < 0) this.start(dts);
+    this.start(dts);
     let d = (dts - this.last33 + WRAP33) % WRAP33;
     if (d >= TWO32) d -= WRAP33;
     this.last33 = dts;
@@ -73,7 +153,7 @@ export class TsToFlv {
     return this.ext;
   }
 
-  private pes(u: PesUnit): void {
+  private pes(u: TsPesUnit): void {
     const dts = this.unwrap(u.dts);
     let cts = (u.pts - u.dts + WRAP33) % WRAP33;
     if (cts >= TWO32) cts -= WRAP33;
@@ -89,7 +169,7 @@ export class TsToFlv {
     return ms % TWO32;
   }
 
-  private video(u: PesUnit, dts: number, cts: number): void {
+  private video(u: TsPesUnit, dts: number, cts: number): void {
     const b = u.data;
     const n = splitAnnexB(b, u.start, u.end, this.starts, this.ends);
     let idr = false;
@@ -133,7 +213,7 @@ export class TsToFlv {
   }
 
   /** One tag per ADTS frame, each at the PES time plus the samples before it; stops at a bad frame. */
-  private aacFrames(u: PesUnit, dts: number): void {
+  private aacFrames(u: TsPesUnit, dts: number): void {
     const b = u.data;
     let p = u.start;
     let samples = 0;
@@ -158,7 +238,7 @@ export class TsToFlv {
   }
 
   /** MPEG audio: layer III only (what FLV carries), the PES as one tag. */
-  private mp3(u: PesUnit, dts: number): void {
+  private mp3(u: TsPesUnit, dts: number): void {
     const b = u.data;
     if (u.end - u.start < 4 || b[u.start] !== 0xff || (b[u.start + 1] & 0xe0) !== 0xe0 || ((b[u.start + 1] >> 1) & 3) !== 1) return;
     const body = Buffer.allocUnsafe(1 + u.end - u.start);
