@@ -24,16 +24,20 @@ export const info = (name: string, f: PackagedFile): FsFileInfo => ({ name, size
 type FileNode = Extract<FsNode, { kind: 'file' }>;
 const nodes = new WeakMap<PackagedFile, FileNode>();
 
+const mimeOf = (name: string) => (name.endsWith('.mp4') ? 'video/mp4' : 'video/iso.segment');
+
 export function fileNode(path: string, name: string, f: PackagedFile): FileNode {
   let node = nodes.get(f);
   if (!node) {
-    const file: FsFile = {
-      data: f.data, size: f.data.length, mtimeMs: f.mtimeMs, etag: `"${name}"`,
-      mime: name.endsWith('.mp4') ? 'video/mp4' : 'video/iso.segment', headers: IMMUTABLE,
-    };
+    const file: FsFile = { data: f.data, size: f.data.length, mtimeMs: f.mtimeMs, etag: `"${name}"`, mime: mimeOf(name), headers: IMMUTABLE };
     node = { kind: 'file', path, file };
     nodes.set(f, node);
   }
   return node;
 }
 
+
+/** A packaged file read back from the DVR archive (another filesystem): answered as the packager answered it. */
+export function archivedNode(path: string, name: string, n: FsNode | undefined): FsNode | undefined {
+  return n?.kind === 'file' ? { kind: 'file', path, file: { ...n.file, etag: `"${name}"`, mime: mimeOf(name), headers: IMMUTABLE } } : undefined;
+}

@@ -1,35 +1,84 @@
 /*
- * The DVR playlist of a stream (`dvr.m3u8`): its recording (the `recordings` plugin) over the last
- * `windowMs`, a sliding window of its segments by their public URLs, ended once it stops.
+ * The DVR playlist of a stream (`dvr.m3u8`) over the last `windowMs`: while its packager runs, the
+ * recording's segments up to the packager's DVR archive and then the archive (`dvr-archive.ts`: the
+ * live edge is the packager's newest complete segment); else the recording's segments alone (a
+ * sliding window by their public URLs, ended once the recording stops).
  */
 import type { FsNode } from '../../sdk/index.ts';
 import type { RecordingsService } from '../recordings/api.ts';
 import { digest, NO_CACHE, playlistFile } from './answers.ts';
+import { DvrArchive } from './dvr-archive.ts';
+import type { Packager } from './packager.ts';
+
+/** A running packager: its epoch names its files. */
+export interface LivePackager { epoch: string; packager: Packager }
 
 export class DvrPlaylists {
   /** The last answer of each stream, while its text is the same. */
   #kept = new Map<string, { text: string; node: FsNode }>();
+  /** The archive of each stream whose packager a DVR viewer asked for. */
+  #archives = new Map<string, { epoch: string; archive: DvrArchive; off: () => void }>();
   #max: number;
+  #log: { warn(obj: object, msg: string): void };
+  #now: () => number;
 
   /** `max`: streams whose last answer is kept (all forgotten beyond). */
-  constructor(max: number) {
+  constructor(max: number, log: { warn(obj: object, msg: string): void }, now: () => number) {
     this.#max = max;
+    this.#log = log;
+    this.#now = now;
   }
 
   /** `name`'s DVR playlist from `now - windowMs`, or undefined when it has no recording. */
-  answer(recs: RecordingsService | undefined, name: string, now: number, windowMs: number): FsNode | undefined {
+  answer(recs: RecordingsService | undefined, name: string, windowMs: number, live: LivePackager | undefined): FsNode | undefined {
     const rec = recs?.ofStream(name)[0];
     if (!recs || rec === undefined) return undefined;
-    const p = recs.playlist(rec, { kind: 'live', from: now - windowMs });
-    if (!p.ok) return undefined;
-    // the recordings give the same text while the window names the same segments: its answer is kept
+    const now = this.#now();
+    // an ended packager's archive ends the playlist (none is made for it)
+    const ended = live?.packager.rendition.ended === true;
+    const archive = live && (ended ? this.#archives.get(name)?.archive : this.#archive(recs, rec, name, live, windowMs));
+    let text = archive?.text(now, ended);
+    if (text === undefined) {
+      const p = recs.playlist(rec, { kind: 'live', from: now - windowMs });
+      if (!p.ok) return undefined;
+      text = p.text;
+    }
+    // the same text while the window names the same segments: its answer is kept
     let kept = this.#kept.get(name);
-    if (kept?.text !== p.text) {
-      const data = Buffer.from(p.text);
-      kept = { text: p.text, node: { kind: 'file', path: `/${name}/dvr.m3u8`, file: playlistFile(data, `"dvr-${digest(data)}"`, now, NO_CACHE) } };
+    if (kept?.text !== text) {
+      const data = Buffer.from(text);
+      kept = { text, node: { kind: 'file', path: `/${name}/dvr.m3u8`, file: playlistFile(data, `"dvr-${digest(data)}"`, now, NO_CACHE) } };
       if (this.#kept.size >= this.#max) this.#kept.clear();
       this.#kept.set(name, kept);
     }
     return kept.node;
+  }
+
+  /** An archived file of `name`'s packager (`path` at the mount), or undefined. */
+  open(name: string, path: string, file: string): Promise<FsNode | undefined> | undefined {
+    return this.#archives.get(name)?.archive.open(path, file);
+  }
+
+  /** `name`'s packager stopped: its archive's files go. */
+  stopped(name: string): void {
+    const held = this.#archives.get(name);
+    if (!held) return;
+    this.#archives.delete(name);
+    held.off();
+    held.archive.close();
+  }
+
+  #archive(recs: RecordingsService, rec: string, name: string, live: LivePackager, windowMs: number): DvrArchive | undefined {
+    const held = this.#archives.get(name);
+    if (held?.epoch === live.epoch) return held.archive;
+    this.stopped(name);
+    const side = recs.sideFolder(rec, `cmaf-${live.epoch}`);
+    if (!side) return undefined;
+    const archive = new DvrArchive({ recordings: recs, recording: rec, side, windowMs, log: this.#log });
+    const p = live.packager;
+    const take = () => archive.take(p.rendition, (f) => p.file(f), this.#now());
+    take();
+    this.#archives.set(name, { epoch: live.epoch, archive, off: p.onChange(take) });
+    return archive;
   }
 }

@@ -94,7 +94,7 @@ export class LlhlsStore implements FilesystemService {
     this.#d = deps;
     this.#s = settings;
     this.#now = deps.now ?? Date.now;
-    this.#dvrs = new DvrPlaylists(settings.maxStreams);
+    this.#dvrs = new DvrPlaylists(settings.maxStreams, deps.log, this.#now);
     const view = { url: siblingModule('./view.ts', import.meta.url), init: { token: settings.token } };
     this.publicMount = { defaultType: 'application/octet-stream', preflight: true, asks: true, view };
     this.changes = new LlhlsFeed({
@@ -116,7 +116,7 @@ export class LlhlsStore implements FilesystemService {
     e.used = this.#now();
     const f = e.packager.file(file);
     if (f) return fileNode(path, file, f);
-    if (file !== e.packager.rendition.hint) return undefined;
+    if (file !== e.packager.rendition.hint) return this.#dvrs.open(name, path, file);
     // the preload hint: answered once the part exists
     const p = e.packager;
     return this.#until(e, () => p.file(file) !== undefined || p.rendition.ended, this.#s.targetDuration * 3000)
@@ -203,13 +203,14 @@ export class LlhlsStore implements FilesystemService {
     return out;
   }
 
-  /**
-   * The DVR playlist: the stream's recording (the `recordings` plugin) over the last
-   * `dvrWindowMs`, a sliding window of its segments by their public URLs, ended once it stops.
-   */
+  /** The DVR playlist (`dvr.ts`): a live stream with a recording is packaged (its archive the live edge). */
   async #dvr(name: string, query: string, remote: string | undefined): Promise<FsNode | undefined> {
     await this.#admit(name, new URLSearchParams(query), remote);
-    return this.#dvrs.answer(this.#d.recordings, name, this.#now(), this.#s.dvrWindowMs);
+    const recorded = (this.#d.recordings?.ofStream(name).length ?? 0) > 0;
+    const e = !recorded ? undefined : this.#d.streams.get(name) === undefined ? this.#entries.get(name) : await this.#entry(name, remote).catch(() => undefined);
+    if (e) e.used = this.#now();
+    if (e) await this.#until(e, () => e.packager.rendition.segments.length > 0 || e.packager.rendition.ended, this.#s.startWaitMs);
+    return this.#dvrs.answer(this.#d.recordings, name, this.#s.dvrWindowMs, e);
   }
 
   /** A playlist request's token (`llhls.token`, or a user's key IAM allows), then its client's admission (`prePlay`). */
@@ -333,6 +334,7 @@ export class LlhlsStore implements FilesystemService {
     e.packager.end();
     e.packager.clear();
     this.changes.stopped(e.name);
+    this.#dvrs.stopped(e.name);
   }
 
   /** A packager made or let go of a file: the threads' copies hear of it. */

@@ -1,4 +1,4 @@
-import { createServiceRef } from '../../sdk/index.ts';
+import { createServiceRef, type FilesystemService } from '../../sdk/index.ts';
 
 /*
  * The recordings plugin's contract for other plugins: the recorded segments of a stream as HLS
@@ -21,12 +21,35 @@ export type RecordedPlaylist =
   | { ok: true; text: string; segments: number }
   | { ok: false; code: 'RECORDING_NOT_FOUND' | 'RECORDING_NO_MEDIA' | 'RECORDING_NOT_PUBLIC' | 'RECORDING_PLAYLIST_TOO_LONG'; reason: string };
 
+/** A recording's segments as the DVR playlist numbers them (`RecordingsService.entries`). */
+export interface RecordedEntries {
+  /** Every indexed segment, oldest first: number, start (unix ms), seconds, public URL, a gap before it (not for the first). */
+  list: { msn: number; start: number; duration: number; uri: string; discontinuity: boolean }[];
+  /** Gaps counted with segments removed from the index. */
+  discBefore: number;
+  /** The recorder still records. */
+  recording: boolean;
+}
+
+/** Where a recording keeps files beside its segments (the DVR archive): its filesystem and a folder of its own. */
+export interface RecordingSideFolder {
+  fs: FilesystemService;
+  /** `<prefix>/<name>/<what>` */
+  dir: string;
+}
+
 /** The recordings service as other plugins see it. */
 export interface RecordingsService {
   /** Names of the recordings of stream `stream` (its table name), recording ones first. */
   ofStream(stream: string): string[];
   /** The HLS playlist of recording `name`'s segments in the asked range. */
   playlist(name: string, ask: RecordedPlaylistAsk): RecordedPlaylist;
+  /** Recording `name`'s segments by number with their public URLs; undefined when unknown or not public. */
+  entries(name: string): RecordedEntries | undefined;
+  /** The bytes of recording `name`'s segment that starts at `start` (unix ms); undefined when there is none. */
+  readSegment(name: string, start: number): Promise<Buffer | undefined>;
+  /** A folder of recording `name` for `what` (a plain name) on its filesystem; undefined when unknown. */
+  sideFolder(name: string, what: string): RecordingSideFolder | undefined;
 }
 
 /**

@@ -5,7 +5,7 @@
  * publish, other timestamps). Pure.
  */
 import type { FilesystemService } from '../../sdk/index.ts';
-import type { RecordedPlaylist, RecordedPlaylistAsk } from './api.ts';
+import type { RecordedEntries, RecordedPlaylist, RecordedPlaylistAsk } from './api.ts';
 import { isGap, type Segment, type SegmentIndex } from './segments.ts';
 
 /** Segments one playlist names at most (a longer range is refused: ask for a narrower one). */
@@ -84,3 +84,13 @@ export function recordedPlaylist(index: SegmentIndex, fs: FilesystemService | un
 }
 
 const rendered = new WeakMap<SegmentIndex, { key: string; result: RecordedPlaylist }>();
+
+/** Every segment of `index` by number with its URL on `fs`'s public mount (the DVR playlist's recorded part). */
+export function recordedEntries(index: SegmentIndex, fs: FilesystemService, recording: boolean): RecordedEntries {
+  const prefix = fs.mount === '/' ? '' : fs.mount;
+  const list = index.list.map((s, i) => ({
+    msn: index.dropped + i, start: s.start, duration: s.duration / 1000, uri: encodeURI(prefix + s.file),
+    discontinuity: i > 0 && isGap(index.list[i - 1]!, s),
+  }));
+  return { list, discBefore: index.droppedGaps, recording };
+}

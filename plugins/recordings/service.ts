@@ -6,8 +6,8 @@ import { Recorder, type IndexData } from './recorder.ts';
 import type { RecordingConfig, RecordingSettings, RecordingsConfig, RecordingView } from './schema.ts';
 import type { Span } from './segments.ts';
 import { tsCut, type TsCut } from './cut.ts';
-import type { RecordedPlaylist, RecordedPlaylistAsk, RecordingsService } from './api.ts';
-import { recordedPlaylist } from './playlist.ts';
+import type { RecordedEntries, RecordedPlaylist, RecordedPlaylistAsk, RecordingSideFolder, RecordingsService } from './api.ts';
+import { recordedEntries, recordedPlaylist } from './playlist.ts';
 
 export interface RecordingsDeps {
   streams: StreamTable;
@@ -197,6 +197,28 @@ export class Recordings implements RecordingsService {
     const r = this.#recs.get(name);
     if (!r) return { ok: false, code: 'RECORDING_NOT_FOUND', reason: `no recording '${name}'` };
     return recordedPlaylist(r.index, findFilesystem(this.#d.filesystems, r.cfg.filesystem), r.recording, ask);
+  }
+
+  /** A recording's segments by number (`RecordingsService.entries`). */
+  entries(name: string): RecordedEntries | undefined {
+    const r = this.#recs.get(name);
+    const fs = r && findFilesystem(this.#d.filesystems, r.cfg.filesystem);
+    return r && fs?.publicMount ? recordedEntries(r.index, fs, r.recording) : undefined;
+  }
+
+  /** A recorded segment's bytes (`RecordingsService.readSegment`): the index finds it by its start. */
+  async readSegment(name: string, start: number): Promise<Buffer | undefined> {
+    const r = this.#recs.get(name);
+    const fs = r && findFilesystem(this.#d.filesystems, r.cfg.filesystem);
+    const seg = fs && r.index.list.find((s) => s.start === start);
+    return seg ? fs!.readFile(seg.file) : undefined;
+  }
+
+  /** A folder beside a recording's segments (`RecordingsService.sideFolder`). */
+  sideFolder(name: string, what: string): RecordingSideFolder | undefined {
+    const r = this.#recs.get(name);
+    const fs = r && findFilesystem(this.#d.filesystems, r.cfg.filesystem);
+    return r && fs && { fs, dir: `${r.cfg.prefix === '/' ? '' : r.cfg.prefix}/${name}/${what}` };
   }
 
   list(): RecordingView[] {

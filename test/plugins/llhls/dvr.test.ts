@@ -8,7 +8,8 @@ import { ffmpeg, play, startRtmpApp } from '../rtmp/helpers.ts';
  * the disk filesystem) plays as a VOD playlist of any recorded range
  * (`/api/v3/recordings/{name}/playlist.m3u8`), and as the DVR playlist of the LL-HLS plugin
  * (`/hls/<stream>/dvr.m3u8`): a sliding window back into the recording (over a minute here) that a player starts at its
- * oldest segment, ended once the recording stops; both name the files by their public URLs.
+ * oldest segment, ended once the recording stops. The VOD playlist names the files by their public
+ * URLs; the DVR request packages the live stream, so its recorded part is remuxed to CMAF (`dvr-edge`).
  */
 const SOURCE = ['-re', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
   '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '25', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '32k'];
@@ -27,7 +28,8 @@ t.test('a recorded range as a VOD playlist, the DVR window as a live one', async
   t.same(checkPlaylist(live), [], 'valid');
   t.notMatch(live, /#EXT-X-ENDLIST/, 'live: not ended');
   t.match(live, /#EXT-X-PROGRAM-DATE-TIME:/, 'seekable by clock time');
-  t.match(live, /^\/recordings\/cam\/\d{4}-\d{2}-\d{2}\/\d+\.ts$/m, 'segments by their public URLs');
+  // the DVR request packages the live stream: the recorded part as CMAF, ahead of the packager's archive
+  t.match(live, /^rec-\d+\.m4s$/m, 'recorded segments remuxed to CMAF');
   const oldest = Date.parse(/#EXT-X-PROGRAM-DATE-TIME:(\S+)/.exec(live)![1]!);
   t.ok(Date.now() - oldest >= 60_000, `the window reaches ${Math.round((Date.now() - oldest) / 1000)} s back (the test seeks back 60 s or more)`);
   t.equal((await fetch(`${app.url}/hls/live/cam/dvr.m3u8`)).status, 401, 'the token guards it');

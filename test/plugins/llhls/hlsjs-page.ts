@@ -71,8 +71,8 @@ export async function hlsPage(browser: Browser, origin: string): Promise<HlsPage
 }
 
 /** Starts hls.js (low-latency mode) on `url` in a muted, autoplaying <video>; false when MSE is missing. */
-export async function startHls(page: Page, url: string): Promise<boolean> {
-  return page.evaluate((url) => {
+export async function startHls(page: Page, url: string, config: Record<string, unknown> = {}): Promise<boolean> {
+  return page.evaluate(([url, config]) => {
     interface HlsLike {
       latency: number; targetLatency: number | null; levels: { height: number }[];
       on(event: string, fn: (event: string, data: { fatal: boolean; type: string; details: string; level: number }) => void): void;
@@ -85,7 +85,7 @@ export async function startHls(page: Page, url: string): Promise<boolean> {
     video.muted = true;
     video.autoplay = true;
     document.body.append(video);
-    const hls = new Hls({ lowLatencyMode: true, enableWorker: true });
+    const hls = new Hls({ lowLatencyMode: true, enableWorker: true, ...config });
     const errors: PlayStats['errors'] = [];
     let playing = false;
     let stalls = 0;
@@ -106,5 +106,5 @@ export async function startHls(page: Page, url: string): Promise<boolean> {
       };
     };
     return true;
-  }, url);
+  }, [url, config] as const);
 }

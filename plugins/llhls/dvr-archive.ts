@@ -1,0 +1,143 @@
+/*
+ * One packaged stream's DVR archive (issue 47.4): each segment the packager completes (and its
+ * init section) is written into a folder of the stream's recording (`RecordingsService.sideFolder`,
+ * `<prefix>/<recording>/cmaf-<epoch>/`), so the DVR playlist can keep naming it after the packager
+ * let it go. `DvrWindow` numbers the playlist; files older than the DVR window are deleted, and all
+ * of them when the packager stops. A write the filesystem refuses is logged: its segment is served
+ * from the packager while held, then answers 404. The recorded segments it lists are read from the
+ * recording and remuxed to CMAF when asked (the last few kept: every viewer asks for the same).
+ */
+import type { FsNode } from '../../sdk/index.ts';
+import type { RecordingSideFolder, RecordingsService } from '../recordings/api.ts';
+import { archivedNode, fileNode } from './answers.ts';
+import { remuxRecorded, type RemuxedSegment } from './dvr-remux.ts';
+import { DvrWindow, recordedName, renderDvr } from './dvr-window.ts';
+import type { PackagedFile } from './packager.ts';
+import type { Rendition } from './playlist.ts';
+
+export interface DvrArchiveOptions {
+  recordings: RecordingsService;
+  /** The stream's recording. */
+  recording: string;
+  side: RecordingSideFolder;
+  windowMs: number;
+  log: { warn(obj: object, msg: string): void };
+}
+
+/** Recorded segments remuxed, kept for the next viewers. */
+const REMUXED_KEPT = 8;
+
+export class DvrArchive {
+  readonly #o: DvrArchiveOptions;
+  readonly #window = new DvrWindow();
+  /** Files written (or being written), by name: their writes. */
+  readonly #files = new Map<string, Promise<void>>();
+  /** The newest segment taken. */
+  #last = -1;
+  #closed = false;
+  /** Recorded segments remuxed (or being remuxed), by start, oldest first. */
+  readonly #remuxed = new Map<number, Promise<RemuxedSegment | undefined>>();
+
+  constructor(o: DvrArchiveOptions) {
+    this.#o = o;
+    this.#sweepStale();
+  }
+
+  /**
+   * Archives of the recording left by a service that stopped (a restart loses their index: they
+   * are never listed again) are deleted; one packager archives a stream at a time.
+   */
+  #sweepStale(): void {
+    const { fs, dir } = this.#o.side;
+    const parent = dir.slice(0, dir.lastIndexOf('/'));
+    void fs.list(`${parent}/cmaf-*/*`).then(async (stale) => {
+      for (const f of stale) if (!f.name.startsWith(`${dir}/`)) await fs.deleteFile(f.name);
+    }).catch((err: unknown) => this.#o.log.warn({ err, dir: parent }, 'the DVR archive could not delete an archive left behind'));
+  }
+
+  /** Takes the rendition's complete segments not taken yet (and their init), then trims the window. */
+  take(r: Rendition, file: (name: string) => PackagedFile | undefined, now: number): void {
+    if (this.#closed) return;
+    // from the first not taken (a change is a part: the newest segment is usually taken already)
+    let i = r.segments.length;
+    while (i > 0 && r.segments[i - 1]!.msn > this.#last) i--;
+    for (; i < r.segments.length; i++) {
+      const s = r.segments[i]!;
+      const f = file(s.uri);
+      const init = file(r.initUri);
+      if (!f || !init) continue;
+      const entries = this.#o.recordings.entries(this.#o.recording);
+      this.#write(r.initUri, init.data);
+      this.#write(s.uri, f.data);
+      this.#window.add({ msn: s.msn, start: s.programDateTime ?? now, duration: s.duration, uri: s.uri, init: r.initUri, discontinuity: s.discontinuity }, entries?.list ?? []);
+      this.#last = s.msn;
+    }
+    const gone = this.#window.trim(now - this.#o.windowMs);
+    if (gone.length === 0) return;
+    const inits = new Set(this.#window.archived.map((a) => a.init));
+    for (const g of gone) {
+      this.#remove(g.uri);
+      if (!inits.has(g.init)) this.#remove(g.init);
+    }
+  }
+
+  /** The DVR playlist's text over the last `windowMs` (`ended`: the stream ended), or undefined when nothing is listed. */
+  text(now: number, ended: boolean): string | undefined {
+    const e = this.#o.recordings.entries(this.#o.recording);
+    const l = this.#window.listing(e?.list ?? [], e?.discBefore ?? 0, now - this.#o.windowMs, ended);
+    return l && renderDvr(l);
+  }
+
+  /** An archived file (`path` its path at the mount), from the recording's filesystem; undefined when it is not one. */
+  async open(path: string, name: string): Promise<FsNode | undefined> {
+    const rec = recordedName(name);
+    if (rec) return this.#recorded(path, name, rec);
+    if (!this.#files.has(name)) return undefined;
+    const { fs, dir } = this.#o.side;
+    if (fs.open) return archivedNode(path, name, await fs.open(`${dir}/${name}`));
+    const data = await fs.readFile(`${dir}/${name}`);
+    return data && fileNode(path, name, { data, mtimeMs: Date.now() });
+  }
+
+  /** A recorded segment as CMAF, or its run's init section (from the run's first segment still recorded). */
+  async #recorded(path: string, name: string, r: { kind: 'init' | 'segment'; at: number }): Promise<FsNode | undefined> {
+    let start: number | undefined = r.at;
+    if (r.kind === 'init') start = this.#o.recordings.entries(this.#o.recording)?.list.find((e) => this.#window.runOf(e.msn) === r.at)?.start;
+    const got = start === undefined ? undefined : await this.#remux(start);
+    if (!got) return undefined;
+    return fileNode(path, name, { data: r.kind === 'init' ? got.init : got.fragment, mtimeMs: start! });
+  }
+
+  #remux(start: number): Promise<RemuxedSegment | undefined> {
+    let got = this.#remuxed.get(start);
+    if (got) return got;
+    got = this.#o.recordings.readSegment(this.#o.recording, start).then((ts) => (ts ? remuxRecorded(ts) : undefined), () => undefined);
+    // a failed read is not kept (the next ask reads again)
+    void got.then((r) => { if (!r && this.#remuxed.get(start) === got) this.#remuxed.delete(start); });
+    if (this.#remuxed.size >= REMUXED_KEPT) this.#remuxed.delete(this.#remuxed.keys().next().value!);
+    this.#remuxed.set(start, got);
+    return got;
+  }
+
+  /** The packager stopped: every archived file goes. */
+  close(): void {
+    this.#closed = true;
+    for (const name of [...this.#files.keys()]) this.#remove(name);
+  }
+
+  #write(name: string, data: Buffer): void {
+    if (this.#files.has(name)) return;
+    const { fs, dir } = this.#o.side;
+    const done = fs.writeFile(`${dir}/${name}`, data).then(() => {}, (err: unknown) => this.#o.log.warn({ err, file: name }, 'the DVR archive could not store a segment'));
+    this.#files.set(name, done);
+  }
+
+  /** Deletes an archived file once its write is done (a delete before would leave it behind). */
+  #remove(name: string): void {
+    const written = this.#files.get(name);
+    if (!written) return;
+    this.#files.delete(name);
+    const { fs, dir } = this.#o.side;
+    void written.then(() => fs.deleteFile(`${dir}/${name}`)).catch(() => {});
+  }
+}
