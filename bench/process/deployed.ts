@@ -200,7 +200,8 @@ async function profile(pid: number, stderr: () => string, ms: number, file: stri
       return;
     }
     await call('Profiler.enable');
-    await call('Profiler.setSamplingInterval', { interval: 1000 });
+    // BENCH_PROF_INTERVAL_US: a finer sampling (an idle service's few busy milliseconds)
+    await call('Profiler.setSamplingInterval', { interval: Number(process.env.BENCH_PROF_INTERVAL_US ?? 1000) });
     await call('Profiler.start');
     await new Promise((r) => setTimeout(r, ms));
     const { profile: p } = await call('Profiler.stop') as { profile: unknown };

@@ -8,7 +8,7 @@
  * recording and remuxed to CMAF when asked (the last few kept: every viewer asks for the same).
  */
 import type { FsNode } from '../../sdk/index.ts';
-import type { RecordingSideFolder, RecordingsService } from '../recordings/api.ts';
+import type { RecordedEntries, RecordingSideFolder, RecordingsService } from '../recordings/api.ts';
 import { archivedNode, fileNode } from './answers.ts';
 import { remuxRecorded, type RemuxedSegment } from './dvr-remux.ts';
 import { DvrWindow, recordedName, renderDvr } from './dvr-window.ts';
@@ -24,6 +24,9 @@ export interface DvrArchiveOptions {
   log: { warn(obj: object, msg: string): void };
 }
 
+/** How long a DVR playlist's text is answered again while neither the archive nor the recording changed. */
+const TEXT_KEPT_MS = 250;
+
 /** Recorded segments remuxed, kept for the next viewers. */
 const REMUXED_KEPT = 8;
 
@@ -35,6 +38,9 @@ export class DvrArchive {
   /** The newest segment taken. */
   #last = -1;
   #closed = false;
+  /** Bumped when the archive takes a segment or lets one go. */
+  #version = 0;
+  #text: { text: string | undefined; version: number; ended: boolean; recorded: RecordedEntries | undefined; at: number } | undefined;
   /** Recorded segments remuxed (or being remuxed), by start, oldest first. */
   readonly #remuxed = new Map<number, Promise<RemuxedSegment | undefined>>();
 
@@ -71,9 +77,11 @@ export class DvrArchive {
       this.#write(s.uri, f.data);
       this.#window.add({ msn: s.msn, start: s.programDateTime ?? now, duration: s.duration, uri: s.uri, init: r.initUri, discontinuity: s.discontinuity }, entries?.list ?? []);
       this.#last = s.msn;
+      this.#version++;
     }
     const gone = this.#window.trim(now - this.#o.windowMs);
     if (gone.length === 0) return;
+    this.#version++;
     const inits = new Set(this.#window.archived.map((a) => a.init));
     for (const g of gone) {
       this.#remove(g.uri);
@@ -83,9 +91,15 @@ export class DvrArchive {
 
   /** The DVR playlist's text over the last `windowMs` (`ended`: the stream ended), or undefined when nothing is listed. */
   text(now: number, ended: boolean): string | undefined {
+    // every viewer asks every segment or so: one text per version, for at most TEXT_KEPT_MS (the
+    // window's start slides with the clock; what the archive adds shows at once)
+    const k = this.#text;
+    if (k && k.version === this.#version && k.ended === ended && k.recorded === this.#o.recordings.entries(this.#o.recording) && now - k.at < TEXT_KEPT_MS) return k.text;
     const e = this.#o.recordings.entries(this.#o.recording);
     const l = this.#window.listing(e?.list ?? [], e?.discBefore ?? 0, now - this.#o.windowMs, ended);
-    return l && renderDvr(l);
+    const text = l && renderDvr(l);
+    this.#text = { text, version: this.#version, ended, recorded: e, at: now };
+    return text;
   }
 
   /** An archived file (`path` its path at the mount), from the recording's filesystem; undefined when it is not one. */
@@ -99,13 +113,17 @@ export class DvrArchive {
     return data && fileNode(path, name, { data, mtimeMs: Date.now() });
   }
 
-  /** A recorded segment as CMAF, or its run's init section (from the run's first segment still recorded). */
+  /**
+   * A recorded segment as CMAF, or its run's init section (from the run's first segment listed):
+   * only of segments the window lists (a stranger's names cannot make the service remux the rest).
+   */
   async #recorded(path: string, name: string, r: { kind: 'init' | 'segment'; at: number }): Promise<FsNode | undefined> {
-    let start: number | undefined = r.at;
-    if (r.kind === 'init') start = this.#o.recordings.entries(this.#o.recording)?.list.find((e) => this.#window.runOf(e.msn) === r.at)?.start;
-    const got = start === undefined ? undefined : await this.#remux(start);
+    const list = this.#o.recordings.entries(this.#o.recording)?.list ?? [];
+    const w = this.#window;
+    const e = r.kind === 'segment' ? list.find((x) => x.start === r.at) : list.find((x) => w.runOf(x.msn) === r.at);
+    const got = e && w.runOf(e.msn) !== undefined ? await this.#remux(e.start) : undefined;
     if (!got) return undefined;
-    return fileNode(path, name, { data: r.kind === 'init' ? got.init : got.fragment, mtimeMs: start! });
+    return fileNode(path, name, { data: r.kind === 'init' ? got.init : got.fragment, mtimeMs: e!.start });
   }
 
   #remux(start: number): Promise<RemuxedSegment | undefined> {
