@@ -5,12 +5,12 @@
  * let it go. `DvrWindow` numbers the playlist; files older than the DVR window are deleted, and all
  * of them when the packager stops. A write the filesystem refuses is logged: its segment is served
  * from the packager while held, then answers 404. The recorded segments it lists are read from the
- * recording and remuxed to CMAF when asked (the last few kept: every viewer asks for the same).
+ * recording and remuxed to CMAF when asked (`dvr-recorded.ts`: bounded, the last few kept).
  */
 import type { FsNode } from '../../sdk/index.ts';
 import type { RecordedEntries, RecordingSideFolder, RecordingsService } from '../recordings/api.ts';
 import { archivedNode, fileNode } from './answers.ts';
-import { remuxRecorded, type RemuxedSegment } from './dvr-remux.ts';
+import { RecordedRemux } from './dvr-recorded.ts';
 import { DvrWindow, recordedName, renderDvr } from './dvr-window.ts';
 import type { PackagedFile } from './packager.ts';
 import type { Rendition } from './playlist.ts';
@@ -27,9 +27,6 @@ export interface DvrArchiveOptions {
 /** How long a DVR playlist's text is answered again while neither the archive nor the recording changed. */
 const TEXT_KEPT_MS = 250;
 
-/** Recorded segments remuxed, kept for the next viewers. */
-const REMUXED_KEPT = 8;
-
 export class DvrArchive {
   readonly #o: DvrArchiveOptions;
   readonly #window = new DvrWindow();
@@ -41,11 +38,12 @@ export class DvrArchive {
   /** Bumped when the archive takes a segment or lets one go. */
   #version = 0;
   #text: { text: string | undefined; version: number; ended: boolean; recorded: RecordedEntries | undefined; at: number } | undefined;
-  /** Recorded segments remuxed (or being remuxed), by start, oldest first. */
-  readonly #remuxed = new Map<number, Promise<RemuxedSegment | undefined>>();
+  /** The recorded segments it lists, as CMAF. */
+  readonly #recordedRemux: RecordedRemux;
 
   constructor(o: DvrArchiveOptions) {
     this.#o = o;
+    this.#recordedRemux = new RecordedRemux((start) => o.recordings.readSegment(o.recording, start));
     this.#sweepStale();
   }
 
@@ -121,21 +119,11 @@ export class DvrArchive {
     const list = this.#o.recordings.entries(this.#o.recording)?.list ?? [];
     const w = this.#window;
     const e = r.kind === 'segment' ? list.find((x) => x.start === r.at) : list.find((x) => w.runOf(x.msn) === r.at);
-    const got = e && w.runOf(e.msn) !== undefined ? await this.#remux(e.start) : undefined;
+    const got = e && w.runOf(e.msn) !== undefined ? await this.#recordedRemux.get(e.start) : undefined;
     if (!got) return undefined;
     return fileNode(path, name, { data: r.kind === 'init' ? got.init : got.fragment, mtimeMs: e!.start });
   }
 
-  #remux(start: number): Promise<RemuxedSegment | undefined> {
-    let got = this.#remuxed.get(start);
-    if (got) return got;
-    got = this.#o.recordings.readSegment(this.#o.recording, start).then((ts) => (ts ? remuxRecorded(ts) : undefined), () => undefined);
-    // a failed read is not kept (the next ask reads again)
-    void got.then((r) => { if (!r && this.#remuxed.get(start) === got) this.#remuxed.delete(start); });
-    if (this.#remuxed.size >= REMUXED_KEPT) this.#remuxed.delete(this.#remuxed.keys().next().value!);
-    this.#remuxed.set(start, got);
-    return got;
-  }
 
   /** The packager stopped: every archived file goes. */
   close(): void {
