@@ -24,9 +24,6 @@ export interface DvrArchiveOptions {
   log: { warn(obj: object, msg: string): void };
 }
 
-/** How long a DVR playlist's text is answered again while neither the archive nor the recording changed. */
-const TEXT_KEPT_MS = 250;
-
 export class DvrArchive {
   readonly #o: DvrArchiveOptions;
   readonly #window = new DvrWindow();
@@ -37,7 +34,7 @@ export class DvrArchive {
   #closed = false;
   /** Bumped when the archive takes a segment or lets one go. */
   #version = 0;
-  #text: { text: string | undefined; version: number; ended: boolean; recorded: RecordedEntries | undefined; at: number } | undefined;
+  #text: { text: string | undefined; version: number; ended: boolean; recorded: RecordedEntries | undefined; until: number } | undefined;
   /** The recorded segments it lists, as CMAF. */
   readonly #recordedRemux: RecordedRemux;
 
@@ -89,14 +86,17 @@ export class DvrArchive {
 
   /** The DVR playlist's text over the last `windowMs` (`ended`: the stream ended), or undefined when nothing is listed. */
   text(now: number, ended: boolean): string | undefined {
-    // every viewer asks every segment or so: one text per version, for at most TEXT_KEPT_MS (the
-    // window's start slides with the clock; what the archive adds shows at once)
-    const k = this.#text;
-    if (k && k.version === this.#version && k.ended === ended && k.recorded === this.#o.recordings.entries(this.#o.recording) && now - k.at < TEXT_KEPT_MS) return k.text;
+    // every viewer asks every segment or so: one text while the archive, the recording and the end
+    // are the same, until the window's start passes the first recorded segment listed (the
+    // archive's leave by `take`'s trim, which bumps the version)
     const e = this.#o.recordings.entries(this.#o.recording);
+    const k = this.#text;
+    if (k && k.version === this.#version && k.ended === ended && k.recorded === e && now < k.until) return k.text;
     const l = this.#window.listing(e?.list ?? [], e?.discBefore ?? 0, now - this.#o.windowMs, ended);
     const text = l && renderDvr(l);
-    this.#text = { text, version: this.#version, ended, recorded: e, at: now };
+    const first = l?.items[0];
+    const until = first && recordedName(first.uri)?.kind === 'segment' ? first.start + first.duration * 1000 + this.#o.windowMs : Infinity;
+    this.#text = { text, version: this.#version, ended, recorded: e, until };
     return text;
   }
 

@@ -1,0 +1,64 @@
+// A DVR archive in-process (plugins/llhls/dvr-archive.ts) over stand-ins of the recordings service
+// and its filesystem (named as such: the real ones run in dvr-edge.test.ts): its playlist text is
+// made once and answered again while nothing it lists changed, and made anew as soon as the
+// archive takes a segment, the recording's index changes, the stream ends, or the window's start
+// passes the first recorded segment listed.
+import t from 'tap';
+import type { FilesystemService } from '../../../sdk/index.ts';
+import type { RecordedEntries, RecordingsService } from '../../../plugins/recordings/api.ts';
+import { DvrArchive } from '../../../plugins/llhls/dvr-archive.ts';
+import type { Rendition } from '../../../plugins/llhls/playlist.ts';
+
+const T0 = 1_700_000_000_000;
+const WINDOW_MS = 20_000;
+
+t.test('the DVR text is kept while what it lists is the same', async (t) => {
+  const files = new Map<string, Buffer>();
+  // stand-in: the recording's filesystem, files in a Map
+  const fs = {
+    writeFile: async (p: string, d: Buffer) => { files.set(p, d); return { created: true, size: d.length }; },
+    deleteFile: async (p: string) => files.delete(p),
+    list: async () => [],
+    readFile: async (p: string) => files.get(p),
+  } as unknown as FilesystemService;
+  // stand-in: the recordings service, ten recorded 2 s segments from T0
+  let entries: RecordedEntries = {
+    list: Array.from({ length: 10 }, (_, i) => ({ msn: i, start: T0 + i * 2000, duration: 2, uri: `/r/${i}.ts`, discontinuity: false })),
+    discBefore: 0, recording: true,
+  };
+  const recordings = { entries: () => entries, readSegment: async () => undefined } as unknown as RecordingsService;
+  const archive = new DvrArchive({ recordings, recording: 'cam', side: { fs, dir: '/rec/cam/cmaf-e' }, windowMs: WINDOW_MS, log: { warn: () => {} } });
+  t.teardown(() => archive.close());
+
+  const segments: Rendition['segments'] = [];
+  const rendition = { segments, initUri: 'e-init0.mp4' } as unknown as Rendition;
+  const file = () => ({ data: Buffer.from('x'), mtimeMs: 0 });
+  const segment = (msn: number, at: number) => segments.push({ msn, duration: 2, uri: `e-${msn}.m4s`, programDateTime: at, independent: true, discontinuity: false, parts: [] });
+
+  segment(0, T0 + 20_000);
+  let now = T0 + 22_000;
+  archive.take(rendition, file, now);
+  const first = archive.text(now, false)!;
+  t.match(first, /^rec-1700000002000\.m4s$/m, 'the window starts with the recorded segment that ends after now - 20 s');
+  t.match(first, /^e-0\.m4s$/m, 'then the archive');
+  // the stand-in's index changed in place (the real one gives a new object): unseen while the text is kept
+  entries.list[6]!.duration = 2.5;
+  t.equal(archive.text(now + 500, false), first, 'the same text again, not made anew');
+  now = T0 + 22_000 + 1999;
+  t.equal(archive.text(now, false), first, 'until the first recorded segment leaves the window');
+  now = T0 + 24_000;
+  const slid = archive.text(now, false)!;
+  t.notMatch(slid, /^rec-1700000002000\.m4s$/m, 'then it is gone');
+  t.match(slid, /^rec-1700000004000\.m4s$/m);
+  t.match(slid, /#EXTINF:2\.5,\nrec-1700000012000\.m4s/, 'made anew');
+
+  segment(1, T0 + 22_000);
+  archive.take(rendition, file, now);
+  const added = archive.text(now, false)!;
+  t.match(added, /^e-1\.m4s$/m, 'a segment the archive took shows at once');
+
+  entries = { ...entries, list: entries.list.map((e, i) => (i === 7 ? { ...e, discontinuity: true } : e)) };
+  t.match(archive.text(now, false), /#EXT-X-DISCONTINUITY\n(#EXT-X-MAP:URI="\S+"\n)?#EXT-X-PROGRAM-DATE-TIME:\S+\n#EXTINF:2,\nrec-1700000014000\.m4s/, 'a new index of the recording shows at once');
+  t.match(archive.text(now, true)!, /#EXT-X-ENDLIST\n$/, 'the end shows at once');
+  t.ok(files.has('/rec/cam/cmaf-e/e-0.m4s') && files.has('/rec/cam/cmaf-e/e-init0.mp4'), 'archived beside the recording');
+});
