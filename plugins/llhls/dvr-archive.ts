@@ -124,7 +124,6 @@ export class DvrArchive {
     return fileNode(path, name, { data: r.kind === 'init' ? got.init : got.fragment, mtimeMs: e!.start });
   }
 
-
   /** The packager stopped: every archived file goes. */
   close(): void {
     this.#closed = true;
