@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlvToTs } from '../../core/streams/remux/index.ts';
-import { flvPacketOf, type FlvTag } from '../../sdk/index.ts';
+import { flvPacketOf } from '../../sdk/index.ts';
+import { readFlv } from '../../test/core/streams/remux/helpers.ts';
 import { remuxRecorded } from '../../plugins/llhls/dvr-remux.ts';
 import { DvrWindow, renderDvr, type RecordedEntry } from '../../plugins/llhls/dvr-window.ts';
 import { opt } from './common.ts';
@@ -32,18 +33,11 @@ function segment(dir: string): Buffer {
     '-c:a', 'aac', '-b:a', '128k', '-f', 'flv', file,
   ], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('ffmpeg could not make the sample');
-  const b = readFileSync(file);
   const remux = new FlvToTs();
   const out: Buffer[] = [];
-  for (let p = b.readUInt32BE(5) + 4; p + 11 <= b.length;) {
-    const type = (b[p]! & 0x1f) as FlvTag['type'];
-    const size = b.readUIntBE(p + 1, 3);
-    const timestamp = (b.readUIntBE(p + 4, 3) | (b[p + 7]! << 24)) >>> 0;
-    if (type === 8 || type === 9) {
-      const ts = remux.push(flvPacketOf({ type, timestamp, body: b.subarray(p + 11, p + 11 + size) }));
-      if (ts) out.push(ts);
-    }
-    p += 11 + size + 4;
+  for (const tag of readFlv(readFileSync(file))) {
+    const ts = remux.push(flvPacketOf(tag));
+    if (ts) out.push(ts);
   }
   return Buffer.concat(out);
 }
@@ -69,7 +63,7 @@ function main(): void {
   const T0 = 1_700_000_000_000;
   const n = WINDOW / 2;
   const recorded: RecordedEntry[] = [];
-  for (let i = 0; i < n / 2; i++) recorded.push({ msn: i, start: T0 + i * 2000, duration: 2, uri: '', discontinuity: false });
+  for (let i = 0; i < n / 2; i++) recorded.push({ msn: i, start: T0 + i * 2000, duration: 2, discontinuity: false });
   const w = new DvrWindow();
   for (let i = 0; i < n / 2; i++) {
     w.add({ msn: 100 + i, start: T0 + (n / 2 + i) * 2000, duration: 2, uri: `e-${100 + i}.m4s`, init: 'e-init0.mp4', discontinuity: false }, recorded);

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FlvPacket } from '../../sdk/index.ts';
-import { classifyFlv } from '../../core/streams/remux/index.ts';
+import { flvPacketOf, type FlvPacket } from '../../sdk/index.ts';
+import { readFlv } from '../../test/core/streams/remux/helpers.ts';
 import { Packager } from '../../plugins/llhls/packager.ts';
 import { renderMedia } from '../../plugins/llhls/playlist-render.ts';
 import { opt } from './common.ts';
@@ -36,19 +36,7 @@ function sample(dir: string): FlvPacket[] {
     '-t', '10', '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '300k', '-g', '50', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '64k', '-f', 'flv', file,
   ], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('ffmpeg could not make the sample');
-  const b = readFileSync(file);
-  const out: FlvPacket[] = [];
-  for (let p = b.readUInt32BE(5) + 4; p + 11 <= b.length;) {
-    const type = b[p]! & 0x1f;
-    const size = b.readUIntBE(p + 1, 3);
-    const timestamp = (b.readUIntBE(p + 4, 3) | (b[p + 7]! << 24)) >>> 0;
-    const body = b.subarray(p + 11, p + 11 + size);
-    if (type === 8 || type === 9) {
-      out.push({ kind: classifyFlv({ type, timestamp, body }), type, timestamp, body, codec: type === 9 ? body[0]! & 0x0f : body[0]! >> 4 });
-    }
-    p += 11 + size + 4;
-  }
-  return out;
+  return readFlv(readFileSync(file)).filter((t) => t.type !== 18).map(flvPacketOf);
 }
 
 interface Feed { at: number; loop: number; gop: FlvPacket[]; packager: Packager | undefined; rendered: number; text: Buffer | undefined }

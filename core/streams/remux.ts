@@ -4,7 +4,6 @@ import { FlvToTs, TsToFlv } from './remux/index.ts';
 
 const NONE: readonly Buffer[] = [];
 
-
 /** RTMP's packets as MPEG-TS (one Buffer of whole TS packets per media tag). */
 export function flvToMpegts(): StreamConverter<'flv', 'mpegts'> {
   const remux = new FlvToTs();

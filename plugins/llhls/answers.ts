@@ -36,7 +36,6 @@ export function fileNode(path: string, name: string, f: PackagedFile): FileNode 
   return node;
 }
 
-
 /** A packaged file read back from the DVR archive (another filesystem): answered as the packager answered it. */
 export function archivedNode(path: string, name: string, n: FsNode | undefined): FsNode | undefined {
   return n?.kind === 'file' ? { kind: 'file', path, file: { ...n.file, etag: `"${name}"`, mime: mimeOf(name), headers: IMMUTABLE } } : undefined;

@@ -24,6 +24,22 @@ export interface DvrArchiveOptions {
   log: { warn(obj: object, msg: string): void };
 }
 
+/** A path as a glob that matches only itself (a recording's prefix may hold `*`, `[`, ...). */
+const literalGlob = (path: string): string => path.replace(/[\\*?[\]{}()!+@|]/g, '\\$&');
+
+/**
+ * Deletes the files of the recording's archives other than `side`'s (`cmaf-*` beside it): those a
+ * service that stopped left (a restart loses their index: they are never listed again). Once per
+ * recording and process is enough: an archive deletes its own files when its packager stops.
+ */
+export function deleteStaleArchives(side: RecordingSideFolder, log: DvrArchiveOptions['log']): void {
+  const { fs, dir } = side;
+  const parent = dir.slice(0, dir.lastIndexOf('/'));
+  void fs.list(`${literalGlob(parent)}/cmaf-*/*`).then(async (stale) => {
+    for (const f of stale) if (!f.name.startsWith(`${dir}/`)) await fs.deleteFile(f.name);
+  }).catch((err: unknown) => log.warn({ err, dir: parent }, 'the DVR archive could not delete an archive left behind'));
+}
+
 export class DvrArchive {
   readonly #o: DvrArchiveOptions;
   readonly #window = new DvrWindow();
@@ -41,19 +57,6 @@ export class DvrArchive {
   constructor(o: DvrArchiveOptions) {
     this.#o = o;
     this.#recordedRemux = new RecordedRemux((start) => o.recordings.readSegment(o.recording, start));
-    this.#sweepStale();
-  }
-
-  /**
-   * Archives of the recording left by a service that stopped (a restart loses their index: they
-   * are never listed again) are deleted; one packager archives a stream at a time.
-   */
-  #sweepStale(): void {
-    const { fs, dir } = this.#o.side;
-    const parent = dir.slice(0, dir.lastIndexOf('/'));
-    void fs.list(`${parent}/cmaf-*/*`).then(async (stale) => {
-      for (const f of stale) if (!f.name.startsWith(`${dir}/`)) await fs.deleteFile(f.name);
-    }).catch((err: unknown) => this.#o.log.warn({ err, dir: parent }, 'the DVR archive could not delete an archive left behind'));
   }
 
   /** Takes the rendition's complete segments not taken yet (and their init), then trims the window. */
@@ -118,7 +121,14 @@ export class DvrArchive {
   async #recorded(path: string, name: string, r: { kind: 'init' | 'segment'; at: number }): Promise<FsNode | undefined> {
     const list = this.#o.recordings.entries(this.#o.recording)?.list ?? [];
     const w = this.#window;
-    const e = r.kind === 'segment' ? list.find((x) => x.start === r.at) : list.find((x) => w.runOf(x.msn) === r.at);
+    let e: (typeof list)[number] | undefined;
+    if (r.kind === 'init') e = list.find((x) => w.runOf(x.msn) === r.at);
+    else {
+      // from the newest: players ask for the window's, the index's newest segments
+      let i = list.length - 1;
+      while (i >= 0 && list[i]!.start > r.at) i--;
+      e = list[i]?.start === r.at ? list[i] : undefined;
+    }
     const got = e && w.runOf(e.msn) !== undefined ? await this.#recordedRemux.get(e.start) : undefined;
     if (!got) return undefined;
     return fileNode(path, name, { data: r.kind === 'init' ? got.init : got.fragment, mtimeMs: e!.start });

@@ -16,14 +16,13 @@
  * one. `EXT-X-DISCONTINUITY-SEQUENCE` counts the discontinuities of the segments that left.
  */
 
-/** A recorded segment (MPEG-TS) as the recordings number it. */
+/** A recorded segment (MPEG-TS) as the recordings number it (its DVR name: `recordedUri(start)`). */
 export interface RecordedEntry {
   msn: number;
   /** Unix ms of its first frame. */
   start: number;
   /** Seconds. */
   duration: number;
-  uri: string;
   /** A discontinuity comes before it (a gap in the recording). */
   discontinuity: boolean;
 }

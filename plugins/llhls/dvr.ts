@@ -7,7 +7,7 @@
 import type { FsNode } from '../../sdk/index.ts';
 import type { RecordingsService } from '../recordings/api.ts';
 import { digest, NO_CACHE, playlistFile } from './answers.ts';
-import { DvrArchive } from './dvr-archive.ts';
+import { DvrArchive, deleteStaleArchives } from './dvr-archive.ts';
 import type { Packager } from './packager.ts';
 
 /** A running packager: its epoch names its files. */
@@ -18,6 +18,8 @@ export class DvrPlaylists {
   #kept = new Map<string, { text: string; node: FsNode }>();
   /** The archive of each stream whose packager a DVR viewer asked for. */
   #archives = new Map<string, { epoch: string; archive: DvrArchive; off: () => void }>();
+  /** Recordings whose archives a stopped service left were deleted (once per process). */
+  #swept = new Set<string>();
   #max: number;
   #log: { warn(obj: object, msg: string): void };
   #now: () => number;
@@ -74,6 +76,10 @@ export class DvrPlaylists {
     this.stopped(name);
     const side = recs.sideFolder(rec, `cmaf-${live.epoch}`);
     if (!side) return undefined;
+    if (!this.#swept.has(rec)) {
+      this.#swept.add(rec);
+      deleteStaleArchives(side, this.#log);
+    }
     const archive = new DvrArchive({ recordings: recs, recording: rec, side, windowMs, log: this.#log });
     const p = live.packager;
     const take = () => archive.take(p.rendition, (f) => p.file(f), this.#now());

@@ -23,8 +23,8 @@ export type RecordedPlaylist =
 
 /** A recording's segments as the DVR playlist numbers them (`RecordingsService.entries`). */
 export interface RecordedEntries {
-  /** Every indexed segment, oldest first: number, start (unix ms), seconds, public URL, a gap before it (not for the first). */
-  list: { msn: number; start: number; duration: number; uri: string; discontinuity: boolean }[];
+  /** Every indexed segment, oldest first: number, start (unix ms), seconds, a gap before it (not for the first). */
+  list: { msn: number; start: number; duration: number; discontinuity: boolean }[];
   /** Gaps counted with segments removed from the index. */
   discBefore: number;
   /** The recorder still records. */
@@ -44,7 +44,7 @@ export interface RecordingsService {
   ofStream(stream: string): string[];
   /** The HLS playlist of recording `name`'s segments in the asked range. */
   playlist(name: string, ask: RecordedPlaylistAsk): RecordedPlaylist;
-  /** Recording `name`'s segments by number with their public URLs; undefined when unknown or not public. */
+  /** Recording `name`'s segments by number; undefined when unknown or its filesystem is not public. */
   entries(name: string): RecordedEntries | undefined;
   /** The bytes of recording `name`'s segment that starts at `start` (unix ms); undefined when there is none. */
   readSegment(name: string, start: number): Promise<Buffer | undefined>;

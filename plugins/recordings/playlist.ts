@@ -86,18 +86,15 @@ export function recordedPlaylist(index: SegmentIndex, fs: FilesystemService | un
 const rendered = new WeakMap<SegmentIndex, { key: string; result: RecordedPlaylist }>();
 
 /**
- * Every segment of `index` by number with its URL on `fs`'s public mount (the DVR playlist's
- * recorded part): the same object while the index and the answer's inputs stay the same (each DVR
- * answer asks; the index changes once a segment).
+ * Every segment of `index` by number (the DVR playlist's recorded part): the same object while the
+ * index stays the same (each DVR answer asks; the index changes once a segment).
  */
-export function recordedEntries(index: SegmentIndex, fs: FilesystemService, recording: boolean): RecordedEntries {
-  const key = `${index.dropped}|${index.list.length}|${index.list.at(-1)?.start}|${index.list.at(-1)?.duration}|${recording}|${fs.mount}`;
+export function recordedEntries(index: SegmentIndex, recording: boolean): RecordedEntries {
+  const key = `${index.dropped}|${index.list.length}|${index.list.at(-1)?.start}|${index.list.at(-1)?.duration}|${recording}`;
   const kept = entriesKept.get(index);
   if (kept?.key === key) return kept.entries;
-  const prefix = fs.mount === '/' ? '' : fs.mount;
   const list = index.list.map((s, i) => ({
-    msn: index.dropped + i, start: s.start, duration: s.duration / 1000, uri: encodeURI(prefix + s.file),
-    discontinuity: i > 0 && isGap(index.list[i - 1]!, s),
+    msn: index.dropped + i, start: s.start, duration: s.duration / 1000, discontinuity: i > 0 && isGap(index.list[i - 1]!, s),
   }));
   const entries = { list, discBefore: index.droppedGaps, recording };
   entriesKept.set(index, { key, entries });

@@ -203,15 +203,17 @@ export class Recordings implements RecordingsService {
   entries(name: string): RecordedEntries | undefined {
     const r = this.#recs.get(name);
     const fs = r && findFilesystem(this.#d.filesystems, r.cfg.filesystem);
-    return r && fs?.publicMount ? recordedEntries(r.index, fs, r.recording) : undefined;
+    return r && fs?.publicMount ? recordedEntries(r.index, r.recording) : undefined;
   }
 
-  /** A recorded segment's bytes (`RecordingsService.readSegment`): the index finds it by its start. */
+  /** A recorded segment's bytes (`RecordingsService.readSegment`): found from the newest (what DVR players ask for). */
   async readSegment(name: string, start: number): Promise<Buffer | undefined> {
     const r = this.#recs.get(name);
     const fs = r && findFilesystem(this.#d.filesystems, r.cfg.filesystem);
-    const seg = fs && r.index.list.find((s) => s.start === start);
-    return seg ? fs!.readFile(seg.file) : undefined;
+    const list = r?.index.list ?? [];
+    let i = list.length - 1;
+    while (i >= 0 && list[i]!.start > start) i--;
+    return fs && list[i]?.start === start ? fs.readFile(list[i]!.file) : undefined;
   }
 
   /** A folder beside a recording's segments (`RecordingsService.sideFolder`). */

@@ -1,5 +1,5 @@
-import { NAL_AUD, NAL_IDR, NAL_SPS, parseAsc, parseAvcConfig, writeAdts, type AacConfig, type AvcConfig } from '../../../sdk/index.ts';
-import { PID_AUDIO, PID_VIDEO, ST_AAC_ADTS, ST_H264, ST_MPEG1_AUDIO, WRAP33 } from './ts-common.ts';
+import { NAL_AUD, NAL_IDR, NAL_SPS, TS_ST, parseAsc, parseAvcConfig, writeAdts, type AacConfig, type AvcConfig } from '../../../sdk/index.ts';
+import { PID_AUDIO, PID_VIDEO, WRAP33 } from './ts-common.ts';
 import { TsWriter, type TsStream } from './ts-writer.ts';
 import { FLV_AUDIO_AAC, FLV_AUDIO_MP3, FLV_VIDEO_AVC, type FlvTag } from './types.ts';
 
@@ -109,7 +109,7 @@ export class FlvToTs {
     if (fmt === FLV_AUDIO_AAC) {
       if (b[1] === 0) {
         const cfg = parseAsc(b, 2);
-        if (cfg) { this.aac = cfg; this.setAudio(ST_AAC_ADTS); }
+        if (cfg) { this.aac = cfg; this.setAudio(TS_ST.aacAdts); }
         return undefined;
       }
       const len = b.length - 2 + 7;
@@ -121,7 +121,7 @@ export class FlvToTs {
       return this.emit(PID_AUDIO, 0xc0, dts, dts, true, false, ms);
     }
     if (fmt === FLV_AUDIO_MP3) {
-      this.setAudio(ST_MPEG1_AUDIO);
+      this.setAudio(TS_ST.mpeg1Audio);
       w.reset();
       w.add(b, 1, b.length);
       return this.emit(PID_AUDIO, 0xc0, dts, dts, true, false, ms);
@@ -137,7 +137,7 @@ export class FlvToTs {
 
   private programChanged(): void {
     const streams: TsStream[] = [];
-    if (this.hasVideo) streams.push({ pid: PID_VIDEO, streamType: ST_H264 });
+    if (this.hasVideo) streams.push({ pid: PID_VIDEO, streamType: TS_ST.h264 });
     if (this.audioType !== 0) streams.push({ pid: PID_AUDIO, streamType: this.audioType });
     this.w.setProgram(streams, this.pcrPid(), this.version);
     this.version = (this.version + 1) & 31;

@@ -1,5 +1,5 @@
-/** MPEG-TS constants and the few field codecs both directions share (33-bit values kept out of 32-bit bit operations). */
-import { TS_ST, TS_WRAP as WRAP33, tsReadStamp, tsWriteStamp } from '../../../sdk/index.ts';
+/** MPEG-TS constants and the few field codecs the FLV-to-TS direction writes with (33-bit values kept out of 32-bit bit operations; the SDK reads). */
+import { TS_WRAP as WRAP33, tsWriteStamp } from '../../../sdk/index.ts';
 
 /** 2^33 (`WRAP33`): the PTS/DTS/PCR base modulus. */
 export { TS_PACKET, TS_SYNC, TS_WRAP as WRAP33 } from '../../../sdk/index.ts';
@@ -8,12 +8,6 @@ export const PID_PMT = 0x1000;
 export const PID_VIDEO = 0x100;
 export const PID_AUDIO = 0x101;
 
-export const ST_MPEG1_AUDIO = TS_ST.mpeg1Audio;
-export const ST_MPEG2_AUDIO = TS_ST.mpeg2Audio;
-export const ST_AAC_ADTS = TS_ST.aacAdts;
-export const ST_H264 = TS_ST.h264;
-
-
 /** CRC-32/MPEG-2 of buf[start, end). */
 export { tsCrc32 as crc32 } from '../../../sdk/index.ts';
 
@@ -21,9 +15,6 @@ export { tsCrc32 as crc32 } from '../../../sdk/index.ts';
 export function writeTimestamp(buf: Buffer, at: number, prefix: number, ts: number): void {
   tsWriteStamp(buf, at, ts, prefix);
 }
-
-/** Reads a 5-byte PTS/DTS field (markers not checked). */
-export const readTimestamp = tsReadStamp;
 
 /** Writes a 6-byte PCR (base in 90 kHz, extension 0). */
 export function writePcr(buf: Buffer, at: number, base: number): void {

@@ -2,11 +2,13 @@
 // and its filesystem (named as such: the real ones run in dvr-edge.test.ts): its playlist text is
 // made once and answered again while nothing it lists changed, and made anew as soon as the
 // archive takes a segment, the recording's index changes, the stream ends, or the window's start
-// passes the first recorded segment listed.
+// passes the first recorded segment listed; the archives a stopped service left are deleted, and
+// nothing else (a recording's prefix may hold glob characters).
 import t from 'tap';
-import type { FilesystemService } from '../../../sdk/index.ts';
+import { globMatcher, type FilesystemService } from '../../../sdk/index.ts';
 import type { RecordedEntries, RecordingsService } from '../../../plugins/recordings/api.ts';
-import { DvrArchive } from '../../../plugins/llhls/dvr-archive.ts';
+import { DvrArchive, deleteStaleArchives } from '../../../plugins/llhls/dvr-archive.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import type { Rendition } from '../../../plugins/llhls/playlist.ts';
 
 const T0 = 1_700_000_000_000;
@@ -23,7 +25,7 @@ t.test('the DVR text is kept while what it lists is the same', async (t) => {
   } as unknown as FilesystemService;
   // stand-in: the recordings service, ten recorded 2 s segments from T0
   let entries: RecordedEntries = {
-    list: Array.from({ length: 10 }, (_, i) => ({ msn: i, start: T0 + i * 2000, duration: 2, uri: `/r/${i}.ts`, discontinuity: false })),
+    list: Array.from({ length: 10 }, (_, i) => ({ msn: i, start: T0 + i * 2000, duration: 2, discontinuity: false })),
     discBefore: 0, recording: true,
   };
   const recordings = { entries: () => entries, readSegment: async () => undefined } as unknown as RecordingsService;
@@ -61,4 +63,21 @@ t.test('the DVR text is kept while what it lists is the same', async (t) => {
   t.match(archive.text(now, false), /#EXT-X-DISCONTINUITY\n(#EXT-X-MAP:URI="\S+"\n)?#EXT-X-PROGRAM-DATE-TIME:\S+\n#EXTINF:2,\nrec-1700000014000\.m4s/, 'a new index of the recording shows at once');
   t.match(archive.text(now, true)!, /#EXT-X-ENDLIST\n$/, 'the end shows at once');
   t.ok(files.has('/rec/cam/cmaf-e/e-0.m4s') && files.has('/rec/cam/cmaf-e/e-init0.mp4'), 'archived beside the recording');
+});
+
+t.test('archives a stopped service left are deleted, only the recording\'s own', async (t) => {
+  const files = new Map<string, Buffer>([
+    ['/rec*/cam/cmaf-old/old-1.m4s', Buffer.from('left behind')],
+    ['/rec*/cam/cmaf-new/new-1.m4s', Buffer.from('this archive')],
+    ['/rec*/cam/2026-12-06/1796576601399.ts', Buffer.from('a recorded segment')],
+    ['/recX/cam/cmaf-old/old-1.m4s', Buffer.from('another prefix the glob would match unescaped')],
+  ]);
+  // stand-in: a filesystem that matches globs as every filesystem does (`globMatcher`)
+  const fs = {
+    list: async (glob: string) => { const match = globMatcher(glob); return [...files.keys()].filter((n) => match(n)).map((name) => ({ name, size_bytes: 1, last_modified: 0 })); },
+    deleteFile: async (p: string) => files.delete(p),
+  } as unknown as FilesystemService;
+  deleteStaleArchives({ fs, dir: '/rec*/cam/cmaf-new' }, { warn: () => {} });
+  await waitFor(() => !files.has('/rec*/cam/cmaf-old/old-1.m4s'), { what: 'the stale archive deleted' });
+  t.same([...files.keys()].sort(), ['/rec*/cam/2026-12-06/1796576601399.ts', '/rec*/cam/cmaf-new/new-1.m4s', '/recX/cam/cmaf-old/old-1.m4s']);
 });

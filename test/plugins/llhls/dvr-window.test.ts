@@ -21,7 +21,7 @@ function recordedAt(now: number): RecordedEntry[] {
   let msn = 0;
   for (let s = 0; s + 4 <= now; s += 4) {
     if (s >= 40 && s < 48) continue;
-    out.push({ msn: msn++, start: T0 + s * 1000, duration: 4, uri: `/rec/cam/${T0 + s * 1000}.ts`, discontinuity: s === 48 });
+    out.push({ msn: msn++, start: T0 + s * 1000, duration: 4, discontinuity: s === 48 });
   }
   return out;
 }

@@ -3,8 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FlvPacket } from '../../../sdk/index.ts';
-import { classifyFlv } from '../../../core/streams/remux/index.ts';
+import { flvPacketOf, type FlvPacket } from '../../../sdk/index.ts';
 import { readFlv } from '../../core/streams/remux/helpers.ts';
 import { Fmp4Muxer, type Fmp4Fragment } from '../../../plugins/llhls/fmp4.ts';
 
@@ -29,10 +28,7 @@ export function makeFlv(dir: string, kind: 'av' | 'video' | 'audio'): string {
 
 /** The tags of an FLV file as the stream table carries them. */
 export function flvPackets(file: string): FlvPacket[] {
-  return readFlv(readFileSync(file)).map((tag) => ({
-    kind: classifyFlv(tag), type: tag.type as 8 | 9 | 18, timestamp: tag.timestamp, body: tag.body,
-    codec: tag.type === 9 ? tag.body[0]! & 0x0f : tag.type === 8 ? tag.body[0]! >> 4 : 0,
-  }));
+  return readFlv(readFileSync(file)).map(flvPacketOf);
 }
 
 /** The muxer's output for `packets`: cut after each video keyframe is pushed and every `partMs`. */

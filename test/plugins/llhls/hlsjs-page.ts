@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
+import { launchChromium, noBrowser } from '../../helpers/browser.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 /*
  * hls.js (a devDependency, its browser build read from node_modules) in a page of Chromium: a muted
@@ -107,4 +109,23 @@ export async function startHls(page: Page, url: string, config: Record<string, u
     };
     return true;
   }, [url, config] as const);
+}
+
+/**
+ * hls.js (not in low-latency mode) at the start of a DVR playlist, until it played past `past`
+ * seconds with hls.js's latency known (or failed: no fatal error is asserted); what it saw then.
+ * Undefined without Chromium.
+ */
+export async function playDvrFromStart(t: { ok(v: unknown, m: string): void; same(a: unknown, b: unknown, m: string): void; teardown(fn: () => unknown): void },
+  base: string, url: string, past: number): Promise<PlayStats | undefined> {
+  if (noBrowser()) return undefined;
+  const hp = await hlsPage(await launchChromium(t), base);
+  t.teardown(() => hp.page.close().catch(() => {}));
+  t.ok(await startHls(hp.page, url, { lowLatencyMode: false, startPosition: 0 }), 'hls.js (MSE)');
+  const s = await waitFor(async () => {
+    const st = await hp.stats();
+    return st.errors.some((e) => e.fatal) || (st.currentTime > past && st.latency > 0) ? st : undefined;
+  }, { timeout: 40_000, what: `hls.js past ${past} s of the DVR window` }).catch(async (err: Error) => { throw new Error(`${err.message} (${JSON.stringify(await hp.stats())})`); });
+  t.same(s.errors.filter((e) => e.fatal), [], `no fatal error (${hp.requests.map((u) => u.slice(-40)).join(' ')})`);
+  return s;
 }
