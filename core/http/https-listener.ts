@@ -7,6 +7,7 @@ import { tlsCertificatesRef, type HttpScope, type TlsKeyPair } from '../../sdk/i
 import type { ConfigData } from '../config/config-data.ts';
 import { listenAddress } from './listen-address.ts';
 import { ConnectionCap, answerClientError, applyServerBounds, capOf, connectionSlots, listenerBounds, serverOptions } from './listener-bounds.ts';
+import { checkHeadersWhileConnected } from './header-check.ts';
 import { frontOf } from '../door/install.ts';
 
 /** What the HTTPS listener needs of an app: its routes, config, certificate service and log. */
@@ -130,6 +131,7 @@ export class HttpsListener {
     // the same bounds as the HTTP listener (core/http/server.ts); bodies are the app's (fastify routing)
     const server = https.createServer({ ...pair, ...serverOptions(this.#cap!.bounds) }, (req, res) => this.#handle(req, res));
     server.prependListener('connection', (socket) => { this.#cap?.admit(socket); });
+    checkHeadersWhileConnected(server);
     server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { ConfigData } from '../config/config-data.ts';
 import type { KeptResources } from '../kernel/keep.ts';
 import { applyServerBounds, KEEP_ALIVE_MS, serverOptions, type ListenerBounds } from './listener-bounds.ts';
+import { checkHeadersWhileConnected } from './header-check.ts';
 import { listenAddress } from './listen-address.ts';
 import { servingThreadCount } from '../door/threads/count.ts';
 import { requestHasBody } from '../../sdk/linger-close.ts';
@@ -47,6 +48,7 @@ export class KeptListener {
     this.server.keepAliveTimeout = KEEP_ALIVE_MS;
     this.server.requestTimeout = 0;
     this.server.setTimeout(0);
+    checkHeadersWhileConnected(this.server);
     // an app being built has its listeners on the server already (the door, fastify's router, whose
     // routes are not compiled before it is ready): its requests are answered 503 until `activate`
     // every request passes here: no copy of the arguments on the way through

@@ -14,6 +14,7 @@ import { LazyValidators } from './lazy-validators.ts';
 import { BodyDigests } from './body-digest.ts';
 import { BodyDeadlines } from './body-deadlines.ts';
 import { ConnectionCap, answerClientError, connectionSlots, serverOptions, type ListenerBounds } from './listener-bounds.ts';
+import { checkHeadersWhileConnected } from './header-check.ts';
 import { LARGE_BODY_BYTES, collectAfterLargeBody } from '../reload-memory.ts';
 import type { KeptListener } from './kept-listener.ts';
 
@@ -57,6 +58,8 @@ export function createServer(opts: {
   const app = fastifyFor(opts, validators);
   limitJsonDepth(app as unknown as FastifyInstance);
   new ConnectionCap(opts.slots ?? connectionSlots(), opts.bounds).attach(app.server);
+  // a kept listener does this once, for every app it carries
+  if (!opts.listener) checkHeadersWhileConnected(app.server);
   const deadlines = new BodyDeadlines(opts.bounds.bodyTimeoutMs, isStreamedBody);
   deadlinesByApp.set(app, deadlines);
   validatorsByApp.set(app, validators);

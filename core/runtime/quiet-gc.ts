@@ -7,7 +7,7 @@ import type { Trim } from './malloc-trim.ts';
 export const QUIET_CHECK_MS = 2_000;
 /** The longest wait between two looks once nothing happens (the wait doubles from `QUIET_CHECK_MS`). */
 export const QUIET_CHECK_MAX_MS = 16_000;
-/** Growth of the committed heap or RSS since the previous look under which a quiet look saw nothing happen. */
+/** Growth of the committed heap or RSS per `QUIET_CHECK_MS` since the previous look under which a quiet look saw nothing happen. */
 export const CALM_BYTES = 1024 * 1024;
 /** Event-loop utilisation under which the service counts as quiet over the last check. */
 export const QUIET_UTILIZATION = 0.1;
@@ -33,6 +33,21 @@ export function shouldTrim(s: { utilization: number; rss: number; baseline: numb
  */
 export function nextCheckMs(waitMs: number, calm: boolean): number {
   return calm ? Math.min(waitMs * 2, QUIET_CHECK_MAX_MS) : QUIET_CHECK_MS;
+}
+
+/**
+ * Whether a look saw nothing happen (pure, for tests): quiet, nothing reduced or trimmed, and the
+ * committed heap and RSS grew less than `CALM_BYTES` per `QUIET_CHECK_MS` of the wait since the
+ * previous look. A rate, so an idle service's slow drift (a page of the young generation touched
+ * now and then: 1.5 MB in 16 s) does not bring the looks back to every 2 s (issue 46.2).
+ */
+export function isCalm(s: {
+  utilization: number; reduced: boolean; trimmed: boolean; waitedMs: number;
+  committed: number; committedBefore: number; rss: number; rssBefore: number;
+}): boolean {
+  if (s.utilization > QUIET_UTILIZATION || s.reduced || s.trimmed) return false;
+  const allowed = CALM_BYTES * Math.max(1, s.waitedMs / QUIET_CHECK_MS);
+  return s.committed < s.committedBefore + allowed && s.rss < s.rssBefore + allowed;
 }
 
 /**
@@ -105,8 +120,8 @@ export function startQuietCollector(gc: Gc | undefined = v8Gc(), trim?: Trim): Q
       trimBaseline = process.memoryUsage.rss();
     }
     if (reduced && trim) rssBaseline = process.memoryUsage.rss();
-    const calm = utilization <= QUIET_UTILIZATION && !reduced && !trimmed
-      && seen.committed < before.committed + CALM_BYTES && seen.rss < before.rss + CALM_BYTES;
+    const calm = isCalm({ utilization, reduced, trimmed, waitedMs: wait, committed: seen.committed,
+      committedBefore: before.committed, rss: seen.rss, rssBefore: before.rss });
     before = seen;
     wait = nextCheckMs(wait, calm);
     timer = setTimeout(look, wait).unref();

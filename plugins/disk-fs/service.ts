@@ -1,3 +1,4 @@
+import { statfsSync } from 'node:fs';
 import { lstat, open, rename, stat, statfs, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type {
@@ -17,7 +18,33 @@ import { siblingModule } from '../../sdk/module-url.ts';
 /** How old the walked total may be for an upload's limit check (ffmpeg writes beside the service). */
 const USAGE_MAX_AGE_MS = 2000;
 /** How old it may be for `usage()`, the metrics' figure asked every sample: a walk every 10 s at most, not every other sample. */
-const METRIC_MAX_AGE_MS = 10_000;
+export const METRIC_MAX_AGE_MS = 10_000;
+/**
+ * How old it may be for `usage()` at most: a figure is walked again after 10 s only while things
+ * change, else ever less often up to once a minute (issue 46.2: an idle service walked every 10 s).
+ */
+export const METRIC_QUIET_MAX_AGE_MS = 60_000;
+
+/**
+ * Whether `usage()` walks again (pure, for tests): a figure `ageMs` old; `moved`: the filesystem
+ * under the folder changed since its walk began (its free blocks or inodes: any write, create or
+ * delete on it, by ffmpeg or anyone); `quietWalks`: walks in a row that found the same figure
+ * (each doubles the wait from 10 s, up to a minute; a write through the service counts anew).
+ */
+export function metricWalkDue(ageMs: number, moved: boolean, quietWalks: number): boolean {
+  if (ageMs > METRIC_QUIET_MAX_AGE_MS) return true;
+  return moved && ageMs > Math.min(METRIC_QUIET_MAX_AGE_MS, METRIC_MAX_AGE_MS * 2 ** quietWalks);
+}
+
+/** Free blocks and inodes of the filesystem under `dir` (NaN when it cannot be read: never equal). */
+export function fsMark(dir: string): { blocks: number; inodes: number } {
+  try {
+    const s = statfsSync(dir);
+    return { blocks: s.bfree, inodes: s.ffree };
+  } catch {
+    return { blocks: NaN, inodes: NaN };
+  }
+}
 
 
 /**
@@ -52,6 +79,14 @@ export class DiskFilesystem implements FilesystemService {
   /** Files found by the last scan (the metric's figure; not kept exact between scans). */
   #files = 0;
   #usedAt = 0;
+  /** The walk under way, if any. */
+  #walking: Promise<void> | undefined;
+  /** The filesystem's free blocks and inodes when the last walk began (`fsMark`). */
+  #mark = { blocks: NaN, inodes: NaN };
+  /** When `usage()` last looked whether to walk. */
+  #lookedAt = 0;
+  /** Walks in a row that found the figure unchanged (`metricWalkDue`). */
+  #quietWalks = 0;
   /** Bytes of uploads in flight, so two concurrent uploads cannot both take the last free space. */
   #inflight = 0;
 
@@ -69,17 +104,38 @@ export class DiskFilesystem implements FilesystemService {
   }
 
   usage(): { used: number; limit: number; files: number } {
-    if (Date.now() - this.#usedAt > METRIC_MAX_AGE_MS) void this.#refreshUsage().catch(() => {});
+    const now = Date.now();
+    const age = now - this.#usedAt;
+    // the filesystem is looked at (statfs) every 10 s at most, as the walk
+    if (age > METRIC_MAX_AGE_MS && !this.#walking && now - this.#lookedAt > METRIC_MAX_AGE_MS) {
+      this.#lookedAt = now;
+      if (metricWalkDue(age, this.#moved(), this.#quietWalks)) void this.#refreshUsage().catch(() => {});
+    }
     return { used: this.#used, limit: this.#limit, files: this.#files };
   }
 
-  async #refreshUsage(): Promise<number> {
+  /** The filesystem's free blocks or inodes changed since the last walk began. */
+  #moved(): boolean {
+    const now = fsMark(this.root);
+    return now.blocks !== this.#mark.blocks || now.inodes !== this.#mark.inodes;
+  }
+
+  /** The walked total, at most `USAGE_MAX_AGE_MS` old; one walk at a time (askers meanwhile share it). */
+  #refreshUsage(): Promise<number> {
     // ffmpeg writes to the disk directly, so the total is re-read rather than only counted
-    if (Date.now() - this.#usedAt > USAGE_MAX_AGE_MS) {
-      ({ used: this.#used, files: this.#files } = await diskUsage(this.#r));
-      this.#usedAt = Date.now();
-    }
-    return this.#used;
+    if (Date.now() - this.#usedAt <= USAGE_MAX_AGE_MS) return Promise.resolve(this.#used);
+    this.#walking ??= (async () => {
+      try {
+        this.#mark = fsMark(this.root);
+        const before = { used: this.#used, files: this.#files };
+        ({ used: this.#used, files: this.#files } = await diskUsage(this.#r));
+        this.#quietWalks = before.used === this.#used && before.files === this.#files ? this.#quietWalks + 1 : 0;
+        this.#usedAt = Date.now();
+      } finally {
+        this.#walking = undefined;
+      }
+    })();
+    return this.#walking.then(() => this.#used);
   }
 
   /** `hint.door`: the public mount's view (playlists rewritten, the HTTP cache); else the file as it is. */
@@ -239,6 +295,7 @@ export class DiskFilesystem implements FilesystemService {
   }
 
   #emit(path: string): void {
+    this.#quietWalks = 0;
     for (const fn of this.#changed) fn(path);
   }
 }

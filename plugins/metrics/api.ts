@@ -19,7 +19,11 @@ export interface MetricDescription {
 /** One value of one series at collection time. */
 export interface MetricValue {
   name: string;
-  /** Label values by label name; empty for label-less metrics. */
+  /**
+   * Label values by label name; empty for label-less metrics. Keep one frozen object per label
+   * set and give it every collection: the history and the Prometheus text then find the series
+   * by that object (a new object each time works, at the cost of making its key every sample).
+   */
   labels: Readonly<Record<string, string>>;
   value: number;
 }

@@ -10,6 +10,12 @@ export interface Series {
   lastSeen: number;
 }
 
+/** A series as the history keeps it: its key, and whether it is still kept. */
+interface Kept extends Series {
+  readonly key: string;
+  kept: boolean;
+}
+
 /** A stable identity of a series: its name and label values in key order. */
 export function seriesKey(v: MetricValue): string {
   let key = v.name;
@@ -21,12 +27,22 @@ export function seriesKey(v: MetricValue): string {
  * The last `size` samples of every series, in fixed rings: recording a sample writes into
  * preallocated arrays (a series allocates once, when it first appears), so sampling every
  * couple of seconds for hours does not churn the heap. A series absent for a whole range is
- * dropped.
+ * dropped. A sample laid out as the one before (each value at the same place with the same name
+ * and the same labels object, which collectors that keep their label objects give: every built-in
+ * one) and carrying every kept series is written straight into the series the last sample found:
+ * two comparisons and a store per value, no key text, no pass over absent series. Sampling is
+ * most of an idle service's CPU (issue 46.2).
  */
 export class MetricsHistory {
   readonly size: number;
   readonly #times: Float64Array;
-  readonly #series = new Map<string, Series>();
+  readonly #series = new Map<string, Kept>();
+  /** The last sample's layout: per value its name, labels object and series. */
+  #names: string[] = [];
+  #labels: object[] = [];
+  #found: Kept[] = [];
+  /** The last sample named no series twice (else its layout is never taken as is). */
+  #distinct = false;
   /** Samples recorded so far; slot of sample n is n % size. */
   #count = 0;
 
@@ -40,21 +56,57 @@ export class MetricsHistory {
     const n = this.#count;
     const slot = n % this.size;
     this.#times[slot] = ts;
-    for (const [key, s] of this.#series) {
-      if (n - s.lastSeen >= this.size) this.#series.delete(key);
-      else s.values[slot] = NaN;
+    if (this.#distinct && values.length === this.#series.size && this.#sameLayout(values)) {
+      const found = this.#found;
+      for (let i = 0; i < values.length; i++) {
+        const s = found[i]!;
+        s.values[slot] = values[i]!.value;
+        s.lastSeen = n;
+      }
+    } else this.#recordChanged(n, slot, values);
+    this.#count = n + 1;
+  }
+
+  #sameLayout(values: readonly MetricValue[]): boolean {
+    if (values.length !== this.#found.length) return false;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
+      if (v.labels !== this.#labels[i] || v.name !== this.#names[i] || !this.#found[i]!.kept) return false;
     }
-    for (const v of values) {
+    return true;
+  }
+
+  /** A sample laid out otherwise: absent series get NaN (or leave), each value finds its series by key. */
+  #recordChanged(n: number, slot: number, values: readonly MetricValue[]): void {
+    for (const s of this.#series.values()) {
+      if (n - s.lastSeen >= this.size) {
+        this.#series.delete(s.key);
+        s.kept = false;
+      } else s.values[slot] = NaN;
+    }
+    const names: string[] = new Array<string>(values.length);
+    const labels: object[] = new Array<object>(values.length);
+    const found: Kept[] = new Array<Kept>(values.length);
+    let distinct = true;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
       const key = seriesKey(v);
       let s = this.#series.get(key);
       if (!s) {
-        s = { name: v.name, labels: v.labels, values: new Float64Array(this.size).fill(NaN), lastSeen: n };
+        s = { name: v.name, labels: v.labels, values: new Float64Array(this.size).fill(NaN), lastSeen: -1, key, kept: true };
         this.#series.set(key, s);
       }
+      if (s.lastSeen === n) distinct = false;
       s.values[slot] = v.value;
       s.lastSeen = n;
+      names[i] = v.name;
+      labels[i] = v.labels;
+      found[i] = s;
     }
-    this.#count = n + 1;
+    this.#names = names;
+    this.#labels = labels;
+    this.#found = found;
+    this.#distinct = distinct;
   }
 
   /** Ring slots of the kept samples taken at or after `notBefore` (ms), oldest first. */

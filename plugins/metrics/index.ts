@@ -32,8 +32,16 @@ export default definePlugin({
     ];
     // without a sessions plugin clients still read session_* (restreamer-ui): zeros, not absence
     const zeros = zeroSessionsCollector();
-    const hasSessions = () => contributed.some((c) => c.describe().some((d) => d.name === 'session_active'));
-    const collectors = () => (hasSessions() ? [...own, ...contributed] : [...own, ...contributed, zeros]);
+    // the list is made again only when a provider joined (each sample reads it: issue 46.2)
+    let list: readonly MetricCollector[] = [];
+    let listed = -1;
+    const collectors = (): readonly MetricCollector[] => {
+      if (listed === contributed.length) return list;
+      const hasSessions = contributed.some((c) => c.describe().some((d) => d.name === 'session_active'));
+      list = hasSessions ? [...own, ...contributed] : [...own, ...contributed, zeros];
+      listed = contributed.length;
+      return list;
+    };
 
     const metrics = new MetricsService({ config: ctx.config, collectors, log: ctx.log });
     // the same query for POST /api/v3/metrics and for others (GraphQL `metrics`)

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WorkerTls } from './messages.ts';
 import { answerClientError, applyServerBounds, serverOptions, type ConnectionCap } from '../../http/listener-bounds.ts';
+import { checkHeadersWhileConnected } from '../../http/header-check.ts';
 
 /**
  * A serving thread's HTTPS listener (worker side): it binds main's HTTPS port with `reusePort`
@@ -52,6 +53,7 @@ export class ThreadTlsListener {
     void this.close();
     const server = https.createServer({ ...pair, ...serverOptions(this.#cap.bounds) }, this.#handle);
     server.prependListener('connection', (socket) => { this.#cap.admit(socket); });
+    checkHeadersWhileConnected(server);
     server.on('clientError', answerClientError);
     if (this.#continue) server.on('checkContinue', this.#continue);
     if (this.#upgrade) server.on('upgrade', this.#upgrade);

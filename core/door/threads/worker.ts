@@ -7,6 +7,7 @@ import { ThreadTlsListener } from './thread-tls.ts';
 import { ThreadTrafficMeter } from './traffic.ts';
 import type { DoorStart, ToWorker, WorkerInit } from './messages.ts';
 import { ConnectionCap, answerClientError, applyServerBounds, serverOptions } from '../../http/listener-bounds.ts';
+import { checkHeadersWhileConnected } from '../../http/header-check.ts';
 import { BodyDeadlines } from '../../http/body-deadlines.ts';
 import { startQuietCollector } from '../../runtime/quiet-gc.ts';
 import { threadDoor, type ThreadDoor } from '../thread-door.ts';
@@ -85,6 +86,7 @@ const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => 
 };
 const server = http.createServer(serverOptions(init.bounds), onRequest);
 cap.attach(server);
+checkHeadersWhileConnected(server);
 server.on('clientError', answerClientError);
 server.on('checkContinue', onContinue);
 server.on('upgrade', onUpgrade);

@@ -15,38 +15,97 @@ export interface CpuTimes {
 }
 
 export function parseProcStat(text: string): CpuTimes | undefined {
-  const end = text.indexOf('\n');
-  const line = end < 0 ? text : text.slice(0, end);
-  if (!line.startsWith('cpu ')) return undefined;
-  const f = line.slice(4).trim().split(/\s+/).map(Number);
-  if (f.length < 4 || f.some((n) => !Number.isFinite(n))) return undefined;
+  if (!text.startsWith('cpu ')) return undefined;
+  let end = text.indexOf('\n');
+  if (end < 0) end = text.length;
+  // user nice system idle iowait irq softirq steal (guest, guest_nice: read, must be numbers)
+  const f = [0, 0, 0, 0, 0, 0, 0, 0];
+  let count = 0;
+  for (let i = 4; ;) {
+    while (i < end && (text.charCodeAt(i) === 0x20 || text.charCodeAt(i) === 0x09)) i++;
+    if (i >= end) break;
+    const start = i;
+    let n = 0;
+    let digits = true;
+    for (; i < end && text.charCodeAt(i) !== 0x20 && text.charCodeAt(i) !== 0x09; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x30 && c <= 0x39) n = n * 10 + (c - 0x30);
+      else digits = false;
+    }
+    if (!digits) n = Number(text.slice(start, i));
+    if (!Number.isFinite(n)) return undefined;
+    if (count < f.length) f[count] = n;
+    count++;
+  }
+  if (count < 4) return undefined;
   const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
   // guest and guest_nice are already part of user and nice
   const other = nice + iowait + irq + softirq + steal;
   return { user, system, idle, other, total: user + system + idle + other };
 }
 
+/**
+ * The number after `key:` at the start of a line of `text` (spaces or tabs between), or undefined.
+ * A scan, no regular expression or split: the collector runs it every sample (issue 46.2).
+ */
+function numberAfterKey(text: string, key: string): number | undefined {
+  const head = `${key}:`;
+  let at: number;
+  if (text.startsWith(head)) at = 0;
+  else {
+    const nl = text.indexOf(`\n${head}`);
+    if (nl < 0) return undefined;
+    at = nl + 1;
+  }
+  at += head.length;
+  const blanks = at;
+  while (text.charCodeAt(at) === 0x20 || text.charCodeAt(at) === 0x09) at++;
+  if (at === blanks) return undefined;
+  const digits = at;
+  let n = 0;
+  for (let c = text.charCodeAt(at); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++at)) n = n * 10 + (c - 0x30);
+  return at > digits ? n : undefined;
+}
+
 /** `MemTotal` and `MemAvailable` of `/proc/meminfo`, in bytes. */
 export function parseMeminfo(text: string): { total: number; available: number } | undefined {
   const kb = (key: string): number | undefined => {
-    const m = new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(text);
-    return m ? Number(m[1]) * 1024 : undefined;
+    const n = numberAfterKey(text, key);
+    return n === undefined ? undefined : n * 1024;
   };
   const total = kb('MemTotal');
   if (total === undefined) return undefined;
   return { total, available: kb('MemAvailable') ?? kb('MemFree') ?? 0 };
 }
 
+/** Fields `a` and `b` (0-based, whitespace-separated) of `text` from `from` to `end`, and how many fields it has; NaN for a field that is not a number. */
+function twoFields(text: string, from: number, end: number, a: number, b: number): { a: number; b: number; count: number } {
+  const out = { a: NaN, b: NaN, count: 0 };
+  let i = from;
+  for (;;) {
+    while (i < end && (text.charCodeAt(i) === 0x20 || text.charCodeAt(i) === 0x09)) i++;
+    if (i >= end) return out;
+    const start = i;
+    while (i < end && text.charCodeAt(i) !== 0x20 && text.charCodeAt(i) !== 0x09) i++;
+    if (out.count === a) out.a = Number(text.slice(start, i));
+    else if (out.count === b) out.b = Number(text.slice(start, i));
+    out.count++;
+  }
+}
+
 /** Received and sent bytes per interface of `/proc/net/dev`. */
 export function parseNetDev(text: string): { name: string; rx: number; tx: number }[] {
   const out: { name: string; rx: number; tx: number }[] = [];
-  for (const line of text.split('\n')) {
-    const colon = line.indexOf(':');
-    if (colon < 0) continue;
-    const name = line.slice(0, colon).trim();
-    const f = line.slice(colon + 1).trim().split(/\s+/).map(Number);
-    if (!name || f.length < 9 || !Number.isFinite(f[0]) || !Number.isFinite(f[8])) continue;
-    out.push({ name, rx: f[0]!, tx: f[8]! });
+  for (let start = 0; start < text.length;) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const colon = text.indexOf(':', start);
+    if (colon >= 0 && colon < end) {
+      const name = text.slice(start, colon).trim();
+      const f = twoFields(text, colon + 1, end, 0, 8);
+      if (name && f.count >= 9 && Number.isFinite(f.a) && Number.isFinite(f.b)) out.push({ name, rx: f.a, tx: f.b });
+    }
+    start = end + 1;
   }
   return out;
 }

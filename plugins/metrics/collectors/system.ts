@@ -6,6 +6,10 @@ import {
 } from './proc-parse.ts';
 
 const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
+/** How old the cgroup's memory limit may be. */
+const LIMIT_MAX_AGE_MS = 30_000;
+/** Interfaces whose label objects are kept; more, and the kept ones are made again. */
+const MAX_NET_LABELS = 256;
 
 function read(path: string): string | undefined {
   try {
@@ -101,9 +105,15 @@ export class SystemCollector implements MetricCollector {
   readonly #netdev = new KeptFile('/proc/net/dev');
   readonly #memLimit: KeptFile;
   readonly #memUsed: KeptFile;
+  #limitText: string | undefined;
+  #limitAt = 0;
+  /** Label objects made once (the history finds a series by its frozen labels object). */
+  readonly #netLabels = new Map<string, Readonly<Record<string, string>>>();
+  readonly #diskLabels: Readonly<Record<string, string>>;
 
   constructor(diskDir: string) {
     this.#diskDir = diskDir;
+    this.#diskLabels = Object.freeze({ path: diskDir });
     const quota = this.#cg !== undefined
       ? parseCpuMax(read(`${this.#cg}/cpu.max`) ?? 'max')
       : parseCfsQuota(read('/sys/fs/cgroup/cpu/cpu.cfs_quota_us') ?? '-1', read('/sys/fs/cgroup/cpu/cpu.cfs_period_us') ?? '100000');
@@ -135,12 +145,17 @@ export class SystemCollector implements MetricCollector {
     const mem = this.#memory();
     if (mem) out.push({ name: 'mem_total', labels: NO_LABELS, value: mem.total }, { name: 'mem_free', labels: NO_LABELS, value: mem.free });
     for (const n of parseNetDev(this.#netdev.read() ?? '')) {
-      const labels = { interface: n.name };
+      let labels = this.#netLabels.get(n.name);
+      if (!labels) {
+        // interfaces come and go (a container host's veths): the names kept are bounded
+        if (this.#netLabels.size >= MAX_NET_LABELS) this.#netLabels.clear();
+        this.#netLabels.set(n.name, (labels = Object.freeze({ interface: n.name })));
+      }
       out.push({ name: 'net_rx', labels, value: n.rx }, { name: 'net_tx', labels, value: n.tx });
     }
     try {
       const s = statfsSync(this.#diskDir);
-      const labels = { path: this.#diskDir };
+      const labels = this.#diskLabels;
       out.push({ name: 'disk_total', labels, value: s.blocks * s.bsize }, { name: 'disk_usage', labels, value: (s.blocks - s.bfree) * s.bsize });
     } catch {
       // the folder is gone or not yet created: no disk figures this time
@@ -168,7 +183,13 @@ export class SystemCollector implements MetricCollector {
   #memory(): { total: number; free: number } | undefined {
     const m = parseMeminfo(this.#meminfo.read() ?? '');
     if (!m) return undefined;
-    const limit = parseMemoryLimit(this.#memLimit.read() ?? 'max', m.total);
+    const now = Date.now();
+    // a cgroup's limit changes rarely (an operator's `docker update`): read again every 30 s
+    if (this.#limitText === undefined || now - this.#limitAt >= LIMIT_MAX_AGE_MS) {
+      this.#limitText = this.#memLimit.read() ?? 'max';
+      this.#limitAt = now;
+    }
+    const limit = parseMemoryLimit(this.#limitText, m.total);
     if (limit === undefined) return { total: m.total, free: m.available };
     const used = Number(this.#memUsed.read() ?? 0);
     return { total: limit, free: Math.max(0, Math.min(m.available, limit - (Number.isFinite(used) ? used : 0))) };

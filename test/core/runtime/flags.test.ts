@@ -1,7 +1,7 @@
 import t from 'tap';
 import { memoryLimitOf, runtimeEnv, runtimeFlags, threadsSettingOf } from '../../../core/runtime/flags.ts';
 import {
-  GROWTH_BYTES, MIN_GAP_MS, QUIET_CHECK_MAX_MS, QUIET_CHECK_MS, TRIM_GROWTH_BYTES, nextCheckMs, shouldReduce, shouldTrim, startQuietCollector,
+  CALM_BYTES, GROWTH_BYTES, MIN_GAP_MS, isCalm, QUIET_CHECK_MAX_MS, QUIET_CHECK_MS, TRIM_GROWTH_BYTES, nextCheckMs, shouldReduce, shouldTrim, startQuietCollector,
 } from '../../../core/runtime/quiet-gc.ts';
 import { mallocTrim } from '../../../core/runtime/malloc-trim.ts';
 import { existsSync } from 'node:fs';
@@ -62,6 +62,17 @@ t.test('the quiet collector looks less often while nothing happens, at once agai
   t.same(waits, [4_000, 8_000, 16_000, 16_000, 16_000], 'doubling up to the longest wait');
   t.equal(QUIET_CHECK_MAX_MS, 16_000);
   t.equal(nextCheckMs(16_000, false), QUIET_CHECK_MS, 'a busy look, a reduction, a trim or growth: back to 2 s');
+});
+
+t.test('a look is calm by the growth per 2 s of wait: an idle drift over 16 s is calm, a jump is not', async (t) => {
+  const look = { utilization: 0.001, reduced: false, trimmed: false, committed: 30e6, committedBefore: 30e6, rss: 88e6, rssBefore: 88e6 };
+  t.ok(isCalm({ ...look, waitedMs: 16_000, rss: 88e6 + 1.5 * 1024 * 1024 }), '1.5 MB of RSS in 16 s (what an idle service drifts): calm');
+  t.notOk(isCalm({ ...look, waitedMs: 2_000, rss: 88e6 + 1.5 * 1024 * 1024 }), 'the same in 2 s: not calm');
+  t.notOk(isCalm({ ...look, waitedMs: 16_000, committed: 30e6 + 8 * CALM_BYTES }), '8 MB of heap in 16 s: not calm');
+  t.ok(isCalm({ ...look, waitedMs: 1_000, rss: 88e6 + CALM_BYTES - 1 }), 'a shorter wait counts as 2 s');
+  t.notOk(isCalm({ ...look, waitedMs: 16_000, utilization: 0.5 }), 'busy');
+  t.notOk(isCalm({ ...look, waitedMs: 16_000, reduced: true }), 'a reduction');
+  t.notOk(isCalm({ ...look, waitedMs: 16_000, trimmed: true }), 'a trim');
 });
 
 t.test('a quiet look trims malloc after a reduction or RSS growth, never while busy', async (t) => {

@@ -32,3 +32,35 @@ t.test('a series shows only the points whose sample carried it; rings wrap and f
   const w = historyValues(all, h, { timerange: 4, interval: 1, configuredInterval: 1, now: 7000 });
   t.same(w[0]!.values, [[4, 7], [5, 8]], 'points at 2 and 3 s come before the oldest kept sample (4 s)');
 });
+
+t.test('frozen label objects find their series by identity, also after the series was dropped and came back', async (t) => {
+  const h = new MetricsHistory(2);
+  const x = Object.freeze({ a: 'x' });
+  const two = (value: number) => [{ name: 'm', labels: x, value }, { name: 'n', labels: x, value: value * 10 }];
+  h.record(1000, two(1));
+  h.record(2000, [...two(2), v(3, { a: 'x' })]);
+  t.equal([...h.series()].length, 2, 'a fresh object with the same labels is the same series');
+  h.record(3000, []);
+  h.record(4000, []);
+  t.equal([...h.series()].length, 0, 'absent for a whole range: dropped');
+  h.record(5000, two(5));
+  h.record(6000, two(6));
+  const r = historyValues(all, h, { timerange: 3, interval: 1, configuredInterval: 1, now: 8000 });
+  t.same(r, [{ name: 'm', labels: { a: 'x' }, values: [[5, 5], [6, 6]] }], 'back as a new series, with its values');
+  t.equal([...h.series()].length, 2, 'kept again');
+});
+
+t.test('a sample laid out as the last one is written straight; a series absent from it still gets no value', async (t) => {
+  // a ring of 4: a slot b skipped would still hold its value of 4 samples before
+  const h = new MetricsHistory(4);
+  const a = Object.freeze({ a: 'a' });
+  const b = Object.freeze({ a: 'b' });
+  const m = (labels: object, value: number) => ({ name: 'm', labels: labels as Record<string, string>, value });
+  const samples = [[a, b], [a, b], [a, b], [a, b], [a, a], [a, a], [a, b]];
+  samples.forEach((layout, i) => h.record((i + 1) * 1000, layout.map((l) => m(l, i + 1))));
+  const r = historyValues(all, h, { timerange: 3, interval: 1, configuredInterval: 1, now: 9000 });
+  t.same(r.map((s) => [s.labels, s.values.map(([ts, v]) => `${ts}:${v}`)]), [
+    [{ a: 'a' }, ['5:5', '6:6', '7:7']],
+    [{ a: 'b' }, ['7:7']],
+  ], 'b has no value where the samples named a twice instead (the second such sample laid out as the first)');
+});
