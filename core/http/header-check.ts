@@ -6,7 +6,11 @@ const SETUP = 'setupConnectionsTracking';
 /** Where node keeps that check's interval on the server. */
 const INTERVAL = 'http.server.connectionsCheckingInterval';
 
-type Tracked = Server & Record<symbol, NodeJS.Timeout | undefined>;
+/** Node's interval of that check on `server` (undefined before it listened, or on another runtime). */
+function intervalOf(server: Server): (NodeJS.Timeout & { _destroyed?: boolean }) | undefined {
+  const key = Object.getOwnPropertySymbols(server).find((s) => s.description === INTERVAL);
+  return key ? (server as unknown as Record<symbol, NodeJS.Timeout | undefined>)[key] : undefined;
+}
 
 /**
  * Node checks every listener's connections for `headersTimeout` every
@@ -22,10 +26,7 @@ export function checkHeadersWhileConnected(server: Server): boolean {
   const setup = server.listeners('listening').find((f) => f.name === SETUP) as ((this: Server) => void) | undefined;
   if (!setup) return false;
   let open = 0;
-  const stop = (): void => {
-    const key = Object.getOwnPropertySymbols(server).find((s) => s.description === INTERVAL);
-    if (key) clearInterval((server as Tracked)[key]);
-  };
+  const stop = (): void => clearInterval(intervalOf(server));
   // after node's own listener (added when the server was made): nothing to check yet
   server.on('listening', () => {
     if (open === 0) stop();
@@ -43,7 +44,6 @@ export function checkHeadersWhileConnected(server: Server): boolean {
 
 /** Whether node's header check of `server` is armed now (for tests and benches). */
 export function headerCheckArmed(server: Server): boolean {
-  const key = Object.getOwnPropertySymbols(server).find((s) => s.description === INTERVAL);
-  const t = key ? (server as unknown as Record<symbol, { _destroyed?: boolean } | undefined>)[key] : undefined;
+  const t = intervalOf(server);
   return t !== undefined && t._destroyed !== true;
 }

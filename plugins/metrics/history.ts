@@ -10,10 +10,9 @@ export interface Series {
   lastSeen: number;
 }
 
-/** A series as the history keeps it: its key, and whether it is still kept. */
+/** A series as the history keeps it, with its key. */
 interface Kept extends Series {
   readonly key: string;
-  kept: boolean;
 }
 
 /** A stable identity of a series: its name and label values in key order. */
@@ -37,8 +36,7 @@ export class MetricsHistory {
   readonly size: number;
   readonly #times: Float64Array;
   readonly #series = new Map<string, Kept>();
-  /** The last sample's layout: per value its name, labels object and series. */
-  #names: string[] = [];
+  /** The last sample's layout: per value its labels object and series (whose name is the value's). */
   #labels: object[] = [];
   #found: Kept[] = [];
   /** The last sample named no series twice (else its layout is never taken as is). */
@@ -71,7 +69,7 @@ export class MetricsHistory {
     if (values.length !== this.#found.length) return false;
     for (let i = 0; i < values.length; i++) {
       const v = values[i]!;
-      if (v.labels !== this.#labels[i] || v.name !== this.#names[i] || !this.#found[i]!.kept) return false;
+      if (v.labels !== this.#labels[i] || v.name !== this.#found[i]!.name) return false;
     }
     return true;
   }
@@ -79,12 +77,9 @@ export class MetricsHistory {
   /** A sample laid out otherwise: absent series get NaN (or leave), each value finds its series by key. */
   #recordChanged(n: number, slot: number, values: readonly MetricValue[]): void {
     for (const s of this.#series.values()) {
-      if (n - s.lastSeen >= this.size) {
-        this.#series.delete(s.key);
-        s.kept = false;
-      } else s.values[slot] = NaN;
+      if (n - s.lastSeen >= this.size) this.#series.delete(s.key);
+      else s.values[slot] = NaN;
     }
-    const names: string[] = new Array<string>(values.length);
     const labels: object[] = new Array<object>(values.length);
     const found: Kept[] = new Array<Kept>(values.length);
     let distinct = true;
@@ -93,17 +88,15 @@ export class MetricsHistory {
       const key = seriesKey(v);
       let s = this.#series.get(key);
       if (!s) {
-        s = { name: v.name, labels: v.labels, values: new Float64Array(this.size).fill(NaN), lastSeen: -1, key, kept: true };
+        s = { name: v.name, labels: v.labels, values: new Float64Array(this.size).fill(NaN), lastSeen: -1, key };
         this.#series.set(key, s);
       }
       if (s.lastSeen === n) distinct = false;
       s.values[slot] = v.value;
       s.lastSeen = n;
-      names[i] = v.name;
       labels[i] = v.labels;
       found[i] = s;
     }
-    this.#names = names;
     this.#labels = labels;
     this.#found = found;
     this.#distinct = distinct;

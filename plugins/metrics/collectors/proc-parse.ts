@@ -20,10 +20,25 @@ export function parseProcStat(text: string): CpuTimes | undefined {
   if (end < 0) end = text.length;
   // user nice system idle iowait irq softirq steal (guest, guest_nice: read, must be numbers)
   const f = [0, 0, 0, 0, 0, 0, 0, 0];
+  const count = scanFields(text, 4, end, f, true);
+  if (count < 4) return undefined;
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
+  // guest and guest_nice are already part of user and nice
+  const other = nice + iowait + irq + softirq + steal;
+  return { user, system, idle, other, total: user + system + idle + other };
+}
+
+/**
+ * The whitespace-separated fields of `text` from `from` to `end` as numbers: the first
+ * `into.length` written into `into` (NaN for one that is not a number); answers how many fields
+ * there are, or -1 with `strict` when any field is not a finite number. A scan, no split or
+ * regular expression: the system collector runs it every sample (issue 46.2).
+ */
+function scanFields(text: string, from: number, end: number, into: number[], strict: boolean): number {
   let count = 0;
-  for (let i = 4; ;) {
+  for (let i = from; ;) {
     while (i < end && (text.charCodeAt(i) === 0x20 || text.charCodeAt(i) === 0x09)) i++;
-    if (i >= end) break;
+    if (i >= end) return count;
     const start = i;
     let n = 0;
     let digits = true;
@@ -33,15 +48,10 @@ export function parseProcStat(text: string): CpuTimes | undefined {
       else digits = false;
     }
     if (!digits) n = Number(text.slice(start, i));
-    if (!Number.isFinite(n)) return undefined;
-    if (count < f.length) f[count] = n;
+    if (strict && !Number.isFinite(n)) return -1;
+    if (count < into.length) into[count] = n;
     count++;
   }
-  if (count < 4) return undefined;
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
-  // guest and guest_nice are already part of user and nice
-  const other = nice + iowait + irq + softirq + steal;
-  return { user, system, idle, other, total: user + system + idle + other };
 }
 
 /**
@@ -78,32 +88,21 @@ export function parseMeminfo(text: string): { total: number; available: number }
   return { total, available: kb('MemAvailable') ?? kb('MemFree') ?? 0 };
 }
 
-/** Fields `a` and `b` (0-based, whitespace-separated) of `text` from `from` to `end`, and how many fields it has; NaN for a field that is not a number. */
-function twoFields(text: string, from: number, end: number, a: number, b: number): { a: number; b: number; count: number } {
-  const out = { a: NaN, b: NaN, count: 0 };
-  let i = from;
-  for (;;) {
-    while (i < end && (text.charCodeAt(i) === 0x20 || text.charCodeAt(i) === 0x09)) i++;
-    if (i >= end) return out;
-    const start = i;
-    while (i < end && text.charCodeAt(i) !== 0x20 && text.charCodeAt(i) !== 0x09) i++;
-    if (out.count === a) out.a = Number(text.slice(start, i));
-    else if (out.count === b) out.b = Number(text.slice(start, i));
-    out.count++;
-  }
-}
-
 /** Received and sent bytes per interface of `/proc/net/dev`. */
 export function parseNetDev(text: string): { name: string; rx: number; tx: number }[] {
   const out: { name: string; rx: number; tx: number }[] = [];
+  const fields = new Array<number>(9).fill(NaN);
   for (let start = 0; start < text.length;) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
     const colon = text.indexOf(':', start);
     if (colon >= 0 && colon < end) {
       const name = text.slice(start, colon).trim();
-      const f = twoFields(text, colon + 1, end, 0, 8);
-      if (name && f.count >= 9 && Number.isFinite(f.a) && Number.isFinite(f.b)) out.push({ name, rx: f.a, tx: f.b });
+      // received bytes first, sent bytes ninth
+      const count = scanFields(text, colon + 1, end, fields, false);
+      const rx = fields[0]!;
+      const tx = fields[8]!;
+      if (name && count >= 9 && Number.isFinite(rx) && Number.isFinite(tx)) out.push({ name, rx, tx });
     }
     start = end + 1;
   }

@@ -64,3 +64,13 @@ t.test('a sample laid out as the last one is written straight; a series absent f
     [{ a: 'b' }, ['7:7']],
   ], 'b has no value where the samples named a twice instead (the second such sample laid out as the first)');
 });
+
+t.test('a ring of one: every sample, laid out as the last or not, keeps its values', async (t) => {
+  const h = new MetricsHistory(1);
+  const a = Object.freeze({ a: 'a' });
+  for (let i = 1; i <= 3; i++) h.record(i * 1000, [{ name: 'm', labels: a, value: i }]);
+  h.record(4000, [{ name: 'm', labels: { a: 'a' }, value: 4 }]);
+  h.record(5000, [{ name: 'm', labels: a, value: 5 }]);
+  t.same([...h.series()].map((s) => s.values[0]), [5], 'one series, the newest value');
+  t.same(historyValues(all, h, { timerange: 1, interval: 1, configuredInterval: 1, now: 7000 }), [{ name: 'm', labels: { a: 'a' }, values: [[5, 5]] }]);
+});
