@@ -71,6 +71,8 @@ export class WebrtcService {
   readonly link: HostLink;
   readonly #feeds: Feeds;
   readonly #peers = new Map<string, WebrtcPeer>();
+  /** Offers between the room check and their entry in `#peers` (the table's checks may wait): they hold a place. */
+  readonly #entering = { whep: 0, whip: 0 };
 
   constructor(cfg: WebrtcConfig, d: WebrtcDeps) {
     this.#cfg = cfg;
@@ -148,19 +150,37 @@ export class WebrtcService {
     this.link.idleCheck();
   }
 
-  #checkRoom(): void {
-    if (this.#peers.size >= this.#cfg.max_sessions) throw new ApiError(503, 'Too many WebRTC sessions', [`at most ${this.#cfg.max_sessions} (webrtc.max_sessions)`], 'WEBRTC_LIMIT');
+  /**
+   * A place for one more session of `kind`, held from now until `release` (the peer entered
+   * `#peers` or was refused): offers that wait on the table's checks at once count against the limits.
+   */
+  #enter(kind: 'whep' | 'whip'): () => void {
+    const { whep, whip } = this.#entering;
+    if (this.#peers.size + whep + whip >= this.#cfg.max_sessions) throw new ApiError(503, 'Too many WebRTC sessions', [`at most ${this.#cfg.max_sessions} (webrtc.max_sessions)`], 'WEBRTC_LIMIT');
+    if (kind === 'whip') {
+      let publishers = whip;
+      for (const p of this.#peers.values()) if (p.kind === 'whip') publishers++;
+      if (publishers >= this.#cfg.max_publishers) throw new ApiError(503, 'Too many WHIP publishers', [`at most ${this.#cfg.max_publishers} (webrtc.max_publishers)`], 'WEBRTC_LIMIT');
+    }
+    this.#entering[kind]++;
+    let held = true;
+    return () => { if (held) { held = false; this.#entering[kind]--; } };
   }
 
   /** WHEP: the answer to a viewer's offer for `stream`, and its session id. */
   async play(stream: string, offer: string, c: Caller): Promise<{ id: string; sdp: string }> {
-    this.#checkRoom();
+    const release = this.#enter('whep');
     const p = new WebrtcPeer('whep', stream, c);
-    // the table admits (prePlay); onPlay waits for the media to connect
-    const a = await this.#d.streams.admit(p, { announce: 'later' });
-    if (!a.ok) throw refused(a);
-    p.audience = a.handle;
-    this.#peers.set(p.id, p);
+    let a;
+    try {
+      // the table admits (prePlay); onPlay waits for the media to connect
+      a = await this.#d.streams.admit(p, { announce: 'later' });
+      if (!a.ok) throw refused(a);
+      p.audience = a.handle;
+      this.#peers.set(p.id, p);
+    } finally {
+      release();
+    }
     if (!(await this.#feeds.acquire(stream, c.remote))) {
       this.#peers.delete(p.id);
       a.handle.leave();
@@ -172,15 +192,18 @@ export class WebrtcService {
 
   /** WHIP: the answer to a publisher's offer for `stream`; its media is published into the stream table. */
   async publish(stream: string, offer: string, c: Caller): Promise<{ id: string; sdp: string }> {
-    this.#checkRoom();
-    const publishers = [...this.#peers.values()].filter((p) => p.kind === 'whip').length;
-    if (publishers >= this.#cfg.max_publishers) throw new ApiError(503, 'Too many WHIP publishers', [`at most ${this.#cfg.max_publishers} (webrtc.max_publishers)`], 'WEBRTC_LIMIT');
+    const release = this.#enter('whip');
     const p = new WebrtcPeer('whip', stream, c);
-    // the table admits (prePublish, "name busy"); onPublish waits for the media to connect
-    const r = await this.#d.streams.publish(stream, 'mpegts', p, { announce: 'later' });
-    if (!r.ok) throw refused(r);
-    p.publisher = r.handle;
-    this.#peers.set(p.id, p);
+    let r;
+    try {
+      // the table admits (prePublish, "name busy"); onPublish waits for the media to connect
+      r = await this.#d.streams.publish(stream, 'mpegts', p, { announce: 'later' });
+      if (!r.ok) throw refused(r);
+      p.publisher = r.handle;
+      this.#peers.set(p.id, p);
+    } finally {
+      release();
+    }
     const m = await this.#answer(p, this.link.ask({ t: 'publish', id: p.id, offer }));
     if (!m.video) { this.end(p.id); throw new ApiError(406, 'The offer sends no video', ['no video'], 'WEBRTC_OFFER'); }
     try {
