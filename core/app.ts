@@ -172,7 +172,11 @@ async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
   installEncoding(http);
   const lifecycle = new Lifecycle(log);
   const state = new StateService(config.db.dir);
-  let port = 0;
+  // the configured port until the listener tells its own (`:0` is chosen at listen): a `{memfs}`
+  // resolved at restore then says what it will after the listen, and is not resolved again (46.4)
+  const bound = parseAddress(config.address);
+  let port = Number.isInteger(bound.port) ? bound.port : 0;
+  const localHost = bound.host === '0.0.0.0' || bound.host === '::' ? 'localhost' : bound.host;
   const startedAt = Date.now();
   // the listener's bytes per client address, main's sockets and the serving threads' alike
   const traffic = new Set<(t: readonly ClientTraffic[]) => void>();
@@ -184,7 +188,7 @@ async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
     eventTypes: eventCatalogue([...currentBuild().builtIns.map((b) => b.def), ...plan.order.map((p) => p.def)]),
     server: {
       port: () => port,
-      host: () => { const { host } = parseAddress(config.address); return host === '0.0.0.0' || host === '::' ? 'localhost' : host; },
+      host: () => localHost,
       startedAt,
       setPort: (p) => { port = p; },
       onTraffic: (fn) => { traffic.add(fn); },

@@ -6,6 +6,7 @@
 import { readdirSync, statSync, readFileSync, writeFileSync, renameSync, rmSync, existsSync } from 'node:fs';
 import { join, dirname, basename, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensurePacks } from './pack-cjs.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const TREES = ['app', 'core', 'sdk', 'plugins', 'testkit'];
@@ -100,6 +101,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   process.removeAllListeners('warning'); // the stripper is marked experimental; it is the runtime's own
   const t0 = performance.now();
   const r = await build(root);
+  // dependencies of many small files, packed into one each (core/runtime/packed.ts loads them)
+  const packs = ensurePacks(root);
+  if (packs.length) console.error(`build: packed ${packs.join(', ')} in ${Math.round(performance.now() - t0)} ms`);
   if (r.built || r.removed) {
     // the service's compile cache (core/runtime/compile-cache.ts) keeps an entry per source text it
     // saw: emptied when the code changed, so it holds the current build only (the next start fills it)

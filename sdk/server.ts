@@ -2,7 +2,7 @@ import { createServiceRef } from './refs.ts';
 
 /** Facts about the running HTTP listener, known once it listens. */
 export interface ServerInfo {
-  /** Port the HTTP listener is bound to (the real one when the config says port 0). */
+  /** Port of the HTTP listener: the configured one from the start; where the config says port 0, 0 until it listens, then the one it got. */
   port(): number;
   /** Host for URLs that local programs (ffmpeg) use to reach the service: `localhost` when unbound. */
   host(): string;

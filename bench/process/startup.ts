@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
@@ -23,7 +23,7 @@ import { storedProcess } from './server.ts';
  * compared byte for byte (each `report.created_at` set to 0 first: it is the time of the start).
  * Run: `node bench/process/startup.ts [--tree OTHER_CHECKOUT] [--rounds 10] [--count 1000] [--prof DIR] [--write]`.
  * `--prof DIR` adds `--cpu-prof --cpu-prof-dir=DIR/<tree>` to each start (read them with
- * bench/memfs/cpu-prof-top.ts); `BENCH_NODE_ARGS` adds other flags to the service's node. `--write` writes bench/results/startup-<count>-<date>.md.
+ * bench/memfs/cpu-prof-top.ts); `BENCH_NODE_ARGS` adds other flags to the service's node (`BENCH_STDOUT=<file>` keeps its stdout, e.g. for `--trace-gc`). `--write` writes bench/results/startup-<count>-<date>.md.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -89,7 +89,9 @@ function spawnService(t: Tree, configPath: string): ChildProcess {
   for (const k of Object.keys(env)) if (k.startsWith('CORE_') || k === 'MALLOC_ARENA_MAX' || k === 'NODE_OPTIONS') delete env[k];
   const prof = PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(resolve(PROF), t.name)}`] : [];
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(t.node, [...extra, ...prof, t.main, '--config', configPath], { env: { ...env, CORE_LOG_STDOUT: 'false' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_STDOUT=<file>: the service's stdout goes there (e.g. with BENCH_NODE_ARGS=--trace-gc)
+  const out = process.env.BENCH_STDOUT ? openSync(process.env.BENCH_STDOUT, 'a') : 'ignore';
+  const child = spawn(t.node, [...extra, ...prof, t.main, '--config', configPath], { env: { ...env, CORE_LOG_STDOUT: 'false' }, stdio: ['ignore', out, 'pipe'] });
   child.stderr!.resume();
   return child;
 }

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApp } from '../../helpers/app.ts';
@@ -15,6 +16,7 @@ t.test('a vendor plugin uses every SDK capability', async (t) => {
   t.equal(r.body.text, 'hi WORLD', 'own config with defaults, waterfall hook tapped by name');
   t.same(r.body.greeted, ['hi WORLD'], 'sync hook');
   t.equal(r.body.listened, app.service.port, 'onListen saw the real port through serverRef');
+  t.equal(r.body.readied, 0, 'onReady: no port yet where the address says :0');
   t.ok(r.body.filesystems.includes('fixture'), 'multi-provider ref');
   t.equal(r.body.placeholder, 'fixture://{name}', 'placeholder registry');
   t.equal(r.body.nobody, true, 'optional dep without provider is undefined');
@@ -41,6 +43,15 @@ t.test('a vendor plugin uses every SDK capability', async (t) => {
   const again = await waitForMounts(app, 2);
   t.equal(again, 2, 'retained state survives a reload');
   t.equal(await readFile(join(app.dir, 'db', 'plugins', 'full-fixture', 'closed'), 'utf8'), '1', 'onClose ran with the first app');
+});
+
+t.test('the configured port is known before the listen (a {memfs} resolved at restore stays right)', async (t) => {
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address() as AddressInfo; s.close(() => resolve(port)); });
+  });
+  const app = await startApp(t, { config: { address: `127.0.0.1:${port}`, plugins: ['*', { module: fixture('full-plugin'), config: { greeting: 'hi' } }] } });
+  const r = await app.request('GET', '/api/v3/fixture');
+  t.same([r.body.readied, r.body.listened], [port, port]);
 });
 
 async function waitForMounts(app: Awaited<ReturnType<typeof startApp>>, n: number): Promise<number> {

@@ -95,3 +95,18 @@ t.test('a config reload stops the processes and brings them back with their orde
   t.equal((await app.request('GET', '/api/v3/process/keep')).body.created_at, before);
   t.same((await state(app, 'idle')).order, 'stop');
 });
+
+t.test('db.json is written as loaded once the start is over (a process stored under another key moves to its id)', async (t) => {
+  const app = await startApp(t);
+  await addProcess(app, nullProcess('keyed'));
+  await app.service.close();
+  const path = join(app.dir, 'db', 'db.json');
+  const db = readDb(app.dir);
+  db.process['another-key'] = db.process.keyed;
+  delete db.process.keyed;
+  writeFileSync(path, JSON.stringify(db));
+  const again = await startApp(t, { dir: app.dir });
+  t.equal((await again.request('GET', '/api/v3/process/keyed')).status, 200, 'restored under its id');
+  await waitFor(() => readDb(app.dir).process.keyed !== undefined, { what: 'db.json rewritten' });
+  t.notOk('another-key' in readDb(app.dir).process, 'the old key is gone');
+});

@@ -62,24 +62,33 @@ t.test('the build strips types in place, keeps lines, renames imports, rebuilds 
   t.notOk(existsSync(join(root, 'core/x/b.js.map')));
 });
 
-/** A preload that writes every module URL ending in .ts to a file: it survives the relaunch (execArgv). */
-async function tsWatch(dir: string): Promise<{ hook: string; log: string }> {
+/**
+ * A preload that writes every module URL ending in .ts to a file, and every one of TypeBox's (as
+ * installed or from its pack) to another: it survives the relaunch (execArgv).
+ */
+async function tsWatch(dir: string): Promise<{ hook: string; log: string; typebox: string }> {
   const log = join(dir, 'ts-loads.txt');
+  const typebox = join(dir, 'typebox-loads.txt');
   const hook = join(dir, 'hook.mjs');
   await writeFile(hook, [
     "import { registerHooks } from 'node:module';",
     "import { appendFileSync } from 'node:fs';",
-    `registerHooks({ load(url, ctx, next) { if (url.endsWith('.ts')) appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, ctx); } });`,
+    'registerHooks({ load(url, ctx, next) {',
+    `  if (url.endsWith('.ts')) appendFileSync(${JSON.stringify(log)}, url + '\\n');`,
+    `  if (/typebox/.test(url)) appendFileSync(${JSON.stringify(typebox)}, url + '\\n');`,
+    '  return next(url, ctx);',
+    '} });',
   ].join('\n'));
   await writeFile(log, '');
-  return { hook, log };
+  await writeFile(typebox, '');
+  return { hook, log, typebox };
 }
 
 t.test('the built service loads no TypeScript and runs with its V8 flags (same PID)', async (t) => {
   t.equal(spawnSync(process.execPath, [BUILD], { encoding: 'utf8' }).status, 0, 'the repository builds');
   const dir = await mkdtemp(join(tmpdir(), 'core-built-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const { hook, log } = await tsWatch(dir);
+  const { hook, log, typebox } = await tsWatch(dir);
   const config = join(dir, 'config.json');
   await writeFile(config, JSON.stringify({
     version: 3, address: '127.0.0.1:0', update_check: false, db: { dir: join(dir, 'db') }, storage: { disk: { dir: join(dir, 'disk') } },
@@ -105,6 +114,9 @@ t.test('the built service loads no TypeScript and runs with its V8 flags (same P
   t.equal(q.status, 200, 'GraphQL (loaded at its first query) answers');
   t.equal((await fetch(`${url}/api/v3/process`)).status, 200);
   t.equal(readFileSync(log, 'utf8'), '', 'no .ts module loaded: no type stripper in the service');
+  // issue 46.4: TypeBox's 247 modules as one (scripts/pack-cjs.mjs, core/runtime/packed.ts)
+  const tb = readFileSync(typebox, 'utf8').split('\n').filter(Boolean);
+  t.ok(tb.length > 0 && tb.every((u) => u.includes('/node_modules/.cache/media-core/packed/@sinclair+typebox/')), `TypeBox from its pack only: ${tb.slice(0, 3).join(' ')}`);
   // issue 46.4: the modules' compiled code kept with the installation (core/runtime/compile-cache.ts)
   const cache = join(ROOT, 'node_modules/.cache/media-core/compiled');
   const entries = await waitFor(() => {
