@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** Bumped when the pack's layout changes: a pack of another layout is made again. */
-export const PACK_LAYOUT = 4;
+export const PACK_LAYOUT = 5;
 /** The packages packed, by name: those of more than two files that the service loads at every start and that can be. */
 export const PACKED = ['@sinclair/typebox', 'semver', 'fastify', 'tapable', 'avvio', 'find-my-way', 'pino', 'ret', 'pino-std-serializers', 'picomatch', 'thread-stream', 'fast-querystring'];
 
@@ -50,8 +50,9 @@ function collect(entries) {
     files.set(file, { src, deps });
     if (file.endsWith('.json')) return;
     if (!file.endsWith('.js')) throw new Error(`${file} is neither .js nor .json`);
-    // what the code does, not what its comments say (JSDoc's `import("./x").T`)
-    const code = src.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    // what the code does, not what its comments say (JSDoc's `import("./x").T`): lines that are
+    // comments are left out (a line that starts with `*`, `/*` or `//`), nothing else
+    const code = src.split('\n').filter((l) => !/^\s*(\*|\/\*|\/\/)/.test(l)).join('\n');
     const bound = PLACE_BOUND.exec(code);
     if (bound) throw new Error(`${file} uses ${bound[0]}`);
     const literal = [...code.matchAll(LITERAL_REQUIRE)];
@@ -122,7 +123,7 @@ export function packCjs(root, outRoot, name) {
   // are the file's own names for where it is
   code += `};
 const { createRequire } = require('node:module');
-const { dirname, join } = require('node:path');
+const { dirname, join, relative } = require('node:path');
 const PKG = join(__dirname, ${JSON.stringify(relative(out, pkgDir))});
 const loaded = Object.create(null);
 function load(file) {
@@ -134,7 +135,16 @@ function load(file) {
   loaded[file] = module;
   let outside;
   const installed = () => (outside ??= createRequire(where));
-  const req = (spec) => (deps[spec] !== undefined ? load(deps[spec]) : installed()(spec));
+  // a relative request the scan did not see still gets the packed file (one instance of each)
+  const req = (spec) => {
+    if (deps[spec] !== undefined) return load(deps[spec]);
+    const outsideReq = installed();
+    if (spec.startsWith('.')) {
+      const k = relative(PKG, outsideReq.resolve(spec));
+      if (defs[k] !== undefined) return load(k);
+    }
+    return outsideReq(spec);
+  };
   req.resolve = (spec, options) => installed().resolve(spec, options);
   Object.defineProperty(req, 'cache', { get: () => installed().cache });
   Object.defineProperty(req, 'main', { get: () => installed().main });

@@ -30,7 +30,9 @@ async function fixtureRoot(t: TestLike): Promise<string> {
   };
   await pkg('many', {
     'package.json': JSON.stringify({ name: 'many', version: '1.2.3', main: 'lib/index.js' }),
-    'lib/index.js': "'use strict';\n/** @typedef {import('./x').T} T */\nconst { twice } = require('./twice');\nconst data = require('../data.json');\nconst { sep } = require('node:path');\nconst other = require('other');\nexports.twice = twice;\nexports.data = data;\nexports.sep = sep;\nexports.other = other.name;\nexports.self = this === module.exports;\n",
+    'lib/index.js': "'use strict';\n/** @typedef {import('./x').T} T */\nconst { twice } = require('./twice');\nconst data = require('../data.json');\nconst { sep } = require('node:path');\nconst other = require('other');\nexports.twice = twice;\nexports.data = data;\nexports.sep = sep;\nexports.other = other.name;\nexports.self = this === module.exports;\n" +
+      // a request on a line the scan takes for a comment: still the packed file, the one instance
+      "const again = 1\n  * 0 || require('./twice/index.js');\nexports.same = again === require('./twice');\n",
     'lib/twice/index.js': "module.exports.twice = (n) => n * 2;\n",
     'data.json': '{"k": [1, 2]}',
   });
@@ -50,7 +52,7 @@ t.test('a package of many files packs into one that behaves as installed; one th
   const m = JSON.parse(readFileSync(join(out, 'many/manifest.json'), 'utf8'));
   t.match(m, { name: 'many', version: '1.2.3', entries: { '.': { n: '0', files: ['lib/index.js'] } } });
   const esm = await import(pathToFileURL(join(out, 'many/0.mjs')).href);
-  t.same({ twice: esm.twice(4), data: esm.data, sep: esm.sep, other: esm.other, self: esm.self }, { twice: 8, data: { k: [1, 2] }, sep: '/', other: 'nested other', self: true },
+  t.same({ twice: esm.twice(4), data: esm.data, sep: esm.sep, other: esm.other, self: esm.self, same: esm.same }, { twice: 8, data: { k: [1, 2] }, sep: '/', other: 'nested other', self: true, same: true },
     'relative files, JSON, built-ins, a nested dependency found from the installed place, `this` as exports');
   packCjs(root, out, 'where');
   const where = await import(pathToFileURL(join(out, 'where/0.mjs')).href);
