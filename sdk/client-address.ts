@@ -1,4 +1,5 @@
-import { BlockList, isIP } from 'node:net';
+import { BlockList } from 'node:net';
+import { ipFamily } from './ip.ts';
 import type { FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
@@ -58,7 +59,7 @@ export class CidrSet {
     for (const cidr of cidrs) {
       const [net, bits] = cidr.split('/');
       const ip = normalizeIp(net ?? '');
-      const family = isIP(ip);
+      const family = ipFamily(ip);
       if (family === 0) continue;
       const max = family === 4 ? 32 : 128;
       this.#list.addSubnet(ip, bits === undefined ? max : Math.min(Number(bits), max), family === 4 ? 'ipv4' : 'ipv6');
@@ -73,7 +74,7 @@ export class CidrSet {
     if (this.size === 0) return false;
     let v = this.#memo.get(ip);
     if (v === undefined) {
-      const family = isIP(ip);
+      const family = ipFamily(ip);
       v = family !== 0 && this.#list.check(ip, family === 4 ? 'ipv4' : 'ipv6');
       // bounded: a client's address comes back with each of its connections and requests
       if (this.#memo.size >= MEMO_MAX) this.#memo.clear();
@@ -102,7 +103,7 @@ export function clientAddress(request: FastifyRequest): string {
  * addressKey('2001:db8:1:2:aaaa::1'); // '2001:db8:1:2::/64'
  */
 export function addressKey(ip: string): string {
-  if (isIP(ip) !== 6) return ip;
+  if (ipFamily(ip) !== 6) return ip;
   return `${expandV6(ip).slice(0, 4).map((h) => h.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 

@@ -1,7 +1,8 @@
 import type * as Http from 'node:http';
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type * as Https from 'node:https';
-import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as netConnect, type Socket } from 'node:net';
+import { ipFamily } from './ip.ts';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { DEFAULT_DRAIN, lingerClose, requestHasBody, type DrainBounds } from './linger-close.ts';
@@ -232,7 +233,7 @@ export class HttpForwarder {
   }
 
   #connect(t: Target): Socket {
-    const up = t.https ? tlsConnect({ host: t.host, port: t.port, servername: isIP(t.host) ? undefined : t.host }) : netConnect(t.port, t.host);
+    const up = t.https ? tlsConnect({ host: t.host, port: t.port, servername: ipFamily(t.host) ? undefined : t.host }) : netConnect(t.port, t.host);
     const timer = setTimeout(() => up.destroy(new Error(`no connection within ${this.#connectMs} ms`)), this.#connectMs);
     up.once(t.https ? 'secureConnect' : 'connect', () => clearTimeout(timer));
     up.once('close', () => clearTimeout(timer));

@@ -1,7 +1,8 @@
 import { createSocket } from 'node:dgram';
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
-import { createServer, isIP } from 'node:net';
+import { createServer } from 'node:net';
+import { ipFamily } from '../../sdk/ip.ts';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { dirname, resolve } from 'node:path';
@@ -72,7 +73,7 @@ async function probe(l: Listener, port: number): Promise<string | undefined> {
       });
       await new Promise<void>((ok) => server.close(() => ok()));
     } else {
-      const socket = createSocket(isIP(l.host) === 6 ? 'udp6' : 'udp4');
+      const socket = createSocket(ipFamily(l.host) === 6 ? 'udp6' : 'udp4');
       await new Promise<void>((ok, fail) => {
         socket.once('error', fail);
         socket.bind(port, l.host, () => ok());

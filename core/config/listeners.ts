@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipFamily } from '../../sdk/ip.ts';
 import type { ConfigErrors } from '../../sdk/index.ts';
 import type { ConfigData } from './config-data.ts';
 import { listenAddress } from '../http/listen-address.ts';
@@ -79,8 +79,8 @@ function overlap(a: string, b: string): boolean {
   const y = norm(b);
   if (x === y || x === '::' || y === '::') return true;
   // the IPv4 wildcard takes every IPv4 address, not the IPv6 ones
-  if (x === '0.0.0.0') return isIP(y) !== 6;
-  if (y === '0.0.0.0') return isIP(x) !== 6;
+  if (x === '0.0.0.0') return ipFamily(y) !== 6;
+  if (y === '0.0.0.0') return ipFamily(x) !== 6;
   return false;
 }
 

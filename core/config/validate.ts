@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipFamily } from '../../sdk/ip.ts';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
 import { isFile, validCidr, type ConfigErrors } from '../../sdk/index.ts';
 import { MAX_SERVING_THREADS } from '../../sdk/config/thread-limits.ts';
@@ -88,7 +88,7 @@ function coreErrors(cfg: ConfigData): ConfigErrors {
   }
   if (cfg.tls.enable && cfg.tls.auto) {
     if (cfg.host.name.length === 0) add(errs, 'host.name', 'must name this host when tls.auto is on');
-    for (const n of cfg.host.name) if (isIP(n) || !/^[a-z0-9.-]+$/i.test(n)) add(errs, 'host.name', `'${n}' is not a DNS name (tls.auto)`);
+    for (const n of cfg.host.name) if (ipFamily(n) || !/^[a-z0-9.-]+$/i.test(n)) add(errs, 'host.name', `'${n}' is not a DNS name (tls.auto)`);
   }
   const st = cfg.storage;
   if (st.mimetypes_file && !isFile(st.mimetypes_file)) add(errs, 'storage.mimetypes_file', `${st.mimetypes_file} does not exist`);

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipFamily } from '../../sdk/ip.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 // the SDK's file itself, not its index: the serving threads load this module too
 import { CidrSet, normalizeIp } from '../../sdk/client-address.ts';
@@ -21,7 +21,7 @@ export class AccessList {
 
   allows(ip: string): boolean {
     // an address we cannot parse cannot be matched against the lists: only an open list lets it in
-    if (isIP(ip) === 0) return this.#allow.size === 0 && this.#block.size === 0;
+    if (ipFamily(ip) === 0) return this.#allow.size === 0 && this.#block.size === 0;
     if (this.#block.has(ip)) return false;
     return this.#allow.size === 0 || this.#allow.has(ip);
   }
@@ -45,21 +45,21 @@ export function resolveClientAddress(request: ClientRequestLike, trusted: CidrSe
   const peer = normalizeIp(threadPeer ?? request.socket.remoteAddress ?? '');
   if (!trusted.has(peer)) return peer;
   const real = normalizeIp(header(request, 'x-real-ip') ?? '');
-  if (isIP(real) && !trusted.has(real)) return real;
+  if (ipFamily(real) && !trusted.has(real)) return real;
   const xff = header(request, 'x-forwarded-for');
   if (xff) {
     const hops = xff.split(',').map((p) => normalizeIp(p));
     for (let i = hops.length - 1; i >= 0; i--) {
       const hop = hops[i]!;
       // garbage in the chain: nothing left of it can be vouched for; stop at the last good hop
-      if (!isIP(hop)) break;
+      if (!ipFamily(hop)) break;
       if (!trusted.has(hop)) return hop;
     }
     // every hop is a trusted proxy: the leftmost one is where the request came from
-    const first = hops.find((h) => isIP(h));
-    if (first && hops.every((h) => isIP(h))) return first;
+    const first = hops.find((h) => ipFamily(h));
+    if (first && hops.every((h) => ipFamily(h))) return first;
   }
-  return isIP(real) ? real : peer;
+  return ipFamily(real) ? real : peer;
 }
 
 function header(request: ClientRequestLike, name: string): string | undefined {

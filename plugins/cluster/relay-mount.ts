@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipFamily } from '../../sdk/ip.ts';
 import type { HttpScope, StreamTable } from '../../sdk/index.ts';
 import type { Log } from './connection.ts';
 import { CLIENT_HEADER, HOP_HEADER, type PeerKey } from './peer.ts';
@@ -29,7 +29,7 @@ export function mountRelay(o: RelayMountOptions): StreamRelay {
     const base = o.node.view().nodes.find((n) => n.id === o.node.id)?.api_address;
     let host = '';
     try { host = base ? new URL(base).hostname.replace(/^\[|\]$/g, '') : ''; } catch { /* none */ }
-    return isIP(host) ? host : '0.0.0.0';
+    return ipFamily(host) ? host : '0.0.0.0';
   };
   const relay = new StreamRelay({
     streams: o.streams, node: o.node, max: o.max, log: o.log, checkMs: Math.min(1000, o.periodMs),

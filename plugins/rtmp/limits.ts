@@ -1,4 +1,4 @@
-import { isIPv6 } from 'node:net';
+import { ipFamily } from '../../sdk/ip.ts';
 import type { Logger } from 'pino';
 
 /*
@@ -21,7 +21,7 @@ const MAX_LOG_KEYS = 1024;
 export function addressKey(ip: string): string {
   const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   if (v4) return v4[1]!;
-  if (!isIPv6(ip)) return ip;
+  if (ipFamily(ip) !== 6) return ip;
   const [head = '', tail = ''] = ip.toLowerCase().split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];

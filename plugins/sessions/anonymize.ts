@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipFamily } from '../../sdk/ip.ts';
 import { addressKey } from '../../sdk/client-address.ts';
 
 /**
@@ -6,7 +6,7 @@ import { addressKey } from '../../sdk/client-address.ts';
  * IPv4 to its /24 (`1.2.3.0`), IPv6 to its /64 (`2001:db8:1:2::`, the toolkit's `addressKey`).
  */
 export function anonymizeIp(ip: string): string {
-  const family = isIP(ip);
+  const family = ipFamily(ip);
   if (family === 4) return ip.replace(/\.\d+$/, '.0');
   return family === 6 ? addressKey(ip).slice(0, -'/64'.length) : ip;
 }

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipFamily } from '../../sdk/ip.ts';
 import { CidrSet, normalizeIp } from '../../sdk/client-address.ts';
 
 /**
@@ -10,7 +10,7 @@ export function collectableBy(ignore: readonly string[]): (ip: string) => boolea
   const cidrs = new CidrSet(ignore);
   return (ip) => {
     const bare = normalizeIp(stripPort(ip));
-    return isIP(bare) !== 0 && !cidrs.has(bare);
+    return ipFamily(bare) !== 0 && !cidrs.has(bare);
   };
 }
 

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { isIP } from 'node:net';
+import { ipFamily } from '../ip.ts';
 
 /**
  * Building blocks for a plugin's `validate(section, whole)` step: the error map and the value
@@ -27,7 +27,7 @@ export class ConfigErrorList {
 export function validCidr(s: string): boolean {
   const [ip, bits, ...rest] = s.split('/');
   if (rest.length || bits === undefined || !/^\d+$/.test(bits)) return false;
-  const v = isIP(ip!);
+  const v = ipFamily(ip!);
   return v !== 0 && Number(bits) <= (v === 4 ? 32 : 128);
 }
 

@@ -1,5 +1,5 @@
 import { FormatRegistry, Type, type StringOptions, type TString } from '@sinclair/typebox';
-import { isIP } from 'node:net';
+import { ipFamily } from '../ip.ts';
 
 /*
  * What a config string means, in one place: TypeBox string formats every schema names (the kernel's
@@ -22,8 +22,8 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** A host name or an IP address (an IPv6 one bare or in brackets). */
 function isHost(h: string): boolean {
-  if (h.startsWith('[') && h.endsWith(']')) return isIP(h.slice(1, -1)) === 6;
-  return isIP(h) !== 0 || HOST_NAME.test(h);
+  if (h.startsWith('[') && h.endsWith(']')) return ipFamily(h.slice(1, -1)) === 6;
+  return ipFamily(h) !== 0 || HOST_NAME.test(h);
 }
 
 function isPort(p: string): boolean {
@@ -88,9 +88,9 @@ export const CONFIG_FORMATS = {
   },
   'bind-ip': {
     expected: 'an IP address of this machine without a port (e.g. 127.0.0.1 or ::1), or empty for every interface',
-    test: (s) => s === '' || isIP(s) !== 0,
+    test: (s) => s === '' || ipFamily(s) !== 0,
   },
-  ip: { expected: 'an IPv4 or IPv6 address without a port', test: (s) => isIP(s) !== 0 },
+  ip: { expected: 'an IPv4 or IPv6 address without a port', test: (s) => ipFamily(s) !== 0 },
   'host-name': {
     expected: 'a host name or IP address (optionally with :port), without scheme or path',
     test: isHostPort,
