@@ -3,8 +3,8 @@
  * relaunch.ts replaces this process with one that has them (core/runtime/README.md) before anything
  * else is even parsed; the service itself (cli.ts) is imported only after, so the first process
  * does not load the module graph it would throw away. Its modules come through Node's compile
- * cache (core/runtime/compile-cache.ts), kept with the installation, and @sinclair/typebox from
- * its pack (core/runtime/packed.ts).
+ * cache (core/runtime/compile-cache.ts), kept with the installation, and dependencies of many
+ * small files (TypeBox, fastify, ...) from their packs (core/runtime/packed.ts).
  */
 import '../core/runtime/relaunch.ts';
 import { fileURLToPath } from 'node:url';

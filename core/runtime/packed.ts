@@ -44,10 +44,12 @@ export function packedUrls(root: string, packRoot: string): Map<string, Entry> {
 }
 
 /**
- * Points this thread's imports and requires that resolve to a packed entry at its pack (issue 46.4: @sinclair/typebox's
- * 247 modules cost ~100 ms of a start, its pack ~30): every importer, the service's and a vendor
- * plugin's alike, gets the one copy (its format registry included). Call it before the service's
- * modules load. Nothing changes where the runtime has no hooks or nothing is packed.
+ * Points this thread's imports and requires that resolve to a packed entry at its pack (issue
+ * 46.4: @sinclair/typebox's 247 modules cost ~100 ms of a start, its pack 20-30): every importer,
+ * the service's and a vendor plugin's alike, gets the one copy (its format registry included).
+ * Call it before the service's modules load. Nothing changes where the runtime has no hooks or
+ * nothing is packed. The packs sit with the installation, as the compile cache does (children
+ * cannot write there; the build writes them).
  */
 export function usePacks(root: string, packRoot: string): void {
   const urls = packedUrls(root, packRoot);
