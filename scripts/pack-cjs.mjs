@@ -9,11 +9,12 @@
 // core/runtime/packed.ts points the service's imports at the pack while its version is the
 // installed one. Plain JavaScript: it runs from scripts/build.mjs, before anything is built.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** Bumped when the pack's layout changes: a pack of another layout is made again. */
-export const PACK_LAYOUT = 5;
+export const PACK_LAYOUT = 6;
 /** The packages packed, by name: those of more than two files that the service loads at every start and that can be. */
 export const PACKED = ['@sinclair/typebox', 'semver', 'fastify', 'tapable', 'avvio', 'find-my-way', 'pino', 'ret', 'pino-std-serializers', 'picomatch', 'thread-stream', 'fast-querystring'];
 
@@ -88,6 +89,16 @@ function entriesOf(pkgDir, pkg) {
   return out;
 }
 
+/** What the packed files are on disk now (path, size, modification time): a patched file changes it. */
+function fingerprint(pkgDir, keys) {
+  const h = createHash('sha256');
+  for (const k of keys) {
+    const st = statSync(join(pkgDir, k));
+    h.update(`${k}\t${st.size}\t${st.mtimeMs}\n`);
+  }
+  return h.digest('hex');
+}
+
 function writeAtomic(path, text) {
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, text);
@@ -100,8 +111,8 @@ export const packDir = (outRoot, name) => join(outRoot, name.replace(/\//g, '+')
 /**
  * Packs the installed package `name` (under `root`/node_modules) into `packDir(outRoot, name)`:
  * `pack.cjs`, per entry `<n>.mjs` (for import) and `<n>.cjs` (for require), and `manifest.json`
- * (`{ layout, name, version, entries: { subpath: { n, files } } }`: `files` are what a request for
- * the entry resolves to, relative to the package),
+ * (`{ layout, name, version, entries: { subpath: { n, files } }, files, fingerprint }`: an entry's
+ * `files` are what a request for it resolves to; `files` and `fingerprint` what was packed),
  * the manifest written last. Throws when the package cannot be packed; an older pack is removed first.
  */
 export function packCjs(root, outRoot, name) {
@@ -156,7 +167,8 @@ module.exports = { load };
   mkdirSync(out, { recursive: true });
   writeAtomic(join(out, 'pack.cjs'), code);
   const real = createRequire(join(pkgDir, 'package.json'));
-  const manifest = { layout: PACK_LAYOUT, name, version: pkg.version, entries: {} };
+  const packedKeys = [...files.keys()].map(key);
+  const manifest = { layout: PACK_LAYOUT, name, version: pkg.version, entries: {}, files: packedKeys, fingerprint: fingerprint(pkgDir, packedKeys) };
   let n = 0;
   for (const [sub, { file, also }] of Object.entries(entries)) {
     const names = Object.keys(real(file)).filter((k) => IDENTIFIER.test(k) && !['default', '__packed', '__packRequire'].includes(k));
@@ -172,12 +184,16 @@ module.exports = { load };
   return { files: files.size, bytes: code.length, entries: n };
 }
 
-/** Whether the pack of `name` is there, of this layout and of the installed version. */
+/**
+ * Whether the pack of `name` is there, of this layout, of the installed version and of the files
+ * as they are now (a dependency patched in place, e.g. by patch-package, is packed again).
+ */
 export function packFresh(root, outRoot, name) {
   try {
     const m = JSON.parse(readFileSync(join(packDir(outRoot, name), 'manifest.json'), 'utf8'));
-    const v = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
-    return m.layout === PACK_LAYOUT && m.version === v;
+    const pkgDir = join(root, 'node_modules', name);
+    const v = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).version;
+    return m.layout === PACK_LAYOUT && m.version === v && Array.isArray(m.files) && m.fingerprint === fingerprint(pkgDir, m.files);
   } catch {
     return false;
   }

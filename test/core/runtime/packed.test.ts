@@ -1,7 +1,7 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -61,6 +61,12 @@ t.test('a package of many files packs into one that behaves as installed; one th
   t.throws(() => packCjs(root, out, 'dynamic'), /uses import\(/, 'a dynamic import would resolve from the pack');
   t.throws(() => packCjs(root, out, 'computed'), /other than a literal/);
   t.ok(packFresh(root, out, 'many'));
+  const twice = join(root, 'node_modules/many/lib/twice/index.js');
+  await writeFile(twice, "module.exports.twice = (n) => n * 20;\n");
+  await utimes(twice, new Date(), new Date(Date.now() + 5000));
+  t.notOk(packFresh(root, out, 'many'), 'a file patched in place: stale');
+  packCjs(root, out, 'many');
+  t.ok(packFresh(root, out, 'many'), 'packed again');
   await writeFile(join(root, 'node_modules/many/package.json'), JSON.stringify({ name: 'many', version: '1.2.4', main: 'lib/index.js' }));
   t.notOk(packFresh(root, out, 'many'), 'another version installed: stale');
   t.same([...new Set([...packedUrls(root, out).values()].map((e) => e.name))], ['where'], 'and not used');
