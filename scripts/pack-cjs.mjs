@@ -40,7 +40,8 @@ function resolveRelative(from, spec) {
 /**
  * Every file of the package reachable from `entries` by relative requires, with the file each
  * relative request names; other requests (built-ins, other packages) stay the runtime's, from the
- * file's own place. A file that asks where it is, or requires by anything but a literal, refuses the pack.
+ * file's own place. A file that imports dynamically, asks for its parent module, or requires by
+ * anything but a literal refuses the pack.
  */
 function collect(entries) {
   const files = new Map();

@@ -10,28 +10,36 @@
 
 const ZONE = /^[0-9a-zA-Z.:-]+$/;
 
-function isOctet(s: string): boolean {
-  const n = s.length;
-  if (n === 0 || n > 3) return false;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
+/** Four decimal octets from `start` to `end` (exclusive), scanned without allocating: client addresses are checked per request. */
+function isV4At(s: string, start: number, end: number): boolean {
+  let dots = 0;
+  let digits = 0;
+  let value = 0;
+  let lead = 0;
+  for (let i = start; i <= end; i++) {
+    const c = i < end ? s.charCodeAt(i) : 46;
+    if (c === 46) {
+      if (digits === 0 || (digits > 1 && lead === 48) || value > 255) return false;
+      if (i < end && ++dots > 3) return false;
+      digits = 0;
+      value = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits === 0) lead = c;
+      if (++digits > 3) return false;
+      value = value * 10 + (c - 48);
+    } else return false;
   }
-  if (n > 1 && s.charCodeAt(0) === 48) return false;
-  return Number(s) <= 255;
+  return dots === 3;
 }
 
-function isV4(s: string): boolean {
-  const parts = s.split('.');
-  return parts.length === 4 && parts.every(isOctet);
-}
+const isV4 = (s: string): boolean => isV4At(s, 0, s.length);
 
 function isHextet(s: string): boolean {
   const n = s.length;
   if (n === 0 || n > 4) return false;
   for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i) | 0x20;
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return false;
   }
   return true;
 }

@@ -84,14 +84,15 @@ async function prepare(count: number, port: number): Promise<{ dir: string; conf
   return { dir, configPath };
 }
 
+/** BENCH_STDOUT=<file>: every start's stdout goes there (e.g. with BENCH_NODE_ARGS=--trace-gc); opened once. */
+const STDOUT = process.env.BENCH_STDOUT ? openSync(process.env.BENCH_STDOUT, 'a') : 'ignore';
+
 function spawnService(t: Tree, configPath: string): ChildProcess {
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('CORE_') || k === 'MALLOC_ARENA_MAX' || k === 'NODE_OPTIONS') delete env[k];
   const prof = PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(resolve(PROF), t.name)}`] : [];
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  // BENCH_STDOUT=<file>: the service's stdout goes there (e.g. with BENCH_NODE_ARGS=--trace-gc)
-  const out = process.env.BENCH_STDOUT ? openSync(process.env.BENCH_STDOUT, 'a') : 'ignore';
-  const child = spawn(t.node, [...extra, ...prof, t.main, '--config', configPath], { env: { ...env, CORE_LOG_STDOUT: 'false' }, stdio: ['ignore', out, 'pipe'] });
+  const child = spawn(t.node, [...extra, ...prof, t.main, '--config', configPath], { env: { ...env, CORE_LOG_STDOUT: 'false' }, stdio: ['ignore', STDOUT, 'pipe'] });
   child.stderr!.resume();
   return child;
 }

@@ -16,6 +16,7 @@ t.test('the grammar\'s edges, as net.isIP', async (t) => {
     '::ffff:1.2.3.4', '::1.2.3.4', '1:2:3:4:5:6:1.2.3.4', '1:2:3:4:5:1.2.3.4', '1:2:3:4:5::1.2.3.4', '1:2:3:4:5:6::1.2.3.4',
     '1.2.3.4::', '::1.2.3.4:5', '::01.2.3.4', 'fe80::1%eth0', 'fe80::1%', 'fe80::1%a%b', 'fe80::1%a.b:c-d', '1.2.3.4%eth0', '%eth0',
     '[::1]', '::1/128', '0:0:0:0:0:0:0:0', '::ffff:255.255.255.256', '1:2:3:4:5:6:7:1.2.3.4',
+    '\x10::1', '::\x11', 'f\x06::1', '1.2.3.\x14', '\x10.1.1.1', '1.2.3.4.', '.1.2.3.4', '1.2.3..4', '0.0.0.00', '999.1.1.1', '1.2.3.4\n',
   ];
   for (const c of cases) t.equal(ipFamily(c), isIP(c), JSON.stringify(c));
 });
@@ -25,7 +26,7 @@ t.test('a generated corpus, as net.isIP', async (t) => {
   const rand = (n: number) => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed % n; };
   const pick = (s: string) => s[rand(s.length)]!;
   const valid = ['1.2.3.4', '10.0.0.255', '::1', 'fe80::1:2', '2001:db8::8a2e:370:7334', '::ffff:192.0.2.1', '1:2:3:4:5:6:7:8', 'fe80::a%eth0'];
-  const alphabet = '0123456789abcdefABCDEFgx:.%-[] ';
+  const alphabet = '0123456789abcdefABCDEFgx:.%-[] \x10\x16\x19\n\u0660';
   let mismatches = 0;
   let sixes = 0;
   for (let i = 0; i < 60_000; i++) {
