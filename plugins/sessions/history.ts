@@ -28,32 +28,75 @@ function bump(m: Map<string, Sum>, key: string, e: HistoryEntry): void {
   m.set(key, s);
 }
 
-/** Closed sessions of one collector, aggregated by `location:peer:reference`. */
+/**
+ * Entries a collector's history keeps at most (`location:peer:reference`). The peer of an HLS
+ * viewer is its `Referer` host and of an ingest client its address: a stranger can make new ones
+ * at will. A session of a new key beyond the bound is counted under `*:*:<reference>` (its
+ * location and peer dropped; the totals and the per-reference figures stay right), and beyond
+ * twice the bound under `*:*:*`.
+ */
+export const MAX_HISTORY_ENTRIES = 10_000;
+/** The key and the location and peer of an entry that folds sessions beyond the bound. */
+const FOLDED = '*';
+
+/** Closed sessions of one collector, aggregated by `location:peer:reference`, with their running sum. */
 export class History {
   readonly #entries = new Map<string, HistoryEntry>();
+  /** Every entry summed: the metrics read it every sample (issue 46.2), so it is kept, not summed again. */
+  readonly #sum: Sum = { sessions: 0, rx: 0, tx: 0 };
+  readonly #max: number;
   /** True when something changed since the last write. */
   dirty = false;
 
+  /** `max`: entries kept before new keys fold (`MAX_HISTORY_ENTRIES`). */
+  constructor(max = MAX_HISTORY_ENTRIES) {
+    this.#max = max;
+  }
+
   add(info: Required<SessionInfo>, rx: number, tx: number): void {
-    const key = `${info.location}:${info.peer}:${info.reference}`;
-    const e = this.#entries.get(key) ?? { location: info.location, peer: info.peer, reference: info.reference, total_sessions: 0, total_rxbytes: 0, total_txbytes: 0 };
-    this.#entries.set(key, e);
+    const e = this.#entry(info.location, info.peer, info.reference);
     e.total_sessions++;
     e.total_rxbytes += rx;
     e.total_txbytes += tx;
+    this.#sum.sessions++;
+    this.#sum.rx += rx;
+    this.#sum.tx += tx;
     this.dirty = true;
   }
 
-  /** Takes a persisted file's entries (malformed ones are skipped). */
+  /** The entry of a key, made when new; a new key beyond the bound gets the folded entry. */
+  #entry(location: string, peer: string, reference: string): HistoryEntry {
+    let key = `${location}:${peer}:${reference}`;
+    let e = this.#entries.get(key);
+    if (e) return e;
+    if (this.#entries.size >= this.#max) {
+      const keep = this.#entries.size < 2 * this.#max;
+      if (!keep) reference = FOLDED;
+      location = peer = FOLDED;
+      key = `${FOLDED}:${FOLDED}:${reference}`;
+      e = this.#entries.get(key);
+      if (e) return e;
+    }
+    e = { location, peer, reference, total_sessions: 0, total_rxbytes: 0, total_txbytes: 0 };
+    this.#entries.set(key, e);
+    return e;
+  }
+
+  /** Takes a persisted file's entries (malformed ones are skipped; beyond the bound they fold as sessions do). */
   load(file: unknown): void {
     const sessions = (file as { sessions?: Record<string, HistoryEntry> } | null)?.sessions;
     if (!sessions || typeof sessions !== 'object') return;
-    for (const [key, e] of Object.entries(sessions)) {
+    for (const e of Object.values(sessions)) {
       if (typeof e?.reference !== 'string' || !Number.isFinite(e.total_sessions)) continue;
-      this.#entries.set(key, {
-        location: String(e.location), peer: String(e.peer), reference: e.reference,
-        total_sessions: e.total_sessions, total_rxbytes: Number(e.total_rxbytes) || 0, total_txbytes: Number(e.total_txbytes) || 0,
-      });
+      const rx = Number(e.total_rxbytes) || 0;
+      const tx = Number(e.total_txbytes) || 0;
+      const kept = this.#entry(String(e.location), String(e.peer), e.reference);
+      kept.total_sessions += e.total_sessions;
+      kept.total_rxbytes += rx;
+      kept.total_txbytes += tx;
+      this.#sum.sessions += e.total_sessions;
+      this.#sum.rx += rx;
+      this.#sum.tx += tx;
     }
   }
 
@@ -62,8 +105,14 @@ export class History {
     return { sessions: Object.fromEntries(this.#entries) };
   }
 
+  /** Entries kept (at most twice the bound, plus one). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
   /** Sessions and bytes over the references starting with `prefix` (`''`: all). */
-  totals(prefix = ''): Sum {
+  totals(prefix = ''): Readonly<Sum> {
+    if (prefix === '') return this.#sum;
     const all = new Map<string, Sum>();
     for (const e of this.#entries.values()) if (e.reference.startsWith(prefix)) bump(all, '', e);
     return all.get('') ?? { sessions: 0, rx: 0, tx: 0 };
