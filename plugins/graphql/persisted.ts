@@ -19,13 +19,24 @@ const mismatch: Resolved = { error: { message: 'provided sha does not match quer
 const badVersion: Resolved = { error: { message: 'unsupported persisted query version', extensions: { code: 'BAD_REQUEST' } } };
 const noQuery: Resolved = { error: { message: 'no query', extensions: { code: 'BAD_REQUEST' } } };
 
-/** The kept queries by hash, oldest dropped first beyond `max`. */
+/** Characters of query text kept at most, over every kept query (a query may be as long as a body: 256 KB). */
+export const PERSISTED_MAX_CHARS = 4 * 1024 * 1024;
+
+/** The kept queries by hash, oldest dropped first beyond `max` queries or `maxChars` of text. */
 export class PersistedQueries {
   readonly #byHash = new Map<string, string>();
   readonly #max: number;
+  readonly #maxChars: number;
+  #chars = 0;
 
-  constructor(max: number) {
+  constructor(max: number, maxChars = PERSISTED_MAX_CHARS) {
     this.#max = max;
+    this.#maxChars = maxChars;
+  }
+
+  /** Characters of query text kept now. */
+  get chars(): number {
+    return this.#chars;
   }
 
   /** The query to run for a request body's `query` and `extensions.persistedQuery`. */
@@ -38,9 +49,14 @@ export class PersistedQueries {
       return kept === undefined ? notFound : { query: kept };
     }
     if (createHash('sha256').update(query).digest('hex') !== hash) return mismatch;
-    if (!this.#byHash.has(hash)) {
+    if (!this.#byHash.has(hash) && query.length <= this.#maxChars) {
       this.#byHash.set(hash, query);
-      if (this.#byHash.size > this.#max) this.#byHash.delete(this.#byHash.keys().next().value!);
+      this.#chars += query.length;
+      for (const [h, q] of this.#byHash) {
+        if (this.#byHash.size <= this.#max && this.#chars <= this.#maxChars) break;
+        this.#byHash.delete(h);
+        this.#chars -= q.length;
+      }
     }
     return { query };
   }

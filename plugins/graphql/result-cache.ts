@@ -54,16 +54,41 @@ export function untrack(ctx: TraceContext): void {
 interface Entry {
   deps: Dependency[];
   body: string;
+  /** What the entry holds: its key and body, and `ENTRY_OVERHEAD`. */
+  bytes: number;
 }
 
-/** A small LRU of answers, bounded by their total size. */
+/** What an entry holds besides its key's and body's text (the map slot, the entry, its reads). */
+export const ENTRY_OVERHEAD = 256;
+/** A query text (with its variables) longer than this is never kept: it would be mostly key. */
+export const MAX_KEY_BYTES = 8 * 1024;
+/** Entries kept at most, whatever their size. */
+export const MAX_ENTRIES = 10_000;
+
+/**
+ * A small LRU of answers, bounded by what they hold (key, body and a fixed overhead each) and by
+ * their number: the key is the client's query text and variables (which a query need not
+ * declare), so counting the answers alone let a client keep megabytes under a tiny answer.
+ */
 export class ResultCache {
   readonly #entries = new Map<string, Entry>();
   readonly #maxBytes: number;
+  readonly #maxEntries: number;
   #bytes = 0;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, maxEntries = MAX_ENTRIES) {
     this.#maxBytes = maxBytes;
+    this.#maxEntries = maxEntries;
+  }
+
+  /** Bytes held now (keys, bodies and overhead), for tests. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Entries held now. */
+  get size(): number {
+    return this.#entries.size;
   }
 
   /** The kept answer if every read it came from still gives the same. */
@@ -81,19 +106,20 @@ export class ResultCache {
   }
 
   set(key: string, trace: CacheTrace, body: string): void {
-    if (trace.untracked || body.length > this.#maxBytes) return;
+    const bytes = key.length + body.length + ENTRY_OVERHEAD;
+    if (trace.untracked || key.length > MAX_KEY_BYTES || bytes > this.#maxBytes) return;
     const old = this.#entries.get(key);
     if (old) this.#drop(key, old);
-    this.#entries.set(key, { deps: trace.deps, body });
-    this.#bytes += body.length;
+    this.#entries.set(key, { deps: trace.deps, body, bytes });
+    this.#bytes += bytes;
     for (const [k, e] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
+      if (this.#bytes <= this.#maxBytes && this.#entries.size <= this.#maxEntries) break;
       this.#drop(k, e);
     }
   }
 
   #drop(key: string, e: Entry): void {
     this.#entries.delete(key);
-    this.#bytes -= e.body.length;
+    this.#bytes -= e.bytes;
   }
 }
