@@ -44,6 +44,8 @@ export class History {
   readonly #entries = new Map<string, HistoryEntry>();
   /** Every entry summed: the metrics read it every sample (issue 46.2), so it is kept, not summed again. */
   readonly #sum: Sum = { sessions: 0, rx: 0, tx: 0 };
+  /** The same per reference (a public widget asks for one reference's total on every request). */
+  readonly #byReference = new Map<string, Sum>();
   readonly #max: number;
   /** True when something changed since the last write. */
   dirty = false;
@@ -55,13 +57,22 @@ export class History {
 
   add(info: Required<SessionInfo>, rx: number, tx: number): void {
     const e = this.#entry(info.location, info.peer, info.reference);
-    e.total_sessions++;
+    this.#count(e, 1, rx, tx);
+    this.dirty = true;
+  }
+
+  /** Adds sessions and bytes to an entry and to the running sums. */
+  #count(e: HistoryEntry, sessions: number, rx: number, tx: number): void {
+    e.total_sessions += sessions;
     e.total_rxbytes += rx;
     e.total_txbytes += tx;
-    this.#sum.sessions++;
-    this.#sum.rx += rx;
-    this.#sum.tx += tx;
-    this.dirty = true;
+    let r = this.#byReference.get(e.reference);
+    if (!r) this.#byReference.set(e.reference, (r = { sessions: 0, rx: 0, tx: 0 }));
+    for (const s of [this.#sum, r]) {
+      s.sessions += sessions;
+      s.rx += rx;
+      s.tx += tx;
+    }
   }
 
   /** The entry of a key, made when new; a new key beyond the bound gets the folded entry. */
@@ -90,13 +101,7 @@ export class History {
       if (typeof e?.reference !== 'string' || !Number.isFinite(e.total_sessions)) continue;
       const rx = Number(e.total_rxbytes) || 0;
       const tx = Number(e.total_txbytes) || 0;
-      const kept = this.#entry(String(e.location), String(e.peer), e.reference);
-      kept.total_sessions += e.total_sessions;
-      kept.total_rxbytes += rx;
-      kept.total_txbytes += tx;
-      this.#sum.sessions += e.total_sessions;
-      this.#sum.rx += rx;
-      this.#sum.tx += tx;
+      this.#count(this.#entry(String(e.location), String(e.peer), e.reference), e.total_sessions, rx, tx);
     }
   }
 
@@ -110,12 +115,17 @@ export class History {
     return this.#entries.size;
   }
 
-  /** Sessions and bytes over the references starting with `prefix` (`''`: all). */
+  /** Sessions and bytes over the references starting with `prefix` (`''`: all), from the sums per reference. */
   totals(prefix = ''): Readonly<Sum> {
     if (prefix === '') return this.#sum;
-    const all = new Map<string, Sum>();
-    for (const e of this.#entries.values()) if (e.reference.startsWith(prefix)) bump(all, '', e);
-    return all.get('') ?? { sessions: 0, rx: 0, tx: 0 };
+    const out = { sessions: 0, rx: 0, tx: 0 };
+    for (const [reference, s] of this.#byReference) {
+      if (!reference.startsWith(prefix)) continue;
+      out.sessions += s.sessions;
+      out.rx += s.rx;
+      out.tx += s.tx;
+    }
+    return out;
   }
 
   /** The `summary` part of a SessionSummary (reference 5.14): by peer (and its locations), location, reference, totals. */

@@ -12,9 +12,6 @@ export default definePlugin({
   async setup(ctx) {
     const { widgetRoutes } = await import('./routes.ts');
     const sessions = ctx.deps.sessions;
-    widgetRoutes(ctx.http, ctx.deps.processes, sessions && {
-      current: (reference) => sessions.count('hls', reference).current,
-      total: (reference) => sessions.count('hls', reference).total,
-    });
+    widgetRoutes(ctx.http, ctx.deps.processes, sessions && { counts: (reference) => sessions.count('hls', reference) });
   },
 });

@@ -7,21 +7,23 @@ import type { WidgetProcess } from './schema.ts';
  * original's panic).
  */
 export interface SessionCounts {
-  /** Active `hls` sessions whose reference starts with `reference` ('' matches all). */
-  current(reference: string): number;
-  /** Historic `hls` session counts over references starting with `reference`. */
-  total(reference: string): number;
+  /**
+   * Over the `hls` sessions whose reference starts with `reference` ('' matches all): the active
+   * ones (`current`) and the historic count (`total`), in one call per request.
+   */
+  counts(reference: string): { current: number; total: number };
 }
 
-const NO_SESSIONS: SessionCounts = { current: () => 0, total: () => 0 };
+const NO_SESSIONS: SessionCounts = { counts: () => ({ current: 0, total: 0 }) };
 
 /** The widget's figures for one process, or undefined for an unknown one. */
 export function widgetOf(processes: ProcessesService, id: string, sessions: SessionCounts = NO_SESSIONS): WidgetProcess | undefined {
   const p = processes.get(id);
   if (!p) return undefined;
+  const c = sessions.counts(p.reference);
   return {
-    current_sessions: sessions.current(p.reference),
-    total_sessions: sessions.total(p.reference),
+    current_sessions: c.current,
+    total_sessions: c.total,
     uptime: p.exec === 'running' ? p.runtimeSeconds : 0,
   };
 }

@@ -75,3 +75,22 @@ t.test('the summary is built from the bounded entries', async (t) => {
   t.same(Object.keys(s.remote).sort(), ['*', 'p1', 'p2']);
   t.same(Object.keys(s.local).sort(), ['*', 'l1', 'l2']);
 });
+
+t.test('totals by reference prefix agree with the entries, folded ones included', async (t) => {
+  const h = new History(50);
+  let seed = 7;
+  const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  const refs = ['cam1', 'cam10', 'cam2', 'studio', 'cam1_output_0'];
+  for (let i = 0; i < 400; i++) h.add(info(`/l${rnd(9)}`, `p${rnd(40)}`, refs[rnd(refs.length)]!), rnd(1000), rnd(5000));
+  h.load({ sessions: { x: { location: 'l', peer: 'p', reference: 'cam2', total_sessions: 3, total_rxbytes: 1, total_txbytes: 2 } } });
+  for (const prefix of ['cam', 'cam1', 'cam10', 'studio', 'nothing', '*']) {
+    const walked = { sessions: 0, rx: 0, tx: 0 };
+    for (const e of Object.values(h.toFile().sessions)) {
+      if (!e.reference.startsWith(prefix)) continue;
+      walked.sessions += e.total_sessions;
+      walked.rx += e.total_rxbytes;
+      walked.tx += e.total_txbytes;
+    }
+    t.same(h.totals(prefix), walked, `prefix ${prefix}`);
+  }
+});
