@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { siblingModule, type FileDoor, type FileDoorChannel, type FilesystemService, type ProcessClock, type StreamTable } from '../../../sdk/index.ts';
 import type { ProcessEntry } from '../process-entry.ts';
 import type { DemandEnv } from '../demand-runner.ts';
-import { DemandBudget, RESOURCES_RETRY_SECONDS, type BudgetLimits } from './budget.ts';
+import { clientKey, DemandBudget, RESOURCES_RETRY_SECONDS, type BudgetLimits } from './budget.ts';
 import type { BudgetGate } from '../resources/gate.ts';
 import { demandKey, type DemandHit, type DemandTableMessage } from './door-tap.ts';
 import { WAITING_MARK, waitingPlaylist, type Slate } from './slate.ts';
@@ -35,9 +35,24 @@ export interface HubDeps {
 /** The name of the slate clip next to a waiting playlist (`cam1.m3u8` -> `cam1.ondemand-slate.ts`). */
 export const slateName = (playlist: string): string => `${posix.basename(playlist, '.m3u8')}.ondemand-slate.ts`;
 
+/**
+ * Distinct HLS viewers remembered per on-demand process (a client by `clientKey`: an IPv6 one by
+ * its /64). They are only counted (the process's reader count); one more while full waits until
+ * the oldest has been idle for `idleSeconds`.
+ */
+export const MAX_DEMAND_VIEWERS = 4096;
+
+/** Forgets the viewers idle for `idleMs` (a viewer map is in the order of their last request). */
+function forgetIdle(seen: Map<string, number>, now: number, idleMs: number): void {
+  for (const [key, at] of seen) {
+    if (now - at < idleMs) return;
+    seen.delete(key);
+  }
+}
+
 export class DemandHub {
   readonly #d: HubDeps;
-  /** HLS viewers by process: client -> the last time it asked (clock ms). */
+  /** HLS viewers by process: client key -> the last time it asked (clock ms), oldest first. */
   readonly #viewers = new Map<string, Map<string, number>>();
   /** The waiting playlist operation in flight per process (#inTurn). */
   readonly #turns = new Map<ProcessEntry, Promise<void>>();
@@ -143,7 +158,10 @@ export class DemandHub {
     if (starts && (this.#budget.check(remote, this.#running()) !== undefined || this.#overResources(e))) return;
     let seen = this.#viewers.get(id);
     if (!seen) this.#viewers.set(id, (seen = new Map()));
-    seen.set(remote, this.#d.clock.now());
+    const key = clientKey(remote);
+    const now = this.#d.clock.now();
+    if (!seen.delete(key) && seen.size >= MAX_DEMAND_VIEWERS) forgetIdle(seen, now, this.#d.idleSeconds * 1000);
+    if (seen.size < MAX_DEMAND_VIEWERS) seen.set(key, now);
     if (e.demand('hls') && starts) this.#budget.charge(remote);
     this.#waitingChanged();
   }
@@ -224,8 +242,7 @@ export class DemandHub {
   #viewerCount(id: string, idleMs: number): number {
     const seen = this.#viewers.get(id);
     if (!seen) return 0;
-    const now = this.#d.clock.now();
-    for (const [remote, at] of seen) if (now - at >= idleMs) seen.delete(remote);
+    forgetIdle(seen, this.#d.clock.now(), idleMs);
     return seen.size;
   }
 
