@@ -8,6 +8,7 @@
 import type { FsChange, FsChangeFeed, FsFile } from '../../sdk/index.ts';
 import type { Rendition } from './playlist.ts';
 import { encodeState, statePath, TEXT_KINDS, viewerPath, type TextKind } from './view-state.ts';
+import { FULL_SWEEP_GAP_MS } from './viewers.ts';
 
 /** A stream's playlists of its packager's current version, as main answers them. */
 export interface StreamTexts {
@@ -46,6 +47,8 @@ export class LlhlsFeed implements FsChangeFeed {
   /** The views' files (states, viewers) now, for a new thread's snapshot. */
   #fed = new Map<string, FsFile>();
   #wants = new Map<string, Want>();
+  /** When a sweep last ran (at the bound, a new name sweeps at most every `FULL_SWEEP_GAP_MS`). */
+  #sweptAt = -Infinity;
 
   constructor(src: FeedSource) {
     this.#src = src;
@@ -86,7 +89,7 @@ export class LlhlsFeed implements FsChangeFeed {
       return;
     }
     // names come from requests: a flood of them is bounded (an unknown stream's want is dropped beyond)
-    if (this.#wants.size >= MAX_WANTS) this.sweep();
+    if (this.#wants.size >= MAX_WANTS && this.#src.now() - this.#sweptAt >= FULL_SWEEP_GAP_MS) this.sweep();
     if (this.#wants.size >= MAX_WANTS) return;
     const fresh: Want = { until, off: undefined };
     this.#wants.set(stream, fresh);
@@ -110,6 +113,7 @@ export class LlhlsFeed implements FsChangeFeed {
   /** Stops feeding the states nobody wanted within `keepMs`. */
   sweep(): void {
     const now = this.#src.now();
+    this.#sweptAt = now;
     for (const [stream, w] of this.#wants) {
       if (w.until >= now) continue;
       this.stopped(stream);

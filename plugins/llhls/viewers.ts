@@ -29,12 +29,21 @@ const NOT_PARAMS = new Set(['token', '_HLS_msn', '_HLS_part', '_HLS_skip']);
 /** `ip:0` as the ingest hooks expect an address (IPv6 in brackets): a viewer has no one port. */
 const remoteOf = (ip: string) => `${ip.includes(':') ? `[${ip}]` : ip}:0`;
 
+/**
+ * While the viewers are at their bound, a new viewer's request sweeps them at most this often (the
+ * periodic sweep of `index.ts` runs anyway): a sweep walks every kept viewer, and strangers can keep
+ * the table full with new addresses or tokens.
+ */
+export const FULL_SWEEP_GAP_MS = 1000;
+
 export class Viewers {
   #streams: StreamTable;
   #o: ViewersOptions;
   #now: () => number;
   #kept = new Map<string, Kept>();
   #seq = 0;
+  /** When a sweep last ran (`#now()` ms). */
+  #sweptAt = -Infinity;
 
   constructor(streams: StreamTable, o: ViewersOptions) {
     this.#streams = streams;
@@ -67,7 +76,7 @@ export class Viewers {
       this.#o.log.warn({ protocol: 'hls', stream: name, remote: peer.remote, reason: r.reason }, `hls play refused: ${r.reason}`);
       throw llhlsErrors.refused(refusalCode(r, 'http'), r.reason);
     });
-    if (this.#kept.size >= this.#o.max) this.sweep();
+    if (this.#kept.size >= this.#o.max && now - this.#sweptAt >= FULL_SWEEP_GAP_MS) this.sweep();
     if (this.#kept.size >= this.#o.max) return admitting.then((a) => { a.leave(); });
     const entry: Kept = { until: 0, audience: undefined, who: [name, ip, token ?? ''] };
     entry.admitting = admitting.then((a) => {
@@ -107,6 +116,7 @@ export class Viewers {
   /** Lets go of the viewers that did not ask within `keepMs`. */
   sweep(): void {
     const now = this.#now();
+    this.#sweptAt = now;
     for (const [key, k] of this.#kept) if (!k.admitting && k.until < now) this.#drop(key, k);
   }
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
-import { Viewers } from '../../../plugins/llhls/viewers.ts';
+import { FULL_SWEEP_GAP_MS, Viewers } from '../../../plugins/llhls/viewers.ts';
 import type { IngestPeer, StreamAudience, StreamResult, StreamTable } from '../../../sdk/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg, startRtmpApp } from '../rtmp/helpers.ts';
@@ -111,4 +111,25 @@ t.test('a refusal answers its kind\'s status and is not kept', async (t) => {
   }
   t.equal(calls.length, 2);
   t.equal(v.size, 0);
+});
+
+t.test('at the bound, new viewers sweep the kept ones at most once a second', async (t) => {
+  let now = 1000;
+  const { streams } = table(ok);
+  const v = new Viewers(streams, { keepMs: 30_000, max: 50, now: () => now, log });
+  for (let i = 0; i < 50; i++) await v.admit('s', `10.0.1.${i}`, new URLSearchParams());
+  let sweeps = 0;
+  const sweep = v.sweep.bind(v);
+  v.sweep = () => { sweeps++; sweep(); };
+  // a stranger's new tokens while every kept viewer is live: each is admitted, none kept
+  for (let i = 0; i < 200; i++) await v.admit('s', '192.0.2.9', new URLSearchParams(`token=t${i}`));
+  t.equal(v.size, 50);
+  t.equal(sweeps, 1, 'one sweep for 200 new viewers within the same second');
+  now += FULL_SWEEP_GAP_MS;
+  await v.admit('s', '192.0.2.9', new URLSearchParams('token=later'));
+  t.equal(sweeps, 2, 'the next after the gap');
+  now += 30_001;
+  await v.admit('s', '192.0.2.10', new URLSearchParams());
+  t.equal(v.size, 1, 'the idle ones went at the next sweep; the newcomer is kept');
+  v.close();
 });
