@@ -21,6 +21,10 @@ interface Session {
   sink?: { video: number; audio: number };
   connected: boolean;
   timers: NodeJS.Timeout[];
+  /** The check after a `disconnected` state (one at a time: a peer flapping adds no more). */
+  disconnected?: NodeJS.Timeout;
+  /** The keyframe asks of the current sink. */
+  keyframes?: NodeJS.Timeout[];
   /** RTP and RTCP bytes received from and sent to the peer (before SRTP). */
   rx: number;
   tx: number;
@@ -217,7 +221,8 @@ export class Sessions {
     } else if (state === 'failed' || state === 'closed') {
       this.close(s.id, state);
     } else if (state === 'disconnected') {
-      s.timers.push(setTimeout(() => { if (s.pc.state() !== 'connected') this.close(s.id, 'disconnected'); }, DISCONNECTED_MS));
+      clearTimeout(s.disconnected);
+      s.disconnected = setTimeout(() => { if (s.pc.state() !== 'connected') this.close(s.id, 'disconnected'); }, DISCONNECTED_MS);
     }
   }
 
@@ -231,8 +236,9 @@ export class Sessions {
         try { if (t.isOpen()) t.requestKeyframe(); } catch { /* closed under us: its session ends by its state */ }
       }
     };
-    for (const ms of KEYFRAME_AT_MS) s.timers.push(setTimeout(ask, ms));
-    s.timers.push(setInterval(ask, KEYFRAME_EVERY_MS));
+    // a new sink (the ingest ffmpeg started again) asks anew; the last sink's asks stop
+    for (const t of s.keyframes ?? []) clearTimeout(t);
+    s.keyframes = [...KEYFRAME_AT_MS.map((ms) => setTimeout(ask, ms)), setInterval(ask, KEYFRAME_EVERY_MS)];
   }
 
   close(id: string, why: string): void {
@@ -240,6 +246,8 @@ export class Sessions {
     if (!s) return;
     this.#sessions.delete(id);
     for (const t of s.timers) clearTimeout(t);
+    clearTimeout(s.disconnected);
+    for (const t of s.keyframes ?? []) clearTimeout(t);
     if (s.feed) this.#feeds.get(s.feed)?.viewers.delete(s);
     try { s.pc.close(); } catch { /* closed already */ }
     this.#send({ t: 'state', id, state: 'closed', why });
