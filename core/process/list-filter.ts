@@ -1,8 +1,8 @@
-import { globToRegExp } from '../../sdk/index.ts';
+import { nameGlob, type NameGlob } from '../../sdk/index.ts';
 import type { ProcessListQuery } from './schema.ts';
 
 // the process list's globs are the sdk's name globs (the events filters use them too)
-export { globToRegExp };
+export { nameGlob };
 
 /*
  * The list filters of reference 4.4.1: `filter` picks the parts, `id`/`reference` and the
@@ -34,14 +34,14 @@ export interface Listable {
 
 /** The processes a list query selects (reference 4.4.1 steps 1-3, with the interface's precedence). */
 export function selectProcesses<T extends Listable>(all: Iterable<T>, q: ProcessListQuery): T[] {
-  let idRe: RegExp | undefined;
-  let refRe: RegExp | undefined;
+  let idRe: NameGlob | undefined;
+  let refRe: NameGlob | undefined;
   if (q.idpattern) {
-    idRe = globToRegExp(q.idpattern);
+    idRe = nameGlob(q.idpattern);
     if (!idRe) return [];
   }
   if (q.refpattern) {
-    refRe = globToRegExp(q.refpattern);
+    refRe = nameGlob(q.refpattern);
     if (!refRe) return [];
   }
   // The interface lets `id` override `reference` (the original did the reverse, quirk 17.7).

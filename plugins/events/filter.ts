@@ -1,4 +1,4 @@
-import { globToRegExp, type CoreEvent, type EventFilter } from '../../sdk/index.ts';
+import { nameGlob, type CoreEvent, type EventFilter, type NameGlob } from '../../sdk/index.ts';
 import { eventsErrors } from './errors.ts';
 
 /** A compiled filter: true when the subscriber wants the event. */
@@ -6,10 +6,10 @@ export type EventMatcher = (e: CoreEvent) => boolean;
 
 const KEYED = /^([A-Za-z_][A-Za-z0-9_]*):(.*)$/s;
 
-interface SubjectGlob { key: string | undefined; re: RegExp }
+interface SubjectGlob { key: string | undefined; re: NameGlob }
 
-function compile(glob: string, what: string): RegExp {
-  const re = globToRegExp(glob);
+function compile(glob: string, what: string): NameGlob {
+  const re = nameGlob(glob);
   if (!re) throw eventsErrors.badFilter(`${what}: malformed glob '${glob}'`);
   return re;
 }

@@ -1,4 +1,4 @@
-import { ConfigErrorList, type ConfigErrors, describe, globToRegExp, Int, List, MAX_TIMER_SECONDS, section, type Static, Str, Type } from '../../sdk/index.ts';
+import { ConfigErrorList, type ConfigErrors, describe, nameGlob, Int, List, MAX_TIMER_SECONDS, section, type Static, Str, Type } from '../../sdk/index.ts';
 
 /* The `events` section (this plugin's): beyond the reference, which has no event stream. */
 
@@ -49,8 +49,8 @@ export function validateEvents(s: EventsConfig): ConfigErrors {
     let u: URL | undefined;
     try { u = new URL(w.url); } catch { /* reported below */ }
     if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) errs.add(`webhooks.${i}.url`, `'${w.url}' is not an http(s) URL`);
-    for (const g of w.types ?? []) if (!globToRegExp(g)) errs.add(`webhooks.${i}.types`, `malformed glob '${g}'`);
-    for (const g of w.subjects ?? []) if (!globToRegExp(g.replace(KEYED, ''))) errs.add(`webhooks.${i}.subjects`, `malformed glob '${g}'`);
+    for (const g of w.types ?? []) if (!nameGlob(g)) errs.add(`webhooks.${i}.types`, `malformed glob '${g}'`);
+    for (const g of w.subjects ?? []) if (!nameGlob(g.replace(KEYED, ''))) errs.add(`webhooks.${i}.subjects`, `malformed glob '${g}'`);
   });
   return errs.map;
 }

@@ -3,7 +3,7 @@ import pino from 'pino';
 import type { FilesystemService, FsFileInfo } from '../../../sdk/index.ts';
 import { numF3, numN, progressJson } from '../../../core/process/json-write.ts';
 import { emptyProgress } from '../../../core/process/parse/progress.ts';
-import { globToRegExp, parseParts } from '../../../core/process/list-filter.ts';
+import { nameGlob as globToRegExp, parseParts } from '../../../core/process/list-filter.ts';
 import { fromStoredConfig, mergeOnto, normalize, toApiConfig, toStoredConfig } from '../../../core/process/config-model.ts';
 import { CleanupRunner, parsePattern } from '../../../core/process/cleanup.ts';
 import { literalPrefix } from '../../../core/process/cleanup-index.ts';
