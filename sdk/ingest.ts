@@ -61,8 +61,8 @@ export interface IngestRefusal {
 /**
  * The one code of each refusal kind per protocol family: `http` (WHIP/WHEP, HTTP-TS, a vendor's
  * HTTP ingest) answers the HTTP status; `srt` the access-control reject code (`SRT_REJX_*` of
- * libsrt's `access_control.h`). RTMP has no refusal on its wire: the connection is closed and the
- * kind is logged.
+ * libsrt's `access_control.h`). RTMP has no refusal code on its wire: the rtmp plugin answers an
+ * `onStatus` error (its README), closes the connection and logs the kind.
  *
  * @example
  * REFUSAL_CODES.srt.conflict; // 1409: a second publisher of a busy streamid

@@ -55,6 +55,12 @@ export interface RtmpWire {
   feed(data: Buffer): string | null;
   /** Sends an `onStatus` on the connection's stream, e.g. `NetStream.Play.Stop`; a string on failure. */
   status(level: 'status' | 'error', code: string, description: string): string | null;
+  /**
+   * The publish or play was admitted: its success statuses (`NetStream.Publish.Start`; a player's
+   * stream begin, `NetStream.Play.Reset`, `NetStream.Play.Start` and sample access), sent only now
+   * so a refused client hears no success; a string on failure.
+   */
+  accepted(mode: 'publish' | 'play'): string | null;
 }
 
 /** Per-connection bounds on what the client may make the parser hold. */
@@ -120,6 +126,8 @@ class Connection {
   #streams = 0;
   /** The message stream of `publish`/`play`; until then a status goes to stream 1. */
   #streamId: number | undefined;
+  /** The stream name of the last publish or play (for its status text). */
+  #name = '';
   readonly events: WireEvents;
   readonly amf: NmsAmf;
   readonly parserTag: NmsParserTag;
@@ -176,21 +184,25 @@ class Connection {
   #start(mode: 'publish' | 'play', streamName: string, streamId: number): void {
     const [name, query] = streamName.split('?');
     this.#streamId = streamId;
+    this.#name = String(name);
     const req: WireRequest | undefined = typeof this.#app === 'string' ? { app: this.#app, name: String(name), query: firstValues(parseQuery(query ?? '')) } : undefined;
-    if (mode === 'publish') {
-      this.status('status', 'NetStream.Publish.Start', `/${String(this.#app)}/${name} is now published.`);
-    } else {
-      const begin = Buffer.from('020000000000060400000000000000000000', 'hex');
-      begin.writeUInt32BE(streamId, 14);
-      this.events.output(begin);
-      this.status('status', 'NetStream.Play.Reset', 'Playing and resetting stream.');
-      this.status('status', 'NetStream.Play.Start', 'Started playing stream.');
-      const access = this.amf.encodeAmf0Data({ cmd: '|RtmpSampleAccess', bool1: false, bool2: false });
-      this.events.output(writeMessage({ cid: 6, type: 18, streamId: 0, timestamp: 0, body: access, size: access.length }));
-    }
     // publish/play before connect (or a connect without app)
     if (!req) throw new WireRefusal('publish or play without the app of a connect');
     if (mode === 'publish') this.events.publish(req); else this.events.play(req);
+  }
+
+  accepted(mode: 'publish' | 'play'): void {
+    if (mode === 'publish') {
+      this.status('status', 'NetStream.Publish.Start', `/${String(this.#app)}/${this.#name} is now published.`);
+      return;
+    }
+    const begin = Buffer.from('020000000000060400000000000000000000', 'hex');
+    begin.writeUInt32BE(this.#streamId ?? 1, 14);
+    this.events.output(begin);
+    this.status('status', 'NetStream.Play.Reset', 'Playing and resetting stream.');
+    this.status('status', 'NetStream.Play.Start', 'Started playing stream.');
+    const access = this.amf.encodeAmf0Data({ cmd: '|RtmpSampleAccess', bool1: false, bool2: false });
+    this.events.output(writeMessage({ cid: 6, type: 18, streamId: 0, timestamp: 0, body: access, size: access.length }));
   }
 
   #send(streamId: number, opt: Record<string, unknown>): void {
@@ -223,6 +235,7 @@ export function loadWireLayer(): RtmpWireLayer {
       return {
         feed: (data) => guarded(() => conn.feed(data)),
         status: (level, code, description) => guarded(() => conn.status(level, code, description)),
+        accepted: (mode) => guarded(() => conn.accepted(mode)),
       };
     },
     wireOf,

@@ -10,6 +10,20 @@ import { remoteOf } from './server.ts';
 import { requestedStream, shownRequest, resolveTarget, checkToken, checkApp, type NameRefusal, type StreamTarget } from './names.ts';
 import { runMayStream } from './run-scope.ts';
 
+/** How long a refused connection stays half-closed after its error status, so the client reads it before the socket goes. */
+const REFUSED_LINGER_MS = 1000;
+
+/**
+ * The `onStatus` error a refused client hears before its connection ends: a publisher
+ * `NetStream.Publish.BadName` (what encoders stop on, instead of retrying a refused key or a busy
+ * name), a player `NetStream.Play.StreamNotFound` for a name that is not there, else
+ * `NetStream.Play.Failed`. The description is the refusal's reason, as logged.
+ */
+export function refusalStatus(mode: string, kind: IngestRefusal['kind']): string {
+  if (mode === 'publish') return 'NetStream.Publish.BadName';
+  return kind === 'not_found' ? 'NetStream.Play.StreamNotFound' : 'NetStream.Play.Failed';
+}
+
 /** What every connection of one listener shares. */
 export interface SessionDeps {
   wire: RtmpWireLayer;
@@ -225,6 +239,8 @@ export class RtmpSession {
     if (!pub.ok) return this.#refused('publish', t.path, pub);
     this.#publisher = pub.handle;
     this.#req = req;
+    const err = this.#wire.accepted('publish');
+    if (err) return this.#fail(`protocol error: ${err}`);
     this.#started('publishing', t.path, peer);
     const held = this.#held;
     this.#held = [];
@@ -240,7 +256,10 @@ export class RtmpSession {
     // the start batch comes with the table's accept: the output is there before it can arrive
     this.#output = new PlayerOutput(this.#socket, this.#deps.maxPlayerBacklog, this.#deps.wire.wireOf);
     this.#path = t.path;
-    const sink = { send: (b: readonly FlvPacket[]) => this.#send(b), stop: (why: StreamStopReason) => this.#stop(why) };
+    // the success statuses go before the first media (the start batch may come with the accept)
+    let told = false;
+    const tell = () => told || (told = true, this.#wire.accepted('play') === null);
+    const sink = { send: (b: readonly FlvPacket[]) => tell() && this.#send(b), stop: (why: StreamStopReason) => this.#stop(why) };
     // a stream published on demand (an on-demand process) is started for this player, who waits for it there
     const read = await this.#deps.streams.read(streamName(t.path), 'flv', peer, sink, { signal: this.#hold() });
     if (!read.ok) {
@@ -249,6 +268,7 @@ export class RtmpSession {
     }
     this.#reader = read.handle;
     this.#req = req;
+    if (!tell()) return this.#fail('protocol error: the play statuses could not be sent');
     this.#started('playing', t.path, peer);
     this.#socket.resume();
   }
@@ -277,12 +297,17 @@ export class RtmpSession {
     this.#socket.end();
   }
 
-  /** One log line naming the stream the client asked for and why, then the connection ends. */
+  /** One log line naming the stream the client asked for and why, its error status, then the connection ends. */
   #refuse(mode: string, stream: string, r: IngestRefusal): void {
     this.#deps.log.warn({ id: this.id, remote: this.#remote, stream, kind: r.kind ?? 'forbidden', protocol: this.#deps.protocol, reason: r.reason }, `rtmp ${mode} refused: ${r.reason}`);
     this.#held = [];
-    // destroy, not end: a half-closed publisher keeps sending and its media must go nowhere
-    this.#socket.destroy();
+    const socket = this.#socket;
+    if (socket.destroyed) return;
+    // nothing more is read (a refused publisher's media goes nowhere); the status is flushed, then the socket goes
+    socket.pause();
+    if (this.#wire.status('error', refusalStatus(mode, r.kind), r.reason) !== null) return void socket.destroy();
+    socket.end();
+    setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
   }
 
   /** Exactly once per connection: its publisher ends or its reader leaves (the table tells the end hooks). */

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startRtmpApp, publish, play } from './helpers.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { RawRtmp, session } from './wire-kit.ts';
 
 const logText = async (app: { request: (m: string, p: string) => Promise<{ body: any }> }) =>
   JSON.stringify((await app.request('GET', '/api/v3/log')).body);
@@ -72,4 +73,42 @@ t.test('every refusal is one log line under the stream the client asked for, wit
   }
   const log = (await app.request('GET', '/api/v3/log')).body as string[];
   t.notOk(log.some((l) => l.includes('refused') && l.includes('stream="/live"')), 'never under the app alone');
+});
+
+/** A raw client's publish or play of `name` in app `live`: what it heard before the server closed (or 10 s). */
+async function heard(port: number, name: string, mode: 'publish' | 'play', wait: string): Promise<{ got: boolean; start: boolean; closed: boolean; raw: RawRtmp }> {
+  const raw = await RawRtmp.open(port);
+  await raw.handshake();
+  raw.write(session(port, 'live', name, mode));
+  const got = await Promise.race([raw.waitText(wait), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+  await Promise.race([raw.closed, new Promise((r) => setTimeout(r, 5_000))]);
+  const start = await Promise.race([raw.waitText(mode === 'publish' ? 'NetStream.Publish.Start' : 'NetStream.Play.Start'), Promise.resolve(false)]);
+  return { got, start, closed: raw.isClosed, raw };
+}
+
+t.test('a refused publisher or player hears an error status, never a success, then the connection ends', async (t) => {
+  const app = await startRtmpApp(t);
+  const ok = await RawRtmp.open(app.rtmp.ports().rtmp);
+  t.teardown(() => ok.close());
+  await ok.handshake();
+  ok.write(session(app.rtmp.ports().rtmp, 'live', 'busy', 'publish'));
+  t.ok(await ok.waitText('NetStream.Publish.Start'), 'an admitted publisher hears its start');
+  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body.length === 1, { what: 'listed' });
+
+  const dup = await heard(app.rtmp.ports().rtmp, 'busy', 'publish', 'NetStream.Publish.BadName');
+  t.ok(dup.got, 'a second publisher of a busy name hears NetStream.Publish.BadName');
+  t.notOk(dup.start, '... and no NetStream.Publish.Start');
+  t.ok(dup.closed, '... and the connection ends');
+  const bad = await heard(app.rtmp.ports().rtmp, 'a\u0001b', 'publish', 'NetStream.Publish.BadName');
+  t.ok(bad.got && !bad.start && bad.closed, 'a name the checks refuse: the same');
+  const missing = await heard(app.rtmp.ports().rtmp, 'nothing-here', 'play', 'NetStream.Play.StreamNotFound');
+  t.ok(missing.got, 'a player of a name nothing publishes hears NetStream.Play.StreamNotFound');
+  t.notOk(missing.start, '... and no NetStream.Play.Start');
+  t.ok(missing.closed);
+  t.equal(app.rtmp.channels().length, 1, 'the first publisher still publishes');
+
+  // ffmpeg reports the server's refusal and its reason instead of a broken pipe
+  const f = publish(t, `${app.base}/live/busy`, { seconds: 5 });
+  t.not(await f.done, 0);
+  t.match(f.stderr(), /already publishing/, 'ffmpeg prints the reason');
 });

@@ -80,3 +80,22 @@ t.test('the bounds refuse before anything is allocated', async (t) => {
   const garbage = invoke(command('connect', 1, amf0.of({ app: 'live', tcUrl: 'not a url' })));
   t.match(run([handshake(), garbage]).error, /parser failed \(TypeError: Invalid URL\)/, 'what the parser throws ends the connection');
 });
+
+t.test('what the AMF decoder says of unknown commands and fields never reaches stdout', async (t) => {
+  const lines: unknown[] = [];
+  const log = console.log;
+  console.log = (...args: unknown[]) => { lines.push(args); };
+  t.teardown(() => { console.log = log; });
+  const unknown = invoke(Buffer.concat([amf0.num(1), amf0.num(1)]));
+  const strict = invoke(command('releaseStream', 2, amf0.null(), amf0.strict([amf0.num(1), amf0.str('x')])));
+  const badField = invoke(Buffer.concat([amf0.str('FCPublish'), amf0.num(3), Buffer.from([0x0e, 1, 2, 3])]));
+  const seen = run([handshake(), ...Array.from({ length: 200 }, () => unknown), strict, session(1935, 'live', 'z', 'publish')]);
+  // an unknown AMF type: the decoder gives up on the command (what it throws ends this connection only)
+  const broken = run([handshake(), badField]);
+  console.log = log;
+  t.same(lines, [], 'no line printed');
+  t.equal(seen.error, null, 'unknown commands and strict arrays: the connection goes on');
+  t.same(seen.publish.map((r) => r.name), ['z']);
+  t.type(broken.error ?? '', 'string');
+  t.equal(console.log, log, 'console.log is given back');
+});
