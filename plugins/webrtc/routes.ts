@@ -84,7 +84,15 @@ export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string,
 
   http.options('/webrtc/*', { config: PUBLIC, schema: HIDDEN }, async (_req, reply) => cors(reply).code(204).send());
 
-  http.post('/webrtc/*', { config: PUBLIC, schema: HIDDEN }, async (req, reply) => {
+  // an offer sent without a Content-Type is read as SDP text here and refused 415 below, after the
+  // token (fastify would refuse it with its JSON-media error before the route)
+  const untyped = new WeakSet<FastifyRequest>();
+  const typeless = async (req: FastifyRequest) => {
+    if (req.headers['content-type'] !== undefined) return;
+    untyped.add(req);
+    req.headers['content-type'] = 'application/sdp';
+  };
+  http.post('/webrtc/*', { config: PUBLIC, schema: HIDDEN, onRequest: typeless }, async (req, reply) => {
     cors(reply);
     const m = /^(.+)\/(whep|whip)\/?$/.exec((req.params as Record<string, string>)['*'] ?? '');
     if (!m) throw new ApiError(404, 'Not Found', ['POST to /webrtc/<stream>/whep or /webrtc/<stream>/whip'], 'NOT_FOUND');
@@ -93,7 +101,7 @@ export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string,
     let out;
     try {
       const c = check(req, { stream, mode });
-      if (!/^application\/sdp\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+      if (untyped.has(req) || !/^application\/sdp\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
         throw new ApiError(415, 'Unsupported Media Type', ['the offer must be sent as application/sdp'], 'WEBRTC_OFFER');
       }
       if (typeof req.body !== 'string' || !req.body.startsWith('v=0')) {

@@ -142,8 +142,11 @@ export class Sessions {
   }
 
   #sendTrack(pc: PeerConnection, m: Video | Audio, c: SdpCodec, ssrc: number, kind: 'video' | 'audio'): Out {
-    if (kind === 'video') (m as Video).addH264Codec(c.pt, c.fmtp || undefined);
-    else (m as Audio).addOpusCodec(c.pt, c.fmtp || undefined);
+    // no fmtp in the offer (RFC 7587 makes Opus's optional): libdatachannel's default profile, the
+    // argument left out (an `undefined` profile is refused by the binding)
+    if (kind === 'video') { if (c.fmtp) (m as Video).addH264Codec(c.pt, c.fmtp); else (m as Video).addH264Codec(c.pt); }
+    else if (c.fmtp) (m as Audio).addOpusCodec(c.pt, c.fmtp);
+    else (m as Audio).addOpusCodec(c.pt);
     m.addSSRC(ssrc, 'core', 'core', kind);
     const track = pc.addTrack(m);
     // retransmits what a viewer lost (NACK) from a packet store in C++
@@ -164,12 +167,14 @@ export class Sessions {
     const s: Session = { id, pc, inbound: [], connected: false, timers: [], rx: 0, tx: 0 };
     try {
       const video = new this.#ndc.Video(v!.mid, 'RecvOnly');
-      if (vc.name === 'H264') video.addH264Codec(vc.pt, vc.fmtp || undefined);
+      if (vc.name === 'H264' && vc.fmtp) video.addH264Codec(vc.pt, vc.fmtp);
+      else if (vc.name === 'H264') video.addH264Codec(vc.pt);
       else video.addVP8Codec(vc.pt);
       this.#recvTrack(s, pc.addTrack(video), 'video');
       if (a && ac) {
         const audio = new this.#ndc.Audio(a.mid, 'RecvOnly');
-        audio.addOpusCodec(ac.pt, ac.fmtp || undefined);
+        if (ac.fmtp) audio.addOpusCodec(ac.pt, ac.fmtp);
+        else audio.addOpusCodec(ac.pt);
         this.#recvTrack(s, pc.addTrack(audio), 'audio');
       }
     } catch (err) {

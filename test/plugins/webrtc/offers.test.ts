@@ -50,6 +50,9 @@ t.test('broken offers get a clear answer and never stop the service', async (t) 
     ['whep', 'candidates of garbage', WHEP.replace(/a=candidate:.*\r\n/g, 'a=candidate:x y z\r\na=candidate:1 1 udp 1 999.1.1.1 70000 typ host\r\n')],
     ['whip', 'a recvonly offer to publish', WHIP.replace(/a=sendonly/g, 'a=recvonly')],
     ['whip', 'VP8 and Opus only', WHIP.replace(/H264/g, 'XXXX')],
+    // RFC 7587: Opus's fmtp is optional (libdatachannel's default profile answers it)
+    ['whep', 'Opus without fmtp', WHEP.replace(/a=fmtp:111 .*\r\n/g, '')],
+    ['whip', 'Opus without fmtp to publish', WHIP.replace(/a=fmtp:111 .*\r\n/g, '')],
     ['whep', 'binary noise', `v=0\r\n${Buffer.from(Array.from({ length: 2000 }, (_, i) => (i * 37) % 256)).toString('latin1')}`],
     ...mangled(7).map((s, i): [string, string, string] => ['whep', `mangled ${i}`, s]),
   ];
@@ -65,6 +68,8 @@ t.test('broken offers get a clear answer and never stop the service', async (t) 
   t.equal(statuses['a sendonly offer to play'], 400);
   t.equal(statuses['a recvonly offer to publish'], 406);
   t.equal(statuses['VP8 and Opus only'], 201, 'VP8 is taken from a publisher (encoded to H.264)');
+  t.equal(statuses['Opus without fmtp'], 201, 'an Opus offer without fmtp is answered');
+  t.equal(statuses['Opus without fmtp to publish'], 201);
   t.equal((await app.request('GET', '/api/v3/rtmp')).status, 200, 'the service answers');
   await waitFor(async () => (await app.request('GET', '/api/v3/webrtc')).body.length === 0, { timeout: 20_000, what: 'every session of a broken offer ended' });
 });

@@ -70,6 +70,9 @@ t.test('a wrong or missing token is refused; unknown streams, bad offers and tri
   t.equal((await post('/webrtc/live/cam/whep', 'hello', auth)).status, 400, 'not an SDP');
   t.equal((await post('/webrtc/live/cam/whep', `v=0\r\n${'a=x\r\n'.repeat(20_000)}`, auth)).status, 413, 'an SDP over 64 KiB');
   t.equal((await app.request('POST', '/webrtc/live/cam/whep', { raw: offer, headers: { 'content-type': 'text/plain', ...auth } })).status, 415, 'not application/sdp');
+  const untyped = await app.request('POST', '/webrtc/live/cam/whep', { raw: Buffer.from(offer), headers: auth });
+  t.match([untyped.status, untyped.body], [415, { code: 415, details: ['the offer must be sent as application/sdp'] }], 'no Content-Type: 415 as well');
+  t.equal((await app.request('POST', '/webrtc/live/cam/whep', { raw: Buffer.from(offer) })).status, 401, 'and without a token still 401 first');
   t.equal((await post('/webrtc/live/cam', offer, auth)).status, 404, 'neither whep nor whip');
   const patch = await app.request('PATCH', '/webrtc/session/abc', { raw: 'a=candidate', headers: { 'content-type': 'application/trickle-ice-sdpfrag' } });
   t.equal(patch.status, 405, 'trickle ICE is not offered');
