@@ -17,14 +17,15 @@ export interface LoadedPlugin {
 
 /** What of a `plugins` list decides which code runs: each entry's name or module, in order (not its settings). */
 export function pluginCode(entries: readonly PluginEntry[]): string[] {
-  return entries.map((e) => (typeof e === 'string' ? e : e.module ?? e.name ?? ''));
+  // a client's PUT may carry anything here (null, numbers): it names no code, and differs from the file's
+  return entries.map((e) => (typeof e === 'string' ? e : e !== null && typeof e === 'object' ? e.module ?? e.name ?? '' : `\0${JSON.stringify(e)}`));
 }
 
 /** The started plugins with the settings a later config gives their entries (same code, same positions). */
 export function withEntrySettings(started: readonly LoadedPlugin[], entries: readonly PluginEntry[]): LoadedPlugin[] {
   return started.map((p) => {
     const e = entries[p.index];
-    return { ...p, entryConfig: e !== undefined && typeof e !== 'string' ? e.config : p.entryConfig };
+    return { ...p, entryConfig: e !== null && typeof e === 'object' ? e.config : p.entryConfig };
   });
 }
 

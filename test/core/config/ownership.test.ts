@@ -26,6 +26,11 @@ t.test("a plugin's own rule: 409 on PUT and a boot error, both with the dotted p
   const unknown = await app.request('PUT', '/api/v3/config', { body: { plugins: ['memfs', 'no-such-plugin'] } });
   t.equal(unknown.status, 400);
   t.match(unknown.body.details[0], /^plugins: can only be set in the config file/, 'another list is refused, whatever it names');
+  for (const plugins of [[null], [null, 'memfs'], [1], [[]], [true, { module: 5 }], 'memfs']) {
+    const odd = await app.request('PUT', '/api/v3/config', { body: { plugins } });
+    t.match([odd.status, odd.body.details?.[0]], [400, /^plugins: can only be set in the config file/], `plugins ${JSON.stringify(plugins)}: 400, not 500`);
+  }
+  t.equal((await app.request('GET', '/api/v3/config')).body.config.plugins.length, 3, 'the list is as stored');
 
   t.match(await bootError(t, { plugins: ['memfs'], storage: { memory: { auth: { enable: true, username: '' } } } }),
     /storage\.memory\.auth\.enable: username and password must be set/);
