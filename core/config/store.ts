@@ -6,7 +6,7 @@ import { activate, saveConfigFile, syncAliases, withDefaults, type LoadedConfig 
 import { deepMerge, isPlainObject, setPath } from './schema-walk.ts';
 import { holdOperatorKeys } from './operator-only.ts';
 import type { LoadedPlugin } from './plugin-entries.ts';
-import { semanticErrors, typeErrors, type ConfigErrors } from './validate.ts';
+import { semanticErrors, sentValueErrors, typeErrors, type ConfigErrors } from './validate.ts';
 import { applyErrors } from './apply-checks.ts';
 import { heldPorts } from './held-ports.ts';
 import type { KeptPorts } from './listeners.ts';
@@ -94,7 +94,8 @@ export class ConfigStore {
       throw new ConfigRejected(409, Object.fromEntries(conflicts.map((k) => [k, [`${conflicts.join(' and ')} were changed differently`]])));
     }
     holdOperatorKeys(merged, this.#stored, this.#active, patch);
-    const shape = typeErrors(withDefaultsKeepTypes(merged));
+    // what no key can hold (sentValueErrors), unless the key's own form says more of the same value
+    const shape = { ...sentValueErrors(patch), ...typeErrors(withDefaultsKeepTypes(merged)) };
     if (Object.keys(shape).length) throw new ConfigRejected(400, shape);
     const next = withDefaults(merged);
     const { active, env } = activate(next, this.#env);

@@ -1,6 +1,6 @@
 import { ipFamily } from '../../sdk/ip.ts';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
-import { isFile, validCidr, type ConfigErrors } from '../../sdk/index.ts';
+import { isFile, plainText, validCidr, type ConfigErrors } from '../../sdk/index.ts';
 import { MAX_SERVING_THREADS } from '../../sdk/config/thread-limits.ts';
 import { isDir } from './fs-checks.ts';
 import { schemaErrorMessage } from './schema-message.ts';
@@ -29,6 +29,33 @@ export function typeErrors(cfg: unknown, opts: { formats?: boolean } = {}): Conf
     const key = e.path.replace(/^\//, '').replace(/\//g, '.') || '(root)';
     if (!errs[key]) add(errs, key, schemaErrorMessage(e));
   }
+  return errs;
+}
+
+/** Errors of a client's config body reported at most (one per value). */
+const MAX_SENT_ERRORS = 100;
+
+/**
+ * Values a client sent that no key can hold, whatever its schema: numbers beyond 2^53 - 1 (stored
+ * as another number: 2^53 + 1 became 2^53), and text with NUL or a lone surrogate (`GET` would
+ * then give JSON strict parsers refuse; no program takes NUL in an argument). Checked on what a
+ * PUT sends only: a config file or a stored config is read as it is.
+ */
+export function sentValueErrors(body: unknown): ConfigErrors {
+  const errs: ConfigErrors = {};
+  let n = 0;
+  const walk = (v: unknown, path: string) => {
+    if (n >= MAX_SENT_ERRORS) return;
+    if (typeof v === 'number' && Math.abs(v) > Number.MAX_SAFE_INTEGER) {
+      add(errs, path || '(root)', 'must be a number of at most 2^53 - 1 (9007199254740991)');
+      n++;
+    } else if (typeof v === 'string' && !plainText(v)) {
+      add(errs, path || '(root)', 'must be text without NUL characters or lone UTF-16 surrogates');
+      n++;
+    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}.${i}`.replace(/^\./, '')));
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
+  };
+  walk(body, '');
   return errs;
 }
 

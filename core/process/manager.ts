@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ProcessOrder, ProcessRecord, ProcessReplication, ProcessWrite, StateDocument } from '../../sdk/index.ts';
+import { badTextPath } from '../../sdk/index.ts';
 import { dict, own, type DbData, type StoredProcess } from './db-document.ts';
 import { CleanupRunner } from './cleanup.ts';
 import { addStored, putStored, removeStored, replaceStored } from './db-changes.ts';
@@ -309,6 +310,9 @@ export class ProcessManager {
     const c = normalize(body);
     if (c.id === '') throw fail('an empty ID is not allowed');
     checkId(c.id);
+    // an argument with NUL cannot be given to ffmpeg (the start failed, naming an internal index)
+    const bad = badTextPath(c);
+    if (bad !== undefined) throw fail(`${bad} holds a NUL character or a lone UTF-16 surrogate`);
     return c;
   }
 

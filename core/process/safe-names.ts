@@ -1,4 +1,4 @@
-import { ApiError } from '../../sdk/index.ts';
+import { ApiError, wellFormedText } from '../../sdk/index.ts';
 
 /**
  * Rules for names clients choose that end up as dictionary keys and URL segments: process ids
@@ -12,13 +12,11 @@ export const NAME_MAX_LENGTH = 256;
 const PROTO_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-// a high surrogate not followed by a low one, or a low one not preceded by a high one
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Why a name is refused, or undefined when it is safe. */
 export function unsafeName(name: string): string | undefined {
   if (name.length > NAME_MAX_LENGTH) return `longer than ${NAME_MAX_LENGTH} characters`;
-  if (LONE_SURROGATE.test(name)) return 'not valid Unicode (lone surrogate)';
+  if (!wellFormedText(name)) return 'not valid Unicode (lone surrogate)';
   if (CONTROL.test(name)) return 'contains a control character';
   if (PROTO_NAMES.has(name)) return `"${name}" is reserved`;
   return undefined;

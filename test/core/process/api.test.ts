@@ -224,3 +224,24 @@ t.test('probe and skills', async (t) => {
   const reload = await app.request('GET', '/api/v3/skills/reload');
   t.equal(reload.body.ffmpeg.version, skills.body.ffmpeg.version);
 });
+
+t.test('NUL or a lone surrogate anywhere in a process config is 400 at add and replace, nothing stored', async (t) => {
+  const app = await startApp(t);
+  const good = { id: 'textual', input: [{ address: VIDEO_IN.address, options: VIDEO_IN.options }], output: [{ address: '-', options: ['-f', 'null'] }] };
+  t.equal((await app.request('POST', '/api/v3/process', { body: good })).status, 200);
+  const bad: Array<[string, unknown]> = [
+    ['output.0.address', { ...good, id: 'b1', output: [{ address: '{memfs}\u0000/x.m3u8', options: [] }] }],
+    ['input.0.options.1', { ...good, id: 'b2', input: [{ address: VIDEO_IN.address, options: ['-re', 'a\u0000b'] }] }],
+    ['reference', { ...good, id: 'b3', reference: 'cam\ud800' }],
+    ['output.0.cleanup.0.pattern', { ...good, id: 'b4', output: [{ address: '-', options: ['-f', 'null'], cleanup: [{ pattern: 'memfs:/x\u0000*' }] }] }],
+  ];
+  for (const [where, body] of bad) {
+    const r = await app.request('POST', '/api/v3/process', { body });
+    t.match([r.status, r.body], [400, { message: 'Invalid process config', details: [new RegExp(`^${where.replace(/\./g, '\\.')} holds a NUL`)] }], `add: ${where}`);
+  }
+  const put = await app.request('PUT', '/api/v3/process/textual', { body: { ...good, output: [{ address: '-', options: ['-f', 'null\u0000'] }] } });
+  t.equal(put.status, 400, 'replace: the same');
+  t.same((await app.request('GET', '/api/v3/process/textual/config')).body.output[0].options, ['-f', 'null'], 'the stored config unchanged');
+  t.same((await app.request('GET', '/api/v3/process?idpattern=b*')).body, [], 'none of the refused stored');
+  t.equal((await app.request('POST', '/api/v3/process', { body: { ...good, id: 'fine', reference: 'caf\u00e9 \ud83c\udfa5' } })).status, 200, 'any well-formed text is taken');
+});
