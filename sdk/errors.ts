@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+
 /**
  * Errors that become the interface's Error body `{code, message, details}`.
  * `code` in the body is the HTTP status (as datarhei Core does); the stable
@@ -17,7 +19,8 @@ const REASONS: Record<number, string> = {
  * reasonPhrase(507) // 'Insufficient Storage'
  */
 function reasonPhrase(status: number): string {
-  return REASONS[status] ?? 'Error';
+  // the others as Node names them (414 URI Too Long, 431, 501, ...)
+  return REASONS[status] ?? STATUS_CODES[status] ?? 'Error';
 }
 
 /**

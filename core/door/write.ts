@@ -31,6 +31,11 @@ export async function answerWrite(env: DoorEnv, m: DoorMount, req: IncomingMessa
       return;
     }
     if (path === '/') throw new ApiError(400, 'Bad Request', ['path must name a file'], 'FS_BAD_PATH');
+    // a body in a transfer coding besides chunked (gzip, chunked) would be stored still encoded (RFC 9112 6.1: 501)
+    const te = req.headers['transfer-encoding'];
+    if (te !== undefined && te.trim().toLowerCase() !== 'chunked') {
+      throw new ApiError(501, 'Not Implemented', [`transfer coding '${te.slice(0, 64)}' is not supported: send the body as is or chunked`], 'FS_TRANSFER_CODING');
+    }
     goOn(req, res);
     const r = await env.store.write(m, path, req, remote);
     head.push('content-location', req.url!);

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { ApiError, isApiError } from '../../sdk/errors.ts';
+import { startApp } from '../helpers/app.ts';
 
 /*
  * ApiError: a 4xx is an answer (the Basic challenge of every upload makes one), so no stack is
@@ -18,4 +19,16 @@ t.test('a 4xx captures no stack, a 5xx does; the brand and the stack limit hold'
   t.equal(Error.stackTraceLimit, limit, 'the limit is restored');
   t.notOk(isApiError(new Error('x')), 'a plain Error is not one');
   t.equal(Object.getOwnPropertySymbols(answer).length, 0, 'no own brand key per error: it is on the prototype');
+});
+
+t.test('every status gets its reason phrase as the message (the interface 2.2), not "Error"', async (t) => {
+  t.same([414, 431, 501, 504, 406].map((s) => new ApiError(s).message), ['URI Too Long', 'Request Header Fields Too Large', 'Not Implemented', 'Gateway Timeout', 'Not Acceptable']);
+  t.equal(new ApiError(507).message, 'Insufficient Storage');
+  t.equal(new ApiError(599).message, 'Error', 'a status without a name');
+});
+
+t.test('a URI too long for the router is 414 "URI Too Long" with the Error body', async (t) => {
+  const app = await startApp(t);
+  const r = await app.request('GET', `/api/v3/metadata/${'x'.repeat(8000)}`);
+  t.match([r.status, r.body], [414, { code: 414, message: 'URI Too Long', details: Array }]);
 });
