@@ -1,15 +1,22 @@
-import { STATUS_CODES } from 'node:http';
-
 /**
  * Errors that become the interface's Error body `{code, message, details}`.
  * `code` in the body is the HTTP status (as datarhei Core does); the stable
  * string `errorCode` names the cause for logs and tests.
  */
 
+// the phrases of RFC 9110 (and 6585, 4918, 7725) as Go's net/http names them; not node:http's
+// table: its ES facade loads undici at start (core/runtime/builtin.ts)
 const REASONS: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 416: 'Range Not Satisfiable',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable', 507: 'Insufficient Storage',
+  400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 406: 'Not Acceptable', 407: 'Proxy Authentication Required', 408: 'Request Timeout',
+  409: 'Conflict', 410: 'Gone', 411: 'Length Required', 412: 'Precondition Failed', 413: 'Payload Too Large',
+  414: 'URI Too Long', 415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 417: 'Expectation Failed',
+  421: 'Misdirected Request', 422: 'Unprocessable Entity', 423: 'Locked', 424: 'Failed Dependency',
+  425: 'Too Early', 426: 'Upgrade Required', 428: 'Precondition Required', 429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large', 451: 'Unavailable For Legal Reasons',
+  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  504: 'Gateway Timeout', 505: 'HTTP Version Not Supported', 507: 'Insufficient Storage', 508: 'Loop Detected',
+  511: 'Network Authentication Required',
 };
 
 /**
@@ -19,8 +26,7 @@ const REASONS: Record<number, string> = {
  * reasonPhrase(507) // 'Insufficient Storage'
  */
 function reasonPhrase(status: number): string {
-  // the others as Node names them (414 URI Too Long, 431, 501, ...)
-  return REASONS[status] ?? STATUS_CODES[status] ?? 'Error';
+  return REASONS[status] ?? 'Error';
 }
 
 /**
