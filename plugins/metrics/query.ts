@@ -64,8 +64,11 @@ export function historyValues(patterns: readonly Pattern[], h: MetricsHistory, r
   if (slots.length === 0) return [];
   const points: { ts: number; slot: number }[] = [];
   const steps = Math.floor(r.timerange / r.interval);
+  // the points before the first sample are left out: start at the first step on or after it (a
+  // timerange of 10^12 s walked 10^12 steps on the main thread before)
+  const first = Math.max(0, Math.ceil((h.time(slots[0]!) - from) / (r.interval * 1000)));
   let j = 0;
-  for (let i = 0; i < steps; i++) {
+  for (let i = first; i < steps; i++) {
     const t = from + i * r.interval * 1000;
     if (t < h.time(slots[0]!)) continue;
     while (j + 1 < slots.length && h.time(slots[j + 1]!) <= t) j++;

@@ -16,6 +16,9 @@ t.test('resampling (reference 12.3): drop before the first sample, latest at or 
   t.same(later[0]!.values, [[102, 2], [103, 2], [104, 3], [105, 3], [106, 3], [107, 3]], 'samples older than from are dropped; after the last repeats it');
   t.same(historyValues(all, h, { timerange: 6, interval: 0, configuredInterval: 2, now: 107_000 }), [], 'interval 0');
   t.same(historyValues(all, h, { timerange: 6, interval: 1, configuredInterval: 2, now: 200_000 }), [], 'everything too old');
+  // a client's timerange of 10^12 s: only the steps the history covers are walked (it held the main thread for hours)
+  const huge = historyValues(all, h, { timerange: 1e12, interval: 1, configuredInterval: 2, now: 107_000 });
+  t.same(huge, [{ name: 'm', labels: null, values: [[100, 1], [101, 1], [102, 2], [103, 2], [104, 3]] }], 'the same points as the range the history has');
 });
 
 t.test('a series shows only the points whose sample carried it; rings wrap and forget absent series', async (t) => {
