@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { ApiError, Type, type CoreEvent, type HttpScope } from '../../sdk/index.ts';
 import type { EventBus } from './bus.ts';
-import { compileFilter, splitGlobs } from './filter.ts';
+import { checkFilterBounds, compileFilter, splitGlobs } from './filter.ts';
 import type { SseHub } from './sse.ts';
 import type { Webhooks } from './webhooks.ts';
 import { IAM_SUBJECT, type IamAccess } from '../iam/api.ts';
@@ -47,6 +47,7 @@ export function eventRoutes(http: HttpScope, bus: EventBus, hub: SseHub, webhook
     const filter = { types: splitGlobs(req.query.types), subjects: splitGlobs(req.query.subjects) };
     // a bad filter throws here, before the hijack: the client gets the Error body (400)
     const headers = { ...reply.getHeaders(), ...SSE_HEADERS } as OutgoingHttpHeaders;
+    checkFilterBounds(filter);
     compileFilter(filter);
     // a request that reached this app while it closes (a reload) would wait forever: the client retries
     if (hub.closed) throw new ApiError(503, 'Service Unavailable', ['the event stream is restarting (config reload): retry'], 'EVENTS_RESTARTING');
