@@ -95,7 +95,7 @@ export class ConfigStore {
     }
     holdOperatorKeys(merged, this.#stored, this.#active, patch);
     // what no key can hold (sentValueErrors), unless the key's own form says more of the same value
-    const shape = { ...sentValueErrors(patch), ...typeErrors(withDefaultsKeepTypes(merged)) };
+    const shape = { ...sentValueErrors(patch, this.#stored), ...typeErrors(withDefaultsKeepTypes(merged)) };
     if (Object.keys(shape).length) throw new ConfigRejected(400, shape);
     const next = withDefaults(merged);
     const { active, env } = activate(next, this.#env);

@@ -39,23 +39,26 @@ const MAX_SENT_ERRORS = 100;
  * Values a client sent that no key can hold, whatever its schema: numbers beyond 2^53 - 1 (stored
  * as another number: 2^53 + 1 became 2^53), and text with NUL or a lone surrogate (`GET` would
  * then give JSON strict parsers refuse; no program takes NUL in an argument). Checked on what a
- * PUT sends only: a config file or a stored config is read as it is.
+ * PUT sends only, and only where it differs from `stored` (clients send back the whole config they
+ * read: a value stored before this rule does not block every later PUT); a config file or a stored
+ * config is read as it is.
  */
-export function sentValueErrors(body: unknown): ConfigErrors {
+export function sentValueErrors(body: unknown, stored: unknown): ConfigErrors {
   const errs: ConfigErrors = {};
   let n = 0;
-  const walk = (v: unknown, path: string) => {
-    if (n >= MAX_SENT_ERRORS) return;
+  const at = (was: unknown, k: string | number): unknown => (was !== null && typeof was === 'object' ? (was as Record<string, unknown>)[k] : undefined);
+  const walk = (v: unknown, path: string, was: unknown) => {
+    if (n >= MAX_SENT_ERRORS || v === was) return;
     if (typeof v === 'number' && Math.abs(v) > Number.MAX_SAFE_INTEGER) {
       add(errs, path || '(root)', 'must be a number of at most 2^53 - 1 (9007199254740991)');
       n++;
     } else if (typeof v === 'string' && !plainText(v)) {
       add(errs, path || '(root)', 'must be text without NUL characters or lone UTF-16 surrogates');
       n++;
-    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}.${i}`.replace(/^\./, '')));
-    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
+    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, path ? `${path}.${i}` : String(i), at(was, i)));
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k, at(was, k));
   };
-  walk(body, '');
+  walk(body, '', stored);
   return errs;
 }
 

@@ -35,3 +35,12 @@ t.test('integers beyond a key\'s bound or beyond 2^53 - 1, NUL and lone surrogat
   t.equal(after.srt.max_connections, 1_000_000);
   t.same({ ...after, srt: before.srt, log: before.log, name: before.name, created_at: before.created_at, updated_at: before.updated_at }, { ...before, created_at: before.created_at, updated_at: before.updated_at }, 'nothing else changed');
 });
+
+t.test('a value stored before the rule does not block a PUT of the whole config read back', async (t) => {
+  const app = await startApp(t, { config: { name: 'old\u0000name' } });
+  const read = (await app.request('GET', '/api/v3/config')).body.config;
+  t.equal(read.name, 'old\u0000name', 'the file\'s value is read as it is');
+  const r = await app.request('PUT', '/api/v3/config', { body: { ...read, log: { ...read.log, max_lines: 2000 } } });
+  t.equal(r.status, 200, 'the whole config sent back with one field changed');
+  t.equal((await app.request('PUT', '/api/v3/config', { body: { name: 'new\u0000name' } })).status, 400, 'a new such value is refused');
+});
