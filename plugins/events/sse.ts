@@ -102,6 +102,14 @@ class SseClient {
   #batch: string[] = [];
   #batchBytes = 0;
   #scheduled = false;
+  /**
+   * Blocks held until the replay is written: the replay comes inside `subscribe`, before the headers,
+   * and may pass the client's bound (the history is the operator's); it goes out as the socket drains.
+   * Events that come meanwhile queue behind it and count against the bound.
+   */
+  #held: string[] | undefined = [];
+  #heldAt = 0;
+  #heldLive = -1;
 
   constructor(res: ServerResponse, hub: SseHub, opts: SseOptions) {
     this.#res = res;
@@ -111,15 +119,22 @@ class SseClient {
 
   /** `sees`: a caller's policies (an IAM user's token): the events it may not see are left out. */
   attach(bus: EventsService, filter: EventFilter, fromId: string | undefined, headers: OutgoingHttpHeaders, sees?: (e: CoreEvent) => boolean): void {
-    // the replay comes synchronously inside subscribe: batched, it is written after the headers
+    // the replay comes synchronously inside subscribe: held, it is written after the headers
     this.send('retry: 2000\n\n');
     this.#sub = bus.subscribe(filter, fromId, (e) => { if (!sees || sees(e)) this.send(this.#hub.blocks.get(e)); });
     this.#res.writeHead(200, headers);
     this.#res.on('close', () => this.#finish(false));
+    this.#heldLive = 0;
+    this.#writeHeld();
   }
 
   send(chunk: string): void {
     if (this.#done) return;
+    if (this.#held) {
+      this.#held.push(chunk);
+      if (this.#heldLive >= 0 && (this.#heldLive += chunk.length) > this.#opts.limitBytes) this.#overflow(this.#heldLive);
+      return;
+    }
     this.#batch.push(chunk);
     this.#batchBytes += chunk.length;
     // a batch stays a fraction of the bound, so the bytes held stay near it (limit + a quarter)
@@ -142,6 +157,23 @@ class SseClient {
     const queued = res.writableLength;
     this.#hub.queued(queued);
     if (queued > this.#opts.limitBytes) this.#overflow(queued);
+  };
+
+  /** Writes the held blocks a batch at a time, each once the socket took the last (its write callback). */
+  readonly #writeHeld = (): void => {
+    const held = this.#held;
+    if (!held || this.#done) return;
+    if (this.#heldAt === held.length) {
+      this.#held = undefined;
+      return;
+    }
+    const from = this.#heldAt;
+    const most = this.#opts.limitBytes / 4;
+    let bytes = 0;
+    while (this.#heldAt < held.length && (bytes === 0 || bytes + held[this.#heldAt]!.length <= most)) bytes += held[this.#heldAt++]!.length;
+    const res = this.#res;
+    res.write(this.#heldAt - from === 1 ? held[from]! : held.slice(from, this.#heldAt).join(''), this.#writeHeld);
+    this.#hub.queued(res.writableLength);
   };
 
   end(): void {
