@@ -7,6 +7,7 @@
  * never exponentially. (A backtracking RegExp of `***********x` took 31 s on 200 process ids and
  * held the main thread; 3,000 stars stopped the service.)
  */
+import { Automaton, type AutomatonOp } from './automaton.ts';
 
 /** A compiled name glob. */
 export interface NameGlob {
@@ -22,12 +23,7 @@ export interface NameGlob {
  */
 export const MAX_GLOB_LENGTH = 1024;
 
-/** One step of the program: a character test, a fork, a jump, or the end. */
-type Op =
-  | { k: 'char'; test: (c: number) => boolean }
-  | { k: 'split'; a: number; b: number }
-  | { k: 'jmp'; to: number }
-  | { k: 'match' };
+type Op = AutomatonOp;
 
 const anyChar = () => true;
 
@@ -112,39 +108,6 @@ function compileGroup(glob: string, at: number, prog: Op[]): number {
   return i + 1;
 }
 
-/** Runs the program over `name`: the states reachable after each character, once each. */
-function run(prog: readonly Op[], name: string): boolean {
-  let current: number[] = [];
-  let next: number[] = [];
-  const mark = new Uint32Array(prog.length);
-  let gen = 1;
-  const stack: number[] = [];
-  const add = (list: number[], pc: number) => {
-    stack.push(pc);
-    while (stack.length) {
-      const p = stack.pop()!;
-      if (mark[p] === gen) continue;
-      mark[p] = gen;
-      const op = prog[p]!;
-      if (op.k === 'split') stack.push(op.b, op.a);
-      else if (op.k === 'jmp') stack.push(op.to);
-      else list.push(p);
-    }
-  };
-  add(current, 0);
-  for (let i = 0; i < name.length && current.length > 0; i++) {
-    const c = name.charCodeAt(i);
-    gen++;
-    next.length = 0;
-    for (const p of current) {
-      const op = prog[p]!;
-      if (op.k === 'char' && op.test(c)) add(next, p + 1);
-    }
-    [current, next] = [next, current];
-  }
-  return current.some((p) => prog[p]!.k === 'match');
-}
-
 /**
  * A glob without path separators (`*` matches anything, `?` one character, `[...]` a class,
  * `[!...]` its complement, `{a,b}` alternatives, `\` quotes the next character), compiled for
@@ -165,7 +128,8 @@ export function nameGlob(glob: string): NameGlob | undefined {
     throw err;
   }
   prog.push({ k: 'match' });
-  return { test: (name) => run(prog, name) };
+  const automaton = new Automaton(prog);
+  return { test: (name) => automaton.run(name, false) };
 }
 
 /**

@@ -15,6 +15,8 @@ export * from './fs-http.ts';
 export * from './fs-api.ts';
 export * from './fs-glob.ts';
 export * from './fs-view.ts';
+export * from './automaton.ts';
+export * from './linear-regex.ts';
 export * from './name-glob.ts';
 export * from './atomic-write.ts';
 export * from './client-address.ts';

@@ -1,3 +1,4 @@
+import { ApiError, linearRegex, type LinearRegex } from '../../sdk/index.ts';
 import type { MetricsQueryInput, MetricValue } from './api.ts';
 import type { MetricsHistory } from './history.ts';
 import type { MetricsResponse } from './schema.ts';
@@ -5,26 +6,65 @@ import type { MetricsResponse } from './schema.ts';
 type Labels = Readonly<Record<string, string>>;
 type ResponseMetric = MetricsResponse['metrics'][number];
 
-/** One query metric: a name and label regexes; a bad regex matches nothing (reference 12.3). */
-interface Pattern {
-  name: string;
-  labels: [string, RegExp | null][];
+/**
+ * The work a query's label patterns may do, in automaton states visited (about a second of the main
+ * thread): past it the query is refused. Patterns run in linear time, but a query may hold many
+ * patterns, each tested on every series.
+ */
+export const MAX_QUERY_STEPS = 20_000_000;
+/** The program steps of all of a query's patterns together (each pattern at most `MAX_REGEX_PROGRAM`). */
+export const MAX_QUERY_PROGRAM = 200_000;
+const tooCostly = (detail: string) => new ApiError(400, 'The label patterns take too much work for one query', [`${detail}: fewer or simpler patterns`], 'METRICS_QUERY_TOO_COSTLY');
+
+/** Label values remembered per pattern (series share values: a process id, a state). */
+const MEMO_ENTRIES = 4096;
+
+/** One label's pattern: linear-time (RE2's syntax, as the reference), its answers by value remembered. */
+class LabelPattern {
+  readonly #re: LinearRegex;
+  readonly #memo = new Map<string, boolean>();
+  readonly #budget: { left: number };
+
+  constructor(re: LinearRegex, budget: { left: number }) {
+    this.#re = re;
+    this.#budget = budget;
+  }
+
+  test(value: string): boolean {
+    let ok = this.#memo.get(value);
+    if (ok !== undefined) return ok;
+    const before = this.#re.steps;
+    ok = this.#re.test(value);
+    if ((this.#budget.left -= this.#re.steps - before) < 0) {
+      throw tooCostly(`more than ${MAX_QUERY_STEPS} automaton steps`);
+    }
+    if (this.#memo.size < MEMO_ENTRIES) this.#memo.set(value, ok);
+    return ok;
+  }
 }
 
+/** One query metric: a name and label patterns; a bad pattern matches nothing (reference 12.3). */
+interface Pattern {
+  name: string;
+  labels: [string, LabelPattern | null][];
+}
+
+/** The query's patterns; 400 when together they compile to more than `MAX_QUERY_PROGRAM` steps. */
 export function compilePatterns(q: MetricsQueryInput): Pattern[] {
+  const budget = { left: MAX_QUERY_STEPS };
+  let size = 0;
   return (q.metrics ?? []).map((m) => ({
     name: m.name,
-    labels: Object.entries(m.labels ?? {}).map(([k, re]): [string, RegExp | null] => {
-      try {
-        return [k, new RegExp(re)];
-      } catch {
-        return [k, null];
-      }
+    labels: Object.entries(m.labels ?? {}).map(([k, src]): [string, LabelPattern | null] => {
+      const re = linearRegex(src);
+      if (re && (size += re.size) > MAX_QUERY_PROGRAM) throw tooCostly(`the patterns compile to more than ${MAX_QUERY_PROGRAM} steps`);
+      return [k, re ? new LabelPattern(re, budget) : null];
     }),
   }));
 }
 
-/** Unanchored regexes on every given label; a label the value lacks does not match. */
+
+/** Unanchored patterns on every given label; a label the value lacks does not match. */
 export function matches(patterns: readonly Pattern[], name: string, labels: Labels): boolean {
   return patterns.some((p) => p.name === name && p.labels.every(([k, re]) => re !== null && k in labels && re.test(labels[k]!)));
 }
