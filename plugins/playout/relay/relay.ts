@@ -4,7 +4,7 @@
 // keyframe again. See README.md for the diagram.
 import type { Logger } from 'pino';
 import type { PlaylistPlayState, PlayoutStatus } from '../api.ts';
-import { imageDecodes } from './clip.ts';
+import { imageProblem } from './clip.ts';
 import { Consumers } from './consumers.ts';
 import { RelayError } from './errors.ts';
 import { ErrorFrame } from './error-frame.ts';
@@ -331,9 +331,10 @@ export class Relay {
     return this.#swap.begin(url, this.#url, () => this.#run(url));
   }
 
-  /** Sets the error-frame image (throws RelayError `bad_image` if ffmpeg can't decode it) and re-encodes. */
+  /** Sets the error-frame image (throws RelayError `bad_image` if it is too large or ffmpeg can't decode it) and re-encodes. */
   async setErrorframe(image: Buffer): Promise<void> {
-    if (!(await imageDecodes(this.#o.ffmpeg, image))) throw new RelayError('bad_image', 'the image cannot be decoded');
+    const problem = await imageProblem(this.#o.ffmpeg, image);
+    if (problem) throw new RelayError('bad_image', problem);
     this.#frame.image = image;
     await this.encodeErrorframe();
   }
