@@ -54,4 +54,10 @@ export interface StateDocument<T> {
  */
 export interface PluginState {
   open<T>(name: string, opts: StateDocumentOptions<T>): Promise<StateDocument<T>>;
+  /**
+   * Deletes a document's file once its pending writes are done (a document per thing a client
+   * made, such as a recording's index, would otherwise stay after the thing is gone); a later
+   * `open` of the name starts from `init`. Nothing happens when there is no such file.
+   */
+  remove(name: string): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { PluginState, StateDocumentOptions } from '../../sdk/state.ts';
 import { JsonDocument } from '../store/json-document.ts';
@@ -27,12 +28,22 @@ export class StateService {
       this.#rootOwners.set(name, plugin);
     }
     const root = new Set(rootState);
+    const pathOf = (name: string) => {
+      if (!NAME.test(name)) throw new Error(`invalid state document name '${name}' (lowercase letters, digits, '-', '_')`);
+      return root.has(name) ? resolve(this.#dbDir, `${name}.json`) : resolve(this.#dbDir, 'plugins', plugin, `${name}.json`);
+    };
     return {
+      remove: async (name: string) => {
+        const path = pathOf(name);
+        const doc = this.#docs.get(path);
+        if (doc) {
+          await (await doc.catch(() => undefined))?.settled();
+          if (this.#docs.get(path) === doc) this.#docs.delete(path);
+        }
+        await rm(path, { force: true });
+      },
       open: <T>(name: string, opts: StateDocumentOptions<T>) => {
-        if (!NAME.test(name)) throw new Error(`invalid state document name '${name}' (lowercase letters, digits, '-', '_')`);
-        const path = root.has(name)
-          ? resolve(this.#dbDir, `${name}.json`)
-          : resolve(this.#dbDir, 'plugins', plugin, `${name}.json`);
+        const path = pathOf(name);
         let doc = this.#docs.get(path);
         if (!doc) {
           doc = JsonDocument.open(path, opts as StateDocumentOptions<unknown>);

@@ -129,6 +129,10 @@ export class Recordings implements RecordingsService {
     const cfg = this.#settings(name, s);
     const old = this.#recs.get(name);
     if (old && create) throw new ApiError(409, 'Conflict', [`recording '${name}' exists`], 'RECORDING_EXISTS');
+    // its segments are where it wrote them: a new place would leave them unreadable and undeletable
+    if (old && old.index.list.length > 0 && (old.cfg.filesystem !== cfg.filesystem || old.cfg.prefix !== cfg.prefix)) {
+      throw new ApiError(409, 'Conflict', [`recording '${name}' has segments in ${old.cfg.filesystem}:${old.cfg.prefix}: its filesystem and prefix stay while it has any (delete it, or record into a new name)`], 'RECORDING_PLACE_FIXED');
+    }
     if (!old && this.#recs.size >= this.#d.config.max_recordings) {
       throw new ApiError(429, 'Too Many Requests', [`at most ${this.#d.config.max_recordings} recordings`], 'RECORDING_LIMIT');
     }
@@ -173,6 +177,8 @@ export class Recordings implements RecordingsService {
     if (!keepFiles) await r.purge();
     else await r.after(async () => { r.index.remove([...r.index.list]); });
     await r.close();
+    // its index document goes too: one file per name a client ever used would stay otherwise
+    await this.#d.state.remove(indexDocName(name));
   }
 
   view(name: string, range?: { start: number; end: number }): RecordingView {

@@ -22,6 +22,7 @@ function memoryState(seed: Record<string, unknown>): PluginState {
       };
       return doc;
     },
+    async remove(name: string) { delete seed[name]; },
   };
 }
 
