@@ -21,6 +21,7 @@ export * from './name-glob.ts';
 export * from './atomic-write.ts';
 export * from './client-address.ts';
 export * from './ip.ts';
+export * from './stream-name.ts';
 export * from './text.ts';
 export * from './client-signature.ts';
 export * from './forward.ts';

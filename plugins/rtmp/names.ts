@@ -3,6 +3,8 @@
  * URL path, the token comes from `?token=` or else from the path's last element. Pure functions.
  */
 
+import { streamNameProblem } from '../../sdk/index.ts';
+
 /** What a client's `publish` / `play` request resolves to. */
 export interface StreamTarget {
   /** The channel key, e.g. `/live/abc.stream` (no query, no token). */
@@ -27,15 +29,6 @@ export interface RequestedStream {
   query: Record<string, string>;
 }
 
-// why a path segment is refused: each would make two spellings name one stream, or reach logs and
-// file names (HLS outputs of processes reading the stream) in a form that misleads
-const SEGMENT_RULES: Array<[RegExp, string]> = [
-  [/[\u0000-\u001f\u007f]/, 'control characters'],
-  [/^\.{1,2}$/, "a '.' or '..' path segment"],
-  [/\s/, 'whitespace'],
-  [/[\\#]/, "a backslash or '#'"],
-];
-
 /**
  * The stream a client asked for, from the `connect` app and the `publish`/`play` name as the
  * client sent them. ffmpeg splits a URL at its second `/`: `rtmp://h/live/x.stream?token=T` is
@@ -52,9 +45,8 @@ export function requestedStream(app: string, name: string, nameQuery: Readonly<R
   Object.assign(query, nameQuery);
   const segments = `${appPath}/${name}`.split('/').filter((s) => s !== '');
   if (segments.length === 0) return { kind: 'bad_request', reason: 'no stream name' };
-  for (const s of segments) {
-    for (const [rule, what] of SEGMENT_RULES) if (rule.test(s)) return { kind: 'bad_request', reason: `invalid stream name: ${what}` };
-  }
+  const bad = streamNameProblem(segments.join('/'));
+  if (bad) return { kind: 'bad_request', reason: `invalid stream name: ${bad}` };
   return { path: '/' + segments.join('/'), query };
 }
 

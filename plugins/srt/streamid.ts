@@ -4,6 +4,8 @@
  * this is the reference version, with the tests.
  */
 
+import { streamNameProblem } from '../../sdk/index.ts';
+
 export type SrtMode = 'publish' | 'request';
 
 export interface StreamId {
@@ -38,20 +40,8 @@ export function parseStreamId(raw: string): StreamIdResult {
   return { ok: true, id };
 }
 
-// why a name is refused (the RTMP plugin's rules): each would let two spellings name one stream,
-// or reach logs and file names of processes reading the stream in a form that misleads
-const NAME_RULES: Array<[RegExp, string]> = [
-  [/[\u0000-\u001f\u007f]/, 'control characters'],
-  [/(^|\/)\.{1,2}(\/|$)/, "a '.' or '..' path segment"],
-  [/\s/, 'whitespace'],
-  [/[\\#]/, "a backslash or '#'"],
-];
-
-/** Why a stream name (the resource) is refused, or undefined; the addon's `ValidName` is the same rule. */
-export function nameProblem(name: string): string | undefined {
-  for (const [rule, what] of NAME_RULES) if (rule.test(name)) return what;
-  return undefined;
-}
+/** Why a stream name (the resource) is refused, or undefined: the SDK's rule for every protocol. */
+export const nameProblem = streamNameProblem;
 
 interface Loose { resource: string; mode: string; token?: string; params: Record<string, string> }
 

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, clientAddress, isApiError, PUBLIC, streamName, Type, type HttpScope } from '../../sdk/index.ts';
+import { ApiError, clientAddress, isApiError, PUBLIC, streamName, streamNameProblem, Type, type HttpScope } from '../../sdk/index.ts';
 import type { LaddersService } from '../ladders/api.ts';
 import { playerPage } from './page.ts';
 import { renditionFor } from './rendition.ts';
@@ -98,6 +98,8 @@ export function webrtcRoutes(http: HttpScope, svc: WebrtcService, token: string,
     if (!m) throw new ApiError(404, 'Not Found', ['POST to /webrtc/<stream>/whep or /webrtc/<stream>/whip'], 'NOT_FOUND');
     let stream = streamName(m[1]!);
     const mode = m[2] === 'whep' ? 'play' : 'publish';
+    const badName = streamNameProblem(stream);
+    if (badName) throw new ApiError(400, 'Bad Request', [`invalid stream name: ${badName}`], 'STREAM_BAD_NAME');
     let out;
     try {
       const c = check(req, { stream, mode });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { request as httpRequest } from 'node:http';
 import { launchChromium, noBrowser } from '../../helpers/browser.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg } from '../srt/srt-helpers.ts';
@@ -74,6 +75,23 @@ t.test('a wrong or missing token is refused; unknown streams, bad offers and tri
   t.match([untyped.status, untyped.body], [415, { code: 415, details: ['the offer must be sent as application/sdp'] }], 'no Content-Type: 415 as well');
   t.equal((await app.request('POST', '/webrtc/live/cam/whep', { raw: Buffer.from(offer) })).status, 401, 'and without a token still 401 first');
   t.equal((await post('/webrtc/live/cam', offer, auth)).status, 404, 'neither whep nor whip');
+  // the stream-name rule of every protocol (RTMP and SRT refuse the same names)
+  // (sent raw: fetch would resolve the dot segments itself)
+  const raw = (path: string) => new Promise<[number, unknown]>((resolve, reject) => {
+    const req = httpRequest(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/sdp', ...auth } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => { text += c; }).on('end', () => resolve([res.statusCode ?? 0, JSON.parse(text)]));
+    });
+    req.on('error', reject);
+    req.end(offer);
+  });
+  for (const bad of ['live/a%20b', 'live/a%5Cb', 'live/%23x', 'live/a%09b']) {
+    for (const kind of ['whep', 'whip']) {
+      t.match(await raw(`/webrtc/${bad}/${kind}`), [400, { code: 400, details: [/^invalid stream name/] }], `${bad}/${kind}`);
+    }
+  }
+  // dot segments are resolved with the URL, before the route: never a stream's name
+  t.match(await raw('/webrtc/live/%2e%2e/whip'), [404, { details: ['POST to /webrtc/<stream>/whep or /webrtc/<stream>/whip'] }]);
   const patch = await app.request('PATCH', '/webrtc/session/abc', { raw: 'a=candidate', headers: { 'content-type': 'application/trickle-ice-sdpfrag' } });
   t.equal(patch.status, 405, 'trickle ICE is not offered');
   t.equal((await app.request('DELETE', '/webrtc/session/abc', { headers: auth })).status, 404, 'no such session');
