@@ -82,9 +82,11 @@ t.test('items started ahead: joins do not wait for ffmpeg, the channel keeps the
 
   // the same items without a known duration: each join waits for the next ffmpeg (as before)
   const plain = await play(t, files, undefined);
-  const mean = plain.joins.waits.reduce((a, b) => a + b, 0) / plain.joins.waits.length;
-  const meanAhead = ahead.joins.waits.reduce((a, b) => a + b, 0) / ahead.joins.waits.length;
-  t.ok(meanAhead < mean, `joins waited ${meanAhead.toFixed(0)} ms on average (${ahead.joins.waits.join(', ')}), without the start ahead ${mean.toFixed(0)} ms (${plain.joins.waits.join(', ')})`);
+  // medians: on a busy box one join of either run may wait half a second for a scheduler slot
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const mid = median(plain.joins.waits);
+  const midAhead = median(ahead.joins.waits);
+  t.ok(midAhead < mid, `joins waited ${midAhead.toFixed(0)} ms (median; ${ahead.joins.waits.join(', ')}), without the start ahead ${mid.toFixed(0)} ms (${plain.joins.waits.join(', ')})`);
   const plainWall = (plain.joins.lastEnd - plain.joins.firstAt) / 1000;
   t.ok(plainWall - wall > 0.2, `without it the same items took ${plainWall.toFixed(2)} s: each join's start-up adds up`);
 });
