@@ -7,15 +7,16 @@ import { isAbsolute, resolve } from 'node:path';
  * given by path must lie beneath it, and a bare name is searched there (LADSPA_PATH, LV2_PATH and
  * FREI0R_PATH of every child, core/process/confine). The kernel holds too: the folders a child or
  * the API writes are mounted noexec for children, so a library there cannot be mapped as code.
- * Scripts that hold a filtergraph (`-filter_script`, `-filter_complex_script`, and ffmpeg 7's
- * `-/option FILE`) are refused, as their text cannot be checked at create.
+ * Scripts that hold a filtergraph (`-filter_script`, `-filter_complex_script`, the lavfi device's
+ * `-graph_file`, and ffmpeg 7's `-/option FILE`) are refused, as their text cannot be checked at
+ * create.
  */
 
 export const MODULE_FILTERS = ['ladspa', 'lv2', 'frei0r', 'frei0r_src'] as const;
 
 // a filter's name in a graph: after the start or a separator, before its arguments or another separator
 const FILTER = /(?:^|[\s,;\]])(ladspa|lv2|frei0r_src|frei0r)\s*(?=$|[\s=,;[@])/;
-const SCRIPT_OPTION = /^-(?:filter_script|filter_complex_script)(?::|$)|^-\//;
+const SCRIPT_OPTION = /^-(?:filter_script|filter_complex_script|graph_file)(?::|$)|^-\//;
 
 /** ffmpeg's quoting (`'...'`) and escapes (`\x`) taken out, as its graph parser does. */
 function unquote(arg: string): string {

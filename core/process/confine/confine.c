@@ -145,6 +145,36 @@ static void drop_capabilities(void) {
   if (syscall(SYS_capset, &hdr, data) < 0 && errno != EPERM) die(126, "capset", NULL);
 }
 
+/* The rules of the command line (the options before `--`). */
+struct rules { int argc; char **argv; int end; };
+
+/* Landlock with the rules, no new privileges, no capabilities, no links: steps 3 to 5. */
+static void confine_self(void *arg) {
+  const struct rules *r = arg;
+  int abi = landlock_abi();
+  if (abi < 1) { errno = ENOSYS; die(126, "landlock", NULL); }
+  uint64_t handled = handled_fs(abi);
+  struct ruleset_attr ra = { .handled_access_fs = handled, .handled_access_net = 0,
+    .scoped = abi >= 6 ? (SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL) : 0 };
+  size_t size = abi >= 6 ? sizeof ra : 2 * sizeof(uint64_t);
+  if (abi < 4) size = sizeof(uint64_t);
+  int ruleset = (int)syscall(SYS_LL_CREATE, &ra, size, 0);
+  if (ruleset < 0) die(126, "landlock_create_ruleset", NULL);
+  for (int j = 1; j < r->end; j += 2) {
+    if (strcmp(r->argv[j], "--ns") == 0) { j--; continue; }
+    const char *opt = r->argv[j], *path = r->argv[j + 1];
+    if (strcmp(opt, "--ro") == 0) add_rule(ruleset, path, RIGHTS_RO, handled, 1);
+    else if (strcmp(opt, "--rw") == 0) add_rule(ruleset, path, RIGHTS_RW, handled, 0);
+    else if (strcmp(opt, "--dev") == 0) add_rule(ruleset, path, RIGHTS_DEV, handled, 0);
+    else if (strcmp(opt, "--ls") == 0) add_rule(ruleset, path, RIGHTS_LS, handled, 0);
+  }
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) die(126, "PR_SET_NO_NEW_PRIVS", NULL);
+  if (syscall(SYS_LL_RESTRICT, ruleset, 0) < 0) die(126, "landlock_restrict_self", NULL);
+  close(ruleset);
+  drop_capabilities();
+  no_links();
+}
+
 static int usage(void) {
   fprintf(stderr, "usage: media-core-confine --ppid PID [--ns] [--ro|--rw|--dev|--ls PATH]... -- PROGRAM [ARG]...\n");
   return 126;
@@ -178,30 +208,10 @@ int main(int argc, char **argv) {
   if (getppid() != ppid) return 126;
   if (ns) ns_enter(rw, nrw);
 
-  int abi = landlock_abi();
-  if (abi < 1) { errno = ENOSYS; die(126, "landlock", NULL); }
-  uint64_t handled = handled_fs(abi);
-  struct ruleset_attr ra = { .handled_access_fs = handled, .handled_access_net = 0,
-    .scoped = abi >= 6 ? (SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL) : 0 };
-  size_t size = abi >= 6 ? sizeof ra : 2 * sizeof(uint64_t);
-  if (abi < 4) size = sizeof(uint64_t);
-  int ruleset = (int)syscall(SYS_LL_CREATE, &ra, size, 0);
-  if (ruleset < 0) die(126, "landlock_create_ruleset", NULL);
-  for (int j = 1; j < end; j += 2) {
-    if (strcmp(argv[j], "--ns") == 0) { j--; continue; }
-    const char *opt = argv[j], *path = argv[j + 1];
-    if (strcmp(opt, "--ro") == 0) add_rule(ruleset, path, RIGHTS_RO, handled, 1);
-    else if (strcmp(opt, "--rw") == 0) add_rule(ruleset, path, RIGHTS_RW, handled, 0);
-    else if (strcmp(opt, "--dev") == 0) add_rule(ruleset, path, RIGHTS_DEV, handled, 0);
-    else if (strcmp(opt, "--ls") == 0) add_rule(ruleset, path, RIGHTS_LS, handled, 0);
-  }
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) die(126, "PR_SET_NO_NEW_PRIVS", NULL);
-  if (syscall(SYS_LL_RESTRICT, ruleset, 0) < 0) die(126, "landlock_restrict_self", NULL);
-  close(ruleset);
-  drop_capabilities();
-  no_links();
-  /* the init of the pid namespace and the program in it are confined like the program would be */
-  if (ns) ns_run(argc, argv, &argv[end + 1]);
+  struct rules r = { argc, argv, end };
+  /* with --ns the init of the pid namespace confines itself and the program (after its /proc) */
+  if (ns) ns_run(argc, argv, &argv[end + 1], confine_self, &r);
+  confine_self(&r);
   execvp(argv[end + 1], &argv[end + 1]);
   die(errno == ENOENT ? 127 : 126, "exec", argv[end + 1]);
   return 126;

@@ -148,11 +148,17 @@ static void forward(int sig) {
 
 /* The pid namespace's init: starts the program as its pid 2, reaps orphans, and when the program
  * ended tells the wrapper how (its wait status) and exits: the kernel then kills what is left. */
-static void init_main(int status_fd, int alive_fd, char **prog) {
+static void init_main(int status_fd, int alive_fd, char **prog, void (*confine)(void *), void *arg) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) _exit(126);
   /* the wrapper holds the other end of this pipe: a hang-up means it died before the line above */
   struct pollfd pfd = { .fd = alive_fd, .events = POLLIN };
   if (poll(&pfd, 1, 0) != 0) _exit(126);
+  /* a /proc of this pid namespace only: the service's other children (their command lines, with
+   * the run credential of their outputs) are not in it. Mounted before Landlock, which forbids
+   * mounts; where the kernel refuses it (an unprivileged user namespace under a /proc with masked
+   * paths) the host's stays, as before. */
+  mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+  confine(arg);
   /* a group of its own: the wrapper forwards signals to it, so the program gets each once */
   setpgid(0, 0);
   pid_t pid = fork();
@@ -195,7 +201,7 @@ __attribute__((noreturn)) static void end_like(int st) {
   exit(128 + sig);
 }
 
-void ns_run(int argc, char **argv, char **prog) {
+void ns_run(int argc, char **argv, char **prog, void (*confine)(void *), void *arg) {
   args_start = argv + 1;
   args_end = argv + argc;
   int status[2], alive[2];
@@ -211,7 +217,7 @@ void ns_run(int argc, char **argv, char **prog) {
     sigprocmask(SIG_SETMASK, &old, NULL);
     close(status[0]);
     close(alive[1]);
-    init_main(status[1], alive[0], prog);
+    init_main(status[1], alive[0], prog, confine, arg);
   }
   close(status[1]);
   close(alive[0]);

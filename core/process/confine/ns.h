@@ -20,8 +20,10 @@ void ns_enter(char *const *rw, int nrw);
  * program ended: the kernel then kills whatever is left in the namespace (setsid and double forks
  * included). Threads cannot be made by a process whose children's pid namespace is another one,
  * which is why the program is not the caller itself. The caller's and the init's command lines keep
- * only argv[0]. Call after ns_enter, Landlock and seccomp. */
-void ns_run(int argc, char **argv, char **prog) __attribute__((noreturn));
+ * only argv[0]. Call after ns_enter. The init mounts a /proc of the namespace (where the kernel
+ * lets it), then calls `confine(arg)` (Landlock, capabilities, seccomp: a confined process may not
+ * mount), then starts the program. */
+void ns_run(int argc, char **argv, char **prog, void (*confine)(void *), void *arg) __attribute__((noreturn));
 
 /* A seccomp filter: link, linkat, symlink and symlinkat fail with EPERM. Needs no_new_privs. */
 void no_links(void);

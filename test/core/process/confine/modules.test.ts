@@ -40,6 +40,8 @@ t.test('without a module folder every module filter and filter script is refused
     ['frei0r_src', { input: [{ id: 'in', address: `frei0r_src=size=64x48:filter_name=${join(dir, 'disk', 'x.so')}`, options: ['-f', 'lavfi'] }] }],
     ['-filter_complex_script', { output: [out(['-filter_complex_script', join(dir, 'disk', 'graph.txt')])] }],
     ['-filter_script:a', { output: [out(['-filter_script:a', join(dir, 'disk', 'graph.txt')])] }],
+    // the lavfi device reads its graph from a file too (a probe loaded a library through it)
+    ['-graph_file', { input: [{ id: 'in', address: 'dummy', options: ['-f', 'lavfi', '-graph_file', join(dir, 'disk', 'graph.txt')] }] }],
   ];
   let n = 0;
   for (const [name, body] of cases) {
