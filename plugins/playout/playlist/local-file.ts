@@ -26,10 +26,16 @@ const URI_ATTR = /URI="([^"]*)"/g;
 
 type Kind = 'hls' | 'concat' | 'dash' | 'imf' | 'media';
 
+/**
+ * What ffmpeg's probe would take the file for. Its probe skips an ID3v2 tag before asking the
+ * demuxers (an HLS playlist behind a 30-byte tag led ffmpeg out of the root), so the start is
+ * looked for anywhere in the probed bytes: a media file holding `#EXTM3U` is then checked as a
+ * playlist (and refused unless its names are files of the root), which errs on the safe side.
+ */
 function kindOf(head: Buffer): Kind {
   const text = head.toString('latin1');
-  if (text.startsWith('#EXTM3U')) return 'hls';
-  if (text.startsWith('ffconcat version')) return 'concat';
+  if (text.includes('#EXTM3U')) return 'hls';
+  if (text.includes('ffconcat version')) return 'concat';
   if (/<MPD/i.test(text)) return 'dash';
   if (text.includes('<CompositionPlaylist')) return 'imf';
   return 'media';
@@ -97,7 +103,9 @@ function hlsProblem(w: Walk, real: string, depth: number): string | undefined {
   const text = readHead(real, MAX_PLAYLIST_BYTES + 1);
   if (!text) return 'cannot be read';
   if (text.length > MAX_PLAYLIST_BYTES) return `a playlist over ${MAX_PLAYLIST_BYTES >> 20} MiB`;
-  const body = text.toString('utf8');
+  // from its first `#EXTM3U`: ffmpeg skips a tag in front (every name after it is checked, a superset)
+  const all = text.toString('utf8');
+  const body = all.slice(Math.max(0, all.indexOf('#EXTM3U')));
   // ffmpeg reads a live playlist again while it plays: what it would read then is not the checked one
   if (!body.includes('#EXT-X-ENDLIST') && !body.includes('#EXT-X-STREAM-INF')) {
     return 'a live playlist (no #EXT-X-ENDLIST) is read again while it plays: only finished playlists are items';

@@ -79,6 +79,10 @@ t.test('an item never leads ffmpeg out of the disk root; nothing about the outsi
   await upload(app, '/v/key.m3u8', m3u8('good0.ts').replace('#EXTINF', `#EXT-X-KEY:METHOD=AES-128,URI="${secret}"\n#EXTINF`));
   await upload(app, '/v/master.m3u8', '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\nabs.m3u8\n');
   await upload(app, '/v/disguised.mp4', m3u8(secret));
+  // an ID3v2 tag in front (ffmpeg's probe skips it): 30 bytes, the size 20 as four 7-bit bytes
+  const id3 = Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x14', 'latin1'), Buffer.alloc(20)]);
+  await writeFile(join(disk, 'v', 'tagged.mp3'), Buffer.concat([id3, Buffer.from(m3u8(secret))]));
+  await writeFile(join(disk, 'v', 'tagged.ffconcat'), Buffer.concat([id3, Buffer.from(`ffconcat version 1.0\nfile ${secret}\n`)]));
   await upload(app, '/v/http.m3u8', m3u8('http://127.0.0.1:9/x.ts'));
   await upload(app, '/v/live.m3u8', m3u8('good0.ts').replace('#EXT-X-ENDLIST\n', ''));
   await upload(app, '/v/list.ffconcat', `ffconcat version 1.0\nfile a.mp4\n`);
@@ -95,6 +99,8 @@ t.test('an item never leads ffmpeg out of the disk root; nothing about the outsi
     ['/v/key.m3u8', /outside the disk filesystem/],
     ['/v/master.m3u8', /abs\.m3u8: .*outside the disk filesystem/],
     ['/v/disguised.mp4', /outside the disk filesystem/],
+    ['/v/tagged.mp3', /outside the disk filesystem/],
+    ['/v/tagged.ffconcat', /ffconcat/],
     ['/v/http.m3u8', /no URL/],
     ['/v/live.m3u8', /live playlist/],
     ['/v/list.ffconcat', /ffconcat/],
