@@ -10,15 +10,20 @@ const NAME_RULES: Array<[RegExp, string]> = [
   [/[\\#]/, "a backslash or '#'"],
 ];
 
+/** The longest stream name (the stream table's bound for every publisher). */
+const MAX_NAME = 1024;
+
 /**
  * Why a stream name a client sent (RTMP, SRT, WHIP/WHEP; without its leading `/`) is refused, or
- * undefined: control characters, whitespace, a backslash or `#`, a `.` or `..` segment.
+ * undefined: over 1,024 characters, control characters, whitespace, a backslash or `#`, a `.` or
+ * `..` segment.
  *
  * @example
  * streamNameProblem('live/..'); // "a '.' or '..' path segment"
  * streamNameProblem('live/cam'); // undefined
  */
 export function streamNameProblem(name: string): string | undefined {
+  if (name.length > MAX_NAME) return `longer than ${MAX_NAME} characters`;
   for (const [rule, what] of NAME_RULES) if (rule.test(name)) return what;
   return undefined;
 }

@@ -2,6 +2,33 @@ import { Writable } from 'node:stream';
 import { consoleLine } from './console-format.ts';
 
 /**
+ * The longest line kept as it is: the ring holds at most N lines of this (16 MB for 1,000), however
+ * long what a client sent (a stream name of 65,000 characters logged three times made ~195 KB lines:
+ * 1,000 of them were 195 MB, and reading the log held the service for seconds).
+ */
+export const MAX_LINE_CHARS = 16 * 1024;
+/** What is kept of each string of a shortened line. */
+const MAX_VALUE_CHARS = 1024;
+
+/** A line over MAX_LINE_CHARS with each long string cut (and saying so); a line still too long keeps its level, time and message only. */
+function shortened(line: string): string {
+  try {
+    const cut = (v: unknown): unknown => {
+      if (typeof v === 'string') return v.length > MAX_VALUE_CHARS ? `${v.slice(0, MAX_VALUE_CHARS)}... (${v.length} characters)` : v;
+      if (Array.isArray(v)) return v.map(cut);
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x)]));
+      return v;
+    };
+    const e = cut(JSON.parse(line)) as Record<string, unknown>;
+    const out = JSON.stringify(e);
+    if (out.length <= MAX_LINE_CHARS) return out;
+    return JSON.stringify({ level: e.level, time: e.time, msg: cut(e.msg), shortened: `a line of ${line.length} characters` });
+  } catch {
+    return JSON.stringify({ level: 40, time: Date.now(), msg: `a log line of ${line.length} characters could not be kept` });
+  }
+}
+
+/**
  * Keeps the last N log lines as pino wrote them (JSON text). Parsing happens only when
  * someone reads the log, so logging stays cheap.
  */
@@ -23,7 +50,7 @@ export class LogRing extends Writable {
 
   push(line: string): void {
     if (this.#max === 0) return;
-    this.#lines[this.#next] = line;
+    this.#lines[this.#next] = line.length > MAX_LINE_CHARS ? shortened(line) : line;
     this.#next = (this.#next + 1) % this.#max;
     if (this.#next === 0) this.#full = true;
   }

@@ -23,6 +23,9 @@ t.test('stream paths: app and name joined, nested apps and dots allowed, travers
   t.match(reasonOf('live', 'a\u0001b'), /control characters/);
   t.match(reasonOf('live', 'a\\b'), /backslash/);
   t.equal(reasonOf('', ''), 'no stream name');
+  // to play as to publish (the table's bound): a 65,000-character name was logged three times per refusal
+  t.match(reasonOf('live', 'n'.repeat(1100)), /longer than 1024 characters/);
+  t.equal(pathOf('live', 'n'.repeat(1019)), `/live/${'n'.repeat(1019)}`);
 });
 
 t.test('a one-element URL: ffmpeg sends the whole element, query included, as the app and an empty name', async (t) => {
