@@ -23,6 +23,10 @@ export const graphqlErrors = {
     new GraphQLError(`query selects ${fields} fields (aliases and fragments counted); at most ${max} are allowed`, {
       extensions: { code: 400, error: 'GRAPHQL_TOO_COMPLEX' },
     }),
+  tooHeavy: (n: number, max: number) =>
+    new GraphQLError(`query asks ${n} times for log, processes, metrics or probe (aliases and fragments counted); at most ${max} are allowed`, {
+      extensions: { code: 400, error: 'GRAPHQL_TOO_COMPLEX' },
+    }),
 };
 
 /** One error of a response as JSON: message, locations, path, extensions. */

@@ -73,6 +73,17 @@ t.test('depth and cost limits refuse hostile queries with a clear error', async 
   const wide = await gql(app, `{ ${aliases} }`);
   t.equal(wide.status, 400);
   t.match(wide.body.errors[0], { message: /selects 1100 fields/, extensions: { error: 'GRAPHQL_TOO_COMPLEX' } });
+
+  // one alias of log answers the whole log: 999 of them were 224 MB in 9 s, the service held
+  const logs = await gql(app, `{ ${Array.from({ length: 9 }, (_, i) => `l${i}: log`).join(' ')} }`);
+  t.equal(logs.status, 400);
+  t.match(logs.body.errors[0], { message: /asks 9 times for log, processes, metrics or probe/, extensions: { error: 'GRAPHQL_TOO_COMPLEX' } });
+  const spread = await gql(app, `query { ...L ...L ...M } fragment L on Query { a: log b: log c: processes { id } } fragment M on Query { ... on Query { d: log e: log f: log } }`);
+  t.equal(spread.status, 400, 'fragments and inline fragments counted');
+  t.match(spread.body.errors[0], { message: /asks 9 times/ });
+  const eight = await gql(app, `{ ${Array.from({ length: 8 }, (_, i) => `l${i}: log`).join(' ')} }`);
+  t.equal(eight.status, 200, 'eight are fine');
+  t.equal(Object.keys(eight.body.data).length, 8);
 });
 
 t.test('the standard introspection query passes', async (t) => {
