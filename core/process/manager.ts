@@ -92,7 +92,10 @@ export class ProcessManager {
   rerun(id: string): Promise<void> { return rerun(this.#port, id); }
 
   /** Another process's definition, for input references. */
-  lookup = (id: string): FullConfig | undefined => this.#entries.get(id)?.config;
+  lookup = (id: string): FullConfig | undefined => ((c) => (c && (this.#referable?.(c) ?? true) ? c : undefined))(this.#entries.get(id)?.config);
+
+  /** While a caller's create or update resolves: the processes its inputs may reference (others are unknown to it). */
+  #referable: ((other: FullConfig) => boolean) | undefined;
 
   /**
    * Loads every stored process, once every plugin is ready (their placeholders exist). One that
@@ -142,7 +145,8 @@ export class ProcessManager {
     this.#o.cleanup.stop();
   }
 
-  async add(body: ProcessConfig): Promise<ProcessEntry> {
+  /** `referable`: the processes the caller may read (an input referencing another is as if it did not exist). */
+  async add(body: ProcessConfig, referable?: (other: FullConfig) => boolean): Promise<ProcessEntry> {
     const c = this.#validateBody({ ...body, id: body.id ?? shortId(), autostart: body.autostart ?? true });
     const ffversion = await this.#o.ffversion();
     return this.#lock.run([c.id], async () => {
@@ -150,7 +154,7 @@ export class ProcessManager {
       const order: ProcessOrder = c.autostart ? 'start' : 'stop';
       if (order === 'start') this.#checkMax(processErrors.invalidConfig);
       const now = nowSeconds();
-      const e = this.#create(c, { createdAt: now, updatedAt: now, order });
+      const e = this.#create(c, { createdAt: now, updatedAt: now, order }, referable);
       if (!e.valid) {
         void e.destroy();
         throw processErrors.invalidConfig(e.invalidReason!);
@@ -182,7 +186,7 @@ export class ProcessManager {
   }
 
   /** PUT: the body decoded onto the current config; the old process is replaced (reference 4.4.4). */
-  async update(id: string, body: ProcessConfigUpdate): Promise<ProcessEntry> {
+  async update(id: string, body: ProcessConfigUpdate, referable?: (other: FullConfig) => boolean): Promise<ProcessEntry> {
     const current = this.#entries.get(id);
     if (!current) throw processErrors.updateNotFound(id);
     const c = this.#validateBody(mergeOnto(current.apiConfig, body) as ProcessConfig, processErrors.cantUpdate);
@@ -190,7 +194,7 @@ export class ProcessManager {
       const old = this.#entries.get(id);
       if (!old) throw processErrors.notFound();
       if (c.id !== id && this.#entries.has(c.id)) throw processErrors.cantUpdate('process already exists');
-      const e = this.#create(c, { createdAt: old.createdAt, updatedAt: nowSeconds(), order: old.order });
+      const e = this.#create(c, { createdAt: old.createdAt, updatedAt: nowSeconds(), order: old.order }, referable);
       if (!e.valid) {
         void e.destroy();
         throw processErrors.cantUpdate(e.invalidReason!);
@@ -362,10 +366,15 @@ export class ProcessManager {
   }
 
   /** A new entry, resolved (check `valid`). */
-  #create(c: FullConfig, times: EntryTimes): ProcessEntry {
-    const e = new ProcessEntry(c, times, this.#o.entryEnv);
-    e.refresh();
-    return e;
+  #create(c: FullConfig, times: EntryTimes, referable?: (other: FullConfig) => boolean): ProcessEntry {
+    this.#referable = referable;
+    try {
+      const e = new ProcessEntry(c, times, this.#o.entryEnv);
+      e.refresh();
+      return e;
+    } finally {
+      this.#referable = undefined;
+    }
   }
 
   /** Writes the entry's stored form into db.data (the caller saves). */

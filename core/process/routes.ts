@@ -38,7 +38,8 @@ export function processRoutes(http: HttpScope, m: ProcessManager, views: Process
     schema: { summary: 'Add a process (started unless autostart is false)', tags: TAGS, body: ProcessConfig, response: { 200: ProcessConfig } },
   }, async (req, reply) => {
     if (!may(req, (req.body.id ?? '').trim(), (req.body.domain ?? '').trim(), 'write')) throw processErrors.forbidden();
-    return json(reply, (await m.add(req.body)).configJson);
+    // an input may reference (`#id:output=o`) only a process the caller may read: its output's address would show
+    return json(reply, (await m.add(req.body, (o) => may(req, o.id, o.domain, 'read'))).configJson);
   });
 
   http.get('/api/v3/process/:id', {
@@ -54,7 +55,7 @@ export function processRoutes(http: HttpScope, m: ProcessManager, views: Process
     const domain = typeof req.body?.domain === 'string' ? req.body.domain.trim() : cur?.domain;
     // (a missing process: the update answers its own 404)
     if (cur && (id !== cur.id || domain !== cur.domain) && !may(req, id ?? cur.id, domain ?? cur.domain, 'write')) throw processErrors.forbidden();
-    return json(reply, (await m.update(req.params.id, req.body)).configJson);
+    return json(reply, (await m.update(req.params.id, req.body, (o) => may(req, o.id, o.domain, 'read'))).configJson);
   });
 
   http.delete('/api/v3/process/:id', {
