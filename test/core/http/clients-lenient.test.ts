@@ -41,3 +41,14 @@ t.test('version.arch uses Go names', async (t) => {
   t.equal(about.body.version.arch, goArch());
   t.notMatch(about.body.version.arch, /x64|ia32/);
 });
+
+t.test('a DELETE with a body (JSON, SDP, text, none typed) answers as one without', async (t) => {
+  const app = await startApp(t);
+  const make = { id: 'del', autostart: false, input: [{ id: 'in', address: 'testsrc2', options: ['-f', 'lavfi'] }], output: [{ id: 'out', address: '-', options: ['-f', 'null'] }] };
+  for (const [type, body] of [['application/json', '{}'], ['application/json', 'not json'], ['application/sdp', 'v=0'], ['text/plain', 'x'], [undefined, 'x']] as const) {
+    t.equal((await app.request('POST', '/api/v3/process', { body: make })).status, 200);
+    const r = await app.request('DELETE', '/api/v3/process/del', { raw: body, headers: type ? { 'content-type': type } : {} });
+    t.equal(r.status, 200, `${type ?? 'no type'} ${JSON.stringify(body)}: ${r.text}`);
+    t.equal((await app.request('DELETE', '/api/v3/process/del', { raw: body, headers: type ? { 'content-type': type } : {} })).status, 404, 'then gone');
+  }
+});

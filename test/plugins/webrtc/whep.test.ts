@@ -95,6 +95,11 @@ t.test('a wrong or missing token is refused; unknown streams, bad offers and tri
   const patch = await app.request('PATCH', '/webrtc/session/abc', { raw: 'a=candidate', headers: { 'content-type': 'application/trickle-ice-sdpfrag' } });
   t.equal(patch.status, 405, 'trickle ICE is not offered');
   t.equal((await app.request('DELETE', '/webrtc/session/abc', { headers: auth })).status, 404, 'no such session');
+  // a body on a DELETE (some clients send the SDP again, or an empty JSON) is not read
+  for (const type of ['application/sdp', 'text/plain', 'application/json']) {
+    const r = await app.request('DELETE', '/webrtc/session/abc', { raw: 'v=0', headers: { ...auth, 'content-type': type } });
+    t.equal(r.status, 404, `a ${type} body on a DELETE: still the session's answer (${r.status} ${r.text})`);
+  }
   const pre = await app.request('OPTIONS', '/webrtc/live/cam/whep', { headers: { origin: 'https://player.example', 'access-control-request-method': 'POST' } });
   t.equal(pre.headers.get('access-control-allow-origin'), '*', 'CORS for players on other origins');
   t.match(pre.headers.get('access-control-expose-headers'), /Location/);
