@@ -127,12 +127,23 @@ function answerNode(env: DoorEnv, m: DoorMount, req: IncomingMessage, res: Serve
         rewrittenFiles.set(data, own);
       }
       file = own;
-      extra = [...extra, 'cache-control', 'private'];
+      extra = privateCache(extra);
     }
   }
   const body = sendFile(req, res, file, type, extra);
   served(env, res, sreq, body);
   return true;
+}
+
+/** The headers with the answer made `private` (a viewer's own body): joined to the file's own `cache-control` if it has one, never a second header. */
+export function privateCache(extra: readonly string[]): string[] {
+  const out = [...extra];
+  for (let i = 0; i < out.length; i += 2) {
+    if (out[i]!.toLowerCase() !== 'cache-control') continue;
+    out[i + 1] = `private, ${out[i + 1]!.replace(/\bpublic\b,?\s*/i, '')}`.replace(/,\s*$/, '');
+    return out;
+  }
+  return [...out, 'cache-control', 'private'];
 }
 
 function served(env: DoorEnv, res: ServerResponse, sreq: FsServeRequest, body: number): void {
