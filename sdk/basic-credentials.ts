@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { BasicCredentials } from './credentials.ts';
 
-const BASIC = /^basic\s+(\S*)\s*$/i;
+const SCHEME = /^basic\s/i;
+const SPACE = /\s/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
@@ -16,9 +17,11 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * if (given === 'missing') throw unauthorized();
  */
 export function parseBasicAuthorization(header: unknown): BasicCredentials | 'missing' | 'malformed' {
-  const m = typeof header === 'string' ? BASIC.exec(header) : null;
-  if (!m) return 'missing';
-  const encoded = m[1]!;
+  // taken apart without a RegExp over the whole value: `\s+(\S*)\s*$` took quadratic time on a
+  // run of spaces (5 s for 60,000 of them, before any credential was known)
+  if (typeof header !== 'string' || !SCHEME.test(header)) return 'missing';
+  const encoded = header.slice(6).trim();
+  if (SPACE.test(encoded)) return 'missing';
   if (encoded.length % 4 === 1 || !BASE64.test(encoded)) return 'malformed';
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
