@@ -12,7 +12,7 @@ const SPECIAL = /[*?[\]{}()!+@\\]/;
 
 /** The part of a glob every match starts with (`/x_*.ts` -> `/x_`). */
 export function literalPrefix(glob: string): string {
-  // picomatch drops a leading './' of a pattern: no literal prefix can be trusted then
+  // the matcher drops a leading `./` of a pattern: no literal prefix can be trusted then
   if (glob.startsWith('./')) return '';
   const i = glob.search(SPECIAL);
   return i < 0 ? glob : glob.slice(0, i);
