@@ -130,6 +130,18 @@ t.test('public /memfs routes', async (t) => {
     await app.request('PUT', '/memfs/big.ts', { raw: Buffer.alloc(5000), headers: basic() });
     const seg = await rawRequest(app.url, 'GET', '/memfs/big.ts', { headers: { 'accept-encoding': 'gzip' } });
     t.equal(seg.headers['content-encoding'], undefined, 'video is not compressed');
+    // a large text file is compressed as a stream (off the main thread), the same bytes
+    const text = 'x,'.repeat(400_000);
+    await app.request('PUT', '/memfs/big.txt', { raw: text, headers: basic() });
+    for (let i = 0; i < 2; i++) {
+      const large = await rawRequest(app.url, 'GET', '/memfs/big.txt', { headers: { 'accept-encoding': 'gzip' } });
+      t.equal(large.headers['content-encoding'], 'gzip');
+      t.equal(large.headers['content-length'], undefined, 'streamed');
+      t.equal(gunzipSync(large.body).toString(), text, 'the same bytes');
+    }
+    const unsatisfiable = await rawRequest(app.url, 'GET', '/memfs/big.txt', { headers: { range: `bytes=999999999-${' '.repeat(5000)}` } });
+    t.equal(unsatisfiable.status, 416);
+    t.ok(unsatisfiable.text.length < 400, 'the Range header is not copied whole into the body');
   });
 
   t.test('the fast path and the full route answer a plain GET with the same headers', async (t) => {
