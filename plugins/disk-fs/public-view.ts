@@ -21,6 +21,9 @@ export async function publicRead(fs: DiskFilesystem, cache: DiskCache | undefine
   return node;
 }
 
+/** The largest playlist read into memory to have its disk paths rewritten (a live one is a few KB). */
+export const MAX_REWRITTEN_PLAYLIST = 4 * 1024 * 1024;
+
 /**
  * A file, with playlists read and rewritten: ffmpeg writes absolute disk paths into them. They
  * become paths from the mount (`/hls/s0.ts`); the original strips the slash too, which breaks
@@ -28,7 +31,9 @@ export async function publicRead(fs: DiskFilesystem, cache: DiskCache | undefine
  */
 async function loadFile(fs: DiskFilesystem, path: string): Promise<FsNode | undefined> {
   const node = await lookupFsNode(fs, path);
-  if (node?.kind !== 'file' || fsExtension(node.path) !== '.m3u8') return node;
+  // a playlist past the bound is served as it is (streamed): 10 requests for a 37 MB one read it
+  // whole each time (RSS +590 MB, the answers one after another)
+  if (node?.kind !== 'file' || fsExtension(node.path) !== '.m3u8' || node.file.size > MAX_REWRITTEN_PLAYLIST) return node;
   const m = await inMemory(node.path, node.file);
   const prefix = `${fs.root}/`;
   const text = m.file.data!.toString('utf8');

@@ -84,6 +84,13 @@ t.test('the public disk mount', async (t) => {
     t.equal(r.headers['content-type'], 'application/vnd.apple.mpegurl');
     const api = await rawRequest(app.url, 'GET', '/api/v3/fs/disk/hls/p.m3u8');
     t.equal(api.text, text, 'the API serves the file as it is');
+    // past 4 MiB a playlist is served as it is, streamed, not read whole per request
+    const big = `#EXTM3U\n${`#EXTINF:2.0,\n${disk}/hls/s0.ts\n`.repeat(Math.ceil((4 * 1024 * 1024) / (disk.length + 20)))}`;
+    await writeFile(join(disk, 'hls/big.m3u8'), big);
+    const b = await rawRequest(app.url, 'GET', '/hls/big.m3u8');
+    t.equal(b.status, 200);
+    t.equal(b.body.length, Buffer.byteLength(big), 'as it is');
+    t.ok(b.text.includes(`${disk}/hls/s0.ts`), 'not rewritten');
   });
 
   t.test('a symlink inside the root to a file inside is a 301 to its target', async (t) => {
