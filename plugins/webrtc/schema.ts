@@ -10,6 +10,7 @@ export const WebrtcConfig = section({
   public_addresses: [Type.Array(Formatted('ip'), { default: [] }), 'Addresses added as host candidates to every answer, for a service behind a 1:1 NAT (its public IPv4 or IPv6).'],
   ice_servers: [Type.Array(Formatted('ice-server'), { default: [] }), 'STUN and TURN servers for the service\'s side of ICE: `stun:host:port`, `turn:user:password@host:port`; none are needed on a LAN.'],
   max_sessions: [Int(200, { minimum: 1, maximum: 100_000 }), 'Most WebRTC sessions (viewers and publishers) at once; more are refused with 503.'],
+  max_sessions_per_address: [Int(20, { minimum: 1, maximum: 100_000 }), 'Most WebRTC sessions from one client address (IPv6: one /64) at once; more are refused with 429. The service\'s own address (127.0.0.1, ::1) counts only toward the total.'],
   max_publishers: [Int(20, { minimum: 0, maximum: 10_000 }), 'Most streams published over WHIP at once; more are refused with 503.'],
   connect_timeout_seconds: [Int(10, { minimum: 1, maximum: 300 }), 'A session whose media has not connected after this many seconds is ended.'],
   host_idle_seconds: [Int(10, { minimum: 0, maximum: 86_400 }), 'The WebRTC host process ends this many seconds after its last session and feed (its memory goes back to the system) and the next offer starts it again; 0 keeps it running.'],

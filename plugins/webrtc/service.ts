@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
-  ApiError, IngestPeerBase, refusalCode, type ChildrenService, type IngestRefusal, type StreamAudience, type StreamPublisher, type StreamTable,
+  addressKey, ApiError, IngestPeerBase, refusalCode, type ChildrenService, type IngestRefusal, type StreamAudience, type StreamPublisher, type StreamTable,
 } from '../../sdk/index.ts';
 import { Feeds } from './feeds.ts';
 import { HostLink } from './host-link.ts';
@@ -15,6 +15,11 @@ type Answered = Extract<FromHost, { t: 'answered' }>;
 
 /** Who asked, as the route knows it. */
 /** A caller: its address, the token it gave, and `key` when that is a user's key `webrtc.token` did not match (the table decides it). */
+/** The service's own address: its processes' sessions count toward the total only. */
+const SELF: ReadonlySet<string> = new Set(['127.0.0.1', addressKey('::1')]);
+/** The address of a caller's `host:port` (`[v6]:port`). */
+const hostOf = (remote: string) => (remote.startsWith('[') ? remote.slice(1, remote.indexOf(']')) : remote.slice(0, remote.lastIndexOf(':')));
+
 export interface Caller { remote: string; token?: string; key?: string; params: Record<string, string> }
 
 /** One WebRTC session: a viewer (WHEP) or a publisher (WHIP), an ingest peer for the hooks and sessions. */
@@ -73,6 +78,8 @@ export class WebrtcService {
   readonly #peers = new Map<string, WebrtcPeer>();
   /** Offers between the room check and their entry in `#peers` (the table's checks may wait): they hold a place. */
   readonly #entering = { whep: 0, whip: 0 };
+  /** Offers being admitted, by client key (an IPv6 /64): they count against the per-address bound. */
+  readonly #enteringBy = new Map<string, number>();
 
   constructor(cfg: WebrtcConfig, d: WebrtcDeps) {
     this.#cfg = cfg;
@@ -154,22 +161,38 @@ export class WebrtcService {
    * A place for one more session of `kind`, held from now until `release` (the peer entered
    * `#peers` or was refused): offers that wait on the table's checks at once count against the limits.
    */
-  #enter(kind: 'whep' | 'whip'): () => void {
+  #enter(kind: 'whep' | 'whip', remote: string): () => void {
     const { whep, whip } = this.#entering;
     if (this.#peers.size + whep + whip >= this.#cfg.max_sessions) throw new ApiError(503, 'Too many WebRTC sessions', [`at most ${this.#cfg.max_sessions} (webrtc.max_sessions)`], 'WEBRTC_LIMIT');
+    // one client may not take every place (the service's own address counts toward the total only)
+    const key = addressKey(hostOf(remote));
+    if (!SELF.has(key)) {
+      let mine = this.#enteringBy.get(key) ?? 0;
+      for (const p of this.#peers.values()) if (addressKey(hostOf(p.remote)) === key) mine++;
+      const most = this.#cfg.max_sessions_per_address;
+      if (mine >= most) throw new ApiError(429, 'Too many WebRTC sessions from one address', [`at most ${most} from ${key} (webrtc.max_sessions_per_address)`], 'WEBRTC_LIMIT');
+    }
     if (kind === 'whip') {
       let publishers = whip;
       for (const p of this.#peers.values()) if (p.kind === 'whip') publishers++;
       if (publishers >= this.#cfg.max_publishers) throw new ApiError(503, 'Too many WHIP publishers', [`at most ${this.#cfg.max_publishers} (webrtc.max_publishers)`], 'WEBRTC_LIMIT');
     }
     this.#entering[kind]++;
+    this.#enteringBy.set(key, (this.#enteringBy.get(key) ?? 0) + 1);
     let held = true;
-    return () => { if (held) { held = false; this.#entering[kind]--; } };
+    return () => {
+      if (!held) return;
+      held = false;
+      this.#entering[kind]--;
+      const n = (this.#enteringBy.get(key) ?? 1) - 1;
+      if (n > 0) this.#enteringBy.set(key, n);
+      else this.#enteringBy.delete(key);
+    };
   }
 
   /** WHEP: the answer to a viewer's offer for `stream`, and its session id. */
   async play(stream: string, offer: string, c: Caller): Promise<{ id: string; sdp: string }> {
-    const release = this.#enter('whep');
+    const release = this.#enter('whep', c.remote);
     const p = new WebrtcPeer('whep', stream, c);
     let a;
     try {
@@ -192,7 +215,7 @@ export class WebrtcService {
 
   /** WHIP: the answer to a publisher's offer for `stream`; its media is published into the stream table. */
   async publish(stream: string, offer: string, c: Caller): Promise<{ id: string; sdp: string }> {
-    const release = this.#enter('whip');
+    const release = this.#enter('whip', c.remote);
     const p = new WebrtcPeer('whip', stream, c);
     let r;
     try {

@@ -64,3 +64,20 @@ t.test('publishers that offer together while a plugin\'s prePublish waits never 
   t.same(statuses, [201, 503, 503], 'one answered, the rest refused');
   t.match((await sessions()), [{ kind: 'whip' }]);
 });
+
+t.test('webrtc.max_sessions_per_address: one client cannot take every place; the service\'s own address counts toward the total only', async (t) => {
+  const app = await startWebrtcApp(t, { connect_timeout_seconds: 300, max_sessions_per_address: 2 }, { api: { access: { trusted_proxies: ['127.0.0.0/8', '::1/128'] } } });
+  ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/one`], 120_000);
+  await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.length === 1, { timeout: 30_000, what: 'RTMP publisher' });
+  const whep = (from?: string) => app.request('POST', '/webrtc/live/one/whep', { raw: WHEP, headers: { ...headers, ...(from ? { 'x-forwarded-for': from } : {}) } });
+  t.equal((await whep('198.51.100.7')).status, 201);
+  t.equal((await whep('198.51.100.7')).status, 201);
+  const third = await whep('198.51.100.7');
+  t.equal(third.status, 429, 'a third from the same address');
+  t.match(third.body, { code: 429, details: [/198\.51\.100\.7.*max_sessions_per_address/] });
+  t.equal((await whep('198.51.100.8')).status, 201, 'another address');
+  t.equal((await whep('2001:db8:1:2::1')).status, 201);
+  t.equal((await whep('2001:db8:1:2::9')).status, 201);
+  t.equal((await whep('2001:db8:1:2::ffff')).status, 429, 'an IPv6 /64 is one client');
+  for (let i = 0; i < 3; i++) t.equal((await whep()).status, 201, 'the service\'s own address is not bounded per address');
+});
