@@ -1,7 +1,7 @@
 import { parse as parseQuery } from 'node:querystring';
 import type { FlvPacket } from '../../sdk/index.ts';
 import { loadNms, type NmsAmf, type NmsParserTag } from './nms-load.ts';
-import { ChunkReader, OUT_CHUNK_SIZE, WireRefusal, writeMessage, MAX_COMMAND_MESSAGE, type InMessage } from './wire-chunks.ts';
+import { ChunkReader, OUT_CHUNK_SIZE, WireRefusal, writeMessage, MAX_COMMAND_MESSAGE, type InMessage, type UnfinishedBudget } from './wire-chunks.ts';
 import { HANDSHAKE_SIZE, serverHandshake } from './wire-handshake.ts';
 
 export { MAX_CHUNK_STREAMS, MAX_COMMAND_MESSAGE } from './wire-chunks.ts';
@@ -53,6 +53,8 @@ export interface WireEvents {
 export interface RtmpWire {
   /** Parses bytes from the client; a string is why the connection must close. */
   feed(data: Buffer): string | null;
+  /** The connection closed: what it held of unfinished messages goes back to the shared budget. */
+  close(): void;
   /** Sends an `onStatus` on the connection's stream, e.g. `NetStream.Play.Stop`; a string on failure. */
   status(level: 'status' | 'error', code: string, description: string): string | null;
   /**
@@ -67,6 +69,8 @@ export interface RtmpWire {
 export interface WireLimits {
   /** Largest audio or video message, in bytes (`rtmp.max_message_size_kbytes`). */
   maxMediaMessage: number;
+  /** The bytes of unfinished messages of every connection together (shared, counted as they arrive). */
+  unfinished?: UnfinishedBudget;
 }
 
 /** The adapter's entry points (one object, loaded only when RTMP is on). */
@@ -136,7 +140,11 @@ class Connection {
     this.events = events;
     this.amf = amf;
     this.parserTag = parserTag;
-    this.#reader = new ChunkReader(limits.maxMediaMessage, (m) => this.#message(m));
+    this.#reader = new ChunkReader(limits.maxMediaMessage, (m) => this.#message(m), limits.unfinished);
+  }
+
+  close(): void {
+    this.#reader.release();
   }
 
   feed(data: Buffer): void {
@@ -234,6 +242,7 @@ export function loadWireLayer(): RtmpWireLayer {
       };
       return {
         feed: (data) => guarded(() => conn.feed(data)),
+        close: () => conn.close(),
         status: (level, code, description) => guarded(() => conn.status(level, code, description)),
         accepted: (mode) => guarded(() => conn.accepted(mode)),
       };

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RunCredentials, StreamTable, TlsCertificates } from '../../sdk/index.ts';
 import { BootError } from '../../sdk/index.ts';
 import { loadWireLayer } from './nms-adapter.ts';
+import { MAX_UNFINISHED_BYTES, type UnfinishedBudget } from './wire-chunks.ts';
 import { RtmpSession, type SessionDeps } from './session.ts';
 import { RtmpListener, type ListenerOptions } from './server.ts';
 import { ConnectionLimits } from './limits.ts';
@@ -53,11 +54,11 @@ export function listenerSettings(c: RtmpSettings): Record<string, unknown> {
 }
 
 /** What every connection of one protocol shares, from one app's options; re-bound by a reload. */
-function sessionDeps(o: RtmpStartOptions): Omit<SessionDeps, 'protocol' | 'wire' | 'nextId'> {
+function sessionDeps(o: RtmpStartOptions, unfinished: UnfinishedBudget): Omit<SessionDeps, 'protocol' | 'wire' | 'nextId'> {
   const c = o.config;
   return {
     streams: o.streams, log: o.log, token: c.token, runs: o.runs, app: c.app, maxPlayerBacklog: MAX_PLAYER_BACKLOG,
-    limits: { maxMediaMessage: c.max_message_size_kbytes * 1024 },
+    limits: { maxMediaMessage: c.max_message_size_kbytes * 1024, unfinished },
     handshakeTimeout: c.handshake_timeout_seconds, idleTimeout: c.idle_timeout_seconds,
   };
 }
@@ -70,13 +71,16 @@ const capsOf = (c: RtmpSettings) => ({ total: c.max_connections, perAddress: c.m
  */
 export async function startRtmp(o: RtmpStartOptions): Promise<RunningRtmp> {
   const wire = loadWireLayer();
+  // the bytes of unfinished messages every connection holds, together (each holds at most twice
+  // its largest message): 100 connections of one address held 1.6 GB before
+  const unfinished: UnfinishedBudget = { held: 0, max: MAX_UNFINISHED_BYTES };
   let seq = 0;
   let bound = o;
   const nextId = () => `rtmp-${++seq}`;
   // one deps object per protocol, shared by its sessions: a reload assigns the next app's into it
   const deps: Record<string, SessionDeps> = {
-    rtmp: { ...sessionDeps(o), wire, nextId, protocol: 'rtmp' },
-    rtmps: { ...sessionDeps(o), wire, nextId, protocol: 'rtmps' },
+    rtmp: { ...sessionDeps(o, unfinished), wire, nextId, protocol: 'rtmp' },
+    rtmps: { ...sessionDeps(o, unfinished), wire, nextId, protocol: 'rtmps' },
   };
   const live = new Set<RtmpSession>();
   // a session lives as long as its socket: the listener tracks the sockets, the stream table the streams
@@ -118,7 +122,7 @@ export async function startRtmp(o: RtmpStartOptions): Promise<RunningRtmp> {
     })),
     bind: (next) => {
       bound = next;
-      for (const d of Object.values(deps)) Object.assign(d, sessionDeps(next));
+      for (const d of Object.values(deps)) Object.assign(d, sessionDeps(next, unfinished));
       limits.rebind(capsOf(next.config), next.log);
       const secure = listeners[1];
       offTls();

@@ -313,6 +313,7 @@ export class RtmpSession {
   /** Exactly once per connection: its publisher ends or its reader leaves (the table tells the end hooks). */
   #closed(): void {
     clearTimeout(this.#startTimer);
+    this.#wire.close();
     const was = this.#state;
     this.#state = 'closed';
     this.#held = [];

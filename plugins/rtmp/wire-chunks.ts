@@ -14,6 +14,12 @@ export const MAX_CHUNK_STREAMS = 64;
 /** The chunk size of what the server sends (announced by Set Chunk Size at `connect`). */
 export const OUT_CHUNK_SIZE = 0xffff;
 
+/** The most bytes of unfinished messages all connections hold together (`UnfinishedBudget`). */
+export const MAX_UNFINISHED_BYTES = 256 * 1024 * 1024;
+
+/** Bytes of unfinished messages held by every connection, shared: a connection whose chunk would pass `max` is closed. */
+export interface UnfinishedBudget { held: number; readonly max: number }
+
 /** A bound or rule of ours a client broke: the message is why its connection closes. */
 export class WireRefusal extends Error {}
 
@@ -42,10 +48,20 @@ export class ChunkReader {
   #cur: ChunkStream | undefined;
   readonly #maxMedia: number;
   readonly #onMessage: (m: InMessage) => void;
+  readonly #budget: UnfinishedBudget | undefined;
+  /** What this connection holds of the budget (the received bytes of its unfinished messages). */
+  #charged = 0;
 
-  constructor(maxMediaMessage: number, onMessage: (m: InMessage) => void) {
+  constructor(maxMediaMessage: number, onMessage: (m: InMessage) => void, budget?: UnfinishedBudget) {
     this.#maxMedia = maxMediaMessage;
     this.#onMessage = onMessage;
+    this.#budget = budget;
+  }
+
+  /** Gives back what this connection held (it closed). */
+  release(): void {
+    if (this.#budget) this.#budget.held -= this.#charged;
+    this.#charged = 0;
   }
 
   feed(data: Buffer): void {
@@ -117,12 +133,26 @@ export class ChunkReader {
     const n = Math.min(this.#chunkSize - (s.bytes % this.#chunkSize), s.length - s.bytes, b.length - i);
     // the header ended the read: the payload comes with the next one
     if (n === 0 && s.bytes < s.length) return 0;
+    const budget = this.#budget;
+    // a message that ends in this chunk never waits: only the bytes of one that goes on are held
+    const held = s.bytes + n < s.length;
+    if (budget && held) {
+      if (budget.held + n > budget.max) throw new WireRefusal(`the service holds ${budget.held} bytes of unfinished RTMP messages (at most ${budget.max})`);
+      budget.held += n;
+      this.#charged += n;
+    }
     b.copy(s.payload!, s.bytes, i, i + n);
     s.bytes += n;
     if (s.bytes >= s.length) {
       this.#cur = undefined;
       const payload = s.payload!;
       s.payload = undefined;
+      // what the earlier chunks of this message held goes back
+      const before = s.bytes - n;
+      if (budget && before > 0) {
+        budget.held -= before;
+        this.#charged -= before;
+      }
       s.bytes = 0;
       // as node-media-server: a message past the 32-bit clock is dropped
       if (s.clock <= 0xffffffff) this.#message({ type: s.type, length: s.length, streamId: s.streamId, clock: s.clock, payload });

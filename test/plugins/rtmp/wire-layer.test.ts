@@ -99,3 +99,34 @@ t.test('what the AMF decoder says of unknown commands and fields never reaches s
   t.type(broken.error ?? '', 'string');
   t.equal(console.log, log, 'console.log is given back');
 });
+
+t.test('the unfinished messages of every connection together are bounded; what a connection held goes back when it closes', async (t) => {
+  const budget = { held: 0, max: 3000 };
+  const layer = loadWireLayer();
+  const events = { output: () => {}, publish: () => {}, play: () => {}, packet: () => {} };
+  const open = () => layer.createWire(events, { maxMediaMessage: 8 << 20, unfinished: budget });
+  // a 5,000-byte video message in 128-byte chunks, the last chunk left out: 4,992 bytes held
+  const unfinished = video(5000).subarray(0, video(5000).length - 9);
+  const a = open();
+  t.equal(a.feed(handshake()), null);
+  t.equal(a.feed(unfinished.subarray(0, 12 + 128 * 10 + 9)), null, 'under the bound');
+  t.ok(budget.held > 1000 && budget.held <= 1500, `held ${budget.held}`);
+  const b = open();
+  b.feed(handshake());
+  t.match(b.feed(unfinished), /the service holds \d+ bytes of unfinished RTMP messages \(at most 3000\)/, 'another connection passes the bound: closed');
+  b.close();
+  const before = budget.held;
+  t.ok(before <= 3000, `never more than the bound (${before})`);
+  a.close();
+  t.equal(budget.held, before - 1280, 'a closed connection gives its bytes back');
+  b.close();
+  // a whole message never counts: it is handed on in the read that completes it
+  const c = open();
+  c.feed(handshake());
+  t.equal(c.feed(video(100)), null);
+  t.equal(budget.held, before - 1280);
+  const d = open();
+  d.feed(handshake());
+  t.equal(d.feed(video(2500)), null, 'a message completed within one read');
+  t.equal(budget.held, before - 1280, 'and leaves nothing held');
+});
