@@ -4,8 +4,12 @@
  * its webhook URLs), so a rule is written once.
  */
 
-/** `scheme://user:password@`: the user info of any URL in a text. */
-const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+@/gi;
+/**
+ * `scheme://user:password@`: the user info of any URL in a text. The match starts at `://` and
+ * looks back for the scheme: starting at the scheme scanned every run of scheme characters from
+ * each of its positions (quadratic: a 60 KB URL of `a.` held a debug log line 2 s).
+ */
+const USERINFO = /(?<=\b[a-z][a-z0-9+.-]*):\/\/[^\s/?#@"'<>\\]+@/gi;
 
 /**
  * Secret parameters in a query, an SRT `streamid` (`,token:T`, `#!::...,token=T`) or its
@@ -29,7 +33,7 @@ const MAYBE = /:\/\/[^\s/]*@|token|pass|pwd|secret|api_?key/i;
  */
 export function maskCredentials(text: string): string {
   if (!MAYBE.test(text)) return text;
-  return text.replace(USERINFO, '$1***@').replace(PARAMS, '$1$2$3***');
+  return text.replace(USERINFO, '://***@').replace(PARAMS, '$1$2$3***');
 }
 
 /**
