@@ -1,6 +1,10 @@
 import type { FileDoorTapContext, FileDoorTaps } from '../../../sdk/file-door.ts';
 import type { FsServeRefusal, FsServeRequest, FsServedEvent } from '../../../sdk/fs-hooks.ts';
+import { linearRegex, type LinearRegex } from '../../../sdk/linear-regex.ts';
 import { CLIENT_OVER, clientKey, RESOURCES_OVER, TOTAL_OVER, type BudgetMessage } from './budget.ts';
+
+/** A file name longer than this is no segment (a file system's names end at 255 bytes). */
+const MAX_SEGMENT_NAME = 255;
 
 /*
  * The on-demand half of the file door, a door tap module (sdk/file-door.ts): one copy next to
@@ -33,15 +37,18 @@ export const demandKey = (mount: string, path: string): string => `${mount}\0${p
 /** The process a request's file belongs to, from the table. */
 export class DemandMatcher {
   #playlists = new Map<string, string>();
-  #segments = new Map<string, Array<[RegExp, string]>>();
+  #segments = new Map<string, Array<[LinearRegex, string]>>();
 
   load(m: DemandTableMessage): void {
     this.#playlists = new Map(m.playlists);
-    const seg = new Map<string, Array<[RegExp, string]>>();
+    const seg = new Map<string, Array<[LinearRegex, string]>>();
     for (const [dir, pattern, id] of m.segments) {
+      // linear: a file name a viewer sends meets it (`^seg\d+\d+\.ts$` of `%d%d` backtracked 4 s on 60,000 digits)
+      const re = linearRegex(pattern);
+      if (!re) continue;
       let list = seg.get(dir);
       if (!list) seg.set(dir, (list = []));
-      list.push([new RegExp(pattern), id]);
+      list.push([re, id]);
     }
     this.#segments = seg;
   }
@@ -55,6 +62,7 @@ export class DemandMatcher {
     const list = this.#segments.get(demandKey(mount, slash <= 0 ? '/' : path.slice(0, slash)));
     if (!list) return undefined;
     const name = path.slice(slash + 1);
+    if (name.length > MAX_SEGMENT_NAME) return undefined;
     for (const [re, id] of list) if (re.test(name)) return id;
     return undefined;
   }

@@ -71,4 +71,11 @@ t.test('what an output names for demand', async (t) => {
   const matcher = new DemandMatcher();
   matcher.load({ t: 'table', playlists: [[demandKey('/memfs', '/live/a.m3u8'), 'p1']], segments: [[demandKey('/memfs', '/live'), m.hls[0]!.segments.source, 'p1']] });
   t.same(['/live/a.m3u8', '/live/a_0003.ts', '/live/b.m3u8', '/a_0001.ts'].map((p) => matcher.match('/memfs', p)), ['p1', 'p1', undefined, undefined]);
+  // `%d%d` makes `\d+\d+`: a viewer's name of many digits took seconds with a backtracking RegExp
+  const twice = demandTargets([{ id: 'o', address: '/data/disk/s/i.m3u8', options: ['-hls_segment_filename', '/data/disk/s/seg%d%d.ts'], cleanup: [] }], fss);
+  const m2 = new DemandMatcher();
+  m2.load({ t: 'table', playlists: [], segments: [[demandKey('/', '/s'), twice.hls[0]!.segments.source, 'p2']] });
+  t.equal(m2.match('/', '/s/seg12.ts'), 'p2');
+  t.equal(m2.match('/', `/s/seg${'1'.repeat(200)}x`), undefined, 'at once');
+  t.equal(m2.match('/', `/s/seg${'1'.repeat(100_000)}.ts`), undefined, 'no name over 255 characters is a segment');
 });
