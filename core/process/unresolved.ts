@@ -1,5 +1,6 @@
 import type { PlaceholderRegistry } from '../../sdk/index.ts';
 import type { FullConfig } from './config-model.ts';
+import { beforeLastBrace } from './placeholders.ts';
 
 const NAME = /\{([a-z]+(?::[0-9A-Za-z]+)?)(?:\^.)?(?:,[^}]*)?\}/g;
 const BUILTIN = new Set(['processid', 'reference', 'inputid', 'outputid']);
@@ -12,7 +13,7 @@ const BUILTIN = new Set(['processid', 'reference', 'inputid', 'outputid']);
 export function explainUnresolved(c: FullConfig, registry: PlaceholderRegistry, reason: string): string {
   const missing = new Set<string>();
   for (const io of [...c.input, ...c.output]) {
-    for (const m of io.address.matchAll(NAME)) {
+    for (const m of beforeLastBrace(io.address).matchAll(NAME)) {
       if (!BUILTIN.has(m[1]!) && !registry.get(m[1]!)) missing.add(`{${m[1]}}`);
     }
   }

@@ -34,6 +34,9 @@ const BAD: [string, Record<string, unknown>, RegExp][] = [
   ['storage.s3.0.endpoint', { storage: { s3: [s3('x', 'http://127.0.0.1:9000')] } }, /without scheme/],
   ['tls.acme_directory', { tls: { acme_directory: 'acme.example.com/directory' } }, /http:\/\/ or https:\/\/ URL/],
   ['tls.email', { tls: { email: 'nobody' } }, /e-mail address/],
+  // a RegExp backtracked 22 s on a value like this one (128 K)
+  ['tls.email', { tls: { email: `a@${'.'.repeat(128_000)}@` } }, /e-mail address/],
+  ['tls.email', { tls: { email: `${'a'.repeat(250)}@b.cd` } }, /e-mail address/],
   ['service.url', { service: { url: 'service.datarhei.com' } }, /URL, or empty/],
   ['tls.cert_file', { tls: { cert_file: 'cert\n.pem' } }, /file system path/],
   ['storage.mimetypes_file', { storage: { mimetypes_file: 'mime\u0000types' } }, /file system path/],
