@@ -16,6 +16,36 @@ export type AutomatonOp =
   | { k: 'assert'; at: (text: string, i: number) => boolean }
   | { k: 'match' };
 
+/**
+ * The character test of a glob class body (between `[` and `]`): characters and `a-z` ranges,
+ * `!` or `^` first for the complement; with `escapes`, `\\x` is the character x; `never` (e.g. `/`)
+ * is outside every class. Throws a RangeError for a range written backwards.
+ *
+ * @example
+ * classTest('!a-c', false)(0x64); // true: d is not in a-c
+ */
+export function classTest(body: string, escapes: boolean, never = -1): (c: number) => boolean {
+  const neg = body.startsWith('!') || body.startsWith('^');
+  const items = neg ? body.slice(1) : body;
+  const ranges: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (escapes && items[i] === '\\' && i + 1 < items.length) i++;
+    const lo = items.charCodeAt(i);
+    if (items[i + 1] === '-' && i + 2 < items.length) {
+      const hi = items.charCodeAt(i + 2);
+      if (hi < lo) throw new RangeError(`the class range ${items.slice(i, i + 3)} is backwards`);
+      ranges.push(lo, hi);
+      i += 2;
+    } else ranges.push(lo, lo);
+  }
+  return (c) => {
+    if (c === never) return false;
+    let inside = false;
+    for (let i = 0; i < ranges.length && !inside; i += 2) inside = c >= ranges[i]! && c <= ranges[i + 1]!;
+    return inside !== neg;
+  };
+}
+
 const CHAR = 0;
 const SPLIT = 1;
 const JMP = 2;

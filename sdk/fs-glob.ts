@@ -1,4 +1,4 @@
-import { Automaton, type AutomatonOp } from './automaton.ts';
+import { Automaton, classTest, type AutomatonOp } from './automaton.ts';
 
 /*
  * Path globs, as every filesystem lists with them and cleanup rules match: compiled into a Thompson
@@ -18,29 +18,6 @@ const anyChar = () => true;
 const isChar = (code: number) => (c: number) => c === code;
 
 class Malformed extends Error {}
-
-/** The class test of `[body]` (without the brackets): ranges, `!`/`^` negation; never `/`. */
-function classTest(body: string): (c: number) => boolean {
-  const neg = body.startsWith('!') || body.startsWith('^');
-  const items = neg ? body.slice(1) : body;
-  const ranges: number[] = [];
-  for (let i = 0; i < items.length; i++) {
-    let lo = items.charCodeAt(i);
-    if (items[i] === '\\' && i + 1 < items.length) lo = items.charCodeAt(++i);
-    if (items[i + 1] === '-' && i + 2 < items.length) {
-      const hi = items.charCodeAt(i + 2);
-      if (hi < lo) throw new Malformed();
-      ranges.push(lo, hi);
-      i += 2;
-    } else ranges.push(lo, lo);
-  }
-  return (c) => {
-    if (c === 47) return false;
-    let inside = false;
-    for (let i = 0; i < ranges.length && !inside; i += 2) inside = c >= ranges[i]! && c <= ranges[i + 1]!;
-    return inside !== neg;
-  };
-}
 
 /** Appends `any*` (or `any+` when `atLeastOne`) of characters passing `test`. */
 function star(prog: Op[], test: (c: number) => boolean, atLeastOne: boolean): void {
@@ -77,7 +54,7 @@ class GlobCompiler {
         this.i++;
       } else if (c === '[' && g.indexOf(']', this.i + 2) > 0) {
         const end = g.indexOf(']', this.i + 2);
-        this.prog.push({ k: 'char', test: classTest(g.slice(this.i + 1, end)) });
+        this.prog.push({ k: 'char', test: classTest(g.slice(this.i + 1, end), true, 47) });
         this.i = end + 1;
       } else if (c === '{') this.group();
       else {
@@ -174,7 +151,7 @@ export function globMatcher(glob: string): (path: string) => boolean {
   try {
     c.seq(false);
   } catch (err) {
-    if (err instanceof Malformed) return () => false;
+    if (err instanceof Malformed || err instanceof RangeError) return () => false;
     throw err;
   }
   c.prog.push({ k: 'match' });

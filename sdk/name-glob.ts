@@ -7,7 +7,7 @@
  * never exponentially. (A backtracking RegExp of `***********x` took 31 s on 200 process ids and
  * held the main thread; 3,000 stars stopped the service.)
  */
-import { Automaton, type AutomatonOp } from './automaton.ts';
+import { Automaton, classTest, type AutomatonOp } from './automaton.ts';
 
 /** A compiled name glob. */
 export interface NameGlob {
@@ -28,27 +28,6 @@ type Op = AutomatonOp;
 const anyChar = () => true;
 
 class Malformed extends Error {}
-
-/** The character test of a class body (`!`/`^` negates, `a-z` ranges), by UTF-16 code unit as a RegExp without `u`. */
-function classTest(body: string): (c: number) => boolean {
-  const neg = body.startsWith('!') || body.startsWith('^');
-  const items = neg ? body.slice(1) : body;
-  const ranges: number[] = [];
-  for (let i = 0; i < items.length; i++) {
-    const lo = items.charCodeAt(i);
-    if (items[i + 1] === '-' && i + 2 < items.length) {
-      const hi = items.charCodeAt(i + 2);
-      if (hi < lo) throw new Malformed();
-      ranges.push(lo, hi);
-      i += 2;
-    } else ranges.push(lo, lo);
-  }
-  return (c) => {
-    let inside = false;
-    for (let i = 0; i < ranges.length && !inside; i += 2) inside = c >= ranges[i]! && c <= ranges[i + 1]!;
-    return inside !== neg;
-  };
-}
 
 /** Compiles `glob` from `at` up to the end or the `}` / `,` closing the group it is in; returns where it stopped. */
 function compileSeq(glob: string, at: number, inGroup: boolean, prog: Op[]): number {
@@ -72,7 +51,7 @@ function compileSeq(glob: string, at: number, inGroup: boolean, prog: Op[]): num
     } else if (c === '[') {
       const end = glob.indexOf(']', i + 2);
       if (end < 0) throw new Malformed();
-      prog.push({ k: 'char', test: classTest(glob.slice(i + 1, end)) });
+      prog.push({ k: 'char', test: classTest(glob.slice(i + 1, end), false) });
       i = end + 1;
     } else if (c === '{') i = compileGroup(glob, i + 1, prog);
     else {
@@ -124,7 +103,7 @@ export function nameGlob(glob: string): NameGlob | undefined {
   try {
     compileSeq(glob, 0, false, prog);
   } catch (err) {
-    if (err instanceof Malformed) return undefined;
+    if (err instanceof Malformed || err instanceof RangeError) return undefined;
     throw err;
   }
   prog.push({ k: 'match' });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { rng } from '../helpers/seeded.ts';
 import { GlobMatchers, globMatcher } from '../../sdk/index.ts';
 import { usedAfterGc } from '../helpers/memory.ts';
 
@@ -34,15 +35,6 @@ t.test('10,000 one-off globs (the purges of deleted processes) keep a bounded ca
   t.ok(globs.size <= 256, `${globs.size} kept`);
   t.ok(heap < 512 * KB, `heap +${(heap / KB).toFixed(0)} KB (before the fix about 30 MB)`);
 });
-
-/** A small seeded generator (the same cases every run). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 // the former matcher (picomatch) as the oracle, on the globs and paths filesystems see: paths
 // from the root, no empty, `.` or `..` segments, no trailing slash

@@ -1,14 +1,6 @@
 import t from 'tap';
+import { rng } from '../helpers/seeded.ts';
 import { linearRegex, MAX_REGEX_PROGRAM } from '../../sdk/linear-regex.ts';
-
-/** A small seeded generator (the same cases every run). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 const ATOMS = ['a', 'b', 'A', '0', '-', '.', '\\d', '\\w', '\\s', '\\W', '\\.', '[ab]', '[^a]', '[a-c0]', '[\\d_]', '\\b', '^', '$', 'x'];
 const QUANT = ['', '', '', '*', '+', '?', '{2}', '{1,3}', '{0,}', '*?', '+?'];

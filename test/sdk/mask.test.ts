@@ -1,16 +1,8 @@
 import t from 'tap';
+import { rng } from '../helpers/seeded.ts';
 import { maskCredentials } from '../../sdk/mask.ts';
 
 const FORMER_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+@/gi;
-
-/** A small seeded generator (the same cases every run). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 t.test('user info is masked as before, in linear time', async (t) => {
   t.equal(maskCredentials('http://admin:pw@10.0.0.1/x.m3u8?token=abc'), 'http://***@10.0.0.1/x.m3u8?token=***');
