@@ -12,7 +12,9 @@
  *     dlopen'ed), and a new pid namespace for whatever the program starts: its first process, a tiny
  *     init forked here, dies with the program, and the kernel then kills everything in it
  *     (grandchildren that fork, setsid or double-fork included). As root directly, as an ordinary
- *     user inside a user namespace that maps only the user's own uid and gid.
+ *     user inside a user namespace that maps only the user's own uid and gid. The init mounts a /proc
+ *     of the namespace (the service's other children and the service are not in it), then takes steps
+ *     3 to 5 itself before it starts the program (Landlock forbids mounts); this wrapper waits outside.
  *  3. Landlock (kernel 5.13+): reading only beneath the --ro paths (the service passes everything but
  *     its secrets), writing only beneath the --rw paths (no links made there), devices (--dev) read,
  *     written and ioctl'd, folders (--ls) listed;

@@ -148,7 +148,7 @@ static void forward(int sig) {
 
 /* The pid namespace's init: starts the program as its pid 2, reaps orphans, and when the program
  * ended tells the wrapper how (its wait status) and exits: the kernel then kills what is left. */
-static void init_main(int status_fd, int alive_fd, char **prog, void (*confine)(void *), void *arg) {
+static void init_main(int status_fd, int alive_fd, int ready_fd, char **prog, void (*confine)(void *), void *arg) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) _exit(126);
   /* the wrapper holds the other end of this pipe: a hang-up means it died before the line above */
   struct pollfd pfd = { .fd = alive_fd, .events = POLLIN };
@@ -166,9 +166,14 @@ static void init_main(int status_fd, int alive_fd, char **prog, void (*confine)(
   if (pid == 0) {
     close(status_fd);
     close(alive_fd);
+    close(ready_fd);
     execvp(prog[0], prog);
     die(errno == ENOENT ? 127 : 126, "exec", prog[0]);
   }
+  /* the program is in the group: the wrapper may forward signals now (an init ignores the ones it
+   * has no handler for, so a SIGTERM forwarded while only the init was there was lost) */
+  if (write(ready_fd, "1", 1) != 1) _exit(126);
+  close(ready_fd);
   close(alive_fd);
   scrub_args();
   struct sigaction sa;
@@ -204,8 +209,8 @@ __attribute__((noreturn)) static void end_like(int st) {
 void ns_run(int argc, char **argv, char **prog, void (*confine)(void *), void *arg) {
   args_start = argv + 1;
   args_end = argv + argc;
-  int status[2], alive[2];
-  if (pipe2(status, O_CLOEXEC) < 0 || pipe2(alive, O_CLOEXEC) < 0) die(126, "pipe", NULL);
+  int status[2], alive[2], ready[2];
+  if (pipe2(status, O_CLOEXEC) < 0 || pipe2(alive, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) die(126, "pipe", NULL);
   /* the signals to forward are held until the init's group exists */
   sigset_t fw, old;
   sigemptyset(&fw);
@@ -217,10 +222,12 @@ void ns_run(int argc, char **argv, char **prog, void (*confine)(void *), void *a
     sigprocmask(SIG_SETMASK, &old, NULL);
     close(status[0]);
     close(alive[1]);
-    init_main(status[1], alive[0], prog, confine, arg);
+    close(ready[0]);
+    init_main(status[1], alive[0], ready[1], prog, confine, arg);
   }
   close(status[1]);
   close(alive[0]);
+  close(ready[1]);
   /* the init makes this group itself too: whichever runs first, the group exists before a forward */
   setpgid(init, init);
   scrub_args();
@@ -230,6 +237,12 @@ void ns_run(int argc, char **argv, char **prog, void (*confine)(void *), void *a
   sa.sa_handler = forward;
   sa.sa_flags = SA_RESTART;
   for (int i = 0; i < NFORWARDED; i++) sigaction(FORWARDED[i], &sa, NULL);
+  /* the signals stay held (pending) until the program is in the init's group: the init's /proc and
+   * confinement come first now, and what reached the group while only the init was in it was lost */
+  char one;
+  ssize_t r;
+  do r = read(ready[0], &one, 1); while (r < 0 && errno == EINTR);
+  close(ready[0]);
   sigprocmask(SIG_SETMASK, &old, NULL);
   /* alive[1] stays open until the wrapper ends (the init's check); everything else goes */
   let_go(status[0] < alive[1] ? status[0] : alive[1], status[0] < alive[1] ? alive[1] : status[0]);

@@ -30,3 +30,21 @@ t.test('a child sees neither its siblings nor the service in /proc', { skip }, a
   t.equal(lines.at(-1), '1', '/proc/self works');
   await sibling;
 });
+
+// the init mounts its /proc and confines itself before it starts the program: a SIGTERM forwarded
+// in that window reached only the init, which ignores it, and the program ran on (the engine
+// killed it 5 s later); the wrapper now holds forwarded signals until the program is in the group
+t.test('a SIGTERM right after the start ends the program', { skip }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'core-term-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const children = new Children({ mechanism, require: true, hidden: [], writable: [dir], tmpBase: join(dir, 'tmp') });
+  for (let i = 0; i < 20; i++) {
+    const child = children.spawn('sleep', ['30'], { stdio: ['ignore', 'ignore', 'ignore'] });
+    const ended = new Promise<string | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    // at different points of the start (the wrapper's setup, the init's, the program's)
+    await new Promise((r) => setTimeout(r, i));
+    child.kill('SIGTERM');
+    const timer = new Promise<string>((resolve) => { const x = setTimeout(() => resolve('still running after 10 s'), 10_000); ended.then(() => clearTimeout(x)); });
+    t.equal(await Promise.race([ended, timer]), 'SIGTERM', `SIGTERM ${i} ms after the start: ended by it`);
+  }
+});
