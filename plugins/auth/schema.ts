@@ -59,4 +59,6 @@ export interface TokenClaims {
   exp: number;
   exi: number;
   jti: string;
+  /** When the login began, ms (a refresh keeps its login's): IAM ends tokens older than a user's change. */
+  login_ms: number;
 }

@@ -45,12 +45,12 @@ export class AuthService {
     if (access === 'network' || access === 'public') return undefined;
     // a CORS preflight never carries credentials (browsers strip them); the real request will
     if (request.method === 'OPTIONS') return undefined;
-    const who = await this.identify(request);
+    const { who, loginMs } = await this.#caller(request);
     // an IAM user's token: IAM decides (without the iam plugin it is no token at all)
     if (who?.user.startsWith(IAM_SUBJECT)) {
       const iam = this.#opts.iam;
       if (!iam) return access === 'optional' ? undefined : authErrors.invalidToken();
-      const refused = iam.authorizeApi(input, who.user);
+      const refused = iam.tokenRefusal(who.user, loginMs) ?? iam.authorizeApi(input, who.user);
       if (refused) return access === 'optional' ? undefined : refused;
     }
     if (who) request.auth = who;
@@ -60,17 +60,22 @@ export class AuthService {
 
   /** The caller, if known: auth off, a valid access token, or a local client under `disable_localhost`. */
   async identify(request: FastifyRequest, ip = clientAddress(request)): Promise<RequestAuth | undefined> {
+    return (await this.#caller(request, ip)).who;
+  }
+
+  /** The caller and, for a token, when its login began. */
+  async #caller(request: FastifyRequest, ip = clientAddress(request)): Promise<{ who?: RequestAuth; loginMs: number }> {
     const auth = this.#opts.auth;
-    if (!auth.enable) return { user: '', via: 'disabled' };
+    if (!auth.enable) return { who: { user: '', via: 'disabled' }, loginMs: 0 };
     for (const token of bearerTokens(request)) {
-      const user = await this.tokens.verify(token, 'access');
-      if (user) return { user, via: 'jwt' };
+      const held = await this.tokens.verify(token, 'access');
+      if (held) return { who: { user: held.subject, via: 'jwt' }, loginMs: held.loginMs };
     }
     // a loopback peer that names another client (a reverse proxy not in api.access.trusted_proxies)
     // speaks for someone else: never the local exemption
     const forwarded = request.headers['x-real-ip'] !== undefined || request.headers['x-forwarded-for'] !== undefined;
-    if (auth.disable_localhost && isLoopback(ip) && !forwarded) return { user: auth.username, via: 'localhost' };
-    return undefined;
+    if (auth.disable_localhost && isLoopback(ip) && !forwarded) return { who: { user: auth.username, via: 'localhost' }, loginMs: 0 };
+    return { loginMs: 0 };
   }
 
   /**
@@ -80,14 +85,16 @@ export class AuthService {
    */
   async login(request: FastifyRequest): Promise<LoginTokens> {
     const out = await this.throttle.run(addressKey(clientAddress(request)), async (): Promise<Attempt<LoginTokens>> => {
+      // taken before the password is checked: a login that checked a password changed meanwhile is older than the change
+      const loginMs = Date.now();
       const verdicts = await this.#verdicts(request);
       const accepted = verdicts.find((v): v is { subject: string } => 'subject' in v);
       if (accepted) {
         return {
           ok: true,
           value: {
-            access_token: await this.tokens.issue(accepted.subject, 'access'),
-            refresh_token: await this.tokens.issue(accepted.subject, 'refresh'),
+            access_token: await this.tokens.issue(accepted.subject, 'access', loginMs),
+            refresh_token: await this.tokens.issue(accepted.subject, 'refresh', loginMs),
           },
         };
       }
@@ -98,11 +105,19 @@ export class AuthService {
     return out.value;
   }
 
-  /** `GET /api/login/refresh`: a new access token for the subject of a valid refresh token. */
+  /**
+   * `GET /api/login/refresh`: a new access token for the subject of a valid refresh token, of the
+   * same login; an IAM user's only while its tokens stand (not deleted, login on, no change since).
+   */
   async refresh(request: FastifyRequest): Promise<{ access_token: string }> {
     for (const token of bearerTokens(request)) {
-      const user = await this.tokens.verify(token, 'refresh');
-      if (user) return { access_token: await this.tokens.issue(user, 'access') };
+      const held = await this.tokens.verify(token, 'refresh');
+      if (!held) continue;
+      if (held.subject.startsWith(IAM_SUBJECT)) {
+        const refused = this.#opts.iam ? this.#opts.iam.tokenRefusal(held.subject, held.loginMs) : authErrors.invalidToken();
+        if (refused) throw refused;
+      }
+      return { access_token: await this.tokens.issue(held.subject, 'access', held.loginMs) };
     }
     throw authErrors.invalidToken();
   }

@@ -114,6 +114,12 @@ export class IamApiAccess implements IamAccess {
     return u.superuser || this.#users.index.allowed({ user: name, type: 'process', resource: q.id, action: q.action, domain: q.domain || NO_DOMAIN });
   }
 
+  tokenRefusal(subject: string, loginMs: number): ApiError | undefined {
+    const u = subject.startsWith(IAM_SUBJECT) ? this.#users.stored(subject.slice(IAM_SUBJECT.length)) : undefined;
+    if (!u || !(u.auth.api.userpass.enable || u.auth.api.auth0.enable) || loginMs < u.tokens_since) return gone();
+    return undefined;
+  }
+
   authorizeApi(input: AuthorizeInput, subject: string): ApiError | undefined {
     if (input.access !== 'protected') return undefined;
     const r = input.request;

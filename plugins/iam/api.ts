@@ -18,6 +18,12 @@ export interface IamAccess {
    */
   authorizeApi(input: AuthorizeInput, subject: string): ApiError | undefined;
   /**
+   * Whether a token of subject `iam:<name>` whose login began at `loginMs` still stands: undefined
+   * when its user exists with its login on and its password, login or name has not changed since
+   * (a user deleted and made again is another user); else the 401.
+   */
+  tokenRefusal(subject: string, loginMs: number): ApiError | undefined;
+  /**
    * The same decision for a request the caller did not send as such (GraphQL asks it for a
    * field's REST twin: `GET /api/v3/log` for `log`): `path` without the query, `domain` as
    * `?domain=` would give it.

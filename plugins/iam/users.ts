@@ -32,6 +32,11 @@ export interface StoredUser {
   policies: Policy[];
   created_at: number;
   updated_at: number;
+  /**
+   * Tokens of logins that began before this (ms) are void: set when the user is made, renamed, or
+   * its password or login changes (0 in a store from before: its tokens stand until they expire).
+   */
+  tokens_since: number;
 }
 
 export interface UsersDoc {
@@ -61,7 +66,7 @@ function emptyUser(name: string): StoredUser {
       services: { basic: [], token: [], session: [] },
       srt_passphrase: '',
     },
-    policies: [], created_at: now(), updated_at: now(),
+    policies: [], created_at: now(), updated_at: now(), tokens_since: Date.now(),
   };
 }
 
@@ -88,6 +93,7 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
           srt_passphrase: typeof x.auth?.srt_passphrase === 'string' ? x.auth.srt_passphrase : '',
         },
         policies: Array.isArray(x.policies) ? x.policies : [],
+        tokens_since: typeof x.tokens_since === 'number' && Number.isSafeInteger(x.tokens_since) ? x.tokens_since : 0,
       };
     }),
   };
@@ -299,6 +305,7 @@ export class Users implements IamReplicaService {
 
   /** The fields of `b` applied to `u` (secrets hashed, "" keeping the stored one); checked first. */
   async #apply(u: StoredUser, b: IamUserUpdate, fresh: boolean): Promise<StoredUser> {
+    const login = JSON.stringify([u.name, u.auth.api]);
     if (b.name !== undefined) u.name = b.name;
     if (b.alias !== undefined) u.alias = b.alias;
     if (u.name === ANON && b.auth !== undefined) throw iamErrors.invalid('auth', '$anon has policies only');
@@ -323,6 +330,8 @@ export class Users implements IamReplicaService {
       a.user = api.auth0.user ?? a.user;
       a.tenant = { ...a.tenant, ...api.auth0.tenant };
     }
+    // a new password (even the same one again), a login turned on or off or moved, a new name: earlier tokens end
+    if (!fresh && JSON.stringify([u.name, u.auth.api]) !== login) u.tokens_since = Date.now();
     for (const kind of SERVICES) {
       const given = b.auth?.services?.[kind];
       // session secrets sign tokens (HMAC): kept as written, as the SRT passphrase

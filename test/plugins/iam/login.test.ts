@@ -62,9 +62,50 @@ t.test('an IAM user\'s token opens what its api policies allow, nothing else', a
   t.equal((await app.request('PUT', '/api/v3/iam/user/viewer', { body: { auth: { api: { userpass: { enable: false } } } }, token: admin })).status, 200);
   t.equal((await as('GET', '/api/v3/process')).status, 401, 'a login turned off ends its tokens');
   t.equal((await app.request('PUT', '/api/v3/iam/user/viewer', { body: { auth: { api: { userpass: { enable: true } } } }, token: admin })).status, 200);
-  t.equal((await as('GET', '/api/v3/process')).status, 200, 'and on again');
+  t.equal((await as('GET', '/api/v3/process')).status, 401, 'on again, the tokens of before stay ended');
+  const again = await login(app.url, 'viewer', 'viewer password');
+  t.equal((await app.request('GET', '/api/v3/process', { token: again.body.access_token as string })).status, 200, 'a new login works');
   t.equal((await app.request('DELETE', '/api/v3/iam/user/viewer', { token: admin })).status, 200);
-  t.equal((await as('GET', '/api/v3/process')).status, 401, 'a deleted user\'s token is no token');
+  t.equal((await app.request('GET', '/api/v3/process', { token: again.body.access_token as string })).status, 401, 'a deleted user\'s token is no token');
+});
+
+t.test('a token stands only for the user it was issued to, as it was: a new password, a new name or the name made again ends it', async (t) => {
+  const app = await startApp(t, { config: { api: API, iam: { enable: true } } });
+  const admin = (await login(app.url, 'admin', 'admin-pw')).body.access_token as string;
+  const put = async (name: string, body: unknown) => (await app.request('PUT', `/api/v3/iam/user/${name}`, { body, token: admin })).status;
+  const works = async (token: unknown) => (await app.request('GET', '/api/v3/process', { token: token as string })).status;
+  const refreshed = async (refresh: unknown) => (await app.request('GET', '/api/login/refresh', { token: refresh as string })).status;
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: viewer, token: admin })).status, 200);
+
+  const first = (await login(app.url, 'viewer', 'viewer password')).body;
+  t.equal(await works(first.access_token), 200);
+  t.equal(await put('viewer', { policies: viewer.policies, alias: 'v' }), 200);
+  t.equal(await works(first.access_token), 200, 'a change of policies or alias keeps the tokens');
+  t.equal(await put('viewer', { auth: { api: { userpass: { password: '' } } } }), 200);
+  t.equal(await works(first.access_token), 200, 'the stored password written back as "" is no change');
+
+  t.equal(await put('viewer', { auth: { api: { userpass: { password: 'a new password' } } } }), 200);
+  t.equal(await works(first.access_token), 401, 'a new password ends the access token');
+  t.equal(await refreshed(first.refresh_token), 401, 'and the refresh token');
+  t.equal((await login(app.url, 'viewer', 'viewer password')).status, 401, 'the old password is refused');
+  const second = (await login(app.url, 'viewer', 'a new password')).body;
+  t.equal(await works(second.access_token), 200, 'a login with the new one works');
+  t.equal(await refreshed(second.refresh_token), 200);
+
+  t.equal((await app.request('DELETE', '/api/v3/iam/user/viewer', { token: admin })).status, 200);
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: { ...viewer, auth: { api: { userpass: { enable: true, password: 'a new password' } } } }, token: admin })).status, 200);
+  t.equal(await works(second.access_token), 401, 'a user made again under the name is another user: the old tokens stay ended');
+  t.equal(await refreshed(second.refresh_token), 401);
+
+  const third = (await login(app.url, 'viewer', 'a new password')).body;
+  t.equal(await works(third.access_token), 200);
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: { ...viewer, name: 'other', auth: { api: { userpass: { enable: true, password: 'other password' } } } }, token: admin })).status, 200);
+  t.equal(await put('viewer', { name: 'renamed' }), 200);
+  t.equal(await put('other', { name: 'viewer' }), 200, 'another user takes the name');
+  t.equal(await works(third.access_token), 401, 'a token of the name before does not act as the user who took it');
+  t.equal(await refreshed(third.refresh_token), 401);
+  const renamed = (await login(app.url, 'renamed', 'a new password')).body;
+  t.equal(await works(renamed.access_token), 200, 'the renamed user logs in under its new name');
 });
 
 t.test('logins: wrong passwords are refused and slowed per user; unknown names look alike', async (t) => {

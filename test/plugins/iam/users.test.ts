@@ -163,4 +163,7 @@ t.test('a hand-edited users.json: a user without a valid name stops the start, j
   t.throws(() => parseUsers({}, 'users.json'), /no "users" list/);
   const [u] = parseUsers({ users: [{ name: 'x', auth: { services: { token: 'not a list', basic: [1, 'h'] } } }] }, 'users.json').users;
   t.same(u!.auth.services, { basic: ['h'], token: [], session: [] });
+  t.equal(u!.tokens_since, 0, 'a user stored before tokens_since: its tokens stand until they expire');
+  t.equal(parseUsers({ users: [{ name: 'y', tokens_since: 1.5 }] }, 'users.json').users[0]!.tokens_since, 0, 'junk read as none');
+  t.equal(parseUsers({ users: [{ name: 'z', tokens_since: 1_700_000_000_123 }] }, 'users.json').users[0]!.tokens_since, 1_700_000_000_123);
 });
