@@ -31,6 +31,7 @@ export * from './fs-hooks.ts';
 export * from './placeholders.ts';
 export {
   perRun, runCredentialsRef, runUserinfo, type PlaceholderRun, type RunCredential, type RunCredentials, type RunField, type RunGrant,
+  type RunUse,
 } from './run-credentials.ts';
 export * from './credentials.ts';
 export {

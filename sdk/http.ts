@@ -6,6 +6,7 @@ import type {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createHooksRef, AsyncSeriesBailHook, SyncBailHook } from './hooks.ts';
 import type { ApiError } from './errors.ts';
+import type { RunUse } from './run-credentials.ts';
 
 /**
  * Who may call a route. `protected` (the default) needs the API credential when auth is on;
@@ -113,6 +114,14 @@ export const httpHooksRef = createHooksRef('http', () => ({
    * `authorize` on their path.
    */
   processAccess: new SyncBailHook<[FastifyRequest, { id: string; domain: string; action: 'read' | 'write' | 'command' }], boolean | undefined>(['request', 'question']),
+  /**
+   * Whether the caller of `request` may make a process whose command names `use` at one of the
+   * service's listeners (a file it writes or reads there, a stream it publishes or plays: what its
+   * run's credential would reach): false refuses the create or update (403); undefined leaves it
+   * to the next tap (none: allowed). The core's process create and update ask it for every use;
+   * an access plugin (iam) taps it, so a user's process may do only what its user may.
+   */
+  processUse: new SyncBailHook<[FastifyRequest, RunUse], boolean | undefined>(['request', 'use']),
   /**
    * Whether the caller of `request` may see what the service says about a process or a stream
    * (a log line, a metric series, a session naming it; `{}`: the service's own, naming neither):

@@ -38,6 +38,19 @@ export interface RunGrant {
   readonly fields: readonly RunField[];
 }
 
+/**
+ * One thing a run's command names at one of the service's listeners, as an access policy sees it
+ * (an IAM user's process may name only what its user may do: `httpHooksRef.processUse`).
+ */
+export interface RunUse {
+  /** The policy type: `fs`, `rtmp`, `srt`, a vendor's. */
+  readonly type: string;
+  /** What it names: a mount path (`/memfs/a/x.m3u8`), a stream name without its leading `/` (`live/cam`). */
+  readonly resource: string;
+  /** What the run does there: `GET` or `PUT` of a file, `PLAY` or `PUBLISH` of a stream. */
+  readonly action: string;
+}
+
 /** The credential of one run, as the process engine holds it. */
 export interface RunCredential extends PlaceholderRun {
   /** What the run may reach: the fields of its resolved command. */
@@ -67,6 +80,14 @@ export interface RunCredentials {
   live(): RunGrant[];
   /** Calls `listener` after a run was bound or revoked; returns the function that stops it. */
   watch(listener: () => void): () => void;
+  /**
+   * A listener's reading of what runs name at it (RTMP's stream names, SRT's streamids: the same
+   * reading it grants a run's token by); returns the function that removes it. The process API
+   * asks every reading at a create or update.
+   */
+  describe(describer: (grant: RunGrant) => readonly RunUse[]): () => void;
+  /** What `grant` names at every listener that described itself (a describer that throws names an `unreadable` use, which no policy allows). */
+  uses(grant: RunGrant): RunUse[];
 }
 
 /**

@@ -36,8 +36,13 @@ function patternSource(path: string): string {
   }).join('');
 }
 
+/** A URL path as it names a file: percent escapes decoded, ffmpeg's name patterns (`%03d`) kept. */
+export function decodedPath(path: string): string {
+  return path.split(PATTERN).map((part, i) => (i % 2 === 0 ? decode(part) : part)).join('');
+}
+
 /** Every URL path a field names after `<token>@<host>`. */
-function pathsIn(text: string, token: string): string[] {
+export function pathsIn(text: string, token: string): string[] {
   const out: string[] = [];
   const mark = `${token}@`;
   for (let i = text.indexOf(mark); i >= 0; i = text.indexOf(mark, i + mark.length)) {

@@ -6,6 +6,8 @@ export const processErrors = {
   notFound: () => new ApiError(404, 'Unknown process ID', ['unknown process'], 'PROCESS_NOT_FOUND'),
   /** The caller may not make this process (`httpHooksRef.processAccess`: an access plugin's policies). */
   forbidden: () => new ApiError(403, 'Forbidden', ['not allowed to write this process (its id and domain)'], 'PROCESS_FORBIDDEN'),
+  /** The process's command names what its maker may not do (`httpHooksRef.processUse`: a stream, a file). */
+  forbiddenUse: (reason: string) => new ApiError(403, 'Forbidden', [reason], 'PROCESS_FORBIDDEN_USE'),
   updateNotFound: (id: string) => new ApiError(404, 'Process not found', [id], 'PROCESS_NOT_FOUND'),
   unknownKey: () => new ApiError(404, 'Unknown process ID', ['unknown key'], 'PROCESS_METADATA_NOT_FOUND'),
   invalidConfig: (reason: string) => new ApiError(400, 'Invalid process config', [reason], 'PROCESS_INVALID'),

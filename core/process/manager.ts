@@ -1,51 +1,22 @@
-import type { Logger } from 'pino';
-import type { ProcessOrder, ProcessRecord, ProcessReplication, ProcessWrite, StateDocument } from '../../sdk/index.ts';
+import type { ProcessOrder, ProcessRecord, ProcessReplication, ProcessWrite } from '../../sdk/index.ts';
 import { badTextPath } from '../../sdk/index.ts';
-import { dict, own, type DbData, type StoredProcess } from './db-document.ts';
-import { CleanupRunner } from './cleanup.ts';
+import { dict, own, type StoredProcess } from './db-document.ts';
 import { addStored, putStored, removeStored, replaceStored } from './db-changes.ts';
 import { fromStoredConfig, mergeOnto, normalize, PROCESS_TYPES, shortId, toStoredConfig, type FullConfig } from './config-model.ts';
 import { maxProcessesReason, processErrors } from './errors.ts';
 import { checkId } from './safe-names.ts';
 import { KeyedLock } from './keyed-lock.ts';
-import { ProcessEntry, type EntryEnv, type EntryTimes } from './process-entry.ts';
-import { preSaveEvent, recordOf, type PreSave } from './records.ts';
+import { ProcessEntry, type EntryTimes } from './process-entry.ts';
+import { preSaveEvent, recordOf } from './records.ts';
 import { applyRecord, dropRecord, rerun, type ReplicaPort } from './replica.ts';
 import type { ProcessConfig, ProcessConfigUpdate } from './schema.ts';
-import type { MetadataBudget } from './metadata-budget.ts';
+import type { ManagerOptions } from './manager-options.ts';
 
+export type { ManagerOptions } from './manager-options.ts';
 export type Command = 'start' | 'stop' | 'restart' | 'reload';
+/** A caller's verdict on a new entry (what its command names): why it may not be made, or undefined. */
+export type Admit = (e: ProcessEntry) => string | undefined;
 const COMMANDS: ReadonlySet<string> = new Set(['start', 'stop', 'restart', 'reload']);
-
-export interface ManagerOptions {
-  /** The `db` state document (db.json). */
-  db: StateDocument<DbData>;
-  /** Refuses (400) a value db.json cannot hold, before it is applied (see `dbHandle`). */
-  storable(value: unknown, depth?: number): void;
-  /** `db.max_metadata_mbytes`: refuses (413) metadata that would grow the total beyond it. */
-  metadataBudget?: MetadataBudget;
-  log: Logger;
-  entryEnv: EntryEnv;
-  cleanup: CleanupRunner;
-  /** `encoder.max_processes`; 0 = unbounded. */
-  maxProcesses: number;
-  /** `^<version>` of the installed encoder, recorded in stored configs (reference 7.5 step 2). */
-  ffversion(): Promise<string>;
-  onDelete(id: string, reference: string): Promise<void>;
-  /** Plugins' last word on an add or update, before it is saved: a reason refuses it (400). */
-  preSave?: PreSave;
-  /** A process was added (saved, not yet started); notify only. */
-  onAdd?(id: string, reference: string): void;
-  /** A process was replaced (saved, the old one stopped, the new one not yet started); notify only. */
-  onUpdate?(id: string, reference: string, previousId: string): void;
-  /** A process was added or replaced from the shared store (another node's change, `replica.ts`); notify only. */
-  onReplicated?(id: string): void;
-  /**
-   * Runs once in `startAll`, before any process is started (e.g. a reaper of children a
-   * crashed predecessor left behind); a failure is logged and the starts go ahead.
-   */
-  beforeStart?(): Promise<void>;
-}
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -146,7 +117,7 @@ export class ProcessManager {
   }
 
   /** `referable`: the processes the caller may read (an input referencing another is as if it did not exist). */
-  async add(body: ProcessConfig, referable?: (other: FullConfig) => boolean): Promise<ProcessEntry> {
+  async add(body: ProcessConfig, referable?: (other: FullConfig) => boolean, admit?: Admit): Promise<ProcessEntry> {
     const c = this.#validateBody({ ...body, id: body.id ?? shortId(), autostart: body.autostart ?? true });
     const ffversion = await this.#o.ffversion();
     return this.#lock.run([c.id], async () => {
@@ -159,6 +130,7 @@ export class ProcessManager {
         void e.destroy();
         throw processErrors.invalidConfig(e.invalidReason!);
       }
+      this.#admit(e, referable, admit);
       const refused = await this.#o.preSave?.(preSaveEvent(c));
       if (refused) {
         void e.destroy();
@@ -186,7 +158,7 @@ export class ProcessManager {
   }
 
   /** PUT: the body decoded onto the current config; the old process is replaced (reference 4.4.4). */
-  async update(id: string, body: ProcessConfigUpdate, referable?: (other: FullConfig) => boolean): Promise<ProcessEntry> {
+  async update(id: string, body: ProcessConfigUpdate, referable?: (other: FullConfig) => boolean, admit?: Admit): Promise<ProcessEntry> {
     const current = this.#entries.get(id);
     if (!current) throw processErrors.updateNotFound(id);
     const c = this.#validateBody(mergeOnto(current.apiConfig, body) as ProcessConfig, processErrors.cantUpdate);
@@ -199,6 +171,7 @@ export class ProcessManager {
         void e.destroy();
         throw processErrors.cantUpdate(e.invalidReason!);
       }
+      this.#admit(e, referable, admit);
       const refused = await this.#o.preSave?.(preSaveEvent(c, id));
       if (refused) {
         void e.destroy();
@@ -375,6 +348,21 @@ export class ProcessManager {
     } finally {
       this.#referable = undefined;
     }
+  }
+
+  /** The caller's verdict on what a new entry's command names (its references resolved as for its creation); a refusal destroys it. */
+  #admit(e: ProcessEntry, referable: ((other: FullConfig) => boolean) | undefined, admit: Admit | undefined): void {
+    if (!admit) return;
+    this.#referable = referable;
+    let refused: string | undefined;
+    try {
+      refused = admit(e);
+    } finally {
+      this.#referable = undefined;
+    }
+    if (refused === undefined) return;
+    void e.destroy();
+    throw processErrors.forbiddenUse(refused);
   }
 
   /** Writes the entry's stored form into db.data (the caller saves). */

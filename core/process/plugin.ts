@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { availableParallelism } from 'node:os';
 import { Cgroup } from './resources/cgroup.ts';
@@ -10,7 +11,8 @@ import { CleanupRunner } from './cleanup.ts';
 import { EncoderSection, validateEncoder } from './config-schema.ts';
 import { dbHandle } from './db-document.ts';
 import { ProcessManager } from './manager.ts';
-import { stateCounts } from './process-entry.ts';
+import { stateCounts, type ProcessEntry } from './process-entry.ts';
+import { authorityRefusal } from './run-uses.ts';
 import { createRunMonitor } from './run-monitor.ts';
 import { metadataRoutes } from './routes-metadata.ts';
 import { processRoutes } from './routes.ts';
@@ -122,9 +124,13 @@ export const processPlugin = definePlugin({
       attach: (r) => manager.attach(r), records: () => manager.records(), apply: (r) => manager.apply(r),
       drop: (id) => manager.drop(id), rerun: (id) => manager.rerun(id),
     });
-    const access = ctx.hooks.get(httpHooksRef).processAccess;
+    const { processAccess: access, processUse: use } = ctx.hooks.get(httpHooksRef);
+    // a process does what its maker may: what its command names at the listeners, asked of the access plugin
+    const authority = (req: FastifyRequest) => (use.isUsed()
+      ? (e: ProcessEntry) => authorityRefusal(e, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => use.call(req, u) !== false })
+      : undefined);
     processRoutes(ctx.http, manager, views, stateExtrasJson(ctx.hooks.get(stateExtrasRef)),
-      (req, id, domain, action) => !access.isUsed() || access.call(req, { id, domain, action }) !== false);
+      (req, id, domain, action) => !access.isUsed() || access.call(req, { id, domain, action }) !== false, authority);
     metadataRoutes(ctx.http, manager, metadataBudget);
     systemMetadataRoutes(ctx.http, db, dbText.storable, metadataBudget);
     probeRoutes(ctx.http, probe);

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type HttpScope } from '../../sdk/index.ts';
 import { processErrors } from './errors.ts';
 import { parseParts, selectProcesses } from './list-filter.ts';
-import type { ProcessManager } from './manager.ts';
+import type { Admit, ProcessManager } from './manager.ts';
 import type { ProcessEntry } from './process-entry.ts';
 import {
   Command, IdParams, OkString, Process, ProcessConfig, ProcessConfigUpdate, ProcessListQuery, ProcessReport, ProcessState,
@@ -22,8 +22,19 @@ export const json = (reply: FastifyReply, body: string | Buffer) => reply.type('
 /** Whether the caller of a request may act on a process (`httpHooksRef.processAccess`). */
 export type ProcessMay = (req: FastifyRequest, id: string, domain: string, action: 'read' | 'write') => boolean;
 
-/** The process API of reference 4.4.1-4.4.9; the list shows and a create makes only what the caller may (`may`). */
-export function processRoutes(http: HttpScope, m: ProcessManager, views: ProcessViews, extras?: (id: string) => string, may: ProcessMay = () => true): void {
+/**
+ * What the caller of a request may have a process do (`httpHooksRef.processUse`): a verdict on a
+ * new entry's command, or undefined when nobody decides (no access plugin).
+ */
+export type ProcessAuthority = (req: FastifyRequest) => Admit | undefined;
+
+/**
+ * The process API of reference 4.4.1-4.4.9; the list shows and a create makes only what the
+ * caller may (`may`), and a create or update only a process whose command names what the caller
+ * may do (`authority`).
+ */
+export function processRoutes(http: HttpScope, m: ProcessManager, views: ProcessViews, extras?: (id: string) => string, may: ProcessMay = () => true,
+  authority: ProcessAuthority = () => undefined): void {
   const entry = (id: string): ProcessEntry => {
     const e = m.get(id);
     if (!e) throw processErrors.notFound();
@@ -39,7 +50,7 @@ export function processRoutes(http: HttpScope, m: ProcessManager, views: Process
   }, async (req, reply) => {
     if (!may(req, (req.body.id ?? '').trim(), (req.body.domain ?? '').trim(), 'write')) throw processErrors.forbidden();
     // an input may reference (`#id:output=o`) only a process the caller may read: its output's address would show
-    return json(reply, (await m.add(req.body, (o) => may(req, o.id, o.domain, 'read'))).configJson);
+    return json(reply, (await m.add(req.body, (o) => may(req, o.id, o.domain, 'read'), authority(req))).configJson);
   });
 
   http.get('/api/v3/process/:id', {
@@ -55,7 +66,7 @@ export function processRoutes(http: HttpScope, m: ProcessManager, views: Process
     const domain = typeof req.body?.domain === 'string' ? req.body.domain.trim() : cur?.domain;
     // (a missing process: the update answers its own 404)
     if (cur && (id !== cur.id || domain !== cur.domain) && !may(req, id ?? cur.id, domain ?? cur.domain, 'write')) throw processErrors.forbidden();
-    return json(reply, (await m.update(req.params.id, req.body, (o) => may(req, o.id, o.domain, 'read'))).configJson);
+    return json(reply, (await m.update(req.params.id, req.body, (o) => may(req, o.id, o.domain, 'read'), authority(req))).configJson);
   });
 
   http.delete('/api/v3/process/:id', {

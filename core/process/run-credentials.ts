@@ -1,5 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { RunCredential, RunCredentials, RunField, RunGrant } from '../../sdk/index.ts';
+import type { RunCredential, RunCredentials, RunField, RunGrant, RunUse } from '../../sdk/index.ts';
+
+type RunDescriber = (grant: RunGrant) => readonly RunUse[];
 
 /*
  * The run credential registry (`runCredentialsRef`, issue 43.4): one random token per run of a
@@ -24,6 +26,7 @@ interface Live {
 export class RunCredentialTable implements RunCredentials {
   readonly #live = new Map<string, Live>();
   readonly #watchers = new Set<() => void>();
+  readonly #describers = new Set<RunDescriber>();
   readonly #onError: (err: unknown) => void;
 
   /** `onError`: a watcher that throws (a bug of its plugin) is reported there, the others are still told. */
@@ -68,6 +71,21 @@ export class RunCredentialTable implements RunCredentials {
     const own = () => listener();
     this.#watchers.add(own);
     return () => { this.#watchers.delete(own); };
+  }
+
+  describe(describer: RunDescriber): () => void {
+    const own: RunDescriber = (g) => describer(g);
+    this.#describers.add(own);
+    return () => { this.#describers.delete(own); };
+  }
+
+  uses(grant: RunGrant): RunUse[] {
+    const out: RunUse[] = [];
+    for (const d of this.#describers) {
+      // a reading that fails names what no policy allows: the check refuses instead of passing it by
+      try { out.push(...d(grant)); } catch (err) { this.#onError(err); out.push({ type: 'unreadable', resource: grant.processId, action: 'DESCRIBE' }); }
+    }
+    return out;
   }
 
   #changed(): void {

@@ -1,10 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import {
-  ApiError, streamName, type AuthorizeInput, type IngestPeer, type IngestRefusal, type LoginValidator, type LoginVerdict, type ProcessesService,
+  ApiError, streamName, type AuthorizeInput, type IngestPeer, type IngestRefusal, type LoginValidator, type LoginVerdict, type ProcessesService, type RunUse,
 } from '../../sdk/index.ts';
 import { IAM_SUBJECT, type IamAccess } from './api.ts';
 import { checkKey, checkPassword, hashPassword } from './secrets.ts';
-import { NO_DOMAIN } from './policy.ts';
+import { NO_DOMAIN, POLICY_TYPES, type PolicyType } from './policy.ts';
+import { ANON } from './schema.ts';
 import type { Users } from './users.ts';
 
 /*
@@ -112,6 +113,26 @@ export class IamApiAccess implements IamAccess {
     const u = this.#users.stored(name);
     if (!u) return false;
     return u.superuser || this.#users.index.allowed({ user: name, type: 'process', resource: q.id, action: q.action, domain: q.domain || NO_DOMAIN });
+  }
+
+  /**
+   * `httpHooksRef.processUse`: what a process an IAM user makes names at the listeners (a stream it
+   * publishes or plays, a file it writes or reads) needs that user's policy of the type, as if it
+   * did it itself; undefined for callers that are no IAM user's tokens.
+   */
+  processUse(request: FastifyRequest, use: RunUse): boolean | undefined {
+    const subject = request.auth?.user;
+    if (!subject?.startsWith(IAM_SUBJECT)) return undefined;
+    const name = subject.slice(IAM_SUBJECT.length);
+    const u = this.#users.stored(name);
+    if (!u) return false;
+    if (u.superuser) return true;
+    // a type no policy can name (a vendor's listener, an unreadable command): only a superuser's
+    if (!(POLICY_TYPES as readonly string[]).includes(use.type)) return false;
+    const q = { type: use.type as PolicyType, resource: use.resource, action: use.action };
+    if (this.#users.index.allowed({ user: name, ...q })) return true;
+    // a file anyone may read without credentials ($anon's policies) its maker could read too
+    return use.type === 'fs' && use.action === 'GET' && this.#users.index.allowed({ user: ANON, ...q });
   }
 
   tokenRefusal(subject: string, loginMs: number): ApiError | undefined {

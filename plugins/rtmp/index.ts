@@ -37,6 +37,9 @@ export default definePlugin({
     ctx.onReady(() => rtmp.announce());
     ctx.provide(rtmpServiceRef, rtmp);
     ctx.deps.placeholders.register(rtmpPlaceholder(cfg, () => rtmp.ports().rtmp));
+    // what a process's command names here, for its maker's policies (the same reading its run's token is granted by)
+    const { runStreamUses } = await import('./run-scope.ts');
+    ctx.onClose(ctx.deps.runs.describe(runStreamUses));
     rtmpRoutes(ctx.http, rtmp);
   },
 });

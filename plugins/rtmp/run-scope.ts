@@ -1,4 +1,4 @@
-import type { RunGrant } from '../../sdk/index.ts';
+import type { RunGrant, RunUse } from '../../sdk/index.ts';
 
 /*
  * What a child's run credential allows over RTMP (issue 43.4): its placeholders wrote
@@ -32,4 +32,12 @@ export function runStreamPaths(grant: RunGrant, mode: 'publish' | 'play'): strin
 /** Whether the live run may publish (an output of its) or play (an input of its) the stream at `path`. */
 export function runMayStream(grant: RunGrant, path: string, mode: 'publish' | 'play'): boolean {
   return runStreamPaths(grant, mode).includes(collapse(path));
+}
+
+/** What a run's command names over RTMP, as policies see it: an output's stream published, an input's played. */
+export function runStreamUses(grant: RunGrant): RunUse[] {
+  return [
+    ...runStreamPaths(grant, 'publish').map((p) => ({ type: 'rtmp', resource: p.slice(1), action: 'PUBLISH' })),
+    ...runStreamPaths(grant, 'play').map((p) => ({ type: 'rtmp', resource: p.slice(1), action: 'PLAY' })),
+  ];
 }

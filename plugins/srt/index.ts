@@ -27,7 +27,7 @@ export default definePlugin({
       return;
     }
     // imported when enabled: the core reads every built-in's definition, loaded or not
-    const [{ startSrt, hostSettings }, { srtRoutes }, { srtPlaceholder }, { runPusher }] = await Promise.all([
+    const [{ startSrt, hostSettings }, { srtRoutes }, { srtPlaceholder }, { runPusher, runSrtUses }] = await Promise.all([
       import('./service.ts'), import('./routes.ts'), import('./placeholder.ts'), import('./run-scope.ts'),
     ]);
     // iam: only whether an access plugin decides users' keys (the stream table's admission asks it)
@@ -52,6 +52,8 @@ export default definePlugin({
     // waits for it) and forgets it when the run ends
     const pusher = runPusher(ctx.deps.runs, (list) => srt.host.setRuns(list));
     ctx.onClose(ctx.deps.runs.watch(() => { void pusher.push(); }));
+    // what a process's command names here, for its maker's policies
+    ctx.onClose(ctx.deps.runs.describe(runSrtUses));
     ctx.hooks.get(processHooksRef).preStart.tapPromise('srt', async (start) => { await pusher.beforeStart(start.id); return start; });
     srtRoutes(ctx.http, srt.host);
   },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { perRun, type RunCredentials, type RunGrant } from '../../sdk/index.ts';
+import { perRun, type RunCredentials, type RunGrant, type RunUse } from '../../sdk/index.ts';
 import { parseStreamId } from './streamid.ts';
 
 /*
@@ -42,6 +42,15 @@ function parseGrants(grant: RunGrant): string[] {
     }
   }
   return [...out];
+}
+
+/** What a run's command names over SRT, as policies see it: a `publish` streamid published, a `request` played. */
+export function runSrtUses(grant: RunGrant): RunUse[] {
+  return parseGrants(grant).map((g) => {
+    const cut = g.indexOf(' ');
+    const resource = g.slice(cut + 1);
+    return { type: 'srt', resource: resource.startsWith('/') ? resource.slice(1) : resource, action: g.slice(0, cut) === 'publish' ? 'PUBLISH' : 'PLAY' };
+  });
 }
 
 /** The live runs that use the SRT listener, as the host gets them. */

@@ -102,3 +102,16 @@ t.test('streams: RTMP publishes its outputs and plays its inputs; SRT by the str
   other.bind([{ section: 'output', text: `${runUserinfo(other)}` }]);
   t.equal(srtRuns(runs.live()).length, 1, 'a run without {srt} is not pushed to the SRT host');
 });
+
+t.test('describers: what runs name at each listener, a failing reading names what no policy allows', async (t) => {
+  const errors: unknown[] = [];
+  const runs = new RunCredentialTable((err) => errors.push(err));
+  const grant = { processId: 'p', token: 'x'.repeat(32), fields: [] };
+  t.same(runs.uses(grant), [], 'nobody described: nothing');
+  const stop = runs.describe(() => [{ type: 'rtmp', resource: 'live/a', action: 'PUBLISH' }]);
+  runs.describe(() => { throw new Error('a bad reading'); });
+  t.same(runs.uses(grant), [{ type: 'rtmp', resource: 'live/a', action: 'PUBLISH' }, { type: 'unreadable', resource: 'p', action: 'DESCRIBE' }]);
+  t.equal(errors.length, 1, 'reported');
+  stop();
+  t.same(runs.uses(grant).map((u) => u.type), ['unreadable'], 'removed');
+});

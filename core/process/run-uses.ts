@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { isAbsolute, posix, relative, resolve } from 'node:path';
+import type { FilesystemService, RunCredentials, RunUse } from '../../sdk/index.ts';
+import { decodedPath, pathsIn } from '../door/run-writes.ts';
+import { runFields, type Resolution } from './command.ts';
+import type { ProcessEntry } from './process-entry.ts';
+
+/*
+ * What a process's command names on the service's file mounts (the process's authority, issue 49):
+ * the URL paths its placeholders point at the service with its run's token (memfs, S3, a vendor's
+ * mount: what the door lets the token write) and the files under a local filesystem's folder it
+ * names directly (`{diskfs}/x.mp4`, an output `data/x.mp4`: what the confinement lets it write).
+ * An input's reads `GET`, an output's (and a global option's) writes `PUT`. Streams are the
+ * listeners' (`RunCredentials.describe`).
+ */
+
+/** A filesystem with a local folder, as its mount shows it. */
+export interface LocalMount { root: string; mount: string }
+
+/** Where a path in a field ends: tee separators, option separators, quotes, queries. */
+const END = /[|[\]:?#'"\s,;]/;
+const SCHEME = /^[a-z][a-z0-9.+\-:]*:\/{1,3}/i;
+
+/** The mount path of `path` under `m`, or undefined when it lies outside its folder. */
+function mountPath(m: LocalMount, path: string): string | undefined {
+  const rel = relative(m.root, path);
+  if (rel.startsWith('..') || isAbsolute(rel)) return undefined;
+  return posix.join(m.mount, '/', rel.split('\\').join('/'));
+}
+
+/** The local files an address names (tee parts without their `[options]`, `file:` dropped; URLs and `-` none). */
+function addressFiles(address: string): string[] {
+  const tee = address.includes('|') || address.startsWith('[');
+  return (tee ? address.split('|') : [address]).flatMap((raw) => {
+    const part = tee ? raw.replace(/^\[[^\]]*\]/, '') : raw;
+    const a = part.startsWith('file:') ? part.slice('file:'.length) : part;
+    return SCHEME.test(a) || a === '-' || a === '' ? [] : [resolve(a)];
+  });
+}
+
+/** Absolute paths under `root` a field's text names (`{diskfs}/x` resolved, in an option or a URL's part). */
+function rootedIn(text: string, root: string): string[] {
+  const out: string[] = [];
+  const mark = root.endsWith('/') ? root : `${root}/`;
+  for (let i = text.indexOf(mark); i >= 0; i = text.indexOf(mark, i + mark.length)) {
+    // only where a path starts: the text's start or after a separator (not inside another path)
+    if (i > 0 && !/[=|\]\s,;'"]/.test(text[i - 1]!)) continue;
+    const tail = text.slice(i);
+    const end = tail.slice(mark.length).search(END);
+    out.push(end < 0 ? tail : tail.slice(0, mark.length + end));
+  }
+  return out;
+}
+
+function fullyDecoded(s: string): string {
+  try { return decodeURIComponent(s); } catch { return s; }
+}
+
+/** Every file use of a resolved command; `token` is the run's its placeholders were resolved with. */
+export function fileUses(r: Resolution, token: string, mounts: readonly LocalMount[]): RunUse[] {
+  const seen = new Set<string>();
+  const out: RunUse[] = [];
+  const add = (resource: string | undefined, action: string) => {
+    if (resource === undefined || seen.has(`${action} ${resource}`)) return;
+    seen.add(`${action} ${resource}`);
+    out.push({ type: 'fs', resource, action });
+  };
+  const field = (text: string, action: string, address: boolean) => {
+    for (const p of pathsIn(text, token)) {
+      // as a file name (ffmpeg's `%04d` kept) and as fully decoded (`%2e%2e` is `..` to a server): both must be allowed
+      add(posix.normalize(decodedPath(p)), action);
+      add(posix.normalize(fullyDecoded(p)), action);
+    }
+    for (const m of mounts) {
+      const files = [...rootedIn(text, m.root), ...(address ? addressFiles(text) : [])];
+      for (const f of files) add(mountPath(m, resolve(f)), action);
+    }
+  };
+  for (const o of r.options) field(o, 'PUT', false);
+  for (const i of r.inputs) {
+    for (const o of i.options) field(o, 'GET', false);
+    field(i.address, 'GET', true);
+  }
+  for (const o of r.outputs) {
+    for (const x of o.options) field(x, 'PUT', false);
+    field(o.address, 'PUT', true);
+  }
+  return out;
+}
+
+/**
+ * Why the caller may not make the process of entry `e` (its command names a use `may` refuses),
+ * or undefined. Resolved with a token of its own that no listener knows (nothing is granted by
+ * it), read as the listeners read a run's command.
+ */
+export function authorityRefusal(e: Pick<ProcessEntry, 'id' | 'resolveFor'>, o: {
+  runs: RunCredentials | undefined; filesystems: readonly FilesystemService[]; may: (use: RunUse) => boolean;
+}): string | undefined {
+  const token = randomBytes(24).toString('base64url');
+  const r = e.resolveFor({ processId: e.id, token });
+  // an invalid definition is refused for that by the caller
+  if (typeof r === 'string') return undefined;
+  const mounts = o.filesystems.flatMap((fs) => (fs.root ? [{ root: resolve(fs.root), mount: fs.mount }] : []));
+  const uses = [...fileUses(r, token, mounts), ...(o.runs?.uses({ processId: e.id, token, fields: runFields(r) }) ?? [])];
+  const no = uses.find((u) => !o.may(u));
+  return no && `the process may not ${no.action} ${no.type} ${no.resource.slice(0, 200)} (no policy of its maker allows it)`;
+}

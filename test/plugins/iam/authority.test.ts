@@ -1,0 +1,94 @@
+import t from 'tap';
+import { join } from 'node:path';
+import { request, startApp } from '../../helpers/app.ts';
+import * as srt from '../srt/srt-helpers.ts';
+
+/*
+ * A process does what its maker may (issue 49): its run's credential reaches the service's
+ * listeners (a memfs write, an RTMP or SRT stream) and its child writes the disk, so an IAM
+ * user's process may name there only what that user's own policies allow: alice's process may
+ * not publish bob's stream, play his camera, overwrite his memfs files or his disk folder, by
+ * address or by option, at create or at update. The superuser's processes as before.
+ */
+
+const JWT = 'iam-authority-jwt-secret-0123456789abc';
+const API = { auth: { enable: true, username: 'admin', password: 'admin-pw', jwt: { secret: JWT } } };
+const alice = {
+  name: 'alice', auth: { api: { userpass: { enable: true, password: 'alice password' } } },
+  policies: [
+    { types: ['api'], resource: '/api/v3/process{,/**}', actions: ['GET', 'POST', 'PUT', 'DELETE'] },
+    { types: ['process'], resource: 'alice-*', actions: ['read', 'write', 'command'] },
+    { types: ['fs'], resource: '/memfs/alice/**', actions: ['GET', 'PUT', 'DELETE'] },
+    { types: ['fs'], resource: '/alice/**', actions: ['GET', 'PUT'] },
+    { types: ['rtmp', 'srt'], resource: 'alice/**', actions: ['PLAY', 'PUBLISH'] },
+  ],
+};
+const proc = (id: string, o: { input?: string; inputOptions?: string[]; output?: string; options?: string[] }) => ({
+  id, autostart: false,
+  input: [{ id: 'in', address: o.input ?? 'testsrc2=size=160x120:rate=10', options: o.inputOptions ?? (o.input ? [] : ['-f', 'lavfi']) }],
+  output: [{ id: 'out', address: o.output ?? '-', options: o.options ?? ['-f', 'null'] }],
+});
+
+t.test('an IAM user\'s process names only what its user may do, by address or option, at create and update', async (t) => {
+  const app = await startApp(t, {
+    config: {
+      api: API, iam: { enable: true },
+      rtmp: { enable: true, address: '127.0.0.1:0', token: 'rtmp-global' },
+      srt: { enable: true, address: '127.0.0.1:0', token: srt.TOKEN, passphrase: srt.PASS },
+      storage: { memory: { auth: { enable: true, username: 'mem', password: 'mem-pw' } } },
+    },
+  });
+  const login = async (u: string, p: string) => (await request(app.url, 'POST', '/api/login', { body: { username: u, password: p } })).body.access_token as string;
+  const admin = await login('admin', 'admin-pw');
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200);
+  const anon = [{ types: ['fs'], resource: '/memfs/public/**', actions: ['GET'] }];
+  t.equal((await app.request('PUT', '/api/v3/iam/user/$anon/policy', { body: anon, token: admin })).status, 200);
+  const token = await login('alice', 'alice password');
+  const disk = join(app.dir, 'disk');
+
+  const refused: Array<[string, ReturnType<typeof proc>]> = [
+    ['publishes another user\'s RTMP stream', proc('alice-1', { output: '{rtmp,name=bob/live}', options: ['-f', 'flv'] })],
+    ['plays another user\'s RTMP stream', proc('alice-2', { input: '{rtmp,name=bob/cam}' })],
+    ['publishes another user\'s SRT stream', proc('alice-3', { output: '{srt,name=bob/live}', options: ['-f', 'mpegts'] })],
+    ['plays another user\'s SRT stream', proc('alice-4', { input: '{srt,name=bob/cam}' })],
+    ['writes another user\'s memfs files', proc('alice-5', { output: '{memfs}/bob/index.m3u8', options: ['-f', 'hls'] })],
+    ['reads them', proc('alice-6', { input: '{memfs}/bob/index.m3u8' })],
+    ['writes them through an option', proc('alice-7', { output: '{memfs}/alice/index.m3u8', options: ['-f', 'hls', '-hls_segment_filename', '{memfs}/bob/seg_%04d.ts'] })],
+    ['climbs out of its folder', proc('alice-8', { output: '{memfs}/alice/../bob/index.m3u8', options: ['-f', 'hls'] })],
+    ['climbs out through an escape', proc('alice-9', { output: '{memfs}/alice/%2e%2e/bob/index.m3u8', options: ['-f', 'hls'] })],
+    ['writes another user\'s disk folder', proc('alice-10', { output: '{diskfs}/bob/x.mp4', options: ['-f', 'mp4'] })],
+    ['writes it by its path', proc('alice-11', { output: join(disk, 'bob', 'x.mp4'), options: ['-f', 'mp4'] })],
+    ['writes it in a tee', proc('alice-12', { output: `[f=mp4]{diskfs}/alice/a.mp4|[f=flv]{rtmp,name=bob/live}`, options: ['-f', 'tee', '-map', '0'] })],
+    ['writes the disk root', proc('alice-13', { output: '{diskfs}/x.mp4', options: ['-f', 'mp4'] })],
+  ];
+  for (const [what, body] of refused) {
+    const r = await app.request('POST', '/api/v3/process', { body, token });
+    t.equal(r.status, 403, `${what}: ${r.text}`);
+    t.match(r.body, { code: 403, message: 'Forbidden', details: [/^the process may not (PUT|GET|PLAY|PUBLISH) (fs|rtmp|srt) /] }, what);
+  }
+  const list = await app.request('GET', '/api/v3/process', { token: admin });
+  t.same(list.body, [], 'nothing was made');
+
+  const allowed: Array<[string, ReturnType<typeof proc>]> = [
+    ['its own RTMP stream', proc('alice-a', { input: '{rtmp,name=alice/cam}', output: '{rtmp,name=alice/live}', options: ['-f', 'flv'] })],
+    ['its own SRT stream', proc('alice-b', { input: '{srt,name=alice/cam}', output: '{srt,name=alice/live}', options: ['-f', 'mpegts'] })],
+    ['its own memfs files', proc('alice-c', { output: '{memfs}/alice/index.m3u8', options: ['-f', 'hls', '-hls_segment_filename', '{memfs}/alice/seg_%04d.ts'] })],
+    ['its own disk folder', proc('alice-d', { output: `[f=mp4]{diskfs}/alice/a.mp4|[f=flv]{rtmp,name=alice/live}`, options: ['-f', 'tee', '-map', '0'] })],
+    ['a test source into the null muxer', proc('alice-e', {})],
+    ['a memfs file anyone may read ($anon\'s policies)', proc('alice-f', { input: '{memfs}/public/index.m3u8' })],
+  ];
+  for (const [what, body] of allowed) {
+    const r = await app.request('POST', '/api/v3/process', { body, token });
+    t.equal(r.status, 200, `${what}: ${r.text}`);
+  }
+
+  const put = await app.request('PUT', '/api/v3/process/alice-c', { body: proc('alice-c', { output: '{memfs}/bob/index.m3u8', options: ['-f', 'hls'] }), token });
+  t.equal(put.status, 403, 'an update too');
+  const kept = await app.request('GET', '/api/v3/process/alice-c/config', { token });
+  t.equal(kept.body.output[0].address, '{memfs}/alice/index.m3u8', 'the stored process is left as it was');
+
+  for (const [what, body] of refused) {
+    const r = await app.request('POST', '/api/v3/process', { body: { ...body, id: body.id.replace('alice', 'admin') }, token: admin });
+    t.equal(r.status, 200, `the superuser's process ${what}`);
+  }
+});
