@@ -13,6 +13,7 @@ export const EncoderConfig = describe(Type.Object({
   log: Type.Object({ max_lines: Type.Integer({ default: 50, maximum: 100_000 }), max_history: Int(3) }, { default: {} }),
   confinement: Type.Object({
     require: Bool(false), writable: Type.Array(Formatted('path'), { default: [] }), modules: Formatted('path', ''),
+    max_tasks: Type.Integer({ default: 1024, minimum: 0, maximum: 1_000_000 }),
   }, { default: {} }),
   ondemand: Type.Object({
     idle_seconds: Type.Integer({ default: 30, minimum: 1, maximum: 86_400 }),
@@ -38,6 +39,10 @@ export const EncoderConfig = describe(Type.Object({
   'ondemand.client_window_seconds': 'The window of `max_starts_per_client`: a start counts against its client for this long.',
   'ondemand.max_running': 'On-demand processes started by demand that may run (or start) at once (0 = no limit of its own; `max_processes` still applies); '
     + 'over it, a request that would start one more gets 429.',
+  'confinement.max_tasks': 'Threads and processes one child may have at once, all it starts counted (0 = no bound): beyond, its next thread or fork fails, '
+    + 'as `-threads 100000` would otherwise take the machine (a service run as root is exempt from the user\'s process limit). '
+    + 'Kept by a cgroup of the child\'s own with the pids controller (cgroup v1\'s `pids` hierarchy, or v2 where the service may give it to sub-cgroups); '
+    + 'where there is none the start-up log says the bound is not kept. Config file or environment only.',
   'confinement.writable': 'Folders (or device files) children may write besides the disk filesystem\'s root and their private temporary folder, e.g. a recordings folder. Config file or environment only.',
 });
 export type EncoderConfig = Static<typeof EncoderConfig>;

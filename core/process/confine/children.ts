@@ -5,6 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { ApiError, type ChildSpawnOptions, type ChildrenService, type Confinement } from '../../../sdk/index.ts';
 import type { Mechanism } from './mechanism.ts';
 import { pathRules, ruleArgs, type DirEntryKind, type Lister } from './policy.ts';
+import { TaskCgroups, type TaskGroup } from './tasks.ts';
 
 export interface ChildrenOptions {
   mechanism: Mechanism;
@@ -22,6 +23,10 @@ export interface ChildrenOptions {
   tmpBase: string;
   /** `encoder.confinement.modules` (real path): where module filters search, or '' for none. */
   modules?: string;
+  /** `encoder.confinement.max_tasks`: threads and processes one child may have at once (0: no bound). */
+  maxTasks?: number;
+  /** Told once why the bound cannot be kept here (no pids cgroup). */
+  warn?: (message: string) => void;
 }
 
 
@@ -53,6 +58,7 @@ export class Children implements ChildrenService {
   #hidden: string[] | undefined;
   readonly #writable: string[];
   readonly #env: Record<string, string>;
+  #tasks: TaskCgroups | null | undefined;
 
   constructor(opts: ChildrenOptions) {
     this.#opts = opts;
@@ -62,6 +68,17 @@ export class Children implements ChildrenService {
     const m = opts.modules;
     // module filters search only the operator's folder (core/process/modules.ts); HOME is never set
     this.#env = m ? { LADSPA_PATH: m, LV2_PATH: m, FREI0R_PATH: m } : {};
+  }
+
+  /** The children's task cgroups, made at the first confined spawn; undefined where there are none. */
+  #taskGroups(): TaskCgroups | undefined {
+    if (this.#tasks === undefined) {
+      const max = this.#opts.maxTasks ?? 0;
+      const t = max > 0 ? TaskCgroups.open(max) : undefined;
+      if (t && 'reason' in t) this.#opts.warn?.(`children's threads and processes are not bounded (encoder.confinement.max_tasks): ${t.reason}`);
+      this.#tasks = t instanceof TaskCgroups ? t : null;
+    }
+    return this.#tasks ?? undefined;
   }
 
   #hiddenPaths(): string[] {
@@ -86,20 +103,25 @@ export class Children implements ChildrenService {
     mkdirSync(this.#opts.tmpBase, { recursive: true, mode: 0o700 });
     const tmp = mkdtempSync(join(this.#opts.tmpBase, 'child-'));
     let child: ChildProcess;
+    let group: TaskGroup | undefined;
     try {
       // computed at each spawn: a file the service made for this child just now (a playout clip's
       // image in its temporary folder) is readable even in a folder on the way to a secret
       const rules = pathRules({ hidden: this.#hiddenPaths(), writable: [...this.#writable, tmp] }, listDir);
-      const argv = ['--ppid', String(process.pid), ...(this.#opts.mechanism.ns ? ['--ns'] : []), ...ruleArgs(rules), '--', file, ...args];
+      group = this.#taskGroups()?.make();
+      const tasks = group ? ['--tasks', group.procs] : [];
+      const argv = ['--ppid', String(process.pid), ...(this.#opts.mechanism.ns ? ['--ns'] : []), ...tasks, ...ruleArgs(rules), '--', file, ...args];
       child = spawn(wrapper, argv, { ...base, env: { ...o.env, ...this.#env, TMPDIR: tmp } });
     } catch (err) {
       rmSync(tmp, { recursive: true, force: true });
+      group?.remove();
       throw err;
     }
     let removed = false;
     const remove = () => {
       if (removed) return;
       removed = true;
+      group?.remove();
       void rm(tmp, { recursive: true, force: true }).catch(() => {});
     };
     child.once('exit', remove);

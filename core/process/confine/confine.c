@@ -1,12 +1,15 @@
 /*
  * media-core-confine: runs one program confined by the kernel, then gets out of the way (exec).
  *
- *   media-core-confine --ppid PID [--ns] [--ro|--rw|--dev|--ls|--env PATH]... -- PROGRAM [ARG]...
+ *   media-core-confine --ppid PID [--ns] [--tasks FILE] [--ro|--rw|--dev|--ls PATH]... -- PROGRAM [ARG]...
  *   media-core-confine --probe          prints "landlock <abi> ns <0|1>" (0: not available) and exits 0
  *
  * In order, before the exec:
  *  1. PR_SET_PDEATHSIG SIGKILL: the program dies with the service, even after a kill -9 of it; if the
  *     service (--ppid) is already gone, nothing runs.
+ *  1b. With --tasks: joins the cgroup whose `cgroup.procs` FILE is (the service made it with a `pids.max`):
+ *     the program and everything it starts, threads included, count against that bound. Fails (126)
+ *     when it cannot.
  *  2. With --ns (ns.c): a private mount namespace where every --rw path is mounted again noexec,
  *     nosuid, nodev (mapping a file from there executable fails, so nothing a client wrote can be
  *     dlopen'ed), and a new pid namespace for whatever the program starts: its first process, a tiny
@@ -177,8 +180,18 @@ static void confine_self(void *arg) {
   no_links();
 }
 
+/* Step 1b: this process into the cgroup of `procs` (its cgroup.procs); what it starts inherits it. */
+static void join_cgroup(const char *procs) {
+  int fd = open(procs, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) die(126, "cgroup", procs);
+  char pid[24];
+  int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+  if (write(fd, pid, (size_t)n) != n) die(126, "cgroup", procs);
+  close(fd);
+}
+
 static int usage(void) {
-  fprintf(stderr, "usage: media-core-confine --ppid PID [--ns] [--ro|--rw|--dev|--ls PATH]... -- PROGRAM [ARG]...\n");
+  fprintf(stderr, "usage: media-core-confine --ppid PID [--ns] [--tasks FILE] [--ro|--rw|--dev|--ls PATH]... -- PROGRAM [ARG]...\n");
   return 126;
 }
 
@@ -189,6 +202,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   pid_t ppid = 0;
+  const char *tasks = NULL;
   int ns = 0, nrw = 0;
   char **rw = calloc((size_t)argc, sizeof *rw);
   if (!rw) die(126, "memory", NULL);
@@ -197,6 +211,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "--ns") == 0) { ns = 1; i--; continue; }
     if (i + 1 >= argc) return usage();
     if (strcmp(argv[i], "--ppid") == 0) ppid = (pid_t)atol(argv[i + 1]);
+    else if (strcmp(argv[i], "--tasks") == 0) tasks = argv[i + 1];
     else if (strcmp(argv[i], "--rw") == 0) rw[nrw++] = argv[i + 1];
     else if (strcmp(argv[i], "--ro") != 0 && strcmp(argv[i], "--dev") != 0 && strcmp(argv[i], "--ls") != 0) {
       fprintf(stderr, "media-core-confine: unknown option %s\n", argv[i]);
@@ -208,6 +223,7 @@ int main(int argc, char **argv) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) die(126, "PR_SET_PDEATHSIG", NULL);
   /* the service may have died between its fork and the line above */
   if (getppid() != ppid) return 126;
+  if (tasks) join_cgroup(tasks);
   if (ns) ns_enter(rw, nrw);
 
   struct rules r = { argc, argv, end };

@@ -41,6 +41,7 @@ export function childrenService(config: ConfigData, configPath: string, env: Nod
   const hidden = () => [...secrets, ...rootOnly(retained, keep)];
   const children = new Children({
     mechanism, require: conf.require, hidden, writable, tmpBase: resolve(db, 'run', 'tmp'), modules,
+    maxTasks: conf.max_tasks, warn: (message) => log.warn(message),
   });
   // once per OS process: the private folders of children a killed service left
   if (!retained.has('core:children')) {
