@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { addressKey, CidrSet, normalizeIp } from '../../sdk/client-address.ts';
 import { isServingThreadSocket } from '../door/threads/module.ts';
 import type { HttpConfig } from '../../sdk/config/sections-http.ts';
+import { SendStall } from './send-stall.ts';
 
 /**
  * What every HTTP listener (main's API port, main's HTTPS listener, each serving thread's HTTP and
@@ -17,13 +18,16 @@ export interface ListenerBounds {
   bodyTimeoutMs: number;
   /** 0 = no limit. */
   maxPerAddress: number;
+  /** `http.send_timeout_seconds` in ms (0: never): a connection whose client takes nothing of its waiting output is closed. */
+  sendStallMs: number;
   /** CIDRs whose connections are not counted (a reverse proxy carries many clients). */
   trusted: string[];
 }
 
-export function listenerBounds(http: Pick<HttpConfig, 'max_header_size_kbytes' | 'header_timeout_seconds' | 'body_timeout_seconds' | 'max_connections_per_address'>,
-  trusted: readonly string[]): ListenerBounds {
+export function listenerBounds(http: Pick<HttpConfig, 'max_header_size_kbytes' | 'header_timeout_seconds' | 'body_timeout_seconds' | 'max_connections_per_address'>
+  & Partial<Pick<HttpConfig, 'send_timeout_seconds'>>, trusted: readonly string[]): ListenerBounds {
   return {
+    sendStallMs: (http.send_timeout_seconds ?? 60) * 1000,
     maxHeaderBytes: http.max_header_size_kbytes * 1024,
     headerTimeoutMs: http.header_timeout_seconds * 1000,
     bodyTimeoutMs: http.body_timeout_seconds * 1000,
@@ -87,6 +91,8 @@ export class ConnectionCap {
   readonly slots: Int32Array;
   #bounds!: ListenerBounds;
   #trusted = new CidrSet([]);
+  /** `http.send_timeout_seconds` over this listener's connections. */
+  readonly stall = new SendStall(0);
 
   constructor(slots: Int32Array, bounds: ListenerBounds) {
     this.slots = slots;
@@ -99,6 +105,7 @@ export class ConnectionCap {
   update(bounds: ListenerBounds): void {
     this.#bounds = bounds;
     this.#trusted = new CidrSet(bounds.trusted);
+    this.stall.update(bounds.sendStallMs);
   }
 
   /** Counts the connections of `server` from now on; first of its listeners, so refused ones cost nothing more. */
@@ -110,17 +117,19 @@ export class ConnectionCap {
 
   /** Counts a new connection until it closes; false, and the socket destroyed, when its address is at the limit. */
   admit(socket: Socket | Duplex): boolean {
+    if (isServingThreadSocket(socket)) return true;
     const max = this.#bounds.maxPerAddress;
-    if (max <= 0 || isServingThreadSocket(socket)) return true;
-    const ip = normalizeIp((socket as Socket).remoteAddress ?? '');
-    if (this.#trusted.has(ip)) return true;
-    const slot = slotOf(addressKey(ip));
-    if (Atomics.add(this.slots, slot, 1) >= max) {
-      Atomics.sub(this.slots, slot, 1);
-      socket.destroy();
-      return false;
+    const ip = max > 0 ? normalizeIp((socket as Socket).remoteAddress ?? '') : '';
+    if (max > 0 && !this.#trusted.has(ip)) {
+      const slot = slotOf(addressKey(ip));
+      if (Atomics.add(this.slots, slot, 1) >= max) {
+        Atomics.sub(this.slots, slot, 1);
+        socket.destroy();
+        return false;
+      }
+      socket.once('close', () => { Atomics.sub(this.slots, slot, 1); });
     }
-    socket.once('close', () => { Atomics.sub(this.slots, slot, 1); });
+    this.stall.watch(socket);
     return true;
   }
 }

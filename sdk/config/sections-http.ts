@@ -14,6 +14,7 @@ export const HttpConfig = describe(Type.Object({
   header_timeout_seconds: Type.Integer({ default: 10, minimum: 1, maximum: MAX_TIMER_SECONDS }),
   body_timeout_seconds: Type.Integer({ default: 30, minimum: 1, maximum: MAX_TIMER_SECONDS }),
   max_connections_per_address: Type.Integer({ default: 256, minimum: 0 }),
+  send_timeout_seconds: Type.Integer({ default: 60, minimum: 0, maximum: MAX_TIMER_SECONDS }),
 }, { default: {} }), {
   threads: `Serving threads beside the main loop: -1 = auto (the default: none below 4 cores, else one per core but one, at most ${AUTO_MAX_THREADS}), `
     + `0 = the main loop serves alone, or a number up to ${MAX_SERVING_THREADS}. `
@@ -24,5 +25,7 @@ export const HttpConfig = describe(Type.Object({
     + 'Bodies a route streams (file uploads, stream ingest) may take longer but are closed after this long without a byte.',
   max_connections_per_address: 'Open connections one client address may hold on the HTTP and HTTPS ports together (IPv6: per /64; 0 = no limit); '
     + 'more are closed at once. Peers in `api.access.trusted_proxies` and the serving threads\' own hops are not counted.',
+  send_timeout_seconds: 'Seconds a client may take no byte of a response while more of it waits to be sent (nginx\'s `send_timeout`); then the connection is closed '
+    + '(a paused download holds its buffers, file and place under `max_connections_per_address`). A connection with nothing waiting is not cut (0 = never).',
 });
 export type HttpConfig = Static<typeof HttpConfig>;

@@ -15,7 +15,7 @@ import { exchange, open, served, type RawOptions } from './raw-client.ts';
  * connection, and a connection whose headers never end is still answered 408 each time.
  */
 
-const BOUNDS: ListenerBounds = { maxHeaderBytes: 8192, headerTimeoutMs: 1000, bodyTimeoutMs: 1000, maxPerAddress: 0, trusted: [] };
+const BOUNDS: ListenerBounds = { maxHeaderBytes: 8192, headerTimeoutMs: 1000, bodyTimeoutMs: 1000, maxPerAddress: 0, sendStallMs: 0, trusted: [] };
 
 async function listening(server: http.Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
