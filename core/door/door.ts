@@ -50,7 +50,8 @@ export class FileDoor {
         continue;
       }
       const slash = pathname.indexOf('/', 1);
-      const first = slash < 0 ? pathname.slice(1) : pathname.slice(1, slash);
+      // as the file is found: `/%61pi/x` is under `/api` (the router's), not the disk's `api` folder
+      const first = decodedSegment(slash < 0 ? pathname.slice(1) : pathname.slice(1, slash));
       const heads = this.env.routeHeads();
       return m.reserved.has(first) || heads.has(first) || heads.has(':') ? undefined : m;
     }
@@ -118,4 +119,10 @@ export class FileDoor {
     res.writeHead(204, out);
     res.end();
   }
+}
+
+/** A path segment percent-decoded (as it is when its file is looked up); one that does not decode as it is. */
+function decodedSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try { return decodeURIComponent(segment); } catch { return segment; }
 }

@@ -57,6 +57,13 @@ t.test('the public disk mount', async (t) => {
     r = await app.request('GET', '/metrics');
     t.equal(r.status, 404, 'a disabled feature path falls through to the disk');
     t.same(r.body.details, ['/metrics']);
+    // the disk's own api folder stays behind the API, however its name is written
+    await mkdir(join(disk, 'api'), { recursive: true });
+    await writeFile(join(disk, 'api', 'hidden.txt'), 'the disk\'s api folder');
+    for (const p of ['/api/hidden.txt', '/%61pi/hidden.txt', '/%61%70%69/hidden.txt', '/%41pi/hidden.txt']) {
+      r = await app.request('GET', p);
+      t.not(r.text, 'the disk\'s api folder', `${p}: not the disk's file`);
+    }
   });
 
   t.test('CORS on the mount; every OPTIONS is 204, /api with origin *', async (t) => {
