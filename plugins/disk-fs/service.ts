@@ -17,6 +17,8 @@ import { siblingModule } from '../../sdk/module-url.ts';
 
 /** How old the walked total may be for an upload's limit check (ffmpeg writes beside the service). */
 const USAGE_MAX_AGE_MS = 2000;
+/** How old a figure an upload's check takes without waiting for a walk may be (what ffmpeg wrote since is not in it). */
+const USAGE_STALE_MS = 30_000;
 /** How old it may be for `usage()`, the metrics' figure asked every sample: a walk every 10 s at most, not every other sample. */
 export const METRIC_MAX_AGE_MS = 10_000;
 /**
@@ -231,7 +233,11 @@ export class DiskFilesystem implements FilesystemService {
     const limit = this.#limit;
     if (limit <= 0) return;
     if (length !== undefined && length > limit) throw diskErrors.tooBig();
-    const used = await this.#refreshUsage();
+    // a figure up to 30 s old (its own writes counted since) serves at once, a fresh walk runs beside:
+    // an upload waited for the walk of the whole tree (60,000 files: 3-5 s per PUT)
+    const known = this.#usedAt > 0 && Date.now() - this.#usedAt <= USAGE_STALE_MS;
+    if (known) void this.#refreshUsage().catch(() => {});
+    const used = known ? this.#used : await this.#refreshUsage();
     if (length !== undefined && used + this.#inflight - oldSize + length > limit) throw diskErrors.full();
   }
 

@@ -56,3 +56,19 @@ t.test('usage() walks on its first ask, and counts what ffmpeg wrote beside the 
   await waitFor(() => fs.usage().files === 1, { what: 'the first walk' });
   t.same(fs.usage(), { used: 1000, limit: 0, files: 1 });
 });
+
+t.test('an upload\'s limit check takes a figure up to 30 s old at once and walks beside it', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'core-disk-limit-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await mkdir(join(dir, 'db'));
+  const fs = new DiskFilesystem(await DiskRoot.open(dir, join(dir, 'db')), 10_000);
+  const put = (name: string, bytes: number) => fs.writeStream(name, [Buffer.alloc(bytes)], { length: bytes }).then(() => 'stored', (err: { status?: number }) => `refused ${err.status}`);
+  t.equal(await put('/a.ts', 4000), 'stored', 'the first upload walks (nothing known yet)');
+  // what ffmpeg writes beside the service, unknown until the next walk
+  await writeFile(join(dir, 'ffmpeg.ts'), Buffer.alloc(5000));
+  await new Promise((r) => setTimeout(r, 2100));
+  // a walk of a large tree took 3-5 s per upload: the known figure (4,000 of 10,000) answers now
+  t.equal(await put('/b.ts', 3000), 'stored', 'answered from the known figure');
+  await waitFor(() => fs.usage().files === 3 || undefined, { what: 'the walk beside it' });
+  t.equal(await put('/c.ts', 3000), 'refused 507', 'the walk found what ffmpeg wrote: 12,000 with this one is over the limit');
+});
