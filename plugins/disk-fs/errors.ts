@@ -1,6 +1,13 @@
 // sdk/errors.ts, not the index: root.ts (and so this file) also runs in every serving thread
 import { ApiError, isApiError } from '../../sdk/errors.ts';
 
+/**
+ * The longest real path of a file written through the service: the kernel's PATH_MAX (4096, with
+ * its NUL) less room for an upload's temporary name beside it. Deeper, the descriptor's path can
+ * no longer be read back (the check of where a folder is), and a 2,000-level upload left its folders.
+ */
+export const MAX_PATH_BYTES = 4000;
+
 /** Errors of the disk filesystem, with stable codes. */
 export const diskErrors = {
   /** A path (or a symlink on it) that resolves outside the disk root. */
@@ -9,6 +16,8 @@ export const diskErrors = {
   reserved: (path: string) => new ApiError(403, 'Forbidden', [`${path} is reserved`], 'DISKFS_RESERVED'),
   full: () => new ApiError(507, 'Insufficient Storage', ['not enough space on device'], 'DISKFS_FULL'),
   tooBig: () => new ApiError(507, 'Insufficient Storage', ['File is too big'], 'DISKFS_FILE_TOO_BIG'),
+  /** A path the kernel could not name again once made (its real path over PATH_MAX): refused before a folder is made. */
+  tooLong: (path: string) => new ApiError(400, 'Bad Request', [`${path.slice(0, 256)}: the path is too long (at most ${MAX_PATH_BYTES} bytes with the disk's folder)`], 'DISKFS_PATH_TOO_LONG'),
   notAFile: (path: string) => new ApiError(400, 'Bad Request', [`${path} is a directory`], 'DISKFS_NOT_A_FILE'),
 };
 

@@ -5,7 +5,7 @@ import type {
   FilesystemService, FsFileInfo, FsNode, FsOpenHint, FsPublicMount, FsReaderModule, FsWriteOptions, FsWriteResult,
 } from '../../sdk/index.ts';
 import { GlobMatchers, filesystemEvents, type FilesystemEvents } from '../../sdk/index.ts';
-import { diskErrors, writeError } from './errors.ts';
+import { diskErrors, MAX_PATH_BYTES, writeError } from './errors.ts';
 import { isMissing, type DiskRoot } from './root.ts';
 import { diskUsage, walkFiles } from './walk.ts';
 import { etagOf, openDiskNode } from './open.ts';
@@ -203,6 +203,7 @@ export class DiskFilesystem implements FilesystemService {
   async #write(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions): Promise<FsWriteResult> {
     if (path === '/') throw diskErrors.notAFile(path);
     if (this.#r.hidden(path)) throw diskErrors.reserved(path);
+    if (Buffer.byteLength(this.#r.real) + Buffer.byteLength(path) > MAX_PATH_BYTES) throw diskErrors.tooLong(path);
     const { dir, name } = splitPath(path);
     const pin = (create: boolean) => pinFolder(this.#r, dir, path, create).catch((err: unknown) => { throw writeError(err, path); });
     // folders are made only once the upload passed the limits

@@ -81,3 +81,14 @@ t.test('symlinks inside the disk root that point out are refused', async (t) => 
   t.equal(del.status, 200, 'deleting the link itself removes the link, not its target');
   await readFile('/etc/passwd');
 });
+
+t.test('an upload too deep for the kernel to name is refused before any folder is made', async (t) => {
+  const app = await startFs(t);
+  const deep = `/api/v3/fs/disk/${'ab/'.repeat(1500)}x.txt`;
+  const r = await rawRequest(app.url, 'PUT', deep, { body: 'x' });
+  t.equal(r.status, 400, r.text.slice(0, 200));
+  t.match(r.json, { code: 400, details: [/the path is too long/] });
+  t.notOk((await readdir(join(app.dir, 'disk'))).includes('ab'), 'no folder was left behind (2,039 were)');
+  const ok = await rawRequest(app.url, 'PUT', `/api/v3/fs/disk/${'ab/'.repeat(100)}x.txt`, { body: 'x' });
+  t.equal(ok.status, 201, 'a deep path within the bound is written');
+});
