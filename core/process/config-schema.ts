@@ -1,4 +1,4 @@
-import { ConfigErrorList, type ConfigErrors } from '../../sdk/index.ts';
+import { ConfigErrorList, linearRegex, type ConfigErrors } from '../../sdk/index.ts';
 import { EncoderConfig } from '../../sdk/config/sections-b.ts';
 import { findExecutable } from '../config/fs-checks.ts';
 
@@ -21,7 +21,7 @@ export function validateEncoder(s: EncoderSection): ConfigErrors {
   for (const dir of ['input', 'output'] as const) {
     for (const list of ['allow', 'block'] as const) {
       for (const re of s.access[dir][list]) {
-        try { new RegExp(re); } catch { errs.add(`access.${dir}.${list}`, `'${re}' is not a valid regular expression`); }
+        if (!linearRegex(re)) errs.add(`access.${dir}.${list}`, `'${re.slice(0, 200)}' is not a valid regular expression (RE2 syntax: no backreferences or lookaround)`);
       }
     }
   }

@@ -19,7 +19,7 @@ t.test("a plugin's own rule: 409 on PUT and a boot error, both with the dotted p
   t.equal(r.status, 409);
   t.same(r.body, { 'storage.memory.auth.enable': ['username and password must be set when memfs auth is enabled'] }, 'memfs validate, prefixed by its section');
   const enc = await app.request('PUT', '/api/v3/config', { body: { encoder: { access: { input: { block: ['(x'] } } } } });
-  t.same(enc.body, { 'encoder.access.input.block': ["'(x' is not a valid regular expression"] }, 'the process engine rules');
+  t.same(enc.body, { 'encoder.access.input.block': ["'(x' is not a valid regular expression (RE2 syntax: no backreferences or lookaround)"] }, 'the process engine rules');
   // a loaded plugin's own settings stay editable; the list of plugins (which code runs) does not (issue 26)
   const vendor = await app.request('PUT', '/api/v3/config', { body: { plugins: ['memfs', 'disk-fs', { module: fixture, config: { min: 5, max: 1 } }] } });
   t.same(vendor.body, { 'plugins[2].config.min': ['must not be bigger than max'] }, "a vendor plugin's validate, at its entry");

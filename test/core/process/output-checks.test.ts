@@ -49,3 +49,17 @@ t.test('what the reference accepts is accepted: escapes, quotes and file options
   t.equal(blocked.status, 400, 'encoder.access.output still decides');
   t.match(blocked.body.details[0], /address is not allowed/);
 });
+
+t.test('encoder.access patterns are RE2 and linear: a nested repeat holds nothing, a backreference is refused', async (t) => {
+  const app = await startApp(t, { config: { encoder: { access: { output: { block: ['^rtmp://blocked', '(a+)+$'] } } } } });
+  const post = (id: string, address: string) => app.request('POST', '/api/v3/process', { body: { id, input: [VIDEO_IN], output: [{ id: 'out', address, options: ['-f', 'flv'] }], autostart: false } });
+  // a backtracking RegExp takes 2^40 steps on this address (the main thread held for good)
+  const r = await post('ok', `rtmp://example.com/${'a'.repeat(40)}b`);
+  t.equal(r.status, 200, 'answered, and not blocked (it does not end in a)');
+  t.equal((await post('blocked', `rtmp://example.com/${'a'.repeat(40)}`)).status, 400, 'blocked where it matches');
+  const config = (await app.request('GET', '/api/v3/config')).body.config;
+  for (const k of ['encoder', 'ffmpeg']) if (config[k]) config[k].access.input.block = ['(a)\\1'];
+  const put = await app.request('PUT', '/api/v3/config', { body: config });
+  t.equal(put.status, 409, 'a backreference (no RE2) is refused at the PUT (the reference\'s ConfigError)');
+  t.match(put.body, { 'encoder.access.input.block': [/not a valid regular expression/] });
+});
