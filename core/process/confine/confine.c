@@ -139,7 +139,7 @@ static void add_rule(int ruleset, const char *path, uint64_t rights, uint64_t ha
   close(fd);
 }
 
-static void drop_capabilities(void) {
+void drop_capabilities(void) {
   /* the bounding set caps what a root exec regains; needs CAP_SETPCAP, which only root has here */
   prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
   for (int cap = 0; cap <= 63; cap++) {

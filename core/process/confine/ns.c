@@ -230,6 +230,9 @@ void ns_run(int argc, char **argv, char **prog, void (*confine)(void *), void *a
   close(ready[1]);
   /* the init makes this group itself too: whichever runs first, the group exists before a forward */
   setpgid(init, init);
+  /* from here on it waits and signals its own group: nothing a capability is needed for */
+  drop_capabilities();
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) die(126, "PR_SET_NO_NEW_PRIVS", NULL);
   scrub_args();
   program_group = init;
   struct sigaction sa;

@@ -22,8 +22,12 @@ void ns_enter(char *const *rw, int nrw);
  * which is why the program is not the caller itself. The caller's and the init's command lines keep
  * only argv[0]. Call after ns_enter. The init mounts a /proc of the namespace (where the kernel
  * lets it), then calls `confine(arg)` (Landlock, capabilities, seccomp: a confined process may not
- * mount), then starts the program. */
+ * mount), then starts the program. The caller, which only waits and forwards signals from then on,
+ * drops every capability too (a root service's wrapper kept them while its program ran). */
 void ns_run(int argc, char **argv, char **prog, void (*confine)(void *), void *arg) __attribute__((noreturn));
+
+/* Every capability gone for good (bounding set, ambient, effective, permitted, inheritable). */
+void drop_capabilities(void);
 
 /* A seccomp filter: link, linkat, symlink and symlinkat fail with EPERM. Needs no_new_privs. */
 void no_links(void);

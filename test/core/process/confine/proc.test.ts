@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { sh } from './helpers.ts';
+import { waitFor } from '../../../helpers/wait.ts';
 import { Children } from '../../../../core/process/confine/children.ts';
 import { detectMechanism } from '../../../../core/process/confine/mechanism.ts';
 
@@ -47,4 +48,19 @@ t.test('a SIGTERM right after the start ends the program', { skip }, async (t) =
     const timer = new Promise<string>((resolve) => { const x = setTimeout(() => resolve('still running after 10 s'), 10_000); ended.then(() => clearTimeout(x)); });
     t.equal(await Promise.race([ended, timer]), 'SIGTERM', `SIGTERM ${i} ms after the start: ended by it`);
   }
+});
+
+// the wrapper outside the namespace only waits and forwards signals: a root service's kept every capability
+t.test('the wrapper that waits outside holds no capability', { skip: skip || (process.getuid?.() !== 0 && 'not root: it has none anyway') }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'core-caps-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const children = new Children({ mechanism, require: true, hidden: [], writable: [dir], tmpBase: join(dir, 'tmp') });
+  const child = children.spawn('sleep', ['5'], { stdio: ['ignore', 'ignore', 'ignore'] });
+  t.teardown(() => { child.kill('SIGKILL'); });
+  const caps = () => {
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    return ['CapEff', 'CapPrm', 'CapBnd', 'CapAmb'].map((k) => new RegExp(`^${k}:\\s*([0-9a-f]+)$`, 'm').exec(status)?.[1]);
+  };
+  const seen = await waitFor(() => (caps().every((c) => c !== undefined && /^0+$/.test(c)) ? caps() : undefined), { timeout: 5000, what: `the wrapper's capabilities dropped (${caps().join(' ')})` });
+  t.same(seen.map((c) => /^0+$/.test(c!)), [true, true, true, true], 'effective, permitted, bounding and ambient: none');
 });
