@@ -148,7 +148,7 @@ async function buildCore(plan: BootPlan, opts: BuildOptions): Promise<Core> {
   retained.set('core:serializers', serializers);
 
   const configStore = opts.configStore ?? new ConfigStore(
-    { path: resolve(config.db.dir, 'config.json'), stored: config, active: config, env: { overrides: [], errors: {}, warnings: [] }, fresh: false }, env);
+    { path: resolve(config.db.dir, 'config.json'), stored: config, active: config, env: { overrides: [], errors: {}, warnings: [] }, fresh: false, unsaved: false }, env);
   const hooks = new HookRegistry();
   const services = new ServiceContainer();
   await removeStaleTemps(dirname(configStore.path), basename(configStore.path));

@@ -6,7 +6,7 @@ import { deepEqual } from './config/schema-walk.ts';
 import { pluginCode, type ModuleImporter } from './kernel/loader.ts';
 import { planBoot } from './kernel/plan.ts';
 import { buildApp, type App } from './app.ts';
-import { loadConfig, resolveConfigPath, type LoadedConfig } from './config/load.ts';
+import { loadConfig, persistLoaded, resolveConfigPath, type LoadedConfig } from './config/load.ts';
 import { applyErrors } from './config/apply-checks.ts';
 import { heldPorts } from './config/held-ports.ts';
 import { listenersOf, type KeptPorts } from './config/listeners.ts';
@@ -104,6 +104,13 @@ export class CoreService {
       threads: this.threads,
     });
     this.#started ??= { entries: structuredClone(loaded.active.plugins), loaded: app.loaded };
+    // the file is completed (generated values, defaults) only by a config that boots
+    try {
+      await persistLoaded(loaded);
+    } catch (err) {
+      await app.close().catch(() => {});
+      throw new BootError(`cannot write config file ${loaded.path}: ${(err as Error).message}`, { cause: err });
+    }
     this.#booted = loaded.text;
     return app;
   }

@@ -53,6 +53,12 @@ export interface LoadedConfig {
   fresh: boolean;
   /** The file's text after loading (as read, or as written back): what a rollback restores. */
   text?: string;
+  /**
+   * The stored form differs from the file (a new file, an old layout, generated secrets and ids):
+   * `persistLoaded` writes it once the config has booted, never before (a start its validation
+   * refused rewrote the operator's file, comments and unknown keys gone).
+   */
+  unsaved: boolean;
 }
 
 /** Reads the file (creating it with defaults on first start) and merges the environment. */
@@ -88,9 +94,15 @@ export async function loadConfig(path: string, env: NodeJS.ProcessEnv): Promise<
   if (!raw.created_at) { raw.created_at = new Date().toISOString(); changed = true; }
   syncAliases(raw);
   const stored = withDefaults(raw);
-  if (changed) text = await saveConfigFile(path, stored);
   const { active, env: envRes } = activate(stored, env);
-  return { path, stored, active, env: envRes, fresh, text };
+  return { path, stored, active, env: envRes, fresh, text, unsaved: changed };
+}
+
+/** Writes a loaded config's stored form when it differs from the file (call once it booted). */
+export async function persistLoaded(loaded: LoadedConfig): Promise<void> {
+  if (!loaded.unsaved) return;
+  loaded.text = await saveConfigFile(loaded.path, loaded.stored);
+  loaded.unsaved = false;
 }
 
 /** The stored config merged with the environment. */

@@ -3,7 +3,7 @@ import t from 'tap';
 import { mkdtemp, readFile, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, resolveConfigPath } from '../../../core/config/load.ts';
+import { loadConfig, persistLoaded, resolveConfigPath } from '../../../core/config/load.ts';
 import { semanticErrors, typeErrors } from '../../../core/config/validate.ts';
 import { envTable } from '../../../core/config/env.ts';
 import type { TestLike } from '../../helpers/app.ts';
@@ -19,6 +19,8 @@ t.test('first start writes every default and generated secret, and keeps them', 
   const path = join(dir, 'sub', 'config.json');
   const first = await loadConfig(path, {});
   t.equal(first.fresh, true);
+  t.equal(first.unsaved, true, 'not written before it boots');
+  await persistLoaded(first);
   const stored = JSON.parse(await readFile(path, 'utf8'));
   t.equal(stored.version, 3);
   t.equal(stored.address, ':8080');
@@ -135,4 +137,19 @@ t.test('an unreadable config file stops the boot and is never overwritten', asyn
   await writeFile(path, '{"version": 9}');
   await t.rejects(loadConfig(path, {}), /unknown layout version 9/);
   t.equal(await readFile(path, 'utf8'), '{"version": 9}');
+});
+
+t.test('a start the config\'s validation refuses leaves the file as the operator wrote it; one that boots completes it', async (t) => {
+  const { startApp } = await import('../../helpers/app.ts');
+  const dir = await tmp(t);
+  const path = join(dir, 'config.json');
+  const text = (rtmp: string) => `// the operator's notes\n{ "version": 3, "db": { "dir": ${JSON.stringify(join(dir, 'db'))} },\n`
+    + `  "storage": { "disk": { "dir": ${JSON.stringify(join(dir, 'disk'))} } }, "rtmp": { "enable": true, "address": ${JSON.stringify(rtmp)} } }\n`;
+  await writeFile(path, text('not an address'));
+  await t.rejects(startApp(t, { dir }), /rtmp\.address/, 'refused');
+  t.equal(await readFile(path, 'utf8'), text('not an address'), 'the file is untouched: its comment, no generated values');
+  await writeFile(path, text('127.0.0.1:0'));
+  await startApp(t, { dir });
+  const stored = JSON.parse(await readFile(path, 'utf8'));
+  t.ok(stored.created_at && stored.id, 'a config that boots is completed and written');
 });
