@@ -9,6 +9,8 @@ const NAME_RULES: Array<[RegExp, string]> = [
   [/\s/, 'whitespace'],
   [/[\\#]/, "a backslash or '#'"],
 ];
+/** What every name the stream table keeps must be, the service's own publishers' too (the first rule). */
+const KEPT_RULES = NAME_RULES.slice(0, 1);
 
 /** The longest stream name (the stream table's bound for every publisher). */
 const MAX_NAME = 1024;
@@ -16,14 +18,17 @@ const MAX_NAME = 1024;
 /**
  * Why a stream name a client sent (RTMP, SRT, WHIP/WHEP; without its leading `/`) is refused, or
  * undefined: over 1,024 characters, control characters, whitespace, a backslash or `#`, a `.` or
- * `..` segment.
+ * `..` segment. `kept`: only what the stream table asks of every name it keeps, the service's own
+ * publishers' too (at most 1,024 characters, no control characters; a process's id may hold a
+ * space): the table applies this one rule, the whole of it to its clients.
  *
  * @example
  * streamNameProblem('live/..'); // "a '.' or '..' path segment"
  * streamNameProblem('live/cam'); // undefined
+ * streamNameProblem('my cam', { kept: true }); // undefined: an internal publisher's name
  */
-export function streamNameProblem(name: string): string | undefined {
+export function streamNameProblem(name: string, o?: { kept?: boolean }): string | undefined {
   if (name.length > MAX_NAME) return `longer than ${MAX_NAME} characters`;
-  for (const [rule, what] of NAME_RULES) if (rule.test(name)) return what;
+  for (const [rule, what] of o?.kept ? KEPT_RULES : NAME_RULES) if (rule.test(name)) return what;
   return undefined;
 }

@@ -7,7 +7,7 @@ import { LiveStream } from './stream.ts';
 import { FlvView } from './flv-view.ts';
 import { conversionKey, type ConverterRegistry, type StreamConverter } from './converters.ts';
 import { streamRefusals } from './errors.ts';
-import type { StreamRefusal } from '../../sdk/index.ts';
+import { streamNameProblem, type StreamRefusal } from '../../sdk/index.ts';
 import type { ViewReader } from './reader.ts';
 
 /** What the table reports: a converter failed, a change listener or an ingest tap threw. */
@@ -31,13 +31,14 @@ const isInternal = (o: AnyPublish | AnyRead | undefined): o is InternalAccess =>
 /** How long a reader waits for a publisher started on demand (`whenPublished`), ms. */
 export const DEMAND_WAIT_MS = 15_000;
 
-/** A name the table keeps: no control characters, not empty, at most 1024 characters. */
-function nameProblem(name: string): string | undefined {
+/**
+ * A name the table keeps: not empty, no leading `/`, and the one stream-name rule (`sdk/stream-name.ts`):
+ * all of it for a client's publish, what every kept name needs for the service's own.
+ */
+function nameProblem(name: string, client: boolean): string | undefined {
   if (name === '') return 'empty';
-  if (name.length > 1024) return 'longer than 1024 characters';
-  if (/[\u0000-\u001f\u007f]/.test(name)) return 'control characters';
   if (name.startsWith('/')) return "a leading '/' (use streamName)";
-  return undefined;
+  return streamNameProblem(name, client ? undefined : { kept: true });
 }
 
 /**
@@ -86,7 +87,7 @@ export class Streams implements StreamTable {
     const admission = this.#admission('publish', peer);
     const keyed = admission.key();
     if (keyed) return keyed;
-    const early = this.#publishProblem(name, peer, opts);
+    const early = this.#publishProblem(name, peer, opts, true);
     if (early) return early;
     const refusal = await admission.check(opts.checkTimeoutMs);
     if (refusal) return refusal;
@@ -96,8 +97,8 @@ export class Streams implements StreamTable {
     return r;
   }
 
-  #publishProblem(name: string, peer: IngestPeer, limits: PublishLimits): StreamRefusal | undefined {
-    const bad = nameProblem(name);
+  #publishProblem(name: string, peer: IngestPeer, limits: PublishLimits, client: boolean): StreamRefusal | undefined {
+    const bad = nameProblem(name, client);
     if (bad) return streamRefusals.badName(bad);
     if (this.#streams.has(name)) return streamRefusals.busy(name);
     const max = limits.maxStreamsOfProtocol;
@@ -106,7 +107,7 @@ export class Streams implements StreamTable {
   }
 
   #publish<F extends StreamFormat>(name: string, format: F, peer: IngestPeer, opts: PublishLimits, admission: Admission | undefined): StreamResult<StreamPublisher<F>> {
-    const problem = this.#publishProblem(name, peer, opts);
+    const problem = this.#publishProblem(name, peer, opts, admission !== undefined);
     if (problem) return problem;
     const limits: PublishLimits = {};
     if (opts.maxReaders !== undefined) limits.maxReaders = opts.maxReaders;

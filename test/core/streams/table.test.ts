@@ -52,6 +52,13 @@ t.test('one publisher per name; names are checked; per-protocol stream limit', a
   t.match(table.publish('live/a', 'mpegts', peer('srt'), { internal: true }), { ok: false, code: 'STREAM_BUSY', kind: 'conflict' }, 'a second publisher, any protocol, is refused');
   t.match(table.publish('/live/b', 'flv', peer(), { internal: true }), { ok: false, code: 'STREAM_BAD_NAME' }, 'a leading / is not a table name');
   t.match(table.publish('', 'flv', peer(), { internal: true }), { ok: false, code: 'STREAM_BAD_NAME' });
+  // one name rule (sdk/stream-name.ts): all of it for a client, what every kept name needs for the service's own
+  for (const bad of ['live/../x', 'a b', 'x#y', 'back\\slash']) {
+    t.match(await table.publish(bad, 'flv', peer('srt')), { ok: false, code: 'STREAM_BAD_NAME' }, `a client's ${JSON.stringify(bad)}`);
+  }
+  t.ok(table.publish('my cam', 'flv', peer('playout'), { internal: true }).ok, 'an internal publisher\'s name may hold a space (a process id)');
+  t.match(table.publish('a\u0001b', 'flv', peer(), { internal: true }), { ok: false, code: 'STREAM_BAD_NAME' }, 'no kept name has control characters');
+  t.match(table.publish('x'.repeat(1025), 'flv', peer(), { internal: true }), { ok: false, code: 'STREAM_BAD_NAME' });
   published(table, 'x', 'mpegts', 'httpts');
   t.match(table.publish('y', 'mpegts', peer('httpts'), { internal: true, maxStreamsOfProtocol: 1 }), { ok: false, code: 'STREAM_LIMIT' }, 'max streams of the protocol');
   t.ok(table.publish('y', 'mpegts', peer('srt'), { internal: true, maxStreamsOfProtocol: 1 }).ok, 'other protocols\' streams do not count');
