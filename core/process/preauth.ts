@@ -51,6 +51,17 @@ function basicHeader(run: PlaceholderRun): string {
   return `Authorization: Basic ${Buffer.from(`${RUN_USER}:${run.processId}:${run.token}`, 'utf8').toString('base64')}\r\n`;
 }
 
+/**
+ * Hides `run`'s credential in what a process shows (its running command, its log lines: ffmpeg
+ * prints the URLs it opens, with `-loglevel debug` its request headers): the token and the Basic
+ * value of its header become `***`. The API must not hand a child's credential to a caller, who
+ * could use it while the run lives.
+ */
+export function runMask(run: PlaceholderRun): (text: string) => string {
+  const basic = Buffer.from(`${RUN_USER}:${run.processId}:${run.token}`, 'utf8').toString('base64');
+  return (text) => (text.includes(run.token) || text.includes(basic) ? text.replaceAll(run.token, '***').replaceAll(basic, '***') : text);
+}
+
 /** Options of the HLS muxer that keep the header out: the operator's own, and a key named by a file's contents. */
 const KEEP_OUT = ['headers', 'hls_key_info_file'];
 

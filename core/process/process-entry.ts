@@ -2,6 +2,7 @@ import type { PlaceholderRun, ProcessInfo, ProcessMetricsInfo, ProcessOrder, Run
 import { ACTIVE_STATES, Supervisor, type ExecState, type StateCause } from './supervisor/index.ts';
 import { toApiConfig, type FullConfig } from './config-model.ts';
 import { runFields, type Resolution } from './command.ts';
+import { runMask } from './preauth.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
 import type { ProcessConfig } from './schema.ts';
 import { stateJson, type StateParts } from './json-write.ts';
@@ -46,6 +47,8 @@ export class ProcessEntry {
   readonly #demand: DemandRunner | undefined;
   /** The credential of the current run, from its prepare until its child ended. */
   #run: RunCredential | undefined;
+  /** The last run's credential hidden in its shown command and log lines (kept for its late lines). */
+  #mask: ((text: string) => string) | undefined;
 
   constructor(config: FullConfig, times: EntryTimes, env: EntryEnv) {
     this.config = config;
@@ -264,6 +267,7 @@ export class ProcessEntry {
     this.#endRun();
     const run = this.#env.runs?.issue(this.id);
     this.#run = run;
+    this.#mask = run && runMask(run);
     const why = this.refresh(run);
     if (why !== undefined) throw new Error(`invalid process definition: ${why}`);
     run?.bind(runFields(this.#resolution!));
@@ -274,12 +278,12 @@ export class ProcessEntry {
       if (out?.veto) throw new Error(`start vetoed: ${out.veto}`);
       if (Array.isArray(out?.args)) args = out.args.map(String);
     }
-    this.#setCommand(args);
+    this.#setCommand(this.#mask ? args.map(this.#mask) : args);
     return args;
   }
 
   #onLine(line: string): void {
-    if (!this.monitor.line(line)) return;
+    if (!this.monitor.line(this.#mask ? this.#mask(line) : line)) return;
     this.#supervisor.touch();
     const hook = this.#env.hooks.onProgress;
     if (hook.taps.length) {

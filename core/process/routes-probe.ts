@@ -1,5 +1,6 @@
 import type { HttpScope, RunCredentials } from '../../sdk/index.ts';
 import { assemble, runFields } from './command.ts';
+import { runMask } from './preauth.ts';
 import type { ProcessManager } from './manager.ts';
 import { probeJson } from './json-write.ts';
 import { json } from './routes.ts';
@@ -28,7 +29,10 @@ export async function probeProcess(m: ProcessManager, binary: string, closing: A
     if (typeof r === 'string') return { streams: [], log: [] };
     const inputs = r.inputs.map(direct);
     cred?.bind(runFields({ ...r, outputs: [], inputs }));
-    return parseProbe(await runProbe(binary, assemble(r.options, inputs, []), closing, undefined, run));
+    const found = parseProbe(await runProbe(binary, assemble(r.options, inputs, []), closing, undefined, run));
+    // ffprobe's lines name the URLs it opened: the probe's credential stays out of the answer
+    if (cred) found.log = found.log.map(runMask(cred));
+    return found;
   } finally {
     cred?.revoke();
   }

@@ -60,7 +60,11 @@ t.test('HLS into memfs: one request per upload, no 401; an own -headers still ta
   const state = await app.request('GET', '/api/v3/process/plain/state');
   const command: string[] = state.body.command;
   const at = command.indexOf('-headers');
-  t.ok(at > 0 && /^Authorization: Basic [A-Za-z0-9+/=]+\r\n$/.test(command[at + 1]!), 'the running command shows the header it runs with');
+  t.equal(command[at + 1], 'Authorization: Basic ***\r\n', 'the running command shows the header it runs with, its credential hidden');
+  for (const id of ['plain', 'tee']) {
+    const shown = JSON.stringify((await app.request('GET', `/api/v3/process/${id}/state`)).body.command);
+    t.notOk(/Basic (?!\*\*\*)[A-Za-z0-9+/=]{8}/.test(shown) || /process:[^@\s]*:[A-Za-z0-9_-]{32}/.test(shown), `${id}: no run credential in the shown command (a caller could use it while the run lives)`);
+  }
   t.equal(command[at + 2], command.at(-1), 'right before the address');
   t.match(command.at(-1), /^http:\/\/127\.0\.0\.1:\d+\/memfs\/plain\.m3u8$/, 'whose URL holds no credential (ffmpeg asks no 100-continue then)');
   for (const id of ['plain', 'tee']) {
@@ -71,7 +75,17 @@ t.test('HLS into memfs: one request per upload, no 401; an own -headers still ta
     const failed = lines.filter((l) => /error|failed|unauthori[sz]ed|forbidden/i.test(l) && !/HTTP error 404 Not Found/.test(l));
     t.same(failed, [], `${id}'s ffmpeg reports no failed upload`);
   }
+  // a reader of the playlist: ffmpeg names its input with the URL it opened (the run's userinfo in it)
+  const reader = { id: 'reader', reference: 'reader', autostart: true, reconnect: false, options: ['-y'],
+    input: [{ id: 'in', address: '{memfs}/plain.m3u8', options: [] }], output: [{ id: 'out', address: '-', options: ['-c', 'copy', '-f', 'null'] }] };
+  t.equal((await app.request('POST', '/api/v3/process', { body: reader })).status, 200);
+  const named = await waitFor(async () => {
+    const r = await app.request('GET', '/api/v3/process/reader/report');
+    const lines: string[] = [...(r.body.log ?? []), ...(r.body.history ?? []).flatMap((h: { log: unknown[] }) => h.log)].map((l: [string, string]) => l[1]);
+    return lines.find((l) => l.includes('/memfs/plain.m3u8'));
+  }, { what: 'the reader\'s log naming its input', timeout: 20_000 });
+  t.match(named, /process:reader:\*\*\*@/, `its log line hides the run's token (${named})`);
   const config = await app.request('GET', '/api/v3/process/plain/config');
   t.notOk(JSON.stringify(config.body).includes('Authorization'), 'the stored definition is what the operator wrote');
-  for (const id of ['plain', 'tee', 'own']) await app.request('DELETE', `/api/v3/process/${id}`);
+  for (const id of ['plain', 'tee', 'own', 'reader']) await app.request('DELETE', `/api/v3/process/${id}`);
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { preauthOutput, preauthorize } from '../../../core/process/preauth.ts';
+import { preauthOutput, preauthorize, runMask } from '../../../core/process/preauth.ts';
 import { runUserinfo, type PlaceholderRun } from '../../../sdk/index.ts';
 
 /*
@@ -67,4 +67,12 @@ t.test('restreamer-ui\'s tee: its HLS slave gets headers= first in its options, 
   same(`${own}/memfs/cam.m3u8`, 'a slave without options (its muxer is the tee\'s guess)');
   same(`[f=hls]http://127.0.0.1:8080/memfs/cam.m3u8`, 'no credential');
   same('[f=hls', 'an unclosed option list');
+});
+
+t.test('what a process shows hides its run\'s credential: the token and the header\'s Basic value', async (t) => {
+  const mask = runMask(run);
+  t.equal(mask(`Opening '${own}/memfs/x.ts' for reading`), `Opening 'http://process:cam%3A1:***@127.0.0.1:8080/memfs/x.ts' for reading`);
+  t.equal(mask(header), 'Authorization: Basic ***\r\n');
+  t.equal(mask(`rtmp://h/live?token=${run.token}`), 'rtmp://h/live?token=***');
+  t.equal(mask('a line without it'), 'a line without it');
 });
