@@ -10,7 +10,8 @@ import { parseRunBasic } from '../../sdk/run-credentials.ts';
  * there: `<stem>` followed by `.`, `_` or `-` (temp files, variants, segments), `<stem><n>.ts`
  * (default segment names), DASH's default `init-stream*` / `chunk-stream*`, and the names given
  * by `-master_pl_name`, `-hls_fmp4_init_filename`, `-init_seg_name` and `-media_seg_name`.
- * DELETE (HLS `delete_segments`) follows the same scope.
+ * DELETE (HLS `delete_segments`) follows the same scope. Only the outputs' and the global options'
+ * fields count: an input's paths are read (an input's `-method PUT -post_data` overwrote them).
  */
 
 /** Where a URL path ends inside a field: tee separators, option separators, escapes, queries. */
@@ -70,6 +71,8 @@ function buildScope(grant: RunGrant): LinearRegex[] {
   const named: string[] = [];
   const paths: string[] = [];
   grant.fields.forEach((f, i) => {
+    // what an input names is read, never written: `-method PUT` on an input overwrote another's playlist
+    if (f.section === 'input') return;
     const prev = grant.fields[i - 1];
     if (prev && NAMED.has(prev.text) && !f.text.includes('/')) named.push(f.text);
     paths.push(...pathsIn(f.text, grant.token));

@@ -55,6 +55,10 @@ t.test('file writes: the paths its command names after its credential, with ffmp
     { section: 'output', text: `${url}/dash/d.mpd` },
     { section: 'output', text: `${url}/snap/%Y-%m-%d_%H%M%S.jpg` },
     { section: 'output', text: 'http://other:pw@127.0.0.1:8080/memfs/not-mine.m3u8' },
+    // an input is read, never written (`-method PUT -post_data` on an input overwrote another's playlist)
+    { section: 'input', text: '-method' },
+    { section: 'input', text: 'PUT' },
+    { section: 'input', text: `${url}/public/index.m3u8` },
   ];
   run.bind(fields);
   const scope = runWriteScope(runs.find(run.token)!);
@@ -64,7 +68,7 @@ t.test('file writes: the paths its command names after its credential, with ffmp
     t.ok(may(p), p);
   }
   for (const p of ['/memfs/live/other.m3u8', '/memfs/live/cam2.m3u8', '/memfs/cam.m3u8', '/memfs/live/sub/cam_0001.ts', '/memfs/not-mine.m3u8',
-    '/memfs/snap/x/y.jpg', '/disk/live/cam.m3u8', '/memfs/dash/other.mpd']) {
+    '/memfs/snap/x/y.jpg', '/disk/live/cam.m3u8', '/memfs/dash/other.mpd', '/memfs/public/index.m3u8', '/memfs/public/index_evil.ts']) {
     t.notOk(may(p), `not ${p}`);
   }
   const auth = basic('process', `restreamer-ui:ingest:1:${run.token}`);
