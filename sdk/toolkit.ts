@@ -22,6 +22,7 @@ export * from './atomic-write.ts';
 export * from './client-address.ts';
 export * from './ip.ts';
 export * from './stream-name.ts';
+export * from './run-paths.ts';
 export * from './text.ts';
 export * from './client-signature.ts';
 export * from './forward.ts';

@@ -1,4 +1,6 @@
-import { ApiError, linearRegex, parseBasicAuthorization, type LinearRegex, type RunCredentials, type RunGrant } from '../../sdk/index.ts';
+import {
+  ApiError, linearRegex, parseBasicAuthorization, RUN_PATH_PATTERN, runPathsIn, type LinearRegex, type RunCredentials, type RunGrant,
+} from '../../sdk/index.ts';
 import { parseRunBasic } from '../../sdk/run-credentials.ts';
 
 /*
@@ -14,11 +16,6 @@ import { parseRunBasic } from '../../sdk/run-credentials.ts';
  * fields count: an input's paths are read (an input's `-method PUT -post_data` overwrote them).
  */
 
-/** Where a URL path ends inside a field: tee separators, option separators, escapes, queries. */
-const END = /[|[\]\\:?#'"\s,;]/;
-/** ffmpeg's name patterns and DASH templates. */
-// the width cannot start with 0 (a flag): `[-+ #0]*\d*` split a run of zeros every way (25 s on 128 K)
-const PATTERN = /(%%|%[-+ #0]*(?:[1-9]\d*)?(?:\.\d+)?[a-zA-Z]|\$[A-Za-z]+(?:%0?\d*d)?\$|\$\$)/;
 const NAMED = new Set(['-master_pl_name', '-hls_fmp4_init_filename', '-init_seg_name', '-media_seg_name']);
 
 const quote = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -29,32 +26,12 @@ function decode(s: string): string {
 
 /** A path with ffmpeg's patterns as a regular expression source (a pattern matches within one segment). */
 function patternSource(path: string): string {
-  return path.split(PATTERN).map((part, i) => {
+  return path.split(RUN_PATH_PATTERN).map((part, i) => {
     if (i % 2 === 0) return quote(decode(part));
     if (part === '%%') return '%';
     if (part === '$$') return '\\$';
     return '[^/]*';
   }).join('');
-}
-
-/** A URL path as it names a file: percent escapes decoded, ffmpeg's name patterns (`%03d`) kept. */
-export function decodedPath(path: string): string {
-  return path.split(PATTERN).map((part, i) => (i % 2 === 0 ? decode(part) : part)).join('');
-}
-
-/** Every URL path a field names after `<token>@<host>`. */
-export function pathsIn(text: string, token: string): string[] {
-  const out: string[] = [];
-  const mark = `${token}@`;
-  for (let i = text.indexOf(mark); i >= 0; i = text.indexOf(mark, i + mark.length)) {
-    const rest = text.slice(i + mark.length);
-    const slash = rest.search(/[/|\s]/);
-    if (slash < 0 || rest[slash] !== '/') continue;
-    const tail = rest.slice(slash);
-    const end = tail.search(END);
-    out.push(end < 0 ? tail : tail.slice(0, end));
-  }
-  return out;
 }
 
 // one scope per bound command (a run's fields never change after its spawn)
@@ -75,7 +52,7 @@ function buildScope(grant: RunGrant): LinearRegex[] {
     if (f.section === 'input') return;
     const prev = grant.fields[i - 1];
     if (prev && NAMED.has(prev.text) && !f.text.includes('/')) named.push(f.text);
-    paths.push(...pathsIn(f.text, grant.token));
+    paths.push(...runPathsIn(f.text, grant.token));
   });
   const sources = new Set<string>();
   for (const p of paths) {

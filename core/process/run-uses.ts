@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, posix, relative, resolve } from 'node:path';
-import type { FilesystemService, RunCredentials, RunUse } from '../../sdk/index.ts';
-import { decodedPath, pathsIn } from '../door/run-writes.ts';
+import { decodedRunPath, RUN_PATH_PATTERN, runPathsIn, type FilesystemService, type RunCredentials, type RunUse } from '../../sdk/index.ts';
 import { runFields, type Resolution } from './command.ts';
 import type { ProcessEntry } from './process-entry.ts';
 
@@ -20,6 +19,7 @@ export interface LocalMount { root: string; mount: string }
 /** Where a path in a field ends: tee separators, option separators, quotes, queries. */
 const END = /[|[\]:?#'"\s,;]/;
 const SCHEME = /^[a-z][a-z0-9.+\-:]*:\/{1,3}/i;
+const PLAYLIST = /\.(m3u8|mpd)$/i;
 
 /** The mount path of `path` under `m`, or undefined when it lies outside its folder. */
 function mountPath(m: LocalMount, path: string): string | undefined {
@@ -28,26 +28,36 @@ function mountPath(m: LocalMount, path: string): string | undefined {
   return posix.join(m.mount, '/', rel.split('\\').join('/'));
 }
 
-/** The local files an address names (tee parts without their `[options]`, `file:` dropped; URLs and `-` none). */
+/** ffmpeg's protocol prefixes without `//` (`file:`, `tee:`, `md5:`, `crypto:`, `concat:`, ...), nested ones too. */
+const PREFIX = /^(?:[a-z][a-z0-9+.-]*:(?!\/\/))+/i;
+
+/** The local files an address names (tee and concat parts without their `[options]`, protocol prefixes dropped; URLs and `-` none). */
 function addressFiles(address: string): string[] {
-  const tee = address.includes('|') || address.startsWith('[');
-  return (tee ? address.split('|') : [address]).flatMap((raw) => {
-    const part = tee ? raw.replace(/^\[[^\]]*\]/, '') : raw;
-    const a = part.startsWith('file:') ? part.slice('file:'.length) : part;
+  return address.split('|').flatMap((raw) => {
+    const a = raw.replace(/^\[[^\]]*\]/, '').replace(PREFIX, '');
     return SCHEME.test(a) || a === '-' || a === '' ? [] : [resolve(a)];
   });
 }
 
-/** Absolute paths under `root` a field's text names (`{diskfs}/x` resolved, in an option or a URL's part). */
+/**
+ * Paths under `root` a field's text names anywhere: written out absolute (`{diskfs}/x` resolved, in
+ * an option, after a protocol prefix such as `tee:` or `file:`), or relative to the service's
+ * working directory, which the child shares (`data/x` when the folder is `./data`).
+ */
 function rootedIn(text: string, root: string): string[] {
   const out: string[] = [];
-  const mark = root.endsWith('/') ? root : `${root}/`;
-  for (let i = text.indexOf(mark); i >= 0; i = text.indexOf(mark, i + mark.length)) {
-    // only where a path starts: the text's start or after a separator (not inside another path)
-    if (i > 0 && !/[=|\]\s,;'"]/.test(text[i - 1]!)) continue;
-    const tail = text.slice(i);
-    const end = tail.slice(mark.length).search(END);
-    out.push(end < 0 ? tail : tail.slice(0, mark.length + end));
+  const spellings = [root.endsWith('/') ? root : `${root}/`];
+  const rel = relative(process.cwd(), root);
+  if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) spellings.push(`${rel}/`, `./${rel}/`);
+  for (const mark of spellings) {
+    const relative_ = !mark.startsWith('/');
+    for (let i = text.indexOf(mark); i >= 0; i = text.indexOf(mark, i + mark.length)) {
+      // a relative spelling only where a path starts (`metadata/` is no `data/`)
+      if (relative_ && i > 0 && /[A-Za-z0-9._-]/.test(text[i - 1]!)) continue;
+      const tail = text.slice(i);
+      const end = tail.slice(mark.length).search(END);
+      out.push(end < 0 ? tail : tail.slice(0, mark.length + end));
+    }
   }
   return out;
 }
@@ -66,10 +76,14 @@ export function fileUses(r: Resolution, token: string, mounts: readonly LocalMou
     out.push({ type: 'fs', resource, action });
   };
   const field = (text: string, action: string, address: boolean) => {
-    for (const p of pathsIn(text, token)) {
+    for (const p of runPathsIn(text, token)) {
       // as a file name (ffmpeg's `%04d` kept) and as fully decoded (`%2e%2e` is `..` to a server): both must be allowed
-      add(posix.normalize(decodedPath(p)), action);
-      add(posix.normalize(fullyDecoded(p)), action);
+      for (const path of [posix.normalize(decodedRunPath(p)), posix.normalize(fullyDecoded(p))]) {
+        add(path, action);
+        // what the run's credential reaches beside it: a playlist's or pattern's folder to read
+        // (its segments), the files its muxer writes next to a playlist (runMayRead, run-writes.ts)
+        if (PLAYLIST.test(path) || (action === 'GET' && RUN_PATH_PATTERN.test(path))) add(`${posix.dirname(path).replace(/\/$/, '')}/${action === 'GET' ? '**' : '*'}`, action);
+      }
     }
     for (const m of mounts) {
       const files = [...rootedIn(text, m.root), ...(address ? addressFiles(text) : [])];

@@ -1,5 +1,5 @@
 import type { BasicCredentials, FsServeRefusal, FsServeRequest, RunCredentials } from '../../sdk/index.ts';
-import { basicCredentialsMatch, parseBasicAuthorization } from '../../sdk/index.ts';
+import { basicCredentialsMatch, parseBasicAuthorization, runMayRead } from '../../sdk/index.ts';
 import { compileGlob } from './glob.ts';
 import { NO_DOMAIN } from './policy.ts';
 import { ANON } from './schema.ts';
@@ -96,7 +96,12 @@ export class ReadGate {
     }
     const own = mounts.creds.get(req.mount);
     if (own && basicCredentialsMatch(given, own)) return undefined;
-    if (given.username === RUN_USER && this.#run(given.password)) return undefined;
+    if (given.username === RUN_USER) {
+      const run = this.#run(given.password, path);
+      if (run === 'named') return undefined;
+      // a live run's read of what its command does not name: as anyone's
+      if (run === 'other') return this.#may(ANON, path, domain) ? undefined : refuse(403, `the run may not read ${path.slice(0, 200)}`, 'IAM_FS_FORBIDDEN');
+    }
     const u = this.#users.stored(given.username);
     if (!u || u.name === ANON || !u.auth.services.basic.some((h) => checkKey(given.password, h))) return refuse(401, 'unauthorized', 'IAM_FS_UNAUTHORIZED');
     return this.#may(u.name, path, domain, u) ? undefined : refuse(403, `user ${u.name} may not read ${path.slice(0, 200)}`, 'IAM_FS_FORBIDDEN');
@@ -114,11 +119,16 @@ export class ReadGate {
     return this.#may(u.name, path, domain, u) ? undefined : refuse(403, `user ${u.name} may not read ${path.slice(0, 200)}`, 'IAM_FS_FORBIDDEN');
   }
 
-  /** A live run's `<process id>:<token>` (the children read what the placeholders point them at). */
-  #run(password: string): boolean {
+  /**
+   * A live run's `<process id>:<token>`, for what its command names (`runMayRead`: its paths, the
+   * folders of its playlists): a token read from a process's state, or a playlist naming
+   * `../other/x.ts`, read every mount before.
+   */
+  #run(password: string, path: string): 'named' | 'other' | undefined {
     const cut = password.lastIndexOf(':');
     const grant = cut < 0 ? undefined : this.#runs()?.find(password.slice(cut + 1));
-    return grant !== undefined && grant.processId === password.slice(0, cut);
+    if (grant === undefined || grant.processId !== password.slice(0, cut)) return undefined;
+    return runMayRead(grant, path) ? 'named' : 'other';
   }
 
   #may(name: string, path: string, domain: string, u?: StoredUser): boolean {

@@ -119,3 +119,23 @@ t.test('describers: what runs name at each listener, a failing reading names wha
   stop();
   t.same(runs.uses(grant).map((u) => u.type), ['unreadable'], 'removed');
 });
+
+t.test('file reads: the paths a run names (any section), and below its playlists\' and patterns\' folders', async (t) => {
+  const { runMayRead } = await import('../../../sdk/index.ts');
+  const runs = new RunCredentialTable();
+  const run = runs.issue('p');
+  const url = `http://${runUserinfo(run)}127.0.0.1:8080`;
+  run.bind([
+    { section: 'input', text: `${url}/memfs/alice/in.m3u8` },
+    { section: 'input', text: `${url}/memfs/alice/logo.png` },
+    { section: 'input', text: `${url}/memfs/snaps/img_%03d.jpg` },
+    { section: 'output', text: `${url}/memfs/alice/out/x.m3u8` },
+  ]);
+  const grant = runs.find(run.token)!;
+  for (const p of ['/memfs/alice/in.m3u8', '/memfs/alice/in_001.ts', '/memfs/alice/sub/v1.m3u8', '/memfs/alice/logo.png', '/memfs/snaps/img_001.jpg', '/memfs/alice/out/x.m3u8']) {
+    t.ok(runMayRead(grant, p), p);
+  }
+  for (const p of ['/memfs/bob/priv.ts', '/memfs/alicex/in.m3u8', '/memfs/other.png', '/memfs/logo.png', '/disk/alice/in.m3u8']) {
+    t.notOk(runMayRead(grant, p), `not ${p} (a playlist naming ../bob/priv.ts leads out of its folder)`);
+  }
+});

@@ -46,7 +46,7 @@ t.test('an IAM user\'s process names only what its user may do, by address or op
   const token = await login('alice', 'alice password');
   const disk = join(app.dir, 'disk');
 
-  const refused: Array<[string, ReturnType<typeof proc>]> = [
+  const refused: Array<[string, ReturnType<typeof proc> & { options?: string[] }]> = [
     ['publishes another user\'s RTMP stream', proc('alice-1', { output: '{rtmp,name=bob/live}', options: ['-f', 'flv'] })],
     ['plays another user\'s RTMP stream', proc('alice-2', { input: '{rtmp,name=bob/cam}' })],
     ['publishes another user\'s SRT stream', proc('alice-3', { output: '{srt,name=bob/live}', options: ['-f', 'mpegts'] })],
@@ -60,6 +60,12 @@ t.test('an IAM user\'s process names only what its user may do, by address or op
     ['writes it by its path', proc('alice-11', { output: join(disk, 'bob', 'x.mp4'), options: ['-f', 'mp4'] })],
     ['writes it in a tee', proc('alice-12', { output: `[f=mp4]{diskfs}/alice/a.mp4|[f=flv]{rtmp,name=bob/live}`, options: ['-f', 'tee', '-map', '0'] })],
     ['writes the disk root', proc('alice-13', { output: '{diskfs}/x.mp4', options: ['-f', 'mp4'] })],
+    // the disk's folder named behind a protocol prefix or in an option's value
+    ['writes it through tee:', proc('alice-14', { output: 'tee:{diskfs}/bob/evil.ts', options: ['-f', 'mpegts'] })],
+    ['writes it through md5:', proc('alice-15', { output: 'md5:{diskfs}/bob/evil.md5', options: ['-f', 'mpegts'] })],
+    ['writes it through an option\'s file:', proc('alice-16', { output: '{diskfs}/alice/z.m3u8', options: ['-f', 'hls', '-hls_segment_filename', 'file:{diskfs}/bob/seg_%03d.ts'] })],
+    ['writes it through a global option', { ...proc('alice-17', {}), options: ['-progress', 'file:{diskfs}/bob/progress.txt'] }],
+    ['reads it through concat:', proc('alice-18', { input: 'concat:{diskfs}/bob/a.ts|{diskfs}/alice/b.ts', inputOptions: [] })],
   ];
   for (const [what, body] of refused) {
     const r = await app.request('POST', '/api/v3/process', { body, token });
