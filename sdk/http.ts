@@ -22,6 +22,8 @@ export interface RequestAuth {
   user: string;
   /** How: `jwt`, `localhost`, `basic`, `disabled`, ... */
   via: string;
+  /** For a token: when its login began (ms; a refresh keeps it). A long-lived answer (an event stream) asks again whether it still stands. */
+  login?: number;
 }
 
 declare module 'fastify' {

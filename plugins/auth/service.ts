@@ -69,7 +69,7 @@ export class AuthService {
     if (!auth.enable) return { who: { user: '', via: 'disabled' }, loginMs: 0 };
     for (const token of bearerTokens(request)) {
       const held = await this.tokens.verify(token, 'access');
-      if (held) return { who: { user: held.subject, via: 'jwt' }, loginMs: held.loginMs };
+      if (held) return { who: { user: held.subject, via: 'jwt', login: held.loginMs }, loginMs: held.loginMs };
     }
     // a loopback peer that names another client (a reverse proxy not in api.access.trusted_proxies)
     // speaks for someone else: never the local exemption

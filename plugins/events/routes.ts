@@ -57,7 +57,9 @@ export function eventRoutes(http: HttpScope, bus: EventBus, hub: SseHub, webhook
     reply.hijack();
     // an IAM user's token sees only events of the processes and streams its policies allow
     const who = req.auth?.user;
-    const sees = iam && who?.startsWith(IAM_SUBJECT) ? (e: CoreEvent) => iam.seesEvent(who, e) : undefined;
+    // and only while its token stands: a new password, a login turned off or a deleted user ends what it sees
+    const login = req.auth?.login ?? 0;
+    const sees = iam && who?.startsWith(IAM_SUBJECT) ? (e: CoreEvent) => iam.tokenRefusal(who, login) === undefined && iam.seesEvent(who, e) : undefined;
     hub.open(reply.raw, headers, bus, filter, fromId, sees);
     return reply;
   });

@@ -219,4 +219,11 @@ t.test('the event stream of an IAM user: events of the processes it may read, no
   t.ok(mine.events.every((e) => e.subject.process !== undefined), 'no event of the service, the files or other processes');
   t.ok(all.events.some((e) => e.subject.process === undefined) || all.events.length >= 3, 'the superuser\'s stream as before');
   t.equal((await app.request('GET', '/api/v3/events/webhooks', { token })).status, 403, 'the webhooks\' state is the superusers\'');
+  // a stream open when its token ends (a new password) shows nothing from then on
+  t.equal((await app.request('PUT', '/api/v3/iam/user/watcher', { body: { auth: { api: { userpass: { password: 'a new one' } } } }, token: admin })).status, 200);
+  const before = mine.events.length;
+  t.equal((await app.request('POST', '/api/v3/process', { body: proc('cam-3'), token: admin })).status, 200);
+  await waitFor(() => all.events.some((e) => e.type === 'process.added' && e.subject.process === 'cam-3') || undefined, { what: 'the superuser sees cam-3 added' });
+  await new Promise((r) => setTimeout(r, 200));
+  t.equal(mine.events.length, before, 'the stream of the ended token sees no more events');
 });
