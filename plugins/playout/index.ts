@@ -1,4 +1,4 @@
-import { IdleTick, childrenRef, definePlugin, eventsRef, optional, processHooksRef, processesRef, stateExtrasRef } from '../../sdk/index.ts';
+import { IdleTick, childrenRef, definePlugin, eventsRef, httpHooksRef, optional, processHooksRef, processesRef, stateExtrasRef } from '../../sdk/index.ts';
 import { playoutRef } from './api.ts';
 import { PlayoutConfig, validatePlayout } from './schema.ts';
 import type { RelayFactory } from './relays.ts';
@@ -68,7 +68,8 @@ export default definePlugin({
       return v;
     });
     playoutRoutes(ctx.http, control);
-    if (cfg.enable) playlists.routes(ctx.http);
+    const use = ctx.hooks.get(httpHooksRef).processUse;
+    if (cfg.enable) playlists.routes(ctx.http, (req, u) => !use.isUsed() || use.call(req, u) !== false);
 
     if (cfg.enable) {
       // only while a port is held (an idle service wakes for nothing: issue 46.2)

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { EventsService, HttpScope, PluginState } from '../../../sdk/index.ts';
+import type { FastifyRequest } from 'fastify';
+import type { EventsService, HttpScope, PluginState, RunUse } from '../../../sdk/index.ts';
 import type { Ffmpeg } from '../relay/ffmpeg.ts';
 import { PlaylistFeed } from './feed.ts';
 import { playlistRoutes } from './routes.ts';
@@ -21,7 +22,8 @@ export interface Playlists {
   store: PlaylistStore;
   /** The item sequence of a `playlist:<name>` input of a process. */
   feed(name: string, processId: string, log: Logger): PlaylistFeed;
-  routes(http: HttpScope): void;
+  /** `may`: whether the caller of a request may read a disk item (`httpHooksRef.processUse`: a process plays it). */
+  routes(http: HttpScope, may?: (req: FastifyRequest, use: RunUse) => boolean): void;
 }
 
 /** The playlist store (state document `playlists`), its routes and the feeds of `playlist:` inputs. */
@@ -41,6 +43,6 @@ export async function openPlaylists(o: PlaylistsOptions): Promise<Playlists> {
       name, processId, rules, log, playlist: (n) => store.get(n),
       emit: o.events ? (type, subject, payload) => o.events!.emit(type, subject, payload) : undefined,
     }),
-    routes: (http) => playlistRoutes(http, store),
+    routes: (http, may) => playlistRoutes(http, store, may),
   };
 }

@@ -1,4 +1,6 @@
-import { ApiError, Type, type HttpScope } from '../../../sdk/index.ts';
+import { posix } from 'node:path';
+import type { FastifyRequest } from 'fastify';
+import { ApiError, Type, type HttpScope, type RunUse } from '../../../sdk/index.ts';
 import { Playlist, PlaylistBody, PlaylistList, PlaylistParams } from './schema.ts';
 import type { PlaylistStore } from './store.ts';
 
@@ -6,7 +8,7 @@ const TAGS = ['playlist'];
 const notFound = (name: string) => new ApiError(404, 'Unknown playlist', [`no playlist named '${name}'`], 'PLAYLIST_NOT_FOUND');
 
 /** `/api/v3/playlist` (list) and `/api/v3/playlist/{name}` (GET, PUT create/replace, DELETE). */
-export function playlistRoutes(http: HttpScope, store: PlaylistStore): void {
+export function playlistRoutes(http: HttpScope, store: PlaylistStore, may: (req: FastifyRequest, use: RunUse) => boolean = () => true): void {
   void http.register(async (s: HttpScope) => {
     s.get('/api/v3/playlist', {
       schema: { summary: 'List the stored playlists', tags: TAGS, response: { 200: PlaylistList } },
@@ -21,7 +23,15 @@ export function playlistRoutes(http: HttpScope, store: PlaylistStore): void {
         summary: 'Create or replace a playlist (disk items are probed; takes effect at the next item of processes playing it)',
         tags: TAGS, params: PlaylistParams, body: PlaylistBody, response: { 200: Playlist },
       },
-    }, async (req) => store.put(req.params.name, req.body));
+    }, async (req) => {
+      // a disk item is read by the processes that play it (and probed now): its maker must be allowed to read it (an access plugin's policies)
+      for (const [i, item] of (req.body.items ?? []).entries()) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(item.source)) continue;
+        const resource = posix.normalize(`/${item.source}`);
+        if (!may(req, { type: 'fs', resource, action: 'GET' })) throw new ApiError(403, 'Forbidden', [`items[${i}]: no policy of its maker allows GET fs ${resource.slice(0, 200)}`], 'PLAYLIST_FORBIDDEN');
+      }
+      return store.put(req.params.name, req.body);
+    });
 
     s.delete('/api/v3/playlist/:name', {
       schema: { summary: 'Delete a playlist (processes playing it send their error frame at the next item)', tags: TAGS, params: PlaylistParams, response: { 200: Type.String() } },

@@ -98,3 +98,34 @@ t.test('an IAM user\'s process names only what its user may do, by address or op
     t.equal(r.status, 200, `the superuser's process ${what}`);
   }
 });
+
+t.test('a playlist\'s disk items need its maker\'s read: a process plays them, the store probes them', async (t) => {
+  const { portRange } = await import('../playout/helpers.ts');
+  const { makeClip } = await import('../playout/playlist/media.ts');
+  const [min, max] = await portRange(4);
+  const app = await startApp(t, { config: { api: API, iam: { enable: true }, playout: { enable: true, min_port: min, max_port: max } } });
+  const login = async (u: string, p: string) => (await request(app.url, 'POST', '/api/login', { body: { username: u, password: p } })).body.access_token as string;
+  const admin = await login('admin', 'admin-pw');
+  const carol = {
+    name: 'carol', auth: { api: { userpass: { enable: true, password: 'carol password' } } },
+    policies: [
+      { types: ['api'], resource: '/api/v3/playlist{,/**}', actions: ['GET', 'PUT', 'DELETE'] },
+      { types: ['fs'], resource: '/carol/**', actions: ['GET'] },
+    ],
+  };
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: carol, token: admin })).status, 200);
+  // (by default anyone reads every public mount, the disk too: then so may anyone's playlist)
+  t.equal((await app.request('PUT', '/api/v3/iam/user/$anon/policy', { body: [], token: admin })).status, 200);
+  const token = await login('carol', 'carol password');
+  const disk = join(app.dir, 'disk');
+  await makeClip(join(disk, 'bob'), 'private.mp4', 1);
+  await makeClip(join(disk, 'carol'), 'mine.mp4', 1);
+  for (const source of ['/bob/private.mp4', 'bob/private.mp4', '/carol/../bob/private.mp4']) {
+    const r = await app.request('PUT', '/api/v3/playlist/carol-pl', { body: { items: [{ source }] }, token });
+    t.equal(r.status, 403, `${source}: refused`);
+    t.match(r.body, { code: 403, details: [/GET fs \/bob\/private\.mp4/] });
+  }
+  const ok = await app.request('PUT', '/api/v3/playlist/carol-pl', { body: { items: [{ source: '/carol/mine.mp4' }, { source: 'https://example.invalid/x.mp4' }] }, token });
+  t.equal(ok.status, 200, ok.text.slice(0, 200));
+  t.equal((await app.request('PUT', '/api/v3/playlist/admin-pl', { body: { items: [{ source: '/bob/private.mp4' }] }, token: admin })).status, 200, 'the superuser\'s as before');
+});
