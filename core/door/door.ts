@@ -41,6 +41,14 @@ export class FileDoor {
     return this.#mounts;
   }
 
+  /** Whether a cleaned path's first segment is one the catch-all mount leaves to the router. */
+  #reserved(m: DoorMount, path: string): boolean {
+    const slash = path.indexOf('/', 1);
+    const first = slash < 0 ? path.slice(1) : path.slice(1, slash);
+    const heads = this.env.routeHeads();
+    return m.reserved.has(first) || heads.has(first) || heads.has(':');
+  }
+
   /** The mount a URL's path falls under, or undefined. */
   #find(pathname: string): DoorMount | undefined {
     for (const m of this.#mounts) {
@@ -79,6 +87,8 @@ export class FileDoor {
         sendThrown(res, err, ['vary', 'Origin', ...corsHead(this.env, req)]);
         return true;
       }
+      // the catch-all's reserved heads as the file is found (`/./api/x`, `/api%2fx`: the router's, not the disk's api folder)
+      if (m.prefix === '' && path !== raw && this.#reserved(m, path)) return false;
       // the catch-all's answer depends on the routes of the moment: not remembered; nor long paths (memory)
       if (m.prefix !== '' && pathname.length <= PATH_MEMO_CHARS) {
         if (this.#paths.size >= PATHS_MAX) this.#paths.clear();

@@ -60,9 +60,10 @@ t.test('the public disk mount', async (t) => {
     // the disk's own api folder stays behind the API, however its name is written
     await mkdir(join(disk, 'api'), { recursive: true });
     await writeFile(join(disk, 'api', 'hidden.txt'), 'the disk\'s api folder');
-    for (const p of ['/api/hidden.txt', '/%61pi/hidden.txt', '/%61%70%69/hidden.txt', '/%41pi/hidden.txt']) {
-      r = await app.request('GET', p);
-      t.not(r.text, 'the disk\'s api folder', `${p}: not the disk's file`);
+    for (const p of ['/api/hidden.txt', '/%61pi/hidden.txt', '/%61%70%69/hidden.txt', '/%41pi/hidden.txt', '/./api/hidden.txt', '/%2e/api/hidden.txt', '/api%2fhidden.txt', '/api%2Fhidden.txt']) {
+      // raw: fetch would clean `/./` and `%2e` away first
+      const raw = await rawRequest(app.url, 'GET', p);
+      t.not(raw.text, 'the disk\'s api folder', `${p}: not the disk's file (${raw.status})`);
     }
   });
 
