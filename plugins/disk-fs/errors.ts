@@ -7,6 +7,8 @@ import { ApiError, isApiError } from '../../sdk/errors.ts';
  * no longer be read back (the check of where a folder is), and a 2,000-level upload left its folders.
  */
 export const MAX_PATH_BYTES = 4000;
+/** The longest name of one file or folder (the kernel's NAME_MAX): longer, refused before a folder is made. */
+export const MAX_NAME_BYTES = 255;
 
 /** Errors of the disk filesystem, with stable codes. */
 export const diskErrors = {
@@ -17,7 +19,7 @@ export const diskErrors = {
   full: () => new ApiError(507, 'Insufficient Storage', ['not enough space on device'], 'DISKFS_FULL'),
   tooBig: () => new ApiError(507, 'Insufficient Storage', ['File is too big'], 'DISKFS_FILE_TOO_BIG'),
   /** A path the kernel could not name again once made (its real path over PATH_MAX): refused before a folder is made. */
-  tooLong: (path: string) => new ApiError(400, 'Bad Request', [`${path.slice(0, 256)}: the path is too long (at most ${MAX_PATH_BYTES} bytes with the disk's folder)`], 'DISKFS_PATH_TOO_LONG'),
+  tooLong: (path: string) => new ApiError(400, 'Bad Request', [`${path.slice(0, 256)}: the path is too long (at most ${MAX_PATH_BYTES} bytes with the disk's folder, ${MAX_NAME_BYTES} a name)`], 'DISKFS_PATH_TOO_LONG'),
   notAFile: (path: string) => new ApiError(400, 'Bad Request', [`${path} is a directory`], 'DISKFS_NOT_A_FILE'),
 };
 

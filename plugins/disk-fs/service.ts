@@ -5,7 +5,7 @@ import type {
   FilesystemService, FsFileInfo, FsNode, FsOpenHint, FsPublicMount, FsReaderModule, FsWriteOptions, FsWriteResult,
 } from '../../sdk/index.ts';
 import { GlobMatchers, filesystemEvents, type FilesystemEvents } from '../../sdk/index.ts';
-import { diskErrors, MAX_PATH_BYTES, writeError } from './errors.ts';
+import { diskErrors, MAX_NAME_BYTES, MAX_PATH_BYTES, writeError } from './errors.ts';
 import { isMissing, type DiskRoot } from './root.ts';
 import { diskUsage, walkFiles } from './walk.ts';
 import { etagOf, openDiskNode } from './open.ts';
@@ -203,7 +203,9 @@ export class DiskFilesystem implements FilesystemService {
   async #write(path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: FsWriteOptions): Promise<FsWriteResult> {
     if (path === '/') throw diskErrors.notAFile(path);
     if (this.#r.hidden(path)) throw diskErrors.reserved(path);
-    if (Buffer.byteLength(this.#r.real) + Buffer.byteLength(path) > MAX_PATH_BYTES) throw diskErrors.tooLong(path);
+    if (Buffer.byteLength(this.#r.real) + Buffer.byteLength(path) > MAX_PATH_BYTES || path.split('/').some((n) => Buffer.byteLength(n) > MAX_NAME_BYTES)) {
+      throw diskErrors.tooLong(path);
+    }
     const { dir, name } = splitPath(path);
     const pin = (create: boolean) => pinFolder(this.#r, dir, path, create).catch((err: unknown) => { throw writeError(err, path); });
     // folders are made only once the upload passed the limits
@@ -245,7 +247,8 @@ export class DiskFilesystem implements FilesystemService {
   /** Writes the body to a new temp file in `folder` and renames it over `name` there; the bytes written. */
   async #store(folder: PinnedFolder, name: string, path: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, oldSize: number): Promise<number> {
     const limit = this.#limit;
-    const tmp = folder.entry(`.${name}.${randomBytes(6).toString('hex')}.upload`);
+    // a name of its own: the upload's (up to 255 bytes) plus a suffix would pass the kernel's NAME_MAX
+    const tmp = folder.entry(`.u.${randomBytes(6).toString('hex')}.upload`);
     let size = 0;
     // exclusive: never through a link of that name
     const fh = await open(tmp, 'wx', 0o644).catch((err: unknown) => { throw writeError(err, path); });

@@ -91,4 +91,13 @@ t.test('an upload too deep for the kernel to name is refused before any folder i
   t.notOk((await readdir(join(app.dir, 'disk'))).includes('ab'), 'no folder was left behind (2,039 were)');
   const ok = await rawRequest(app.url, 'PUT', `/api/v3/fs/disk/${'ab/'.repeat(100)}x.txt`, { body: 'x' });
   t.equal(ok.status, 201, 'a deep path within the bound is written');
+  // a name over NAME_MAX anywhere on the way: refused before a folder is made (x1/y1 were left)
+  for (const p of [`x1/y1/${'n'.repeat(256)}`, `x2/y2/${'d'.repeat(300)}/f`, `x3/${'é'.repeat(130)}/f`]) {
+    const r = await rawRequest(app.url, 'PUT', `/api/v3/fs/disk/${encodeURI(p)}`, { body: 'x' });
+    t.equal(r.status, 400, `${p.slice(0, 12)}...: ${r.text.slice(0, 120)}`);
+  }
+  const left = await readdir(join(app.dir, 'disk'));
+  t.notOk(left.some((n) => /^x\d$/.test(n)), `no folder left (${left.join(' ')})`);
+  const longest = `${'n'.repeat(251)}.txt`;
+  t.equal((await rawRequest(app.url, 'PUT', `/api/v3/fs/disk/${longest}`, { body: 'x' })).status, 201, 'a name of 255 bytes is written (its upload\'s temporary name is short)');
 });
