@@ -27,6 +27,12 @@ export interface ChildSpawnOptions {
   /** Ends the child with `killSignal` (default SIGKILL) when aborted. */
   signal?: AbortSignal;
   killSignal?: NodeJS.Signals;
+  /**
+   * Its threads and processes at once (all it starts counted); default `encoder.confinement.max_tasks`,
+   * 0 none: for a host of the service's own whose threads follow its connections (the SRT host makes
+   * one per publisher), bounded by its plugin's own connection limit instead.
+   */
+  maxTasks?: number;
 }
 
 /**

@@ -87,7 +87,8 @@ export class HostLink {
   }
 
   #spawn(first: (err?: Error) => void): void {
-    const child = this.#children.spawn(process.execPath, [ENTRY], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    // the service's own host (a runtime of its threads, libdatachannel's): its sessions are bounded by webrtc's limits
+    const child = this.#children.spawn(process.execPath, [ENTRY], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], maxTasks: 0 });
     this.#child = child;
     this.#startedAt = Date.now();
     let stderr = '';

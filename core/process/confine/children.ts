@@ -108,7 +108,8 @@ export class Children implements ChildrenService {
       // computed at each spawn: a file the service made for this child just now (a playout clip's
       // image in its temporary folder) is readable even in a folder on the way to a secret
       const rules = pathRules({ hidden: this.#hiddenPaths(), writable: [...this.#writable, tmp] }, listDir);
-      group = this.#taskGroups()?.make();
+      // a child of no bound of its own (0: the service's own hosts) gets no group
+      group = o.maxTasks === 0 ? undefined : this.#taskGroups()?.make(o.maxTasks);
       const tasks = group ? ['--tasks', group.procs] : [];
       const argv = ['--ppid', String(process.pid), ...(this.#opts.mechanism.ns ? ['--ns'] : []), ...tasks, ...ruleArgs(rules), '--', file, ...args];
       child = spawn(wrapper, argv, { ...base, env: { ...o.env, ...this.#env, TMPDIR: tmp } });

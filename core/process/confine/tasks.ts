@@ -73,12 +73,12 @@ export class TaskCgroups {
     }
   }
 
-  /** A new child's cgroup with its bound (throws when it cannot be made). */
-  make(): TaskGroup {
+  /** A new child's cgroup with its bound (`max`, else the service's; throws when it cannot be made). */
+  make(max = this.#max): TaskGroup {
     const dir = join(this.#dir, `media-core-${process.pid}-${++made}`);
     mkdirSync(dir);
     try {
-      writeFileSync(join(dir, 'pids.max'), String(this.#max));
+      writeFileSync(join(dir, 'pids.max'), String(max));
     } catch (err) {
       rmdirSync(dir);
       throw err;

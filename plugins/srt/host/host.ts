@@ -121,7 +121,8 @@ export class SrtHost {
       return;
     }
     // nothing on its command line or in its environment: the settings go over the pipe
-    const child = this.#o.children.spawn(this.#o.path, [], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    // libsrt makes a thread per publisher: srt.max_connections bounds them, not encoder.confinement.max_tasks
+    const child = this.#o.children.spawn(this.#o.path, [], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], maxTasks: 0 });
     this.#child = child;
     const pipe = child.stdio[3] as Socket;
     this.#pipe = pipe;

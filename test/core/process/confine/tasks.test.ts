@@ -47,6 +47,14 @@ t.test('a child makes at most max_tasks threads and processes; its cgroup goes w
 
   const open = new Children({ mechanism, require: true, hidden: [], writable: [join(dir, 'disk')], tmpBase: join(dir, 'tmp2'), maxTasks: 0 });
   t.equal(made((await sh(open, FORKS)).out), 60, 'max_tasks 0: no bound');
+  // the service's own hosts (the SRT host's threads follow its publishers) ask for none
+  const host = await new Promise<string>((resolve) => {
+    const child = bounded.spawn('sh', ['-c', FORKS], { stdio: ['ignore', 'pipe', 'ignore'], maxTasks: 0 });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.on('close', () => resolve(out));
+  });
+  t.equal(made(host), 60, 'a spawn with maxTasks 0 is not bounded');
   t.ok(existsSync(join(dir, 'disk')));
 });
 
