@@ -20,6 +20,8 @@ export interface LocalMount { root: string; mount: string }
 const END = /[|[\]:?#'"\s,;]/;
 const SCHEME = /^[a-z][a-z0-9.+\-:]*:\/{1,3}/i;
 const PLAYLIST = /\.(m3u8|mpd)$/i;
+/** Input options that let a demuxer open what its playlist or list names by itself (`-safe 0`: the concat list's absolute paths). */
+const WIDENING = new Set(['-protocol_whitelist', '-protocol_blacklist', '-safe']);
 
 /** The mount path of `path` under `m`, or undefined when it lies outside its folder. */
 function mountPath(m: LocalMount, path: string): string | undefined {
@@ -39,24 +41,32 @@ function addressFiles(address: string): string[] {
   });
 }
 
+/** An absolute path in a field: at its start or after a separator (`=`, `|`, `]`, `:`, `,`, `;`, a quote, a space). */
+const ABSOLUTE = /(?:^|[=|\]\s,;'":])(\/[^|[\]\\:?#'"\s,;]*)/g;
+/** Paths that lead wherever a process is (its working directory, its root, its descriptors): named as such, never as a mount's. */
+const ELSEWHERE = /^\/(?:proc|dev\/fd)(?:\/|$)/;
+
 /**
- * Paths under `root` a field's text names anywhere: written out absolute (`{diskfs}/x` resolved, in
- * an option, after a protocol prefix such as `tee:` or `file:`), or relative to the service's
- * working directory, which the child shares (`data/x` when the folder is `./data`).
+ * Paths a field's text names anywhere, as the kernel would find them: every absolute path (`//`,
+ * `/./`, `..` resolved; `/proc/self/cwd/...` and `/dev/fd/...` kept as they are, a use no mount's
+ * policy names), and paths relative to the service's working directory, which the child shares
+ * (`data/x` when the disk's folder is `./data`).
  */
-function rootedIn(text: string, root: string): string[] {
+function pathsNamed(text: string, roots: readonly string[]): string[] {
   const out: string[] = [];
-  const spellings = [root.endsWith('/') ? root : `${root}/`];
-  const rel = relative(process.cwd(), root);
-  if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) spellings.push(`${rel}/`, `./${rel}/`);
-  for (const mark of spellings) {
-    const relative_ = !mark.startsWith('/');
-    for (let i = text.indexOf(mark); i >= 0; i = text.indexOf(mark, i + mark.length)) {
-      // a relative spelling only where a path starts (`metadata/` is no `data/`)
-      if (relative_ && i > 0 && /[A-Za-z0-9._-]/.test(text[i - 1]!)) continue;
-      const tail = text.slice(i);
-      const end = tail.slice(mark.length).search(END);
-      out.push(end < 0 ? tail : tail.slice(0, mark.length + end));
+  // (a path through /proc kept as written: its `..` is the kernel's, after the link)
+  for (const m of text.matchAll(ABSOLUTE)) out.push(ELSEWHERE.test(m[1]!) ? m[1]! : resolve(m[1]!));
+  for (const root of roots) {
+    const rel = relative(process.cwd(), root);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) continue;
+    for (const mark of [`${rel}/`, `./${rel}/`]) {
+      for (let i = text.indexOf(mark); i >= 0; i = text.indexOf(mark, i + mark.length)) {
+        // only where a path starts (`metadata/` is no `data/`)
+        if (i > 0 && /[A-Za-z0-9._-]/.test(text[i - 1]!)) continue;
+        const tail = text.slice(i);
+        const end = tail.slice(mark.length).search(END);
+        out.push(resolve(end < 0 ? tail : tail.slice(0, mark.length + end)));
+      }
     }
   }
   return out;
@@ -85,11 +95,16 @@ export function fileUses(r: Resolution, token: string, mounts: readonly LocalMou
         if (PLAYLIST.test(path) || (action === 'GET' && RUN_PATH_PATTERN.test(path))) add(`${posix.dirname(path).replace(/\/$/, '')}/${action === 'GET' ? '**' : '*'}`, action);
       }
     }
-    for (const m of mounts) {
-      const files = [...rootedIn(text, m.root), ...(address ? addressFiles(text) : [])];
-      for (const f of files) add(mountPath(m, resolve(f)), action);
+    const files = [...pathsNamed(text, mounts.map((m) => m.root)), ...(address ? addressFiles(text) : [])];
+    for (const f of files) {
+      // a path that leads wherever the process is: no policy of a mount names it
+      if (ELSEWHERE.test(f)) add(f, action);
+      else for (const m of mounts) add(mountPath(m, f), action);
     }
   };
+  // what makes ffmpeg open any file a playlist or list names (`file:` segments, absolute paths): every file, read
+  const widened = (opts: readonly string[]) => opts.some((o, i) => WIDENING.has(o) && (o !== '-safe' || opts[i + 1] === '0'));
+  if ([r.options, ...r.inputs.map((i) => i.options)].some(widened)) add('/**', 'GET');
   for (const o of r.options) field(o, 'PUT', false);
   for (const i of r.inputs) {
     for (const o of i.options) field(o, 'GET', false);

@@ -75,15 +75,16 @@ function playlistNames(text: string): string[] {
   return out;
 }
 
-interface Walk { root: string; names: number }
+interface Walk { root: string; names: number; may?: ((diskPath: string) => boolean) | undefined }
 
 /**
  * Why a local file (its real path, inside the real disk root `root`) cannot be an item, or
  * undefined. Never says anything about a file outside the root: a name leading out is refused
- * before it is looked at.
+ * before it is looked at. `may`: whether the playlist's maker may read a file a playlist names
+ * (its disk path, `/bob/x.ts`; an access plugin's policies).
  */
-export function localFileProblem(root: string, real: string): string | undefined {
-  return fileProblem({ root, names: 0 }, real, 0, PROBE_BYTES);
+export function localFileProblem(root: string, real: string, may?: (diskPath: string) => boolean): string | undefined {
+  return fileProblem({ root, names: 0, may }, real, 0, PROBE_BYTES);
 }
 
 function fileProblem(w: Walk, real: string, depth: number, headBytes: number): string | undefined {
@@ -131,5 +132,6 @@ function nameProblem(w: Walk, real: string, name: string, depth: number): string
     return 'no such file in the disk filesystem';
   }
   if (!inside(w.root, target)) return 'outside the disk filesystem';
+  if (w.may && !w.may(`/${relative(w.root, target)}`)) return 'its maker may not read it (no fs GET policy)';
   return fileProblem(w, target, depth + 1, ENTRY_HEAD_BYTES);
 }

@@ -30,7 +30,7 @@ export function playlistRoutes(http: HttpScope, store: PlaylistStore, may: (req:
         const resource = posix.normalize(`/${item.source}`);
         if (!may(req, { type: 'fs', resource, action: 'GET' })) throw new ApiError(403, 'Forbidden', [`items[${i}]: no policy of its maker allows GET fs ${resource.slice(0, 200)}`], 'PLAYLIST_FORBIDDEN');
       }
-      return store.put(req.params.name, req.body);
+      return store.put(req.params.name, req.body, (path) => may(req, { type: 'fs', resource: path, action: 'GET' }));
     });
 
     s.delete('/api/v3/playlist/:name', {

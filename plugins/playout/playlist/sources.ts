@@ -28,13 +28,13 @@ export interface SourceRules {
  * the root (`local-file.ts`: an HLS playlist's names, other referencing formats refused).
  * Synchronous: it runs at every item start, once per item.
  */
-export function resolveSource(rules: SourceRules, source: string): Resolved {
+export function resolveSource(rules: SourceRules, source: string, may?: (diskPath: string) => boolean): Resolved {
   const r = locate(rules.diskDir, source);
   if (!r.ok) return r;
   const denied = rules.inputProblem(r.input);
   if (denied) return { ok: false, reason: `${source}: ${denied}` };
   if (r.url) return r;
-  const why = localFileProblem(r.root, r.input);
+  const why = localFileProblem(r.root, r.input, may);
   return why ? { ok: false, reason: `${source}: ${why}` } : { ok: true, input: r.input, url: false };
 }
 

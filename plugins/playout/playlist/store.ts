@@ -40,12 +40,13 @@ export class PlaylistStore {
   }
 
   /** Creates or replaces; 400 naming the item and the reason when an item is refused. */
-  async put(name: string, body: PlaylistBody): Promise<Playlist> {
+  /** `may`: whether the maker may read a disk file an item's playlist names (the items themselves: the route). */
+  async put(name: string, body: PlaylistBody, may?: (diskPath: string) => boolean): Promise<Playlist> {
     if (!NAME.test(name)) throw bad(`name: 1-64 of A-Z a-z 0-9 _ - . (not starting with .)`);
     if (!this.get(name) && Object.keys(this.#doc.data.playlists).length >= MAX_PLAYLISTS) {
       throw bad(`at most ${MAX_PLAYLISTS} playlists`);
     }
-    const items = await this.#check(body);
+    const items = await this.#check(body, may);
     const pl: Playlist = {
       name, items, loop: body.loop ?? true, shuffle: body.shuffle ?? false, mismatch: body.mismatch ?? 'normalise',
       format: { ...DEFAULT_FORMAT, ...body.format }, updated_at: Math.floor(Date.now() / 1000),
@@ -69,7 +70,7 @@ export class PlaylistStore {
     return true;
   }
 
-  async #check(body: PlaylistBody): Promise<StoredItem[]> {
+  async #check(body: PlaylistBody, may?: (diskPath: string) => boolean): Promise<StoredItem[]> {
     const items: StoredItem[] = body.items.map((it) => ({ ...it }));
     items.forEach((it, i) => {
       if (it.in !== undefined && it.out !== undefined && it.out <= it.in) throw bad(`items[${i}]: out (${it.out}) must be after in (${it.in})`);
@@ -78,7 +79,7 @@ export class PlaylistStore {
     const todo = items.map((it, i) => ({ it, i }));
     const probeOne = async ({ it, i }: { it: StoredItem; i: number }): Promise<void> => {
       // refused before anything reads it: nothing about a file out of bounds is probed or stored
-      const r = resolveSource(this.#rules, it.source);
+      const r = resolveSource(this.#rules, it.source, may);
       if (!r.ok) throw bad(`items[${i}]: ${r.reason}`);
       if (r.url && !refuse) return;
       const media = await probeItem(this.#ffmpeg, r.input, r.url ? [] : LOCAL_PROTOCOLS);

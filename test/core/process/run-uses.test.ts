@@ -24,6 +24,13 @@ t.test('the disk\'s folder, however spelled', async (t) => {
   t.same(uses({ inputs: [io(`concat:${root}/bob/a.ts|${root}/alice/b.ts`)] }), ['GET /bob/a.ts', 'GET /alice/b.ts'], 'every part of a concat');
   t.same(uses({ outputs: [io('-', ['-metadata', 'title=metadata/run-uses-datax/y'])] }), [], 'no path where none starts');
   t.same(uses({ outputs: [io('-', ['-f', 'null'])] }), []);
+  t.same(uses({ outputs: [io('-', ['-hls_segment_filename', root.replace('/run-uses-data', '//run-uses-data') + '/bob/s_%d.ts'])] }), ['PUT /bob/s_%d.ts'], 'a doubled slash');
+  t.same(uses({ options: ['-progress', `${process.cwd()}/./run-uses-data/bob/p.txt`] }), ['PUT /bob/p.txt'], 'a /./');
+  t.ok(uses({ outputs: [io('tee:/proc/self/cwd/../run-uses-data/bob/t.ts')] }).includes('PUT /proc/self/cwd/../run-uses-data/bob/t.ts'), 'a path through /proc: named as it is (no mount\'s policy names it)');
+  t.same(uses({ inputs: [io('/dev/fd/3')] }), ['GET /dev/fd/3']);
+  t.same(uses({ inputs: [io(`${root}/alice/pl.m3u8`, ['-protocol_whitelist', 'file,http'])] }), ['GET /**', 'GET /alice/pl.m3u8'], 'a widened protocol list reads every file');
+  t.same(uses({ inputs: [io(`${root}/alice/l.txt`, ['-f', 'concat', '-safe', '0'])] }), ['GET /**', 'GET /alice/l.txt'], 'an unsafe concat list too');
+  t.same(uses({ inputs: [io(`${root}/alice/l.txt`, ['-f', 'concat', '-safe', '1'])] }), ['GET /alice/l.txt']);
 });
 
 t.test('beside a playlist: its folder\'s files to write, its folder to read', async (t) => {

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request, startApp } from '../../helpers/app.ts';
 import * as srt from '../srt/srt-helpers.ts';
@@ -66,6 +67,9 @@ t.test('an IAM user\'s process names only what its user may do, by address or op
     ['writes it through an option\'s file:', proc('alice-16', { output: '{diskfs}/alice/z.m3u8', options: ['-f', 'hls', '-hls_segment_filename', 'file:{diskfs}/bob/seg_%03d.ts'] })],
     ['writes it through a global option', { ...proc('alice-17', {}), options: ['-progress', 'file:{diskfs}/bob/progress.txt'] }],
     ['reads it through concat:', proc('alice-18', { input: 'concat:{diskfs}/bob/a.ts|{diskfs}/alice/b.ts', inputOptions: [] })],
+    ['writes it through a doubled slash', proc('alice-19', { output: '{diskfs}/alice/h.m3u8', options: ['-f', 'hls', '-hls_segment_filename', `${disk.replace(/\/disk$/, '//disk')}/bob/s%d.ts`] })],
+    ['writes it through /proc/self/cwd', proc('alice-20', { output: 'tee:/proc/self/cwd/../disk/bob/t.ts', options: ['-f', 'mpegts'] })],
+    ['reads what a playlist names through a widened protocol list', proc('alice-21', { input: '{memfs}/alice/pl.m3u8', inputOptions: ['-protocol_whitelist', 'http,tcp,file'] })],
   ];
   for (const [what, body] of refused) {
     const r = await app.request('POST', '/api/v3/process', { body, token });
@@ -125,6 +129,11 @@ t.test('a playlist\'s disk items need its maker\'s read: a process plays them, t
     t.equal(r.status, 403, `${source}: refused`);
     t.match(r.body, { code: 403, details: [/GET fs \/bob\/private\.mp4/] });
   }
+  // a playlist file of her own naming his: the names it leads to need her read too
+  await writeFile(join(disk, 'carol', 'evil.m3u8'), '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:1,\n../bob/private.mp4\n#EXT-X-ENDLIST\n');
+  const led = await app.request('PUT', '/api/v3/playlist/carol-pl', { body: { items: [{ source: '/carol/evil.m3u8' }] }, token });
+  t.equal(led.status, 400, 'a playlist of hers naming his file');
+  t.match(JSON.stringify(led.body), /its maker may not read it/);
   const ok = await app.request('PUT', '/api/v3/playlist/carol-pl', { body: { items: [{ source: '/carol/mine.mp4' }, { source: 'https://example.invalid/x.mp4' }] }, token });
   t.equal(ok.status, 200, ok.text.slice(0, 200));
   t.equal((await app.request('PUT', '/api/v3/playlist/admin-pl', { body: { items: [{ source: '/bob/private.mp4' }] }, token: admin })).status, 200, 'the superuser\'s as before');
