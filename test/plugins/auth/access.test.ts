@@ -120,5 +120,5 @@ t.test('disable_localhost exempts loopback clients only', async (t) => {
     'a client cannot pose as localhost through X-Forwarded-For (the proxy appends the real address)');
   t.equal((await app.request('GET', '/api/v3/probe', { headers: { 'x-real-ip': '10.0.0.5' } })).status, 401, 'X-Real-IP from a local proxy');
   const { access_token } = await login(app);
-  t.same((await app.request('GET', '/api/v3/probe', { token: access_token })).body.auth, { user: USER, via: 'jwt' });
+  t.match((await app.request('GET', '/api/v3/probe', { token: access_token })).body.auth, { user: USER, via: 'jwt', login: Number }, 'a token\'s caller, with when its login began');
 });
