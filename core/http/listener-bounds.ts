@@ -24,10 +24,10 @@ export interface ListenerBounds {
   trusted: string[];
 }
 
-export function listenerBounds(http: Pick<HttpConfig, 'max_header_size_kbytes' | 'header_timeout_seconds' | 'body_timeout_seconds' | 'max_connections_per_address'>
-  & Partial<Pick<HttpConfig, 'send_timeout_seconds'>>, trusted: readonly string[]): ListenerBounds {
+export function listenerBounds(http: Pick<HttpConfig, 'max_header_size_kbytes' | 'header_timeout_seconds' | 'body_timeout_seconds' | 'max_connections_per_address'
+  | 'send_timeout_seconds'>, trusted: readonly string[]): ListenerBounds {
   return {
-    sendStallMs: (http.send_timeout_seconds ?? 60) * 1000,
+    sendStallMs: http.send_timeout_seconds * 1000,
     maxHeaderBytes: http.max_header_size_kbytes * 1024,
     headerTimeoutMs: http.header_timeout_seconds * 1000,
     bodyTimeoutMs: http.body_timeout_seconds * 1000,

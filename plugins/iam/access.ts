@@ -136,9 +136,14 @@ export class IamApiAccess implements IamAccess {
   }
 
   tokenRefusal(subject: string, loginMs: number): ApiError | undefined {
+    const u = this.#withLogin(subject);
+    return !u || loginMs < u.tokens_since ? gone() : undefined;
+  }
+
+  /** The stored user a subject names while it still has an API login on (else undefined: its tokens are gone). */
+  #withLogin(subject: string): ReturnType<Users['stored']> {
     const u = subject.startsWith(IAM_SUBJECT) ? this.#users.stored(subject.slice(IAM_SUBJECT.length)) : undefined;
-    if (!u || !(u.auth.api.userpass.enable || u.auth.api.auth0.enable) || loginMs < u.tokens_since) return gone();
-    return undefined;
+    return u && (u.auth.api.userpass.enable || u.auth.api.auth0.enable) ? u : undefined;
   }
 
   authorizeApi(input: AuthorizeInput, subject: string): ApiError | undefined {
@@ -150,9 +155,9 @@ export class IamApiAccess implements IamAccess {
   }
 
   mayApi(subject: string, method: string, path: string, domain?: string): ApiError | undefined {
+    const u = this.#withLogin(subject);
+    if (!u) return gone();
     const name = subject.slice(IAM_SUBJECT.length);
-    const u = this.#users.stored(name);
-    if (!subject.startsWith(IAM_SUBJECT) || !u || !(u.auth.api.userpass.enable || u.auth.api.auth0.enable)) return gone();
     if (u.superuser) return undefined;
     // HEAD is a GET without the body (fastify answers it from the GET route)
     const action = method === 'HEAD' ? 'GET' : method;
