@@ -3,7 +3,9 @@
  * init section) is written into a folder of the stream's recording (`RecordingsService.sideFolder`,
  * `<prefix>/<recording>/cmaf-<epoch>/`), so the DVR playlist can keep naming it after the packager
  * let it go. `DvrWindow` numbers the playlist; files older than the DVR window are deleted, and all
- * of them when the packager stops. A write the filesystem refuses is logged: its segment is served
+ * of them when the packager stops for good. A new packager of the same stream and recording (the
+ * publisher came back) continues the archive (`follow`): the old segments keep their names and
+ * numbers, the new ones follow after a discontinuity. A write the filesystem refuses is logged: its segment is served
  * from the packager while held, then answers 404. The recorded segments it lists are read from the
  * recording and remuxed to CMAF when asked (`dvr-recorded.ts`: bounded, the last few kept).
  */
@@ -45,8 +47,10 @@ export class DvrArchive {
   readonly #window = new DvrWindow();
   /** Files written (or being written), by name: their writes. */
   readonly #files = new Map<string, Promise<void>>();
-  /** The newest segment taken. */
+  /** The newest segment taken of the packager it follows. */
   #last = -1;
+  /** The next segment taken is a new packager's first: a discontinuity comes before it. */
+  #fresh = false;
   #closed = false;
   /** Bumped when the archive takes a segment or lets one go. */
   #version = 0;
@@ -73,7 +77,9 @@ export class DvrArchive {
       const entries = this.#o.recordings.entries(this.#o.recording);
       this.#write(r.initUri, init.data);
       this.#write(s.uri, f.data);
-      this.#window.add({ msn: s.msn, start: s.programDateTime ?? now, duration: s.duration, uri: s.uri, init: r.initUri, discontinuity: s.discontinuity }, entries?.list ?? []);
+      const discontinuity = s.discontinuity || this.#fresh;
+      this.#window.add({ msn: s.msn, start: s.programDateTime ?? now, duration: s.duration, uri: s.uri, init: r.initUri, discontinuity }, entries?.list ?? []);
+      this.#fresh = false;
       this.#last = s.msn;
       this.#version++;
     }
@@ -134,7 +140,19 @@ export class DvrArchive {
     return fileNode(path, name, { data: r.kind === 'init' ? got.init : got.fragment, mtimeMs: e!.start });
   }
 
-  /** The packager stopped: every archived file goes. */
+  /**
+   * A new packager of the stream (its publisher came back) feeds the archive from now on: its
+   * segments follow the ones kept (names and numbers unchanged: a player that reloads across the
+   * reconnect sees only segments added), after a discontinuity.
+   */
+  follow(): void {
+    if (this.#closed) return;
+    this.#last = -1;
+    this.#fresh = this.#window.archived.length > 0;
+    this.#version++;
+  }
+
+  /** The packager stopped for good: every archived file goes. */
   close(): void {
     this.#closed = true;
     for (const name of [...this.#files.keys()]) this.#remove(name);

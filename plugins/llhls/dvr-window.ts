@@ -11,9 +11,12 @@
  * Numbers: a recorded segment keeps the recordings' number (segments removed before it plus its
  * position); the archive's segments follow the last recorded one listed when the archive began
  * (fixed then: a recorded segment indexed later, or one that ends after the archive's start, is
- * never listed, so no number moves). A discontinuity comes before the archive's first segment when
- * recorded ones come before it (another format, other timestamps), and wherever the packager put
- * one. `EXT-X-DISCONTINUITY-SEQUENCE` counts the discontinuities of the segments that left.
+ * never listed, so no number moves), each the one before's plus one, whichever packager made it (a
+ * publisher that comes back continues the archive: its segments follow the old ones, which keep
+ * their names and numbers). A discontinuity comes before the archive's first segment when
+ * recorded ones come before it (another format, other timestamps), and wherever the archive put
+ * one (the packager's own, a new packager's first). `EXT-X-DISCONTINUITY-SEQUENCE` counts the
+ * discontinuities of the segments that left.
  */
 
 /** A recorded segment (MPEG-TS) as the recordings number it (its DVR name: `recordedUri(start)`). */
@@ -29,7 +32,7 @@ export interface RecordedEntry {
 
 /** A segment of the packager's archive. */
 export interface ArchivedEntry {
-  /** The packager's media sequence number. */
+  /** Its packager's media sequence number. */
   msn: number;
   start: number;
   duration: number;
@@ -61,10 +64,13 @@ export interface DvrListing {
 interface Base {
   /** The DVR number of the archive's first segment. */
   msn: number;
-  /** The packager's number of that segment. */
-  first: number;
   /** The last recorded number listed (below `msn`). */
   lastRecorded: number;
+}
+
+/** An archived segment with its DVR number. */
+export interface NumberedEntry extends ArchivedEntry {
+  n: number;
 }
 
 /** A recorded segment's URI in the DVR playlist (relative to it). */
@@ -81,20 +87,23 @@ export class DvrWindow {
   #base: Base | undefined;
   /** The run of each recorded segment seen, by number. */
   readonly #runs = new Map<number, number>();
-  readonly #archived: ArchivedEntry[] = [];
+  readonly #archived: NumberedEntry[] = [];
+  /** The DVR number of the next archived segment. */
+  #next = 0;
   /** Discontinuities of archived segments that left (the boundary's included). */
   #archivedGone = 0;
   /** Recorded ones came before the archive: its first segment follows a discontinuity. */
   #boundary = false;
 
   /** The archive's segments kept, oldest first. */
-  get archived(): readonly ArchivedEntry[] {
+  get archived(): readonly NumberedEntry[] {
     return this.#archived;
   }
 
   /**
-   * The packager's segment `seg` completed. The first one fixes the archive's place: after the
-   * recorded segments of `recorded` (the recordings' index now, oldest first) that end by its start.
+   * A packager's segment `seg` completed (each once: the archive takes them in order). The first one
+   * fixes the archive's place: after the recorded segments of `recorded` (the recordings' index
+   * now, oldest first) that end by its start; each next one takes the next number.
    */
   add(seg: ArchivedEntry, recorded: readonly RecordedEntry[]): void {
     if (!this.#base) {
@@ -102,15 +111,15 @@ export class DvrWindow {
       for (const r of recorded) if (r.start + r.duration * 1000 <= seg.start + 1) last = r;
       this.#boundary = last !== undefined;
       const lastRecorded = last?.msn ?? -1;
-      this.#base = { msn: lastRecorded + 1, first: seg.msn, lastRecorded };
+      this.#base = { msn: lastRecorded + 1, lastRecorded };
+      this.#next = lastRecorded + 1;
     }
-    if (seg.msn < this.#base.first + this.#archived.length) return;
-    this.#archived.push(seg);
+    this.#archived.push({ ...seg, n: this.#next++ });
   }
 
   /** The archive's segments that end before `from` (unix ms) leave; returns them (their files go). */
-  trim(from: number): ArchivedEntry[] {
-    const gone: ArchivedEntry[] = [];
+  trim(from: number): NumberedEntry[] {
+    const gone: NumberedEntry[] = [];
     while (this.#archived.length > 1 && this.#archived[0]!.start + this.#archived[0]!.duration * 1000 <= from) {
       const s = this.#archived.shift()!;
       if (s.discontinuity || this.#firstGone(s)) this.#archivedGone++;
@@ -120,8 +129,8 @@ export class DvrWindow {
   }
 
   /** The archive's first segment carries the boundary's discontinuity (not its own flag twice). */
-  #firstGone(s: ArchivedEntry): boolean {
-    return this.#boundary && s.msn === this.#base!.first;
+  #firstGone(s: NumberedEntry): boolean {
+    return this.#boundary && s.n === this.#base!.msn;
   }
 
   /**
@@ -141,7 +150,7 @@ export class DvrWindow {
       return item;
     });
     for (const a of this.#archived) {
-      const boundary = this.#boundary && a.msn === base!.first;
+      const boundary = this.#boundary && a.n === base!.msn;
       items.push({ uri: a.uri, duration: a.duration, start: a.start, discontinuity: a.discontinuity || boundary, map: a.init === init ? undefined : a.init });
       init = a.init;
     }
@@ -156,7 +165,7 @@ export class DvrWindow {
     // every recorded segment listed once has left: theirs, then the archive's that left
     let disc = recordedDiscBefore;
     for (const r of recorded) if (r.msn <= base!.lastRecorded && r.discontinuity) disc++;
-    return { firstMsn: base!.msn + (first.msn - base!.first), discontinuitySequence: disc + this.#archivedGone, items, ended };
+    return { firstMsn: first.n, discontinuitySequence: disc + this.#archivedGone, items, ended };
   }
 
   /** The run of recorded segment `msn` (undefined when this window never listed it). */

@@ -16,8 +16,11 @@ export interface LivePackager { epoch: string; packager: Packager }
 export class DvrPlaylists {
   /** The last answer of each stream, while its text is the same. */
   #kept = new Map<string, { text: string; node: FsNode }>();
-  /** The archive of each stream whose packager a DVR viewer asked for. */
-  #archives = new Map<string, { epoch: string; archive: DvrArchive; off: () => void }>();
+  /**
+   * The archive of each stream whose packager a DVR viewer asked for (`epoch` undefined: its
+   * packager was replaced, the next one continues it).
+   */
+  #archives = new Map<string, { epoch: string | undefined; recording: string; archive: DvrArchive; off: () => void }>();
   /** Recordings whose archives a stopped service left were deleted (once per process). */
   #swept = new Set<string>();
   #max: number;
@@ -61,7 +64,19 @@ export class DvrPlaylists {
     return this.#archives.get(name)?.archive.open(path, file);
   }
 
-  /** `name`'s packager stopped: its archive's files go. */
+  /**
+   * `name`'s packager ended and a new one takes over (its publisher came back): the archive stays,
+   * for the new packager to continue (`stopped` when none follows).
+   */
+  replaced(name: string): void {
+    const held = this.#archives.get(name);
+    if (!held || held.epoch === undefined) return;
+    held.off();
+    held.off = () => {};
+    held.epoch = undefined;
+  }
+
+  /** `name`'s packager stopped for good: its archive's files go. */
   stopped(name: string): void {
     const held = this.#archives.get(name);
     if (!held) return;
@@ -73,6 +88,16 @@ export class DvrPlaylists {
   #archive(recs: RecordingsService, rec: string, name: string, live: LivePackager, windowMs: number): DvrArchive | undefined {
     const held = this.#archives.get(name);
     if (held?.epoch === live.epoch) return held.archive;
+    const p = live.packager;
+    const take = (archive: DvrArchive) => () => archive.take(p.rendition, (f) => p.file(f), this.#now());
+    if (held && held.epoch === undefined && held.recording === rec) {
+      // the same recording, a new packager: its segments follow the ones archived
+      held.archive.follow();
+      held.epoch = live.epoch;
+      held.off = p.onChange(take(held.archive));
+      take(held.archive)();
+      return held.archive;
+    }
     this.stopped(name);
     const side = recs.sideFolder(rec, `cmaf-${live.epoch}`);
     if (!side) return undefined;
@@ -81,10 +106,8 @@ export class DvrPlaylists {
       deleteStaleArchives(side, this.#log);
     }
     const archive = new DvrArchive({ recordings: recs, recording: rec, side, windowMs, log: this.#log });
-    const p = live.packager;
-    const take = () => archive.take(p.rendition, (f) => p.file(f), this.#now());
-    take();
-    this.#archives.set(name, { epoch: live.epoch, archive, off: p.onChange(take) });
+    take(archive)();
+    this.#archives.set(name, { epoch: live.epoch, recording: rec, archive, off: p.onChange(take(archive)) });
     return archive;
   }
 }

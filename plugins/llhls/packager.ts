@@ -151,6 +151,16 @@ export class Packager {
     return () => this.#listeners.delete(fn);
   }
 
+  /** Resolves true once `ready()` holds (checked after each change), false after `ms`. */
+  until(ready: () => boolean, ms: number): Promise<boolean> {
+    if (ready()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (v: boolean) => { off(); clearTimeout(timer); resolve(v); };
+      const off = this.onChange(() => { if (ready()) done(true); });
+      const timer = setTimeout(() => done(ready()), ms);
+    });
+  }
+
   /** Packages a batch of the stream's packets. Throws an `Fmp4Error` for a header it cannot package. */
   push(batch: readonly FlvPacket[]): void {
     let changed = false;

@@ -119,7 +119,7 @@ export class LlhlsStore implements FilesystemService {
     if (file !== e.packager.rendition.hint) return this.#dvrs.open(name, path, file);
     // the preload hint: answered once the part exists
     const p = e.packager;
-    return this.#until(e, () => p.file(file) !== undefined || p.rendition.ended, this.#s.targetDuration * 3000)
+    return e.packager.until(() => p.file(file) !== undefined || p.rendition.ended, this.#s.targetDuration * 3000)
       .then(() => { const got = p.file(file); return got ? fileNode(path, file, got) : undefined; });
   }
 
@@ -130,12 +130,12 @@ export class LlhlsStore implements FilesystemService {
     if (!e) return undefined;
     e.used = this.#now();
     const r = e.packager.rendition;
-    await this.#until(e, () => r.segments.length > 0 || r.ended, this.#s.startWaitMs);
+    await e.packager.until(() => r.segments.length > 0 || r.ended, this.#s.startWaitMs);
     if (file === 'plain.m3u8') return { kind: 'file', path: `/${name}/${file}`, file: this.#rendered(e, 'plain', false, NO_CACHE, '') };
     const ask = { msn: q.get('_HLS_msn') ?? undefined, part: q.get('_HLS_part') ?? undefined, skip: q.get('_HLS_skip') ?? undefined };
     const d = decideReload(r, ask);
     if (d.kind === 'refuse') throw d.error;
-    if (d.kind === 'wait' && !(await this.#until(e, () => isReady(r, d.msn, d.part), d.timeoutMs))) {
+    if (d.kind === 'wait' && !(await e.packager.until(() => isReady(r, d.msn, d.part), d.timeoutMs))) {
       throw llhlsErrors.reloadTimeout(d.msn, d.part);
     }
     // a blocking answer names a state that never changes: a CDN may keep it
@@ -158,7 +158,7 @@ export class LlhlsStore implements FilesystemService {
       if (!e) return undefined;
       e.used = this.#now();
       const r = e.packager.rendition;
-      await this.#until(e, () => r.segments.length > 0 || r.ended, this.#s.startWaitMs);
+      await e.packager.until(() => r.segments.length > 0 || r.ended, this.#s.startWaitMs);
       return e;
     }));
     // the media playlists need the token as the multivariant one did
@@ -209,7 +209,7 @@ export class LlhlsStore implements FilesystemService {
     const recorded = (this.#d.recordings?.ofStream(name).length ?? 0) > 0;
     const e = !recorded ? undefined : this.#d.streams.get(name) === undefined ? this.#entries.get(name) : await this.#entry(name, remote).catch(() => undefined);
     if (e) e.used = this.#now();
-    if (e) await this.#until(e, () => e.packager.rendition.segments.length > 0 || e.packager.rendition.ended, this.#s.startWaitMs);
+    if (e) await e.packager.until(() => e.packager.rendition.segments.length > 0 || e.packager.rendition.ended, this.#s.startWaitMs);
     return this.#dvrs.answer(this.#d.recordings, name, this.#s.dvrWindowMs, e);
   }
 
@@ -281,10 +281,18 @@ export class LlhlsStore implements FilesystemService {
     if (streams.get(name) === undefined && !(await streams.whenPublished(name, this.#s.startWaitMs, remote ?? ''))) return e;
     const again = this.#entries.get(name);
     if (again && !again.packager.rendition.ended) return again;
-    if (again) this.#stop(again);
-    if (this.#entries.size >= this.#s.maxStreams) this.sweep();
-    if (this.#entries.size >= this.#s.maxStreams) throw llhlsErrors.limit(this.#s.maxStreams);
-    return this.#start(name);
+    // the DVR archive of the ended packager stays for the new one to continue
+    if (again) this.#stop(again, true);
+    try {
+      if (this.#entries.size >= this.#s.maxStreams) this.sweep();
+      if (this.#entries.size >= this.#s.maxStreams) throw llhlsErrors.limit(this.#s.maxStreams);
+      const e = this.#start(name);
+      if (!e) this.#dvrs.stopped(name);
+      return e;
+    } catch (err) {
+      this.#dvrs.stopped(name);
+      throw err;
+    }
   }
 
   #start(name: string): Entry | undefined {
@@ -317,24 +325,16 @@ export class LlhlsStore implements FilesystemService {
     return e;
   }
 
-  /** Resolves true once `ready()` holds (checked after each change), false after `ms`. */
-  #until(e: Entry, ready: () => boolean, ms: number): Promise<boolean> {
-    if (ready()) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = (v: boolean) => { off(); clearTimeout(timer); resolve(v); };
-      const off = e.packager.onChange(() => { if (ready()) done(true); });
-      const timer = setTimeout(() => done(ready()), ms);
-    });
-  }
-
-  #stop(e: Entry): void {
+  /** `replaced`: a new packager of the stream follows at once (its DVR archive is kept for it). */
+  #stop(e: Entry, replaced = false): void {
     if (this.#entries.get(e.name) === e) this.#entries.delete(e.name);
     e.reader?.leave();
     e.reader = undefined;
     e.packager.end();
     e.packager.clear();
     this.changes.stopped(e.name);
-    this.#dvrs.stopped(e.name);
+    if (replaced) this.#dvrs.replaced(e.name);
+    else this.#dvrs.stopped(e.name);
   }
 
   /** A packager made or let go of a file: the threads' copies hear of it. */

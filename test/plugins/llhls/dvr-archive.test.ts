@@ -8,6 +8,7 @@ import t from 'tap';
 import { globMatcher, type FilesystemService } from '../../../sdk/index.ts';
 import type { RecordedEntries, RecordingsService } from '../../../plugins/recordings/api.ts';
 import { DvrArchive, deleteStaleArchives } from '../../../plugins/llhls/dvr-archive.ts';
+import { checkPlaylist, checkUpdate } from '../../../plugins/llhls/check.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import type { Rendition } from '../../../plugins/llhls/playlist.ts';
 
@@ -80,4 +81,67 @@ t.test('archives a stopped service left are deleted, only the recording\'s own',
   deleteStaleArchives({ fs, dir: '/rec*/cam/cmaf-new' }, { warn: () => {} });
   await waitFor(() => !files.has('/rec*/cam/cmaf-old/old-1.m4s'), { what: 'the stale archive deleted' });
   t.same([...files.keys()].sort(), ['/rec*/cam/2026-12-06/1796576601399.ts', '/rec*/cam/cmaf-new/new-1.m4s', '/recX/cam/cmaf-old/old-1.m4s']);
+});
+
+t.test('a publisher that comes back continues the archive: no segment renamed or renumbered', async (t) => {
+  const files = new Map<string, Buffer>();
+  // stand-ins as above: the recording's filesystem in a Map, a recording of 2 s segments from T0
+  const fs = {
+    writeFile: async (p: string, d: Buffer) => { files.set(p, d); return { created: true, size: d.length }; },
+    deleteFile: async (p: string) => files.delete(p),
+    list: async () => [],
+    readFile: async (p: string) => files.get(p),
+  } as unknown as FilesystemService;
+  let entries: RecordedEntries = { list: [], discBefore: 0, recording: true };
+  const recordAt = (now: number) => {
+    const list = [];
+    for (let i = 0; T0 + (i + 1) * 2000 <= now; i++) list.push({ msn: i, start: T0 + i * 2000, duration: 2, discontinuity: false });
+    entries = { list, discBefore: 0, recording: true };
+  };
+  const recordings = { entries: () => entries, readSegment: async () => undefined } as unknown as RecordingsService;
+  const archive = new DvrArchive({ recordings, recording: 'cam', side: { fs, dir: '/rec/cam/cmaf-a' }, windowMs: WINDOW_MS, log: { warn: () => {} } });
+  t.teardown(() => archive.close());
+  const file = () => ({ data: Buffer.from('x'), mtimeMs: 0 });
+  const packager = (epoch: string) => {
+    const segments: Rendition['segments'] = [];
+    return {
+      r: { segments, initUri: `${epoch}-init0.mp4` } as unknown as Rendition,
+      add: (msn: number, at: number) => segments.push({ msn, duration: 1, uri: `${epoch}-${msn}.m4s`, programDateTime: at, independent: true, discontinuity: false, parts: [] }),
+    };
+  };
+
+  // the first publisher: 8 s recorded, then 6 s of 1 s segments archived
+  const a = packager('a');
+  let now = T0 + 8_000;
+  recordAt(now);
+  const answers: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    a.add(i, T0 + 8_000 + i * 1000);
+    now = T0 + 9_000 + i * 1000;
+    recordAt(now);
+    archive.take(a.r, file, now);
+    answers.push(archive.text(now, false)!);
+  }
+  // it left and came back 3 s later: a new packager, numbered from 0 again, a new epoch
+  const b = packager('b');
+  archive.follow();
+  for (let i = 0; i < 6; i++) {
+    b.add(i, T0 + 17_000 + i * 1000);
+    now = T0 + 18_000 + i * 1000;
+    recordAt(now);
+    archive.take(b.r, file, now);
+    answers.push(archive.text(now, false)!);
+  }
+  for (let i = 1; i < answers.length; i++) {
+    t.same(checkPlaylist(answers[i]!), [], `answer ${i}: valid`);
+    t.same(checkUpdate(answers[i - 1]!, answers[i]!), [], `answer ${i}: an update of the one before`);
+  }
+  const last = answers.at(-1)!;
+  t.match(last, /^a-0\.m4s$/m, 'the first publisher\'s segments keep their names');
+  t.ok(/^rec-\d+\.m4s$/m.test(last) && last.indexOf('rec-') < last.indexOf('a-0.m4s'), 'the recording before the archive still first');
+  t.notMatch(last, /^rec-17000000(0[89]|1\d)\d{3}\.m4s$/m, 'no recorded segment of the archived time listed');
+  t.match(last, /a-5\.m4s\n#EXT-X-DISCONTINUITY\n#EXT-X-MAP:URI="b-init0\.mp4"\n#EXT-X-PROGRAM-DATE-TIME:\S+\n#EXTINF:1,\nb-0\.m4s/, 'a discontinuity, the new init, then the new packager\'s segments');
+  t.ok(files.has('/rec/cam/cmaf-a/a-0.m4s') && files.has('/rec/cam/cmaf-a/b-0.m4s'), 'both publishers\' segments archived');
+  archive.close();
+  await waitFor(() => files.size === 0, { what: 'every archived file deleted at the close' });
 });
