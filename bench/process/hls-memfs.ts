@@ -18,7 +18,8 @@ import { startFloor, type Floor } from './hls-floor.ts';
  * outputs (null, hls, hls, null, ...) for each count, so load on the box hits both alike; the
  * medians are the figures. `--modes` picks the outputs (default `null,hls,floor`; `persistent` is HLS with
  * `-http_persistent 1`; `challenged` is HLS with an operator's own `-headers`, so the service adds no
- * credential header and every upload is asked twice, as before issue 46.1); `floor` is the same ffmpegs writing to a bare `node:http` server (hls-floor.ts).
+ * credential header and every upload is asked twice, as before issue 46.1); `floor` is the same ffmpegs writing to a bare `node:http` server (hls-floor.ts),
+ * `floor-net` to bare `node:net` sockets with a minimal HTTP reading of its own (what the runtime and the kernel spend).
  * Run: `node bench/process/hls-memfs.ts [--counts 20,100] [--rounds 4] [--window 30] [--warm 10] [--modes null,hls,floor] [--prof DIR] [--write [tag]]`.
  * `--write` writes bench/results/hls-memfs-<date>[-tag].md. `--prof DIR`: one more round of each output and
  * count after the measured ones, with a CPU profile of its window (`DIR/hls-memfs-<count>-<output>.cpuprofile`,
@@ -40,7 +41,7 @@ const PROF = opt('prof', '');
 const TAG = WRITE && opt('write', '') ? `-${opt('write', '')}` : '';
 const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-type Mode = 'null' | 'hls' | 'challenged' | 'persistent' | 'floor';
+type Mode = 'null' | 'hls' | 'challenged' | 'persistent' | 'floor' | 'floor-net';
 const MODES = opt('modes', 'null,hls,floor').split(',') as Mode[];
 
 function cpuSeconds(pid: number): number {
@@ -86,7 +87,7 @@ async function api(url: string, method: string, path: string, body?: unknown): P
 
 /** Runs `count` processes of `mode`; the service's CPU (% of a core) over the window, and the processes running at its end. */
 async function round(svc: Deployed, count: number, mode: Mode, prof?: string): Promise<{ cpu: number; running: number }> {
-  if (mode === 'floor') return floorRound(count);
+  if (mode === 'floor' || mode === 'floor-net') return floorRound(count, mode);
   const ids = Array.from({ length: count }, (_, i) => `bench-${mode}-${i}`);
   for (const id of ids) await api(svc.url, 'POST', '/api/v3/process', processConfig(id, mode));
   try {
@@ -104,12 +105,13 @@ async function round(svc: Deployed, count: number, mode: Mode, prof?: string): P
   }
 }
 
-let floor: Floor | undefined;
+const floors = new Map<Mode, Floor>();
 let sample = '';
 
 /** The same ffmpegs writing to the bare server; its CPU over the window. */
-async function floorRound(count: number): Promise<{ cpu: number; running: number }> {
-  floor ??= await startFloor();
+async function floorRound(count: number, mode: Mode): Promise<{ cpu: number; running: number }> {
+  let floor = floors.get(mode);
+  if (!floor) floors.set(mode, floor = await startFloor(mode === 'floor-net' ? 'net' : 'http'));
   const stop = floor.run(count, sample, (name) => hlsOptions(name));
   try {
     await sleep(WARM_S * 1000);
@@ -157,7 +159,7 @@ async function main(): Promise<void> {
     }
     if (PROF) {
       await mkdir(PROF, { recursive: true });
-      for (const count of COUNTS) for (const mode of MODES.filter((m) => m !== 'floor')) await round(svc, count, mode, PROF);
+      for (const count of COUNTS) for (const mode of MODES.filter((m) => !m.startsWith('floor'))) await round(svc, count, mode, PROF);
     }
     const md = report(idle, results, load0, uptime(), notes);
     console.log(md);
@@ -167,14 +169,14 @@ async function main(): Promise<void> {
       console.log(`wrote ${file}`);
     }
   } finally {
-    floor?.stop();
+    for (const f of floors.values()) f.stop();
     await svc.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 const LABEL: Record<Mode, string> = {
-  null: 'null muxer', hls: 'HLS into memfs', challenged: 'HLS, asked twice (an own `-headers`)', persistent: 'HLS, `-http_persistent 1`', floor: 'floor: bare node:http, the same ffmpegs',
+  null: 'null muxer', hls: 'HLS into memfs', challenged: 'HLS, asked twice (an own `-headers`)', persistent: 'HLS, `-http_persistent 1`', floor: 'floor: bare node:http, the same ffmpegs', 'floor-net': 'floor under node:http: bare node:net sockets, the same ffmpegs',
 };
 
 function report(idle: number, results: Map<string, number[]>, load0: string, load1: string, notes: string[]): string {
@@ -186,7 +188,8 @@ function report(idle: number, results: Map<string, number[]>, load0: string, loa
     `(320x240 25 fps H.264 300 kbit/s + AAC), \`-c copy\` to \`-f null\` or to HLS in memfs (PUT, 2 s segments, list of 6, delete_segments;`,
     `its run credential given by the service as an \`Authorization\` header of the muxer's \`-headers\`, none in the URL: one request per upload;`,
     `"asked twice" is the same with an operator's own \`-headers\`: the credential in the URL, so ffmpeg asks each upload without it first, then again on a new connection).`,
-    `The floor: the same ffmpegs started by the bench, writing to a bare \`node:http\` server that does only what memfs does (bench/process/hls-floor.ts).`,
+    `The floor: the same ffmpegs started by the bench, writing to a bare \`node:http\` server that does only what memfs does (bench/process/hls-floor.ts);`,
+    `the floor under node:http: the same on bare \`node:net\` sockets with a minimal HTTP reading of its own (what the runtime and the kernel spend).`,
     `${WARM_S} s of warm-up, ${WINDOW_S} s measured, ${ROUNDS} rounds per output, alternating; the server's CPU (utime + stime, all threads).`, '',
     `Idle before any process: ${idle.toFixed(2)} % of a core.`, '',
     `| processes | output | % of a core (median) | over the null muxer, per process | rounds |`, '|---:|---|---:|---:|---|',
@@ -196,7 +199,7 @@ function report(idle: number, results: Map<string, number[]>, load0: string, loa
     for (const mode of MODES) {
       const xs = results.get(`${count}/${mode}`) ?? [];
       const m = median(xs);
-      const per = mode === 'null' ? '' : `${((m - (mode === 'floor' ? 0 : base)) / count).toFixed(3)} %`;
+      const per = mode === 'null' ? '' : `${((m - (mode.startsWith('floor') ? 0 : base)) / count).toFixed(3)} %`;
       lines.push(`| ${count} | ${LABEL[mode]} | ${m.toFixed(2)} | ${per} | ${xs.map((x) => x.toFixed(2)).join(' ')} |`);
     }
   }

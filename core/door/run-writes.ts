@@ -75,12 +75,39 @@ function buildScope(grant: RunGrant): LinearRegex[] {
  * when the credential is no live run's (the mount's own check decides then).
  */
 export function runWriteVerdict(runs: RunCredentials | undefined, authorization: string | undefined, urlPath: string): 'ok' | ApiError | undefined {
-  if (!runs) return undefined;
-  const given = parseBasicAuthorization(authorization);
-  if (typeof given === 'string') return undefined;
-  const cred = parseRunBasic(given);
-  const grant = cred && runs.find(cred.token);
-  if (!cred || !grant || grant.processId !== cred.processId) return undefined;
+  if (!runs || authorization === undefined) return undefined;
+  const grant = grantOf(runs, authorization);
+  if (!grant) return undefined;
   if (runWriteScope(grant).some((re) => re.test(urlPath))) return 'ok';
   return new ApiError(403, 'Forbidden', [`the credential of process ${grant.processId} does not name ${urlPath.slice(0, 256)}`], 'FS_RUN_SCOPE');
+}
+
+/** The grants of the `Authorization` values seen (null: no live run's), per table, until a run is bound or revoked. */
+const seen = new WeakMap<RunCredentials, Map<string, RunGrant | null>>();
+/** Values kept at most (all forgotten beyond): a child sends its one value with every upload. */
+const SEEN_MAX = 1024;
+
+/**
+ * The live bound run an `Authorization` value names (a child sends the same one with every upload:
+ * its Basic decoding and token digest once, not per upload). A bound run's grant and a value that
+ * names no live run are kept until the table says a run was bound or revoked; an unbound run's
+ * grant is not kept (its revoke is not told).
+ */
+function grantOf(runs: RunCredentials, authorization: string): RunGrant | undefined {
+  let known = seen.get(runs);
+  if (!known) {
+    const fresh = new Map<string, RunGrant | null>();
+    seen.set(runs, known = fresh);
+    runs.watch(() => fresh.clear());
+  }
+  const hit = known.get(authorization);
+  if (hit !== undefined) return hit ?? undefined;
+  const given = parseBasicAuthorization(authorization);
+  const cred = typeof given === 'string' ? undefined : parseRunBasic(given);
+  const found = cred && runs.find(cred.token);
+  const grant = found && found.processId === cred.processId ? found : undefined;
+  if (grant && grant.fields.length === 0) return grant;
+  if (known.size >= SEEN_MAX) known.clear();
+  known.set(authorization, grant ?? null);
+  return grant;
 }

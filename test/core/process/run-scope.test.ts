@@ -79,7 +79,16 @@ t.test('file writes: the paths its command names after its credential, with ffmp
   t.equal(runWriteVerdict(runs, 'Bearer x', '/memfs/live/cam.m3u8'), undefined);
   t.equal(runWriteVerdict(undefined, auth, '/memfs/live/cam.m3u8'), undefined);
   run.revoke();
-  t.equal(runWriteVerdict(runs, auth, '/memfs/live/cam.m3u8'), undefined, 'an ended run is no run');
+  t.equal(runWriteVerdict(runs, auth, '/memfs/live/cam.m3u8'), undefined, 'an ended run is no run (its value was asked before: not kept past the revoke)');
+  t.equal(runWriteVerdict(runs, auth, '/memfs/live/cam.m3u8'), undefined, 'and again');
+  // a run asked of before its bind names nothing, and what it names at once after
+  const later = runs.issue('p2');
+  const lauth = basic('process', `p2:${later.token}`);
+  t.match(runWriteVerdict(runs, lauth, '/memfs/p2.m3u8'), { status: 403, errorCode: 'FS_RUN_SCOPE' }, 'not bound yet: names nothing');
+  later.bind([{ section: 'output', text: `http://${runUserinfo(later)}127.0.0.1:8080/memfs/p2.m3u8` }]);
+  t.equal(runWriteVerdict(runs, lauth, '/memfs/p2.m3u8'), 'ok', 'bound: what it names');
+  later.revoke();
+  t.equal(runWriteVerdict(runs, lauth, '/memfs/p2.m3u8'), undefined, 'revoked: no run');
 });
 
 t.test('streams: RTMP publishes its outputs and plays its inputs; SRT by the streamid\'s mode', async (t) => {
