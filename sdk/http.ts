@@ -125,6 +125,15 @@ export const httpHooksRef = createHooksRef('http', () => ({
    */
   processUse: new SyncBailHook<[FastifyRequest, RunUse], boolean | undefined>(['request', 'use']),
   /**
+   * Whether `maker` (the `request.auth.user` of a process's last create or update, kept with it)
+   * may still have its process do `use`: asked again before each start of a run of a process that
+   * has a maker (a restart, a reconnect, an order, a schedule, a demand), so a maker's policy
+   * removed or the maker deleted stops what it made at the next start. False fails the start
+   * (the process's state says why); undefined leaves it to the next tap (none: allowed). An
+   * access plugin (iam) taps it as it taps `processUse`.
+   */
+  processUseBy: new SyncBailHook<[string, RunUse], boolean | undefined>(['maker', 'use']),
+  /**
    * Whether the caller of `request` may see what the service says about a process or a stream
    * (a log line, a metric series, a session naming it; `{}`: the service's own, naming neither):
    * false hides it; undefined leaves it to the next tap (none: seen). The application log, the

@@ -13,6 +13,8 @@ export interface ProcessRecord {
   /** Unix seconds. */
   created_at: number;
   updated_at: number;
+  /** Who made it (`request.auth.user` of its last create or update, when an access plugin decided it): asked again at each start (`httpHooksRef.processUseBy`). */
+  maker?: string;
 }
 
 /** A change the API made, about to be acknowledged. */

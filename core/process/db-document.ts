@@ -11,6 +11,8 @@ export interface StoredProcess {
   updated_at: number;
   order: 'start' | 'stop';
   config: Record<string, unknown>;
+  /** Who made it (`ProcessRecord.maker`): asked again at each start. */
+  maker?: string;
 }
 
 /** `<db.dir>/db.json`, the process engine's state document (layout version 4). */

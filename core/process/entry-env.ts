@@ -40,12 +40,19 @@ export interface EntryEnv {
   demand?: DemandEnv;
   /** The resource budget (`resources.*`) every spawn is admitted by; without it every start goes ahead. */
   budget?: BudgetGate;
+  /**
+   * Why a run of a process with a maker may not start (what it names its maker may no longer do:
+   * `httpHooksRef.processUseBy`), or undefined; without it nothing is asked.
+   */
+  makerRefusal?(maker: string, id: string, r: Resolution, token: string): string | undefined;
 }
 
 export interface EntryTimes {
   createdAt: number;
   updatedAt: number;
   order: ProcessOrder;
+  /** The subject of its last create or update through an access plugin: what it may do is asked again at each start. */
+  maker?: string;
 }
 
 /** A zero count for every exec state. */

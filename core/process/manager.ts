@@ -16,6 +16,8 @@ export type { ManagerOptions } from './manager-options.ts';
 export type Command = 'start' | 'stop' | 'restart' | 'reload';
 /** A caller's verdict on a new entry (what its command names): why it may not be made, or undefined. */
 export type Admit = (e: ProcessEntry) => string | undefined;
+/** An access plugin's part in a create or update: its verdict on the command, and who asked (kept as the process's maker). */
+export interface Authority { admit: Admit; maker: string | undefined }
 const COMMANDS: ReadonlySet<string> = new Set(['start', 'stop', 'restart', 'reload']);
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -81,6 +83,7 @@ export class ProcessManager {
         createdAt: Number(sp?.created_at) || nowSeconds(),
         updatedAt: Number(sp?.updated_at) || nowSeconds(),
         order: sp?.order === 'start' ? 'start' : 'stop',
+        maker: typeof sp?.maker === 'string' ? sp.maker : undefined,
       };
       const e = new ProcessEntry(c, times, this.#o.entryEnv);
       this.#entries.set(c.id, e);
@@ -117,7 +120,7 @@ export class ProcessManager {
   }
 
   /** `referable`: the processes the caller may read (an input referencing another is as if it did not exist). */
-  async add(body: ProcessConfig, referable?: (other: FullConfig) => boolean, admit?: Admit): Promise<ProcessEntry> {
+  async add(body: ProcessConfig, referable?: (other: FullConfig) => boolean, authority?: Authority): Promise<ProcessEntry> {
     const c = this.#validateBody({ ...body, id: body.id ?? shortId(), autostart: body.autostart ?? true });
     const ffversion = await this.#o.ffversion();
     return this.#lock.run([c.id], async () => {
@@ -125,12 +128,12 @@ export class ProcessManager {
       const order: ProcessOrder = c.autostart ? 'start' : 'stop';
       if (order === 'start') this.#checkMax(processErrors.invalidConfig);
       const now = nowSeconds();
-      const e = this.#create(c, { createdAt: now, updatedAt: now, order }, referable);
+      const e = this.#create(c, { createdAt: now, updatedAt: now, order, maker: authority?.maker }, referable);
       if (!e.valid) {
         void e.destroy();
         throw processErrors.invalidConfig(e.invalidReason!);
       }
-      this.#admit(e, referable, admit);
+      this.#admit(e, referable, authority?.admit);
       const refused = await this.#o.preSave?.(preSaveEvent(c));
       if (refused) {
         void e.destroy();
@@ -158,7 +161,7 @@ export class ProcessManager {
   }
 
   /** PUT: the body decoded onto the current config; the old process is replaced (reference 4.4.4). */
-  async update(id: string, body: ProcessConfigUpdate, referable?: (other: FullConfig) => boolean, admit?: Admit): Promise<ProcessEntry> {
+  async update(id: string, body: ProcessConfigUpdate, referable?: (other: FullConfig) => boolean, authority?: Authority): Promise<ProcessEntry> {
     const current = this.#entries.get(id);
     if (!current) throw processErrors.updateNotFound(id);
     const c = this.#validateBody(mergeOnto(current.apiConfig, body) as ProcessConfig, processErrors.cantUpdate);
@@ -166,12 +169,13 @@ export class ProcessManager {
       const old = this.#entries.get(id);
       if (!old) throw processErrors.notFound();
       if (c.id !== id && this.#entries.has(c.id)) throw processErrors.cantUpdate('process already exists');
-      const e = this.#create(c, { createdAt: old.createdAt, updatedAt: nowSeconds(), order: old.order }, referable);
+      const maker = authority ? authority.maker : old.maker;
+      const e = this.#create(c, { createdAt: old.createdAt, updatedAt: nowSeconds(), order: old.order, maker }, referable);
       if (!e.valid) {
         void e.destroy();
         throw processErrors.cantUpdate(e.invalidReason!);
       }
-      this.#admit(e, referable, admit);
+      this.#admit(e, referable, authority?.admit);
       const refused = await this.#o.preSave?.(preSaveEvent(c, id));
       if (refused) {
         void e.destroy();
@@ -379,6 +383,7 @@ export class ProcessManager {
       updated_at: e.updatedAt,
       order: e.order,
       config: toStoredConfig(e.config, ffversion),
+      ...(e.maker === undefined ? {} : { maker: e.maker }),
     };
     this.#o.storable(sp, 2);
     return sp;

@@ -12,7 +12,7 @@ import { EncoderSection, validateEncoder } from './config-schema.ts';
 import { dbHandle } from './db-document.ts';
 import { ProcessManager } from './manager.ts';
 import { stateCounts, type ProcessEntry } from './process-entry.ts';
-import { authorityRefusal } from './run-uses.ts';
+import { authorityRefusal, runAuthorityRefusal } from './run-uses.ts';
 import { createRunMonitor } from './run-monitor.ts';
 import { metadataRoutes } from './routes-metadata.ts';
 import { processRoutes } from './routes.ts';
@@ -110,6 +110,11 @@ export const processPlugin = definePlugin({
         binary: enc.binary, spawn: (binary, args, opts) => spawn(binary, args, opts), programDepth: ctx.deps.children.confinement.programDepth ?? 0, sampler, pidFiles: new PidDir(runDir, log),
         hooks, log, cpus: machineCores(), now: Date.now, clock, demand: demand.env,
         runs: ctx.deps.runs,
+        // a process's maker is asked again at each start: a policy removed or a maker deleted stops what it made
+        makerRefusal: (maker, id, r, token) => {
+          const by = ctx.hooks.get(httpHooksRef).processUseBy;
+          return by.isUsed() ? runAuthorityRefusal(r, id, token, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => by.call(maker, u) !== false }) : undefined;
+        },
         resolve: engineResolver(registry, validator, (id) => manager.lookup(id)),
         monitor: () => createRunMonitor(logLimits), stateEntries, budget: gate,
       },
@@ -127,7 +132,7 @@ export const processPlugin = definePlugin({
     const { processAccess: access, processUse: use } = ctx.hooks.get(httpHooksRef);
     // a process does what its maker may: what its command names at the listeners, asked of the access plugin
     const authority = (req: FastifyRequest) => (use.isUsed()
-      ? (e: ProcessEntry) => authorityRefusal(e, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => use.call(req, u) !== false })
+      ? { admit: (e: ProcessEntry) => authorityRefusal(e, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => use.call(req, u) !== false }), maker: req.auth?.user }
       : undefined);
     processRoutes(ctx.http, manager, views, stateExtrasJson(ctx.hooks.get(stateExtrasRef)),
       (req, id, domain, action) => !access.isUsed() || access.call(req, { id, domain, action }) !== false, authority);

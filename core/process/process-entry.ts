@@ -25,6 +25,8 @@ export class ProcessEntry {
   readonly createdAt: number;
   updatedAt: number;
   order: ProcessOrder;
+  /** Who made it (`EntryTimes.maker`): what its runs name is asked of it again at each start. */
+  readonly maker: string | undefined;
   readonly monitor: RunMonitor;
   readonly #env: EntryEnv;
   readonly #supervisor: Supervisor;
@@ -56,6 +58,7 @@ export class ProcessEntry {
     this.createdAt = times.createdAt;
     this.updatedAt = times.updatedAt;
     this.order = times.order;
+    this.maker = times.maker;
     this.#env = env;
     this.#since = env.now();
     this.monitor = env.monitor();
@@ -271,6 +274,8 @@ export class ProcessEntry {
     const why = this.refresh(run);
     if (why !== undefined) throw new Error(`invalid process definition: ${why}`);
     run?.bind(runFields(this.#resolution!));
+    const refused = run && this.maker !== undefined ? this.#env.makerRefusal?.(this.maker, this.id, this.#resolution!, run.token) : undefined;
+    if (refused !== undefined) throw new Error(`start refused: ${refused}`);
     let args = [...this.#resolution!.command];
     const pre = this.#env.hooks.preStart;
     if (pre.taps.length) {

@@ -15,6 +15,6 @@ export function preSaveEvent(c: FullConfig, previousId?: string): ProcessPreSave
 export function recordOf(sp: StoredProcess, metadata: Record<string, unknown> | null): ProcessRecord {
   return {
     id: sp.id, reference: sp.reference, order: sp.order, config: sp.config, metadata,
-    created_at: sp.created_at, updated_at: sp.updated_at,
+    created_at: sp.created_at, updated_at: sp.updated_at, ...(sp.maker === undefined ? {} : { maker: sp.maker }),
   };
 }

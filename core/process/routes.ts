@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type HttpScope } from '../../sdk/index.ts';
 import { processErrors } from './errors.ts';
 import { parseParts, selectProcesses } from './list-filter.ts';
-import type { Admit, ProcessManager } from './manager.ts';
+import type { Authority, ProcessManager } from './manager.ts';
 import type { ProcessEntry } from './process-entry.ts';
 import {
   Command, IdParams, OkString, Process, ProcessConfig, ProcessConfigUpdate, ProcessListQuery, ProcessReport, ProcessState,
@@ -26,7 +26,7 @@ export type ProcessMay = (req: FastifyRequest, id: string, domain: string, actio
  * What the caller of a request may have a process do (`httpHooksRef.processUse`): a verdict on a
  * new entry's command, or undefined when nobody decides (no access plugin).
  */
-export type ProcessAuthority = (req: FastifyRequest) => Admit | undefined;
+export type ProcessAuthority = (req: FastifyRequest) => Authority | undefined;
 
 /**
  * The process API of reference 4.4.1-4.4.9; the list shows and a create makes only what the

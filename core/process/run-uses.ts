@@ -117,20 +117,30 @@ export function fileUses(r: Resolution, token: string, mounts: readonly LocalMou
   return out;
 }
 
+/** What an authority check needs of the service: its run registry, its filesystems and the verdict on one use. */
+export interface AuthorityOptions {
+  runs: RunCredentials | undefined;
+  filesystems: readonly FilesystemService[];
+  may: (use: RunUse) => boolean;
+}
+
 /**
  * Why the caller may not make the process of entry `e` (its command names a use `may` refuses),
  * or undefined. Resolved with a token of its own that no listener knows (nothing is granted by
  * it), read as the listeners read a run's command.
  */
-export function authorityRefusal(e: Pick<ProcessEntry, 'id' | 'resolveFor'>, o: {
-  runs: RunCredentials | undefined; filesystems: readonly FilesystemService[]; may: (use: RunUse) => boolean;
-}): string | undefined {
+export function authorityRefusal(e: Pick<ProcessEntry, 'id' | 'resolveFor'>, o: AuthorityOptions): string | undefined {
   const token = randomBytes(24).toString('base64url');
   const r = e.resolveFor({ processId: e.id, token });
   // an invalid definition is refused for that by the caller
   if (typeof r === 'string') return undefined;
+  return runAuthorityRefusal(r, e.id, token, o);
+}
+
+/** Why a run of process `id` resolved as `r` with `token` names what `may` refuses, or undefined (at each start: its maker's policies now). */
+export function runAuthorityRefusal(r: Resolution, id: string, token: string, o: AuthorityOptions): string | undefined {
   const mounts = o.filesystems.flatMap((fs) => (fs.root ? [{ root: resolve(fs.root), mount: fs.mount }] : []));
-  const uses = [...fileUses(r, token, mounts), ...(o.runs?.uses({ processId: e.id, token, fields: runFields(r) }) ?? [])];
+  const uses = [...fileUses(r, token, mounts), ...(o.runs?.uses({ processId: id, token, fields: runFields(r) }) ?? [])];
   const no = uses.find((u) => !o.may(u));
   return no && `the process may not ${no.action} ${no.type} ${no.resource.slice(0, 200)} (no policy of its maker allows it)`;
 }

@@ -14,6 +14,8 @@ export interface SharedProcess {
   created_at?: number;
   /** The process's reference (also in `config`); absent in older values. */
   reference?: string;
+  /** Who made it (`ProcessRecord.maker`): the node that runs it asks again at each start. */
+  maker?: string;
 }
 
 /** A process with the KV revision it was read at: the revision a later `update` must name. */

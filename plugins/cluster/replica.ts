@@ -7,7 +7,10 @@ import type { ProcessChange, ProcessStore, SharedProcess } from './process-store
 
 /** A record as `core_processes` keeps it. */
 export function toShared(r: ProcessRecord): SharedProcess {
-  return { id: r.id, order: r.order, config: r.config, metadata: r.metadata, updated_at: r.updated_at, created_at: r.created_at, reference: r.reference };
+  return {
+    id: r.id, order: r.order, config: r.config, metadata: r.metadata, updated_at: r.updated_at, created_at: r.created_at, reference: r.reference,
+    ...(r.maker === undefined ? {} : { maker: r.maker }),
+  };
 }
 
 /** A shared value as the engine takes it; values written before created_at/reference existed get defaults. */
@@ -16,6 +19,7 @@ export function toRecord(p: SharedProcess): ProcessRecord {
   return {
     id: p.id, reference: typeof ref === 'string' ? ref : '', order: p.order, config: p.config,
     metadata: p.metadata ?? null, created_at: p.created_at ?? p.updated_at, updated_at: p.updated_at,
+    ...(typeof p.maker === 'string' ? { maker: p.maker } : {}),
   };
 }
 

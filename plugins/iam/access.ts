@@ -121,7 +121,15 @@ export class IamApiAccess implements IamAccess {
    * did it itself; undefined for callers that are no IAM user's tokens.
    */
   processUse(request: FastifyRequest, use: RunUse): boolean | undefined {
-    const subject = request.auth?.user;
+    return this.processUseBy(request.auth?.user, use);
+  }
+
+  /**
+   * `httpHooksRef.processUseBy`: the same for a process's maker at each start of its run (a maker
+   * deleted, or whose policy no longer allows a use, fails the start); undefined for makers that
+   * are no IAM user's subjects.
+   */
+  processUseBy(subject: string | undefined, use: RunUse): boolean | undefined {
     if (!subject?.startsWith(IAM_SUBJECT)) return undefined;
     const name = subject.slice(IAM_SUBJECT.length);
     const u = this.#users.stored(name);

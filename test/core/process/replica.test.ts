@@ -94,6 +94,12 @@ t.test('replication seam: changes from another node are applied without writing 
   await waitState(app, 'r', (x) => x.exec === 'running', 'a changed config replaces and runs it');
   t.equal((await app.request('GET', '/api/v3/process/r/config')).body.reference, `${marker}-2`);
   await waitFor(() => ffmpegPids(marker).length === 1 || undefined, { what: 'one child (the old one gone)' });
+  // its maker (who made it on the other node: asked again at each start) travels with it
+  const changed = (await seen()).records.find((x: { id: string }) => x.id === 'r');
+  t.equal(changed.maker, undefined, 'no maker without an access plugin');
+  await apply({ ...changed, maker: 'iam:alice' });
+  await waitFor(async () => (await seen()).records.find((x: { id: string }) => x.id === 'r').maker === 'iam:alice' || undefined, { what: 'a new maker kept (not an unchanged echo)' });
+  await waitState(app, 'r', (x) => x.exec === 'running', 'no access plugin: nothing asks its maker');
 
   t.equal((await app.request('DELETE', '/test/replica/r')).status, 200);
   t.equal((await app.request('GET', '/api/v3/process/r')).status, 404, 'a drop deletes it here');

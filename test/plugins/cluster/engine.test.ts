@@ -32,6 +32,8 @@ class RecordingEngine implements ProcessReplicaService {
 t.test('records map to shared values and back; old values get defaults', async (t) => {
   const r = rec('x', { metadata: { a: 1 } });
   t.same(toRecord(toShared(r)), r);
+  const made = rec('m', { maker: 'iam:alice' });
+  t.same(toRecord(toShared(made)), made, 'its maker travels (asked again where it runs)');
   t.same(toRecord({ id: 'y', order: 'start', config: { reference: 'cfg' }, metadata: null, updated_at: 9 }),
     { id: 'y', reference: 'cfg', order: 'start', config: { reference: 'cfg' }, metadata: null, created_at: 9, updated_at: 9 });
 });

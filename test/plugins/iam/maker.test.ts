@@ -1,0 +1,76 @@
+import t from 'tap';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { request, startApp } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
+
+/*
+ * A process does what its maker may, at every start (`httpHooksRef.processUseBy`): the IAM user
+ * who last made or changed it is kept with it (db.json, the cluster's records) and asked again
+ * before each run, so a policy taken away or the user deleted stops what the user made at its
+ * next start (a restart, a reconnect) with the reason in its state; a policy given back lets it
+ * run again. A superuser's process, or one a superuser changed last, is not held to the user's.
+ */
+
+const JWT = 'iam-maker-jwt-secret-0123456789abcdef';
+const API = { auth: { enable: true, username: 'admin', password: 'admin-pw', jwt: { secret: JWT } } };
+const POLICIES = [
+  { types: ['api'], resource: '/api/v3/process{,/**}', actions: ['GET', 'POST', 'PUT', 'DELETE'] },
+  { types: ['process'], resource: 'alice-*', actions: ['read', 'write', 'command'] },
+  { types: ['fs'], resource: '/memfs/alice/**', actions: ['GET', 'PUT', 'DELETE'] },
+];
+const alice = { name: 'alice', auth: { api: { userpass: { enable: true, password: 'alice password' } } }, policies: POLICIES };
+/** A process writing HLS into memfs at `dir` (ten frames a second, a segment a second). */
+const hls = (id: string, dir: string) => ({
+  id, autostart: true, reconnect: false,
+  input: [{ id: 'in', address: 'testsrc2=size=160x120:rate=10', options: ['-re', '-f', 'lavfi'] }],
+  output: [{ id: 'out', address: `{memfs}/${dir}/${id}.m3u8`, options: ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '10', '-f', 'hls', '-hls_time', '1', '-method', 'PUT'] }],
+});
+
+t.test('an IAM user\'s process is held to its maker\'s policies at each start', async (t) => {
+  const app = await startApp(t, { config: { api: API, iam: { enable: true } } });
+  const login = async (u: string, p: string) => (await request(app.url, 'POST', '/api/login', { body: { username: u, password: p } })).body.access_token as string;
+  const admin = await login('admin', 'admin-pw');
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200);
+  const token = await login('alice', 'alice password');
+  const stateOf = async (id: string) => (await app.request('GET', `/api/v3/process/${id}/state`, { token: admin })).body;
+  const until = (id: string, exec: string, what: string) => waitFor(async () => { const s = await stateOf(id); return s.exec === exec ? s : undefined; }, { timeout: 20_000, what: `${id}: ${what}` });
+  const command = async (id: string, c: string) => t.equal((await app.request('PUT', `/api/v3/process/${id}/command`, { body: { command: c }, token: admin })).status, 200, `${c} ${id}`);
+  const written = (id: string, dir: string) => waitFor(async () => (await fetch(`${app.url}/memfs/${dir}/${id}.m3u8`)).status === 200, { timeout: 20_000, what: `${id} writes its playlist` });
+
+  t.equal((await app.request('POST', '/api/v3/process', { body: hls('alice-1', 'alice'), token })).status, 200, 'alice makes a process within her policies');
+  await until('alice-1', 'running', 'running');
+  await written('alice-1', 'alice');
+  const db = JSON.parse(await readFile(join(app.dir, 'db', 'db.json'), 'utf8'));
+  t.equal(db.process['alice-1'].maker, 'iam:alice', 'its maker is stored with it');
+  // the superuser's own process, writing where alice may not
+  t.equal((await app.request('POST', '/api/v3/process', { body: hls('admin-1', 'bob'), token: admin })).status, 200);
+  await until('admin-1', 'running', 'running');
+
+  // her memfs policy taken away: the process runs on until its next start, which is refused
+  t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: POLICIES.slice(0, 2), token: admin })).status, 200);
+  await command('alice-1', 'restart');
+  const refused = await until('alice-1', 'failed', 'refused at its start');
+  t.match(refused.last_logline, /start refused: the process may not PUT fs \/memfs\/alice\/alice-1\.m3u8 \(no policy of its maker allows it\)/, `the reason in its state: ${refused.last_logline}`);
+  t.equal(refused.order, 'start', 'its order stays: given the policy back, a start runs it');
+
+  // given back: the next start runs it
+  t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: POLICIES, token: admin })).status, 200);
+  await command('alice-1', 'start');
+  await until('alice-1', 'running', 'running again');
+
+  // alice deleted: her process cannot start again
+  t.equal((await app.request('DELETE', '/api/v3/iam/user/alice', { token: admin })).status, 200);
+  await command('alice-1', 'restart');
+  const gone = await until('alice-1', 'failed', 'refused: its maker is gone');
+  t.match(gone.last_logline, /start refused: the process may not PUT fs /, 'a deleted maker may nothing');
+
+  // the superuser's process is not held to any user's policies; one the superuser changed last is theirs
+  await command('admin-1', 'restart');
+  await until('admin-1', 'running', 'the superuser\'s process runs on');
+  t.equal((await app.request('PUT', '/api/v3/process/alice-1', { body: { ...hls('alice-1', 'alice'), reference: 'taken over' }, token: admin })).status, 200);
+  await until('alice-1', 'running', 'changed by the superuser: theirs now');
+  const after = JSON.parse(await readFile(join(app.dir, 'db', 'db.json'), 'utf8'));
+  t.equal(after.process['alice-1'].maker, 'admin', 'its maker is who changed it last');
+  for (const id of ['alice-1', 'admin-1']) t.equal((await app.request('DELETE', `/api/v3/process/${id}`, { token: admin })).status, 200);
+});
