@@ -1,8 +1,11 @@
-import { IdleTick, childrenRef, definePlugin, eventsRef, httpHooksRef, optional, processHooksRef, processesRef, stateExtrasRef } from '../../sdk/index.ts';
+import {
+  IdleTick, childrenRef, definePlugin, eventsRef, httpHooksRef, optional, processHooksRef, processesRef, runCredentialsRef, stateExtrasRef,
+} from '../../sdk/index.ts';
 import { playoutRef } from './api.ts';
 import { PlayoutConfig, validatePlayout } from './schema.ts';
 import type { RelayFactory } from './relays.ts';
 import { openPlaylists } from './playlist/index.ts';
+import { playlistUses } from './playlist/uses.ts';
 
 /** How often relays of processes that went away are looked for (stop/delete are handled at once). */
 const SWEEP_MS = 5_000;
@@ -22,7 +25,7 @@ export default definePlugin({
   configSchema: PlayoutConfig,
   validate: validatePlayout,
   reads: ['encoder', 'storage'],
-  deps: { processes: processesRef, children: childrenRef, events: optional(eventsRef) },
+  deps: { processes: processesRef, children: childrenRef, events: optional(eventsRef), runs: optional(runCredentialsRef) },
   provides: [playoutRef],
   events: [
     { type: 'playlist.item.started', subject: ['process', 'playlist'], description: 'A `playlist:` input started an item (its first keyframe reached the process).', payload: {
@@ -70,6 +73,8 @@ export default definePlugin({
     playoutRoutes(ctx.http, control);
     const use = ctx.hooks.get(httpHooksRef).processUse;
     if (cfg.enable) playlists.routes(ctx.http, (req, u) => !use.isUsed() || use.call(req, u) !== false);
+    // a process's `playlist:` input reads the playlist's disk items: its maker must be allowed to (asked at create, update, each start)
+    if (cfg.enable && ctx.deps.runs) ctx.onClose(ctx.deps.runs.describe((g) => playlistUses(g, (n) => playlists.store.get(n))));
 
     if (cfg.enable) {
       // only while a port is held (an idle service wakes for nothing: issue 46.2)

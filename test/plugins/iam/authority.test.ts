@@ -2,6 +2,7 @@ import t from 'tap';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request, startApp } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import * as srt from '../srt/srt-helpers.ts';
 
 /*
@@ -137,4 +138,22 @@ t.test('a playlist\'s disk items need its maker\'s read: a process plays them, t
   const ok = await app.request('PUT', '/api/v3/playlist/carol-pl', { body: { items: [{ source: '/carol/mine.mp4' }, { source: 'https://example.invalid/x.mp4' }] }, token });
   t.equal(ok.status, 200, ok.text.slice(0, 200));
   t.equal((await app.request('PUT', '/api/v3/playlist/admin-pl', { body: { items: [{ source: '/bob/private.mp4' }] }, token: admin })).status, 200, 'the superuser\'s as before');
+
+  // a process of hers plays only a playlist whose disk items she may read: the superuser's names his file
+  const process = { types: ['api'], resource: '/api/v3/process{,/**}', actions: ['GET', 'POST', 'PUT', 'DELETE'] };
+  const mine = { types: ['process'], resource: 'carol-*', actions: ['read', 'write', 'command'] };
+  t.equal((await app.request('PUT', '/api/v3/iam/user/carol/policy', { body: [...carol.policies, process, mine], token: admin })).status, 200);
+  const player = (id: string, list: string) => ({ id, autostart: false, input: [{ id: 'in', address: `playlist:${list}`, options: [] }], output: [{ id: 'out', address: '-', options: ['-f', 'null'] }] });
+  const theirs = await app.request('POST', '/api/v3/process', { body: player('carol-1', 'admin-pl'), token });
+  t.equal(theirs.status, 403, `another's playlist naming a file she may not read: ${theirs.text.slice(0, 200)}`);
+  t.match(theirs.body, { details: [/the process may not GET fs \/bob\/private\.mp4/] });
+  t.equal((await app.request('POST', '/api/v3/process', { body: player('carol-2', 'carol-pl'), token })).status, 200, 'her own playlist');
+  // the superuser's playlist changed to name his file: her process may not start it (asked again at each start)
+  t.equal((await app.request('PUT', '/api/v3/playlist/carol-pl', { body: { items: [{ source: '/bob/private.mp4' }] }, token: admin })).status, 200);
+  t.equal((await app.request('PUT', '/api/v3/process/carol-2/command', { body: { command: 'start' }, token })).status, 200);
+  const refused = await waitFor(async () => {
+    const st = (await app.request('GET', '/api/v3/process/carol-2/state', { token: admin })).body;
+    return st.exec === 'failed' ? st : undefined;
+  }, { timeout: 20_000, what: 'carol-2 refused at its start' });
+  t.match(refused.last_logline, /start refused: the process may not GET fs \/bob\/private\.mp4/, refused.last_logline);
 });
