@@ -15,15 +15,17 @@ import type { Rendition } from '../../../plugins/llhls/playlist.ts';
 const T0 = 1_700_000_000_000;
 const WINDOW_MS = 20_000;
 
+/** Stand-in: the recording's filesystem, its files in a Map. */
+const mapFs = (files: Map<string, Buffer>) => ({
+  writeFile: async (p: string, d: Buffer) => { files.set(p, d); return { created: true, size: d.length }; },
+  deleteFile: async (p: string) => files.delete(p),
+  list: async () => [],
+  readFile: async (p: string) => files.get(p),
+}) as unknown as FilesystemService;
+
 t.test('the DVR text is kept while what it lists is the same', async (t) => {
   const files = new Map<string, Buffer>();
-  // stand-in: the recording's filesystem, files in a Map
-  const fs = {
-    writeFile: async (p: string, d: Buffer) => { files.set(p, d); return { created: true, size: d.length }; },
-    deleteFile: async (p: string) => files.delete(p),
-    list: async () => [],
-    readFile: async (p: string) => files.get(p),
-  } as unknown as FilesystemService;
+  const fs = mapFs(files);
   // stand-in: the recordings service, ten recorded 2 s segments from T0
   let entries: RecordedEntries = {
     list: Array.from({ length: 10 }, (_, i) => ({ msn: i, start: T0 + i * 2000, duration: 2, discontinuity: false })),
@@ -85,13 +87,8 @@ t.test('archives a stopped service left are deleted, only the recording\'s own',
 
 t.test('a publisher that comes back continues the archive: no segment renamed or renumbered', async (t) => {
   const files = new Map<string, Buffer>();
-  // stand-ins as above: the recording's filesystem in a Map, a recording of 2 s segments from T0
-  const fs = {
-    writeFile: async (p: string, d: Buffer) => { files.set(p, d); return { created: true, size: d.length }; },
-    deleteFile: async (p: string) => files.delete(p),
-    list: async () => [],
-    readFile: async (p: string) => files.get(p),
-  } as unknown as FilesystemService;
+  // stand-ins: the recording's filesystem in a Map, a recording of 2 s segments from T0
+  const fs = mapFs(files);
   let entries: RecordedEntries = { list: [], discBefore: 0, recording: true };
   const recordAt = (now: number) => {
     const list = [];
