@@ -64,10 +64,7 @@ export class ProcessEntry {
     this.monitor = env.monitor();
     const l = config.limits;
     this.#supervisor = new Supervisor({
-      id: config.id,
-      binary: env.binary,
-      spawn: env.spawn,
-      programDepth: env.programDepth,
+      id: config.id, binary: env.binary, spawn: env.spawn, programDepth: env.programDepth,
       prepare: () => this.#prepare(),
       admit: env.budget ? (cause, signal) => env.budget!.admit(this.budgetSubject(), cause ?? 'start', signal) : undefined,
       reconnect: config.reconnect,
@@ -83,10 +80,7 @@ export class ProcessEntry {
         this.monitor.runEnd(state);
       },
       onStateChange: (from, to, reason, cause) => this.#onState(from, to, reason, cause),
-      log: env.log,
-      sampler: env.sampler,
-      pidFiles: env.pidFiles,
-      now: env.now,
+      log: env.log, sampler: env.sampler, pidFiles: env.pidFiles, now: env.now,
     });
     this.#demand = this.#demandRunner();
     this.#schedule = this.#demand ? undefined : this.#scheduleRunner();
@@ -274,7 +268,7 @@ export class ProcessEntry {
     const why = this.refresh(run);
     if (why !== undefined) throw new Error(`invalid process definition: ${why}`);
     run?.bind(runFields(this.#resolution!));
-    const refused = run && this.maker !== undefined ? this.#env.makerRefusal?.(this.maker, this.id, this.#resolution!, run.token) : undefined;
+    const refused = run && this.makerRefusal(this.#resolution!, run.token);
     if (refused !== undefined) throw new Error(`start refused: ${refused}`);
     let args = [...this.#resolution!.command];
     const pre = this.#env.hooks.preStart;
@@ -285,6 +279,11 @@ export class ProcessEntry {
     }
     this.#setCommand(this.#mask ? args.map(this.#mask) : args);
     return args;
+  }
+
+  /** Why a run resolved as `r` with `token` names what its maker may no longer do (`EntryEnv.makerRefusal`), or undefined. */
+  makerRefusal(r: Resolution, token: string): string | undefined {
+    return this.maker === undefined ? undefined : this.#env.makerRefusal?.(this.maker, this.id, r, token);
   }
 
   #onLine(line: string): void {

@@ -28,10 +28,18 @@ export async function probeProcess(m: ProcessManager, binary: string, closing: A
     const r = cred ? e.resolveFor(cred) : e.resolution!;
     if (typeof r === 'string') return { streams: [], log: [] };
     const inputs = r.inputs.map(direct);
-    cred?.bind(runFields({ ...r, outputs: [], inputs }));
+    const probed = { ...r, outputs: [], inputs };
+    // what its maker may no longer read is not probed either (asked as at each start)
+    const refused = cred && e.makerRefusal(probed, cred.token);
+    if (refused !== undefined) return { streams: [], log: [`probe refused: ${refused}`] };
+    cred?.bind(runFields(probed));
     const found = parseProbe(await runProbe(binary, assemble(r.options, inputs, []), closing, undefined, run));
-    // ffprobe's lines name the URLs it opened: the probe's credential stays out of the answer
-    if (cred) found.log = found.log.map(runMask(cred));
+    // ffprobe's lines and streams name the URLs it opened: the probe's credential stays out of the answer
+    if (cred) {
+      const mask = runMask(cred);
+      found.log = found.log.map(mask);
+      for (const s of found.streams) s.url = mask(s.url);
+    }
     return found;
   } finally {
     cred?.revoke();

@@ -32,11 +32,13 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   const login = async (u: string, p: string) => (await request(app.url, 'POST', '/api/login', { body: { username: u, password: p } })).body.access_token as string;
   const admin = await login('admin', 'admin-pw');
   t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200);
+  // (by default anyone reads every public mount: then so may anyone's process)
+  t.equal((await app.request('PUT', '/api/v3/iam/user/$anon/policy', { body: [], token: admin })).status, 200);
   const token = await login('alice', 'alice password');
   const stateOf = async (id: string) => (await app.request('GET', `/api/v3/process/${id}/state`, { token: admin })).body;
   const until = (id: string, exec: string, what: string) => waitFor(async () => { const s = await stateOf(id); return s.exec === exec ? s : undefined; }, { timeout: 20_000, what: `${id}: ${what}` });
   const command = async (id: string, c: string) => t.equal((await app.request('PUT', `/api/v3/process/${id}/command`, { body: { command: c }, token: admin })).status, 200, `${c} ${id}`);
-  const written = (id: string, dir: string) => waitFor(async () => (await fetch(`${app.url}/memfs/${dir}/${id}.m3u8`)).status === 200, { timeout: 20_000, what: `${id} writes its playlist` });
+  const written = (id: string, dir: string) => waitFor(async () => (await app.request('GET', `/api/v3/fs/mem/${dir}/${id}.m3u8`, { token: admin })).status === 200, { timeout: 20_000, what: `${id} writes its playlist` });
 
   t.equal((await app.request('POST', '/api/v3/process', { body: hls('alice-1', 'alice'), token })).status, 200, 'alice makes a process within her policies');
   await until('alice-1', 'running', 'running');
@@ -47,8 +49,18 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   t.equal((await app.request('POST', '/api/v3/process', { body: hls('admin-1', 'bob'), token: admin })).status, 200);
   await until('admin-1', 'running', 'running');
 
+  // a process of hers reading what the first writes: probed while she may read it
+  const reader = { id: 'alice-2', autostart: false, input: [{ id: 'in', address: '{memfs}/alice/alice-1.m3u8', options: [] }], output: [{ id: 'out', address: '-', options: ['-f', 'null'] }] };
+  t.equal((await app.request('POST', '/api/v3/process', { body: reader, token })).status, 200);
+  const probed = (await app.request('GET', '/api/v3/process/alice-2/probe', { token: admin })).body;
+  t.ok(probed.streams.length > 0, `probed: ${JSON.stringify(probed).slice(0, 200)}`);
+  t.notMatch(JSON.stringify(probed), /process:alice-2:[A-Za-z0-9_-]{32}@/, 'the probe\'s credential not shown (its streams\' URLs)');
+
   // her memfs policy taken away: the process runs on until its next start, which is refused
   t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: POLICIES.slice(0, 2), token: admin })).status, 200);
+  const notProbed = (await app.request('GET', '/api/v3/process/alice-2/probe', { token: admin })).body;
+  t.same(notProbed.streams, [], 'nor probed');
+  t.match(notProbed.log, [/^probe refused: the process may not GET fs \/memfs\/alice\/alice-1\.m3u8/], 'the probe says why');
   await command('alice-1', 'restart');
   const refused = await until('alice-1', 'failed', 'refused at its start');
   t.match(refused.last_logline, /start refused: the process may not PUT fs \/memfs\/alice\/alice-1\.m3u8 \(no policy of its maker allows it\)/, `the reason in its state: ${refused.last_logline}`);
@@ -72,5 +84,5 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   await until('alice-1', 'running', 'changed by the superuser: theirs now');
   const after = JSON.parse(await readFile(join(app.dir, 'db', 'db.json'), 'utf8'));
   t.equal(after.process['alice-1'].maker, 'admin', 'its maker is who changed it last');
-  for (const id of ['alice-1', 'admin-1']) t.equal((await app.request('DELETE', `/api/v3/process/${id}`, { token: admin })).status, 200);
+  for (const id of ['alice-1', 'alice-2', 'admin-1']) t.equal((await app.request('DELETE', `/api/v3/process/${id}`, { token: admin })).status, 200);
 });
