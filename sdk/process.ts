@@ -1,6 +1,7 @@
 import { createServiceRef } from './refs.ts';
 import { createHooksRef, AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook, SyncWaterfallHook } from './hooks.ts';
 import type { ApiProbe, ApiProcess } from './process-views.ts';
+import type { RunUse } from './run-credentials.ts';
 
 /** What ffmpeg is doing right now (reference 7.1). */
 export type ProcessExecState = 'finished' | 'starting' | 'running' | 'finishing' | 'failed' | 'killed';
@@ -146,6 +147,14 @@ export interface ProcessesService {
    */
   inputProblem(address: string): string | undefined;
   /**
+   * Whether process `id`'s maker (the caller of its last create or update, when an access plugin
+   * decided it) may still have it do `use`, asked now of `httpHooksRef.processUseBy`: for what a
+   * plugin reads or writes on a running process's behalf after its start (a `playlist:` item, the
+   * files an item's playlist names). True for a process without a maker, or when no plugin decides;
+   * false for an unknown id.
+   */
+  makerMay(id: string, use: RunUse): boolean;
+  /**
    * The video codecs and their encoders of the encoder's skills (`GET /api/v3/skills`, detected on
    * first use), for choosing an encoder: the toolkit's `pickEncoder(skills, 'auto', presentDevices())`
    * takes a hardware one (`h264_nvenc`, `h264_qsv`, `h264_vaapi`) whose device is present, else
@@ -214,7 +223,8 @@ export interface ProcessStateEvent {
 /**
  * Why the supervisor moved a process by itself: `reconnect` (a start after a run ended, per
  * `reconnect`), `stale` (no progress for `stale_timeout_seconds`), `limit` (cpu or memory over
- * its limit), `prepare` (the definition did not resolve or a `preStart` tap vetoed), `spawn` (the
+ * its limit), `prepare` (the definition did not resolve, a `preStart` tap vetoed, or its maker may
+ * no longer do what it names: `httpHooksRef.processUseBy`), `spawn` (the
  * binary could not be started), `schedule` (a start at a time of its `scheduler`), `duration` (a
  * stop after `runtime_duration_seconds`; the order stays `start`), `demand` (an on-demand process
  * started for its first reader), `idle` (an on-demand process stopped after its last reader left),

@@ -5,7 +5,7 @@ import { Cgroup } from './resources/cgroup.ts';
 import { resolve as resolvePath } from 'node:path';
 import {
   childrenRef, definePlugin, fileDoorRef, httpHooksRef, filesystemsRef, optional, streamTableRef, placeholdersRef, runCredentialsRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
-  type ProcessChangeEvent,
+  type ProcessChangeEvent, type RunUse,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
 import { EncoderSection, validateEncoder } from './config-schema.ts';
@@ -87,6 +87,9 @@ export const processPlugin = definePlugin({
       idleSeconds: enc.ondemand.idle_seconds, budget: demandBudget(enc.ondemand), resources: gate,
     });
     await demand.open();
+    // what a process's maker may still have it do (asked at each start, and by plugins acting for a running process)
+    const useBy = ctx.hooks.get(httpHooksRef).processUseBy;
+    const makerMay = (maker: string, u: RunUse) => !useBy.isUsed() || useBy.call(maker, u) !== false;
     const manager: ProcessManager = new ProcessManager({
       db,
       storable: dbText.storable,
@@ -111,10 +114,8 @@ export const processPlugin = definePlugin({
         hooks, log, cpus: machineCores(), now: Date.now, clock, demand: demand.env,
         runs: ctx.deps.runs,
         // a process's maker is asked again at each start: a policy removed or a maker deleted stops what it made
-        makerRefusal: (maker, id, r, token) => {
-          const by = ctx.hooks.get(httpHooksRef).processUseBy;
-          return by.isUsed() ? runAuthorityRefusal(r, id, token, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => by.call(maker, u) !== false }) : undefined;
-        },
+        makerRefusal: (maker, id, r, token) => (useBy.isUsed()
+          ? runAuthorityRefusal(r, id, token, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => makerMay(maker, u) }) : undefined),
         resolve: engineResolver(registry, validator, (id) => manager.lookup(id)),
         monitor: () => createRunMonitor(logLimits), stateEntries, budget: gate,
       },
@@ -123,7 +124,7 @@ export const processPlugin = definePlugin({
     // one set of views and one probe for the routes and the service (GraphQL answers from these too)
     const views = new ProcessViews((id) => manager.metadata(id));
     const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, spawn, ctx.deps.runs);
-    ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe, input: validator.input, skills: () => skills.get() }));
+    ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe, input: validator.input, skills: () => skills.get(), makerMay }));
     // the cluster's seam: changes go through its shared store, and only owned processes run here
     ctx.provide(processReplicaRef, {
       attach: (r) => manager.attach(r), records: () => manager.records(), apply: (r) => manager.apply(r),

@@ -1,4 +1,4 @@
-import { isApiError, type ApiProbe, type ApiProcess, type ProcessesService, type ProcessProgressInfo, type ProcessStateCounts } from '../../sdk/index.ts';
+import { isApiError, type ApiProbe, type ApiProcess, type ProcessesService, type ProcessProgressInfo, type ProcessStateCounts, type RunUse } from '../../sdk/index.ts';
 import { normalize } from './config-model.ts';
 import { parseParts } from './list-filter.ts';
 import type { ProcessManager } from './manager.ts';
@@ -15,6 +15,8 @@ export interface ServiceParts {
   input: AccessList;
   /** The encoder's skills (skills.ts), detected on first use. */
   skills(): Promise<{ codecs: { video: Array<{ id: string; encoders: string[] | null }> } } | undefined>;
+  /** Whether `maker` may have a process do `use` (`httpHooksRef.processUseBy`; true when no plugin decides). */
+  makerMay(maker: string, use: RunUse): boolean;
 }
 
 /**
@@ -39,6 +41,10 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
     },
     probe: (id) => p.probe(id),
     inputProblem: (address) => sourceProblem(p.input, address),
+    makerMay: (id, use) => {
+      const e = m.get(id);
+      return e !== undefined && (e.maker === undefined || p.makerMay(e.maker, use));
+    },
     encoderSkills: () => p.skills(),
     put: async (def) => {
       const body = structuredClone(def) as unknown as ProcessConfig;

@@ -1,4 +1,6 @@
-import type { ProcessesService } from '../../sdk/index.ts';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, posix, relative, resolve } from 'node:path';
+import type { ProcessesService, RunUse } from '../../sdk/index.ts';
 import type { PlaylistPlayState, PlayoutService, PlayoutStatus } from './api.ts';
 import { PREFIX } from './args.ts';
 import { playoutErrors } from './errors.ts';
@@ -14,11 +16,14 @@ export class PlayoutControl implements PlayoutService {
   readonly #relays: RelayRegistry;
   readonly #processes: ProcessesService;
   readonly #frames: Map<string, Buffer>;
+  readonly #diskDir: string;
 
-  constructor(relays: RelayRegistry, processes: ProcessesService, frames: Map<string, Buffer>) {
+  /** `diskDir`: `storage.disk.dir`, where a switch to a local file is read as a disk path. */
+  constructor(relays: RelayRegistry, processes: ProcessesService, frames: Map<string, Buffer>, diskDir = '') {
     this.#relays = relays;
     this.#processes = processes;
     this.#frames = frames;
+    this.#diskDir = diskDir;
   }
 
   /** Throws the 404 unless the input has a running relay (before a request body is read). */
@@ -56,8 +61,12 @@ export class PlayoutControl implements PlayoutService {
     await this.#find(processId, inputId).relay.encodeErrorframe().catch(failure);
   }
 
-  /** Switches the source to `url` when its stream parameters match; otherwise 400 with the reason, the old source kept. */
-  async switchStream(processId: string, inputId: string, url: string): Promise<void> {
+  /**
+   * Switches the source to `url` when its stream parameters match; otherwise 400 with the reason,
+   * the old source kept. A local file needs a `GET` of it by the process's maker and by the caller
+   * (`may`: the route's `httpHooksRef.processUse`), as the process's own inputs do: else 403.
+   */
+  async switchStream(processId: string, inputId: string, url: string, may?: (use: RunUse) => boolean): Promise<void> {
     const e = this.#find(processId, inputId);
     const target = url.trim();
     if (!target) throw playoutErrors.badUrl('the body must be the URL of the new stream');
@@ -66,6 +75,10 @@ export class PlayoutControl implements PlayoutService {
     // the rule process inputs meet (encoder.access.input): a switch is no way around it
     const denied = this.#processes.inputProblem(source);
     if (denied) throw playoutErrors.badUrl(`${source}: ${denied}`);
+    const use = localUse(source, this.#diskDir);
+    if (use && (!this.#processes.makerMay(processId, use) || (may && !may(use)))) {
+      throw playoutErrors.forbidden(`no policy allows GET fs ${use.resource.slice(0, 200)} (both the process's maker and the caller need one)`);
+    }
     const result = await e.relay.switchStream(source).catch(failure);
     if (!result.ok) throw playoutErrors.mismatch(result.reason);
   }
@@ -89,4 +102,15 @@ function failure(err: unknown): never {
   if (code === 'bad_image') throw playoutErrors.badImage(message ?? 'the image does not decode');
   if (code === 'stopped') throw playoutErrors.unknown('the playout relay stopped (its process is stopping)');
   throw playoutErrors.internal(message ?? String(err));
+}
+
+/** A local source (a path, `file:<path>`) as the `fs` read it is: its disk path inside the disk folder, else its real path (no policy names it); undefined for a URL. */
+function localUse(source: string, diskDir: string): RunUse | undefined {
+  const path = source.replace(/^file:/i, '');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path === '-') return undefined;
+  const real = (p: string) => { try { return realpathSync(p); } catch { return resolve(p); } };
+  const abs = real(path);
+  const rel = diskDir ? relative(real(diskDir), abs) : '..';
+  const resource = rel.startsWith('..') || isAbsolute(rel) ? abs : posix.normalize(`/${rel.split('\\').join('/')}`);
+  return { type: 'fs', resource, action: 'GET' };
 }

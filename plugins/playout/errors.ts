@@ -12,6 +12,8 @@ export const playoutErrors = {
   badImage: (reason: string) => new ApiError(400, 'Bad Request', [reason], 'PLAYOUT_BAD_IMAGE'),
   /** `PUT .../stream` without a usable URL. */
   badUrl: (reason: string) => new ApiError(400, 'Bad Request', [reason], 'PLAYOUT_BAD_URL'),
+  /** `PUT .../stream` to a file the caller or the process's maker may not read (an access plugin's `fs` policies). */
+  forbidden: (reason: string) => new ApiError(403, 'Forbidden', [reason], 'PLAYOUT_FORBIDDEN'),
   /** The new stream's parameters differ from the current ones: the old source is kept. */
   mismatch: (reason: string) => new ApiError(400, 'Bad Request', [reason], 'PLAYOUT_STREAM_MISMATCH'),
   /** The relay failed in an unexpected way (an encoder crashed, ...). */

@@ -50,31 +50,31 @@ export default definePlugin({
     const ffmpeg = { binary: ctx.sections.encoder.binary, spawn: ctx.deps.children.spawn.bind(ctx.deps.children) };
     const playlists = await openPlaylists({
       state: ctx.state, diskDir: ctx.sections.storage.disk.dir, ffmpeg, events: ctx.deps.events,
-      inputProblem: (address) => processes.inputProblem(address),
+      inputProblem: (address) => processes.inputProblem(address), makerMay: (id, u) => processes.makerMay(id, u),
     });
     let sweep: IdleTick | undefined;
     const relays = new RelayRegistry({
       enabled: cfg.enable, pool: new PortPool(cfg.min_port, cfg.max_port), processes, ffmpeg, create, frames, log: ctx.log,
       feed: playlists.feed, onHold: () => sweep?.wake(),
     });
-    const control = new PlayoutControl(relays, processes, frames);
+    const control = new PlayoutControl(relays, processes, frames, ctx.sections.storage.disk.dir);
     ctx.provide(playoutRef, control);
 
     ctx.hooks.tap(processHooksRef, 'preSave', async (ev) => relays.preSave(ev));
     ctx.hooks.tap(processHooksRef, 'preStart', (p) => relays.preStart(p));
     ctx.hooks.tap(processHooksRef, 'viewCommand', (v) => relays.viewCommand(v));
-    ctx.hooks.tap(processHooksRef, 'onStateChange', (ev) => relays.stateChanged(ev.id, ev.to));
+    ctx.hooks.tap(processHooksRef, 'onStateChange', (ev) => relays.stateChanged(ev.id, ev.to, ev.cause));
     ctx.hooks.tap(processHooksRef, 'onDelete', (ev) => relays.deleted(ev.id));
     ctx.hooks.tap(stateExtrasRef, 'view', (v) => {
       const where = relays.playlists(v.id);
       if (where) v.playlist = where;
       return v;
     });
-    playoutRoutes(ctx.http, control);
     const use = ctx.hooks.get(httpHooksRef).processUse;
+    playoutRoutes(ctx.http, control, (req, u) => !use.isUsed() || use.call(req, u) !== false);
     if (cfg.enable) playlists.routes(ctx.http, (req, u) => !use.isUsed() || use.call(req, u) !== false);
     // a process's `playlist:` input reads the playlist's disk items: its maker must be allowed to (asked at create, update, each start)
-    if (cfg.enable && ctx.deps.runs) ctx.onClose(ctx.deps.runs.describe((g) => playlistUses(g, (n) => playlists.store.get(n))));
+    if (cfg.enable && ctx.deps.runs) ctx.onClose(ctx.deps.runs.describe((g) => playlistUses(g, (n) => playlists.store.get(n), (s) => playlists.leads(s))));
 
     if (cfg.enable) {
       // only while a port is held (an idle service wakes for nothing: issue 46.2)

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { Type, acceptRawBodies, ignoreContentType, type HttpScope } from '../../sdk/index.ts';
+import type { FastifyRequest } from 'fastify';
+import { Type, acceptRawBodies, ignoreContentType, type HttpScope, type RunUse } from '../../sdk/index.ts';
 import type { PlayoutControl } from './control.ts';
 import { playoutErrors } from './errors.ts';
 import { KeyframeParams, PlayoutParams, PlayoutStatusSchema } from './schema.ts';
@@ -15,7 +16,8 @@ const TAGS = ['v16.7.2'];
  * The playout routes (reference 4.5) over the control service. Bodies are taken raw whatever
  * their Content-Type (the reference reads them as they come) and read here with a size limit.
  */
-export function playoutRoutes(http: HttpScope, control: PlayoutControl): void {
+/** `may`: whether the caller of a request may have a process do `use` (`httpHooksRef.processUse`), asked for a switch to a local file. */
+export function playoutRoutes(http: HttpScope, control: PlayoutControl, may: (req: FastifyRequest, use: RunUse) => boolean = () => true): void {
   void http.register(async (s: HttpScope) => {
     acceptRawBodies(s);
     s.get(`${BASE}/status`, {
@@ -63,7 +65,7 @@ export function playoutRoutes(http: HttpScope, control: PlayoutControl): void {
     }, async (req, reply) => {
       control.check(req.params.id, req.params.inputid);
       const url = (await readBody(req.body, URL_LIMIT)).toString('utf8');
-      await control.switchStream(req.params.id, req.params.inputid, url);
+      await control.switchStream(req.params.id, req.params.inputid, url, (u) => may(req, u));
       return reply.code(204).send();
     });
   });

@@ -164,10 +164,11 @@ export class RelayRegistry {
   }
 
   /** A process left its active states: its relays go unless it is still wanted (a reconnect follows). */
-  stateChanged(id: string, to: string): Promise<void> {
+  stateChanged(id: string, to: string, cause?: string): Promise<void> {
     if (to !== 'finished' && to !== 'failed' && to !== 'killed') return Promise.resolve();
     const info = this.#o.processes.get(id);
-    if (info && info.order === 'start') return Promise.resolve();
+    // a start refused before its spawn (a preStart veto, its maker's policies) does not come back by itself: its relays stop
+    if (info && info.order === 'start' && !(to === 'failed' && cause === 'prepare')) return Promise.resolve();
     return this.stopProcess(id);
   }
 

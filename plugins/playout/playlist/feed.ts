@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { PlaylistPlayState } from '../api.ts';
 import type { Playlist, PlaylistFormat, StoredItem } from './schema.ts';
 import { LOCAL_PROTOCOLS, resolveSource, type SourceRules } from './sources.ts';
+import { diskItemPath } from './uses.ts';
 
 /**
  * What the relay runs for one item: a label (the item's source), the source ffmpeg's arguments, and
@@ -19,6 +20,12 @@ export interface FeedOptions {
   rules: SourceRules;
   log: Logger;
   emit?: (type: string, subject: Record<string, string>, payload: Record<string, unknown>) => void;
+  /**
+   * Whether the process's maker may read a disk file now (its disk path, `/a/x.mp4`;
+   * `ProcessesService.makerMay`): asked at every item start for the item and for every file its
+   * playlist names, so what the maker may no longer read is skipped.
+   */
+  may?: (diskPath: string) => boolean;
 }
 
 /**
@@ -82,7 +89,13 @@ export class PlaylistFeed {
       const index = this.#take(pl);
       if (index === undefined) return undefined;
       const item = pl.items[index]!;
-      const r = resolveSource(this.#o.rules, item.source);
+      const may = this.#o.may;
+      const path = diskItemPath(item.source);
+      if (may && path !== undefined && !may(path)) {
+        this.skipped(item.source, `${item.source}: its process's maker may not read it (no fs GET policy)`);
+        continue;
+      }
+      const r = resolveSource(this.#o.rules, item.source, may);
       if (!r.ok) {
         this.skipped(item.source, r.reason);
         continue;

@@ -1,4 +1,4 @@
-import { posix } from 'node:path';
+import { diskItemPath } from './uses.ts';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, Type, type HttpScope, type RunUse } from '../../../sdk/index.ts';
 import { Playlist, PlaylistBody, PlaylistList, PlaylistParams } from './schema.ts';
@@ -26,8 +26,8 @@ export function playlistRoutes(http: HttpScope, store: PlaylistStore, may: (req:
     }, async (req) => {
       // a disk item is read by the processes that play it (and probed now): its maker must be allowed to read it (an access plugin's policies)
       for (const [i, item] of (req.body.items ?? []).entries()) {
-        if (/^[a-z][a-z0-9+.-]*:/i.test(item.source)) continue;
-        const resource = posix.normalize(`/${item.source}`);
+        const resource = diskItemPath(item.source);
+        if (resource === undefined) continue;
         if (!may(req, { type: 'fs', resource, action: 'GET' })) throw new ApiError(403, 'Forbidden', [`items[${i}]: no policy of its maker allows GET fs ${resource.slice(0, 200)}`], 'PLAYLIST_FORBIDDEN');
       }
       return store.put(req.params.name, req.body, (path) => may(req, { type: 'fs', resource: path, action: 'GET' }));

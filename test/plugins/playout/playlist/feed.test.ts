@@ -37,3 +37,21 @@ t.test('prefetch picks the next item once; next returns it; an edit picks again'
   t.not(d, c, 'edited meanwhile (the same second: a new stored object): the pick is dropped');
   t.match(d, { url: '/d.mp4', duration: 4 }, 'and the same place of the new list is taken');
 });
+
+t.test('every item start asks the process\'s maker: an item, or a file its playlist names, that it may not read is skipped', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'feed-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  for (const f of ['a.mp4', 'b.mp4', 'secret.ts']) writeFileSync(join(dir, f), 'x');
+  writeFileSync(join(dir, 'show.m3u8'), '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:1,\nsecret.ts\n#EXT-X-ENDLIST\n');
+  const pl = {
+    name: 'p', loop: true, shuffle: false, mismatch: 'normalise', updated_at: 1, created_at: 1,
+    format: { width: 320, height: 240, fps: 25, video_bitrate_kbit: 300, audio_bitrate_kbit: 64 },
+    items: [{ source: '/b.mp4' }, { source: 'show.m3u8' }, { source: '/a.mp4' }],
+  } as Playlist;
+  const asked: string[] = [];
+  // stand-in: the maker's policies (ProcessesService.makerMay) read the playlist file but not what it names, nor b
+  const may = (path: string) => { asked.push(path); return path === '/a.mp4' || path === '/show.m3u8'; };
+  const feed = new PlaylistFeed({ name: 'p', processId: 'x', playlist: () => pl, rules: { diskDir: dir, inputProblem: () => undefined }, log: pino({ level: 'silent' }), may });
+  t.match(feed.next(), { url: '/a.mp4' }, 'the first item its maker may read, all it leads to included');
+  t.same(asked, ['/b.mp4', '/show.m3u8', '/secret.ts', '/a.mp4'], 'asked for each item and for the file the playlist names');
+});
