@@ -267,9 +267,10 @@ export class ProcessEntry {
     this.#mask = run && runMask(run);
     const why = this.refresh(run);
     if (why !== undefined) throw new Error(`invalid process definition: ${why}`);
-    run?.bind(runFields(this.#resolution!));
+    // asked before the credential opens anything (the uses are read off the resolved command)
     const refused = run && this.makerRefusal(this.#resolution!, run.token);
     if (refused !== undefined) throw new Error(`start refused: ${refused}`);
+    run?.bind(runFields(this.#resolution!));
     let args = [...this.#resolution!.command];
     const pre = this.#env.hooks.preStart;
     if (pre.taps.length) {
