@@ -1,9 +1,10 @@
 import { realpathSync } from 'node:fs';
-import { isAbsolute, posix, relative, resolve } from 'node:path';
-import type { ProcessesService, RunUse } from '../../sdk/index.ts';
+import { isAbsolute, relative, sep } from 'node:path';
+import type { ApiError, ProcessesService, RunUse } from '../../sdk/index.ts';
 import type { PlaylistPlayState, PlayoutService, PlayoutStatus } from './api.ts';
 import { PREFIX } from './args.ts';
 import { playoutErrors } from './errors.ts';
+import { localFileProblem } from './playlist/local-file.ts';
 import { relayKey, type RelayEntry } from './relays.ts';
 import type { RelayRegistry } from './service.ts';
 
@@ -63,8 +64,10 @@ export class PlayoutControl implements PlayoutService {
 
   /**
    * Switches the source to `url` when its stream parameters match; otherwise 400 with the reason,
-   * the old source kept. A local file needs a `GET` of it by the process's maker and by the caller
-   * (`may`: the route's `httpHooksRef.processUse`), as the process's own inputs do: else 403.
+   * the old source kept. While an access plugin decides (`may`: the caller's
+   * `httpHooksRef.processUse`), a local source must be a disk file that the process's maker and the
+   * caller may read, with all it leads to (`localSwitchProblem`): else 403 (400 for a form that is
+   * no disk file).
    */
   async switchStream(processId: string, inputId: string, url: string, may?: (use: RunUse) => boolean): Promise<void> {
     const e = this.#find(processId, inputId);
@@ -75,9 +78,10 @@ export class PlayoutControl implements PlayoutService {
     // the rule process inputs meet (encoder.access.input): a switch is no way around it
     const denied = this.#processes.inputProblem(source);
     if (denied) throw playoutErrors.badUrl(`${source}: ${denied}`);
-    const use = localUse(source, this.#diskDir);
-    if (use && (!this.#processes.makerMay(processId, use) || (may && !may(use)))) {
-      throw playoutErrors.forbidden(`no policy allows GET fs ${use.resource.slice(0, 200)} (both the process's maker and the caller need one)`);
+    if (may) {
+      const fsGet = (resource: string): RunUse => ({ type: 'fs', resource, action: 'GET' });
+      const refused = localSwitchProblem(source, this.#diskDir, (p) => this.#processes.makerMay(processId, fsGet(p)) && may(fsGet(p)));
+      if (refused) throw refused;
     }
     const result = await e.relay.switchStream(source).catch(failure);
     if (!result.ok) throw playoutErrors.mismatch(result.reason);
@@ -104,13 +108,34 @@ function failure(err: unknown): never {
   throw playoutErrors.internal(message ?? String(err));
 }
 
-/** A local source (a path, `file:<path>`) as the `fs` read it is: its disk path inside the disk folder, else its real path (no policy names it); undefined for a URL. */
-function localUse(source: string, diskDir: string): RunUse | undefined {
-  const path = source.replace(/^file:/i, '');
-  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path === '-') return undefined;
-  const real = (p: string) => { try { return realpathSync(p); } catch { return resolve(p); } };
-  const abs = real(path);
-  const rel = diskDir ? relative(real(diskDir), abs) : '..';
-  const resource = rel.startsWith('..') || isAbsolute(rel) ? abs : posix.normalize(`/${rel.split('\\').join('/')}`);
-  return { type: 'fs', resource, action: 'GET' };
+/** A network URL (`rtmp://`, `srt://`, `udp://`, ...): read by the relay as before; `file://` is local. */
+const NETWORK_URL = /^(?!file:)[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * Why a switch to `source` is refused while an access plugin decides (`may`: the process's maker's
+ * and the caller's read of a disk path), or undefined. A network URL passes (its rule is
+ * `encoder.access.input`); a local source must be the absolute path of a file of the disk
+ * filesystem (or `file:` of one: no other protocol prefix, no relative path: ffmpeg's `concat:`,
+ * `cache:`, ... would open files no check names), which both may read, with every file it leads
+ * ffmpeg to (an HLS playlist's names, `local-file.ts`; other referencing formats refused).
+ */
+function localSwitchProblem(source: string, diskDir: string, may: (diskPath: string) => boolean): ApiError | undefined {
+  if (NETWORK_URL.test(source)) return undefined;
+  const path = source.replace(/^file:(\/\/)?/i, '');
+  if (!isAbsolute(path)) return playoutErrors.badUrl(`${source}: a local source is the absolute path of a file of the disk filesystem (no protocol prefix, no relative path)`);
+  let root: string;
+  let real: string;
+  try {
+    root = realpathSync(diskDir);
+    real = realpathSync(path);
+  } catch {
+    return playoutErrors.badUrl(`${source}: no such file`);
+  }
+  if (!real.startsWith(root + sep)) return playoutErrors.forbidden(`${source}: outside the disk filesystem`);
+  const disk = `/${relative(root, real).split(sep).join('/')}`;
+  if (!may(disk)) return playoutErrors.forbidden(`no policy allows GET fs ${disk} (both the process's maker and the caller need one)`);
+  let refused = false;
+  const why = localFileProblem(root, real, (p) => may(p) || !(refused = true));
+  if (why) return refused ? playoutErrors.forbidden(`${source}: ${why}`) : playoutErrors.badUrl(`${source}: ${why}`);
+  return undefined;
 }

@@ -71,10 +71,10 @@ export default definePlugin({
       return v;
     });
     const use = ctx.hooks.get(httpHooksRef).processUse;
-    playoutRoutes(ctx.http, control, (req, u) => !use.isUsed() || use.call(req, u) !== false);
+    playoutRoutes(ctx.http, control, (req) => (use.isUsed() ? (u) => use.call(req, u) !== false : undefined));
     if (cfg.enable) playlists.routes(ctx.http, (req, u) => !use.isUsed() || use.call(req, u) !== false);
     // a process's `playlist:` input reads the playlist's disk items: its maker must be allowed to (asked at create, update, each start)
-    if (cfg.enable && ctx.deps.runs) ctx.onClose(ctx.deps.runs.describe((g) => playlistUses(g, (n) => playlists.store.get(n), (s) => playlists.leads(s))));
+    if (cfg.enable && ctx.deps.runs) ctx.onClose(ctx.deps.runs.describe((g) => playlistUses(g, (n) => playlists.store.get(n))));
 
     if (cfg.enable) {
       // only while a port is held (an idle service wakes for nothing: issue 46.2)

@@ -16,8 +16,11 @@ const TAGS = ['v16.7.2'];
  * The playout routes (reference 4.5) over the control service. Bodies are taken raw whatever
  * their Content-Type (the reference reads them as they come) and read here with a size limit.
  */
-/** `may`: whether the caller of a request may have a process do `use` (`httpHooksRef.processUse`), asked for a switch to a local file. */
-export function playoutRoutes(http: HttpScope, control: PlayoutControl, may: (req: FastifyRequest, use: RunUse) => boolean = () => true): void {
+/**
+ * `mayOf`: while an access plugin decides, whether the caller of a request may have a process do a
+ * use (`httpHooksRef.processUse`), asked for a switch to a local file; undefined when none decides.
+ */
+export function playoutRoutes(http: HttpScope, control: PlayoutControl, mayOf: (req: FastifyRequest) => ((use: RunUse) => boolean) | undefined = () => undefined): void {
   void http.register(async (s: HttpScope) => {
     acceptRawBodies(s);
     s.get(`${BASE}/status`, {
@@ -65,7 +68,7 @@ export function playoutRoutes(http: HttpScope, control: PlayoutControl, may: (re
     }, async (req, reply) => {
       control.check(req.params.id, req.params.inputid);
       const url = (await readBody(req.body, URL_LIMIT)).toString('utf8');
-      await control.switchStream(req.params.id, req.params.inputid, url, (u) => may(req, u));
+      await control.switchStream(req.params.id, req.params.inputid, url, mayOf(req));
       return reply.code(204).send();
     });
   });

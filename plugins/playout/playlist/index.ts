@@ -5,7 +5,7 @@ import type { EventsService, HttpScope, PluginState, RunUse } from '../../../sdk
 import type { Ffmpeg } from '../relay/ffmpeg.ts';
 import { PlaylistFeed } from './feed.ts';
 import { playlistRoutes } from './routes.ts';
-import { resolveSource, type SourceRules } from './sources.ts';
+import type { SourceRules } from './sources.ts';
 import { PlaylistStore, type PlaylistDoc } from './store.ts';
 
 export interface PlaylistsOptions {
@@ -26,8 +26,6 @@ export interface Playlists {
   feed(name: string, processId: string, log: Logger): PlaylistFeed;
   /** `may`: whether the caller of a request may read a disk item (`httpHooksRef.processUse`: a process plays it). */
   routes(http: HttpScope, may?: (req: FastifyRequest, use: RunUse) => boolean): void;
-  /** The disk paths (`/a/x.ts`) a disk item leads ffmpeg to now (the names of an HLS playlist, followed); none for another item. */
-  leads(source: string): string[];
 }
 
 /** The playlist store (state document `playlists`), its routes and the feeds of `playlist:` inputs. */
@@ -49,10 +47,5 @@ export async function openPlaylists(o: PlaylistsOptions): Promise<Playlists> {
       emit: o.events ? (type, subject, payload) => o.events!.emit(type, subject, payload) : undefined,
     }),
     routes: (http, may) => playlistRoutes(http, store, may),
-    leads: (source) => {
-      const out: string[] = [];
-      resolveSource(rules, source, (path) => { out.push(path); return true; });
-      return out;
-    },
   };
 }
