@@ -107,28 +107,23 @@ t.test('a publisher that comes back continues the archive: no segment renamed or
     };
   };
 
-  // the first publisher: 8 s recorded, then 6 s of 1 s segments archived
-  const a = packager('a');
-  let now = T0 + 8_000;
-  recordAt(now);
   const answers: string[] = [];
-  for (let i = 0; i < 6; i++) {
-    a.add(i, T0 + 8_000 + i * 1000);
-    now = T0 + 9_000 + i * 1000;
-    recordAt(now);
-    archive.take(a.r, file, now);
-    answers.push(archive.text(now, false)!);
-  }
+  /** Six 1 s segments of packager `p` from `from` (ms after T0), each taken as it completes, each answer kept. */
+  const publish = (p: ReturnType<typeof packager>, from: number) => {
+    for (let i = 0; i < 6; i++) {
+      p.add(i, T0 + from + i * 1000);
+      const now = T0 + from + (i + 1) * 1000;
+      recordAt(now);
+      archive.take(p.r, file, now);
+      answers.push(archive.text(now, false)!);
+    }
+  };
+  // the first publisher: 8 s recorded, then 6 s of 1 s segments archived
+  recordAt(T0 + 8_000);
+  publish(packager('a'), 8_000);
   // it left and came back 3 s later: a new packager, numbered from 0 again, a new epoch
-  const b = packager('b');
   archive.follow();
-  for (let i = 0; i < 6; i++) {
-    b.add(i, T0 + 17_000 + i * 1000);
-    now = T0 + 18_000 + i * 1000;
-    recordAt(now);
-    archive.take(b.r, file, now);
-    answers.push(archive.text(now, false)!);
-  }
+  publish(packager('b'), 17_000);
   for (let i = 1; i < answers.length; i++) {
     t.same(checkPlaylist(answers[i]!), [], `answer ${i}: valid`);
     t.same(checkUpdate(answers[i - 1]!, answers[i]!), [], `answer ${i}: an update of the one before`);
