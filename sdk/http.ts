@@ -130,9 +130,11 @@ export const httpHooksRef = createHooksRef('http', () => ({
    * has a maker (a restart, a reconnect, an order, a schedule, a demand), so a maker's policy
    * removed or the maker deleted stops what it made at the next start. False fails the start
    * (the process's state says why); undefined leaves it to the next tap (none: allowed). An
-   * access plugin (iam) taps it as it taps `processUse`.
+   * access plugin (iam) taps it as it taps `processUse`. `since`: unix seconds of the process's last
+   * create or update (when its maker set it): a user of that name made after it is another user
+   * (a name given again), whom the access plugin refuses.
    */
-  processUseBy: new SyncBailHook<[string, RunUse], boolean | undefined>(['maker', 'use']),
+  processUseBy: new SyncBailHook<[string, RunUse, number], boolean | undefined>(['maker', 'use', 'since']),
   /**
    * Whether the caller of `request` may see what the service says about a process or a stream
    * (a log line, a metric series, a session naming it; `{}`: the service's own, naming neither):

@@ -44,7 +44,7 @@ export interface EntryEnv {
    * Why a run of a process with a maker may not start (what it names its maker may no longer do:
    * `httpHooksRef.processUseBy`), or undefined; without it nothing is asked.
    */
-  makerRefusal?(maker: string, id: string, r: Resolution, token: string): string | undefined;
+  makerRefusal?(maker: string, id: string, r: Resolution, token: string, since: number): string | undefined;
 }
 
 export interface EntryTimes {

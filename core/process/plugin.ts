@@ -89,7 +89,7 @@ export const processPlugin = definePlugin({
     await demand.open();
     // what a process's maker may still have it do (asked at each start, and by plugins acting for a running process)
     const useBy = ctx.hooks.get(httpHooksRef).processUseBy;
-    const makerMay = (maker: string, u: RunUse) => !useBy.isUsed() || useBy.call(maker, u) !== false;
+    const makerMay = (maker: string, u: RunUse, since: number) => !useBy.isUsed() || useBy.call(maker, u, since) !== false;
     const manager: ProcessManager = new ProcessManager({
       db,
       storable: dbText.storable,
@@ -114,8 +114,8 @@ export const processPlugin = definePlugin({
         hooks, log, cpus: machineCores(), now: Date.now, clock, demand: demand.env,
         runs: ctx.deps.runs,
         // a process's maker is asked again at each start: a policy removed or a maker deleted stops what it made
-        makerRefusal: (maker, id, r, token) => (useBy.isUsed()
-          ? runAuthorityRefusal(r, id, token, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => makerMay(maker, u) }) : undefined),
+        makerRefusal: (maker, id, r, token, since) => (useBy.isUsed()
+          ? runAuthorityRefusal(r, id, token, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => makerMay(maker, u, since) }) : undefined),
         resolve: engineResolver(registry, validator, (id) => manager.lookup(id)),
         monitor: () => createRunMonitor(logLimits), stateEntries, budget: gate,
       },

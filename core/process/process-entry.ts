@@ -284,7 +284,7 @@ export class ProcessEntry {
 
   /** Why a run resolved as `r` with `token` names what its maker may no longer do (`EntryEnv.makerRefusal`), or undefined. */
   makerRefusal(r: Resolution, token: string): string | undefined {
-    return this.maker === undefined ? undefined : this.#env.makerRefusal?.(this.maker, this.id, r, token);
+    return this.maker === undefined ? undefined : this.#env.makerRefusal?.(this.maker, this.id, r, token, this.updatedAt);
   }
 
   #onLine(line: string): void {

@@ -15,8 +15,8 @@ export interface ServiceParts {
   input: AccessList;
   /** The encoder's skills (skills.ts), detected on first use. */
   skills(): Promise<{ codecs: { video: Array<{ id: string; encoders: string[] | null }> } } | undefined>;
-  /** Whether `maker` may have a process do `use` (`httpHooksRef.processUseBy`; true when no plugin decides). */
-  makerMay(maker: string, use: RunUse): boolean;
+  /** Whether `maker` may have a process it set at `since` (unix seconds) do `use` (`httpHooksRef.processUseBy`; true when no plugin decides). */
+  makerMay(maker: string, use: RunUse, since: number): boolean;
 }
 
 /**
@@ -43,7 +43,7 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
     inputProblem: (address) => sourceProblem(p.input, address),
     makerMay: (id, use) => {
       const e = m.get(id);
-      return e !== undefined && (e.maker === undefined || p.makerMay(e.maker, use));
+      return e !== undefined && (e.maker === undefined || p.makerMay(e.maker, use, e.updatedAt));
     },
     encoderSkills: () => p.skills(),
     put: async (def) => {

@@ -126,14 +126,15 @@ export class IamApiAccess implements IamAccess {
 
   /**
    * `httpHooksRef.processUseBy`: the same for a process's maker at each start of its run (a maker
-   * deleted, or whose policy no longer allows a use, fails the start); undefined for makers that
-   * are no IAM user's subjects.
+   * deleted, or whose policy no longer allows a use, fails the start; `since`: when the maker set
+   * the process, unix seconds: a user of that name made after it is another one, refused);
+   * undefined for makers that are no IAM user's subjects.
    */
-  processUseBy(subject: string | undefined, use: RunUse): boolean | undefined {
+  processUseBy(subject: string | undefined, use: RunUse, since?: number): boolean | undefined {
     if (!subject?.startsWith(IAM_SUBJECT)) return undefined;
     const name = subject.slice(IAM_SUBJECT.length);
     const u = this.#users.stored(name);
-    if (!u) return false;
+    if (!u || (since !== undefined && u.created_at > since)) return false;
     if (u.superuser) return true;
     // a type no policy can name (a vendor's listener, an unreadable command): only a superuser's
     if (!(POLICY_TYPES as readonly string[]).includes(use.type)) return false;

@@ -42,7 +42,7 @@ export default definePlugin({
     ctx.provide(iamAccessRef, access);
     ctx.hooks.tap(httpHooksRef, 'processAccess', (request, q) => access.processAccess(request, q));
     ctx.hooks.tap(httpHooksRef, 'processUse', (request, use) => access.processUse(request, use));
-    ctx.hooks.tap(httpHooksRef, 'processUseBy', (maker, use) => access.processUseBy(maker, use));
+    ctx.hooks.tap(httpHooksRef, 'processUseBy', (maker, use, since) => access.processUseBy(maker, use, since));
     // a stream client's key `<user>:<token>`: decided in the stream table's admission, for every protocol
     ctx.hooks.tap(ingestHooksRef, 'decideKey', (peer, role) => access.decideKey(peer, role));
     // the application log, metrics and sessions show a user what is about what it may see

@@ -76,6 +76,13 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   await command('alice-1', 'restart');
   const gone = await until('alice-1', 'failed', 'refused: its maker is gone');
   t.match(gone.last_logline, /start refused: the process may not PUT fs /, 'a deleted maker may nothing');
+  // another user given her name later is not her: what she made stays refused
+  const madeAt = JSON.parse(await readFile(join(app.dir, 'db', 'db.json'), 'utf8')).process['alice-1'].updated_at as number;
+  await waitFor(() => Math.floor(Date.now() / 1000) > madeAt || undefined, { what: 'a second after it was made' });
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200, 'a new alice');
+  await command('alice-1', 'restart');
+  const reused = await until('alice-1', 'failed', 'refused: a new user of the name is not its maker');
+  t.match(reused.last_logline, /start refused: the process may not PUT fs /, 'the new alice\'s policies do not count');
 
   // the superuser's process is not held to any user's policies; one the superuser changed last is theirs
   await command('admin-1', 'restart');
