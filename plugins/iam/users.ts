@@ -94,6 +94,8 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
         },
         policies: Array.isArray(x.policies) ? x.policies : [],
         tokens_since: typeof x.tokens_since === 'number' && Number.isSafeInteger(x.tokens_since) ? x.tokens_since : 0,
+        // unknown (a hand-written or older store): 0, older than any process it made (not "now" at each load)
+        created_at: typeof x.created_at === 'number' && Number.isSafeInteger(x.created_at) ? x.created_at : 0,
       };
     }),
   };

@@ -166,4 +166,7 @@ t.test('a hand-edited users.json: a user without a valid name stops the start, j
   t.equal(u!.tokens_since, 0, 'a user stored before tokens_since: its tokens stand until they expire');
   t.equal(parseUsers({ users: [{ name: 'y', tokens_since: 1.5 }] }, 'users.json').users[0]!.tokens_since, 0, 'junk read as none');
   t.equal(parseUsers({ users: [{ name: 'z', tokens_since: 1_700_000_000_123 }] }, 'users.json').users[0]!.tokens_since, 1_700_000_000_123);
+  // created_at tells a process's maker from a later user of its name: unknown is 0, never the load's time
+  t.equal(u!.created_at, 0, 'a user stored without created_at: as old as can be (its processes still its own after a restart)');
+  t.equal(parseUsers({ users: [{ name: 'w', created_at: 1_700_000_000 }] }, 'users.json').users[0]!.created_at, 1_700_000_000);
 });
