@@ -88,8 +88,6 @@ export class DvrWindow {
   /** The run of each recorded segment seen, by number. */
   readonly #runs = new Map<number, number>();
   readonly #archived: NumberedEntry[] = [];
-  /** The DVR number of the next archived segment. */
-  #next = 0;
   /** Discontinuities of archived segments that left (the boundary's included). */
   #archivedGone = 0;
   /** Recorded ones came before the archive: its first segment follows a discontinuity. */
@@ -112,9 +110,9 @@ export class DvrWindow {
       this.#boundary = last !== undefined;
       const lastRecorded = last?.msn ?? -1;
       this.#base = { msn: lastRecorded + 1, lastRecorded };
-      this.#next = lastRecorded + 1;
     }
-    this.#archived.push({ ...seg, n: this.#next++ });
+    // the trim keeps the newest: the next number follows it
+    this.#archived.push({ ...seg, n: (this.#archived.at(-1)?.n ?? this.#base.msn - 1) + 1 });
   }
 
   /** The archive's segments that end before `from` (unix ms) leave; returns them (their files go). */
