@@ -166,8 +166,14 @@ export interface ProcessesService {
    * `PUT /api/v3/process` would, with every check, `preSave` and the save to db.json before it
    * resolves); an unchanged definition leaves the process (and its run) alone. Throws the API's
    * ApiError (400) when the definition is refused. For plugins that own processes (`ladders`).
+   * `maker`: the user the plugin acts for (the `request.auth.user` of the request that asked for
+   * what the process does), kept as the process's maker: under an access plugin the definition is
+   * refused (ApiError 403 `PROCESS_FORBIDDEN_USE`) when it names a use its maker may not have, and
+   * each start asks again (as for a process that user made through the API). Without it the
+   * process is the plugin's own (the operator's config), held to no user's policies; a different
+   * maker counts as a change.
    */
-  put(definition: ProcessDefinition): Promise<'added' | 'replaced' | 'unchanged'>;
+  put(definition: ProcessDefinition, maker?: string): Promise<'added' | 'replaced' | 'unchanged'>;
   /** Deletes the process as `DELETE /api/v3/process/{id}` does; false when there is none. */
   remove(id: string): Promise<boolean>;
 }

@@ -124,7 +124,11 @@ export const processPlugin = definePlugin({
     // one set of views and one probe for the routes and the service (GraphQL answers from these too)
     const views = new ProcessViews((id) => manager.metadata(id));
     const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, spawn, ctx.deps.runs);
-    ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe, input: validator.input, skills: () => skills.get(), makerMay }));
+    // a plugin acting for a user (`put(def, maker)`): admitted as that user's create would be, at its time
+    const authorityOf = (maker: string) => (useBy.isUsed()
+      ? { admit: (e: ProcessEntry) => authorityRefusal(e, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => makerMay(maker, u, Math.floor(Date.now() / 1000)) }), maker }
+      : undefined);
+    ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe, input: validator.input, skills: () => skills.get(), makerMay, authorityOf }));
     // the cluster's seam: changes go through its shared store, and only owned processes run here
     ctx.provide(processReplicaRef, {
       attach: (r) => manager.attach(r), records: () => manager.records(), apply: (r) => manager.apply(r),

@@ -1,7 +1,7 @@
 import { isApiError, type ApiProbe, type ApiProcess, type ProcessesService, type ProcessProgressInfo, type ProcessStateCounts, type RunUse } from '../../sdk/index.ts';
 import { normalize } from './config-model.ts';
 import { parseParts } from './list-filter.ts';
-import type { ProcessManager } from './manager.ts';
+import type { Authority, ProcessManager } from './manager.ts';
 import type { ProcessViews } from './views.ts';
 import type { ProcessConfig } from './schema.ts';
 import { sourceProblem, type AccessList } from './validate.ts';
@@ -17,6 +17,8 @@ export interface ServiceParts {
   skills(): Promise<{ codecs: { video: Array<{ id: string; encoders: string[] | null }> } } | undefined>;
   /** Whether `maker` may have a process it set at `since` (unix seconds) do `use` (`httpHooksRef.processUseBy`; true when no plugin decides). */
   makerMay(maker: string, use: RunUse, since: number): boolean;
+  /** What a plugin's `put` for `maker` is held to: its admission and the maker kept (undefined when no access plugin decides). */
+  authorityOf(maker: string): Authority | undefined;
 }
 
 /**
@@ -46,16 +48,18 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
       return e !== undefined && (e.maker === undefined || p.makerMay(e.maker, use, e.updatedAt));
     },
     encoderSkills: () => p.skills(),
-    put: async (def) => {
+    put: async (def, maker) => {
       const body = structuredClone(def) as unknown as ProcessConfig;
+      const authority = maker === undefined ? undefined : p.authorityOf(maker);
       const e = m.get(def.id);
       if (!e) {
-        await m.add(body);
+        await m.add(body, undefined, authority);
         return 'added';
       }
       // the same normal form on both sides: a definition given again changes nothing, its run goes on
-      if (JSON.stringify(normalize(body)) === JSON.stringify(e.config)) return 'unchanged';
-      await m.update(def.id, body);
+      if (e.maker === authority?.maker && JSON.stringify(normalize(body)) === JSON.stringify(e.config)) return 'unchanged';
+      // a plugin's process given without a maker is its own again (update keeps the old maker without an authority)
+      await m.update(def.id, body, undefined, authority ?? { admit: () => undefined, maker: undefined });
       return 'replaced';
     },
     remove: async (id) => {

@@ -15,6 +15,8 @@ export const laddersErrors = {
   taken: (what: string, other: string) => new ApiError(409, 'Conflict', [`${what} has a ladder already: '${other}'`], 'LADDERS_TAKEN'),
   /** `ladders.max_ladders` ladders exist. */
   limit: (max: number) => new ApiError(429, 'Too Many Requests', [`at most ${max} ladders (ladders.max_ladders)`], 'LADDERS_LIMIT'),
+  /** The ladder's process names what its maker (the caller) may not have it do: the engine's reason. */
+  forbidden: (reason: string) => new ApiError(403, 'Forbidden', [`the ladder's process was refused: ${reason}`], 'LADDERS_FORBIDDEN'),
   /** The ladder's stream could not be made a process (e.g. `rtmp.enable` is off): the engine's reason. */
   process: (reason: string) => new ApiError(409, 'Conflict', [`the ladder's process was refused: ${reason}`], 'LADDERS_PROCESS'),
 };

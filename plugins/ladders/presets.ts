@@ -42,6 +42,11 @@ export interface Ladder {
   idle_seconds: number;
   limits: { cpu_usage: number; memory_mbytes: number; waitfor_seconds: number };
   source: 'config' | 'api';
+  /**
+   * Who last created or replaced an API ladder (its `request.auth.user`, under an access plugin):
+   * the maker of its processes, held to that user's policies (`ProcessesService.put`).
+   */
+  maker?: string;
 }
 
 function int(v: unknown, field: string, min: number, max: number): number {

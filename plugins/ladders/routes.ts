@@ -16,7 +16,7 @@ export function ladderRoutes(http: HttpScope, ladders: Ladders): void {
   http.put(`${BASE}/:id`, {
     schema: { summary: 'Create or replace a ladder (201 new, 200 replaced)', tags: TAGS, params: IdParams, body: LadderSettings, response: { 200: LadderView, 201: LadderView } },
   }, async (req, reply) => {
-    const created = await ladders.put(req.params.id, req.body);
+    const created = await ladders.put(req.params.id, req.body, req.auth?.user);
     return reply.code(created ? 201 : 200).send(ladders.view(req.params.id));
   });
 

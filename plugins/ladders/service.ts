@@ -19,7 +19,9 @@ export interface LaddersDeps {
   now?: () => number;
 }
 
-interface Stored { ladders: LadderEntry[] }
+/** An API ladder as `ladders.json` keeps it: its settings and its maker. */
+type StoredLadder = LadderEntry & { maker?: string };
+interface Stored { ladders: StoredLadder[] }
 
 /** Stream names whose renditions `renditionsOf` keeps at once. */
 const MEMO_MAX = 1000;
@@ -48,8 +50,8 @@ export class Ladders implements LaddersService {
   #doc!: StateDocument<Stored>;
   /** Pattern processes: when their stream was last seen live (clock ms). */
   readonly #seen = new Map<string, number>();
-  /** Why a ladder's process was refused by the engine, by ladder id. */
-  readonly #errors = new Map<string, string>();
+  /** Why a ladder's process was refused by the engine (and whether for its maker's policies), by ladder id. */
+  readonly #errors = new Map<string, { reason: string; forbidden: boolean }>();
   /** The media each laddered source was last seen to carry (kept while it is not live). */
   readonly #media = new Map<string, SourceMedia>();
   #queue: Promise<unknown> = Promise.resolve();
@@ -63,7 +65,7 @@ export class Ladders implements LaddersService {
     this.#d = d;
     this.#now = d.now ?? Date.now;
     this.#cmd = { encoder: d.config.encoder, preset: d.config.preset, idleSeconds: d.config.idle_seconds };
-    this.#config = configLadders.map(held);
+    this.#config = configLadders.map((l) => held(l));
   }
 
   /** Opens the stored ladders (one that no longer resolves is logged and left out). */
@@ -72,7 +74,7 @@ export class Ladders implements LaddersService {
     this.#doc = await this.#d.state.open<Stored>('ladders', { init: () => ({ ladders: [] }) });
     for (const e of this.#doc.data.ladders) {
       try {
-        this.#setApi(e.id, held(resolveLadder(e.id, e, 'api')));
+        this.#setApi(e.id, held(resolveLadder(e.id, e, 'api'), e.maker));
       } catch (err) {
         this.#d.log.warn({ ladder: e.id, err }, 'stored ladder is invalid; left out');
       }
@@ -232,29 +234,37 @@ export class Ladders implements LaddersService {
     this.#timer.unref();
   }
 
-  async #reconcile(): Promise<void> {
+  /** `trying`: an exact ladder being put, whose refusal puts the one before back (its process stays meanwhile). */
+  async #reconcile(trying?: string): Promise<void> {
     if (this.#closed) return;
     const want = this.#desired();
     this.#errors.clear();
+    // a process its ladder's maker may not have goes (one of a ladder another user replaced, or from before makers)
+    const forbidden = new Set<string>();
     for (const [id, { ladder, stream }] of want) {
       try {
-        await this.#d.processes.put(ladderProcess(ladder, stream, this.#cmd, this.#media.get(stream)));
+        await this.#d.processes.put(ladderProcess(ladder, stream, this.#cmd, this.#media.get(stream)), ladder.maker);
       } catch (err) {
         const reason = isApiError(err) ? err.details.join('; ') || err.message : String(err);
-        this.#errors.set(ladder.id, reason);
+        this.#errors.set(ladder.id, { reason, forbidden: isApiError(err) && err.status === 403 });
+        if (isApiError(err) && err.status === 403 && ladder.id !== trying) forbidden.add(id);
         this.#d.log.warn({ ladder: ladder.id, process: id, reason }, 'ladder process refused');
       }
     }
     for (const p of this.#d.processes.list()) {
-      if (p.reference !== LADDER_REFERENCE || want.has(p.id)) continue;
+      if (p.reference !== LADDER_REFERENCE || (want.has(p.id) && !forbidden.has(p.id))) continue;
       this.#seen.delete(p.id);
       await this.#d.processes.remove(p.id).catch((err: unknown) => this.#d.log.warn({ process: p.id, err }, 'ladder process not removed'));
     }
   }
 
-  /** Creates or replaces an API ladder; true when it is new. */
-  put(id: string, s: LadderSettings): Promise<boolean> {
+  /**
+   * Creates or replaces an API ladder for `maker` (the caller, under an access plugin: its processes
+   * are held to the caller's policies); true when it is new.
+   */
+  put(id: string, s: LadderSettings, maker?: string): Promise<boolean> {
     const ladder = resolveLadder(id, s, 'api');
+    if (maker !== undefined) ladder.maker = maker;
     return this.#serial(async () => {
       if (this.#config.some((h) => h.ladder.id === id)) throw laddersErrors.fromConfig(id);
       const old = this.#api.get(id);
@@ -262,23 +272,23 @@ export class Ladders implements LaddersService {
       const other = this.#all().find((h) => h.ladder.id !== id && (ladder.stream ? h.ladder.stream === ladder.stream : h.ladder.pattern === ladder.pattern));
       if (other) throw laddersErrors.taken(ladder.stream ? `stream '${ladder.stream}'` : `pattern '${ladder.pattern}'`, other.ladder.id);
       const before = this.#doc.data.ladders.find((e) => e.id === id);
-      await this.#store(id, { id, ...knownSettings(s) });
+      await this.#store(id, maker === undefined ? { id, ...knownSettings(s) } : { id, ...knownSettings(s), maker });
       this.#setApi(id, held(ladder));
-      await this.#reconcile();
+      await this.#reconcile(ladder.stream ? id : undefined);
       const refused = ladder.stream ? this.#errors.get(id) : undefined;
       if (refused !== undefined) {
         // an exact ladder whose process cannot exist is not kept
         await this.#store(id, before);
         this.#setApi(id, old);
         await this.#reconcile();
-        throw laddersErrors.process(refused);
+        throw refused.forbidden ? laddersErrors.forbidden(refused.reason) : laddersErrors.process(refused.reason);
       }
       return !old;
     });
   }
 
   /** Writes (or with undefined removes) the stored entry of `id`, atomically, before the answer. */
-  async #store(id: string, entry: LadderEntry | undefined): Promise<void> {
+  async #store(id: string, entry: StoredLadder | undefined): Promise<void> {
     const list = this.#doc.data.ladders;
     await this.#doc.commit(() => {
       const i = list.findIndex((e) => e.id === id);
@@ -318,7 +328,7 @@ export class Ladders implements LaddersService {
       gop_seconds: l.gop_seconds, idle_seconds: l.idle_seconds || this.#d.config.idle_seconds, limits: { ...l.limits }, source: l.source, processes,
     };
     const error = this.#errors.get(id);
-    if (error !== undefined) v.error = error;
+    if (error !== undefined) v.error = error.reason;
     return v;
   }
 
@@ -332,6 +342,7 @@ export class Ladders implements LaddersService {
   }
 }
 
-function held(ladder: Ladder): Held {
+function held(ladder: Ladder, maker?: string): Held {
+  if (maker !== undefined) ladder.maker = maker;
   return ladder.pattern === undefined ? { ladder } : { ladder, match: globMatcher(ladder.pattern) };
 }
