@@ -155,6 +155,13 @@ export interface ProcessesService {
    */
   makerMay(id: string, use: RunUse): boolean;
   /**
+   * Asks the maker of every running process again about its current run (what its command names,
+   * as at its start): a run whose maker may no longer have it do all of it is stopped (cause
+   * `maker`, the reason in its state; the order stays, so its next start is asked again and, still
+   * refused, fails). For an access plugin whose users or policies changed; how many were stopped.
+   */
+  recheckMakers(): number;
+  /**
    * The video codecs and their encoders of the encoder's skills (`GET /api/v3/skills`, detected on
    * first use), for choosing an encoder: the toolkit's `pickEncoder(skills, 'auto', presentDevices())`
    * takes a hardware one (`h264_nvenc`, `h264_qsv`, `h264_vaapi`) whose device is present, else
@@ -234,9 +241,11 @@ export interface ProcessStateEvent {
  * binary could not be started), `schedule` (a start at a time of its `scheduler`), `duration` (a
  * stop after `runtime_duration_seconds`; the order stays `start`), `demand` (an on-demand process
  * started for its first reader), `idle` (an on-demand process stopped after its last reader left),
- * `budget` (a start that waited for the resource budget, `resources.*`, and did not get under it).
+ * `budget` (a start that waited for the resource budget, `resources.*`, and did not get under it),
+ * `maker` (a running process stopped because its maker may no longer do what its run names:
+ * `ProcessesService.recheckMakers`, after an access plugin's users or policies changed).
  */
-export type ProcessStateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration' | 'demand' | 'idle' | 'budget';
+export type ProcessStateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration' | 'demand' | 'idle' | 'budget' | 'maker';
 
 /**
  * A start met the resource budget (`resources.max_cpu_usage` / `max_memory_usage`, `onBudget`):

@@ -20,7 +20,7 @@ export const PROCESS_EVENT_TYPES: readonly EventTypeDeclaration[] = Object.freez
   spec('process.state', 'A process moved from one exec state to another.', {
     from: 'previous exec state', to: 'new exec state',
     reason: 'why, when the supervisor knows (stale, limit, veto, spawn error, `reconnect`, `schedule`, `duration`)',
-    cause: '`reconnect`, `stale`, `limit`, `prepare`, `spawn`, `schedule`, `duration`, `demand`, `idle` or `budget` when the engine moved it itself',
+    cause: '`reconnect`, `stale`, `limit`, `prepare`, `spawn`, `schedule`, `duration`, `demand`, `idle`, `budget` or `maker` when the engine moved it itself',
     last_logline: 'the last log line',
   }),
   spec('process.scheduled', 'A scheduled process waits for its next start (`scheduler`).', {

@@ -122,13 +122,9 @@ export class ProcessEntry {
   /** An armed on-demand process that a demand started (it starts or runs). */
   get demandRunning(): boolean { return this.#demand !== undefined && this.#demand.armed && this.#demand.running; }
 
-  /**
-   * A reader asked for what it produces: an armed on-demand process starts (true when it counts);
-   * `holdMs`: the reader waits that long for it to publish (no idle stop meanwhile).
-   */
-  demand(reason: string, holdMs = 0): boolean {
-    return this.#demand?.demand(reason, holdMs) ?? false;
-  }
+  /** A reader asked for what it produces: an armed on-demand process starts (true when it counts);
+   * `holdMs`: the reader waits that long for it to publish (no idle stop meanwhile). */
+  demand(reason: string, holdMs = 0): boolean { return this.#demand?.demand(reason, holdMs) ?? false; }
 
   #scheduleRunner(): ScheduleRunner | undefined {
     const c = this.config;
@@ -280,6 +276,12 @@ export class ProcessEntry {
     }
     this.#setCommand(this.#mask ? args.map(this.#mask) : args);
     return args;
+  }
+
+  /** Ends the current run when its maker may no longer have it do what it names (asked as at its start); whether it did. */
+  recheckMaker(): boolean {
+    const refused = this.#run && this.#resolution && this.#exec === 'running' ? this.makerRefusal(this.#resolution, this.#run.token) : undefined;
+    return refused !== undefined && this.#supervisor.end('maker', `stopped: ${refused}`);
   }
 
   /** Why a run resolved as `r` with `token` names what its maker may no longer do (`EntryEnv.makerRefusal`), or undefined. */

@@ -47,6 +47,7 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
       const e = m.get(id);
       return e !== undefined && (e.maker === undefined || p.makerMay(e.maker, use, e.updatedAt));
     },
+    recheckMakers: () => [...m.values()].filter((e) => e.recheckMaker()).length,
     encoderSkills: () => p.skills(),
     put: async (def, maker) => {
       const body = structuredClone(def) as unknown as ProcessConfig;

@@ -233,15 +233,19 @@ export class Supervisor {
     await this.#runEnded;
   }
 
+  /** Ends the running child for `cause` (the process's state says `reason`); the order stays, so reconnect rules apply. Whether one ran. */
+  end(cause: StateCause, reason: string): boolean { return this.#kill(cause, reason); }
+
   /** The supervisor ends the run itself; the order stays, so reconnect rules apply. */
-  #kill(cause: StateCause, reason: string): void {
+  #kill(cause: StateCause, reason: string): boolean {
     const run = this.#run;
-    if (!run || this.#state !== 'running') return;
+    if (!run || this.#state !== 'running') return false;
     this.#log?.warn({ pid: run.pid, reason }, 'stopping process');
     this.#killReason = reason;
     this.#killCause = cause;
     this.#transition('finishing', reason, cause);
     run.interrupt(this.#graceMs);
+    return true;
   }
 
   #onExit(run: ChildRun, exit: RunExit): void {
@@ -313,7 +317,10 @@ export class Supervisor {
     if (mem >= 0) this.#mem = mem;
     const now = this.#now();
     const over = this.#limitWatch.check(this.#opts.limits, cpu, mem, now);
-    if (over !== undefined) return this.#kill('limit', over);
+    if (over !== undefined) {
+      this.#kill('limit', over);
+      return;
+    }
     const stale = this.#opts.staleTimeoutSeconds;
     if (stale > 0 && now - this.#lastProgress > stale * 1000) this.#kill('stale', `stale timeout: no progress for ${stale} s`);
   };

@@ -15,7 +15,7 @@ export interface Sampler {
 }
 
 /** Why the supervisor itself moved a process (the sdk's `ProcessStateCause`). */
-export type StateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration' | 'demand' | 'idle' | 'budget';
+export type StateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration' | 'demand' | 'idle' | 'budget' | 'maker';
 
 export interface RunEndInfo {
   exitCode: number | null;

@@ -8,7 +8,8 @@ import { waitFor } from '../../helpers/wait.ts';
  * A process does what its maker may, at every start (`httpHooksRef.processUseBy`): the IAM user
  * who last made or changed it is kept with it (db.json, the cluster's records) and asked again
  * before each run, so a policy taken away or the user deleted stops what the user made at its
- * next start (a restart, a reconnect) with the reason in its state; a policy given back lets it
+ * next start (a restart, a reconnect) with the reason in its state (and a running one at once:
+ * `ProcessesService.recheckMakers` after each change of IAM's users); a policy given back lets it
  * run again. A superuser's process, or one a superuser changed last, is not held to the user's.
  */
 
@@ -56,11 +57,18 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   t.ok(probed.streams.length > 0, `probed: ${JSON.stringify(probed).slice(0, 200)}`);
   t.notMatch(JSON.stringify(probed), /process:alice-2:[A-Za-z0-9_-]{32}@/, 'the probe\'s credential not shown (its streams\' URLs)');
 
-  // her memfs policy taken away: the process runs on until its next start, which is refused
+  // her memfs policy taken away: the running process stops at once, and its next start is refused
   t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: POLICIES.slice(0, 2), token: admin })).status, 200);
   const notProbed = (await app.request('GET', '/api/v3/process/alice-2/probe', { token: admin })).body;
   t.same(notProbed.streams, [], 'nor probed');
   t.match(notProbed.log, [/^probe refused: the process may not GET fs \/memfs\/alice\/alice-1\.m3u8/], 'the probe says why');
+  const stopped = await waitFor(async () => {
+    const s = await stateOf('alice-1');
+    return s.exec !== 'running' && s.exec !== 'finishing' ? s : undefined;
+  }, { timeout: 20_000, what: 'alice-1 stopped: its maker lost the policy' });
+  t.not(stopped.exec, 'running', `stopped (${stopped.exec}: ${stopped.last_logline})`);
+  t.ok((await app.request('GET', '/api/v3/log', { token: admin })).body.some((l: string) => /stopped: the process may not PUT fs \/memfs\/alice\/alice-1\.m3u8/.test(JSON.stringify(l))), 'the log says why');
+  t.equal((await stateOf('admin-1')).exec, 'running', 'the superuser\'s process runs on');
   await command('alice-1', 'restart');
   const refused = await until('alice-1', 'failed', 'refused at its start');
   t.match(refused.last_logline, /start refused: the process may not PUT fs \/memfs\/alice\/alice-1\.m3u8 \(no policy of its maker allows it\)/, `the reason in its state: ${refused.last_logline}`);
