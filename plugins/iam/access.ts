@@ -127,14 +127,17 @@ export class IamApiAccess implements IamAccess {
   /**
    * `httpHooksRef.processUseBy`: the same for a process's maker at each start of its run (a maker
    * deleted, or whose policy no longer allows a use, fails the start; `since`: when the maker set
-   * the process, unix seconds: a user of that name made after it is another one, refused);
+   * the process, unix seconds: the user that had the name then decides, found by its former name
+   * when renamed since; a user given the name after it is another one, refused);
    * undefined for makers that are no IAM user's subjects.
    */
   processUseBy(subject: string | undefined, use: RunUse, since?: number): boolean | undefined {
     if (!subject?.startsWith(IAM_SUBJECT)) return undefined;
-    const name = subject.slice(IAM_SUBJECT.length);
-    const u = this.#users.stored(name);
-    if (!u || (since !== undefined && u.created_at > since)) return false;
+    const held = subject.slice(IAM_SUBJECT.length);
+    // the user that had the name when the process was made (renamed since: found by its former name)
+    const u = since === undefined ? this.#users.stored(held) : this.#users.heldAt(held, since);
+    if (!u) return false;
+    const name = u.name;
     if (u.superuser) return true;
     // a type no policy can name (a vendor's listener, an unreadable command): only a superuser's
     if (!(POLICY_TYPES as readonly string[]).includes(use.type)) return false;

@@ -1,6 +1,7 @@
 import type { StateDocument } from '../../sdk/index.ts';
 import type { IamRecord, IamReplicaService, IamReplication } from './api.ts';
 import { iamErrors } from './errors.ts';
+import { formerNames, holderAt, withFormer, type FormerName } from './former.ts';
 import { NO_DOMAIN, PolicyError, PolicyIndex, type Policy } from './policy.ts';
 import { ANON, NAME_PATTERN, type IamPolicy, type IamUser, type IamUserUpdate } from './schema.ts';
 import { hashKey, hashPassword } from './secrets.ts';
@@ -37,6 +38,8 @@ export interface StoredUser {
    * its password or login changes (0 in a store from before: its tokens stand until they expire).
    */
   tokens_since: number;
+  /** The names it had before renames (former.ts): a process its maker made under one is still its. */
+  former: FormerName[];
 }
 
 export interface UsersDoc {
@@ -66,7 +69,7 @@ function emptyUser(name: string): StoredUser {
       services: { basic: [], token: [], session: [] },
       srt_passphrase: '',
     },
-    policies: [], created_at: now(), updated_at: now(), tokens_since: Date.now(),
+    policies: [], created_at: now(), updated_at: now(), tokens_since: Date.now(), former: [],
   };
 }
 
@@ -96,6 +99,7 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
         tokens_since: typeof x.tokens_since === 'number' && Number.isSafeInteger(x.tokens_since) ? x.tokens_since : 0,
         // unknown (a hand-written or older store): 0, older than any process it made (not "now" at each load)
         created_at: typeof x.created_at === 'number' && Number.isSafeInteger(x.created_at) ? x.created_at : 0,
+        former: formerNames(x.former),
       };
     }),
   };
@@ -172,6 +176,12 @@ export class Users implements IamReplicaService {
   stored(name: string): StoredUser | undefined {
     this.#byName ??= new Map(this.#o.doc.data.users.map((u) => [u.name, u]));
     return this.#byName.get(name);
+  }
+
+  /** The user named `name` at `since` (unix seconds): renamed since, found by its former name (former.ts). */
+  heldAt(name: string, since: number): StoredUser | undefined {
+    const u = this.stored(name);
+    return u && u.created_at <= since ? u : holderAt(this.#o.doc.data.users, name, since);
   }
 
   /** POST: a new user; answers it as stored (secrets as ""). */
@@ -301,6 +311,7 @@ export class Users implements IamReplicaService {
     if (!this.stored(old.name)) throw iamErrors.notFound(old.name);
     if (u.name !== old.name) this.#nameFree(u.name);
     u.updated_at = now();
+    if (u.name !== old.name) u.former = withFormer(old.former, old.name, u.updated_at);
     await this.#replication?.write({ kind: 'put', record: record(u), ...(u.name !== old.name ? { previousName: old.name } : {}) });
     await this.#place(u, [old.name, u.name]);
   }

@@ -79,6 +79,16 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   await command('alice-1', 'start');
   await until('alice-1', 'running', 'running again');
 
+  // renamed: what she made is still hers (found by her former name), running on and at its next start
+  t.equal((await app.request('PUT', '/api/v3/iam/user/alice', { body: { name: 'carol' }, token: admin })).status, 200, 'alice renamed carol');
+  await command('alice-1', 'stop');
+  await waitFor(async () => !['running', 'finishing', 'starting'].includes((await stateOf('alice-1')).exec) || undefined, { timeout: 20_000, what: 'alice-1 stopped' });
+  await command('alice-1', 'start');
+  const renamed = await until('alice-1', 'running', 'a renamed maker\'s process starts');
+  t.notMatch(renamed.last_logline, /refused/);
+  t.equal((await app.request('PUT', '/api/v3/iam/user/carol', { body: { name: 'alice' }, token: admin })).status, 200, 'and back');
+  t.equal((await stateOf('alice-1')).exec, 'running');
+
   // alice deleted: her process cannot start again
   t.equal((await app.request('DELETE', '/api/v3/iam/user/alice', { token: admin })).status, 200);
   await command('alice-1', 'restart');
