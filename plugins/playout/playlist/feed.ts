@@ -28,12 +28,16 @@ export interface FeedOptions {
   may?: (diskPath: string) => boolean;
 }
 
+/** Skips remembered as reported at most (then forgotten at once: reported again, never unbounded). */
+const REPORTED_MAX = 4096;
+
 /**
  * The item sequence of one `playlist:<name>` input: the relay asks it for the next item's source
  * run each time one ends. The playlist is read from the store at every item, so a PUT takes effect
  * at the next item (the index carries on, clamped to the new length); `shuffle` draws a new order
  * for every pass; without `loop` the sequence ends after the last item (the relay then sends its
- * error frame). An item that cannot be read is skipped: a `warn` line and `playlist.item.skipped`.
+ * error frame). An item that cannot be read is skipped: a `warn` line and `playlist.item.skipped`
+ * (once per item and reason until an item plays).
  */
 export class PlaylistFeed {
   readonly #o: FeedOptions;
@@ -48,6 +52,11 @@ export class PlaylistFeed {
   #skipped = 0;
   /** Items in a row that failed: a whole pass of failures slows the retries down. */
   #failures = 0;
+  /**
+   * The skips reported (`source` and reason) since an item last played: a looping playlist whose
+   * items all fail logs and emits each once, not once per pass (every 2 s while it runs).
+   */
+  readonly #reported = new Set<string>();
 
   constructor(o: FeedOptions) {
     this.#o = o;
@@ -113,6 +122,7 @@ export class PlaylistFeed {
     if (!this.#current || this.#current.start) return;
     this.#current.start = Date.now();
     this.#failures = 0;
+    this.#reported.clear();
     this.#played++;
     this.#o.log.info({ playlist: this.#o.name, item: this.#current.source }, 'playlist item started');
     this.#o.emit?.('playlist.item.started', { process: this.#o.processId, playlist: this.#o.name }, { item: this.#current.source, index: this.#current.index });
@@ -130,6 +140,11 @@ export class PlaylistFeed {
   skipped(source: string, reason: string): void {
     this.#skipped++;
     this.#failures++;
+    const key = `${source}\0${reason}`;
+    if (this.#reported.has(key)) return;
+    // bounded by the playlist's items and their reasons; a bad one cannot grow it past a pass or two
+    if (this.#reported.size >= REPORTED_MAX) this.#reported.clear();
+    this.#reported.add(key);
     this.#o.log.warn({ playlist: this.#o.name, item: source }, `playlist item skipped: ${reason}`);
     this.#o.emit?.('playlist.item.skipped', { process: this.#o.processId, playlist: this.#o.name }, { item: source, reason });
   }

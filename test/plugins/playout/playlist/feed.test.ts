@@ -55,3 +55,29 @@ t.test('every item start asks the process\'s maker: an item, or a file its playl
   t.match(feed.next(), { url: '/a.mp4' }, 'the first item its maker may read, all it leads to included');
   t.same(asked, ['/b.mp4', '/show.m3u8', '/secret.ts', '/a.mp4'], 'asked for each item and for the file the playlist names');
 });
+
+t.test('a looping playlist whose items all fail reports each skip once until an item plays', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'feed-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  for (const f of ['a.mp4', 'b.mp4']) writeFileSync(join(dir, f), 'x');
+  const pl = {
+    name: 'p', loop: true, shuffle: false, mismatch: 'normalise', updated_at: 1, created_at: 1,
+    format: { width: 320, height: 240, fps: 25, video_bitrate_kbit: 300, audio_bitrate_kbit: 64 },
+    items: [{ source: '/a.mp4' }, { source: '/b.mp4' }],
+  } as Playlist;
+  let allowed = false;
+  const events: string[] = [];
+  const feed = new PlaylistFeed({
+    name: 'p', processId: 'x', playlist: () => pl, rules: { diskDir: dir, inputProblem: () => undefined }, log: pino({ level: 'silent' }),
+    may: (path) => allowed || path === '/nothing', emit: (type, _s, d) => { events.push(`${type} ${(d as { item: string }).item}`); },
+  });
+  for (let pass = 0; pass < 5; pass++) t.equal(feed.next(), undefined, `pass ${pass}: nothing its maker may read`);
+  t.same(events, ['playlist.item.skipped /a.mp4', 'playlist.item.skipped /b.mp4'], 'each skip reported once, not once per pass');
+  t.equal(feed.status().skipped, 10, 'the state counts every skip');
+  allowed = true;
+  t.match(feed.next(), { url: '/a.mp4' });
+  feed.started();
+  allowed = false;
+  t.equal(feed.next(), undefined);
+  t.same(events.slice(2), ['playlist.item.started /a.mp4', 'playlist.item.skipped /b.mp4', 'playlist.item.skipped /a.mp4'], 'after an item played, reported again');
+});
