@@ -1,18 +1,17 @@
-import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { availableParallelism } from 'node:os';
 import { Cgroup } from './resources/cgroup.ts';
 import { resolve as resolvePath } from 'node:path';
 import {
   childrenRef, definePlugin, fileDoorRef, httpHooksRef, filesystemsRef, optional, streamTableRef, placeholdersRef, runCredentialsRef, processClockRef, processesRef, processHooksRef, processReplicaRef, stateExtrasRef,
-  type ProcessChangeEvent, type RunUse,
+  type ProcessChangeEvent, type ProcessReplicaService,
 } from '../../sdk/index.ts';
 import { CleanupRunner } from './cleanup.ts';
 import { EncoderSection, validateEncoder } from './config-schema.ts';
 import { dbHandle } from './db-document.ts';
 import { ProcessManager } from './manager.ts';
-import { stateCounts, type ProcessEntry } from './process-entry.ts';
-import { authorityRefusal, runAuthorityRefusal } from './run-uses.ts';
+import { stateCounts } from './process-entry.ts';
+import { makerChecks } from './makers.ts';
 import { createRunMonitor } from './run-monitor.ts';
 import { metadataRoutes } from './routes-metadata.ts';
 import { processRoutes } from './routes.ts';
@@ -58,11 +57,7 @@ export const processPlugin = definePlugin({
     const { log } = ctx;
     const hooks = ctx.hooks.get(processHooksRef);
     const registry = ctx.deps.placeholders;
-    const validator = {
-      input: accessList(enc.access.input, 'encoder.access.input'), output: accessList(enc.access.output, 'encoder.access.output'),
-      diskRoot: diskRootOf(ctx.sections.storage.disk.dir), writable: enc.confinement.writable.map(diskRootOf),
-      modules: enc.confinement.modules ? diskRootOf(enc.confinement.modules) : '',
-    };
+    const validator = validatorOf(enc, ctx.sections.storage.disk.dir);
     const dbText = dbHandle();
     const db = await ctx.state.open('db', dbText.options);
     const metadataBudget = new MetadataBudget(ctx.sections.db.max_metadata_mbytes * 1024 * 1024, () => db.data, dbText.bytes);
@@ -80,16 +75,16 @@ export const processPlugin = definePlugin({
     const { notify, preSave } = hookCalls(hooks, log);
     const clock = ctx.deps.clock ?? realClock;
     const { budget, gate } = resourceGate(ctx.sections.resources, ctx.deps.machine, hooks, log);
+    // what a process's maker may have it do: at its making, at each start, for what is written or read on its behalf
+    const makers = makerChecks(ctx.hooks.get(httpHooksRef), ctx.deps.runs, ctx.deps.filesystems);
     // on-demand processes: what they produce, who asks for it, their waiting playlists (demand/)
     const demand = new DemandHub({
       entries: () => manager.values(), get: (id) => manager.get(id), filesystems: () => ctx.deps.filesystems,
       streams: ctx.deps.streams, door: ctx.deps.door, slate: new Slate(enc.binary, (b, a, o) => spawn(b, a, o)), clock, log,
       idleSeconds: enc.ondemand.idle_seconds, budget: demandBudget(enc.ondemand), resources: gate,
+      mayWrite: makers.mayWrite,
     });
     await demand.open();
-    // what a process's maker may still have it do (asked at each start, and by plugins acting for a running process)
-    const useBy = ctx.hooks.get(httpHooksRef).processUseBy;
-    const makerMay = (maker: string, u: RunUse, since: number) => !useBy.isUsed() || useBy.call(maker, u, since) !== false;
     const manager: ProcessManager = new ProcessManager({
       db,
       storable: dbText.storable,
@@ -114,8 +109,7 @@ export const processPlugin = definePlugin({
         hooks, log, cpus: machineCores(), now: Date.now, clock, demand: demand.env,
         runs: ctx.deps.runs,
         // a process's maker is asked again at each start: a policy removed or a maker deleted stops what it made
-        makerRefusal: (maker, id, r, token, since) => (useBy.isUsed()
-          ? runAuthorityRefusal(r, id, token, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => makerMay(maker, u, since) }) : undefined),
+        makerRefusal: makers.refusal,
         resolve: engineResolver(registry, validator, (id) => manager.lookup(id)),
         monitor: () => createRunMonitor(logLimits), stateEntries, budget: gate,
       },
@@ -124,23 +118,15 @@ export const processPlugin = definePlugin({
     // one set of views and one probe for the routes and the service (GraphQL answers from these too)
     const views = new ProcessViews((id) => manager.metadata(id));
     const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, spawn, ctx.deps.runs);
-    // a plugin acting for a user (`put(def, maker)`): admitted as that user's create would be, at its time
-    const authorityOf = (maker: string) => (useBy.isUsed()
-      ? { admit: (e: ProcessEntry) => authorityRefusal(e, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => makerMay(maker, u, Math.floor(Date.now() / 1000)) }), maker }
-      : undefined);
-    ctx.provide(processesRef, processesService(manager, { stateEntries, views, probe, input: validator.input, skills: () => skills.get(), makerMay, authorityOf }));
+    ctx.provide(processesRef, processesService(manager, {
+      stateEntries, views, probe, input: validator.input, skills: () => skills.get(), makerMay: makers.may, authorityOf: makers.authorityOf,
+    }));
     // the cluster's seam: changes go through its shared store, and only owned processes run here
-    ctx.provide(processReplicaRef, {
-      attach: (r) => manager.attach(r), records: () => manager.records(), apply: (r) => manager.apply(r),
-      drop: (id) => manager.drop(id), rerun: (id) => manager.rerun(id),
-    });
-    const { processAccess: access, processUse: use } = ctx.hooks.get(httpHooksRef);
+    ctx.provide(processReplicaRef, replicaOf(manager));
+    const access = ctx.hooks.get(httpHooksRef).processAccess;
     // a process does what its maker may: what its command names at the listeners, asked of the access plugin
-    const authority = (req: FastifyRequest) => (use.isUsed()
-      ? { admit: (e: ProcessEntry) => authorityRefusal(e, { runs: ctx.deps.runs, filesystems: ctx.deps.filesystems, may: (u) => use.call(req, u) !== false }), maker: req.auth?.user }
-      : undefined);
     processRoutes(ctx.http, manager, views, stateExtrasJson(ctx.hooks.get(stateExtrasRef)),
-      (req, id, domain, action) => !access.isUsed() || access.call(req, { id, domain, action }) !== false, authority);
+      (req, id, domain, action) => !access.isUsed() || access.call(req, { id, domain, action }) !== false, makers.authority);
     metadataRoutes(ctx.http, manager, metadataBudget);
     systemMetadataRoutes(ctx.http, db, dbText.storable, metadataBudget);
     probeRoutes(ctx.http, probe);
@@ -152,6 +138,23 @@ export const processPlugin = definePlugin({
 
 
 /** The service's resource budget (`resources.*`, resources/): every spawn is admitted by its gate (none without limits). */
+/** What the engine's resolver checks a definition against: `encoder.access`, the disk's folder, the confinement's folders. */
+function validatorOf(enc: EncoderSection, diskDir: string) {
+  return {
+    input: accessList(enc.access.input, 'encoder.access.input'), output: accessList(enc.access.output, 'encoder.access.output'),
+    diskRoot: diskRootOf(diskDir), writable: enc.confinement.writable.map(diskRootOf),
+    modules: enc.confinement.modules ? diskRootOf(enc.confinement.modules) : '',
+  };
+}
+
+/** The cluster's seam of the manager. */
+function replicaOf(manager: ProcessManager): ProcessReplicaService {
+  return {
+    attach: (r) => manager.attach(r), records: () => manager.records(), apply: (r) => manager.apply(r),
+    drop: (id) => manager.drop(id), rerun: (id) => manager.rerun(id),
+  };
+}
+
 function resourceGate(res: { max_cpu_usage: number; max_memory_usage: number; wait_seconds: number }, machine: MachineUsage | undefined,
   hooks: ConstructorParameters<typeof BudgetGate>[2], log: Logger): { budget: ResourceBudget; gate: BudgetGate | undefined } {
   const budget = new ResourceBudget({ maxCpu: res.max_cpu_usage, maxMemory: res.max_memory_usage }, machine ?? new ProcMachineUsage());

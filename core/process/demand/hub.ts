@@ -30,6 +30,8 @@ export interface HubDeps {
   budget: Omit<BudgetLimits, 'fullRetrySeconds'>;
   /** The service's resource budget (`resources.*`): a demand that would start a process over it is refused. */
   resources?: BudgetGate;
+  /** Whether the process's maker may still have it write `resource` (an `fs` path as policies name it): its waiting playlist is written for it. */
+  mayWrite?: (e: ProcessEntry, resource: string) => boolean;
 }
 
 /** The name of the slate clip next to a waiting playlist (`cam1.m3u8` -> `cam1.ondemand-slate.ts`). */
@@ -264,7 +266,13 @@ export class DemandHub {
     try {
       const clip = await this.#d.slate.clip();
       // it may have started or stopped while the clip was made
-      for (const h of hls) if (e.demandWaiting) await writeWaiting(h, clip, this.#d.clock.now());
+      for (const h of hls) {
+        if (!e.demandWaiting) continue;
+        // what its maker may no longer write is not written for it either (its start is refused too)
+        const may = this.#d.mayWrite;
+        if (may && !(may(e, posix.join(h.mount, h.playlist)) && may(e, posix.join(h.mount, h.dir, slateName(h.playlist))))) continue;
+        await writeWaiting(h, clip, this.#d.clock.now());
+      }
     } catch (err) {
       this.#d.log.warn({ err, process: e.id }, 'cannot write the waiting playlist of an on-demand process');
     }

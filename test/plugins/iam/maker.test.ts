@@ -111,3 +111,26 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   t.equal(after.process['alice-1'].maker, 'admin', 'its maker is who changed it last');
   for (const id of ['alice-1', 'alice-2', 'admin-1']) t.equal((await app.request('DELETE', `/api/v3/process/${id}`, { token: admin })).status, 200);
 });
+
+t.test('an on-demand process\'s waiting playlist is written only where its maker may still write', async (t) => {
+  const app = await startApp(t, { config: { api: API, iam: { enable: true } } });
+  const login = async (u: string, p: string) => (await request(app.url, 'POST', '/api/login', { body: { username: u, password: p } })).body.access_token as string;
+  const admin = await login('admin', 'admin-pw');
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200);
+  const token = await login('alice', 'alice password');
+  const ondemand = (id: string, dir: string) => ({ ...hls(id, dir), ondemand: { enable: true, idle_seconds: 5 } });
+  const file = (dir: string, id: string) => app.request('GET', `/api/v3/fs/mem/${dir}/${id}.m3u8`, { token: admin });
+  const waiting = (dir: string, id: string) => waitFor(async () => (await file(dir, id)).status === 200 || undefined, { timeout: 20_000, what: `${id}'s waiting playlist` });
+  const command = async (id: string, c: string) => t.equal((await app.request('PUT', `/api/v3/process/${id}/command`, { body: { command: c }, token: admin })).status, 200, `${c} ${id}`);
+  t.equal((await app.request('POST', '/api/v3/process', { body: ondemand('alice-od', 'alice'), token })).status, 200);
+  t.equal((await app.request('POST', '/api/v3/process', { body: ondemand('admin-od', 'shared'), token: admin })).status, 200);
+  await waiting('alice', 'alice-od');
+  await waiting('shared', 'admin-od');
+  // stopped (the waiting playlists go), her memfs policy taken away, started again: only the superuser's is written
+  for (const id of ['alice-od', 'admin-od']) await command(id, 'stop');
+  await waitFor(async () => ((await file('alice', 'alice-od')).status === 404 && (await file('shared', 'admin-od')).status === 404) || undefined, { what: 'the waiting playlists removed' });
+  t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: POLICIES.slice(0, 2), token: admin })).status, 200);
+  for (const id of ['alice-od', 'admin-od']) await command(id, 'start');
+  await waiting('shared', 'admin-od');
+  t.equal((await file('alice', 'alice-od')).status, 404, 'none written for the process whose maker may no longer write there');
+});

@@ -1,0 +1,33 @@
+import type { FastifyRequest } from 'fastify';
+import type { FilesystemService, httpHooksRef, RunCredentials, RunUse } from '../../sdk/index.ts';
+import type { Resolution } from './command.ts';
+import type { Authority } from './manager.ts';
+import type { ProcessEntry } from './process-entry.ts';
+import { authorityRefusal, runAuthorityRefusal } from './run-uses.ts';
+
+/**
+ * What a process's maker may have it do (issue 49), asked of the access plugin's hooks in one
+ * place: at a create or update through the API (`authority`, the request's caller), for a plugin
+ * acting for a user (`authorityOf`), before each run (`refusal`), for what the engine writes on a
+ * waiting process's behalf (`mayWrite`) and for plugins acting for a running process (`may`).
+ * Without an access plugin every answer allows and no maker is kept.
+ */
+export function makerChecks(hooks: Pick<ReturnType<(typeof httpHooksRef)['create']>, 'processUse' | 'processUseBy'>, runs: RunCredentials | undefined, filesystems: readonly FilesystemService[]) {
+  const { processUse: use, processUseBy: useBy } = hooks;
+  const may = (maker: string, u: RunUse, since: number) => !useBy.isUsed() || useBy.call(maker, u, since) !== false;
+  const asked = (verdict: (u: RunUse) => boolean) => ({ runs, filesystems, may: verdict });
+  return {
+    may,
+    /** Why a run resolved as `r` names what its maker may no longer do (asked at each start), or undefined. */
+    refusal: (maker: string, id: string, r: Resolution, token: string, since: number) => (useBy.isUsed()
+      ? runAuthorityRefusal(r, id, token, asked((u) => may(maker, u, since))) : undefined),
+    /** A plugin acting for `maker` (`ProcessesService.put(def, maker)`): admitted as that user's create would be, now. */
+    authorityOf: (maker: string): Authority | undefined => (useBy.isUsed()
+      ? { admit: (e: ProcessEntry) => authorityRefusal(e, asked((u) => may(maker, u, Math.floor(Date.now() / 1000)))), maker } : undefined),
+    /** A create or update through the API: what its command names, asked for the request's caller (kept as the maker). */
+    authority: (req: FastifyRequest): Authority | undefined => (use.isUsed()
+      ? { admit: (e: ProcessEntry) => authorityRefusal(e, asked((u) => use.call(req, u) !== false)), maker: req.auth?.user } : undefined),
+    /** Whether `e`'s maker may still have it write `resource` (an `fs` path): its waiting playlist. */
+    mayWrite: (e: ProcessEntry, resource: string) => e.maker === undefined || may(e.maker, { type: 'fs', resource, action: 'PUT' }, e.updatedAt),
+  };
+}
