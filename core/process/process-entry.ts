@@ -47,8 +47,9 @@ export class ProcessEntry {
   readonly #schedule: ScheduleRunner | undefined;
   /** Set when the config has `ondemand.enable` (then `scheduler` is not used): runs it while read. */
   readonly #demand: DemandRunner | undefined;
-  /** The credential of the current run, from its prepare until its child ended. */
+  /** The credential of the current run, from its prepare until its child ended, and what it was resolved as. */
   #run: RunCredential | undefined;
+  #runAs: Resolution | undefined;
   /** The last run's credential hidden in its shown command and log lines (kept for its late lines). */
   #mask: ((text: string) => string) | undefined;
 
@@ -112,13 +113,10 @@ export class ProcessEntry {
 
   /** Its child starts, runs or ends now. */
   get active(): boolean { return ACTIVE_STATES.has(this.#exec); }
-
   /** Whether it runs on demand (config `ondemand.enable` and an engine that serves demand). */
   get onDemand(): boolean { return this.#demand !== undefined; }
-
   /** An armed on-demand process that does not run: a demand would start it. */
   get demandWaiting(): boolean { return this.#demand !== undefined && this.#demand.armed && !this.#demand.running; }
-
   /** An armed on-demand process that a demand started (it starts or runs). */
   get demandRunning(): boolean { return this.#demand !== undefined && this.#demand.armed && this.#demand.running; }
 
@@ -248,7 +246,7 @@ export class ProcessEntry {
 
   #endRun(): void {
     this.#run?.revoke();
-    this.#run = undefined;
+    this.#run = this.#runAs = undefined;
   }
 
   /**
@@ -263,24 +261,26 @@ export class ProcessEntry {
     this.#mask = run && runMask(run);
     const why = this.refresh(run);
     if (why !== undefined) throw new Error(`invalid process definition: ${why}`);
-    // asked before the credential opens anything (the uses are read off the resolved command)
-    const refused = run && this.makerRefusal(this.#resolution!, run.token);
-    if (refused !== undefined) throw new Error(`start refused: ${refused}`);
-    run?.bind(runFields(this.#resolution!));
-    let args = [...this.#resolution!.command];
+    // the run's own resolution (a listing or a probe resolves again meanwhile, without its token)
+    const r = (this.#runAs = this.#resolution!);
+    let args = [...r.command];
     const pre = this.#env.hooks.preStart;
     if (pre.taps.length) {
       const out = await pre.promise({ id: this.id, reference: this.config.reference, args });
       if (out?.veto) throw new Error(`start vetoed: ${out.veto}`);
       if (Array.isArray(out?.args)) args = out.args.map(String);
     }
+    // asked last before the spawn (no change of the maker's policies slips in between), before the credential opens anything
+    const refused = run && this.makerRefusal(r, run.token);
+    if (refused !== undefined) throw new Error(`start refused: ${refused}`);
+    run?.bind(runFields(r));
     this.#setCommand(this.#mask ? args.map(this.#mask) : args);
     return args;
   }
 
   /** Ends the current run when its maker may no longer have it do what it names (asked as at its start); whether it did. */
   recheckMaker(): boolean {
-    const refused = this.#run && this.#resolution && this.#exec === 'running' ? this.makerRefusal(this.#resolution, this.#run.token) : undefined;
+    const refused = this.#run && this.#runAs && this.#exec === 'running' ? this.makerRefusal(this.#runAs, this.#run.token) : undefined;
     return refused !== undefined && this.#supervisor.end('maker', `stopped: ${refused}`);
   }
 

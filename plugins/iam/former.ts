@@ -1,41 +1,45 @@
 /*
  * The names a user had (issue 49, makers): a process keeps its maker by name, so a user renamed
  * must still be found as the maker of what it made under its old name, and a user given that
- * name later must not be. Each rename keeps the old name with the time it ended; the user that
- * held a name at a process's making is the one asked for it.
+ * name later (made, or renamed to it) must not be. Each rename keeps the old name with the time
+ * it was had from and until; the user that held a name at a process's making is the one asked.
  */
 
-/** A name a user had, until a rename at `until` (unix seconds). */
-export interface FormerName { name: string; until: number }
+/** A name a user had, from `from` until a rename at `until` (unix seconds). */
+export interface FormerName { name: string; from: number; until: number }
 
 /** Former names kept per user (the most recent): a process made under an older one is refused. */
 export const MAX_FORMER_NAMES = 16;
 
+const second = (v: unknown): v is number => Number.isSafeInteger(v);
+
 /** Former names as stored (a hand-edited file: anything else dropped). */
 export function formerNames(v: unknown): FormerName[] {
   if (!Array.isArray(v)) return [];
-  return v.filter((f): f is FormerName => typeof f?.name === 'string' && Number.isSafeInteger(f?.until)).slice(-MAX_FORMER_NAMES);
+  return v.filter((f): f is FormerName => typeof f?.name === 'string' && second(f?.from) && second(f?.until)).slice(-MAX_FORMER_NAMES);
 }
 
-/** `former` with `name` ended at `at` (a rename). */
-export function withFormer(former: readonly FormerName[], name: string, at: number): FormerName[] {
-  return [...former, { name, until: at }].slice(-MAX_FORMER_NAMES);
+/** When a stored user got its current name (a store from before: when it was made). */
+export const namedAt = (x: { named_at?: unknown }, createdAt: number): number => (second(x.named_at) ? x.named_at : createdAt);
+
+/** `former` with `name`, had since `from`, ended at `at` (a rename). */
+export function withFormer(former: readonly FormerName[], name: string, from: number, at: number): FormerName[] {
+  return [...former, { name, from, until: at }].slice(-MAX_FORMER_NAMES);
 }
 
-interface Holder { name: string; created_at: number; former: readonly FormerName[] }
+interface Holder { name: string; named_at: number; former: readonly FormerName[] }
 
 /**
- * The user that was named `name` at `since` (unix seconds): the one of that name made by then,
- * else the one that had it then and was renamed since (the earliest such rename), else none.
+ * The user that was named `name` at `since` (unix seconds): the one that has the name and had it
+ * by then, else the one that had it then and was renamed since (the earliest such rename), else none.
  */
 export function holderAt<U extends Holder>(users: readonly U[], name: string, since: number): U | undefined {
   let best: U | undefined;
   let until = Infinity;
   for (const u of users) {
-    if (u.created_at > since) continue;
-    if (u.name === name) return u;
+    if (u.name === name && u.named_at <= since) return u;
     for (const f of u.former) {
-      if (f.name === name && f.until >= since && f.until < until) {
+      if (f.name === name && f.from <= since && f.until >= since && f.until < until) {
         best = u;
         until = f.until;
       }

@@ -43,15 +43,19 @@ export default definePlugin({
     ctx.hooks.tap(httpHooksRef, 'processAccess', (request, q) => access.processAccess(request, q));
     ctx.hooks.tap(httpHooksRef, 'processUse', (request, use) => access.processUse(request, use));
     ctx.hooks.tap(httpHooksRef, 'processUseBy', (maker, use, since) => access.processUseBy(maker, use, since));
-    // a running process whose maker lost what it names stops now, not at its next start (once per burst of changes)
+    // a running process whose maker lost what it names stops now, not at its next start (once per burst of saved changes)
     let recheck: NodeJS.Immediate | undefined;
     users.onChange(() => {
       recheck ??= setImmediate(() => {
         recheck = undefined;
-        const n = ctx.deps.processes.recheckMakers();
-        if (n > 0) ctx.log.info({ stopped: n }, 'IAM changed: running processes whose makers may no longer do what they name stopped');
+        try {
+          const n = ctx.deps.processes.recheckMakers();
+          if (n > 0) ctx.log.info({ stopped: n }, 'IAM changed: running processes whose makers may no longer do what they name stopped');
+        } catch (err) {
+          ctx.log.warn({ err }, 'IAM changed: the running processes could not be checked');
+        }
       });
-    });
+    }, true);
     ctx.onClose(() => { if (recheck) clearImmediate(recheck); });
     // a stream client's key `<user>:<token>`: decided in the stream table's admission, for every protocol
     ctx.hooks.tap(ingestHooksRef, 'decideKey', (peer, role) => access.decideKey(peer, role));

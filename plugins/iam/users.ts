@@ -1,7 +1,7 @@
 import type { StateDocument } from '../../sdk/index.ts';
 import type { IamRecord, IamReplicaService, IamReplication } from './api.ts';
 import { iamErrors } from './errors.ts';
-import { formerNames, holderAt, withFormer, type FormerName } from './former.ts';
+import { formerNames, holderAt, namedAt, withFormer, type FormerName } from './former.ts';
 import { NO_DOMAIN, PolicyError, PolicyIndex, type Policy } from './policy.ts';
 import { ANON, NAME_PATTERN, type IamPolicy, type IamUser, type IamUserUpdate } from './schema.ts';
 import { hashKey, hashPassword } from './secrets.ts';
@@ -38,8 +38,9 @@ export interface StoredUser {
    * its password or login changes (0 in a store from before: its tokens stand until they expire).
    */
   tokens_since: number;
-  /** The names it had before renames (former.ts): a process its maker made under one is still its. */
+  /** The names it had before renames and when it got its current one (former.ts): a process it made under one is still its. */
   former: FormerName[];
+  named_at: number;
 }
 
 export interface UsersDoc {
@@ -69,7 +70,7 @@ function emptyUser(name: string): StoredUser {
       services: { basic: [], token: [], session: [] },
       srt_passphrase: '',
     },
-    policies: [], created_at: now(), updated_at: now(), tokens_since: Date.now(), former: [],
+    policies: [], created_at: now(), updated_at: now(), tokens_since: Date.now(), former: [], named_at: now(),
   };
 }
 
@@ -88,6 +89,7 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
       if (typeof x?.name !== 'string' || (x.name !== ANON && !name.test(x.name))) throw new Error(`${path}: users[${i}] has no valid name`);
       const d = emptyUser(x.name);
       const api = x.auth?.api;
+      const created = typeof x.created_at === 'number' && Number.isSafeInteger(x.created_at) ? x.created_at : 0;
       return {
         ...d, ...x,
         auth: {
@@ -98,8 +100,7 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
         policies: Array.isArray(x.policies) ? x.policies : [],
         tokens_since: typeof x.tokens_since === 'number' && Number.isSafeInteger(x.tokens_since) ? x.tokens_since : 0,
         // unknown (a hand-written or older store): 0, older than any process it made (not "now" at each load)
-        created_at: typeof x.created_at === 'number' && Number.isSafeInteger(x.created_at) ? x.created_at : 0,
-        former: formerNames(x.former),
+        created_at: created, former: formerNames(x.former), named_at: namedAt(x, created),
       };
     }),
   };
@@ -130,6 +131,7 @@ export class Users implements IamReplicaService {
   /** The shared store's side (the cluster plugin): every change is written there first. */
   #replication: IamReplication | undefined;
   readonly #listeners = new Set<() => void>();
+  readonly #saved = new Set<() => void>();
   readonly index = new PolicyIndex();
   /** Users by name; dropped whenever the list changes (every change sets or deletes in `index` too). */
   #byName: Map<string, StoredUser> | undefined;
@@ -181,7 +183,7 @@ export class Users implements IamReplicaService {
   /** The user named `name` at `since` (unix seconds): renamed since, found by its former name (former.ts). */
   heldAt(name: string, since: number): StoredUser | undefined {
     const u = this.stored(name);
-    return u && u.created_at <= since ? u : holderAt(this.#o.doc.data.users, name, since);
+    return u && u.named_at <= since ? u : holderAt(this.#o.doc.data.users, name, since);
   }
 
   /** POST: a new user; answers it as stored (secrets as ""). */
@@ -278,6 +280,7 @@ export class Users implements IamReplicaService {
       this.#reindex(touched);
       return () => { users.splice(0, users.length, ...before); this.#reindex(touched); };
     });
+    for (const fn of this.#saved) fn();
   }
 
   /** The users with an SRT passphrase of their own, by name (the SRT host keys their connections with it). */
@@ -287,10 +290,11 @@ export class Users implements IamReplicaService {
     return out;
   }
 
-  /** Calls `fn` after every change of the users (and of a failed one's undo); returns the unsubscribe. */
-  onChange(fn: () => void): () => void {
-    this.#listeners.add(fn);
-    return () => { this.#listeners.delete(fn); };
+  /** Calls `fn` after every change of the users and of a failed one's undo (`saved`: once a change is written); returns the unsubscribe. */
+  onChange(fn: () => void, saved = false): () => void {
+    const set = saved ? this.#saved : this.#listeners;
+    set.add(fn);
+    return () => { set.delete(fn); };
   }
 
   #reindex(names: ReadonlySet<string>): void {
@@ -311,7 +315,10 @@ export class Users implements IamReplicaService {
     if (!this.stored(old.name)) throw iamErrors.notFound(old.name);
     if (u.name !== old.name) this.#nameFree(u.name);
     u.updated_at = now();
-    if (u.name !== old.name) u.former = withFormer(old.former, old.name, u.updated_at);
+    if (u.name !== old.name) {
+      u.former = withFormer(old.former, old.name, old.named_at, u.updated_at);
+      u.named_at = u.updated_at;
+    }
     await this.#replication?.write({ kind: 'put', record: record(u), ...(u.name !== old.name ? { previousName: old.name } : {}) });
     await this.#place(u, [old.name, u.name]);
   }

@@ -33,6 +33,7 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   const login = async (u: string, p: string) => (await request(app.url, 'POST', '/api/login', { body: { username: u, password: p } })).body.access_token as string;
   const admin = await login('admin', 'admin-pw');
   t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200);
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: { ...alice, name: 'olive' }, token: admin })).status, 200, 'an older user, with her policies');
   // (by default anyone reads every public mount: then so may anyone's process)
   t.equal((await app.request('PUT', '/api/v3/iam/user/$anon/policy', { body: [], token: admin })).status, 200);
   const token = await login('alice', 'alice password');
@@ -57,6 +58,8 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   t.ok(probed.streams.length > 0, `probed: ${JSON.stringify(probed).slice(0, 200)}`);
   t.notMatch(JSON.stringify(probed), /process:alice-2:[A-Za-z0-9_-]{32}@/, 'the probe\'s credential not shown (its streams\' URLs)');
 
+  // (a probe of the running process resolves it again, without its run's credential: the check below reads the run's own)
+  t.equal((await app.request('GET', '/api/v3/process/alice-1/probe', { token: admin })).status, 200);
   // her memfs policy taken away: the running process stops at once, and its next start is refused
   t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: POLICIES.slice(0, 2), token: admin })).status, 200);
   const notProbed = (await app.request('GET', '/api/v3/process/alice-2/probe', { token: admin })).body;
@@ -94,6 +97,18 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   await command('alice-1', 'restart');
   const gone = await until('alice-1', 'failed', 'refused: its maker is gone');
   t.match(gone.last_logline, /start refused: the process may not PUT fs /, 'a deleted maker may nothing');
+  // an older user renamed to her name is not her either
+  t.equal((await app.request('PUT', '/api/v3/iam/user/olive', { body: { name: 'alice' }, token: admin })).status, 200, 'olive renamed alice');
+  const reportAt = async () => (await app.request('GET', '/api/v3/process/alice-1/report', { token: admin })).body.created_at as number;
+  const at = await reportAt();
+  await waitFor(() => Math.floor(Date.now() / 1000) > at || undefined, { what: 'a second after its last start' });
+  await command('alice-1', 'restart');
+  const again = await waitFor(async () => {
+    const s = await stateOf('alice-1');
+    return (await reportAt()) > at && ['failed', 'running'].includes(s.exec) ? s : undefined;
+  }, { timeout: 20_000, what: 'its start again' });
+  t.equal(again.exec, 'failed', `a user renamed to the name later is not its maker (${again.last_logline})`);
+  t.equal((await app.request('PUT', '/api/v3/iam/user/alice', { body: { name: 'olive' }, token: admin })).status, 200, 'and back');
   // another user given her name later is not her: what she made stays refused
   const madeAt = JSON.parse(await readFile(join(app.dir, 'db', 'db.json'), 'utf8')).process['alice-1'].updated_at as number;
   await waitFor(() => Math.floor(Date.now() / 1000) > madeAt || undefined, { what: 'a second after it was made' });
