@@ -15,6 +15,8 @@ export interface ProcessRecord {
   updated_at: number;
   /** Who made it (`request.auth.user` of its last create or update, when an access plugin decided it): asked again at each start (`httpHooksRef.processUseBy`). */
   maker?: string;
+  /** When the maker asked for it (unix seconds), when that is not `updated_at` (a plugin acting for a user: `ProcessesService.put`). */
+  maker_since?: number;
 }
 
 /** A change the API made, about to be acknowledged. */

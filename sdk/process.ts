@@ -176,11 +176,13 @@ export interface ProcessesService {
    * `maker`: the user the plugin acts for (the `request.auth.user` of the request that asked for
    * what the process does), kept as the process's maker: under an access plugin the definition is
    * refused (ApiError 403 `PROCESS_FORBIDDEN_USE`) when it names a use its maker may not have, and
-   * each start asks again (as for a process that user made through the API). Without it the
-   * process is the plugin's own (the operator's config), held to no user's policies; a different
-   * maker counts as a change.
+   * each start asks again (as for a process that user made through the API). `since`: when that
+   * request was made (unix seconds, default now): the user that had the maker's name then is asked
+   * (renamed since, or the name given to another user later). Without a maker the process is the
+   * plugin's own (the operator's config), held to no user's policies; a different maker or since
+   * counts as a change.
    */
-  put(definition: ProcessDefinition, maker?: string): Promise<'added' | 'replaced' | 'unchanged'>;
+  put(definition: ProcessDefinition, maker?: string, since?: number): Promise<'added' | 'replaced' | 'unchanged'>;
   /** Deletes the process as `DELETE /api/v3/process/{id}` does; false when there is none. */
   remove(id: string): Promise<boolean>;
 }

@@ -13,6 +13,8 @@ export interface StoredProcess {
   config: Record<string, unknown>;
   /** Who made it (`ProcessRecord.maker`): asked again at each start. */
   maker?: string;
+  /** When its maker asked for it (unix seconds), when not its `updated_at` (a plugin's process: `ProcessesService.put`). */
+  maker_since?: number;
 }
 
 /** `<db.dir>/db.json`, the process engine's state document (layout version 4). */

@@ -53,6 +53,8 @@ export interface EntryTimes {
   order: ProcessOrder;
   /** The subject of its last create or update through an access plugin: what it may do is asked again at each start. */
   maker?: string;
+  /** When the maker asked for it (unix seconds; default `updatedAt`): the user that had the maker's name then is asked. */
+  makerSince?: number;
 }
 
 /** A zero count for every exec state. */

@@ -21,13 +21,13 @@ export function makerChecks(hooks: Pick<ReturnType<(typeof httpHooksRef)['create
     /** Why a run resolved as `r` names what its maker may no longer do (asked at each start), or undefined. */
     refusal: (maker: string, id: string, r: Resolution, token: string, since: number) => (useBy.isUsed()
       ? runAuthorityRefusal(r, id, token, asked((u) => may(maker, u, since))) : undefined),
-    /** A plugin acting for `maker` (`ProcessesService.put(def, maker)`): admitted as that user's create would be, now. */
-    authorityOf: (maker: string): Authority | undefined => (useBy.isUsed()
-      ? { admit: (e: ProcessEntry) => authorityRefusal(e, asked((u) => may(maker, u, Math.floor(Date.now() / 1000)))), maker } : undefined),
+    /** A plugin acting for `maker` who asked at `since` (`ProcessesService.put(def, maker, since)`): admitted as that user's create. */
+    authorityOf: (maker: string, since: number): Authority | undefined => (useBy.isUsed()
+      ? { admit: (e: ProcessEntry) => authorityRefusal(e, asked((u) => may(maker, u, since))), maker, since } : undefined),
     /** A create or update through the API: what its command names, asked for the request's caller (kept as the maker). */
     authority: (req: FastifyRequest): Authority | undefined => (use.isUsed()
       ? { admit: (e: ProcessEntry) => authorityRefusal(e, asked((u) => use.call(req, u) !== false)), maker: req.auth?.user } : undefined),
     /** Whether `e`'s maker may still have it write `resource` (an `fs` path): its waiting playlist. */
-    mayWrite: (e: ProcessEntry, resource: string) => e.maker === undefined || may(e.maker, { type: 'fs', resource, action: 'PUT' }, e.updatedAt),
+    mayWrite: (e: ProcessEntry, resource: string) => e.maker === undefined || may(e.maker, { type: 'fs', resource, action: 'PUT' }, e.makerSince),
   };
 }

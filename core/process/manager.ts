@@ -17,7 +17,7 @@ export type Command = 'start' | 'stop' | 'restart' | 'reload';
 /** A caller's verdict on a new entry (what its command names): why it may not be made, or undefined. */
 export type Admit = (e: ProcessEntry) => string | undefined;
 /** An access plugin's part in a create or update: its verdict on the command, and who asked (kept as the process's maker). */
-export interface Authority { admit: Admit; maker: string | undefined }
+export interface Authority { admit: Admit; maker: string | undefined; since?: number }
 const COMMANDS: ReadonlySet<string> = new Set(['start', 'stop', 'restart', 'reload']);
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -84,6 +84,7 @@ export class ProcessManager {
         updatedAt: Number(sp?.updated_at) || nowSeconds(),
         order: sp?.order === 'start' ? 'start' : 'stop',
         maker: typeof sp?.maker === 'string' ? sp.maker : undefined,
+        makerSince: Number.isSafeInteger(sp?.maker_since) ? sp!.maker_since : undefined,
       };
       const e = new ProcessEntry(c, times, this.#o.entryEnv);
       this.#entries.set(c.id, e);
@@ -128,7 +129,7 @@ export class ProcessManager {
       const order: ProcessOrder = c.autostart ? 'start' : 'stop';
       if (order === 'start') this.#checkMax(processErrors.invalidConfig);
       const now = nowSeconds();
-      const e = this.#create(c, { createdAt: now, updatedAt: now, order, maker: authority?.maker }, referable);
+      const e = this.#create(c, { createdAt: now, updatedAt: now, order, maker: authority?.maker, makerSince: authority?.since }, referable);
       if (!e.valid) {
         void e.destroy();
         throw processErrors.invalidConfig(e.invalidReason!);
@@ -169,8 +170,8 @@ export class ProcessManager {
       const old = this.#entries.get(id);
       if (!old) throw processErrors.notFound();
       if (c.id !== id && this.#entries.has(c.id)) throw processErrors.cantUpdate('process already exists');
-      const maker = authority ? authority.maker : old.maker;
-      const e = this.#create(c, { createdAt: old.createdAt, updatedAt: nowSeconds(), order: old.order, maker }, referable);
+      const [maker, makerSince] = authority ? [authority.maker, authority.since] : [old.maker, old.makerSince];
+      const e = this.#create(c, { createdAt: old.createdAt, updatedAt: nowSeconds(), order: old.order, maker, makerSince }, referable);
       if (!e.valid) {
         void e.destroy();
         throw processErrors.cantUpdate(e.invalidReason!);
@@ -384,6 +385,7 @@ export class ProcessManager {
       order: e.order,
       config: toStoredConfig(e.config, ffversion),
       ...(e.maker === undefined ? {} : { maker: e.maker }),
+      ...(e.maker === undefined || e.makerSince === e.updatedAt ? {} : { maker_since: e.makerSince }),
     };
     this.#o.storable(sp, 2);
     return sp;

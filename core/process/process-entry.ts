@@ -12,7 +12,6 @@ import { ScheduleRunner } from './schedule-runner.ts';
 import { DemandRunner } from './demand-runner.ts';
 
 export { stateCounts, type EntryEnv, type EntryTimes } from './entry-env.ts';
-
 const MIB = 1024 * 1024;
 
 /**
@@ -25,8 +24,9 @@ export class ProcessEntry {
   readonly createdAt: number;
   updatedAt: number;
   order: ProcessOrder;
-  /** Who made it (`EntryTimes.maker`): what its runs name is asked of it again at each start. */
+  /** Who made it and since when (`EntryTimes`): what its runs name is asked of it again at each start. */
   readonly maker: string | undefined;
+  readonly makerSince: number;
   readonly monitor: RunMonitor;
   readonly #env: EntryEnv;
   readonly #supervisor: Supervisor;
@@ -60,6 +60,7 @@ export class ProcessEntry {
     this.updatedAt = times.updatedAt;
     this.order = times.order;
     this.maker = times.maker;
+    this.makerSince = times.makerSince ?? times.updatedAt;
     this.#env = env;
     this.#since = env.now();
     this.monitor = env.monitor();
@@ -119,7 +120,6 @@ export class ProcessEntry {
   get demandWaiting(): boolean { return this.#demand !== undefined && this.#demand.armed && !this.#demand.running; }
   /** An armed on-demand process that a demand started (it starts or runs). */
   get demandRunning(): boolean { return this.#demand !== undefined && this.#demand.armed && this.#demand.running; }
-
   /** A reader asked for what it produces: an armed on-demand process starts (true when it counts);
    * `holdMs`: the reader waits that long for it to publish (no idle stop meanwhile). */
   demand(reason: string, holdMs = 0): boolean { return this.#demand?.demand(reason, holdMs) ?? false; }
@@ -286,7 +286,7 @@ export class ProcessEntry {
 
   /** Why a run resolved as `r` with `token` names what its maker may no longer do (`EntryEnv.makerRefusal`), or undefined. */
   makerRefusal(r: Resolution, token: string): string | undefined {
-    return this.maker === undefined ? undefined : this.#env.makerRefusal?.(this.maker, this.id, r, token, this.updatedAt);
+    return this.maker === undefined ? undefined : this.#env.makerRefusal?.(this.maker, this.id, r, token, this.makerSince);
   }
 
   #onLine(line: string): void {

@@ -16,5 +16,6 @@ export function recordOf(sp: StoredProcess, metadata: Record<string, unknown> | 
   return {
     id: sp.id, reference: sp.reference, order: sp.order, config: sp.config, metadata,
     created_at: sp.created_at, updated_at: sp.updated_at, ...(sp.maker === undefined ? {} : { maker: sp.maker }),
+    ...(sp.maker_since === undefined ? {} : { maker_since: sp.maker_since }),
   };
 }

@@ -25,10 +25,10 @@ export async function applyRecord(p: ReplicaPort, r: ProcessRecord): Promise<voi
   await p.lock.run([r.id], async () => {
     const cur = p.entries.get(r.id);
     // the config as db.json holds it (no storable check: it was stored already)
-    if (cur && cur.maker === r.maker && JSON.stringify(toStoredConfig(cur.config, p.ffversions.get(r.id) ?? '')) === JSON.stringify(r.config)) return follow(p, cur, r);
+    if (cur && cur.maker === r.maker && cur.makerSince === (r.maker_since ?? r.updated_at) && JSON.stringify(toStoredConfig(cur.config, p.ffversions.get(r.id) ?? '')) === JSON.stringify(r.config)) return follow(p, cur, r);
     const ffversion = typeof r.config.ffversion === 'string' ? r.config.ffversion : '';
     const c = fromStoredConfig({ ...r.config, id: r.id });
-    const e = new ProcessEntry(c, { createdAt: r.created_at, updatedAt: r.updated_at, order: r.order, maker: r.maker }, p.o.entryEnv);
+    const e = new ProcessEntry(c, { createdAt: r.created_at, updatedAt: r.updated_at, order: r.order, maker: r.maker, makerSince: r.maker_since }, p.o.entryEnv);
     const why = e.refresh();
     if (why !== undefined) p.o.log.warn({ process: r.id, reason: why }, 'shared process is invalid here');
     let sp: StoredProcess;

@@ -17,8 +17,8 @@ export interface ServiceParts {
   skills(): Promise<{ codecs: { video: Array<{ id: string; encoders: string[] | null }> } } | undefined>;
   /** Whether `maker` may have a process it set at `since` (unix seconds) do `use` (`httpHooksRef.processUseBy`; true when no plugin decides). */
   makerMay(maker: string, use: RunUse, since: number): boolean;
-  /** What a plugin's `put` for `maker` is held to: its admission and the maker kept (undefined when no access plugin decides). */
-  authorityOf(maker: string): Authority | undefined;
+  /** What a plugin's `put` for `maker` (asking at `since`) is held to: its admission and the maker kept (undefined when no access plugin decides). */
+  authorityOf(maker: string, since: number): Authority | undefined;
 }
 
 /**
@@ -45,23 +45,23 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
     inputProblem: (address) => sourceProblem(p.input, address),
     makerMay: (id, use) => {
       const e = m.get(id);
-      return e !== undefined && (e.maker === undefined || p.makerMay(e.maker, use, e.updatedAt));
+      return e !== undefined && (e.maker === undefined || p.makerMay(e.maker, use, e.makerSince));
     },
     recheckMakers: () => [...m.values()].filter((e) => {
       // a tap that throws fails this check only (as it fails a start), not the others
       try { return e.recheckMaker(); } catch { return false; }
     }).length,
     encoderSkills: () => p.skills(),
-    put: async (def, maker) => {
+    put: async (def, maker, since = Math.floor(Date.now() / 1000)) => {
       const body = structuredClone(def) as unknown as ProcessConfig;
-      const authority = maker === undefined ? undefined : p.authorityOf(maker);
+      const authority = maker === undefined ? undefined : p.authorityOf(maker, since);
       const e = m.get(def.id);
       if (!e) {
         await m.add(body, undefined, authority);
         return 'added';
       }
       // the same normal form on both sides: a definition given again changes nothing, its run goes on
-      if (e.maker === authority?.maker && JSON.stringify(normalize(body)) === JSON.stringify(e.config)) return 'unchanged';
+      if (e.maker === authority?.maker && (!authority || e.makerSince === authority.since) && JSON.stringify(normalize(body)) === JSON.stringify(e.config)) return 'unchanged';
       // a plugin's process given without a maker is its own again (update keeps the old maker without an authority)
       await m.update(def.id, body, undefined, authority ?? { admit: () => undefined, maker: undefined });
       return 'replaced';

@@ -14,8 +14,9 @@ export interface SharedProcess {
   created_at?: number;
   /** The process's reference (also in `config`); absent in older values. */
   reference?: string;
-  /** Who made it (`ProcessRecord.maker`): the node that runs it asks again at each start. */
+  /** Who made it and, when not at `updated_at`, since when (`ProcessRecord.maker`): the node that runs it asks again at each start. */
   maker?: string;
+  maker_since?: number;
 }
 
 /** A process with the KV revision it was read at: the revision a later `update` must name. */

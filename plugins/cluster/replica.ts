@@ -10,6 +10,7 @@ export function toShared(r: ProcessRecord): SharedProcess {
   return {
     id: r.id, order: r.order, config: r.config, metadata: r.metadata, updated_at: r.updated_at, created_at: r.created_at, reference: r.reference,
     ...(r.maker === undefined ? {} : { maker: r.maker }),
+    ...(r.maker_since === undefined ? {} : { maker_since: r.maker_since }),
   };
 }
 
@@ -20,6 +21,7 @@ export function toRecord(p: SharedProcess): ProcessRecord {
     id: p.id, reference: typeof ref === 'string' ? ref : '', order: p.order, config: p.config,
     metadata: p.metadata ?? null, created_at: p.created_at ?? p.updated_at, updated_at: p.updated_at,
     ...(typeof p.maker === 'string' ? { maker: p.maker } : {}),
+    ...(Number.isSafeInteger(p.maker_since) ? { maker_since: p.maker_since } : {}),
   };
 }
 

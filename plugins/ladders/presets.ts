@@ -43,10 +43,11 @@ export interface Ladder {
   limits: { cpu_usage: number; memory_mbytes: number; waitfor_seconds: number };
   source: 'config' | 'api';
   /**
-   * Who last created or replaced an API ladder (its `request.auth.user`, under an access plugin):
-   * the maker of its processes, held to that user's policies (`ProcessesService.put`).
+   * Who last created or replaced an API ladder (its `request.auth.user`, under an access plugin)
+   * and when (unix seconds): the maker of its processes, held to that user's policies as the user
+   * that had the name then (`ProcessesService.put`).
    */
-  maker?: string;
+  maker?: { user: string; since: number };
 }
 
 function int(v: unknown, field: string, min: number, max: number): number {

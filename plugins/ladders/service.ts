@@ -20,7 +20,7 @@ export interface LaddersDeps {
 }
 
 /** An API ladder as `ladders.json` keeps it: its settings and its maker. */
-type StoredLadder = LadderEntry & { maker?: string };
+type StoredLadder = LadderEntry & { maker?: string; made_at?: number };
 interface Stored { ladders: StoredLadder[] }
 
 /** Stream names whose renditions `renditionsOf` keeps at once. */
@@ -52,6 +52,12 @@ export class Ladders implements LaddersService {
   readonly #seen = new Map<string, number>();
   /** Why a ladder's process was refused by the engine (and whether for its maker's policies), by ladder id. */
   readonly #errors = new Map<string, { reason: string; forbidden: boolean }>();
+  /**
+   * Live streams a pattern ladder matches whose process its maker may not have (403), with why, by
+   * stream then ladder id: such a ladder does not claim the stream (the next one matching does).
+   * Kept while the stream is live and the ladders unchanged.
+   */
+  readonly #refused = new Map<string, Map<string, string>>();
   /** The media each laddered source was last seen to carry (kept while it is not live). */
   readonly #media = new Map<string, SourceMedia>();
   #queue: Promise<unknown> = Promise.resolve();
@@ -74,7 +80,7 @@ export class Ladders implements LaddersService {
     this.#doc = await this.#d.state.open<Stored>('ladders', { init: () => ({ ladders: [] }) });
     for (const e of this.#doc.data.ladders) {
       try {
-        this.#setApi(e.id, held(resolveLadder(e.id, e, 'api'), e.maker));
+        this.#setApi(e.id, held(resolveLadder(e.id, e, 'api'), e.maker === undefined ? undefined : { user: e.maker, since: e.made_at ?? 0 }));
       } catch (err) {
         this.#d.log.warn({ ladder: e.id, err }, 'stored ladder is invalid; left out');
       }
@@ -106,7 +112,8 @@ export class Ladders implements LaddersService {
     const exact = all.find((h) => h.ladder.stream === stream);
     if (exact) return exact.ladder;
     if (this.#isRendition(stream)) return undefined;
-    return all.find((h) => h.match?.(stream))?.ladder;
+    const refused = this.#refused.get(stream);
+    return all.find((h) => h.match?.(stream) && !refused?.has(h.ladder.id))?.ladder;
   }
 
   /** Whether `name` is `<S>/<rung>` of a ladder that is (or would be) for `S`. */
@@ -138,6 +145,7 @@ export class Ladders implements LaddersService {
     if (h) this.#api.set(id, h);
     else this.#api.delete(id);
     this.#renditions.clear();
+    this.#refused.clear();
   }
 
   /** Runs `fn` after the changes before it. */
@@ -192,6 +200,7 @@ export class Ladders implements LaddersService {
     }
     // bounded by the live streams and the lingering processes (a source no rung fits has neither)
     for (const name of this.#media.keys()) if (!streams.has(name)) this.#media.delete(name);
+    for (const name of this.#refused.keys()) if (!this.#d.streams.get(name)) this.#refused.delete(name);
     for (const id of this.#seen.keys()) if (!laddered.has(id)) this.#seen.delete(id);
     return want;
   }
@@ -243,11 +252,13 @@ export class Ladders implements LaddersService {
     const forbidden = new Set<string>();
     for (const [id, { ladder, stream }] of want) {
       try {
-        await this.#d.processes.put(ladderProcess(ladder, stream, this.#cmd, this.#media.get(stream)), ladder.maker);
+        await this.#d.processes.put(ladderProcess(ladder, stream, this.#cmd, this.#media.get(stream)), ladder.maker?.user, ladder.maker?.since);
       } catch (err) {
         const reason = isApiError(err) ? err.details.join('; ') || err.message : String(err);
         this.#errors.set(ladder.id, { reason, forbidden: isApiError(err) && err.status === 403 });
         if (isApiError(err) && err.status === 403 && ladder.id !== trying) forbidden.add(id);
+        // a pattern's maker may not have this stream: the next ladder matching it may (a reconcile after this one)
+        if (isApiError(err) && err.status === 403 && ladder.pattern !== undefined) this.#refuse(stream, ladder.id, reason);
         this.#d.log.warn({ ladder: ladder.id, process: id, reason }, 'ladder process refused');
       }
     }
@@ -258,13 +269,22 @@ export class Ladders implements LaddersService {
     }
   }
 
+  /** `ladder` does not claim live `stream` (its maker may not have its process), and the others matching it are tried. */
+  #refuse(stream: string, ladder: string, reason: string): void {
+    const m = this.#refused.get(stream) ?? new Map<string, string>();
+    this.#refused.set(stream, m.set(ladder, reason));
+    this.#renditions.clear();
+    this.changed();
+  }
+
   /**
    * Creates or replaces an API ladder for `maker` (the caller, under an access plugin: its processes
    * are held to the caller's policies); true when it is new.
    */
   put(id: string, s: LadderSettings, maker?: string): Promise<boolean> {
     const ladder = resolveLadder(id, s, 'api');
-    if (maker !== undefined) ladder.maker = maker;
+    const since = Math.floor(this.#now() / 1000);
+    if (maker !== undefined) ladder.maker = { user: maker, since };
     return this.#serial(async () => {
       if (this.#config.some((h) => h.ladder.id === id)) throw laddersErrors.fromConfig(id);
       const old = this.#api.get(id);
@@ -272,7 +292,7 @@ export class Ladders implements LaddersService {
       const other = this.#all().find((h) => h.ladder.id !== id && (ladder.stream ? h.ladder.stream === ladder.stream : h.ladder.pattern === ladder.pattern));
       if (other) throw laddersErrors.taken(ladder.stream ? `stream '${ladder.stream}'` : `pattern '${ladder.pattern}'`, other.ladder.id);
       const before = this.#doc.data.ladders.find((e) => e.id === id);
-      await this.#store(id, maker === undefined ? { id, ...knownSettings(s) } : { id, ...knownSettings(s), maker });
+      await this.#store(id, maker === undefined ? { id, ...knownSettings(s) } : { id, ...knownSettings(s), maker, made_at: since });
       this.#setApi(id, held(ladder));
       await this.#reconcile(ladder.stream ? id : undefined);
       const refused = ladder.stream ? this.#errors.get(id) : undefined;
@@ -327,8 +347,8 @@ export class Ladders implements LaddersService {
       id, ...(l.stream === undefined ? { pattern: l.pattern! } : { stream: l.stream }), rungs: l.rungs.map((r) => ({ ...r })),
       gop_seconds: l.gop_seconds, idle_seconds: l.idle_seconds || this.#d.config.idle_seconds, limits: { ...l.limits }, source: l.source, processes,
     };
-    const error = this.#errors.get(id);
-    if (error !== undefined) v.error = error.reason;
+    const error = this.#errors.get(id)?.reason ?? [...this.#refused.values()].find((m) => m.has(id))?.get(id);
+    if (error !== undefined) v.error = error;
     return v;
   }
 
@@ -342,7 +362,7 @@ export class Ladders implements LaddersService {
   }
 }
 
-function held(ladder: Ladder, maker?: string): Held {
+function held(ladder: Ladder, maker?: Ladder['maker']): Held {
   if (maker !== undefined) ladder.maker = maker;
   return ladder.pattern === undefined ? { ladder } : { ladder, match: globMatcher(ladder.pattern) };
 }

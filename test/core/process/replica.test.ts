@@ -1,4 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import t from 'tap';
 import { startApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -99,6 +101,12 @@ t.test('replication seam: changes from another node are applied without writing 
   t.equal(changed.maker, undefined, 'no maker without an access plugin');
   await apply({ ...changed, maker: 'iam:alice' });
   await waitFor(async () => (await seen()).records.find((x: { id: string }) => x.id === 'r').maker === 'iam:alice' || undefined, { what: 'a new maker kept (not an unchanged echo)' });
+  // and since when, when a plugin made it for its maker earlier than its last write
+  await apply({ ...changed, maker: 'iam:alice', maker_since: changed.updated_at - 100 });
+  await waitFor(async () => (await seen()).records.find((x: { id: string }) => x.id === 'r').maker_since === changed.updated_at - 100 || undefined,
+    { what: 'a new maker_since kept (not an unchanged echo)' });
+  const db = JSON.parse(await readFile(join(app.dir, 'db', 'db.json'), 'utf8'));
+  t.equal(db.process.r.maker_since, changed.updated_at - 100, 'stored in db.json');
   await waitState(app, 'r', (x) => x.exec === 'running', 'no access plugin: nothing asks its maker');
 
   t.equal((await app.request('DELETE', '/test/replica/r')).status, 200);

@@ -34,6 +34,8 @@ t.test('records map to shared values and back; old values get defaults', async (
   t.same(toRecord(toShared(r)), r);
   const made = rec('m', { maker: 'iam:alice' });
   t.same(toRecord(toShared(made)), made, 'its maker travels (asked again where it runs)');
+  const since = rec('s', { maker: 'iam:alice', maker_since: 1_700_000_000 });
+  t.same(toRecord(toShared(since)), since, 'and since when, when a plugin made it for her');
   t.same(toRecord({ id: 'y', order: 'start', config: { reference: 'cfg' }, metadata: null, updated_at: 9 }),
     { id: 'y', reference: 'cfg', order: 'start', config: { reference: 'cfg' }, metadata: null, created_at: 9, updated_at: 9 });
 });

@@ -62,6 +62,13 @@ t.test('a ladder\'s processes are held to the policies of the user who made the 
   const made = await stored();
   t.notOk(Object.values(made).some((p) => JSON.stringify(p).includes('live/bob/other')), 'no process reads the other\'s stream');
 
+  // a ladder whose maker may not have a stream does not claim it: the next pattern matching it does
+  t.equal((await put('later', { pattern: 'live/bob/*', rungs: ['240p'] }, admin)).status, 201, 'the superuser\'s pattern, made after hers');
+  await waitFor(async () => ((await app.request('GET', '/api/v3/ladders/later', { token: admin })).body.processes as { stream: string }[])
+    .some((p) => p.stream === 'live/bob/other') || undefined, { timeout: 30_000, what: 'the superuser\'s ladder takes the stream hers may not' });
+  t.match((await app.request('GET', '/api/v3/ladders/any', { token })).body.error, /live\/bob\/other/, 'hers still says why');
+  t.equal((await app.request('DELETE', '/api/v3/ladders/later', { token: admin })).status, 204);
+
   // the superuser's ladder is the superuser's: no stream refused
   const theirs = await put('bobs', { stream: 'live/bob/cam', rungs: ['240p'] }, admin);
   t.equal(theirs.status, 201, 'the superuser makes the ladder she could not');
@@ -81,5 +88,14 @@ t.test('a ladder\'s processes are held to the policies of the user who made the 
   t.equal((await put('any', { pattern: 'live/**', rungs: ['240p'] })).status, 200, 'she takes it back');
   await waitFor(async () => !Object.values(await stored()).some((p) => JSON.stringify(p).includes('live/bob/other')) || undefined,
     { what: 'the process of the other\'s stream removed: its ladder\'s maker may not have it' });
+  // renamed: her pattern ladder still makes processes for her streams (asked as the user that had her name when she made it)
+  t.equal((await app.request('PUT', '/api/v3/iam/user/alice', { body: { name: 'carol' }, token: admin })).status, 200, 'alice renamed carol');
+  publish(t, `${rtmp}/live/alice/three?token=rtmp-global`, { audio: false });
+  await waitFor(async () => {
+    const v = (await app.request('GET', '/api/v3/ladders/any', { token: admin })).body as { processes: { stream: string }[]; error?: string };
+    return v.processes.some((p) => p.stream === 'live/alice/three') || undefined;
+  }, { timeout: 30_000, what: 'a process of her new stream, made after the rename' });
+  // (db.json is written just after the engine lists it)
+  await waitFor(async () => (await stored())['ladder:live_alice_three']?.maker === 'iam:alice' || undefined, { what: 'its maker as the ladder keeps it, in db.json' });
   for (const id of ['mine', 'any', 'bobs']) t.equal((await app.request('DELETE', `/api/v3/ladders/${id}`, { token: admin })).status, 204);
 });
