@@ -68,3 +68,9 @@ export function sameState(a: StateParts, b: StateParts): boolean {
     && a.reconnectSeconds === b.reconnectSeconds && a.lastLogline === b.lastLogline && a.progress === b.progress
     && a.memoryBytes === b.memoryBytes && a.cpuUsage === b.cpuUsage && a.command === b.command && a.nextRun === b.nextRun && a.ondemand === b.ondemand;
 }
+
+/** A process as the resource budget sees it (resources/gate.ts): its own limits are what it asks for. */
+export function budgetSubject(e: { id: string; reference: string; config: FullConfig; monitor: RunMonitor }) {
+  const l = e.config.limits;
+  return { id: e.id, reference: e.reference, request: { cpu: l.cpu_usage, memoryBytes: l.memory_mbytes * 1024 * 1024 }, note: (line: string) => e.monitor.note(line) };
+}

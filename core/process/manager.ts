@@ -6,7 +6,7 @@ import { fromStoredConfig, mergeOnto, normalize, PROCESS_TYPES, shortId, toStore
 import { maxProcessesReason, processErrors } from './errors.ts';
 import { checkId } from './safe-names.ts';
 import { KeyedLock } from './keyed-lock.ts';
-import { ProcessEntry, type EntryTimes } from './process-entry.ts';
+import { budgetSubject, ProcessEntry, type EntryTimes } from './process-entry.ts';
 import { preSaveEvent, recordOf } from './records.ts';
 import { applyRecord, dropRecord, rerun, type ReplicaPort } from './replica.ts';
 import type { ProcessConfig, ProcessConfigUpdate } from './schema.ts';
@@ -232,7 +232,7 @@ export class ProcessManager {
           // the cause may be fixed by now (a plugin back, a path inside the root again)
           if (!e.valid) this.#revalidate(e);
           // a start that would spawn now meets the resource budget first (503, nothing changes)
-          if (!e.active && !e.onDemand && !e.config.scheduler && this.runs(id)) this.#o.entryEnv.budget?.command(e.budgetSubject());
+          if (!e.active && !e.onDemand && !e.config.scheduler && this.runs(id)) this.#o.entryEnv.budget?.command(budgetSubject(e));
           if (e.order !== 'start') {
             this.#checkMax(processErrors.commandFailed);
             await this.#setOrder(e, 'start');

@@ -119,7 +119,7 @@ export const processPlugin = definePlugin({
     const views = new ProcessViews((id) => manager.metadata(id));
     const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, spawn, ctx.deps.runs);
     ctx.provide(processesRef, processesService(manager, {
-      stateEntries, views, probe, input: validator.input, skills: () => skills.get(), makerMay: makers.may, authorityOf: makers.authorityOf,
+      stateEntries, views, probe, input: validator.input, skills: () => skills.get(), makerMay: makers.may, authorityOf: makers.authorityOf, log,
     }));
     // the cluster's seam: changes go through its shared store, and only owned processes run here
     ctx.provide(processReplicaRef, replicaOf(manager));
@@ -137,7 +137,6 @@ export const processPlugin = definePlugin({
 });
 
 
-/** The service's resource budget (`resources.*`, resources/): every spawn is admitted by its gate (none without limits). */
 /** What the engine's resolver checks a definition against: `encoder.access`, the disk's folder, the confinement's folders. */
 function validatorOf(enc: EncoderSection, diskDir: string) {
   return {
@@ -155,6 +154,7 @@ function replicaOf(manager: ProcessManager): ProcessReplicaService {
   };
 }
 
+/** The service's resource budget (`resources.*`, resources/): every spawn is admitted by its gate (none without limits). */
 function resourceGate(res: { max_cpu_usage: number; max_memory_usage: number; wait_seconds: number }, machine: MachineUsage | undefined,
   hooks: ConstructorParameters<typeof BudgetGate>[2], log: Logger): { budget: ResourceBudget; gate: BudgetGate | undefined } {
   const budget = new ResourceBudget({ maxCpu: res.max_cpu_usage, maxMemory: res.max_memory_usage }, machine ?? new ProcMachineUsage());

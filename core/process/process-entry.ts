@@ -6,12 +6,12 @@ import { runMask } from './preauth.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
 import type { ProcessConfig } from './schema.ts';
 import { stateJson, type StateParts } from './json-write.ts';
-import { sameState, stateCounts, type EntryEnv, type EntryTimes } from './entry-env.ts';
+import { budgetSubject, sameState, stateCounts, type EntryEnv, type EntryTimes } from './entry-env.ts';
 import { parseSchedule, rfc3339 } from './schedule.ts';
 import { ScheduleRunner } from './schedule-runner.ts';
 import { DemandRunner } from './demand-runner.ts';
 
-export { stateCounts, type EntryEnv, type EntryTimes } from './entry-env.ts';
+export { budgetSubject, stateCounts, type EntryEnv, type EntryTimes } from './entry-env.ts';
 const MIB = 1024 * 1024;
 
 /**
@@ -68,7 +68,7 @@ export class ProcessEntry {
     this.#supervisor = new Supervisor({
       id: config.id, binary: env.binary, spawn: env.spawn, programDepth: env.programDepth,
       prepare: () => this.#prepare(),
-      admit: env.budget ? (cause, signal) => env.budget!.admit(this.budgetSubject(), cause ?? 'start', signal) : undefined,
+      admit: env.budget ? (cause, signal) => env.budget!.admit(budgetSubject(this), cause ?? 'start', signal) : undefined,
       reconnect: config.reconnect,
       reconnectDelaySeconds: config.reconnect_delay_seconds,
       staleTimeoutSeconds: config.stale_timeout_seconds,
@@ -104,12 +104,6 @@ export class ProcessEntry {
       told: (action, reason, readers) => this.#env.hooks.onDemand.promise({ id: this.id, reference: this.reference, action, reason, readers })
         .catch((err: unknown) => this.#env.log.warn({ err, process: this.id }, 'onDemand tap failed')),
     });
-  }
-
-  /** The process as the resource budget sees it (resources/gate.ts): its own limits are what it asks for. */
-  budgetSubject() {
-    const l = this.config.limits;
-    return { id: this.id, reference: this.reference, request: { cpu: l.cpu_usage, memoryBytes: l.memory_mbytes * MIB }, note: (line: string) => this.monitor.note(line) };
   }
 
   /** Its child starts, runs or ends now. */
@@ -263,17 +257,21 @@ export class ProcessEntry {
     if (why !== undefined) throw new Error(`invalid process definition: ${why}`);
     // the run's own resolution (a listing or a probe resolves again meanwhile, without its token)
     const r = (this.#runAs = this.#resolution!);
+    // asked before the credential opens anything (the uses are read off the resolved command), and again after preStart
+    const refused = () => {
+      const no = run && this.makerRefusal(r, run.token);
+      if (no !== undefined) throw new Error(`start refused: ${no}`);
+    };
+    refused();
+    run?.bind(runFields(r));
     let args = [...r.command];
     const pre = this.#env.hooks.preStart;
     if (pre.taps.length) {
       const out = await pre.promise({ id: this.id, reference: this.config.reference, args });
       if (out?.veto) throw new Error(`start vetoed: ${out.veto}`);
       if (Array.isArray(out?.args)) args = out.args.map(String);
+      refused();
     }
-    // asked last before the spawn (no change of the maker's policies slips in between), before the credential opens anything
-    const refused = run && this.makerRefusal(r, run.token);
-    if (refused !== undefined) throw new Error(`start refused: ${refused}`);
-    run?.bind(runFields(r));
     this.#setCommand(this.#mask ? args.map(this.#mask) : args);
     return args;
   }

@@ -19,6 +19,7 @@ export interface ServiceParts {
   makerMay(maker: string, use: RunUse, since: number): boolean;
   /** What a plugin's `put` for `maker` (asking at `since`) is held to: its admission and the maker kept (undefined when no access plugin decides). */
   authorityOf(maker: string, since: number): Authority | undefined;
+  log?: { warn(o: object, m: string): void };
 }
 
 /**
@@ -48,14 +49,21 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
       return e !== undefined && (e.maker === undefined || p.makerMay(e.maker, use, e.makerSince));
     },
     recheckMakers: () => [...m.values()].filter((e) => {
-      // a tap that throws fails this check only (as it fails a start), not the others
-      try { return e.recheckMaker(); } catch { return false; }
+      // a tap that throws leaves this run alone (logged; its next start fails on it), not the others unchecked
+      try {
+        return e.recheckMaker();
+      } catch (err) {
+        p.log?.warn({ err, process: e.id }, 'cannot ask the maker of a running process again');
+        return false;
+      }
     }).length,
     encoderSkills: () => p.skills(),
-    put: async (def, maker, since = Math.floor(Date.now() / 1000)) => {
+    put: async (def, maker, since) => {
       const body = structuredClone(def) as unknown as ProcessConfig;
-      const authority = maker === undefined ? undefined : p.authorityOf(maker, since);
       const e = m.get(def.id);
+      // no time given: the same maker keeps its own (an unchanged definition stays unchanged), another is asked now
+      const at = since ?? (e?.maker === maker && e ? e.makerSince : Math.floor(Date.now() / 1000));
+      const authority = maker === undefined ? undefined : p.authorityOf(maker, at);
       if (!e) {
         await m.add(body, undefined, authority);
         return 'added';

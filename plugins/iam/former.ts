@@ -13,14 +13,23 @@ export const MAX_FORMER_NAMES = 16;
 
 const second = (v: unknown): v is number => Number.isSafeInteger(v);
 
-/** Former names as stored (a hand-edited file: anything else dropped). */
+/**
+ * Former names as stored (a hand-edited file: anything else dropped; one without `from`, as an
+ * earlier build wrote them, was had since the name before it ended, the first since 0).
+ */
 export function formerNames(v: unknown): FormerName[] {
   if (!Array.isArray(v)) return [];
-  return v.filter((f): f is FormerName => typeof f?.name === 'string' && second(f?.from) && second(f?.until)).slice(-MAX_FORMER_NAMES);
+  const out: FormerName[] = [];
+  for (const f of v as Array<Partial<FormerName> | null>) {
+    if (typeof f?.name !== 'string' || !second(f.until)) continue;
+    out.push({ name: f.name, from: second(f.from) ? f.from : out.at(-1)?.until ?? 0, until: f.until });
+  }
+  return out.slice(-MAX_FORMER_NAMES);
 }
 
-/** When a stored user got its current name (a store from before: when it was made). */
-export const namedAt = (x: { named_at?: unknown }, createdAt: number): number => (second(x.named_at) ? x.named_at : createdAt);
+/** When a stored user got its current name (a store from before: its last rename, else when it was made). */
+export const namedAt = (x: { named_at?: unknown }, former: readonly FormerName[], createdAt: number): number =>
+  (second(x.named_at) ? x.named_at : former.at(-1)?.until ?? createdAt);
 
 /** `former` with `name`, had since `from`, ended at `at` (a rename). */
 export function withFormer(former: readonly FormerName[], name: string, from: number, at: number): FormerName[] {

@@ -90,6 +90,7 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
       const d = emptyUser(x.name);
       const api = x.auth?.api;
       const created = typeof x.created_at === 'number' && Number.isSafeInteger(x.created_at) ? x.created_at : 0;
+      const former = formerNames(x.former);
       return {
         ...d, ...x,
         auth: {
@@ -100,7 +101,7 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
         policies: Array.isArray(x.policies) ? x.policies : [],
         tokens_since: typeof x.tokens_since === 'number' && Number.isSafeInteger(x.tokens_since) ? x.tokens_since : 0,
         // unknown (a hand-written or older store): 0, older than any process it made (not "now" at each load)
-        created_at: created, former: formerNames(x.former), named_at: namedAt(x, created),
+        created_at: created, former, named_at: namedAt(x, former, created),
       };
     }),
   };
@@ -280,7 +281,9 @@ export class Users implements IamReplicaService {
       this.#reindex(touched);
       return () => { users.splice(0, users.length, ...before); this.#reindex(touched); };
     });
-    for (const fn of this.#saved) fn();
+    for (const fn of this.#saved) {
+      try { fn(); } catch { /* a listener's fault is its own: the change is written */ }
+    }
   }
 
   /** The users with an SRT passphrase of their own, by name (the SRT host keys their connections with it). */
@@ -315,10 +318,7 @@ export class Users implements IamReplicaService {
     if (!this.stored(old.name)) throw iamErrors.notFound(old.name);
     if (u.name !== old.name) this.#nameFree(u.name);
     u.updated_at = now();
-    if (u.name !== old.name) {
-      u.former = withFormer(old.former, old.name, old.named_at, u.updated_at);
-      u.named_at = u.updated_at;
-    }
+    if (u.name !== old.name) [u.former, u.named_at] = [withFormer(old.former, old.name, old.named_at, u.updated_at), u.updated_at];
     await this.#replication?.write({ kind: 'put', record: record(u), ...(u.name !== old.name ? { previousName: old.name } : {}) });
     await this.#place(u, [old.name, u.name]);
   }

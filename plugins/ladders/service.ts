@@ -55,7 +55,7 @@ export class Ladders implements LaddersService {
   /**
    * Live streams a pattern ladder matches whose process its maker may not have (403), with why, by
    * stream then ladder id: such a ladder does not claim the stream (the next one matching does).
-   * Kept while the stream is live and the ladders unchanged.
+   * Kept while the stream is live and the ladder unchanged.
    */
   readonly #refused = new Map<string, Map<string, string>>();
   /** The media each laddered source was last seen to carry (kept while it is not live). */
@@ -80,7 +80,7 @@ export class Ladders implements LaddersService {
     this.#doc = await this.#d.state.open<Stored>('ladders', { init: () => ({ ladders: [] }) });
     for (const e of this.#doc.data.ladders) {
       try {
-        this.#setApi(e.id, held(resolveLadder(e.id, e, 'api'), e.maker === undefined ? undefined : { user: e.maker, since: e.made_at ?? 0 }));
+        this.#setApi(e.id, held(resolveLadder(e.id, e, 'api'), e.maker === undefined ? undefined : { user: e.maker, since: e.made_at ?? Math.floor(this.#now() / 1000) }));
       } catch (err) {
         this.#d.log.warn({ ladder: e.id, err }, 'stored ladder is invalid; left out');
       }
@@ -145,7 +145,8 @@ export class Ladders implements LaddersService {
     if (h) this.#api.set(id, h);
     else this.#api.delete(id);
     this.#renditions.clear();
-    this.#refused.clear();
+    // its refusals go (it may be another maker's now); the others' stand, so the streams they left stay where they are
+    for (const m of this.#refused.values()) m.delete(id);
   }
 
   /** Runs `fn` after the changes before it. */
@@ -283,8 +284,6 @@ export class Ladders implements LaddersService {
    */
   put(id: string, s: LadderSettings, maker?: string): Promise<boolean> {
     const ladder = resolveLadder(id, s, 'api');
-    const since = Math.floor(this.#now() / 1000);
-    if (maker !== undefined) ladder.maker = { user: maker, since };
     return this.#serial(async () => {
       if (this.#config.some((h) => h.ladder.id === id)) throw laddersErrors.fromConfig(id);
       const old = this.#api.get(id);
@@ -292,7 +291,12 @@ export class Ladders implements LaddersService {
       const other = this.#all().find((h) => h.ladder.id !== id && (ladder.stream ? h.ladder.stream === ladder.stream : h.ladder.pattern === ladder.pattern));
       if (other) throw laddersErrors.taken(ladder.stream ? `stream '${ladder.stream}'` : `pattern '${ladder.pattern}'`, other.ladder.id);
       const before = this.#doc.data.ladders.find((e) => e.id === id);
-      await this.#store(id, maker === undefined ? { id, ...knownSettings(s) } : { id, ...knownSettings(s), maker, made_at: since });
+      const settings: StoredLadder = { id, ...knownSettings(s) };
+      // the same ladder from the same maker keeps its time: nothing changes (its processes are not replaced for it)
+      const same = before?.maker === maker && before?.made_at !== undefined && JSON.stringify({ ...before, maker: undefined, made_at: undefined }) === JSON.stringify(settings);
+      const since = same ? before!.made_at! : Math.floor(this.#now() / 1000);
+      if (maker !== undefined) ladder.maker = { user: maker, since };
+      await this.#store(id, maker === undefined ? settings : { ...settings, maker, made_at: since });
       this.#setApi(id, held(ladder));
       await this.#reconcile(ladder.stream ? id : undefined);
       const refused = ladder.stream ? this.#errors.get(id) : undefined;

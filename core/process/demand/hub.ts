@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import type { Logger } from 'pino';
 import { siblingModule, type FileDoor, type FileDoorChannel, type FilesystemService, type ProcessClock, type StreamTable } from '../../../sdk/index.ts';
-import type { ProcessEntry } from '../process-entry.ts';
+import { budgetSubject, type ProcessEntry } from '../process-entry.ts';
 import type { DemandEnv } from '../demand-runner.ts';
 import { clientKey, DemandBudget, RESOURCES_RETRY_SECONDS, type BudgetLimits } from './budget.ts';
 import type { BudgetGate } from '../resources/gate.ts';
@@ -186,7 +186,7 @@ export class DemandHub {
 
   /** A demand would start `e` while the machine is over the resource budget: refused (event, log). */
   #overResources(e: ProcessEntry): boolean {
-    return this.#d.resources?.demand(e.budgetSubject()) ?? false;
+    return this.#d.resources?.demand(budgetSubject(e)) ?? false;
   }
 
   /** On-demand processes a demand started that run or start now. */
@@ -268,9 +268,8 @@ export class DemandHub {
       // it may have started or stopped while the clip was made
       for (const h of hls) {
         if (!e.demandWaiting) continue;
-        // what its maker may no longer write is not written for it either (its start is refused too)
-        const may = this.#d.mayWrite;
-        if (may && !(may(e, posix.join(h.mount, h.playlist)) && may(e, posix.join(h.mount, h.dir, slateName(h.playlist))))) continue;
+        // where its maker may no longer write its playlist nothing is written for it (its start is refused too; the slate goes with the playlist)
+        if (this.#d.mayWrite && !this.#d.mayWrite(e, posix.join(h.mount, h.playlist))) continue;
         await writeWaiting(h, clip, this.#d.clock.now());
       }
     } catch (err) {

@@ -36,14 +36,17 @@ t.test('the holder of a name at a time', async (t) => {
 
 t.test('former names as stored, bounded', async (t) => {
   t.same(formerNames(undefined), []);
-  t.same(formerNames([{ name: 'a', from: 0, until: 1 }, { name: 2, from: 0, until: 1 }, { name: 'b', until: 1 }, null, { name: 'c', from: 0, until: 1.5 }]),
+  t.same(formerNames([{ name: 'a', from: 0, until: 1 }, { name: 2, from: 0, until: 1 }, { name: 'b', from: 1 }, null, { name: 'c', from: 0, until: 1.5 }]),
     [{ name: 'a', from: 0, until: 1 }], 'anything else dropped');
+  t.same(formerNames([{ name: 'a', until: 5 }, { name: 'b', until: 9 }]), [{ name: 'a', from: 0, until: 5 }, { name: 'b', from: 5, until: 9 }],
+    'as an earlier build wrote them: had since the one before ended');
   let f = withFormer([], 'n0', 0, 1);
   for (let i = 1; i < MAX_FORMER_NAMES + 5; i++) f = withFormer(f, `n${i}`, i, i + 1);
   t.equal(f.length, MAX_FORMER_NAMES, 'at most MAX_FORMER_NAMES');
   t.same(f.at(-1), { name: `n${MAX_FORMER_NAMES + 4}`, from: MAX_FORMER_NAMES + 4, until: MAX_FORMER_NAMES + 5 }, 'the most recent kept');
   t.equal(formerNames(Array.from({ length: 40 }, (_, i) => ({ name: `m${i}`, from: i, until: i + 1 }))).length, MAX_FORMER_NAMES);
-  t.equal(namedAt({}, 7), 7, 'a store from before: named when made');
-  t.equal(namedAt({ named_at: 9 }, 7), 9);
-  t.equal(namedAt({ named_at: 'x' }, 7), 7);
+  t.equal(namedAt({}, [], 7), 7, 'a store from before: named when made');
+  t.equal(namedAt({}, [{ name: 'a', from: 0, until: 8 }], 7), 8, '... or at its last rename');
+  t.equal(namedAt({ named_at: 9 }, [], 7), 9);
+  t.equal(namedAt({ named_at: 'x' }, [], 7), 7);
 });

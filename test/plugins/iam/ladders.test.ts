@@ -67,6 +67,15 @@ t.test('a ladder\'s processes are held to the policies of the user who made the 
   await waitFor(async () => ((await app.request('GET', '/api/v3/ladders/later', { token: admin })).body.processes as { stream: string }[])
     .some((p) => p.stream === 'live/bob/other') || undefined, { timeout: 30_000, what: 'the superuser\'s ladder takes the stream hers may not' });
   t.match((await app.request('GET', '/api/v3/ladders/any', { token })).body.error, /live\/bob\/other/, 'hers still says why');
+  // another ladder's change leaves it there (the refusal stands), and the same ladder given again changes nothing
+  const madeAt = async (id: string, field = 'created_at') => (await app.request('GET', `/api/v3/process/${id}`, { token: admin })).body[field] as number;
+  const bobsOther = 'ladder:live_bob_other';
+  const [otherAt, mineAt] = [await madeAt(bobsOther), await madeAt(mine[0]!.id, 'updated_at')];
+  await waitFor(() => Math.floor(Date.now() / 1000) > Math.max(otherAt, mineAt) || undefined, { what: 'a second after they were made' });
+  t.equal((await put('mine', { stream: 'live/alice/cam', rungs: ['240p'] })).status, 200, 'her ladder given again as it is');
+  await waitFor(async () => ((await app.request('GET', '/api/v3/ladders/later', { token: admin })).body.processes as unknown[]).length === 1 || undefined, { what: 'the ladders settled' });
+  t.equal(await madeAt(bobsOther), otherAt, 'the other\'s stream keeps its process (not removed and made again)');
+  t.equal(await madeAt(mine[0]!.id, 'updated_at'), mineAt, 'hers is left alone (not replaced)');
   t.equal((await app.request('DELETE', '/api/v3/ladders/later', { token: admin })).status, 204);
 
   // the superuser's ladder is the superuser's: no stream refused
