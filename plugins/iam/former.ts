@@ -11,7 +11,8 @@ export interface FormerName { name: string; from: number; until: number }
 /** Former names kept per user (the most recent): a process made under an older one is refused. */
 export const MAX_FORMER_NAMES = 16;
 
-const second = (v: unknown): v is number => Number.isSafeInteger(v);
+/** A time as stored: whole unix seconds, not before 1970 (a hand-edited negative one would predate every process). */
+const second = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
 /**
  * Former names as stored (a hand-edited file: anything else dropped; one without `from`, as an
@@ -22,7 +23,9 @@ export function formerNames(v: unknown): FormerName[] {
   const out: FormerName[] = [];
   for (const f of v as Array<Partial<FormerName> | null>) {
     if (typeof f?.name !== 'string' || !second(f.until)) continue;
-    out.push({ name: f.name, from: second(f.from) ? f.from : out.at(-1)?.until ?? 0, until: f.until });
+    const from = second(f.from) ? f.from : out.at(-1)?.until ?? 0;
+    // a name had until before it was had matches no time: dropped
+    if (from <= f.until) out.push({ name: f.name, from, until: f.until });
   }
   return out.slice(-MAX_FORMER_NAMES);
 }

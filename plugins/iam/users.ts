@@ -89,7 +89,7 @@ export function parseUsers(raw: unknown, path: string): UsersDoc {
       if (typeof x?.name !== 'string' || (x.name !== ANON && !name.test(x.name))) throw new Error(`${path}: users[${i}] has no valid name`);
       const d = emptyUser(x.name);
       const api = x.auth?.api;
-      const created = typeof x.created_at === 'number' && Number.isSafeInteger(x.created_at) ? x.created_at : 0;
+      const created = typeof x.created_at === 'number' && Number.isSafeInteger(x.created_at) && x.created_at >= 0 ? x.created_at : 0;
       const former = formerNames(x.former);
       return {
         ...d, ...x,

@@ -49,4 +49,7 @@ t.test('former names as stored, bounded', async (t) => {
   t.equal(namedAt({}, [{ name: 'a', from: 0, until: 8 }], 7), 8, '... or at its last rename');
   t.equal(namedAt({ named_at: 9 }, [], 7), 9);
   t.equal(namedAt({ named_at: 'x' }, [], 7), 7);
+  t.equal(namedAt({ named_at: -99_999_999_999 }, [], 7), 7, 'a negative time (hand-edited) is no time');
+  t.same(formerNames([{ name: 'a', from: 0, until: -1 }, { name: 'b', from: 9, until: 5 }, { name: 'c', from: -5, until: 3 }]), [{ name: 'c', from: 0, until: 3 }],
+    'an end before its start or before 1970 dropped, a negative start read as the one before');
 });
