@@ -42,20 +42,18 @@ export function withFormer(former: readonly FormerName[], name: string, from: nu
 interface Holder { name: string; named_at: number; former: readonly FormerName[] }
 
 /**
- * The user that was named `name` at `since` (unix seconds): the one that has the name and had it
- * by then, else the one that had it then and was renamed since (the earliest such rename), else none.
+ * The user that was named `name` at `since` (unix seconds): the one that has had the name since
+ * before then, else the one user that had it then (renamed since). Times are whole seconds: when
+ * two users had the name within that second (one renamed from it, another given it), none is.
  */
 export function holderAt<U extends Holder>(users: readonly U[], name: string, since: number): U | undefined {
-  let best: U | undefined;
-  let until = Infinity;
+  let found: U | undefined;
   for (const u of users) {
-    if (u.name === name && u.named_at <= since) return u;
-    for (const f of u.former) {
-      if (f.name === name && f.from <= since && f.until >= since && f.until < until) {
-        best = u;
-        until = f.until;
-      }
-    }
+    if (u.name === name && u.named_at < since) return u;
+    const had = (u.name === name && u.named_at === since) || u.former.some((f) => f.name === name && f.from <= since && f.until >= since);
+    if (!had || found === u) continue;
+    if (found) return undefined;
+    found = u;
   }
-  return best;
+  return found;
 }

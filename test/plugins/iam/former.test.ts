@@ -32,6 +32,14 @@ t.test('the holder of a name at a time', async (t) => {
   t.equal(holderAt([fay, erin], 'x', 15), erin, 'erin had x until 20');
   t.equal(holderAt([fay, erin], 'x', 45), fay, 'fay had it from 30 to 60');
   t.equal(holderAt([fay, erin], 'x', 25), undefined, 'no one between');
+  // two users had the name within one second: no one is its holder then (found live: a renamed user's ladder became the new holder's)
+  const frank2 = user('frank2', 900, [{ name: 'frank', from: 100, until: 900 }]);
+  const gina = user('frank', 900, [{ name: 'gina', from: 100, until: 900 }]);
+  t.equal(holderAt([frank2, gina], 'frank', 900), undefined, 'renamed from it and given it in the second it was used: none');
+  t.equal(holderAt([frank2, gina], 'frank', 899), frank2, 'the second before: the one renamed since');
+  t.equal(holderAt([frank2, gina], 'frank', 901), gina, 'the second after: the one given it');
+  const same = user('alice', 900, [{ name: 'alice', from: 100, until: 900 }, { name: 'carol', from: 900, until: 900 }]);
+  t.equal(holderAt([same], 'alice', 900), same, 'one user renamed away and back within the second: hers');
 });
 
 t.test('former names as stored, bounded', async (t) => {
