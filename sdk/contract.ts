@@ -37,9 +37,10 @@ export * from './credentials.ts';
 export {
   type ProcessExecState, type ProcessOrder, type ProcessInfo, type ProcessProgressInfo, type ProcessStateCounts,
   type ProcessStreamProgress, type ProcessMetricsInfo, type ProcessesService, processesRef, type ProcessPreStart,
-  type ProcessStateCause, type ProcessClock, processClockRef, type ProcessChangeEvent, type ProcessPreSave,
+  type ProcessStateCause, type ProcessChangeEvent, type ProcessPreSave,
   type ProcessCommandView, processHooksRef, stateExtrasRef
 } from './process.ts';
+export { type ProcessClock, processClockRef } from './process-clock.ts';
 export * from './process-views.ts';
 export * from './process-replica.ts';
 export * from './children.ts';
