@@ -184,7 +184,8 @@ export class Users implements IamReplicaService {
   /** The user named `name` at `since` (unix seconds): renamed since, found by its former name (former.ts). */
   heldAt(name: string, since: number): StoredUser | undefined {
     const u = this.stored(name);
-    return u && u.named_at <= since ? u : holderAt(this.#o.doc.data.users, name, since);
+    // (had since before then: no other can have had it; within that second holderAt decides)
+    return u && u.named_at < since ? u : holderAt(this.#o.doc.data.users, name, since);
   }
 
   /** POST: a new user; answers it as stored (secrets as ""). */

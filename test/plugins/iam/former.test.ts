@@ -1,5 +1,7 @@
 import t from 'tap';
 import { formerNames, holderAt, MAX_FORMER_NAMES, namedAt, withFormer } from '../../../plugins/iam/former.ts';
+import { parseUsers, Users, type UsersDoc } from '../../../plugins/iam/users.ts';
+import type { StateDocument } from '../../../sdk/index.ts';
 
 /*
  * The user that had a name when a process was made (its maker, kept by name): the one that has
@@ -60,4 +62,19 @@ t.test('former names as stored, bounded', async (t) => {
   t.equal(namedAt({ named_at: -99_999_999_999 }, [], 7), 7, 'a negative time (hand-edited) is no time');
   t.same(formerNames([{ name: 'a', from: 0, until: -1 }, { name: 'b', from: 9, until: 5 }, { name: 'c', from: -5, until: 3 }]), [{ name: 'c', from: 0, until: 3 }],
     'an end before its start or before 1970 dropped, a negative start read as the one before');
+});
+
+t.test('the stored users answer the same (Users.heldAt, its lookup by name first)', async (t) => {
+  const data = parseUsers({
+    version: 2, users: [
+      { name: 'frank2', created_at: 100, named_at: 900, former: [{ name: 'frank', from: 100, until: 900 }] },
+      { name: 'frank', created_at: 100, named_at: 900, former: [{ name: 'gina', from: 100, until: 900 }] },
+    ],
+  }, 'users.json');
+  // stand-in: a document kept in memory (no file)
+  const doc = { path: 'users.json', data, save: async () => {}, commit: async (fn: () => unknown) => { fn(); } } as unknown as StateDocument<UsersDoc>;
+  const users = new Users({ doc, maxUsers: 10, maxPolicies: 10, reserved: new Set() });
+  t.equal(users.heldAt('frank', 900), undefined, 'renamed from it and given it in that second: none (found live)');
+  t.equal(users.heldAt('frank', 899)?.name, 'frank2');
+  t.equal(users.heldAt('frank', 901)?.name, 'frank', 'the user that has it, once it had it before');
 });
