@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { DuplicateWatch } from '../plugins/cluster/failover-kit.ts';
 import { natsMissing } from '../plugins/cluster/nats.ts';
 import { SseClient } from '../plugins/events/sse-client.ts';
-import { ndcViewer } from '../plugins/webrtc/helpers.ts';
+import { ndcViewer, withMedia } from '../plugins/webrtc/helpers.ts';
 import { camera, egressProcess, ingestProcess, pythonConfigBody, settingsLoad, settingsSave } from './clients.ts';
 import {
   agreed, channelNode, journeyFfmpegs, killNode, startClusterJourney, startNode, stopNode, view,
@@ -149,11 +149,11 @@ async function relays(t: Test, run: Run): Promise<void> {
   const [x, y] = run.cj.up().filter((n) => n !== run.owner) as [ClusterNode, ClusterNode];
   t.same(await tracksOnceLive(t, rtmpUrl(x.j, `${CHANNEL}.stream`)), BOTH, `the channel read over RTMP on ${x.id}: video #0, audio #1`);
   t.same(await tracksOnceLive(t, srtUrl(y.j, CHANNEL)), BOTH, `the channel read over SRT on ${y.id}: video #0, audio #1`);
-  const viewer = await ndcViewer(t, x.j.run.url, `${CHANNEL}.stream`, WEBRTC_TOKEN);
-  t.equal(viewer.status, 201, `WHEP of the channel on ${x.id}: 201 with the answer`);
-  await waitFor(() => viewer.video >= 20 && viewer.audio >= 20, { timeout: 30_000, what: `WHEP video and audio on ${x.id}` });
+  const first = await ndcViewer(t, x.j.run.url, `${CHANNEL}.stream`, WEBRTC_TOKEN);
+  t.equal(first.status, 201, `WHEP of the channel on ${x.id}: 201 with the answer`);
+  const [viewer] = await withMedia(t, x.j.run.url, `${CHANNEL}.stream`, [first], 20, WEBRTC_TOKEN, 20);
   t.pass(`a WHEP viewer on ${x.id} gets the channel's video and audio`);
-  viewer.close();
+  viewer!.close();
   const name = `live/cam-${CHANNEL.slice(0, 8)}`;
   const cam = camera(t, rtmpUrl(x.j, name));
   t.same(await tracksOnceLive(t, srtUrl(y.j, name)), BOTH, `a camera publishing over RTMP on ${x.id} is read over SRT on ${y.id}`);

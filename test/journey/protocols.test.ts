@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { launchChromium, noBrowser } from '../helpers/browser.ts';
 import { SseClient } from '../plugins/events/sse-client.ts';
-import { ndcViewer } from '../plugins/webrtc/helpers.ts';
+import { ndcViewer, withMedia } from '../plugins/webrtc/helpers.ts';
 import { llhlsUrl, rtmpUrl, SOURCE, srtUrl, startJourney, tracks, tracksOnceLive, waitFor, WEBRTC_TOKEN, type Journey } from './kit.ts';
 
 /*
@@ -39,15 +39,10 @@ async function listed(j: Journey, name: string): Promise<void> {
  * what the first got is printed.
  */
 async function whep(t: Test, j: Journey, name: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const viewer = await ndcViewer(t, j.run.url, name, WEBRTC_TOKEN);
-    t.equal(viewer.status, 201, `WHEP ${name}: 201 with the answer`);
-    const got = await waitFor(() => viewer.video >= 20 && viewer.audio >= 20, { timeout: 30_000, what: `WHEP video and audio of ${name}` })
-      .then(() => true, (err: Error) => { if (attempt >= 2) throw err; return false; });
-    viewer.close();
-    if (got) break;
-    t.comment(`WHEP viewer ${attempt} of ${name} got ${viewer.video} video and ${viewer.audio} audio packets in 30 s: made again`);
-  }
+  const first = await ndcViewer(t, j.run.url, name, WEBRTC_TOKEN);
+  t.equal(first.status, 201, `WHEP ${name}: 201 with the answer`);
+  const [viewer] = await withMedia(t, j.run.url, name, [first], 20, WEBRTC_TOKEN, 20);
+  viewer!.close();
   t.pass(`a WHEP viewer of ${name} gets video and audio`);
 }
 

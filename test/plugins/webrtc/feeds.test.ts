@@ -4,7 +4,7 @@ import { waitFor } from '../../helpers/wait.ts';
 import { state, waitState } from '../../core/process/helpers.ts';
 import { rtmpProcess } from '../../core/process/ondemand/helpers.ts';
 import { ffmpeg } from '../srt/srt-helpers.ts';
-import { ndcViewer, SOURCE, startWebrtcApp } from './helpers.ts';
+import { ndcViewer, type NdcViewer, playingViewer, SOURCE, startWebrtcApp, withMedia } from './helpers.ts';
 
 /*
  * WHEP viewers without a browser (node-datachannel peers that make the offer): the feed of a
@@ -19,9 +19,9 @@ t.test('two viewers share one feed, each starts at a keyframe; the feed ends aft
   const app = await startWebrtcApp(t, {}, { sessions: { ip_ignorelist: [] } });
   ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/two`], 120_000);
   await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.length === 1, { timeout: 30_000, what: 'RTMP publisher' });
-  const a = await ndcViewer(t, app.url, 'live/two');
-  const b = await ndcViewer(t, app.url, 'live/two');
-  t.same([a.status, b.status], [201, 201]);
+  const made = [await ndcViewer(t, app.url, 'live/two'), await ndcViewer(t, app.url, 'live/two')];
+  t.same(made.map((v) => v.status), [201, 201]);
+  const [a, b] = await withMedia(t, app.url, 'live/two', made, 100) as [NdcViewer, NdcViewer];
   await waitFor(() => received(a, 100, 50) && received(b, 100, 50), { timeout: 30_000, what: 'video and audio at both viewers' });
   t.ok(a.keyframeFirst && b.keyframeFirst, 'each viewer\'s first video packet starts a keyframe');
   t.equal(feedPids().length, 1, 'one feed ffmpeg for both');
@@ -40,10 +40,10 @@ t.test('a WHEP viewer starts an on-demand process; video only when the stream ha
   const r = await app.request('POST', '/api/v3/process', { body: rtmpProcess('cam', 'live/cam') });
   t.equal(r.status, 200);
   await waitState(app, 'cam', (s) => s.ondemand?.waiting === true, 'waiting');
-  const v = await ndcViewer(t, app.url, 'live/cam');
-  t.equal(v.status, 201, 'answered once the process published');
+  const first = await ndcViewer(t, app.url, 'live/cam');
+  t.equal(first.status, 201, 'answered once the process published');
   t.match((await state(app, 'cam')).ondemand, { started_by: 'stream' }, 'started for the stream');
-  await waitFor(() => v.video >= 50, { timeout: 30_000, what: 'video from the on-demand process' });
+  const [v] = await withMedia(t, app.url, 'live/cam', [first], 50) as [NdcViewer];
   t.equal(v.audio, 0, 'no audio track content: the stream has none');
   v.close();
   await waitState(app, 'cam', (s) => s.ondemand?.waiting === true && s.exec === 'finished', 'waiting again after the viewer left', 40_000);
@@ -58,24 +58,13 @@ t.test('viewers that close their peers while media flows end alone: the host goe
   const made = await Promise.allSettled(Array.from({ length: 5 }, () => ndcViewer(t, app.url, 'live/leave')));
   let viewers = made.flatMap((m) => (m.status === 'fulfilled' && m.value.status === 201 ? [m.value] : []));
   t.ok(viewers.length >= 3, `${viewers.length} of 5 viewers connected`);
-  // a viewer whose connection carried no media (ICE lost on a box busy with the other suites) is
-  // made again once, as a player reconnects (the same in ice.test.ts and the journey)
-  const flowed = await waitFor(() => viewers.every((v) => v.video >= 10), { timeout: 30_000 }).then(() => true, () => false);
-  if (!flowed) {
-    const dry = viewers.filter((v) => v.video < 10);
-    t.comment(`${dry.length} of ${viewers.length} viewers got no media in 30 s: made again`);
-    for (const v of dry) v.close();
-    const again = await Promise.all(dry.map(() => ndcViewer(t, app.url, 'live/leave')));
-    viewers = [...viewers.filter((v) => v.video >= 10), ...again.filter((v) => v.status === 201)];
-    await waitFor(() => viewers.every((v) => v.video >= 10), { timeout: 30_000, what: 'media at every viewer' });
-  }
+  viewers = await withMedia(t, app.url, 'live/leave', viewers, 10);
   // their tracks close in the host while their sessions live on (until ICE consent fails): a packet
   // to a closed track threw out of the host's fan-out ("Track is closed") and the host crashed
   for (const v of viewers) v.leave();
   const until = Date.now() + 5000;
   await waitFor(() => hostPid() !== host || Date.now() > until, { timeout: 10_000, interval: 250, what: '5 s of media to closed tracks' });
-  const next = await ndcViewer(t, app.url, 'live/leave');
-  await waitFor(() => next.video >= 10, { timeout: 30_000, what: 'a new viewer plays' });
+  await playingViewer(t, app.url, 'live/leave', 10);
   t.equal(hostPid(), host, 'the same host process throughout');
 });
 
@@ -83,15 +72,15 @@ t.test('a crash of the WebRTC host ends its sessions only; it comes back and the
   const app = await startWebrtcApp(t);
   ffmpeg(t, [...SOURCE, '-f', 'flv', `${app.rtmpBase}/live/crash`], 120_000);
   await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.length === 1, { timeout: 30_000, what: 'RTMP publisher' });
-  const v = await ndcViewer(t, app.url, 'live/crash');
-  await waitFor(() => v.video >= 25, { timeout: 30_000, what: 'video' });
+  await playingViewer(t, app.url, 'live/crash', 25);
   const pid = await waitFor(async () => ((await app.request('GET', '/api/v3/webrtc')).body.length === 1 ? hostPid() : undefined), { what: 'the host pid' });
   process.kill(pid, 'SIGKILL');
   await waitFor(async () => (await app.request('GET', '/api/v3/webrtc')).body.length === 0, { what: 'its sessions ended' });
   t.equal((await app.request('GET', '/api/v3/rtmp')).status, 200, 'the service goes on');
   await waitFor(() => hostPid() !== undefined && hostPid() !== pid, { what: 'a new host' });
   const next = await waitFor(async () => { const n = await ndcViewer(t, app.url, 'live/crash'); return n.status === 201 ? n : (n.close(), undefined); }, { what: 'a viewer answered by the new host' });
-  await waitFor(() => next.video >= 25, { timeout: 30_000, what: 'video through the new host' });
+  await withMedia(t, app.url, 'live/crash', [next], 25);
+  t.pass('video through the new host');
 });
 
 /** The WebRTC host process. */

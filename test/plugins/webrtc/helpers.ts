@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { startApp, type TestApp, type TestLike } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { rtmpServiceRef, type RtmpService } from '../../../plugins/rtmp/ref.ts';
 
 export const TOKEN = 'web-rtc-token';
@@ -66,4 +67,32 @@ export async function ndcViewer(t: TestLike, base: string, stream: string, token
   if (played.session) out.session = played.session;
   if (played.answer) out.answer = played.answer;
   return out;
+}
+
+/**
+ * Waits for `video` (and `audio`) packets at each viewer; one whose connection carried none in 30 s (ICE or DTLS
+ * lost on a box busy with the other suites) is made again once, as a player reconnects, and what it
+ * got is printed (its session is deleted). Returns the viewers that carry media; throws when a second try carries none.
+ */
+export async function withMedia(t: TestLike & { comment(...m: unknown[]): void }, base: string, stream: string, viewers: NdcViewer[], video: number, token = TOKEN, audio = 0): Promise<NdcViewer[]> {
+  const got = (v: NdcViewer) => v.video >= video && v.audio >= audio;
+  if (await waitFor(() => viewers.every(got), { timeout: 30_000 }).then(() => true, () => false)) return viewers;
+  const dry = viewers.filter((v) => !got(v));
+  t.comment(`${dry.length} of ${viewers.length} WHEP viewers of ${stream} got no media in 30 s (${dry.map((v) => `${v.status}: ${v.video} video, ${v.audio} audio`).join('; ')}): made again`);
+  for (const v of dry) {
+    v.close();
+    // its session ends now, not when ICE consent fails (a test may count the sessions)
+    if (v.session) await fetch(new URL(v.session, base), { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }).then((r) => r.body?.cancel(), () => undefined);
+  }
+  const again = await Promise.all(dry.map(() => ndcViewer(t, base, stream, token)));
+  const out = [...viewers.filter(got), ...again];
+  await waitFor(() => out.every(got), { timeout: 30_000, what: `media at every WHEP viewer of ${stream}` });
+  return out;
+}
+
+/** A WHEP viewer of `stream` that got `video` packets (made again once when it got none: `withMedia`). */
+export async function playingViewer(t: TestLike & { comment(...m: unknown[]): void }, base: string, stream: string, video: number, token = TOKEN): Promise<NdcViewer> {
+  const first = await ndcViewer(t, base, stream, token);
+  if (first.status !== 201) throw new Error(`WHEP of ${stream}: ${first.status}, not 201`);
+  return (await withMedia(t, base, stream, [first], video, token))[0]!;
 }

@@ -1,8 +1,8 @@
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { childPids } from '../../helpers/net-proc.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg } from '../srt/srt-helpers.ts';
-import { ndcViewer, SOURCE, startWebrtcApp, TOKEN } from './helpers.ts';
+import { ndcViewer, SOURCE, startWebrtcApp, TOKEN, withMedia } from './helpers.ts';
 
 /*
  * Issue 46.2: the WebRTC host process holds its memory only while it has work. With no session and
@@ -11,24 +11,6 @@ import { ndcViewer, SOURCE, startWebrtcApp, TOKEN } from './helpers.ts';
  */
 
 const hostPid = (): number | undefined => childPids((cmd) => cmd.includes('webrtc/host/entry'))[0];
-
-type Viewer = Awaited<ReturnType<typeof ndcViewer>>;
-
-/**
- * Waits for `video` packets at each viewer; one whose connection carried none in 30 s (ICE lost on
- * a box busy with the other suites) is made again once, as a player reconnects (as feeds.test.ts,
- * ice.test.ts and the journey do). Returns the viewers that carry media.
- */
-async function withMedia(t: Test, url: string, stream: string, viewers: Viewer[], video: number): Promise<Viewer[]> {
-  if (await waitFor(() => viewers.every((v) => v.video >= video), { timeout: 30_000 }).then(() => true, () => false)) return viewers;
-  const dry = viewers.filter((v) => v.video < video);
-  t.comment(`${dry.length} of ${viewers.length} viewers got no media in 30 s: made again`);
-  for (const v of dry) v.close();
-  const again = await Promise.all(dry.map(() => ndcViewer(t, url, stream)));
-  const out = [...viewers.filter((v) => v.video >= video), ...again];
-  await waitFor(() => out.every((v) => v.video >= video), { timeout: 30_000, what: 'media at every viewer' });
-  return out;
-}
 
 t.test('an idle host ends, the next viewer starts one and plays, and it ends again after the viewer left', async (t) => {
   const app = await startWebrtcApp(t, { host_idle_seconds: 1 });

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import type { TestApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg } from '../srt/srt-helpers.ts';
-import { ndcViewer, SOURCE, startWebrtcApp, TOKEN } from './helpers.ts';
+import { ndcViewer, SOURCE, startWebrtcApp, TOKEN, withMedia } from './helpers.ts';
 
 /*
  * Issue 44.1: a reload that leaves the WebRTC host's settings as they are keeps the host process
@@ -24,9 +24,9 @@ t.test('a reload that changes only name keeps the WHEP viewer; one that changes 
   const app = await startWebrtcApp(t, {}, { sessions: { enable: true, ip_ignorelist: [] } });
   const pub = ffmpeg(t, [...SOURCE, '-t', '120', '-f', 'flv', `${app.rtmpBase}/live/cam`], 150_000);
   await waitFor(async () => (await app.request('GET', '/api/v3/rtmp')).body?.length === 1, { timeout: 30_000, what: `the RTMP publisher (${pub.stderr})` });
-  const viewer = await ndcViewer(t, app.url, 'live/cam');
-  t.equal(viewer.status, 201, 'the viewer plays');
-  await waitFor(() => viewer.video > 50, { timeout: 30_000, what: 'video packets' });
+  const made = await ndcViewer(t, app.url, 'live/cam');
+  t.equal(made.status, 201, 'the viewer plays');
+  const [viewer] = await withMedia(t, app.url, 'live/cam', [made], 51);
   const [first] = await waitFor(async () => { const s = await sessions(app); return s.length === 1 && s[0]!.connected ? s : undefined; }, { what: 'the session' });
   const active = async () => ((await app.request('GET', '/api/v3/session/active?collectors=webrtc')).body?.webrtc ?? []) as unknown[];
   await waitFor(async () => (await active()).length === 1, { what: 'the viewer among the active sessions' });

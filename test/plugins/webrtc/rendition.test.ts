@@ -4,7 +4,7 @@ import { renditionFor } from '../../../plugins/webrtc/rendition.ts';
 import { FIXED_RUNGS, withFixedLadder } from '../llhls/fixtures/fixed-ladder.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg } from '../srt/srt-helpers.ts';
-import { ndcViewer, SOURCE, startWebrtcApp } from './helpers.ts';
+import { ndcViewer, SOURCE, startWebrtcApp, withMedia } from './helpers.ts';
 
 /*
  * A WHEP viewer asks for a rendition of a stream with an adaptive-bitrate ladder (issue 48.2):
@@ -40,6 +40,7 @@ t.test('WHEP plays the asked rendition of a laddered stream', async (t) => {
   const lo = await ndcViewer(t, app.url, 'live/src?rendition=lo');
   t.equal(lo.status, 201);
   t.same(await streams(), ['live/src/hi', 'live/src/lo'], 'the asked rendition');
-  await waitFor(() => lo.video > 50 || undefined, { timeout: 30_000, what: 'video of the lo rendition' });
+  await withMedia(t, app.url, 'live/src?rendition=lo', [lo], 50);
+  t.pass('video of the lo rendition');
   t.equal((await ndcViewer(t, app.url, 'live/src?rendition=nope')).status, 404, 'a rung the ladder does not have: 404');
 });

@@ -2,7 +2,7 @@ import t from 'tap';
 import { placeholdersRef } from '../../../sdk/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { ffmpeg, srtUrl } from '../srt/srt-helpers.ts';
-import { ndcViewer, startWebrtcApp } from './helpers.ts';
+import { ndcViewer, startWebrtcApp, withMedia } from './helpers.ts';
 
 /*
  * A WHEP viewer of an MPEG-TS stream without sound (published over SRT): the stream table has read
@@ -17,9 +17,9 @@ t.test('an SRT stream without sound: one feed ffmpeg, video only, from the table
   ffmpeg(t, ['-re', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25', '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency',
     '-g', '25', '-pix_fmt', 'yuv420p', '-an', '-f', 'mpegts', srtUrl(srtPort, 'live/mute,mode:publish', '')], 120_000);
   await waitFor(async () => (await app.request('GET', '/api/v3/srt')).body?.publisher?.['live/mute'] !== undefined, { timeout: 30_000, what: 'the SRT publisher' });
-  const v = await ndcViewer(t, app.url, 'live/mute');
-  t.equal(v.status, 201);
-  await waitFor(() => v.video >= 50, { timeout: 30_000, what: 'video at the viewer' });
+  const first = await ndcViewer(t, app.url, 'live/mute');
+  t.equal(first.status, 201);
+  const [v] = await withMedia(t, app.url, 'live/mute', [first], 50);
   t.equal(v.audio, 0, 'no audio: the stream has none');
   const lines = (await app.request('GET', '/api/v3/log?format=raw')).body as { message: string; stream?: string; audio?: boolean }[];
   const starts = lines.filter((l) => l.message === 'a WebRTC feed ffmpeg started' && l.stream === 'live/mute');
