@@ -136,6 +136,15 @@ export const httpHooksRef = createHooksRef('http', () => ({
    */
   processUseBy: new SyncBailHook<[string, RunUse, number], boolean | undefined>(['maker', 'use', 'since']),
   /**
+   * Whether the caller of `request` may replace or remove what a plugin keeps with its maker
+   * (`maker`: the `request.auth.user` that made it, undefined when made with none, e.g. by the
+   * operator; `since`: unix seconds of when): false refuses (403); undefined leaves it to the next
+   * tap (none: allowed). The ladders API asks it before a ladder is replaced or deleted; an access
+   * plugin (iam) taps it: its users change only what they made (renamed since: still theirs),
+   * its superusers all.
+   */
+  mayChange: new SyncBailHook<[FastifyRequest, { maker: string | undefined; since: number }], boolean | undefined>(['request', 'made']),
+  /**
    * Whether the caller of `request` may see what the service says about a process or a stream
    * (a log line, a metric series, a session naming it; `{}`: the service's own, naming neither):
    * false hides it; undefined leaves it to the next tap (none: seen). The application log, the

@@ -147,6 +147,22 @@ export class IamApiAccess implements IamAccess {
     return use.type === 'fs' && use.action === 'GET' && this.#users.index.allowed({ user: ANON, ...q });
   }
 
+  /**
+   * `httpHooksRef.mayChange`: an IAM user replaces or removes only what it made (the user that had
+   * the maker's name at `since`: renamed since, still its own; a user given the name later is
+   * another), a superuser all; what was made with no IAM user (the operator's) only a superuser.
+   * Undefined for callers that are no IAM user's tokens.
+   */
+  mayChange(request: FastifyRequest, made: { maker: string | undefined; since: number }): boolean | undefined {
+    const subject = request.auth?.user;
+    if (!subject?.startsWith(IAM_SUBJECT)) return undefined;
+    const u = this.#users.stored(subject.slice(IAM_SUBJECT.length));
+    if (!u) return false;
+    if (u.superuser) return true;
+    if (!made.maker?.startsWith(IAM_SUBJECT)) return false;
+    return this.#users.heldAt(made.maker.slice(IAM_SUBJECT.length), made.since)?.name === u.name;
+  }
+
   tokenRefusal(subject: string, loginMs: number): ApiError | undefined {
     const u = this.#withLogin(subject);
     return !u || loginMs < u.tokens_since ? gone() : undefined;

@@ -43,6 +43,7 @@ export default definePlugin({
     ctx.hooks.tap(httpHooksRef, 'processAccess', (request, q) => access.processAccess(request, q));
     ctx.hooks.tap(httpHooksRef, 'processUse', (request, use) => access.processUse(request, use));
     ctx.hooks.tap(httpHooksRef, 'processUseBy', (maker, use, since) => access.processUseBy(maker, use, since));
+    ctx.hooks.tap(httpHooksRef, 'mayChange', (request, made) => access.mayChange(request, made));
     // a running process whose maker lost what it names stops now, not at its next start (once per burst of saved changes)
     let recheck: NodeJS.Immediate | undefined;
     users.onChange(() => {

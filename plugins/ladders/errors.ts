@@ -17,6 +17,8 @@ export const laddersErrors = {
   limit: (max: number) => new ApiError(429, 'Too Many Requests', [`at most ${max} ladders (ladders.max_ladders)`], 'LADDERS_LIMIT'),
   /** The ladder's process names what its maker (the caller) may not have it do: the engine's reason. */
   forbidden: (reason: string) => new ApiError(403, 'Forbidden', [`the ladder's process was refused: ${reason}`], 'LADDERS_FORBIDDEN'),
+  /** The ladder was made by another user (or the operator): only its maker or a superuser replaces or deletes it. */
+  notYours: (id: string) => new ApiError(403, 'Forbidden', [`ladder '${id}' was made by another user: only its maker or a superuser changes it`], 'LADDERS_NOT_YOURS'),
   /** The ladder's stream could not be made a process (e.g. `rtmp.enable` is off): the engine's reason. */
   process: (reason: string) => new ApiError(409, 'Conflict', [`the ladder's process was refused: ${reason}`], 'LADDERS_PROCESS'),
 };

@@ -1,4 +1,4 @@
-import { ConfigErrorList, definePlugin, isApiError, processesRef, streamTableRef, type ConfigErrors } from '../../sdk/index.ts';
+import { ConfigErrorList, definePlugin, httpHooksRef, isApiError, processesRef, streamTableRef, type ConfigErrors } from '../../sdk/index.ts';
 import { laddersRef } from './api.ts';
 import { ENCODERS, X264_PRESETS } from './command.ts';
 import { resolveLadder, type Ladder } from './presets.ts';
@@ -54,7 +54,9 @@ export default definePlugin({
     const ladders = new Ladders({ processes: ctx.deps.processes, streams: ctx.deps.streams, state: ctx.state, log: ctx.log, config: cfg }, configLadders(cfg));
     await ladders.open();
     ctx.provide(laddersRef, ladders);
-    ladderRoutes(ctx.http, ladders);
+    // under an access plugin a user replaces or deletes only the ladders it made
+    const hook = ctx.hooks.get(httpHooksRef).mayChange;
+    ladderRoutes(ctx.http, ladders, (req) => (maker, since) => hook.call(req, { maker, since }) !== false);
     let off: (() => void) | undefined;
     // after the engine's own start (it runs first): the processes are then made, changed or removed
     ctx.onListen(() => {

@@ -19,6 +19,9 @@ export interface LaddersDeps {
   now?: () => number;
 }
 
+/** Whether a caller may replace or remove what `maker` made at `since` (unix seconds): `httpHooksRef.mayChange`. */
+export type MayChange = (maker: string | undefined, since: number) => boolean;
+
 /** An API ladder as `ladders.json` keeps it: its settings and its maker. */
 type StoredLadder = LadderEntry & { maker?: string; made_at?: number };
 interface Stored { ladders: StoredLadder[] }
@@ -280,9 +283,10 @@ export class Ladders implements LaddersService {
 
   /**
    * Creates or replaces an API ladder for `maker` (the caller, under an access plugin: its processes
-   * are held to the caller's policies); true when it is new.
+   * are held to the caller's policies); true when it is new. `may`: whether the caller may replace
+   * the ladder there is (its maker and time), asked in turn with the other writes.
    */
-  put(id: string, s: LadderSettings, maker?: string): Promise<boolean> {
+  put(id: string, s: LadderSettings, maker?: string, may?: MayChange): Promise<boolean> {
     const ladder = resolveLadder(id, s, 'api');
     return this.#serial(async () => {
       if (this.#config.some((h) => h.ladder.id === id)) throw laddersErrors.fromConfig(id);
@@ -291,6 +295,7 @@ export class Ladders implements LaddersService {
       const other = this.#all().find((h) => h.ladder.id !== id && (ladder.stream ? h.ladder.stream === ladder.stream : h.ladder.pattern === ladder.pattern));
       if (other) throw laddersErrors.taken(ladder.stream ? `stream '${ladder.stream}'` : `pattern '${ladder.pattern}'`, other.ladder.id);
       const before = this.#doc.data.ladders.find((e) => e.id === id);
+      if (before) this.#mayChange(id, before, may);
       const settings: StoredLadder = { id, ...knownSettings(s) };
       // the same ladder from the same maker keeps its time: nothing changes (its processes are not replaced for it)
       const same = before?.maker === maker && before?.made_at !== undefined && JSON.stringify({ ...before, maker: undefined, made_at: undefined }) === JSON.stringify(settings);
@@ -311,6 +316,11 @@ export class Ladders implements LaddersService {
     });
   }
 
+  /** Refuses a change of the stored ladder `id` its caller may not make (a ladder without a time: made now, as at load). */
+  #mayChange(id: string, before: StoredLadder, may: MayChange | undefined): void {
+    if (may && !may(before.maker, before.made_at ?? Math.floor(this.#now() / 1000))) throw laddersErrors.notYours(id);
+  }
+
   /** Writes (or with undefined removes) the stored entry of `id`, atomically, before the answer. */
   async #store(id: string, entry: StoredLadder | undefined): Promise<void> {
     const list = this.#doc.data.ladders;
@@ -328,11 +338,13 @@ export class Ladders implements LaddersService {
     });
   }
 
-  /** Deletes an API ladder and its processes. */
-  delete(id: string): Promise<void> {
+  /** Deletes an API ladder and its processes (`may`: as for `put`). */
+  delete(id: string, may?: MayChange): Promise<void> {
     return this.#serial(async () => {
       if (this.#config.some((h) => h.ladder.id === id)) throw laddersErrors.fromConfig(id);
-      if (!this.#api.has(id)) throw laddersErrors.notFound(id);
+      const before = this.#doc.data.ladders.find((e) => e.id === id);
+      if (!this.#api.has(id) || !before) throw laddersErrors.notFound(id);
+      this.#mayChange(id, before, may);
       await this.#store(id, undefined);
       this.#setApi(id, undefined);
       await this.#reconcile();

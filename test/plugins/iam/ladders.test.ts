@@ -86,17 +86,24 @@ t.test('a ladder\'s processes are held to the policies of the user who made the 
   // a ladder replaced by the superuser: its processes are theirs from then on
   t.equal((await put('mine', { stream: 'live/alice/cam', rungs: ['360p'] }, admin)).status, 200);
   t.equal((await stored())[mine[0]!.id]?.maker, 'admin', 'replaced by the superuser: theirs');
-  // the superuser's ladder replaced by her: its process of a stream she may not play goes
-  t.equal((await put('bobs', { stream: 'live/bob/cam', rungs: ['240p'] })).status, 403, 'she may not take the superuser\'s ladder of another\'s stream');
+  // the superuser's ladder is not hers to replace or delete (a user changes only the ladders it made)
+  const notYours = { status: 403, body: { code: 403, details: [/ladder '\w+' was made by another user/] } };
+  t.match(await put('bobs', { stream: 'live/bob/cam', rungs: ['240p'] }), notYours, 'she may not take the superuser\'s ladder');
+  t.match(await app.request('DELETE', '/api/v3/ladders/bobs', { token }), notYours, 'nor delete it');
   const kept = (await app.request('GET', `/api/v3/process/${bobs[0]!.id}/state`, { token: admin })).body;
   t.equal(kept.order, 'start', 'which keeps its process');
   t.equal((await stored())[bobs[0]!.id]?.maker, 'admin', 'the superuser\'s still');
   t.equal((await put('any', { pattern: 'live/**', rungs: ['360p'] }, admin)).status, 200, 'the superuser takes her pattern ladder');
   await waitFor(async () => Object.values(await stored()).some((p) => JSON.stringify(p).includes('live/bob/other')) || undefined,
     { what: 'the superuser\'s pattern ladder makes the process she could not' });
-  t.equal((await put('any', { pattern: 'live/**', rungs: ['240p'] })).status, 200, 'she takes it back');
+  t.match(await put('any', { pattern: 'live/**', rungs: ['240p'] }), notYours, 'she may not take it back');
+  t.match(await app.request('DELETE', '/api/v3/ladders/any', { token }), notYours, 'nor delete it');
+  t.match((await app.request('GET', '/api/v3/ladders/any', { token })).body, { rungs: [{ name: '360p' }] }, 'the superuser\'s as it was');
+  // given up by the superuser and made again by her: no process of the other's stream
+  t.equal((await app.request('DELETE', '/api/v3/ladders/any', { token: admin })).status, 204);
+  t.equal((await put('any', { pattern: 'live/**', rungs: ['240p'] })).status, 201, 'she makes it again');
   await waitFor(async () => !Object.values(await stored()).some((p) => JSON.stringify(p).includes('live/bob/other')) || undefined,
-    { what: 'the process of the other\'s stream removed: its ladder\'s maker may not have it' });
+    { what: 'no process of the other\'s stream: its ladder\'s maker may not have it' });
   // renamed: her pattern ladder still makes processes for her streams (asked as the user that had her name when she made it)
   t.equal((await app.request('PUT', '/api/v3/iam/user/alice', { body: { name: 'carol' }, token: admin })).status, 200, 'alice renamed carol');
   publish(t, `${rtmp}/live/alice/three?token=rtmp-global`, { audio: false });
@@ -106,5 +113,14 @@ t.test('a ladder\'s processes are held to the policies of the user who made the 
   }, { timeout: 30_000, what: 'a process of her new stream, made after the rename' });
   // (db.json is written just after the engine lists it)
   await waitFor(async () => (await stored())['ladder:live_alice_three']?.maker === 'iam:alice' || undefined, { what: 'its maker as the ladder keeps it, in db.json' });
+  // renamed, still hers to change; a user given her old name later is another: not its
+  const carol = await login('carol', 'alice password');
+  t.equal((await put('any', { pattern: 'live/**', rungs: ['240p', '360p'] }, carol)).status, 200, 'carol (alice renamed) replaces the ladder alice made');
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200, 'a new user alice');
+  const newAlice = await login('alice', 'alice password');
+  t.match(await put('any', { pattern: 'live/**', rungs: ['240p'] }, newAlice), notYours, 'the new alice may not replace the old alice\'s ladder');
+  t.match(await app.request('DELETE', '/api/v3/ladders/any', { token: newAlice }), notYours, 'nor delete it');
+  t.equal((await put('hers', { stream: 'live/alice/new', rungs: ['240p'] }, newAlice)).status, 201, 'her own ladder');
+  t.equal((await app.request('DELETE', '/api/v3/ladders/hers', { token: newAlice })).status, 204, 'which she deletes');
   for (const id of ['mine', 'any', 'bobs']) t.equal((await app.request('DELETE', `/api/v3/ladders/${id}`, { token: admin })).status, 204);
 });
