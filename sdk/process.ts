@@ -157,8 +157,10 @@ export interface ProcessesService {
   /**
    * Asks the maker of every running process again about its current run (what its command names,
    * as at its start): a run whose maker may no longer have it do all of it is stopped (cause
-   * `maker`, the reason in its state; the order stays, so its next start is asked again and, still
-   * refused, fails). For an access plugin whose users or policies changed; how many were stopped.
+   * `maker`, the reason in its state, no reconnect; the order stays, so its next start is asked
+   * again and, still refused, fails). A process without a schedule or demand, ordered to start,
+   * that such a stop or a refused start ended starts again (cause `maker`) once its maker may. For
+   * an access plugin whose users or policies changed; how many were stopped or started again.
    */
   recheckMakers(): number;
   /**
@@ -244,8 +246,9 @@ export interface ProcessStateEvent {
  * stop after `runtime_duration_seconds`; the order stays `start`), `demand` (an on-demand process
  * started for its first reader), `idle` (an on-demand process stopped after its last reader left),
  * `budget` (a start that waited for the resource budget, `resources.*`, and did not get under it),
- * `maker` (a running process stopped because its maker may no longer do what its run names:
- * `ProcessesService.recheckMakers`, after an access plugin's users or policies changed).
+ * `maker` (a running process stopped because its maker may no longer do what its run names, or
+ * started again once it may: `ProcessesService.recheckMakers`, after an access plugin's users or
+ * policies changed).
  */
 export type ProcessStateCause = 'reconnect' | 'stale' | 'limit' | 'prepare' | 'spawn' | 'schedule' | 'duration' | 'demand' | 'idle' | 'budget' | 'maker';
 

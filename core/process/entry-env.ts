@@ -45,6 +45,21 @@ export interface EntryEnv {
    * `httpHooksRef.processUseBy`), or undefined; without it nothing is asked.
    */
   makerRefusal?(maker: string, id: string, r: Resolution, token: string, since: number): string | undefined;
+  /** Whether a process's maker may have it run now (asked without a run, before one is started for it); without it: yes. */
+  makerMayRun?(e: { id: string; maker: string | undefined; makerSince: number; resolveFor(run?: PlaceholderRun): Resolution | string }): boolean;
+}
+
+/** What a process that is not running would run with, as the `viewCommand` taps rewrite it. */
+export function viewedCommand(env: Pick<EntryEnv, 'hooks' | 'log'>, c: FullConfig, command: string[]): string[] {
+  const hook = env.hooks.viewCommand;
+  if (!hook.taps.length) return command;
+  try {
+    const out = hook.call({ id: c.id, reference: c.reference, inputs: c.input, args: [...command] });
+    return Array.isArray(out?.args) ? out.args.map(String) : command;
+  } catch (err) {
+    env.log.warn({ err, process: c.id }, 'viewCommand tap failed');
+    return command;
+  }
 }
 
 export interface EntryTimes {

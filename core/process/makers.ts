@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { FilesystemService, httpHooksRef, RunCredentials, RunUse } from '../../sdk/index.ts';
 import type { Resolution } from './command.ts';
 import type { Authority } from './manager.ts';
 import type { ProcessEntry } from './process-entry.ts';
+import type { EntryEnv } from './entry-env.ts';
 import { authorityRefusal, runAuthorityRefusal } from './run-uses.ts';
 
 /**
@@ -27,6 +29,16 @@ export function makerChecks(hooks: Pick<ReturnType<(typeof httpHooksRef)['create
     /** A create or update through the API: what its command names, asked for the request's caller (kept as the maker). */
     authority: (req: FastifyRequest): Authority | undefined => (use.isUsed()
       ? { admit: (e: ProcessEntry) => authorityRefusal(e, asked((u) => use.call(req, u) !== false)), maker: req.auth?.user } : undefined),
+    /**
+     * Whether `e`'s maker may have it run now, asked without a run (resolved for a token no listener
+     * knows, as its start would be for its own): a process its maker's refusal ended starts again.
+     */
+    mayRun: ((e) => {
+      if (e.maker === undefined || !useBy.isUsed()) return true;
+      const run = runs && { processId: e.id, token: randomBytes(24).toString('base64url') };
+      const r = e.resolveFor(run);
+      return typeof r !== 'string' && runAuthorityRefusal(r, e.id, run?.token ?? '', asked((u) => may(e.maker!, u, e.makerSince))) === undefined;
+    }) satisfies NonNullable<EntryEnv['makerMayRun']>,
     /** Whether `e`'s maker may still have it write `resource` (an `fs` path): its waiting playlist. */
     mayWrite: (e: ProcessEntry, resource: string) => e.maker === undefined || may(e.maker, { type: 'fs', resource, action: 'PUT' }, e.makerSince),
   };

@@ -109,7 +109,7 @@ export const processPlugin = definePlugin({
         hooks, log, cpus: machineCores(), now: Date.now, clock, demand: demand.env,
         runs: ctx.deps.runs,
         // a process's maker is asked again at each start: a policy removed or a maker deleted stops what it made
-        makerRefusal: makers.refusal,
+        makerRefusal: makers.refusal, makerMayRun: makers.mayRun,
         resolve: engineResolver(registry, validator, (id) => manager.lookup(id)),
         monitor: () => createRunMonitor(logLimits), stateEntries, budget: gate,
       },

@@ -6,7 +6,7 @@ import { runMask } from './preauth.ts';
 import type { RunMonitor } from './run-monitor-types.ts';
 import type { ProcessConfig } from './schema.ts';
 import { stateJson, type StateParts } from './json-write.ts';
-import { budgetSubject, sameState, stateCounts, type EntryEnv, type EntryTimes } from './entry-env.ts';
+import { budgetSubject, sameState, stateCounts, viewedCommand, type EntryEnv, type EntryTimes } from './entry-env.ts';
 import { parseSchedule, rfc3339 } from './schedule.ts';
 import { ScheduleRunner } from './schedule-runner.ts';
 import { DemandRunner } from './demand-runner.ts';
@@ -50,6 +50,8 @@ export class ProcessEntry {
   /** The credential of the current run, from its prepare until its child ended, and what it was resolved as. */
   #run: RunCredential | undefined;
   #runAs: Resolution | undefined;
+  /** Its last run was ended, or its last start refused, for its maker: `recheckMaker` may start it again. */
+  #heldForMaker = false;
   /** The last run's credential hidden in its shown command and log lines (kept for its late lines). */
   #mask: ((text: string) => string) | undefined;
 
@@ -167,21 +169,8 @@ export class ProcessEntry {
     this.#resolution = r;
     this.monitor.setIds(r.inputs.map((i) => i.id), r.outputs.map((o) => o.id));
     // a running process keeps showing the command it runs with
-    if (!ACTIVE_STATES.has(this.#exec)) this.#setCommand(this.#view(r.command));
+    if (!ACTIVE_STATES.has(this.#exec)) this.#setCommand(viewedCommand(this.#env, this.config, r.command));
     return undefined;
-  }
-
-  /** What a process that is not running would run with, as the `viewCommand` taps rewrite it. */
-  #view(command: string[]): string[] {
-    const hook = this.#env.hooks.viewCommand;
-    if (!hook.taps.length) return command;
-    try {
-      const out = hook.call({ id: this.id, reference: this.config.reference, inputs: this.config.input, args: [...command] });
-      return Array.isArray(out?.args) ? out.args.map(String) : command;
-    } catch (err) {
-      this.#env.log.warn({ err, process: this.id }, 'viewCommand tap failed');
-      return command;
-    }
   }
 
   #setCommand(c: string[] | null): void {
@@ -190,7 +179,7 @@ export class ProcessEntry {
   }
 
   /** What it would run for `run` (a probe's own credential), leaving its shown command alone. */
-  resolveFor(run: PlaceholderRun): Resolution | string {
+  resolveFor(run?: PlaceholderRun): Resolution | string {
     return this.#env.resolve(this.config, run);
   }
 
@@ -260,6 +249,7 @@ export class ProcessEntry {
     // asked before the credential opens anything (the uses are read off the resolved command), and again after preStart
     const refused = () => {
       const no = run && this.makerRefusal(r, run.token);
+      this.#heldForMaker = no !== undefined;
       if (no !== undefined) throw new Error(`start refused: ${no}`);
     };
     refused();
@@ -276,10 +266,21 @@ export class ProcessEntry {
     return args;
   }
 
-  /** Ends the current run when its maker may no longer have it do what it names (asked as at its start); whether it did. */
-  recheckMaker(): boolean {
-    const refused = this.#run && this.#runAs && this.#exec === 'running' ? this.makerRefusal(this.#runAs, this.#run.token) : undefined;
-    return refused !== undefined && this.#supervisor.end('maker', `stopped: ${refused}`);
+  /**
+   * Asks its maker again (asked as at its start): a run it may no longer have is ended, with no
+   * reconnect (`stopped`); a plain process (no schedule, no demand) still ordered to start whose run
+   * or start its maker's refusal ended starts again once the maker may (`resumed`: asked at that start).
+   */
+  recheckMaker(): 'stopped' | 'resumed' | undefined {
+    if (this.#exec === 'running') {
+      const refused = this.#run && this.#runAs ? this.makerRefusal(this.#runAs, this.#run.token) : undefined;
+      if (refused === undefined || !this.#supervisor.end('maker', `stopped: ${refused}`, false)) return undefined;
+      this.#heldForMaker = true;
+      return 'stopped';
+    }
+    if (!this.#heldForMaker || this.order !== 'start' || this.#demand || this.#schedule || this.active || !(this.#env.makerMayRun?.(this) ?? true)) return undefined;
+    this.#supervisor.start('maker').catch(() => {});
+    return 'resumed';
   }
 
   /** Why a run resolved as `r` with `token` names what its maker may no longer do (`EntryEnv.makerRefusal`), or undefined. */

@@ -51,7 +51,7 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
     recheckMakers: () => [...m.values()].filter((e) => {
       // a tap that throws leaves this run alone (logged; its next start fails on it), not the others unchecked
       try {
-        return e.recheckMaker();
+        return e.recheckMaker() !== undefined;
       } catch (err) {
         p.log?.warn({ err, process: e.id }, 'cannot ask the maker of a running process again');
         return false;

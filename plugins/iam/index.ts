@@ -51,7 +51,7 @@ export default definePlugin({
         recheck = undefined;
         try {
           const n = ctx.deps.processes.recheckMakers();
-          if (n > 0) ctx.log.info({ stopped: n }, 'IAM changed: running processes whose makers may no longer do what they name stopped');
+          if (n > 0) ctx.log.info({ processes: n }, 'IAM changed: processes whose makers may no longer do what they name stopped, and those stopped so that they may again started');
         } catch (err) {
           ctx.log.warn({ err }, 'IAM changed: the running processes could not be checked');
         }

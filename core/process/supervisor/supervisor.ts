@@ -34,6 +34,8 @@ export class Supervisor {
   /** Why the supervisor is ending the current run itself (stale, limit); the run then ends `killed`. */
   #killReason: string | undefined;
   #killCause: StateCause | undefined;
+  /** The supervisor ends the current run itself and no reconnect follows (`end(..., false)`). */
+  #noReconnect = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
   #reconnectAt = -1;
   #attemptAt = -Infinity;
@@ -139,6 +141,7 @@ export class Supervisor {
     this.#stopRequested = false;
     this.#killReason = undefined;
     this.#killCause = undefined;
+    this.#noReconnect = false;
     this.#attemptAt = this.#now();
     this.#transition('starting', cause, cause);
     this.#call('onRunStart', () => this.#opts.onRunStart?.());
@@ -233,8 +236,15 @@ export class Supervisor {
     await this.#runEnded;
   }
 
-  /** Ends the running child for `cause` (the process's state says `reason`); the order stays, so reconnect rules apply. Whether one ran. */
-  end(cause: StateCause, reason: string): boolean { return this.#kill(cause, reason); }
+  /**
+   * Ends the running child for `cause` (the process's state says `reason`); the order stays, so
+   * reconnect rules apply unless `reconnect` is false (the owner starts it again). Whether one ran.
+   */
+  end(cause: StateCause, reason: string, reconnect = true): boolean {
+    const ended = this.#kill(cause, reason);
+    if (ended && !reconnect) this.#noReconnect = true;
+    return ended;
+  }
 
   /** The supervisor ends the run itself; the order stays, so reconnect rules apply. */
   #kill(cause: StateCause, reason: string): boolean {
@@ -274,7 +284,7 @@ export class Supervisor {
     this.#lastReason = reason;
     this.#transition(state, reason, cause);
     this.#call('onRunEnd', () => this.#opts.onRunEnd?.(state, { exitCode: exit.exitCode, signal: exit.signal, reason }));
-    if (!this.#stopRequested) this.#maybeReconnect();
+    if (!this.#stopRequested && !this.#noReconnect) this.#maybeReconnect();
   }
 
   #endWithoutChild(state: ExecState, reason: string | undefined, cause?: StateCause): void {

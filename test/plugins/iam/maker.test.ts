@@ -47,6 +47,9 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   await written('alice-1', 'alice');
   const db = JSON.parse(await readFile(join(app.dir, 'db', 'db.json'), 'utf8'));
   t.equal(db.process['alice-1'].maker, 'iam:alice', 'its maker is stored with it');
+  // one that reconnects
+  t.equal((await app.request('POST', '/api/v3/process', { body: { ...hls('alice-3', 'alice'), reconnect: true, reconnect_delay_seconds: 1 }, token })).status, 200);
+  await until('alice-3', 'running', 'running');
   // the superuser's own process, writing where alice may not
   t.equal((await app.request('POST', '/api/v3/process', { body: hls('admin-1', 'bob'), token: admin })).status, 200);
   await until('admin-1', 'running', 'running');
@@ -72,15 +75,21 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   t.not(stopped.exec, 'running', `stopped (${stopped.exec}: ${stopped.last_logline})`);
   t.ok((await app.request('GET', '/api/v3/log', { token: admin })).body.some((l: string) => /stopped: the process may not PUT fs \/memfs\/alice\/alice-1\.m3u8/.test(JSON.stringify(l))), 'the log says why');
   t.equal((await stateOf('admin-1')).exec, 'running', 'the superuser\'s process runs on');
+  // one that reconnects is not started again to be refused: it stays stopped, with why
+  const held = await until('alice-3', 'killed', 'stopped, not reconnected');
+  t.match(held.last_logline, /stopped: the process may not PUT fs \/memfs\/alice\/alice-3\.m3u8/, 'its state says why');
+  await new Promise((r) => setTimeout(r, 2500));
+  t.match(await stateOf('alice-3'), { exec: 'killed', reconnect_seconds: -1, order: 'start' }, 'no reconnect (1 s) follows: still stopped 2.5 s later');
   await command('alice-1', 'restart');
   const refused = await until('alice-1', 'failed', 'refused at its start');
   t.match(refused.last_logline, /start refused: the process may not PUT fs \/memfs\/alice\/alice-1\.m3u8 \(no policy of its maker allows it\)/, `the reason in its state: ${refused.last_logline}`);
   t.equal(refused.order, 'start', 'its order stays: given the policy back, a start runs it');
 
-  // given back: the next start runs it
+  // given back: what was stopped or refused for her, ordered to start, runs again by itself
   t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: POLICIES, token: admin })).status, 200);
-  await command('alice-1', 'start');
-  await until('alice-1', 'running', 'running again');
+  await until('alice-1', 'running', 'refused at its start, running again once its maker may');
+  await until('alice-3', 'running', 'stopped for its maker, running again once its maker may');
+  t.equal((await stateOf('alice-2')).exec, 'finished', 'one never started stays so');
 
   // renamed: what she made is still hers (found by her former name), running on and at its next start
   t.equal((await app.request('PUT', '/api/v3/iam/user/alice', { body: { name: 'carol' }, token: admin })).status, 200, 'alice renamed carol');
@@ -124,7 +133,7 @@ t.test('an IAM user\'s process is held to its maker\'s policies at each start', 
   await until('alice-1', 'running', 'changed by the superuser: theirs now');
   const after = JSON.parse(await readFile(join(app.dir, 'db', 'db.json'), 'utf8'));
   t.equal(after.process['alice-1'].maker, 'admin', 'its maker is who changed it last');
-  for (const id of ['alice-1', 'alice-2', 'admin-1']) t.equal((await app.request('DELETE', `/api/v3/process/${id}`, { token: admin })).status, 200);
+  for (const id of ['alice-1', 'alice-2', 'alice-3', 'admin-1']) t.equal((await app.request('DELETE', `/api/v3/process/${id}`, { token: admin })).status, 200);
 });
 
 t.test('an on-demand process\'s waiting playlist is written only where its maker may still write', async (t) => {
