@@ -1,5 +1,6 @@
 import type { ProcessClock } from '../../sdk/index.ts';
 import type { ProcessEntry } from './process-entry.ts';
+import { rfc3339 } from './schedule.ts';
 
 /** The engine's side (demand/hub.ts) of on-demand processes. */
 export interface DemandEnv {
@@ -33,6 +34,8 @@ export interface DemandPort {
   told(action: 'start' | 'stop', reason: string, readers: number): unknown;
   /** It waits for a reader now (armed, or stopped for idleness): the waiting playlist goes up. */
   waiting(): void;
+  /** No run is active or coming by itself (no reconnect pending). */
+  settled(): boolean;
 }
 
 /** `state.ondemand` (schema.ts ProcessState). */
@@ -110,6 +113,23 @@ export class DemandRunner {
     return true;
   }
 
+  /**
+   * A run ended. When nothing brings it back by itself (a start refused or failed, an exit with no
+   * reconnect; asked once the supervisor went on: a restart's start or a reconnect's timer), it
+   * waits again: the waiting playlist goes up and the next demand starts it (a reader that stays
+   * attached kept a failed run "running" until it left).
+   */
+  ended(): void {
+    setImmediate(() => {
+      if (!this.#armed || !this.#running || !this.#port.settled()) return;
+      this.#cancelTimer();
+      this.#running = false;
+      this.#startedBy = undefined;
+      this.#holdUntil = 0;
+      this.#port.waiting();
+    });
+  }
+
   readers(): number {
     return this.#port.attached() + this.#port.viewers();
   }
@@ -121,6 +141,12 @@ export class DemandRunner {
     const v: DemandView = { waiting: false, readers, started_by: this.#startedBy, idle_seconds: idle };
     if (this.#port.attached() === 0) v.stop_at = this.#end();
     return v;
+  }
+
+  /** `view()` as the state's JSON (`stop_at` in RFC 3339). */
+  viewJson(): string {
+    const { stop_at: at, ...rest } = this.view();
+    return JSON.stringify(at === undefined ? rest : { ...rest, stop_at: rfc3339(at) });
   }
 
   #idleMs(): number { return this.#port.idleSeconds * 1000; }

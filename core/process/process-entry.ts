@@ -82,6 +82,7 @@ export class ProcessEntry {
         this.#endRun();
         if (info.reason) this.monitor.note(info.reason);
         this.monitor.runEnd(state);
+        this.#demand?.ended();
       },
       onStateChange: (from, to, reason, cause) => this.#onState(from, to, reason, cause),
       log: env.log, sampler: env.sampler, pidFiles: env.pidFiles, now: env.now,
@@ -103,6 +104,7 @@ export class ProcessEntry {
       attached: () => d.attached(this),
       viewers: () => d.viewers(this, idleSeconds * 1000),
       waiting: () => d.waiting(this),
+      settled: () => !this.active && this.#supervisor.status().reconnectSeconds < 0,
       told: (action, reason, readers) => this.#env.hooks.onDemand.promise({ id: this.id, reference: this.reference, action, reason, readers })
         .catch((err: unknown) => this.#env.log.warn({ err, process: this.id }, 'onDemand tap failed')),
     });
@@ -348,15 +350,8 @@ export class ProcessEntry {
       cpuUsage: s.cpuUsage / this.#env.cpus,
       command: this.#commandJson,
       nextRun: this.#nextRun(),
-      ondemand: this.#demandJson(),
+      ondemand: this.#demand?.viewJson(),
     };
-  }
-
-  #demandJson(): string | undefined {
-    const v = this.#demand?.view();
-    if (!v) return undefined;
-    const { stop_at: at, ...rest } = v;
-    return JSON.stringify(at === undefined ? rest : { ...rest, stop_at: rfc3339(at) });
   }
 
   /** The next start of a scheduled process with order `start`. */
