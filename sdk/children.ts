@@ -33,6 +33,14 @@ export interface ChildSpawnOptions {
    * one per publisher), bounded by its plugin's own connection limit instead.
    */
   maxTasks?: number;
+  /**
+   * Narrows what it reaches of the disk filesystem's root (`storage.disk.dir`) to these paths beneath
+   * it (absolute; a folder to write is made when missing): `read` read, `write` read and written;
+   * nothing else of the root (the kernel refuses; all of it stays noexec). The root itself in a list
+   * grants all of it. Default: all of it, read and written. The process engine gives a process with a
+   * maker what its maker's `fs` policies name there (`httpHooksRef.makerFolders`).
+   */
+  disk?: { read: readonly string[]; write: readonly string[] };
 }
 
 /**

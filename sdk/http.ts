@@ -136,6 +136,15 @@ export const httpHooksRef = createHooksRef('http', () => ({
    */
   processUseBy: new SyncBailHook<[string, RunUse, number], boolean | undefined>(['maker', 'use', 'since']),
   /**
+   * The paths of the file namespace (`/<mount>/<path>`, as `fs` policies name them; a folder ends in
+   * `/`) whose files `maker` (with `since`, as for `processUseBy`) may read and write, for the
+   * kernel's rules of its process's children: the engine narrows what they reach of the disk
+   * filesystem's folder to these (`ChildSpawnOptions.disk`), so a file its command does not name (a
+   * playlist's segment, a list's entry) is not read either. Undefined: no narrowing (none taps it,
+   * a superuser, a maker no access plugin knows). An access plugin (iam) taps it.
+   */
+  makerFolders: new SyncBailHook<[string, number], { read: readonly string[]; write: readonly string[] } | undefined>(['maker', 'since']),
+  /**
    * Whether the caller of `request` may replace or remove what a plugin keeps with its maker
    * (`maker`: the `request.auth.user` that made it, undefined when made with none, e.g. by the
    * operator; `since`: unix seconds of when): false refuses (403); undefined leaves it to the next

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PlaceholderRun, ProcessClock, ProcessOrder, RunCredentials, processHooksRef } from '../../sdk/index.ts';
+import type { ChildSpawnOptions, PlaceholderRun, ProcessClock, ProcessOrder, RunCredentials, processHooksRef } from '../../sdk/index.ts';
 import type { ExecState, PidFiles, SpawnChild, UsageSampler } from './supervisor/index.ts';
 import type { FullConfig } from './config-model.ts';
 import type { Resolution } from './command.ts';
@@ -47,6 +47,8 @@ export interface EntryEnv {
   makerRefusal?(maker: string, id: string, r: Resolution, token: string, since: number): string | undefined;
   /** Whether a process's maker may have it run now (asked without a run, before one is started for it); without it: yes. */
   makerMayRun?(e: { id: string; maker: string | undefined; makerSince: number; resolveFor(run?: PlaceholderRun): Resolution | string }): boolean;
+  /** What of the disk folder a process's children reach (its maker's folders: `ChildSpawnOptions.disk`); undefined: all of it. */
+  makerDisk?(e: { maker: string | undefined; makerSince: number }): ChildSpawnOptions['disk'];
 }
 
 /** What a process that is not running would run with, as the `viewCommand` taps rewrite it. */

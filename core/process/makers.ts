@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join, posix } from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import type { FilesystemService, httpHooksRef, RunCredentials, RunUse } from '../../sdk/index.ts';
 import type { Resolution } from './command.ts';
@@ -14,8 +15,8 @@ import { authorityRefusal, runAuthorityRefusal } from './run-uses.ts';
  * waiting process's behalf (`mayWrite`) and for plugins acting for a running process (`may`).
  * Without an access plugin every answer allows and no maker is kept.
  */
-export function makerChecks(hooks: Pick<ReturnType<(typeof httpHooksRef)['create']>, 'processUse' | 'processUseBy'>, runs: RunCredentials | undefined, filesystems: readonly FilesystemService[]) {
-  const { processUse: use, processUseBy: useBy } = hooks;
+export function makerChecks(hooks: Pick<ReturnType<(typeof httpHooksRef)['create']>, 'processUse' | 'processUseBy' | 'makerFolders'>, runs: RunCredentials | undefined, filesystems: readonly FilesystemService[]) {
+  const { processUse: use, processUseBy: useBy, makerFolders: folders } = hooks;
   const may = (maker: string, u: RunUse, since: number) => !useBy.isUsed() || useBy.call(maker, u, since) !== false;
   const asked = (verdict: (u: RunUse) => boolean) => ({ runs, filesystems, may: verdict });
   return {
@@ -39,7 +40,36 @@ export function makerChecks(hooks: Pick<ReturnType<(typeof httpHooksRef)['create
       const r = e.resolveFor(run);
       return typeof r !== 'string' && runAuthorityRefusal(r, e.id, run?.token ?? '', asked((u) => may(e.maker!, u, e.makerSince))) === undefined;
     }) satisfies NonNullable<EntryEnv['makerMayRun']>,
+    /**
+     * What of the disk folder `e`'s children reach (`ChildSpawnOptions.disk`): its maker's `fs`
+     * paths there (`httpHooksRef.makerFolders`, mapped by the mounts); undefined: all of it.
+     */
+    diskOf: ((e) => {
+      if (e.maker === undefined || !folders.isUsed()) return undefined;
+      const f = folders.call(e.maker, e.makerSince);
+      if (f === undefined) return undefined;
+      const local = (paths: readonly string[]) => paths.flatMap((p) => {
+        const d = onDisk(filesystems, p);
+        return d === undefined ? [] : [d];
+      });
+      return { read: local(f.read), write: local(f.write) };
+    }) satisfies NonNullable<EntryEnv['makerDisk']>,
     /** Whether `e`'s maker may still have it write `resource` (an `fs` path): its waiting playlist. */
     mayWrite: (e: ProcessEntry, resource: string) => e.maker === undefined || may(e.maker, { type: 'fs', resource, action: 'PUT' }, e.makerSince),
   };
+}
+
+/** Where namespace path `p` lies in a local folder: under the longest mount that holds it, when that one has a folder. */
+function onDisk(filesystems: readonly FilesystemService[], p: string): string | undefined {
+  const path = posix.normalize(p);
+  let best: FilesystemService | undefined;
+  for (const fs of filesystems) {
+    const rel = posix.relative(fs.mount, path);
+    if (rel.startsWith('..') || posix.isAbsolute(rel)) continue;
+    if (!best || fs.mount.length > best.mount.length) best = fs;
+  }
+  if (!best?.root) return undefined;
+  // a folder keeps its closing `/` (one to write is made when missing)
+  const local = join(best.root, posix.relative(best.mount, path));
+  return path.endsWith('/') && !local.endsWith('/') ? `${local}/` : local;
 }

@@ -109,7 +109,7 @@ export const processPlugin = definePlugin({
         hooks, log, cpus: machineCores(), now: Date.now, clock, demand: demand.env,
         runs: ctx.deps.runs,
         // a process's maker is asked again at each start: a policy removed or a maker deleted stops what it made
-        makerRefusal: makers.refusal, makerMayRun: makers.mayRun,
+        makerRefusal: makers.refusal, makerMayRun: makers.mayRun, makerDisk: makers.diskOf,
         resolve: engineResolver(registry, validator, (id) => manager.lookup(id)),
         monitor: () => createRunMonitor(logLimits), stateEntries, budget: gate,
       },
@@ -117,7 +117,12 @@ export const processPlugin = definePlugin({
 
     // one set of views and one probe for the routes and the service (GraphQL answers from these too)
     const views = new ProcessViews((id) => manager.metadata(id));
-    const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, spawn, ctx.deps.runs);
+    // a probe reaches of the disk what the process's runs do (its maker's folders)
+    const probeSpawn = (id: string): typeof spawn => (file, args, o) => {
+      const e = manager.get(id);
+      return spawn(file, args, { ...o, disk: e && makers.diskOf(e) });
+    };
+    const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, probeSpawn(id), ctx.deps.runs);
     ctx.provide(processesRef, processesService(manager, {
       stateEntries, views, probe, input: validator.input, skills: () => skills.get(), makerMay: makers.may, authorityOf: makers.authorityOf, log,
     }));

@@ -68,7 +68,9 @@ export class ProcessEntry {
     this.monitor = env.monitor();
     const l = config.limits;
     this.#supervisor = new Supervisor({
-      id: config.id, binary: env.binary, spawn: env.spawn, programDepth: env.programDepth,
+      id: config.id, binary: env.binary, programDepth: env.programDepth,
+      // its maker's folders only, by the kernel (what its command does not name is not reached either)
+      spawn: env.spawn && ((b, a, o) => env.spawn!(b, a, { ...o, disk: env.makerDisk?.(this) })),
       prepare: () => this.#prepare(),
       admit: env.budget ? (cause, signal) => env.budget!.admit(budgetSubject(this), cause ?? 'start', signal) : undefined,
       reconnect: config.reconnect,

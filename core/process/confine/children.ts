@@ -17,7 +17,7 @@ export interface ChildrenOptions {
    * does not walk the filesystem for them (issue 46.4).
    */
   hidden: readonly string[] | (() => readonly string[]);
-  /** The disk filesystem's root and `encoder.confinement.writable`. */
+  /** The disk filesystem's root (first: `ChildSpawnOptions.disk` narrows it) and `encoder.confinement.writable`. */
   writable: readonly string[];
   /** Where the private temporary folders are made (inside `db.dir`, so hidden from every other child). */
   tmpBase: string;
@@ -86,6 +86,36 @@ export class Children implements ChildrenService {
     return (this.#hidden ??= (typeof h === 'function' ? h() : h).map(realPath));
   }
 
+  /**
+   * What of the disk root (the first writable folder) a child narrowed to `d` reaches: real paths
+   * beneath it (others dropped), folders to write made; undefined when `d` grants the whole root
+   * to write (no narrowing). Read of the whole root with writes narrowed: the root is read-only.
+   */
+  #narrowed(d: NonNullable<ChildSpawnOptions['disk']>): { root: string; read: string[]; write: string[] } | undefined {
+    const root = this.#writable[0];
+    if (root === undefined) return undefined;
+    const beneath = (p: string) => p === root || p.startsWith(`${root}/`);
+    const write: string[] = [];
+    for (const given of d.write) {
+      let p = realPath(given);
+      if (p === root) return undefined;
+      if (!beneath(p)) continue;
+      // a folder (given with its closing `/`) is made when missing, and then resolved again; a file is granted only as it is
+      if (given.endsWith('/')) {
+        try {
+          mkdirSync(p, { recursive: true });
+        } catch {
+          continue;
+        }
+        p = realPath(p);
+        if (!beneath(p) || p === root) continue;
+      }
+      write.push(p);
+    }
+    const read = d.read.map(realPath).filter((p) => beneath(p) && !write.some((w) => p === w || p.startsWith(`${w}/`)));
+    return { root, read, write };
+  }
+
   /** Removes private folders a killed service left behind; call once per OS process, before any child. */
   sweep(): void {
     rmSync(this.#opts.tmpBase, { recursive: true, force: true });
@@ -107,11 +137,17 @@ export class Children implements ChildrenService {
     try {
       // computed at each spawn: a file the service made for this child just now (a playout clip's
       // image in its temporary folder) is readable even in a folder on the way to a secret
-      const rules = pathRules({ hidden: this.#hiddenPaths(), writable: [...this.#writable, tmp] }, listDir);
+      const disk = o.disk && this.#narrowed(o.disk);
+      const rules = disk
+        ? pathRules({ hidden: [...this.#hiddenPaths(), disk.root], writable: [...this.#writable.slice(1), ...disk.write, tmp] }, listDir)
+        : pathRules({ hidden: this.#hiddenPaths(), writable: [...this.#writable, tmp] }, listDir);
+      if (disk) rules.ro.push(...disk.read);
       // a child of no bound of its own (0: the service's own hosts) gets no group
       group = o.maxTasks === 0 ? undefined : this.#taskGroups()?.make(o.maxTasks);
       const tasks = group ? ['--tasks', group.procs] : [];
-      const argv = ['--ppid', String(process.pid), ...(this.#opts.mechanism.ns ? ['--ns'] : []), ...tasks, ...ruleArgs(rules), '--', file, ...args];
+      // a narrowed root stays noexec as a whole (its granted folders are in the rules)
+      const nx = disk ? ['--nx', disk.root] : [];
+      const argv = ['--ppid', String(process.pid), ...(this.#opts.mechanism.ns ? ['--ns'] : []), ...tasks, ...nx, ...ruleArgs(rules), '--', file, ...args];
       child = spawn(wrapper, argv, { ...base, env: { ...o.env, ...this.#env, TMPDIR: tmp } });
     } catch (err) {
       rmSync(tmp, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /*
  * media-core-confine: runs one program confined by the kernel, then gets out of the way (exec).
  *
- *   media-core-confine --ppid PID [--ns] [--tasks FILE] [--ro|--rw|--dev|--ls PATH]... -- PROGRAM [ARG]...
+ *   media-core-confine --ppid PID [--ns] [--tasks FILE] [--ro|--rw|--dev|--ls|--nx PATH]... -- PROGRAM [ARG]...
  *   media-core-confine --probe          prints "landlock <abi> ns <0|1>" (0: not available) and exits 0
  *
  * In order, before the exec:
@@ -10,7 +10,7 @@
  *  1b. With --tasks: joins the cgroup whose `cgroup.procs` FILE is (the service made it with a `pids.max`):
  *     the program and everything it starts, threads included, count against that bound. Fails (126)
  *     when it cannot.
- *  2. With --ns (ns.c): a private mount namespace where every --rw path is mounted again noexec,
+ *  2. With --ns (ns.c): a private mount namespace where every --rw and --nx path is mounted again noexec,
  *     nosuid, nodev (mapping a file from there executable fails, so nothing a client wrote can be
  *     dlopen'ed), and a new pid namespace for whatever the program starts: its first process, a tiny
  *     init forked here, dies with the program, and the kernel then kills everything in it
@@ -20,7 +20,8 @@
  *     3 to 5 itself before it starts the program (Landlock forbids mounts); this wrapper waits outside.
  *  3. Landlock (kernel 5.13+): reading only beneath the --ro paths (the service passes everything but
  *     its secrets), writing only beneath the --rw paths (no links made there), devices (--dev) read,
- *     written and ioctl'd, folders (--ls) listed;
+ *     written and ioctl'd, folders (--ls) listed; an --nx path gets no grant of its own (a folder of
+ *     client files of which only some folders are granted, --ro or --rw, stays noexec as a whole);
  *     from ABI 6 no signals to and no abstract sockets of processes outside the sandbox (the service).
  *  4. No capabilities: a service running as root starts its children as root without any capability.
  *  5. seccomp: link, linkat, symlink and symlinkat fail with EPERM (no hard or symbolic link anywhere).
@@ -191,7 +192,7 @@ static void join_cgroup(const char *procs) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: media-core-confine --ppid PID [--ns] [--tasks FILE] [--ro|--rw|--dev|--ls PATH]... -- PROGRAM [ARG]...\n");
+  fprintf(stderr, "usage: media-core-confine --ppid PID [--ns] [--tasks FILE] [--ro|--rw|--dev|--ls|--nx PATH]... -- PROGRAM [ARG]...\n");
   return 126;
 }
 
@@ -212,7 +213,7 @@ int main(int argc, char **argv) {
     if (i + 1 >= argc) return usage();
     if (strcmp(argv[i], "--ppid") == 0) ppid = (pid_t)atol(argv[i + 1]);
     else if (strcmp(argv[i], "--tasks") == 0) tasks = argv[i + 1];
-    else if (strcmp(argv[i], "--rw") == 0) rw[nrw++] = argv[i + 1];
+    else if (strcmp(argv[i], "--rw") == 0 || strcmp(argv[i], "--nx") == 0) rw[nrw++] = argv[i + 1];
     else if (strcmp(argv[i], "--ro") != 0 && strcmp(argv[i], "--dev") != 0 && strcmp(argv[i], "--ls") != 0) {
       fprintf(stderr, "media-core-confine: unknown option %s\n", argv[i]);
       return 126;

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type { ChildSpawnOptions } from '../../../sdk/index.ts';
 import type { Logger } from 'pino';
 import type { ExecState } from './exit-state.ts';
 import type { SupervisorLimits } from './limit-watch.ts';
@@ -26,7 +27,7 @@ export interface RunEndInfo {
 
 /** Starts one child: the core's confined spawn (`childrenRef`) in the service, node's own in unit tests. */
 export type SpawnChild = (binary: string, args: readonly string[],
-  opts: { stdio: ['ignore', 'ignore', 'pipe']; env: Record<string, string>; detached: true }) => ChildProcess;
+  opts: { stdio: ['ignore', 'ignore', 'pipe']; env: Record<string, string>; detached: true; disk?: ChildSpawnOptions['disk'] }) => ChildProcess;
 
 export interface SupervisorOptions {
   /** For logs. */

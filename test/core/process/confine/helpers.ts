@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Children } from '../../../../core/process/confine/children.ts';
+import type { ChildSpawnOptions } from '../../../../sdk/index.ts';
 import type { Requester } from '../../../helpers/app.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 
@@ -43,9 +44,9 @@ export function alive(pid: number): boolean {
 }
 
 /** Runs a shell script through the children service: its exit code and everything it printed. */
-export function sh(children: Children, script: string): Promise<{ code: number | null; out: string }> {
+export function sh(children: Children, script: string, o: ChildSpawnOptions = {}): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = children.spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = children.spawn('sh', ['-c', script], { ...o, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
     child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });

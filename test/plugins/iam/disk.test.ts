@@ -1,0 +1,76 @@
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { request, startApp } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { detectMechanism } from '../../../core/process/confine/mechanism.ts';
+
+/*
+ * What a user's process reaches of the disk is its maker's folders, by the kernel
+ * (`httpHooksRef.makerFolders`, `ChildSpawnOptions.disk`): the command's own uses were asked of
+ * the policies, but a file named inside what it reads (an HLS playlist's segment, a concat list's
+ * entry) was read wherever it lay. Alice's playlist in her folder naming bob's segment: ffmpeg is
+ * refused it (Permission denied); her own segments play, her writes land in her folder, and a
+ * superuser's process reads everything as before.
+ */
+
+const run = promisify(execFile);
+const mechanism = detectMechanism();
+const skip = mechanism.mechanism !== 'landlock' ? 'no Landlock here' : false;
+
+const JWT = 'iam-disk-jwt-secret-0123456789abcdef';
+const API = { auth: { enable: true, username: 'admin', password: 'admin-pw', jwt: { secret: JWT } } };
+const alice = {
+  name: 'alice', auth: { api: { userpass: { enable: true, password: 'alice password' } } }, policies: [
+    { types: ['api'], resource: '/api/v3/process{,/**}', actions: ['GET', 'POST', 'PUT', 'DELETE'] },
+    { types: ['process'], resource: 'alice-*', actions: ['read', 'write', 'command'] },
+    { types: ['fs'], resource: '/alice/**', actions: ['GET', 'PUT', 'DELETE'] },
+  ],
+};
+/** A VOD playlist of one segment at `uri`. */
+const vod = (uri: string) => `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2.0,\n${uri}\n#EXT-X-ENDLIST\n`;
+
+t.test('a user\'s process reaches only its maker\'s folders of the disk', { skip }, async (t) => {
+  const app = await startApp(t, { config: { api: API, iam: { enable: true } } });
+  const disk = join(app.dir, 'disk');
+  for (const d of ['alice', 'bob']) mkdirSync(join(disk, d), { recursive: true });
+  const segment = ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25', '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'mpegts', '-y'];
+  await run('ffmpeg', [...segment, join(disk, 'bob', 'secret.ts')]);
+  await run('ffmpeg', [...segment, join(disk, 'alice', 'own.ts')]);
+  writeFileSync(join(disk, 'alice', 'peek.m3u8'), vod('../bob/secret.ts'));
+  writeFileSync(join(disk, 'alice', 'own.m3u8'), vod('own.ts'));
+
+  const login = async (u: string, p: string) => (await request(app.url, 'POST', '/api/login', { body: { username: u, password: p } })).body.access_token as string;
+  const admin = await login('admin', 'admin-pw');
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200);
+  // (by default anyone reads every public mount: then so may anyone's process)
+  t.equal((await app.request('PUT', '/api/v3/iam/user/$anon/policy', { body: [], token: admin })).status, 200);
+  const token = await login('alice', 'alice password');
+  /** Runs a process once as `as`, reading `input` into `output`; its frames and last log lines. */
+  const once = async (id: string, input: string, output: string, as: string) => {
+    const body = { id, reconnect: false, autostart: true, input: [{ id: 'in', address: input, options: [] }], output: [{ id: 'out', address: output, options: ['-c', 'copy', '-f', 'mpegts'] }] };
+    const made = await app.request('POST', '/api/v3/process', { body, token: as });
+    t.equal(made.status, 200, `${id} made (${made.text.slice(0, 200)})`);
+    const r = await waitFor(async () => {
+      const s = (await app.request('GET', `/api/v3/process/${id}/state`, { token: admin })).body;
+      if (!['finished', 'failed', 'killed'].includes(s.exec)) return undefined;
+      const rep = (await app.request('GET', `/api/v3/process/${id}/report`, { token: admin })).body;
+      const entry = rep.log?.length ? rep : rep.history?.at(-1);
+      return entry ? { exec: s.exec as string, frames: Number(s.progress?.frame ?? 0), log: (entry.log as [string, string][]).map((l) => l[1]).join('\n') } : undefined;
+    }, { timeout: 30_000, what: `${id} ran` });
+    return r;
+  };
+
+  const own = await once('alice-own', '{diskfs}/alice/own.m3u8', '{diskfs}/alice/copy.ts', token);
+  t.ok(existsSync(join(disk, 'alice', 'copy.ts')) && readFileSync(join(disk, 'alice', 'copy.ts')).length > 10_000,
+    `her own segments play, her copy is written in her folder (${own.exec}, ${own.log.split('\n').slice(-2).join(' / ')})`);
+  const peek = await once('alice-peek', '{diskfs}/alice/peek.m3u8', '{diskfs}/alice/stolen.ts', token);
+  t.match(peek.log.split('\n').slice(-8).join('\n'), /Failed to open segment|Permission denied/, 'bob\'s segment named by her playlist: refused by the kernel');
+  const stolen = join(disk, 'alice', 'stolen.ts');
+  t.ok(!existsSync(stolen) || readFileSync(stolen).length < 1000, 'nothing of it copied');
+  // the superuser's process is not narrowed
+  const theirs = await once('admin-peek', '{diskfs}/alice/peek.m3u8', '{diskfs}/admin.ts', admin);
+  t.ok(readFileSync(join(disk, 'admin.ts')).length > 10_000, `the superuser's process reads it (${theirs.exec})`);
+});
