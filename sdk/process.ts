@@ -2,6 +2,7 @@ import { createServiceRef } from './refs.ts';
 import { createHooksRef, AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook, SyncWaterfallHook } from './hooks.ts';
 import type { ApiProbe, ApiProcess } from './process-views.ts';
 import type { RunUse } from './run-credentials.ts';
+import type { ChildSpawnOptions } from './children.ts';
 
 /** What ffmpeg is doing right now (reference 7.1). */
 export type ProcessExecState = 'finished' | 'starting' | 'running' | 'finishing' | 'failed' | 'killed';
@@ -154,6 +155,13 @@ export interface ProcessesService {
    * false for an unknown id.
    */
   makerMay(id: string, use: RunUse): boolean;
+  /**
+   * What of the disk folder a child started on process `id`'s behalf may reach: its maker's
+   * folders, as its own runs do (`ChildSpawnOptions.disk`, from `httpHooksRef.makerFolders`), for
+   * a plugin that runs ffmpeg for it (the playout's relays). Undefined: all of it (no maker, no
+   * access plugin, a superuser's, an unknown id).
+   */
+  makerDisk(id: string): ChildSpawnOptions['disk'];
   /**
    * Asks the maker of every running process again about its current run (what its command names,
    * as at its start): a run whose maker may no longer have it do all of it is stopped (cause

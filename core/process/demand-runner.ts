@@ -49,6 +49,8 @@ export interface DemandView {
 
 /** How often a run with attached readers checks whether they are still there, ms. */
 const RECHECK_MS = 1000;
+/** A run that ended by itself is started by a demand no sooner than this after (a source failing at once is not respawned per request), ms. */
+const RETRY_MS = 2000;
 
 /**
  * Runs one on-demand process (config `ondemand.enable`) while armed (order `start`): it waits
@@ -65,6 +67,9 @@ export class DemandRunner {
   /** Until then a reader waits for the run's first publish (clock ms): no idle stop before it. */
   #holdUntil = 0;
   #cancel: (() => void) | undefined;
+  /** When a run last ended by itself (clock ms), and the start a demand meanwhile put off. */
+  #endedAt = -Infinity;
+  #retry: (() => void) | undefined;
 
   constructor(port: DemandPort) {
     this.#port = port;
@@ -88,6 +93,8 @@ export class DemandRunner {
   /** Order `stop` (or the entry goes): no demand starts it any more. */
   disarm(): void {
     this.#cancelTimer();
+    this.#retry?.();
+    this.#retry = undefined;
     this.#armed = false;
     this.#running = false;
     this.#startedBy = undefined;
@@ -104,6 +111,14 @@ export class DemandRunner {
     this.#last = this.#port.clock.now();
     if (holdMs > 0) this.#holdUntil = Math.max(this.#holdUntil, this.#last + holdMs);
     if (!this.#running) {
+      const wait = this.#endedAt + RETRY_MS - this.#last;
+      if (wait > 0) {
+        this.#retry ??= this.#port.clock.setTimeout(() => {
+          this.#retry = undefined;
+          this.demand(reason);
+        }, wait);
+        return true;
+      }
       this.#running = true;
       this.#startedBy = reason;
       this.#port.start();
@@ -122,6 +137,7 @@ export class DemandRunner {
   ended(): void {
     setImmediate(() => {
       if (!this.#armed || !this.#running || !this.#port.settled()) return;
+      this.#endedAt = this.#port.clock.now();
       this.#cancelTimer();
       this.#running = false;
       this.#startedBy = undefined;

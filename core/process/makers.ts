@@ -60,12 +60,13 @@ export function makerChecks(hooks: Pick<ReturnType<(typeof httpHooksRef)['create
 }
 
 /** Where namespace path `p` lies in a local folder: under the longest mount that holds it, when that one has a folder. */
-function onDisk(filesystems: readonly FilesystemService[], p: string): string | undefined {
+export function onDisk(filesystems: readonly FilesystemService[], p: string): string | undefined {
+  if (!p.startsWith('/')) return undefined;
   const path = posix.normalize(p);
   let best: FilesystemService | undefined;
   for (const fs of filesystems) {
     const rel = posix.relative(fs.mount, path);
-    if (rel.startsWith('..') || posix.isAbsolute(rel)) continue;
+    if (rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel)) continue;
     if (!best || fs.mount.length > best.mount.length) best = fs;
   }
   if (!best?.root) return undefined;

@@ -124,7 +124,7 @@ export const processPlugin = definePlugin({
     };
     const probe = (id: string) => probeProcess(manager, enc.binary, closing.signal, id, probeSpawn(id), ctx.deps.runs);
     ctx.provide(processesRef, processesService(manager, {
-      stateEntries, views, probe, input: validator.input, skills: () => skills.get(), makerMay: makers.may, authorityOf: makers.authorityOf, log,
+      stateEntries, views, probe, input: validator.input, skills: () => skills.get(), makerMay: makers.may, authorityOf: makers.authorityOf, diskOf: makers.diskOf, log,
     }));
     // the cluster's seam: changes go through its shared store, and only owned processes run here
     ctx.provide(processReplicaRef, replicaOf(manager));

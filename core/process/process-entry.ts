@@ -199,6 +199,7 @@ export class ProcessEntry {
   }
 
   stop(): Promise<void> {
+    this.#heldForMaker = false;
     this.#schedule?.disarm();
     this.#unarm();
     return this.#supervisor.stop();
@@ -275,14 +276,14 @@ export class ProcessEntry {
    * reconnect (`stopped`); a plain process (no schedule, no demand) still ordered to start whose run
    * or start its maker's refusal ended starts again once the maker may (`resumed`: asked at that start).
    */
-  recheckMaker(): 'stopped' | 'resumed' | undefined {
+  recheckMaker(mayResume = true): 'stopped' | 'resumed' | undefined {
     if (this.#exec === 'running') {
       const refused = this.#run && this.#runAs ? this.makerRefusal(this.#runAs, this.#run.token) : undefined;
       if (refused === undefined || !this.#supervisor.end('maker', `stopped: ${refused}`, false)) return undefined;
       this.#heldForMaker = true;
       return 'stopped';
     }
-    if (!this.#heldForMaker || this.order !== 'start' || this.#demand || this.#schedule || this.active || !(this.#env.makerMayRun?.(this) ?? true)) return undefined;
+    if (!mayResume || !this.#heldForMaker || this.order !== 'start' || this.#demand || this.#schedule || this.active || !(this.#env.makerMayRun?.(this) ?? true)) return undefined;
     this.#supervisor.start('maker').catch(() => {});
     return 'resumed';
   }

@@ -1,4 +1,4 @@
-import { isApiError, type ApiProbe, type ApiProcess, type ProcessesService, type ProcessProgressInfo, type ProcessStateCounts, type RunUse } from '../../sdk/index.ts';
+import { isApiError, type ApiProbe, type ChildSpawnOptions, type ApiProcess, type ProcessesService, type ProcessProgressInfo, type ProcessStateCounts, type RunUse } from '../../sdk/index.ts';
 import { normalize } from './config-model.ts';
 import { parseParts } from './list-filter.ts';
 import type { Authority, ProcessManager } from './manager.ts';
@@ -19,6 +19,8 @@ export interface ServiceParts {
   makerMay(maker: string, use: RunUse, since: number): boolean;
   /** What a plugin's `put` for `maker` (asking at `since`) is held to: its admission and the maker kept (undefined when no access plugin decides). */
   authorityOf(maker: string, since: number): Authority | undefined;
+  /** What of the disk folder a process's children reach (makers.ts `diskOf`). */
+  diskOf(e: { maker: string | undefined; makerSince: number }): ChildSpawnOptions['disk'];
   log?: { warn(o: object, m: string): void };
 }
 
@@ -48,10 +50,15 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
       const e = m.get(id);
       return e !== undefined && (e.maker === undefined || p.makerMay(e.maker, use, e.makerSince));
     },
+    makerDisk: (id) => {
+      const e = m.get(id);
+      return e && p.diskOf(e);
+    },
     recheckMakers: () => [...m.values()].filter((e) => {
       // a tap that throws leaves this run alone (logged; its next start fails on it), not the others unchecked
       try {
-        return e.recheckMaker() !== undefined;
+        // (a node of a cluster resumes only what it runs: another node took over one it stopped)
+        return e.recheckMaker(m.runs(e.id)) !== undefined;
       } catch (err) {
         p.log?.warn({ err, process: e.id }, 'cannot ask the maker of a running process again');
         return false;

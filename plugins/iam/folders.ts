@@ -24,7 +24,7 @@ export function literalBase(resource: string): string {
 /** The folders (and files) `policies` let read and write, in no domain (`$none`'s, as file decisions are); added to `into`. */
 export function fsFolders(policies: readonly Policy[], into: { read: string[]; write: string[] }, readOnly = false): { read: string[]; write: string[] } {
   for (const p of policies) {
-    if (!p.types.includes('fs')) continue;
+    if (!p.types.some((type) => type.toLowerCase() === 'fs')) continue;
     let domain: boolean;
     try {
       domain = compileGlob(p.domain || NO_DOMAIN).match(NO_DOMAIN);

@@ -213,6 +213,12 @@ export class RelayRegistry {
     await this.#stopWhere(() => true);
   }
 
+  /** The relay's ffmpegs reach of the disk what the process's own runs do: its maker's folders (`ProcessesService.makerDisk`), asked at each spawn. */
+  #ffmpegOf(processId: string): Ffmpeg {
+    const { binary, spawn } = this.#o.ffmpeg;
+    return { binary, spawn: (file, args, o) => spawn(file, args, { ...o, disk: this.#o.processes.makerDisk(processId) }) };
+  }
+
   /** The running relay for this input, or a new one on the lowest free port; a string says why not. */
   async #ensure(processId: string, input: LocatedInput, inputOptions: string[]): Promise<RelayEntry | string> {
     const key = relayKey(processId, input.id);
@@ -228,7 +234,7 @@ export class RelayRegistry {
       const log = this.#o.log.child({ process: processId, input: input.id, port });
       const list = input.address.startsWith(PLAYLIST) ? input.address.slice(PLAYLIST.length) : undefined;
       const relay = this.#o.create({
-        id: input.address, url: list ?? input.address.slice(PREFIX.length), inputOptions, port, ffmpeg: this.#o.ffmpeg,
+        id: input.address, url: list ?? input.address.slice(PREFIX.length), inputOptions, port, ffmpeg: this.#ffmpegOf(processId),
         label: processId, log, errorframe: this.#o.frames.get(key),
         playlist: list !== undefined ? this.#o.feed?.(list, processId, log) : undefined,
       });

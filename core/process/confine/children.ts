@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ApiError, type ChildSpawnOptions, type ChildrenService, type Confinement } from '../../../sdk/index.ts';
 import type { Mechanism } from './mechanism.ts';
-import { pathRules, ruleArgs, type DirEntryKind, type Lister } from './policy.ts';
+import { around, pathRules, ruleArgs, type DirEntryKind, type Lister, type PathRules } from './policy.ts';
 import { TaskCgroups, type TaskGroup } from './tasks.ts';
 
 export interface ChildrenOptions {
@@ -51,6 +51,9 @@ const listDir: Lister = (dir) => {
   }
 };
 
+/** What of the disk root a narrowed child reaches (real paths): read (not run), read and written, written only. */
+interface Narrowed { root: string; read: string[]; write: string[]; writeOnly: string[] }
+
 /** The core's `childrenRef`: every program the service starts goes through `spawn`. */
 export class Children implements ChildrenService {
   readonly confinement: Confinement;
@@ -89,17 +92,17 @@ export class Children implements ChildrenService {
   /**
    * What of the disk root (the first writable folder) a child narrowed to `d` reaches: real paths
    * beneath it (others dropped), folders to write made; undefined when `d` grants the whole root
-   * to write (no narrowing). Read of the whole root with writes narrowed: the root is read-only.
+   * to write (no narrowing). A folder to write that is not also to read is written only.
    */
-  #narrowed(d: NonNullable<ChildSpawnOptions['disk']>): { root: string; read: string[]; write: string[] } | undefined {
+  #narrowed(d: NonNullable<ChildSpawnOptions['disk']>): Narrowed | undefined {
     const root = this.#writable[0];
     if (root === undefined) return undefined;
-    const beneath = (p: string) => p === root || p.startsWith(`${root}/`);
+    const beneath = (p: string, parent: string) => p === parent || p.startsWith(`${parent}/`);
     const write: string[] = [];
     for (const given of d.write) {
       let p = realPath(given);
       if (p === root) return undefined;
-      if (!beneath(p)) continue;
+      if (!beneath(p, root)) continue;
       // a folder (given with its closing `/`) is made when missing, and then resolved again; a file is granted only as it is
       if (given.endsWith('/')) {
         try {
@@ -108,12 +111,25 @@ export class Children implements ChildrenService {
           continue;
         }
         p = realPath(p);
-        if (!beneath(p) || p === root) continue;
+        if (!beneath(p, root) || p === root) continue;
       }
       write.push(p);
     }
-    const read = d.read.map(realPath).filter((p) => beneath(p) && !write.some((w) => p === w || p.startsWith(`${w}/`)));
-    return { root, read, write };
+    const readable = d.read.map(realPath).filter((p) => beneath(p, root));
+    const mayRead = (p: string) => readable.some((r) => beneath(p, r));
+    return {
+      root,
+      read: readable.filter((p) => !write.some((w) => beneath(p, w) && mayRead(w))),
+      write: write.filter(mayRead),
+      writeOnly: write.filter((w) => !mayRead(w)),
+    };
+  }
+
+  /** The rules of a child narrowed to `disk` of the root: the root hidden, its granted paths added, a writable folder holding it granted around it. */
+  #narrowRules(disk: Narrowed, tmp: string): PathRules {
+    const others = this.#writable.slice(1).flatMap((w) => (disk.root.startsWith(`${w}/`) ? around(w, disk.root, listDir) : [w]));
+    const rules = pathRules({ hidden: [...this.#hiddenPaths(), disk.root], writable: [...others, ...disk.write, tmp] }, listDir);
+    return { ...rules, rd: disk.read, wo: disk.writeOnly };
   }
 
   /** Removes private folders a killed service left behind; call once per OS process, before any child. */
@@ -138,10 +154,7 @@ export class Children implements ChildrenService {
       // computed at each spawn: a file the service made for this child just now (a playout clip's
       // image in its temporary folder) is readable even in a folder on the way to a secret
       const disk = o.disk && this.#narrowed(o.disk);
-      const rules = disk
-        ? pathRules({ hidden: [...this.#hiddenPaths(), disk.root], writable: [...this.#writable.slice(1), ...disk.write, tmp] }, listDir)
-        : pathRules({ hidden: this.#hiddenPaths(), writable: [...this.#writable, tmp] }, listDir);
-      if (disk) rules.ro.push(...disk.read);
+      const rules = disk ? this.#narrowRules(disk, tmp) : pathRules({ hidden: this.#hiddenPaths(), writable: [...this.#writable, tmp] }, listDir);
       // a child of no bound of its own (0: the service's own hosts) gets no group
       group = o.maxTasks === 0 ? undefined : this.#taskGroups()?.make(o.maxTasks);
       const tasks = group ? ['--tasks', group.procs] : [];

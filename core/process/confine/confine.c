@@ -1,7 +1,7 @@
 /*
  * media-core-confine: runs one program confined by the kernel, then gets out of the way (exec).
  *
- *   media-core-confine --ppid PID [--ns] [--tasks FILE] [--ro|--rw|--dev|--ls|--nx PATH]... -- PROGRAM [ARG]...
+ *   media-core-confine --ppid PID [--ns] [--tasks FILE] [--ro|--rd|--rw|--wo|--dev|--ls|--nx PATH]... -- PROGRAM [ARG]...
  *   media-core-confine --probe          prints "landlock <abi> ns <0|1>" (0: not available) and exits 0
  *
  * In order, before the exec:
@@ -20,7 +20,8 @@
  *     3 to 5 itself before it starts the program (Landlock forbids mounts); this wrapper waits outside.
  *  3. Landlock (kernel 5.13+): reading only beneath the --ro paths (the service passes everything but
  *     its secrets), writing only beneath the --rw paths (no links made there), devices (--dev) read,
- *     written and ioctl'd, folders (--ls) listed; an --nx path gets no grant of its own (a folder of
+ *     written and ioctl'd, folders (--ls) listed, --rd paths read but never executed (not even
+ *     where namespaces are missing), --wo paths written but not read (mounted noexec as --rw); an --nx path gets no grant of its own (a folder of
  *     client files of which only some folders are granted, --ro or --rw, stays noexec as a whole);
  *     from ABI 6 no signals to and no abstract sockets of processes outside the sandbox (the service).
  *  4. No capabilities: a service running as root starts its children as root without any capability.
@@ -80,6 +81,9 @@
 #define RIGHTS_DEV (FS_READ_FILE | FS_WRITE_FILE | FS_READ_DIR | FS_TRUNCATE | FS_IOCTL_DEV)
 /* names only: ffmpeg lists /dev to find capture devices */
 #define RIGHTS_LS FS_READ_DIR
+/* client files a child may read but not run (a user's folders to read); to write but not read */
+#define RIGHTS_RD (FS_READ_FILE | FS_READ_DIR)
+#define RIGHTS_WO (RIGHTS_RW & ~(FS_READ_FILE | FS_READ_DIR))
 
 struct ruleset_attr { uint64_t handled_access_fs; uint64_t handled_access_net; uint64_t scoped; };
 struct path_beneath_attr { uint64_t allowed_access; int32_t parent_fd; } __attribute__((packed));
@@ -173,6 +177,8 @@ static void confine_self(void *arg) {
     else if (strcmp(opt, "--rw") == 0) add_rule(ruleset, path, RIGHTS_RW, handled, 0);
     else if (strcmp(opt, "--dev") == 0) add_rule(ruleset, path, RIGHTS_DEV, handled, 0);
     else if (strcmp(opt, "--ls") == 0) add_rule(ruleset, path, RIGHTS_LS, handled, 0);
+    else if (strcmp(opt, "--rd") == 0) add_rule(ruleset, path, RIGHTS_RD, handled, 1);
+    else if (strcmp(opt, "--wo") == 0) add_rule(ruleset, path, RIGHTS_WO, handled, 0);
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) die(126, "PR_SET_NO_NEW_PRIVS", NULL);
   if (syscall(SYS_LL_RESTRICT, ruleset, 0) < 0) die(126, "landlock_restrict_self", NULL);
@@ -192,7 +198,7 @@ static void join_cgroup(const char *procs) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: media-core-confine --ppid PID [--ns] [--tasks FILE] [--ro|--rw|--dev|--ls|--nx PATH]... -- PROGRAM [ARG]...\n");
+  fprintf(stderr, "usage: media-core-confine --ppid PID [--ns] [--tasks FILE] [--ro|--rd|--rw|--wo|--dev|--ls|--nx PATH]... -- PROGRAM [ARG]...\n");
   return 126;
 }
 
@@ -213,8 +219,8 @@ int main(int argc, char **argv) {
     if (i + 1 >= argc) return usage();
     if (strcmp(argv[i], "--ppid") == 0) ppid = (pid_t)atol(argv[i + 1]);
     else if (strcmp(argv[i], "--tasks") == 0) tasks = argv[i + 1];
-    else if (strcmp(argv[i], "--rw") == 0 || strcmp(argv[i], "--nx") == 0) rw[nrw++] = argv[i + 1];
-    else if (strcmp(argv[i], "--ro") != 0 && strcmp(argv[i], "--dev") != 0 && strcmp(argv[i], "--ls") != 0) {
+    else if (strcmp(argv[i], "--rw") == 0 || strcmp(argv[i], "--nx") == 0 || strcmp(argv[i], "--wo") == 0) rw[nrw++] = argv[i + 1];
+    else if (strcmp(argv[i], "--ro") != 0 && strcmp(argv[i], "--dev") != 0 && strcmp(argv[i], "--ls") != 0 && strcmp(argv[i], "--rd") != 0) {
       fprintf(stderr, "media-core-confine: unknown option %s\n", argv[i]);
       return 126;
     }

@@ -33,6 +33,10 @@ export interface PathRules {
   dev: string[];
   /** Folders whose names may be listed, nothing more (`/dev`: ffmpeg lists capture devices). */
   ls: string[];
+  /** Read, never executed (a user's folders to read of the disk root). */
+  rd?: string[];
+  /** Written, not read (a user's folders it may write but not read); noexec as `rw`. */
+  wo?: string[];
 }
 
 /** Devices a media program uses: the harmless ones, capture (V4L2, ALSA), GPUs and frame buffers. */
@@ -71,5 +75,27 @@ export function ruleArgs(r: PathRules): string[] {
   for (const p of r.ls) out.push('--ls', p);
   for (const p of r.dev) out.push('--dev', p);
   for (const p of r.rw) out.push('--rw', p);
+  for (const p of r.rd ?? []) out.push('--rd', p);
+  for (const p of r.wo ?? []) out.push('--wo', p);
+  return out;
+}
+
+/**
+ * `parent` granted with a hole: every entry beneath it except `hole` and the folders on the way
+ * to it, one level at a time (links left out, as in `pathRules`; an entry made later on the way
+ * is not granted: the safe side). For an operator's writable folder that holds the disk root
+ * of a child narrowed to some of it.
+ */
+export function around(parent: string, hole: string, list: Lister): string[] {
+  const out: string[] = [];
+  let dir = parent;
+  while (dir !== hole && isBeneath(dir, hole)) {
+    const next = join(dir, hole.slice(dir === '/' ? 1 : dir.length + 1).split('/')[0]!);
+    for (const e of list(dir) ?? []) {
+      const p = join(dir, e.name);
+      if (p !== next && e.kind !== 'link') out.push(p);
+    }
+    dir = next;
+  }
   return out;
 }

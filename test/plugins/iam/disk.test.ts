@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { request, startApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { detectMechanism } from '../../../core/process/confine/mechanism.ts';
+import { portRange } from '../playout/helpers.ts';
 
 /*
  * What a user's process reaches of the disk is its maker's folders, by the kernel
@@ -73,4 +74,31 @@ t.test('a user\'s process reaches only its maker\'s folders of the disk', { skip
   // the superuser's process is not narrowed
   const theirs = await once('admin-peek', '{diskfs}/alice/peek.m3u8', '{diskfs}/admin.ts', admin);
   t.ok(readFileSync(join(disk, 'admin.ts')).length > 10_000, `the superuser's process reads it (${theirs.exec})`);
+});
+
+t.test('the playout relay of a user\'s process reaches only its maker\'s folders too', { skip }, async (t) => {
+  const [min, max] = await portRange(4);
+  const app = await startApp(t, { config: { api: API, iam: { enable: true }, playout: { enable: true, min_port: min, max_port: max } } });
+  const disk = join(app.dir, 'disk');
+  for (const d of ['alice', 'bob']) mkdirSync(join(disk, d), { recursive: true });
+  await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25', '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'mpegts', '-y', join(disk, 'bob', 'secret.ts')]);
+  writeFileSync(join(disk, 'alice', 'peek.m3u8'), vod('../bob/secret.ts'));
+  const login = async (u: string, p: string) => (await request(app.url, 'POST', '/api/login', { body: { username: u, password: p } })).body.access_token as string;
+  const admin = await login('admin', 'admin-pw');
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200);
+  t.equal((await app.request('PUT', '/api/v3/iam/user/$anon/policy', { body: [], token: admin })).status, 200);
+  const token = await login('alice', 'alice password');
+  const relayed = (id: string, out: string, as: string) => app.request('POST', '/api/v3/process', { token: as, body: {
+    id, reconnect: false, autostart: true,
+    input: [{ id: 'in', address: `playout:${join(disk, 'alice', 'peek.m3u8')}`, options: [] }],
+    output: [{ id: 'out', address: `{diskfs}/${out}`, options: ['-c', 'copy', '-f', 'mpegts'] }],
+  } });
+  t.equal((await relayed('admin-relay', 'admin-relayed.ts', admin)).status, 200);
+  const size = (p: string) => (existsSync(join(disk, p)) ? readFileSync(join(disk, p)).length : 0);
+  await waitFor(() => size('admin-relayed.ts') > 10_000 || undefined, { timeout: 30_000, what: 'the superuser\'s relayed copy' });
+  const made = await relayed('alice-relay', 'alice/relayed.ts', token);
+  t.equal(made.status, 200, `her process with the playlist in her folder is made (${made.text.slice(0, 160)})`);
+  // as long as the superuser's took to copy it, and more
+  await new Promise((r) => setTimeout(r, 6000));
+  t.ok(size('alice/relayed.ts') < 1000, `her relay is refused bob's segment (${size('alice/relayed.ts')} bytes copied)`);
 });

@@ -85,6 +85,8 @@ export async function withMedia(t: TestLike & { comment(...m: unknown[]): void }
     if (v.session) await fetch(new URL(v.session, base), { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }).then((r) => r.body?.cancel(), () => undefined);
   }
   const again = await Promise.all(dry.map(() => ndcViewer(t, base, stream, token)));
+  const refused = again.find((v) => v.status !== 201);
+  if (refused) throw new Error(`a WHEP viewer of ${stream} made again: ${refused.status}, not 201`);
   const out = [...viewers.filter(got), ...again];
   await waitFor(() => out.every(got), { timeout: 30_000, what: `media at every WHEP viewer of ${stream}` });
   return out;

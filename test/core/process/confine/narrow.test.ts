@@ -75,3 +75,32 @@ t.test('a narrowed root stays noexec: a library in its granted folder never load
     t.notOk(existsSync(ran), `not run from its ${folder} folder (${r.out.trim().split('\n').at(-1)})`);
   }
 });
+
+t.test('folders to read are never run, folders to write only are not read', { skip }, async (t) => {
+  const { dir, disk } = site(t);
+  // without namespaces (Docker's default profile) only Landlock's rights keep a program there from running
+  const children = new Children({ mechanism: { ...mechanism, ns: false }, require: true, hidden: [join(dir, 'db')], writable: [disk, join(dir, 'rec')], tmpBase: join(dir, 'db', 'run', 'tmp') });
+  writeFileSync(join(disk, 'shared', 'prog.sh'), '#!/bin/sh\necho ESCAPED\n');
+  chmodSync(join(disk, 'shared', 'prog.sh'), 0o755);
+  writeFileSync(join(disk, 'bob', 'inbox.txt'), 'dropped before\n');
+  const r = await sh(children, [`${disk}/shared/prog.sh || echo NO-RUN`, `cat ${disk}/shared/notice.txt`,
+    `echo dropped > ${disk}/bob/new.txt && echo WROTE`, `cat ${disk}/bob/inbox.txt || echo NO-READ`].join('; '),
+  { disk: { read: [`${disk}/shared/`], write: [`${disk}/bob/`] } });
+  t.notMatch(r.out, /ESCAPED/, 'a program in a folder to read does not run');
+  t.match(r.out, /NO-RUN/);
+  t.match(r.out, /for all/, 'but is read');
+  t.match(r.out, /WROTE/, 'a folder to write only: written');
+  t.equal(readFileSync(join(disk, 'bob', 'new.txt'), 'utf8'), 'dropped\n');
+  t.match(r.out, /NO-READ/, 'and not read');
+});
+
+t.test('an operator\'s writable folder holding the disk root does not give it back', { skip }, async (t) => {
+  const { dir, disk } = site(t);
+  const children = new Children({ mechanism, require: true, hidden: [join(dir, 'db')], writable: [disk, dir], tmpBase: join(dir, 'db', 'run', 'tmp') });
+  const r = await sh(children, [`cat ${disk}/bob/secret.txt || echo NO-BOB`, `echo x > ${disk}/x.txt || echo NO-ROOT-WRITE`,
+    `echo rec > ${dir}/rec/r.txt && echo REC-OK`, `echo top > ${dir}/top.txt || echo NO-NEW-TOP`].join('; '), { disk: { read: [], write: [`${disk}/alice/`] } });
+  t.match(r.out, /NO-BOB/, 'another\'s folder: not read');
+  t.match(r.out, /NO-ROOT-WRITE/, 'the root: not written');
+  t.match(r.out, /REC-OK/, 'the rest of the operator\'s folder: written');
+  t.match(r.out, /NO-NEW-TOP/, 'a new entry on the way to the root: not (the safe side)');
+});

@@ -33,6 +33,15 @@ t.test('a failed on-demand run waits again, and the next viewer\'s request start
   t.match(failed.last_logline, /late\.mp4/, `its state says why: ${failed.last_logline}`);
   const again = await waitState(app, 'late', (s) => s.ondemand?.waiting === true, 'waiting again');
   t.equal(again.exec, 'failed', 'waiting again, the failed run\'s state kept');
+  // a viewer asking ten times a second does not respawn it per request: at most one start per 2 s
+  const runsBefore = ((await app.request('GET', '/api/v3/process/late/report')).body.history as unknown[]).length;
+  const until = Date.now() + 4000;
+  while (Date.now() < until) {
+    await ask();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const runs = ((await app.request('GET', '/api/v3/process/late/report')).body.history as unknown[]).length - runsBefore;
+  t.ok(runs <= 3, `${runs} runs in 4 s of asking (a run that fails at once is retried no sooner than 2 s after)`);
   // the file comes; the viewer, asking on, gets ffmpeg's playlist
   await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25', '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-y', clip]);
   const real = await waitFor(async () => {
