@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,22 +33,27 @@ const alice = {
 /** A VOD playlist of one segment at `uri`. */
 const vod = (uri: string) => `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2.0,\n${uri}\n#EXT-X-ENDLIST\n`;
 
-t.test('a user\'s process reaches only its maker\'s folders of the disk', { skip }, async (t) => {
-  const app = await startApp(t, { config: { api: API, iam: { enable: true } } });
+const SEGMENT = ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25', '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'mpegts', '-y'];
+
+/** The service with iam (and `extra`), bob's segment, alice's playlist naming it, alice made (`$anon` may read nothing); the tokens. */
+async function site(t: Test, extra: Record<string, unknown> = {}) {
+  const app = await startApp(t, { config: { api: API, iam: { enable: true }, ...extra } });
   const disk = join(app.dir, 'disk');
   for (const d of ['alice', 'bob']) mkdirSync(join(disk, d), { recursive: true });
-  const segment = ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25', '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'mpegts', '-y'];
-  await run('ffmpeg', [...segment, join(disk, 'bob', 'secret.ts')]);
-  await run('ffmpeg', [...segment, join(disk, 'alice', 'own.ts')]);
+  await run('ffmpeg', [...SEGMENT, join(disk, 'bob', 'secret.ts')]);
   writeFileSync(join(disk, 'alice', 'peek.m3u8'), vod('../bob/secret.ts'));
-  writeFileSync(join(disk, 'alice', 'own.m3u8'), vod('own.ts'));
-
   const login = async (u: string, p: string) => (await request(app.url, 'POST', '/api/login', { body: { username: u, password: p } })).body.access_token as string;
   const admin = await login('admin', 'admin-pw');
   t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200);
   // (by default anyone reads every public mount: then so may anyone's process)
   t.equal((await app.request('PUT', '/api/v3/iam/user/$anon/policy', { body: [], token: admin })).status, 200);
-  const token = await login('alice', 'alice password');
+  return { app, disk, admin, token: await login('alice', 'alice password') };
+}
+
+t.test('a user\'s process reaches only its maker\'s folders of the disk', { skip }, async (t) => {
+  const { app, disk, admin, token } = await site(t);
+  await run('ffmpeg', [...SEGMENT, join(disk, 'alice', 'own.ts')]);
+  writeFileSync(join(disk, 'alice', 'own.m3u8'), vod('own.ts'));
   /** Runs a process once as `as`, reading `input` into `output`; its frames and last log lines. */
   const once = async (id: string, input: string, output: string, as: string) => {
     const body = { id, reconnect: false, autostart: true, input: [{ id: 'in', address: input, options: [] }], output: [{ id: 'out', address: output, options: ['-c', 'copy', '-f', 'mpegts'] }] };
@@ -78,16 +83,7 @@ t.test('a user\'s process reaches only its maker\'s folders of the disk', { skip
 
 t.test('the playout relay of a user\'s process reaches only its maker\'s folders too', { skip }, async (t) => {
   const [min, max] = await portRange(4);
-  const app = await startApp(t, { config: { api: API, iam: { enable: true }, playout: { enable: true, min_port: min, max_port: max } } });
-  const disk = join(app.dir, 'disk');
-  for (const d of ['alice', 'bob']) mkdirSync(join(disk, d), { recursive: true });
-  await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25', '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'mpegts', '-y', join(disk, 'bob', 'secret.ts')]);
-  writeFileSync(join(disk, 'alice', 'peek.m3u8'), vod('../bob/secret.ts'));
-  const login = async (u: string, p: string) => (await request(app.url, 'POST', '/api/login', { body: { username: u, password: p } })).body.access_token as string;
-  const admin = await login('admin', 'admin-pw');
-  t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200);
-  t.equal((await app.request('PUT', '/api/v3/iam/user/$anon/policy', { body: [], token: admin })).status, 200);
-  const token = await login('alice', 'alice password');
+  const { app, disk, admin, token } = await site(t, { playout: { enable: true, min_port: min, max_port: max } });
   const relayed = (id: string, out: string, as: string) => app.request('POST', '/api/v3/process', { token: as, body: {
     id, reconnect: false, autostart: true,
     input: [{ id: 'in', address: `playout:${join(disk, 'alice', 'peek.m3u8')}`, options: [] }],
