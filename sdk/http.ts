@@ -138,12 +138,13 @@ export const httpHooksRef = createHooksRef('http', () => ({
   /**
    * The paths of the file namespace (`/<mount>/<path>`, as `fs` policies name them; a folder ends in
    * `/`) whose files `maker` (with `since`, as for `processUseBy`) may read and write, for the
-   * kernel's rules of its process's children: the engine narrows what they reach of the disk
+   * kernel's rules of its process's children (`list`: a namespace folder's entries now, a folder's
+   * with its closing `/`, links left out, for patterns to be matched against): the engine narrows what they reach of the disk
    * filesystem's folder to these (`ChildSpawnOptions.disk`), so a file its command does not name (a
    * playlist's segment, a list's entry) is not read either. Undefined: no narrowing (none taps it,
    * a superuser, a maker no access plugin knows). An access plugin (iam) taps it.
    */
-  makerFolders: new SyncBailHook<[string, number], { read: readonly string[]; write: readonly string[] } | undefined>(['maker', 'since']),
+  makerFolders: new SyncBailHook<[string, number, (folder: string) => readonly string[] | undefined], { read: readonly string[]; write: readonly string[] } | undefined>(['maker', 'since', 'list']),
   /**
    * Whether the caller of `request` may replace or remove what a plugin keeps with its maker
    * (`maker`: the `request.auth.user` that made it, undefined when made with none, e.g. by the

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import type { FilesystemService, httpHooksRef, RunCredentials, RunUse } from '../../sdk/index.ts';
@@ -46,7 +47,7 @@ export function makerChecks(hooks: Pick<ReturnType<(typeof httpHooksRef)['create
      */
     diskOf: ((e) => {
       if (e.maker === undefined || !folders.isUsed()) return undefined;
-      const f = folders.call(e.maker, e.makerSince);
+      const f = folders.call(e.maker, e.makerSince, (folder) => entriesOf(filesystems, folder));
       if (f === undefined) return undefined;
       const local = (paths: readonly string[]) => paths.flatMap((p) => {
         const d = onDisk(filesystems, p);
@@ -73,4 +74,15 @@ export function onDisk(filesystems: readonly FilesystemService[], p: string): st
   // a folder keeps its closing `/` (one to write is made when missing)
   const local = join(best.root, posix.relative(best.mount, path));
   return path.endsWith('/') && !local.endsWith('/') ? `${local}/` : local;
+}
+
+/** The entries of namespace folder `folder` in its local folder (a folder's with its closing `/`; links left out: never granted through). */
+function entriesOf(filesystems: readonly FilesystemService[], folder: string): string[] | undefined {
+  const local = onDisk(filesystems, folder);
+  if (local === undefined) return undefined;
+  try {
+    return readdirSync(local, { withFileTypes: true }).flatMap((d) => (d.isSymbolicLink() ? [] : [d.isDirectory() ? `${d.name}/` : d.name]));
+  } catch {
+    return undefined;
+  }
 }

@@ -4,7 +4,7 @@ import {
 } from '../../sdk/index.ts';
 import { IAM_SUBJECT, type IamAccess } from './api.ts';
 import { checkKey, checkPassword, hashPassword } from './secrets.ts';
-import { fsFolders } from './folders.ts';
+import { fsFolders, type FolderLister } from './folders.ts';
 import { NO_DOMAIN, POLICY_TYPES, type PolicyType } from './policy.ts';
 import { ANON } from './schema.ts';
 import type { Users } from './users.ts';
@@ -169,15 +169,15 @@ export class IamApiAccess implements IamAccess {
    * write of the files (its `fs` policies' folders; `$anon`'s to read as well), none for a maker
    * gone; undefined for a superuser and for makers that are no IAM user's subjects.
    */
-  makerFolders(subject: string, since: number): { read: string[]; write: string[] } | undefined {
+  makerFolders(subject: string, since: number, list: FolderLister): { read: string[]; write: string[] } | undefined {
     if (!subject.startsWith(IAM_SUBJECT)) return undefined;
     const u = this.#users.heldAt(subject.slice(IAM_SUBJECT.length), since);
     if (u?.superuser) return undefined;
     const out = { read: [] as string[], write: [] as string[] };
     if (!u) return out;
-    fsFolders(u.policies, out);
+    fsFolders(u.policies, list, out);
     const anon = this.#users.stored(ANON);
-    return anon ? fsFolders(anon.policies, out, true) : out;
+    return anon ? fsFolders(anon.policies, list, out, true) : out;
   }
 
   tokenRefusal(subject: string, loginMs: number): ApiError | undefined {

@@ -44,7 +44,7 @@ export default definePlugin({
     ctx.hooks.tap(httpHooksRef, 'processUse', (request, use) => access.processUse(request, use));
     ctx.hooks.tap(httpHooksRef, 'processUseBy', (maker, use, since) => access.processUseBy(maker, use, since));
     ctx.hooks.tap(httpHooksRef, 'mayChange', (request, made) => access.mayChange(request, made));
-    ctx.hooks.tap(httpHooksRef, 'makerFolders', (maker, since) => access.makerFolders(maker, since));
+    ctx.hooks.tap(httpHooksRef, 'makerFolders', (maker, since, list) => access.makerFolders(maker, since, list));
     // a running process whose maker lost what it names stops now, not at its next start (once per burst of saved changes)
     let recheck: NodeJS.Immediate | undefined;
     users.onChange(() => {

@@ -164,7 +164,8 @@ export class DemandHub {
     const now = this.#d.clock.now();
     if (!seen.delete(key) && seen.size >= MAX_DEMAND_VIEWERS) forgetIdle(seen, now, this.#d.idleSeconds * 1000);
     if (seen.size < MAX_DEMAND_VIEWERS) seen.set(key, now);
-    if (e.demand('hls') && starts) this.#budget.charge(remote);
+    // only a start counts (a demand put off for a run that just failed starts nothing now)
+    if (e.demand('hls') && starts && e.demandRunning) this.#budget.charge(remote);
     this.#waitingChanged();
   }
 
@@ -179,7 +180,7 @@ export class DemandHub {
     const starts = e.demandWaiting;
     if (starts && (this.#budget.check(from, this.#running()) !== undefined || this.#overResources(e))) return false;
     const ok = e.demand('stream', waitMs);
-    if (ok && starts) this.#budget.charge(from);
+    if (ok && starts && e.demandRunning) this.#budget.charge(from);
     if (ok) this.#waitingChanged();
     return ok;
   }

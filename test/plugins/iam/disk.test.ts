@@ -98,3 +98,19 @@ t.test('the playout relay of a user\'s process reaches only its maker\'s folders
   await new Promise((r) => setTimeout(r, 6000));
   t.ok(size('alice/relayed.ts') < 1000, `her relay is refused bob's segment (${size('alice/relayed.ts')} bytes copied)`);
 });
+
+t.test('a pattern in a policy\'s folder grants the folders it matches, never the whole disk', { skip }, async (t) => {
+  const { app, disk, admin } = await site(t);
+  const pattern = [...alice.policies.slice(0, 2), { types: ['fs'], resource: '/ali*/**', actions: ['GET', 'PUT'] }];
+  t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: pattern, token: admin })).status, 200, 'her folders as /ali*/**');
+  const token = (await request(app.url, 'POST', '/api/login', { body: { username: 'alice', password: 'alice password' } })).body.access_token as string;
+  const body = { id: 'alice-glob', reconnect: false, autostart: true, input: [{ id: 'in', address: '{diskfs}/alice/peek.m3u8', options: [] }],
+    output: [{ id: 'out', address: '{diskfs}/alice/glob.ts', options: ['-c', 'copy', '-f', 'mpegts'] }] };
+  t.equal((await app.request('POST', '/api/v3/process', { body, token })).status, 200);
+  const ended = await waitFor(async () => {
+    const s = (await app.request('GET', '/api/v3/process/alice-glob/state', { token: admin })).body;
+    return ['finished', 'failed', 'killed'].includes(s.exec) ? s : undefined;
+  }, { timeout: 30_000, what: 'alice-glob ran' });
+  const copied = existsSync(join(disk, 'alice', 'glob.ts')) ? readFileSync(join(disk, 'alice', 'glob.ts')).length : 0;
+  t.ok(copied < 1000, `bob's segment refused (${ended.exec}, ${copied} bytes copied): /ali*/** is alice's folder, not the root`);
+});
