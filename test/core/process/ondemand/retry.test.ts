@@ -11,13 +11,16 @@ import { hlsProcess } from './helpers.ts';
  * An on-demand process whose run ended by itself with nothing to bring it back (a start refused
  * or failed, an exit with no reconnect) waits again: the next demand starts it. Before, the
  * demand runner kept counting the dead run as running while viewers kept asking (each request
- * refreshed its idle time), so a camera file that came a moment late was never read.
+ * refreshed its idle time), so a camera file that came a moment late was never read. A demand put
+ * off for the 2 s after a failed run is charged to no client's on-demand budget (a lone player
+ * asking on was answered 429 for the budget's window).
  */
 
 const run = promisify(execFile);
 
 t.test('a failed on-demand run waits again, and the next viewer\'s request starts it', async (t) => {
-  const app = await startApp(t);
+  // (a budget of 5 starts per client: a put-off demand is no start, so a player asking on is not locked out)
+  const app = await startApp(t, { config: { encoder: { ondemand: { max_starts_per_client: 5 } } } });
   const clip = join(app.dir, 'disk', 'late.mp4');
   const body = hlsProcess('late', 'late', {
     reconnect: false,
