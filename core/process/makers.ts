@@ -20,11 +20,12 @@ export function makerChecks(hooks: Pick<ReturnType<(typeof httpHooksRef)['create
   const { processUse: use, processUseBy: useBy, makerFolders: folders } = hooks;
   const may = (maker: string, u: RunUse, since: number) => !useBy.isUsed() || useBy.call(maker, u, since) !== false;
   const asked = (verdict: (u: RunUse) => boolean) => ({ runs, filesystems, may: verdict });
+  /** Why a run resolved as `r` names what its maker may no longer do (asked at each start), or undefined. */
+  const refusal = (maker: string, id: string, r: Resolution, token: string, since: number) => (useBy.isUsed()
+    ? runAuthorityRefusal(r, id, token, asked((u) => may(maker, u, since))) : undefined);
   return {
     may,
-    /** Why a run resolved as `r` names what its maker may no longer do (asked at each start), or undefined. */
-    refusal: (maker: string, id: string, r: Resolution, token: string, since: number) => (useBy.isUsed()
-      ? runAuthorityRefusal(r, id, token, asked((u) => may(maker, u, since))) : undefined),
+    refusal,
     /** A plugin acting for `maker` who asked at `since` (`ProcessesService.put(def, maker, since)`): admitted as that user's create. */
     authorityOf: (maker: string, since: number): Authority | undefined => (useBy.isUsed()
       ? { admit: (e: ProcessEntry) => authorityRefusal(e, asked((u) => may(maker, u, since))), maker, since } : undefined),
@@ -39,7 +40,7 @@ export function makerChecks(hooks: Pick<ReturnType<(typeof httpHooksRef)['create
       if (e.maker === undefined || !useBy.isUsed()) return true;
       const run = runs && { processId: e.id, token: randomBytes(24).toString('base64url') };
       const r = e.resolveFor(run);
-      return typeof r !== 'string' && runAuthorityRefusal(r, e.id, run?.token ?? '', asked((u) => may(e.maker!, u, e.makerSince))) === undefined;
+      return typeof r !== 'string' && refusal(e.maker, e.id, r, run?.token ?? '', e.makerSince) === undefined;
     }) satisfies NonNullable<EntryEnv['makerMayRun']>,
     /**
      * What of the disk folder `e`'s children reach (`ChildSpawnOptions.disk`): its maker's `fs`

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { atOrBeneath } from './confine/paths.ts';
 
 /*
  * Filters that load a shared library into ffmpeg (issue 43.1). Any of them would run code from a
@@ -23,11 +24,6 @@ function unquote(arg: string): string {
   return arg.replace(/\\(.)/g, '$1').replace(/'/g, '');
 }
 
-function beneath(folder: string, p: string): boolean {
-  const abs = resolve(folder, p);
-  return abs === folder || abs.startsWith(`${folder}/`);
-}
-
 /**
  * Why these arguments may not run (a module filter without a module folder, a module path outside
  * it, a filter script), or undefined. `modules` is the absolute module folder, or '' for none.
@@ -49,7 +45,7 @@ export function moduleProblem(args: readonly string[], modules: string): string 
     if (m[1] === 'lv2') continue;
     const own = arg.slice(m.index + m[0].length).split(/[,;[]/, 1)[0]!;
     for (const value of own.split(/[=:]/)) {
-      if (value.includes('/') && (!isAbsolute(value) || !beneath(modules, value))) {
+      if (value.includes('/') && (!isAbsolute(value) || !atOrBeneath(modules, resolve(modules, value)))) {
         return `the filter '${m[1]}' may load modules only from the module folder ${modules} (encoder.confinement.modules), not '${value}'`;
       }
     }

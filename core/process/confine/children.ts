@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ApiError, type ChildSpawnOptions, type ChildrenService, type Confinement } from '../../../sdk/index.ts';
 import type { Mechanism } from './mechanism.ts';
+import { atOrBeneath, beneath } from './paths.ts';
 import { around, pathRules, ruleArgs, type DirEntryKind, type Lister, type PathRules } from './policy.ts';
 import { TaskCgroups, type TaskGroup } from './tasks.ts';
 
@@ -97,12 +98,11 @@ export class Children implements ChildrenService {
   #narrowed(d: NonNullable<ChildSpawnOptions['disk']>): Narrowed | undefined {
     const root = this.#writable[0];
     if (root === undefined) return undefined;
-    const beneath = (p: string, parent: string) => p === parent || p.startsWith(`${parent}/`);
     const write: string[] = [];
     for (const given of d.write) {
       let p = realPath(given);
       if (p === root) return undefined;
-      if (!beneath(p, root)) continue;
+      if (!atOrBeneath(root, p)) continue;
       // a folder (given with its closing `/`) is made when missing, and then resolved again; a file is granted only as it is
       if (given.endsWith('/')) {
         try {
@@ -111,15 +111,15 @@ export class Children implements ChildrenService {
           continue;
         }
         p = realPath(p);
-        if (!beneath(p, root) || p === root) continue;
+        if (!beneath(root, p)) continue;
       }
       write.push(p);
     }
-    const readable = d.read.map(realPath).filter((p) => beneath(p, root));
-    const mayRead = (p: string) => readable.some((r) => beneath(p, r));
+    const readable = d.read.map(realPath).filter((p) => atOrBeneath(root, p));
+    const mayRead = (p: string) => readable.some((r) => atOrBeneath(r, p));
     return {
       root,
-      read: readable.filter((p) => !write.some((w) => beneath(p, w) && mayRead(w))),
+      read: readable.filter((p) => !write.some((w) => atOrBeneath(w, p) && mayRead(w))),
       write: write.filter(mayRead),
       writeOnly: write.filter((w) => !mayRead(w)),
     };
@@ -127,7 +127,7 @@ export class Children implements ChildrenService {
 
   /** The rules of a child narrowed to `disk` of the root: the root hidden, its granted paths added, a writable folder holding it granted around it. */
   #narrowRules(disk: Narrowed, tmp: string): PathRules {
-    const others = this.#writable.slice(1).flatMap((w) => (disk.root.startsWith(`${w}/`) ? around(w, disk.root, listDir) : [w]));
+    const others = this.#writable.slice(1).flatMap((w) => (beneath(w, disk.root) ? around(w, disk.root, listDir) : [w]));
     const rules = pathRules({ hidden: [...this.#hiddenPaths(), disk.root], writable: [...others, ...disk.write, tmp] }, listDir);
     return { ...rules, rd: disk.read, wo: disk.writeOnly };
   }

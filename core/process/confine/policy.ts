@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path';
+import { beneath } from './paths.ts';
 
 /*
  * What a confined child may reach, as path rules for Landlock (confine.c). Landlock only grants, so
@@ -42,10 +43,6 @@ export interface PathRules {
 /** Devices a media program uses: the harmless ones, capture (V4L2, ALSA), GPUs and frame buffers. */
 export const DEVICE_NAMES = /^(null|zero|full|random|urandom|video\d+|media\d+|v4l-subdev\d+|v4l|snd|dri|nvidia[a-z0-9-]*|fb\d+|dma_heap|vchiq|vcsm-cma|rpivid-[a-z0-9-]+)$/;
 
-function isBeneath(parent: string, p: string): boolean {
-  return parent === '/' ? p !== '/' : p.startsWith(`${parent}/`);
-}
-
 /**
  * The rules for one child. `/dev` is always left out of the reads: its devices come by name
  * (DEVICE_NAMES), as reading a disk device would bypass every other rule.
@@ -58,7 +55,7 @@ export function pathRules(plan: ConfinePlan, list: Lister): PathRules {
       const p = join(dir, e.name);
       if (hidden.has(p) || e.kind === 'link') continue;
       let onTheWay = false;
-      for (const h of hidden) if (isBeneath(p, h)) { onTheWay = true; break; }
+      for (const h of hidden) if (beneath(p, h)) { onTheWay = true; break; }
       if (!onTheWay) ro.push(p);
       else if (e.kind === 'dir') walk(p);
     }
@@ -89,7 +86,7 @@ export function ruleArgs(r: PathRules): string[] {
 export function around(parent: string, hole: string, list: Lister): string[] {
   const out: string[] = [];
   let dir = parent;
-  while (dir !== hole && isBeneath(dir, hole)) {
+  while (dir !== hole && beneath(dir, hole)) {
     const next = join(dir, hole.slice(dir === '/' ? 1 : dir.length + 1).split('/')[0]!);
     for (const e of list(dir) ?? []) {
       const p = join(dir, e.name);

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { ConfigData } from '../../config/config-data.ts';
 import { Children, realPath } from './children.ts';
 import { detectMechanism } from './mechanism.ts';
+import { atOrBeneath } from './paths.ts';
 import { rootOnlyPaths } from './root-only.ts';
 
 /** The service's own code (children such as the SRT host run from it). */
@@ -17,11 +18,7 @@ function rootOnly(retained: Map<string, unknown>, keep: string[]): string[] {
     found = rootOnlyPaths(keep.filter((k) => k));
     retained.set('core:root-only', found);
   }
-  return found.filter((p) => !keep.some((k) => k === p || k.startsWith(`${p}/`)));
-}
-
-function isBeneath(parent: string, p: string): boolean {
-  return p === parent || p.startsWith(`${parent}/`);
+  return found.filter((p) => !keep.some((k) => atOrBeneath(p, k)));
 }
 
 /**
@@ -50,7 +47,7 @@ export function childrenService(config: ConfigData, configPath: string, env: Nod
     (mechanism.mechanism === 'none' ? log.warn.bind(log) : log.info.bind(log))({ abi: mechanism.abi }, `children: ${mechanism.detail}`);
   }
   for (const h of secrets) {
-    const w = writable.find((p) => isBeneath(p, h));
+    const w = writable.find((p) => atOrBeneath(p, h));
     // Landlock only grants: a secret inside a writable folder stays readable (and it is served by the API too)
     if (w && mechanism.mechanism !== 'none') log.warn({ secret: h, writable: w }, 'a secret lies inside a folder children may write: they can read it');
   }

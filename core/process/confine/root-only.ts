@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { atOrBeneath } from './paths.ts';
 
 /*
  * What only root may read (issue 43.5): a service running as root starts its children as root
@@ -17,7 +18,7 @@ const MAX_DEPTH = 4;
 const MAX_FOLDER = 1000;
 const MAX_ENTRIES = 50_000;
 
-const isOn = (p: string, keep: readonly string[]) => keep.some((k) => k === p || k.startsWith(`${p}/`));
+const isOn = (p: string, keep: readonly string[]) => keep.some((k) => atOrBeneath(p, k));
 
 /** Paths beneath `folders` that others may not read, except those on the way to `keep` (absolute, real). */
 export function rootOnlyPaths(keep: readonly string[], folders: readonly string[] = ROOT_ONLY_FOLDERS): string[] {
