@@ -158,10 +158,10 @@ export interface ProcessesService {
   /**
    * What of the disk folder a child started on process `id`'s behalf may reach: its maker's
    * folders, as its own runs do (`ChildSpawnOptions.disk`, from `httpHooksRef.makerFolders`), for
-   * a plugin that runs ffmpeg for it (the playout's relays). Undefined: all of it (no maker, no
+   * a plugin that runs ffmpeg for it (the playout's relays), or for `{ maker, since }` (an API caller now: the playlists' probe). Undefined: all of it (no maker, no
    * access plugin, a superuser's, an unknown id).
    */
-  makerDisk(id: string): ChildSpawnOptions['disk'];
+  makerDisk(of: string | { maker: string; since: number }): ChildSpawnOptions['disk'];
   /**
    * Asks the maker of every running process again about its current run (what its command names,
    * as at its start): a run whose maker may no longer have it do all of it is stopped (cause

@@ -50,8 +50,9 @@ export function processesService(m: ProcessManager, p: ServiceParts): ProcessesS
       const e = m.get(id);
       return e !== undefined && (e.maker === undefined || p.makerMay(e.maker, use, e.makerSince));
     },
-    makerDisk: (id) => {
-      const e = m.get(id);
+    makerDisk: (of) => {
+      if (typeof of !== 'string') return p.diskOf({ maker: of.maker, makerSince: of.since });
+      const e = m.get(of);
       return e && p.diskOf(e);
     },
     recheckMakers: () => [...m.values()].filter((e) => {

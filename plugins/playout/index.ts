@@ -6,6 +6,7 @@ import { PlayoutConfig, validatePlayout } from './schema.ts';
 import type { RelayFactory } from './relays.ts';
 import { openPlaylists } from './playlist/index.ts';
 import { playlistUses } from './playlist/uses.ts';
+import type { FastifyRequest } from 'fastify';
 
 /** How often relays of processes that went away are looked for (stop/delete are handled at once). */
 const SWEEP_MS = 5_000;
@@ -72,7 +73,10 @@ export default definePlugin({
     });
     const use = ctx.hooks.get(httpHooksRef).processUse;
     playoutRoutes(ctx.http, control, (req) => (use.isUsed() ? (u) => use.call(req, u) !== false : undefined));
-    if (cfg.enable) playlists.routes(ctx.http, (req, u) => !use.isUsed() || use.call(req, u) !== false);
+    // an item's probe at insert reaches of the disk what the caller's processes would (its folders)
+    const callerDisk = (req: FastifyRequest) => (req.auth?.user === undefined ? undefined
+      : processes.makerDisk({ maker: req.auth.user, since: Math.floor(Date.now() / 1000) }));
+    if (cfg.enable) playlists.routes(ctx.http, (req, u) => !use.isUsed() || use.call(req, u) !== false, callerDisk);
     // a process's `playlist:` input reads the playlist's disk items: its maker must be allowed to (asked at create, update, each start)
     if (cfg.enable && ctx.deps.runs) ctx.onClose(ctx.deps.runs.describe((g) => playlistUses(g, (n) => playlists.store.get(n))));
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { FastifyRequest } from 'fastify';
-import type { EventsService, HttpScope, PluginState, RunUse } from '../../../sdk/index.ts';
+import type { ChildSpawnOptions, EventsService, HttpScope, PluginState, RunUse } from '../../../sdk/index.ts';
 import type { Ffmpeg } from '../relay/ffmpeg.ts';
 import { PlaylistFeed } from './feed.ts';
 import { playlistRoutes } from './routes.ts';
@@ -24,8 +24,11 @@ export interface Playlists {
   store: PlaylistStore;
   /** The item sequence of a `playlist:<name>` input of a process. */
   feed(name: string, processId: string, log: Logger): PlaylistFeed;
-  /** `may`: whether the caller of a request may read a disk item (`httpHooksRef.processUse`: a process plays it). */
-  routes(http: HttpScope, may?: (req: FastifyRequest, use: RunUse) => boolean): void;
+  /**
+   * `may`: whether the caller of a request may read a disk item (`httpHooksRef.processUse`: a process plays it);
+   * `disk`: what of the disk folder the probes at insert reach for the caller (`ProcessesService.makerDisk`).
+   */
+  routes(http: HttpScope, may?: (req: FastifyRequest, use: RunUse) => boolean, disk?: (req: FastifyRequest) => ChildSpawnOptions['disk']): void;
 }
 
 /** The playlist store (state document `playlists`), its routes and the feeds of `playlist:` inputs. */
@@ -46,6 +49,6 @@ export async function openPlaylists(o: PlaylistsOptions): Promise<Playlists> {
       may: o.makerMay && ((path) => o.makerMay!(processId, { type: 'fs', resource: path, action: 'GET' })),
       emit: o.events ? (type, subject, payload) => o.events!.emit(type, subject, payload) : undefined,
     }),
-    routes: (http, may) => playlistRoutes(http, store, may),
+    routes: (http, may, disk) => playlistRoutes(http, store, may, disk),
   };
 }

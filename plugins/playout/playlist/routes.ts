@@ -1,14 +1,20 @@
 import { diskItemPath } from './uses.ts';
 import type { FastifyRequest } from 'fastify';
-import { ApiError, Type, type HttpScope, type RunUse } from '../../../sdk/index.ts';
+import { ApiError, Type, type ChildSpawnOptions, type HttpScope, type RunUse } from '../../../sdk/index.ts';
 import { Playlist, PlaylistBody, PlaylistList, PlaylistParams } from './schema.ts';
 import type { PlaylistStore } from './store.ts';
 
 const TAGS = ['playlist'];
 const notFound = (name: string) => new ApiError(404, 'Unknown playlist', [`no playlist named '${name}'`], 'PLAYLIST_NOT_FOUND');
 
-/** `/api/v3/playlist` (list) and `/api/v3/playlist/{name}` (GET, PUT create/replace, DELETE). */
-export function playlistRoutes(http: HttpScope, store: PlaylistStore, may: (req: FastifyRequest, use: RunUse) => boolean = () => true): void {
+/**
+ * `/api/v3/playlist` (list) and `/api/v3/playlist/{name}` (GET, PUT create/replace, DELETE). `may`:
+ * whether the caller may read a disk item; `disk`: what of the disk folder the item probes reach for it.
+ */
+export function playlistRoutes(
+  http: HttpScope, store: PlaylistStore, may: (req: FastifyRequest, use: RunUse) => boolean = () => true,
+  disk: (req: FastifyRequest) => ChildSpawnOptions['disk'] = () => undefined,
+): void {
   void http.register(async (s: HttpScope) => {
     s.get('/api/v3/playlist', {
       schema: { summary: 'List the stored playlists', tags: TAGS, response: { 200: PlaylistList } },
@@ -30,7 +36,7 @@ export function playlistRoutes(http: HttpScope, store: PlaylistStore, may: (req:
         if (resource === undefined) continue;
         if (!may(req, { type: 'fs', resource, action: 'GET' })) throw new ApiError(403, 'Forbidden', [`items[${i}]: no policy of its maker allows GET fs ${resource.slice(0, 200)}`], 'PLAYLIST_FORBIDDEN');
       }
-      return store.put(req.params.name, req.body, (path) => may(req, { type: 'fs', resource: path, action: 'GET' }));
+      return store.put(req.params.name, req.body, (path) => may(req, { type: 'fs', resource: path, action: 'GET' }), disk(req));
     });
 
     s.delete('/api/v3/playlist/:name', {

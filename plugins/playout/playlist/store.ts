@@ -1,4 +1,4 @@
-import { ApiError, type StateDocument } from '../../../sdk/index.ts';
+import { ApiError, type ChildSpawnOptions, type StateDocument } from '../../../sdk/index.ts';
 import type { Ffmpeg } from '../relay/ffmpeg.ts';
 import { mediaMismatch, probeItem } from './probe.ts';
 import { MAX_PLAYLISTS, NAME_PATTERN, type PlaylistFormat, type Playlist, type PlaylistBody, type StoredItem } from './schema.ts';
@@ -40,13 +40,16 @@ export class PlaylistStore {
   }
 
   /** Creates or replaces; 400 naming the item and the reason when an item is refused. */
-  /** `may`: whether the maker may read a disk file an item's playlist names (the items themselves: the route). */
-  async put(name: string, body: PlaylistBody, may?: (diskPath: string) => boolean): Promise<Playlist> {
+  /**
+   * `may`: whether the maker may read a disk file an item's playlist names (the items themselves: the route);
+   * `disk`: what of the disk folder the probes reach (the caller's folders, `ChildSpawnOptions.disk`).
+   */
+  async put(name: string, body: PlaylistBody, may?: (diskPath: string) => boolean, disk?: ChildSpawnOptions['disk']): Promise<Playlist> {
     if (!NAME.test(name)) throw bad(`name: 1-64 of A-Z a-z 0-9 _ - . (not starting with .)`);
     if (!this.get(name) && Object.keys(this.#doc.data.playlists).length >= MAX_PLAYLISTS) {
       throw bad(`at most ${MAX_PLAYLISTS} playlists`);
     }
-    const items = await this.#check(body, may);
+    const items = await this.#check(body, may, disk);
     const pl: Playlist = {
       name, items, loop: body.loop ?? true, shuffle: body.shuffle ?? false, mismatch: body.mismatch ?? 'normalise',
       format: { ...DEFAULT_FORMAT, ...body.format }, updated_at: Math.floor(Date.now() / 1000),
@@ -70,7 +73,9 @@ export class PlaylistStore {
     return true;
   }
 
-  async #check(body: PlaylistBody, may?: (diskPath: string) => boolean): Promise<StoredItem[]> {
+  async #check(body: PlaylistBody, may?: (diskPath: string) => boolean, disk?: ChildSpawnOptions['disk']): Promise<StoredItem[]> {
+    const { binary, spawn } = this.#ffmpeg;
+    const ffmpeg = disk ? { binary, spawn: ((file, args, o) => spawn(file, args, { ...o, disk })) satisfies Ffmpeg['spawn'] } : this.#ffmpeg;
     const items: StoredItem[] = body.items.map((it) => ({ ...it }));
     items.forEach((it, i) => {
       if (it.in !== undefined && it.out !== undefined && it.out <= it.in) throw bad(`items[${i}]: out (${it.out}) must be after in (${it.in})`);
@@ -82,7 +87,7 @@ export class PlaylistStore {
       const r = resolveSource(this.#rules, it.source, may);
       if (!r.ok) throw bad(`items[${i}]: ${r.reason}`);
       if (r.url && !refuse) return;
-      const media = await probeItem(this.#ffmpeg, r.input, r.url ? [] : LOCAL_PROTOCOLS);
+      const media = await probeItem(ffmpeg, r.input, r.url ? [] : LOCAL_PROTOCOLS);
       if (typeof media === 'string') throw bad(`items[${i}]: ${it.source}: ${media.replaceAll(r.input, it.source)}`);
       it.media = media;
     };

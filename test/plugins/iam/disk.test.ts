@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { request, startApp } from '../../helpers/app.ts';
@@ -113,4 +113,23 @@ t.test('a pattern in a policy\'s folder grants the folders it matches, never the
   }, { timeout: 30_000, what: 'alice-glob ran' });
   const copied = existsSync(join(disk, 'alice', 'glob.ts')) ? readFileSync(join(disk, 'alice', 'glob.ts')).length : 0;
   t.ok(copied < 1000, `bob's segment refused (${ended.exec}, ${copied} bytes copied): /ali*/** is alice's folder, not the root`);
+});
+
+t.test('a playlist item\'s probe at insert reaches only the caller\'s folders of the disk', { skip }, async (t) => {
+  const [min, max] = await portRange(4);
+  const { app, disk, admin } = await site(t, { playout: { enable: true, min_port: min, max_port: max } });
+  const lists = [...alice.policies, { types: ['api'], resource: '/api/v3/playlist{,/**}', actions: ['GET', 'PUT', 'DELETE'] }];
+  t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: lists, token: admin })).status, 200);
+  const token = (await request(app.url, 'POST', '/api/login', { body: { username: 'alice', password: 'alice password' } })).body.access_token as string;
+  await run('ffmpeg', [...SEGMENT, join(disk, 'alice', 'own.ts')]);
+  // a link in her folder that an operator made (no client or child can make one) to bob's file
+  symlinkSync('../bob/secret.ts', join(disk, 'alice', 'link.ts'));
+  const put = (name: string, source: string, as: string) => app.request('PUT', `/api/v3/playlist/${name}`, { token: as, body: { items: [{ source }] } });
+  const own = await put('hers', 'alice/own.ts', token);
+  t.equal(own.status, 200, `her own file is probed (${own.text.slice(0, 200)})`);
+  t.equal(own.body.items[0].media?.width, 160);
+  const linked = await put('peek', 'alice/link.ts', token);
+  t.equal(linked.status, 400, `bob's file behind a link in her folder: the probe is refused it (${linked.text.slice(0, 200)})`);
+  t.notOk(linked.body.items, 'no figures of bob\'s file answered');
+  t.equal((await put('theirs', 'alice/link.ts', admin)).status, 200, 'the superuser\'s probe reaches it, as before');
 });
