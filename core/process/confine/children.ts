@@ -147,7 +147,8 @@ export class Children implements ChildrenService {
       return spawn(file, args, { ...base, env: o.env ?? {} });
     }
     mkdirSync(this.#opts.tmpBase, { recursive: true, mode: 0o700 });
-    const tmp = mkdtempSync(join(this.#opts.tmpBase, 'child-'));
+    // a real path: the wrapper grants a writable path only when no link is on it
+    const tmp = realPath(mkdtempSync(join(this.#opts.tmpBase, 'child-')));
     let child: ChildProcess;
     let group: TaskGroup | undefined;
     try {

@@ -19,7 +19,8 @@
  *     of the namespace (the service's other children and the service are not in it), then takes steps
  *     3 to 5 itself before it starts the program (Landlock forbids mounts); this wrapper waits outside.
  *  3. Landlock (kernel 5.13+): reading only beneath the --ro paths (the service passes everything but
- *     its secrets), writing only beneath the --rw paths (no links made there), devices (--dev) read,
+ *     its secrets), writing only beneath the --rw paths (no links made there; an --rw, --rd or --wo
+ *     path with a link anywhere on it grants nothing: the service passes real paths), devices (--dev) read,
  *     written and ioctl'd, folders (--ls) listed, --rd paths read but never executed (not even
  *     where namespaces are missing), --wo paths written but not read (mounted noexec as --rw); an --nx path gets no grant of its own (a folder of
  *     client files of which only some folders are granted, --ro or --rw, stays noexec as a whole);
@@ -45,6 +46,9 @@
 #include <unistd.h>
 #include "ns.h"
 
+#define SYS_OPENAT2 437
+#define RESOLVE_NO_LINKS 0x04
+struct open_how_attr { uint64_t flags, mode, resolve; };
 #define SYS_LL_CREATE 444
 #define SYS_LL_ADD 445
 #define SYS_LL_RESTRICT 446
@@ -128,9 +132,28 @@ static uint64_t handled_fs(int abi) {
   return fs;
 }
 
-/* A missing path is skipped (it cannot be reached either); any other failure stops the start. */
-static void add_rule(int ruleset, const char *path, uint64_t rights, uint64_t handled, int nofollow) {
-  int fd = open(path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+/* How a rule's path is opened: following links, not following its last component, or with no link anywhere on the way. */
+enum follow { FOLLOW, NOFOLLOW_LAST, NO_LINKS };
+
+/*
+ * The descriptor the rule is made on. NO_LINKS (the service passes real paths for --rw, --wo, --rd):
+ * a link met anywhere on the way fails (ELOOP), so a folder swapped for a link after the service
+ * resolved the path grants nothing (openat2, kernel 5.6+, below Landlock's 5.13; where a filter
+ * refuses openat2, the last component at least is not followed).
+ */
+static int open_rule_path(const char *path, enum follow follow) {
+  if (follow == NO_LINKS) {
+    struct open_how_attr how = { .flags = O_PATH | O_CLOEXEC, .mode = 0, .resolve = RESOLVE_NO_LINKS };
+    int fd = (int)syscall(SYS_OPENAT2, AT_FDCWD, path, &how, sizeof how);
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd;
+    follow = NOFOLLOW_LAST;
+  }
+  return open(path, O_PATH | O_CLOEXEC | (follow == NOFOLLOW_LAST ? O_NOFOLLOW : 0));
+}
+
+/* A missing path (or one through a link, for NO_LINKS) is skipped (it cannot be reached either); any other failure stops the start. */
+static void add_rule(int ruleset, const char *path, uint64_t rights, uint64_t handled, enum follow follow) {
+  int fd = open_rule_path(path, follow);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EACCES) return;
     die(126, "open", path);
@@ -173,12 +196,12 @@ static void confine_self(void *arg) {
   for (int j = 1; j < r->end; j += 2) {
     if (strcmp(r->argv[j], "--ns") == 0) { j--; continue; }
     const char *opt = r->argv[j], *path = r->argv[j + 1];
-    if (strcmp(opt, "--ro") == 0) add_rule(ruleset, path, RIGHTS_RO, handled, 1);
-    else if (strcmp(opt, "--rw") == 0) add_rule(ruleset, path, RIGHTS_RW, handled, 0);
-    else if (strcmp(opt, "--dev") == 0) add_rule(ruleset, path, RIGHTS_DEV, handled, 0);
-    else if (strcmp(opt, "--ls") == 0) add_rule(ruleset, path, RIGHTS_LS, handled, 0);
-    else if (strcmp(opt, "--rd") == 0) add_rule(ruleset, path, RIGHTS_RD, handled, 1);
-    else if (strcmp(opt, "--wo") == 0) add_rule(ruleset, path, RIGHTS_WO, handled, 0);
+    if (strcmp(opt, "--ro") == 0) add_rule(ruleset, path, RIGHTS_RO, handled, NOFOLLOW_LAST);
+    else if (strcmp(opt, "--rw") == 0) add_rule(ruleset, path, RIGHTS_RW, handled, NO_LINKS);
+    else if (strcmp(opt, "--dev") == 0) add_rule(ruleset, path, RIGHTS_DEV, handled, FOLLOW);
+    else if (strcmp(opt, "--ls") == 0) add_rule(ruleset, path, RIGHTS_LS, handled, FOLLOW);
+    else if (strcmp(opt, "--rd") == 0) add_rule(ruleset, path, RIGHTS_RD, handled, NO_LINKS);
+    else if (strcmp(opt, "--wo") == 0) add_rule(ruleset, path, RIGHTS_WO, handled, NO_LINKS);
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) die(126, "PR_SET_NO_NEW_PRIVS", NULL);
   if (syscall(SYS_LL_RESTRICT, ruleset, 0) < 0) die(126, "landlock_restrict_self", NULL);
