@@ -50,8 +50,8 @@ export class ProcessEntry {
   /** The credential of the current run, from its prepare until its child ended, and what it was resolved as. */
   #run: RunCredential | undefined;
   #runAs: Resolution | undefined;
-  /** Its last run was ended, or its last start refused, for its maker: `recheckMaker` may start it again. */
-  #heldForMaker = false;
+  /** Its last run was ended, or its last start refused, for its maker: `recheckMaker` may start it again (`resume`: asked while that run still ended). */
+  #heldForMaker: false | 'held' | 'resume' = false;
   /** The last run's credential hidden in its shown command and log lines (kept for its late lines). */
   #mask: ((text: string) => string) | undefined;
 
@@ -73,9 +73,7 @@ export class ProcessEntry {
       spawn: env.spawn && ((b, a, o) => env.spawn!(b, a, { ...o, disk: env.makerDisk?.(this) })),
       prepare: () => this.#prepare(),
       admit: env.budget ? (cause, signal) => env.budget!.admit(budgetSubject(this), cause ?? 'start', signal) : undefined,
-      reconnect: config.reconnect,
-      reconnectDelaySeconds: config.reconnect_delay_seconds,
-      staleTimeoutSeconds: config.stale_timeout_seconds,
+      reconnect: config.reconnect, reconnectDelaySeconds: config.reconnect_delay_seconds, staleTimeoutSeconds: config.stale_timeout_seconds,
       limits: { cpuUsage: l.cpu_usage * env.cpus, memoryBytes: l.memory_mbytes * MIB, waitforSeconds: l.waitfor_seconds },
       onLine: (line) => this.#onLine(line),
       onRunStart: () => this.monitor.runStart(),
@@ -99,8 +97,7 @@ export class ProcessEntry {
     const idleSeconds = this.config.ondemand.idle_seconds || d.idleSeconds;
     const quiet = () => {};
     return new DemandRunner({
-      clock: this.#env.clock,
-      idleSeconds,
+      clock: this.#env.clock, idleSeconds,
       start: () => { this.#supervisor.start('demand').catch(quiet); },
       stop: () => this.#supervisor.stop('idle').catch(quiet),
       attached: () => d.attached(this),
@@ -225,6 +222,7 @@ export class ProcessEntry {
   }
 
   async destroy(): Promise<void> {
+    this.#heldForMaker = false;
     this.#schedule?.disarm();
     // not #unarm: a replacing entry puts its own waiting playlist up at once
     this.#demand?.disarm();
@@ -254,7 +252,7 @@ export class ProcessEntry {
     // asked before the credential opens anything (the uses are read off the resolved command), and again after preStart
     const refused = () => {
       const no = run && this.makerRefusal(r, run.token);
-      this.#heldForMaker = no !== undefined;
+      this.#heldForMaker = no !== undefined && 'held';
       if (no !== undefined) throw new Error(`start refused: ${no}`);
     };
     refused();
@@ -280,10 +278,13 @@ export class ProcessEntry {
     if (this.#exec === 'running') {
       const refused = this.#run && this.#runAs ? this.makerRefusal(this.#runAs, this.#run.token) : undefined;
       if (refused === undefined || !this.#supervisor.end('maker', `stopped: ${refused}`, false)) return undefined;
-      this.#heldForMaker = true;
+      this.#heldForMaker = 'held';
       return 'stopped';
     }
-    if (!mayResume || !this.#heldForMaker || this.order !== 'start' || this.#demand || this.#schedule || this.active || !(this.#env.makerMayRun?.(this) ?? true)) return undefined;
+    if (!mayResume || !this.#heldForMaker || this.order !== 'start' || this.#demand || this.#schedule) return undefined;
+    // the run it stopped is still ending (its grace): asked again once it has ended (#onState)
+    if (this.active) this.#heldForMaker = 'resume';
+    if (this.active || !(this.#env.makerMayRun?.(this) ?? true)) return undefined;
     this.#supervisor.start('maker').catch(() => {});
     return 'resumed';
   }
@@ -305,6 +306,7 @@ export class ProcessEntry {
 
   #onState(from: ExecState, to: ExecState, reason?: string, cause?: StateCause): void {
     this.#exec = to;
+    if (this.#heldForMaker === 'resume' && !ACTIVE_STATES.has(to)) setImmediate(() => this.recheckMaker());
     this.#since = this.#env.now();
     this.#entered[to]++;
     if (this.#env.stateEntries) this.#env.stateEntries[to]++;

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { request, startApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -157,4 +158,47 @@ t.test('an on-demand process\'s waiting playlist is written only where its maker
   for (const id of ['alice-od', 'admin-od']) await command(id, 'start');
   await waiting('shared', 'admin-od');
   t.equal((await file('alice', 'alice-od')).status, 404, 'none written for the process whose maker may no longer write there');
+});
+
+t.test('a policy given back while the run it stopped still ends: the process runs again once that run has ended', async (t) => {
+  const app = await startApp(t, { config: { api: API, iam: { enable: true } } });
+  const login = async (u: string, p: string) => (await request(app.url, 'POST', '/api/login', { body: { username: u, password: p } })).body.access_token as string;
+  const admin = await login('admin', 'admin-pw');
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: alice, token: admin })).status, 200);
+  const token = await login('alice', 'alice password');
+  // a receiver that takes the connection and never reads: ffmpeg blocks in its write, so after the
+  // stop's SIGINT it keeps ending (finishing) until the grace's SIGKILL, seconds later
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  const receiver = createServer((s) => { connections++; sockets.add(s); s.pause(); s.on('error', () => {}); });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  t.teardown(() => { for (const s of sockets) s.destroy(); receiver.close(); });
+  const port = (receiver.address() as AddressInfo).port;
+  const body = {
+    id: 'alice-slow', autostart: true, reconnect: false,
+    input: [{ id: 'in', address: 'testsrc2=size=160x120:rate=25', options: ['-f', 'lavfi'] }],
+    output: [
+      { id: 'tcp', address: `tcp://127.0.0.1:${port}`, options: ['-c:v', 'rawvideo', '-f', 'nut'] },
+      { id: 'mem', address: '{memfs}/alice/slow.ts', options: ['-c:v', 'mpeg2video', '-f', 'mpegts', '-method', 'PUT'] },
+    ],
+  };
+  t.equal((await app.request('POST', '/api/v3/process', { body, token })).status, 200);
+  const state = async () => (await app.request('GET', '/api/v3/process/alice-slow/state', { token: admin })).body;
+  // running and blocked: its frame count no longer moves
+  let frames = -1;
+  await waitFor(async () => {
+    const s = await state();
+    const f = Number(s.progress?.frame ?? 0);
+    const still = s.exec === 'running' && connections === 1 && f > 0 && f === frames;
+    frames = f;
+    if (!still) await new Promise((r) => setTimeout(r, 500));
+    return still || undefined;
+  }, { timeout: 30_000, what: 'alice-slow running, blocked in its write' });
+  t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: POLICIES.slice(0, 2), token: admin })).status, 200, 'her memfs policy taken away');
+  t.equal((await state()).exec, 'finishing', 'its run is ending (the grace runs)');
+  t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: POLICIES, token: admin })).status, 200, 'and given back at once');
+  t.equal((await state()).exec, 'finishing', 'given back while that run still ends');
+  await waitFor(async () => (connections === 2 && (await state()).exec === 'running') || undefined, { timeout: 30_000, what: 'alice-slow running again once its stopped run ended' });
+  t.pass('it runs again, with no users change after the run ended');
+  t.equal((await app.request('DELETE', '/api/v3/process/alice-slow', { token: admin })).status, 200);
 });
