@@ -30,7 +30,7 @@ const ROUNDS = Number(opt('rounds', '2'));
 const WINDOW_S = Number(opt('window', '30'));
 const WARM_S = Number(opt('warm', '20'));
 const FILL_S = Number(opt('fill', '130'));
-/** A folder: the main thread's CPU profile of each `llhls` window goes there (read with bench/memfs/cpu-prof-top.ts). */
+/** A folder: the main thread's CPU profile of each window goes there (read with bench/memfs/cpu-prof-top.ts). */
 const PROF = opt('prof', '');
 /** `llhls.window_seconds` (the plugin's default: 120). */
 const LL_WINDOW = Number(opt('ll-window', '120'));
@@ -102,7 +102,7 @@ async function round(svc: Deployed, way: Way): Promise<Sample> {
     const failedBefore = poller?.failed() ?? 0;
     const a = cpuTree(svc.pid);
     const t0 = Date.now();
-    if (PROF && ll) await svc.profile(WINDOW_S * 1000, join(PROF, `${way}-streams-${STREAMS}-${Date.now()}.cpuprofile`));
+    if (PROF) await svc.profile(WINDOW_S * 1000, join(PROF, `${way}-streams-${STREAMS}-${Date.now()}.cpuprofile`));
     else await sleep(WINDOW_S * 1000);
     const b = cpuTree(svc.pid);
     const secs = (Date.now() - t0) / 1000;

@@ -49,6 +49,8 @@ export interface EntryEnv {
   makerMayRun?(e: { id: string; maker: string | undefined; makerSince: number; resolveFor(run?: PlaceholderRun): Resolution | string }): boolean;
   /** What of the disk folder a process's children reach (its maker's folders: `ChildSpawnOptions.disk`); undefined: all of it. */
   makerDisk?(e: { maker: string | undefined; makerSince: number }): ChildSpawnOptions['disk'];
+  /** Whether this node runs process `id` (a cluster's lease; always without one): a deferred resume asks it. */
+  owns?(id: string): boolean;
 }
 
 /** What a process that is not running would run with, as the `viewCommand` taps rewrite it. */

@@ -109,7 +109,7 @@ export const processPlugin = definePlugin({
         hooks, log, cpus: machineCores(), now: Date.now, clock, demand: demand.env,
         runs: ctx.deps.runs,
         // a process's maker is asked again at each start: a policy removed or a maker deleted stops what it made
-        makerRefusal: makers.refusal, makerMayRun: makers.mayRun, makerDisk: makers.diskOf,
+        makerRefusal: makers.refusal, makerMayRun: makers.mayRun, makerDisk: makers.diskOf, owns: (id) => manager.runs(id),
         resolve: engineResolver(registry, validator, (id) => manager.lookup(id)),
         monitor: () => createRunMonitor(logLimits), stateEntries, budget: gate,
       },

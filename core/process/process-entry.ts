@@ -127,8 +127,7 @@ export class ProcessEntry {
     if (s === undefined || typeof s === 'string') return undefined;
     const quiet = () => {};
     return new ScheduleRunner(s, c.runtime_duration_seconds, {
-      clock: this.#env.clock,
-      since: this.updatedAt * 1000,
+      clock: this.#env.clock, since: this.updatedAt * 1000,
       start: () => { this.#supervisor.start('schedule').catch(quiet); },
       stop: () => { this.#supervisor.stop('duration').catch(quiet); },
       scheduled: (at) => {
@@ -150,9 +149,7 @@ export class ProcessEntry {
   get configJson(): string { return (this.#configJson ??= JSON.stringify(this.apiConfig)); }
 
   /** Resolve again before the command is next shown (the port became known). */
-  outdated(): void {
-    this.#outdated = true;
-  }
+  outdated(): void { this.#outdated = true; }
 
   /** Re-resolves placeholders and references; returns the reason when the definition is invalid now. */
   refresh(run?: PlaceholderRun): string | undefined {
@@ -306,7 +303,11 @@ export class ProcessEntry {
 
   #onState(from: ExecState, to: ExecState, reason?: string, cause?: StateCause): void {
     this.#exec = to;
-    if (this.#heldForMaker === 'resume' && !ACTIVE_STATES.has(to)) setImmediate(() => this.recheckMaker());
+    // asked once, now that the stopped run ended (only where it is still owned, as `recheckMakers` asks)
+    if (this.#heldForMaker === 'resume' && !ACTIVE_STATES.has(to)) {
+      this.#heldForMaker = 'held';
+      setImmediate(() => this.recheckMaker(this.#env.owns?.(this.id) ?? true));
+    }
     this.#since = this.#env.now();
     this.#entered[to]++;
     if (this.#env.stateEntries) this.#env.stateEntries[to]++;
