@@ -21,7 +21,7 @@ import { api, checkoutOf, cpuOf, freePort, head, makeSample, opt, ROOT, sleep, T
  * is the main process's after the warm-up (for `llhls`: once its windows are full).
  * The service is started as deployed (`deployed.ts`), afresh for each round; with `--compare REV` the
  * service of REV too (a checkout in the temp folder), the two alternating round by round.
- * Run: `node bench/llhls/streams.ts [--streams 100] [--rounds 2] [--window 30] [--warm 20] [--fill 130] [--ll-window 120] [--prof DIR] [--ways publish,llhls,hls] [--compare REV] [--write [tag]]`
+ * Run: `node bench/llhls/streams.ts [--streams 100] [--rounds 2] [--window 30] [--warm 20] [--fill 130] [--ll-window 120] [--prof DIR] [--ways publish,llhls,hls] [--compare REV] [--node-args 'A|B'] [--write [tag]]`
  * (`--fill`: the warm-up of an `llhls` round, seconds). `--write` writes bench/results/llhls-streams-<date>[-tag].md.
  */
 
@@ -39,6 +39,11 @@ const SLOW_POLL_MS = 6000;
 const IDLE_S = 8;
 /** `--compare REV`: the same rounds on the service of REV too (a checkout beside this one), alternating with this one's. */
 const COMPARE = opt('compare', '');
+/**
+ * `--node-args 'A|B'`: this checkout's service once per flag set (`|` between sets, spaces between a
+ * set's flags; an empty set: as deployed), the sets alternating round by round like `--compare`.
+ */
+const NODE_ARGS = process.argv.includes('--node-args') ? process.argv[process.argv.indexOf('--node-args') + 1] ?? '' : '';
 type Way = 'publish' | 'llhls' | 'llhls-slow' | 'hls';
 /** `--ways publish,llhls`: the ways measured (all three by default). */
 const WAYS = opt('ways', 'publish,llhls,hls').split(',') as Way[];
@@ -122,8 +127,8 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-/** A service to measure: this checkout, or (`--compare REV`) the one of REV. */
-interface Side { label: string; main: string }
+/** A service to measure: this checkout, or (`--compare REV`) the one of REV; `args`: its runtime flags beyond the deployed ones. */
+interface Side { label: string; main: string; args?: string[] }
 
 /** One service of `side`: its publishers started, the ways measured once (in `order`), stopped. */
 async function serviceRound(side: Side, order: Way[], samples: Sample[]): Promise<void> {
@@ -132,7 +137,7 @@ async function serviceRound(side: Side, order: Way[], samples: Sample[]): Promis
     log: { level: 'warn' }, rtmp: { enable: true, address: `127.0.0.1:${await freePort()}` },
     llhls: { enable: true, idle_seconds: IDLE_S, max_streams: Math.max(100, STREAMS), window_seconds: LL_WINDOW },
     storage: { disk: { dir: join(dir, 'disk') }, memory: { max_size_mbytes: 0 } }, sessions: { enable: false },
-  });
+  }, side.args);
   try {
     makeSample(join(dir, 'disk', 'sample.ts'));
     for (let i = 0; i < STREAMS; i++) await api(svc.url, 'POST', '/api/v3/process', publisher(i));
@@ -152,7 +157,13 @@ async function serviceRound(side: Side, order: Way[], samples: Sample[]): Promis
 }
 
 async function main(): Promise<void> {
-  const sides: Side[] = [{ label: 'this', main: buildCheckout(ROOT) }];
+  const built = buildCheckout(ROOT);
+  const sides: Side[] = NODE_ARGS
+    ? NODE_ARGS.split('|').map((set) => {
+      const args = set.split(' ').filter(Boolean);
+      return { label: args.length ? `this ${args.join(' ')}` : 'this', main: built, args };
+    })
+    : [{ label: 'this', main: built }];
   const base = COMPARE ? checkoutOf(COMPARE) : undefined;
   const samples: Sample[] = [];
   const load0 = uptime();
@@ -181,10 +192,11 @@ function report(sides: Side[], samples: Sample[], load0: string, load1: string):
     `uptime before: \`${load0}\`; after: \`${load1}\`.`,
     `${STREAMS} streams published by processes of the service (a looped 320x240 25 fps H.264 300 kbit/s + AAC file, copied to RTMP).`,
     `CPU: the service's whole tree (main, its ffmpegs, its helper hosts) over ${WINDOW_S} s after ${WARM_S} s of warm-up (${FILL_S} s for`,
-    `\`llhls\`, so its ${LL_WINDOW} s windows are full); ${ROUNDS} rounds, alternating (ways${COMPARE ? ', and the services of this checkout and of ' + COMPARE + ', each started afresh per round' : ''}); medians. RSS: the main process at the window's end.`,
+    `\`llhls\`, so its ${LL_WINDOW} s windows are full); ${ROUNDS} rounds, alternating (ways${COMPARE ? ', and the services of this checkout and of ' + COMPARE + ', each started afresh per round' : ''}${NODE_ARGS ? ', and the flag sets, each service started afresh per round' : ''}); medians. RSS: the main process at the window's end.`,
   ];
   for (const side of sides) {
-    lines.push('', ...(sides.length > 1 ? [`Service: ${side.label === 'this' ? `this checkout (${head().split(' ')[0]})` : side.label}`, ''] : []));
+    const named = side.label === 'this' ? `this checkout (${head().split(' ')[0]})` : side.args?.length ? `this checkout with \`${side.args.join(' ')}\`` : side.label;
+    lines.push('', ...(sides.length > 1 ? [`Service: ${named}`, ''] : []));
     lines.push(...table(samples.filter((s) => s.side === side.label)));
   }
   lines.push('', 'Aim (issue 47.6): a packaged stream costs at most a tenth of one ffmpeg writing HLS into memfs.', '');

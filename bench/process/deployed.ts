@@ -66,7 +66,8 @@ function memoryOf(pid: number): Memory {
 }
 
 /** Starts the service of `root` with `config` (merged over temp folders under `dir`); resolves once it listens. */
-export async function startDeployed(root: string, main: string, dir: string, config: Record<string, unknown> = {}): Promise<Deployed> {
+/** `nodeArgs`: runtime flags for this start only, after `BENCH_NODE_ARGS` (a flag set compared against the deployed one). */
+export async function startDeployed(root: string, main: string, dir: string, config: Record<string, unknown> = {}, nodeArgs: readonly string[] = []): Promise<Deployed> {
   await mkdir(join(dir, 'disk'), { recursive: true });
   const configPath = join(dir, 'config.json');
   await writeFile(configPath, JSON.stringify({
@@ -75,7 +76,7 @@ export async function startDeployed(root: string, main: string, dir: string, con
   }));
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('CORE_') || k === 'MALLOC_ARENA_MAX' || k === 'NODE_OPTIONS') delete env[k];
-  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const extra = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...nodeArgs];
   // BENCH_STDOUT=<file>: the service's stdout goes there (e.g. with BENCH_NODE_ARGS=--trace-gc)
   const out = process.env.BENCH_STDOUT ? openSync(process.env.BENCH_STDOUT, 'a') : 'ignore';
   const child = spawn(runtimeOf(root), ['--inspect-port=127.0.0.1:0', ...extra, main, '--config', configPath], { env, stdio: ['ignore', out, 'pipe'] });

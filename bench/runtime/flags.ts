@@ -22,6 +22,9 @@ const SETS: Record<string, string[]> = {
   'semi 2 MB, optimize for size': ['--max-semi-space-size=2', '--optimize-for-size'],
   'semi 4 MB': ['--max-semi-space-size=4'],
   'semi 8 MB': ['--max-semi-space-size=8'],
+  'semi 2 MB, single-threaded GC': ['--max-semi-space-size=2', '--single-threaded-gc'],
+  'semi 2 MB, heap growing 100 %': ['--max-semi-space-size=2', '--heap-growing-percent=100'],
+  'semi 2 MB, single-threaded GC, heap growing 100 %': ['--max-semi-space-size=2', '--single-threaded-gc', '--heap-growing-percent=100'],
 };
 /** `node bench/runtime/flags.ts 3 5 'semi 2 MB' ...`: only the named sets (all when none is named). */
 const only = process.argv.slice(4);
