@@ -67,9 +67,10 @@ export class PlayoutControl implements PlayoutService {
    * the old source kept. While an access plugin decides (`may`: the caller's
    * `httpHooksRef.processUse`), a local source must be a disk file that the process's maker and the
    * caller may read, with all it leads to (`localSwitchProblem`): else 403 (400 for a form that is
-   * no disk file).
+   * no disk file). `caller` (under an access plugin): the relay's ffmpegs reach of the disk only
+   * what both the maker and the caller reach while they read the new source (`RelayEntry.switcher`).
    */
-  async switchStream(processId: string, inputId: string, url: string, may?: (use: RunUse) => boolean): Promise<void> {
+  async switchStream(processId: string, inputId: string, url: string, may?: (use: RunUse) => boolean, caller?: { maker: string; since: number }): Promise<void> {
     const e = this.#find(processId, inputId);
     const target = url.trim();
     if (!target) throw playoutErrors.badUrl('the body must be the URL of the new stream');
@@ -83,8 +84,16 @@ export class PlayoutControl implements PlayoutService {
       const refused = localSwitchProblem(source, this.#diskDir, (p) => this.#processes.makerMay(processId, fsGet(p)) && may(fsGet(p)));
       if (refused) throw refused;
     }
-    const result = await e.relay.switchStream(source).catch(failure);
-    if (!result.ok) throw playoutErrors.mismatch(result.reason);
+    const before = e.switcher.caller;
+    e.switcher.caller = caller;
+    const result = await e.relay.switchStream(source).catch((err: unknown) => {
+      e.switcher.caller = before;
+      return failure(err);
+    });
+    if (!result.ok) {
+      e.switcher.caller = before;
+      throw playoutErrors.mismatch(result.reason);
+    }
   }
 
   #find(processId: string, inputId: string): RelayEntry {

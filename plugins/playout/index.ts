@@ -72,10 +72,13 @@ export default definePlugin({
       return v;
     });
     const use = ctx.hooks.get(httpHooksRef).processUse;
-    playoutRoutes(ctx.http, control, (req) => (use.isUsed() ? (u) => use.call(req, u) !== false : undefined));
-    // an item's probe at insert reaches of the disk what the caller's processes would (its folders)
-    const callerDisk = (req: FastifyRequest) => (req.auth?.user === undefined ? undefined
-      : processes.makerDisk({ maker: req.auth.user, since: Math.floor(Date.now() / 1000) }));
+    // the API caller as a maker: a switch's source and an item's probe reach of the disk what the caller's processes would
+    const callerOf = (req: FastifyRequest) => (use.isUsed() && req.auth?.user !== undefined ? { maker: req.auth.user, since: Math.floor(Date.now() / 1000) } : undefined);
+    playoutRoutes(ctx.http, control, (req) => (use.isUsed() ? (u) => use.call(req, u) !== false : undefined), callerOf);
+    const callerDisk = (req: FastifyRequest) => {
+      const c = callerOf(req);
+      return c && processes.makerDisk(c);
+    };
     if (cfg.enable) playlists.routes(ctx.http, (req, u) => !use.isUsed() || use.call(req, u) !== false, callerDisk);
     // a process's `playlist:` input reads the playlist's disk items: its maker must be allowed to (asked at create, update, each start)
     if (cfg.enable && ctx.deps.runs) ctx.onClose(ctx.deps.runs.describe((g) => playlistUses(g, (n) => playlists.store.get(n))));

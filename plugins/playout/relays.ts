@@ -33,6 +33,11 @@ export interface RelayEntry {
   inputOptions: readonly string[];
   port: number;
   relay: RelayHandle;
+  /**
+   * Who switched its source last (`PUT .../stream`), when not the process's maker: its ffmpegs then
+   * reach of the disk only what both may (`meetDisks`), for as long as they read that source.
+   */
+  switcher: { caller?: { maker: string; since: number } };
 }
 
 /** The map key of a (process, input). */

@@ -19,8 +19,12 @@ const TAGS = ['v16.7.2'];
 /**
  * `mayOf`: while an access plugin decides, whether the caller of a request may have a process do a
  * use (`httpHooksRef.processUse`), asked for a switch to a local file; undefined when none decides.
+ * `callerOf`: the caller as a maker (the relay of a switch reaches of the disk only what it reaches too).
  */
-export function playoutRoutes(http: HttpScope, control: PlayoutControl, mayOf: (req: FastifyRequest) => ((use: RunUse) => boolean) | undefined = () => undefined): void {
+export function playoutRoutes(
+  http: HttpScope, control: PlayoutControl, mayOf: (req: FastifyRequest) => ((use: RunUse) => boolean) | undefined = () => undefined,
+  callerOf: (req: FastifyRequest) => { maker: string; since: number } | undefined = () => undefined,
+): void {
   void http.register(async (s: HttpScope) => {
     acceptRawBodies(s);
     s.get(`${BASE}/status`, {
@@ -68,7 +72,7 @@ export function playoutRoutes(http: HttpScope, control: PlayoutControl, mayOf: (
     }, async (req, reply) => {
       control.check(req.params.id, req.params.inputid);
       const url = (await readBody(req.body, URL_LIMIT)).toString('utf8');
-      await control.switchStream(req.params.id, req.params.inputid, url, mayOf(req));
+      await control.switchStream(req.params.id, req.params.inputid, url, mayOf(req), callerOf(req));
       return reply.code(204).send();
     });
   });

@@ -6,6 +6,7 @@ import { exhausted } from './errors.ts';
 import type { PortPool } from './ports.ts';
 import { addressInUse, relayKey, splitKey, type RelayEntry, type RelayFactory } from './relays.ts';
 import type { Ffmpeg } from './relay/ffmpeg.ts';
+import { meetDisks } from './disk-meet.ts';
 import type { RelayPlaylist } from './relay/index.ts';
 
 export interface RelaysOptions {
@@ -213,10 +214,18 @@ export class RelayRegistry {
     await this.#stopWhere(() => true);
   }
 
-  /** The relay's ffmpegs reach of the disk what the process's own runs do: its maker's folders (`ProcessesService.makerDisk`), asked at each spawn. */
-  #ffmpegOf(processId: string): Ffmpeg {
+  /**
+   * The relay's ffmpegs reach of the disk what the process's own runs do: its maker's folders
+   * (`ProcessesService.makerDisk`), asked at each spawn; after a switch by another caller, only
+   * what both reach (a source that caller may change later leads no further than the caller may read).
+   */
+  #ffmpegOf(processId: string, switcher: RelayEntry['switcher']): Ffmpeg {
     const { binary, spawn } = this.#o.ffmpeg;
-    return { binary, spawn: (file, args, o) => spawn(file, args, { ...o, disk: this.#o.processes.makerDisk(processId) }) };
+    const disk = () => {
+      const own = this.#o.processes.makerDisk(processId);
+      return switcher.caller ? meetDisks(own, this.#o.processes.makerDisk(switcher.caller)) : own;
+    };
+    return { binary, spawn: (file, args, o) => spawn(file, args, { ...o, disk: disk() }) };
   }
 
   /** The running relay for this input, or a new one on the lowest free port; a string says why not. */
@@ -233,8 +242,9 @@ export class RelayRegistry {
       this.#o.onHold?.();
       const log = this.#o.log.child({ process: processId, input: input.id, port });
       const list = input.address.startsWith(PLAYLIST) ? input.address.slice(PLAYLIST.length) : undefined;
+      const switcher: RelayEntry['switcher'] = {};
       const relay = this.#o.create({
-        id: input.address, url: list ?? input.address.slice(PREFIX.length), inputOptions, port, ffmpeg: this.#ffmpegOf(processId),
+        id: input.address, url: list ?? input.address.slice(PREFIX.length), inputOptions, port, ffmpeg: this.#ffmpegOf(processId, switcher),
         label: processId, log, errorframe: this.#o.frames.get(key),
         playlist: list !== undefined ? this.#o.feed?.(list, processId, log) : undefined,
       });
@@ -251,7 +261,7 @@ export class RelayRegistry {
         }
         return `the playout relay for input '${input.id}' did not start: ${(err as Error).message}`;
       }
-      const entry: RelayEntry = { processId, inputId: input.id, address: input.address, inputOptions, port, relay };
+      const entry: RelayEntry = { processId, inputId: input.id, address: input.address, inputOptions, port, relay, switcher };
       this.#relays.set(key, entry);
       this.#o.log.info({ process: processId, input: input.id, port }, 'playout relay started');
       return entry;

@@ -133,3 +133,40 @@ t.test('a playlist item\'s probe at insert reaches only the caller\'s folders of
   t.notOk(linked.body.items, 'no figures of bob\'s file answered');
   t.equal((await put('theirs', 'alice/link.ts', admin)).status, 200, 'the superuser\'s probe reaches it, as before');
 });
+
+t.test('a relay switched by another user reaches of the disk only what both it and the maker reach', { skip }, async (t) => {
+  const [min, max] = await portRange(4);
+  const { app, disk, admin, token } = await site(t, { playout: { enable: true, min_port: min, max_port: max } });
+  const shared = { types: ['fs'], resource: '/shared/**', actions: ['GET', 'PUT'] };
+  t.equal((await app.request('PUT', '/api/v3/iam/user/alice/policy', { body: [...alice.policies, shared], token: admin })).status, 200);
+  const bob = { ...alice, name: 'bob', auth: { api: { userpass: { enable: true, password: 'bob password' } } }, policies: [alice.policies[0], alice.policies[1], shared] };
+  t.equal((await app.request('POST', '/api/v3/iam/user', { body: bob, token: admin })).status, 200, 'bob may command her processes and read the shared folder, not hers');
+  const bobToken = (await request(app.url, 'POST', '/api/login', { body: { username: 'bob', password: 'bob password' } })).body.access_token as string;
+  mkdirSync(join(disk, 'shared'), { recursive: true });
+  await run('ffmpeg', [...SEGMENT, join(disk, 'alice', 'own.ts')]);
+  await run('ffmpeg', [...SEGMENT, join(disk, 'alice', 'private.ts')]);
+  await run('ffmpeg', [...SEGMENT, join(disk, 'shared', 'ok.ts')]);
+  writeFileSync(join(disk, 'shared', 'list.m3u8'), vod('ok.ts'));
+  const body = { id: 'alice-sw', reconnect: true, reconnect_delay_seconds: 1, autostart: true,
+    input: [{ id: 'in', address: `playout:${join(disk, 'alice', 'own.ts')}`, options: [] }],
+    output: [{ id: 'out', address: '-', options: ['-f', 'null'] }] };
+  t.equal((await app.request('POST', '/api/v3/process', { body, token })).status, 200);
+  const sw = await waitFor(async () => {
+    const r = await app.request('PUT', '/api/v3/process/alice-sw/playout/in/stream', { raw: join(disk, 'shared', 'list.m3u8'), headers: { 'content-type': 'text/plain' }, token: bobToken });
+    return r.status === 404 ? undefined : r;
+  }, { timeout: 20_000, what: 'alice-sw\'s relay' });
+  t.equal(sw.status, 204, `bob switches her relay to the shared playlist both may read (${sw.text.slice(0, 200)})`);
+  // rewritten after the check to lead into her folder: the relay's next read of it is refused by the kernel
+  writeFileSync(join(disk, 'shared', 'list.m3u8'), vod('../alice/private.ts'));
+  const packets = async () => (await app.request('GET', '/api/v3/process/alice-sw/playout/in/status', { token: admin })).body.input?.packet as number;
+  let last = await packets();
+  const still = await waitFor(async () => {
+    await new Promise((r) => setTimeout(r, 6000));
+    const now = await packets();
+    const same = now === last;
+    last = now;
+    return same || undefined;
+  }, { timeout: 40_000, what: 'the source read no more (her file refused to the relay bob switched)' });
+  t.ok(still, `no packet read from her private segment through bob's playlist (${last} packets in all)`);
+  t.equal((await app.request('DELETE', '/api/v3/process/alice-sw', { token: admin })).status, 200);
+});
