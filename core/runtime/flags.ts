@@ -6,6 +6,13 @@
 /** Young generation semi-space in MiB: V8's default grows to 16 MiB per semi-space (48 MiB young generation). */
 export const SEMI_SPACE_MB = 2;
 /**
+ * The old generation may grow to twice what a full collection left live before the next one
+ * (`--heap-growing-percent`; V8 picks 1.1-4x from its speeds and chose little here): streams keep
+ * their recent packets and parts for seconds, so they reach the old space and a 30 MB heap was
+ * marked about once a second, the helpers' marking as much CPU again as packaging (README.md here).
+ */
+export const HEAP_GROWING_PERCENT = 100;
+/**
  * glibc malloc arenas: one per thread up to 8 per core by default, each keeping its freed pages;
  * two keep the runtime's and libuv's threads apart at about 3 MB less idle (README.md here). With
  * serving threads, each JavaScript thread keeps its own (they allocate a lot: shared arenas
@@ -18,7 +25,7 @@ export const NON_HEAP_MB = 64;
 export const MIN_OLD_SPACE_MB = 64;
 
 /**
- * The flags for a memory limit (`debug.memory_limit_mbytes`, 0 = none): the semi-space always,
+ * The flags for a memory limit (`debug.memory_limit_mbytes`, 0 = none): the semi-space and the heap growing always,
  * `--max-old-space-size` when there is a limit. A flag the operator already gave (on the command
  * line or in NODE_OPTIONS) is theirs and left out.
  */
@@ -26,6 +33,7 @@ export function runtimeFlags(memoryLimitMb: number, given: readonly string[]): s
   const has = (name: string) => given.some((a) => a === name || a.startsWith(`${name}=`));
   const out: string[] = [];
   if (!has('--max-semi-space-size')) out.push(`--max-semi-space-size=${SEMI_SPACE_MB}`);
+  if (!has('--heap-growing-percent')) out.push(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   if (memoryLimitMb > 0 && !has('--max-old-space-size')) {
     out.push(`--max-old-space-size=${Math.max(MIN_OLD_SPACE_MB, Math.floor(memoryLimitMb) - NON_HEAP_MB)}`);
   }

@@ -8,12 +8,13 @@ import { existsSync } from 'node:fs';
 
 /* The runtime settings (issue 29, point 5): what the relaunch adds, and when the quiet collector runs. */
 
-t.test('flags: the semi-space always, the old space from the memory limit, the operator\'s own kept', async (t) => {
-  t.same(runtimeFlags(0, []), ['--max-semi-space-size=2']);
-  t.same(runtimeFlags(512, []), ['--max-semi-space-size=2', '--max-old-space-size=448']);
-  t.same(runtimeFlags(100, []), ['--max-semi-space-size=2', '--max-old-space-size=64'], 'at least 64');
-  t.same(runtimeFlags(512, ['--max-semi-space-size=16', '--max-old-space-size=300']), [], 'given flags win');
-  t.same(runtimeFlags(0, ['--max-semi-space-size', '16']), [], 'in either spelling');
+t.test('flags: the semi-space and the heap growing always, the old space from the memory limit, the operator\'s own kept', async (t) => {
+  const always = ['--max-semi-space-size=2', '--heap-growing-percent=100'];
+  t.same(runtimeFlags(0, []), always);
+  t.same(runtimeFlags(512, []), [...always, '--max-old-space-size=448']);
+  t.same(runtimeFlags(100, []), [...always, '--max-old-space-size=64'], 'at least 64');
+  t.same(runtimeFlags(512, ['--max-semi-space-size=16', '--max-old-space-size=300', '--heap-growing-percent=50']), [], 'given flags win');
+  t.same(runtimeFlags(0, ['--max-semi-space-size', '16']), ['--heap-growing-percent=100'], 'in either spelling');
 });
 
 t.test('the memory limit and the thread setting come from the file, the environment winning', async (t) => {
