@@ -306,7 +306,13 @@ export class ProcessEntry {
     // asked once, now that the stopped run ended (only where it is still owned, as `recheckMakers` asks)
     if (this.#heldForMaker === 'resume' && !ACTIVE_STATES.has(to)) {
       this.#heldForMaker = 'held';
-      setImmediate(() => this.recheckMaker(this.#env.owns?.(this.id) ?? true));
+      setImmediate(() => {
+        try {
+          this.recheckMaker(this.#env.owns?.(this.id) ?? true);
+        } catch (err) {
+          this.#env.log.warn({ err, process: this.id }, 'maker recheck failed');
+        }
+      });
     }
     this.#since = this.#env.now();
     this.#entered[to]++;

@@ -11,7 +11,7 @@ const APPLIED = 'CORE_RUNTIME_FLAGS_APPLIED';
  * Imported first by the entry (app/main.ts), before anything else loads: when the runtime flags (flags.ts) are
  * not on this process's command line (or the malloc arena count not in its environment), the process replaces itself (execve: the same PID, so a
  * supervisor's signals still reach it) with one that has them. Costs one runtime start (about
- * 35 ms) on a plain `node app/main.js`; `npm start` and the deploy files pass the flags.
+ * 35 ms) on a plain `node app/main.js`, which is how `npm start` and the deploy files run it.
  */
 function relaunch(): void {
   // Node 23.11+ (the pinned 24 has it; the typings of this repository predate it)

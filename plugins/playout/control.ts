@@ -84,14 +84,17 @@ export class PlayoutControl implements PlayoutService {
       const refused = localSwitchProblem(source, this.#diskDir, (p) => this.#processes.makerMay(processId, fsGet(p)) && may(fsGet(p)));
       if (refused) throw refused;
     }
-    const before = e.switcher.caller;
+    const { caller: was, url: wasUrl } = e.switcher;
+    const restore = () => { e.switcher.caller = was; e.switcher.url = wasUrl; };
+    // only what reads the new source is narrowed (its probe run first): the old one goes on as the maker's
     e.switcher.caller = caller;
+    e.switcher.url = source;
     const result = await e.relay.switchStream(source).catch((err: unknown) => {
-      e.switcher.caller = before;
+      restore();
       return failure(err);
     });
     if (!result.ok) {
-      e.switcher.caller = before;
+      restore();
       throw playoutErrors.mismatch(result.reason);
     }
   }

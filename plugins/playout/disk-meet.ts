@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import type { ChildSpawnOptions } from '../../sdk/index.ts';
 
 type Disk = ChildSpawnOptions['disk'];
@@ -10,8 +11,20 @@ const within = (parent: string, p: string) => {
   return b === a || b.startsWith(a === '/' ? '/' : `${a}/`);
 };
 
-/** The paths both lists reach: each path of one that lies at or beneath a path of the other. */
-function meet(a: readonly string[], b: readonly string[]): string[] {
+/** A path as the kernel reaches it (a link on the way resolved, as the children service does), keeping a folder's closing `/`. */
+const real = (p: string) => {
+  try {
+    const r = realpathSync(p);
+    return p.endsWith('/') && !r.endsWith('/') ? `${r}/` : r;
+  } catch {
+    return p;
+  }
+};
+
+/** The paths both lists reach: each path of one that lies at or beneath a path of the other (compared as real paths). */
+function meet(given: readonly string[], other: readonly string[]): string[] {
+  const a = given.map(real);
+  const b = other.map(real);
   const out = new Set<string>();
   for (const p of a) if (b.some((q) => within(q, p))) out.add(p);
   for (const q of b) if (a.some((p) => within(p, q))) out.add(q);

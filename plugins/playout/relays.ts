@@ -34,10 +34,11 @@ export interface RelayEntry {
   port: number;
   relay: RelayHandle;
   /**
-   * Who switched its source last (`PUT .../stream`), when not the process's maker: its ffmpegs then
-   * reach of the disk only what both may (`meetDisks`), for as long as they read that source.
+   * Who switched its source last (`PUT .../stream`) and to what: the ffmpegs that read that source
+   * (`-i url`: its probe and its runs) reach of the disk only what both the caller and the process's
+   * maker reach (`meetDisks`); the others (the old source, a playlist's next items) the maker's.
    */
-  switcher: { caller?: { maker: string; since: number } };
+  switcher: { caller?: { maker: string; since: number }; url?: string };
 }
 
 /** The map key of a (process, input). */

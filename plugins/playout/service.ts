@@ -221,11 +221,13 @@ export class RelayRegistry {
    */
   #ffmpegOf(processId: string, switcher: RelayEntry['switcher']): Ffmpeg {
     const { binary, spawn } = this.#o.ffmpeg;
-    const disk = () => {
+    const disk = (args: readonly string[]) => {
       const own = this.#o.processes.makerDisk(processId);
-      return switcher.caller ? meetDisks(own, this.#o.processes.makerDisk(switcher.caller)) : own;
+      const { caller, url } = switcher;
+      const switched = caller !== undefined && args.some((a, i) => a === url && args[i - 1] === '-i');
+      return switched ? meetDisks(own, this.#o.processes.makerDisk(caller)) : own;
     };
-    return { binary, spawn: (file, args, o) => spawn(file, args, { ...o, disk: disk() }) };
+    return { binary, spawn: (file, args, o) => spawn(file, args, { ...o, disk: disk(args) }) };
   }
 
   /** The running relay for this input, or a new one on the lowest free port; a string says why not. */
