@@ -171,10 +171,7 @@ export class ProcessEntry {
     return undefined;
   }
 
-  #setCommand(c: string[] | null): void {
-    this.#command = c;
-    this.#commandJson = JSON.stringify(c);
-  }
+  #setCommand(c: string[] | null): void { this.#command = c; this.#commandJson = JSON.stringify(c); }
 
   /** What it would run for `run` (a probe's own credential), leaving its shown command alone. */
   resolveFor(run?: PlaceholderRun): Resolution | string {
@@ -307,11 +304,7 @@ export class ProcessEntry {
     if (this.#heldForMaker === 'resume' && !ACTIVE_STATES.has(to)) {
       this.#heldForMaker = 'held';
       setImmediate(() => {
-        try {
-          this.recheckMaker(this.#env.owns?.(this.id) ?? true);
-        } catch (err) {
-          this.#env.log.warn({ err, process: this.id }, 'maker recheck failed');
-        }
+        try { this.recheckMaker(this.#env.owns?.(this.id) ?? true); } catch (err) { this.#env.log.warn({ err, process: this.id }, 'maker recheck failed'); }
       });
     }
     this.#since = this.#env.now();
